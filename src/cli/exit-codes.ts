@@ -1,0 +1,28 @@
+/** Process exit codes, documented in the README. */
+export const ExitCode = {
+  /** Success: valid, nothing to do, everything placed. */
+  Ok: 0,
+  /** The fleet repo is invalid, or an operation failed. */
+  Failed: 1,
+  /** A plan found changes (plan convention). */
+  Changes: 2,
+  /** Some replicas could not be scheduled. */
+  Unschedulable: 3,
+  /** The command line was wrong: unknown command, flag or argument. */
+  Usage: 64,
+  /** A bug in gitfleet: an unexpected exception. */
+  Internal: 70,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error the CLI reports in one line with a chosen exit code (bad flags, unreadable paths). */
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+
+  constructor(message: string, exitCode: ExitCodeValue = ExitCode.Failed) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,56 @@
+import { Command, CommanderError } from "commander";
+import { registerValidate } from "./commands/validate.js";
+import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import { type CommandOutput, processOutput } from "./output.js";
+
+/** The CLI version, kept equal to package.json's by a test. */
+export const VERSION = "0.1.0";
+
+/** Builds the command tree. Each command lives in commands/<name>.ts and registers itself here. */
+export function buildProgram(output: CommandOutput, setExit: (code: ExitCodeValue) => void): Command {
+  const program = new Command("gitfleet")
+    .description("Multi-cluster Kubernetes federation driven by a Git repository")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: output.err });
+  registerValidate(program, output, setExit);
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code. This is the single error boundary: usage errors exit 64,
+ * CliErrors their own code, anything else is a bug and exits 70 with its stack.
+ */
+export async function runCli(
+  argv: readonly string[],
+  output: CommandOutput = processOutput,
+): Promise<ExitCodeValue> {
+  let exitCode: ExitCodeValue = ExitCode.Ok;
+  const program = buildProgram(output, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    return exitCodeFor(error, output);
+  }
+}
+
+function exitCodeFor(error: unknown, output: CommandOutput): ExitCodeValue {
+  if (error instanceof CommanderError) {
+    const helpOrVersion = ["commander.helpDisplayed", "commander.version", "commander.help"].includes(
+      error.code,
+    );
+    return helpOrVersion || error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  }
+  if (error instanceof CliError) {
+    output.err(`gitfleet: ${error.message}\n`);
+    return error.exitCode;
+  }
+  output.err(
+    `gitfleet: internal error (please report): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  return ExitCode.Internal;
+}

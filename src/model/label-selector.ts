@@ -1,0 +1,60 @@
+import type { Cluster, ClusterAffinity, LabelSelector, Labels, Resource, ResourceSelector } from "./types.js";
+
+/** True when the labels satisfy every part of the selector; an empty selector matches everything. */
+export function matchesLabelSelector(selector: LabelSelector, labels: Labels): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (labels[key] !== value) return false;
+  }
+  return (selector.matchExpressions ?? []).every((requirement) => {
+    const value = labels[requirement.key];
+    const values = requirement.values ?? [];
+    switch (requirement.operator) {
+      case "In":
+        return value !== undefined && values.includes(value);
+      case "NotIn":
+        return value === undefined || !values.includes(value);
+      case "Exists":
+        return value !== undefined;
+      case "DoesNotExist":
+        return value === undefined;
+    }
+    return false;
+  });
+}
+
+/** True when a cluster satisfies every part of an affinity (Karmada's ClusterAffinity semantics). */
+export function matchesClusterAffinity(affinity: ClusterAffinity, cluster: Cluster): boolean {
+  const name = cluster.metadata.name;
+  if (affinity.clusterNames && affinity.clusterNames.length > 0 && !affinity.clusterNames.includes(name))
+    return false;
+  if (affinity.exclude?.includes(name)) return false;
+  if (affinity.labelSelector && !matchesLabelSelector(affinity.labelSelector, cluster.metadata.labels ?? {}))
+    return false;
+  return (affinity.fieldSelector?.matchExpressions ?? []).every((requirement) => {
+    const value = cluster.spec[requirement.key] ?? "";
+    const listed = (requirement.values ?? []).includes(value);
+    return requirement.operator === "In" ? listed : !listed;
+  });
+}
+
+/** True when a resource selector picks the resource (a name makes the label selector irrelevant). */
+export function matchesResourceSelector(selector: ResourceSelector, resource: Resource): boolean {
+  if (selector.apiVersion !== resource.apiVersion || selector.kind !== resource.kind) return false;
+  if (selector.namespace !== undefined && selector.namespace !== resource.namespace) return false;
+  if (selector.name !== undefined) return selector.name === resource.name;
+  return (
+    selector.labelSelector === undefined || matchesLabelSelector(selector.labelSelector, resource.labels)
+  );
+}
+
+/** What a Placement or Override selects: listed apps and resource selectors, unioned. */
+export interface ResourceSelection {
+  readonly apps?: readonly string[];
+  readonly resourceSelectors?: readonly ResourceSelector[];
+}
+
+/** True when a selection picks the resource: its app is listed, or one of its selectors matches. */
+export function selectsResource(selection: ResourceSelection, resource: Resource): boolean {
+  if (selection.apps?.includes(resource.app)) return true;
+  return (selection.resourceSelectors ?? []).some((selector) => matchesResourceSelector(selector, resource));
+}

@@ -1,0 +1,191 @@
+import { classifyPath } from "./classify.js";
+import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
+import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
+import type { Problem } from "./problem.js";
+import { hasErrors, normalizeProblems } from "./problem.js";
+import { type CheckedObject, isRecord, readGitfleetObject } from "./read-gitfleet-object.js";
+import { readManifest } from "./read-manifest.js";
+import { createReporter, type Reporter } from "./reporter.js";
+import { runRules } from "./rules/index.js";
+import type { App, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
+import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
+
+/** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
+export interface LoadResult {
+  /** Present when no problem is an error. */
+  readonly model: FleetModel | undefined;
+  /** Errors and warnings, sorted by file, line and column. */
+  readonly problems: readonly Problem[];
+  /** How many files were read as fleet repo files. */
+  readonly fileCount: number;
+}
+
+/** Names declared per kind, including objects that failed validation (so references to them do not cascade). */
+export type DeclaredNames = ReadonlyMap<GitfleetKind, ReadonlySet<string>>;
+
+/**
+ * Loads and validates a fleet repo tree. Pure: the same tree always gives the same result, and no
+ * input makes it throw — every defect becomes a problem with file, line and column.
+ */
+export function loadFleet(tree: FileTree): LoadResult {
+  const reporter = createReporter();
+  // 1. Parse every file the layout knows about; YAML and encoding errors become problems.
+  const parsed = parseTree(tree, reporter);
+  // 2. Read gitfleet objects against their schemas.
+  const objects: CheckedObject[] = [];
+  const declared = new Map<GitfleetKind, Set<string>>();
+  for (const { source, kinds } of parsed.gitfleet) {
+    const result = readGitfleetObject(source, kinds, reporter);
+    if (result.object) objects.push(result.object);
+    if (result.declared) addName(declared, result.declared.kind, result.declared.name);
+  }
+  // 3. Read app definitions, then every manifest (CRDs in the repo decide which kinds are cluster-scoped).
+  const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared);
+  const isClusterScoped = clusterScopeOf(parsed.manifests.map((m) => m.source));
+  const resources: Resource[] = [];
+  for (const { source, app } of parsed.manifests) {
+    const defaultNamespace = definitions.get(app)?.spec.namespace ?? "default";
+    const resource = readManifest(source, { app, defaultNamespace, isClusterScoped }, reporter);
+    if (resource) resources.push(resource);
+  }
+  // 4. Assemble the model and run the cross-file rules over it.
+  const model = assembleModel(objects, definitions, parsed.appNames, resources);
+  runRules({ model, reporter, declared });
+  const problems = normalizeProblems(reporter.problems);
+  return { model: hasErrors(problems) ? undefined : model, problems, fileCount: parsed.fileCount };
+}
+
+interface ParsedTree {
+  readonly gitfleet: { readonly source: SourceDocument; readonly kinds: readonly GitfleetKind[] }[];
+  readonly appDefinitions: { readonly source: SourceDocument; readonly app: string }[];
+  readonly manifests: { readonly source: SourceDocument; readonly app: string }[];
+  readonly appNames: ReadonlySet<string>;
+  readonly fileCount: number;
+}
+
+function parseTree(tree: FileTree, reporter: Reporter): ParsedTree {
+  const appNames = new Set<string>();
+  const out = { gitfleet: [], appDefinitions: [], manifests: [] } as Omit<
+    ParsedTree,
+    "appNames" | "fileCount"
+  >;
+  let fileCount = 0;
+  for (const path of sortedPaths(tree)) {
+    const role = classifyPath(path);
+    if (role.role === "ignored") continue;
+    fileCount++;
+    if (role.role === "stray") {
+      reporter.problems.push({
+        file: path,
+        line: 1,
+        column: 1,
+        path: "",
+        severity: "warning",
+        code: "UNUSED_FILE",
+        message: role.reason,
+      });
+      continue;
+    }
+    const { documents, problems } = parseSourceFile(path, tree.get(path) ?? new Uint8Array());
+    reporter.problems.push(...problems);
+    for (const source of documents) {
+      reporter.register(source);
+      if (role.role === "gitfleet") out.gitfleet.push({ source, kinds: role.kinds });
+      else if (role.role === "app-definition") out.appDefinitions.push({ source, app: role.app });
+      else out.manifests.push({ source, app: role.app });
+    }
+    if (role.role !== "gitfleet") appNames.add(role.app);
+  }
+  return { ...out, appNames, fileCount };
+}
+
+function readAppDefinitions(
+  entries: ParsedTree["appDefinitions"],
+  reporter: Reporter,
+  declared: Map<GitfleetKind, Set<string>>,
+): Map<string, AppObject> {
+  const definitions = new Map<string, AppObject>();
+  for (const { source, app } of entries) {
+    const result = readGitfleetObject(source, ["App"], reporter);
+    if (result.declared) addName(declared, "App", result.declared.name);
+    if (!result.object) continue;
+    const origin = result.object.origin;
+    if (definitions.has(app)) {
+      reporter.report({
+        origin,
+        path: [],
+        code: "DUPLICATE_NAME",
+        message: `apps/${app}/ already has an App definition; keep one`,
+      });
+      continue;
+    }
+    definitions.set(app, {
+      ...(result.object.value as Omit<AppObject, "origin">),
+      origin,
+      spec: (result.object.value.spec ?? {}) as AppObject["spec"],
+    });
+  }
+  return definitions;
+}
+
+function clusterScopeOf(manifests: readonly SourceDocument[]): (key: GroupKind) => boolean {
+  const scopes = new Map<GroupKind, boolean>();
+  for (const { value } of manifests) {
+    if (!isRecord(value) || value.kind !== "CustomResourceDefinition" || !isRecord(value.spec)) continue;
+    const { group, names, scope } = value.spec;
+    if (typeof group === "string" && isRecord(names) && typeof names.kind === "string") {
+      scopes.set(groupKind(group, names.kind), scope === "Cluster");
+    }
+  }
+  return (key) => scopes.get(key) ?? CLUSTER_SCOPED_KINDS.has(key);
+}
+
+function addName(declared: Map<GitfleetKind, Set<string>>, kind: GitfleetKind, name: string): void {
+  const names = declared.get(kind) ?? new Set<string>();
+  names.add(name);
+  declared.set(kind, names);
+}
+
+function assembleModel(
+  objects: readonly CheckedObject[],
+  definitions: ReadonlyMap<string, AppObject>,
+  appNames: ReadonlySet<string>,
+  resources: readonly Resource[],
+): FleetModel {
+  // Schema validation is what makes these casts safe: each value matched its kind's schema.
+  const ofKind = <T>(kind: GitfleetKind): T[] =>
+    objects
+      .filter((o) => o.kind === kind)
+      .map((o) => ({ ...o.value, spec: o.value.spec ?? {}, origin: o.origin }) as T)
+      .sort((a, b) => compareStrings(nameOf(a), nameOf(b)));
+  const apps: App[] = [...appNames].sort(compareStrings).map((name) => ({
+    name,
+    definition: definitions.get(name),
+    resources: resources.filter((r) => r.app === name).sort(compareResources),
+  }));
+  return {
+    fleet: ofKind<FleetModel["fleet"]>("Fleet")[0],
+    clusters: ofKind("Cluster"),
+    apps,
+    placements: ofKind("Placement"),
+    overrides: ofKind("Override"),
+    interpreters: ofKind("ResourceInterpreter"),
+    federatedHPAs: ofKind("FederatedHPA"),
+    cronScales: ofKind("CronScale"),
+    migrations: ofKind("Migration"),
+  };
+}
+
+function nameOf(object: unknown): string {
+  return isRecord(object) && isRecord(object.metadata) ? String(object.metadata.name) : "";
+}
+
+/** Orders resources by group, kind, namespace, name: the identity order used everywhere. */
+export function compareResources(a: Resource, b: Resource): number {
+  return (
+    compareStrings(a.group, b.group) ||
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.namespace ?? "", b.namespace ?? "") ||
+    compareStrings(a.name, b.name)
+  );
+}

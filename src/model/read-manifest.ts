@@ -1,0 +1,193 @@
+import { type GroupKind, groupKind, groupOf, LABEL_NAMED_KINDS, PATH_SEGMENT_NAMED_KINDS } from "./kinds.js";
+import {
+  explainInvalidDns1123Label,
+  explainInvalidDns1123Subdomain,
+  explainInvalidLabelKey,
+  explainInvalidLabelValue,
+} from "./names.js";
+import { isRecord, kindOfValue } from "./read-gitfleet-object.js";
+import type { Reporter } from "./reporter.js";
+import { describe } from "./schema-problems.js";
+import type { Labels, Origin, Resource } from "./types.js";
+import type { SourceDocument } from "./yaml-source.js";
+
+/** What a manifest needs to know about its surroundings. */
+export interface ManifestContext {
+  readonly app: string;
+  /** The app's default namespace (app.yaml spec.namespace, else "default"). */
+  readonly defaultNamespace: string;
+  readonly isClusterScoped: (key: GroupKind) => boolean;
+}
+
+/**
+ * Checks one Kubernetes manifest from apps/<app>/: apiVersion, kind and metadata.name present and
+ * well-formed, namespace resolved, labels and annotations valid. Returns the resource, or undefined
+ * when its identity cannot be known.
+ */
+export function readManifest(
+  source: SourceDocument,
+  context: ManifestContext,
+  reporter: Reporter,
+): Resource | undefined {
+  const origin = { file: source.file, index: source.index };
+  const object = source.value;
+  if (!isRecord(object)) {
+    reporter.report({
+      origin,
+      path: [],
+      code: "NOT_AN_OBJECT",
+      message: `expected a Kubernetes object (a mapping), got ${kindOfValue(object)}`,
+    });
+    return undefined;
+  }
+  const apiVersion = requireString(object, ["apiVersion"], origin, reporter);
+  const kind = requireString(object, ["kind"], origin, reporter);
+  const metadata = object.metadata;
+  if (!isRecord(metadata)) {
+    const missing = metadata === undefined;
+    reporter.report({
+      origin,
+      path: ["metadata"],
+      code: missing ? "MISSING_FIELD" : "SCHEMA_VIOLATION",
+      message: missing
+        ? 'missing required field "metadata"'
+        : `must be a mapping (got ${describe(metadata)})`,
+      target: missing ? "key" : "value",
+    });
+    return undefined;
+  }
+  const name = requireString(metadata, ["metadata", "name"], origin, reporter);
+  if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
+  const key = groupKind(groupOf(apiVersion), kind);
+  checkName(key, name, origin, reporter);
+  const namespace = resolveNamespace(metadata.namespace, key, context, origin, reporter);
+  const labels = readStringMap(metadata, "labels", origin, reporter);
+  readStringMap(metadata, "annotations", origin, reporter);
+  return {
+    app: context.app,
+    apiVersion,
+    group: groupOf(apiVersion),
+    kind,
+    name,
+    namespace,
+    labels,
+    object,
+    origin,
+  };
+}
+
+function requireString(
+  parent: Record<string, unknown>,
+  path: readonly string[],
+  origin: Origin,
+  reporter: Reporter,
+): string | undefined {
+  const field = path.at(-1) ?? "";
+  const value = parent[field];
+  if (typeof value === "string" && value.length > 0) return value;
+  if (value === undefined) {
+    reporter.report({
+      origin,
+      path,
+      code: "MISSING_FIELD",
+      message: `missing required field "${field}"`,
+      target: "key",
+    });
+  } else {
+    reporter.report({
+      origin,
+      path,
+      code: "SCHEMA_VIOLATION",
+      message: `must be a non-empty string (got ${describe(value)})`,
+    });
+  }
+  return undefined;
+}
+
+function checkName(key: GroupKind, name: string, origin: Origin, reporter: Reporter): void {
+  let reason: string | undefined;
+  if (PATH_SEGMENT_NAMED_KINDS.has(key)) {
+    reason =
+      name === "." || name === ".." || /[/%]/.test(name)
+        ? `"${name}" may not be "." or ".." or contain '/' or '%'`
+        : undefined;
+  } else if (LABEL_NAMED_KINDS.has(key)) {
+    reason = explainInvalidDns1123Label(name);
+  } else {
+    reason = explainInvalidDns1123Subdomain(name);
+  }
+  if (reason) reporter.report({ origin, path: ["metadata", "name"], code: "INVALID_NAME", message: reason });
+}
+
+function resolveNamespace(
+  written: unknown,
+  key: GroupKind,
+  context: ManifestContext,
+  origin: Origin,
+  reporter: Reporter,
+): string | undefined {
+  const path = ["metadata", "namespace"];
+  const clusterScoped = context.isClusterScoped(key);
+  if (written === undefined) return clusterScoped ? undefined : context.defaultNamespace;
+  if (typeof written !== "string") {
+    reporter.report({
+      origin,
+      path,
+      code: "SCHEMA_VIOLATION",
+      message: `must be a string (got ${describe(written)})`,
+    });
+    return clusterScoped ? undefined : context.defaultNamespace;
+  }
+  if (clusterScoped) {
+    const message = `${key.slice(key.indexOf("/") + 1)} is cluster-scoped; metadata.namespace is ignored, remove it`;
+    reporter.report({ origin, path, code: "SCOPE_MISMATCH", message, severity: "warning" });
+    return undefined;
+  }
+  const reason = explainInvalidDns1123Label(written);
+  if (reason) reporter.report({ origin, path, code: "INVALID_NAME", message: `namespace ${reason}` });
+  return written;
+}
+
+function readStringMap(
+  metadata: Record<string, unknown>,
+  field: "labels" | "annotations",
+  origin: Origin,
+  reporter: Reporter,
+): Labels {
+  const map = metadata[field];
+  if (map === undefined || map === null) return {};
+  if (!isRecord(map)) {
+    reporter.report({
+      origin,
+      path: ["metadata", field],
+      code: "SCHEMA_VIOLATION",
+      message: `must be a mapping of strings (got ${describe(map)})`,
+    });
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(map)) {
+    const path = ["metadata", field, key];
+    if (typeof value !== "string") {
+      reporter.report({
+        origin,
+        path,
+        code: "INVALID_LABEL",
+        message: `${field === "labels" ? "label" : "annotation"} values must be strings (got ${describe(value)}); quote the value`,
+      });
+      continue;
+    }
+    out[key] = value;
+    const reason =
+      explainInvalidLabelKey(key) ?? (field === "labels" ? explainInvalidLabelValue(value) : undefined);
+    if (reason)
+      reporter.report({
+        origin,
+        path,
+        code: "INVALID_LABEL",
+        message: reason,
+        target: explainInvalidLabelKey(key) ? "key" : "value",
+      });
+  }
+  return out;
+}

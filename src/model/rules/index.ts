@@ -1,0 +1,36 @@
+import { hasErrors } from "../problem.js";
+import { checkDuplicateResources } from "./duplicate-resources.js";
+import { checkFieldCombinations } from "./field-combinations.js";
+import { checkFileNames } from "./file-names.js";
+import { checkInterpreters } from "./interpreters.js";
+import { checkLabelSelectors } from "./label-selectors.js";
+import { checkManifestContent } from "./manifest-content.js";
+import { checkPlacementPriority } from "./placement-priority.js";
+import { checkReferences } from "./references.js";
+import type { Rule, RuleContext } from "./rule.js";
+import { checkScaleTargets } from "./scale-targets.js";
+import { checkSelections } from "./selections.js";
+import { checkUniqueNames } from "./unique-names.js";
+
+/** Every cross-file rule, in a fixed order (problems are sorted afterwards, so order only affects speed). */
+export const RULES: readonly Rule[] = [
+  checkUniqueNames,
+  checkFileNames,
+  checkDuplicateResources,
+  checkInterpreters,
+  checkReferences,
+  checkLabelSelectors,
+  checkFieldCombinations,
+  checkManifestContent,
+  checkScaleTargets,
+  checkPlacementPriority,
+];
+
+/**
+ * Runs every rule over the model. The "selects nothing" warnings run only on an otherwise error-free
+ * repo: with a Placement or an app dropped for an error they would report false alarms.
+ */
+export function runRules(context: RuleContext): void {
+  for (const rule of RULES) rule(context);
+  if (!hasErrors(context.reporter.problems)) checkSelections(context);
+}

@@ -1,0 +1,164 @@
+import { indexInterpreters } from "../interpreter-index.js";
+import { groupKind, podSpecPath } from "../kinds.js";
+import { matchesLabelSelector } from "../label-selector.js";
+import { isQuantity, parseQuantity } from "../quantity.js";
+import { isRecord } from "../read-gitfleet-object.js";
+import { describe } from "../schema-problems.js";
+import type { LabelSelector, Resource } from "../types.js";
+import { checkSelector } from "./label-selectors.js";
+import type { Path, RuleContext } from "./rule.js";
+
+const CONTAINER_LISTS = ["initContainers", "containers"] as const;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const SELECTOR_KINDS = new Set(["apps/Deployment", "apps/StatefulSet", "apps/ReplicaSet", "apps/DaemonSet"]);
+
+/** Checks inside manifests that Kubernetes would reject at apply time, caught here at pull-request time. */
+export function checkManifestContent(context: RuleContext): void {
+  const interpreterFor = indexInterpreters(context.model);
+  for (const resource of context.model.apps.flatMap((app) => app.resources)) {
+    const key = groupKind(resource.group, resource.kind);
+    const podPath = podSpecPath(key, interpreterFor(resource));
+    if (podPath) checkPodSpec(context, resource, podPath);
+    if (key === "/PersistentVolumeClaim")
+      checkQuantities(context, resource, ["spec", "resources", "requests"]);
+    if (key === "/Secret") checkSecret(context, resource);
+    if (SELECTOR_KINDS.has(key)) checkWorkloadSelector(context, resource);
+  }
+}
+
+function checkPodSpec(context: RuleContext, resource: Resource, podPath: Path): void {
+  const podSpec = valueAt(resource.object, podPath);
+  if (!isRecord(podSpec)) return;
+  for (const list of CONTAINER_LISTS) {
+    const containers = podSpec[list];
+    if (!Array.isArray(containers)) continue;
+    containers.forEach((container, i) => {
+      if (!isRecord(container) || !isRecord(container.resources)) return;
+      const base = [...podPath, list, i, "resources"];
+      checkQuantities(context, resource, [...base, "requests"]);
+      checkQuantities(context, resource, [...base, "limits"]);
+      checkRequestsWithinLimits(context, resource, base, container.resources);
+    });
+  }
+}
+
+function checkQuantities(context: RuleContext, resource: Resource, path: Path): void {
+  const map = valueAt(resource.object, path);
+  if (!isRecord(map)) return;
+  for (const [name, value] of Object.entries(map)) {
+    const valid =
+      (typeof value === "number" && Number.isFinite(value) && value >= 0) ||
+      (typeof value === "string" && isQuantity(value));
+    if (valid) continue;
+    context.reporter.report({
+      origin: resource.origin,
+      path: [...path, name],
+      code: "INVALID_QUANTITY",
+      message: `${name}: ${describe(value)} is not a resource quantity; write it like 500m, 2, 1Gi or 512Mi`,
+    });
+  }
+}
+
+function checkRequestsWithinLimits(
+  context: RuleContext,
+  resource: Resource,
+  base: Path,
+  resources: Record<string, unknown>,
+): void {
+  const { requests, limits } = resources;
+  if (!isRecord(requests) || !isRecord(limits)) return;
+  for (const [name, request] of Object.entries(requests)) {
+    const requested = parseQuantity(String(request));
+    const limit = limits[name] === undefined ? undefined : parseQuantity(String(limits[name]));
+    if (requested === undefined || limit === undefined || requested <= limit) continue;
+    context.reporter.report({
+      origin: resource.origin,
+      path: [...base, "requests", name],
+      code: "INVALID_QUANTITY",
+      message: `${name} request ${String(request)} exceeds its limit ${String(limits[name])}; Kubernetes rejects this`,
+    });
+  }
+}
+
+// Messages name the key only: a Secret's value must never reach output.
+function checkSecret(context: RuleContext, resource: Resource): void {
+  for (const field of ["data", "stringData"] as const) {
+    const map = resource.object[field];
+    if (map === undefined || map === null) continue;
+    if (!isRecord(map)) {
+      context.reporter.report({
+        origin: resource.origin,
+        path: [field],
+        code: "INVALID_SECRET_DATA",
+        message: `${field} must be a mapping of strings`,
+      });
+      continue;
+    }
+    for (const [key, value] of Object.entries(map)) {
+      const valid =
+        typeof value === "string" && (field === "stringData" || BASE64.test(value.replace(/\s/g, "")));
+      if (valid) continue;
+      const message =
+        field === "data"
+          ? `data.${key} must be base64-encoded text; put plain text under stringData`
+          : `stringData.${key} must be a string`;
+      context.reporter.report({
+        origin: resource.origin,
+        path: [field, key],
+        code: "INVALID_SECRET_DATA",
+        message,
+      });
+    }
+  }
+}
+
+function checkWorkloadSelector(context: RuleContext, resource: Resource): void {
+  const selector = valueAt(resource.object, ["spec", "selector"]);
+  if (!isLabelSelectorShape(selector)) return;
+  checkSelector(context, resource.origin, ["spec", "selector"], selector);
+  const templateLabels = valueAt(resource.object, ["spec", "template", "metadata", "labels"]);
+  const labels = isRecord(templateLabels)
+    ? (Object.fromEntries(Object.entries(templateLabels).map(([k, v]) => [k, String(v)])) as Record<
+        string,
+        string
+      >)
+    : {};
+  if (matchesLabelSelector(selector, labels)) return;
+  context.reporter.report({
+    origin: resource.origin,
+    path: ["spec", "selector"],
+    code: "INVALID_SELECTOR",
+    message: "spec.selector does not match spec.template.metadata.labels; Kubernetes rejects this",
+  });
+}
+
+// Only selectors whose shape is sound are checked in depth; a malformed one is left to the API server.
+function isLabelSelectorShape(value: unknown): value is LabelSelector {
+  if (!isRecord(value)) return false;
+  const { matchLabels, matchExpressions } = value;
+  const labelsOk =
+    matchLabels === undefined ||
+    (isRecord(matchLabels) && Object.values(matchLabels).every((v) => typeof v === "string"));
+  const expressionsOk =
+    matchExpressions === undefined ||
+    (Array.isArray(matchExpressions) &&
+      matchExpressions.every(
+        (e) =>
+          isRecord(e) &&
+          typeof e.key === "string" &&
+          ["In", "NotIn", "Exists", "DoesNotExist"].includes(String(e.operator)) &&
+          (e.values === undefined ||
+            (Array.isArray(e.values) && e.values.every((v) => typeof v === "string"))),
+      ));
+  return labelsOk && expressionsOk;
+}
+
+function valueAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const segment of path) {
+    if (Array.isArray(node)) node = node[Number(segment)];
+    else if (isRecord(node)) node = node[String(segment)];
+    else return undefined;
+  }
+  return node;
+}

@@ -1,0 +1,16 @@
+import type { DeclaredNames } from "../load-fleet.js";
+import type { Reporter } from "../reporter.js";
+import type { FleetModel } from "../types.js";
+
+/** What every cross-file rule sees: the assembled model, where to report, and every declared name. */
+export interface RuleContext {
+  readonly model: FleetModel;
+  readonly reporter: Reporter;
+  readonly declared: DeclaredNames;
+}
+
+/** A cross-file rule: reads the model, reports findings, returns nothing. */
+export type Rule = (context: RuleContext) => void;
+
+/** A path inside a document, as segments. */
+export type Path = readonly (string | number)[];

@@ -1,0 +1,108 @@
+import { indexInterpreters } from "../interpreter-index.js";
+import { groupKind, isWorkloadKind } from "../kinds.js";
+import type { CronScale, FederatedHPA, ObjectReference, Origin, Resource } from "../types.js";
+import type { RuleContext } from "./rule.js";
+
+/** FederatedHPA and CronScale targets must resolve to exactly one scalable template (or FederatedHPA). */
+export function checkScaleTargets(context: RuleContext): void {
+  const { model } = context;
+  for (const hpa of model.federatedHPAs) resolveWorkload(context, hpa);
+  for (const cron of model.cronScales) {
+    const targetsHpa =
+      cron.spec.scaleTargetRef.apiVersion === "gitfleet.io/v1alpha1" &&
+      cron.spec.scaleTargetRef.kind === "FederatedHPA";
+    if (targetsHpa) checkHpaTarget(context, cron);
+    else resolveWorkload(context, cron);
+    checkCronRules(context, cron, targetsHpa);
+  }
+}
+
+function resolveWorkload(context: RuleContext, object: FederatedHPA | CronScale): void {
+  const { model, reporter } = context;
+  const ref = object.spec.scaleTargetRef;
+  const path = ["spec", "scaleTargetRef", "name"];
+  const namespace = object.metadata.namespace;
+  const candidates = model.apps
+    .flatMap((app) => app.resources)
+    .filter((r) => matchesRef(ref, r) && (namespace === undefined || r.namespace === namespace));
+  const [target, second] = candidates;
+  if (!target) {
+    const scope = namespace === undefined ? "" : ` in namespace ${namespace}`;
+    reporter.report({
+      origin: object.origin,
+      path,
+      code: "UNKNOWN_REFERENCE",
+      message: `no ${ref.kind} "${ref.name}" (apiVersion ${ref.apiVersion})${scope} in apps/`,
+    });
+    return;
+  }
+  if (second) {
+    const message = `${ref.kind} "${ref.name}" exists in namespaces ${candidates.map((c) => c.namespace).join(", ")}; set metadata.namespace to pick one`;
+    reporter.report({ origin: object.origin, path, code: "UNKNOWN_REFERENCE", message });
+    return;
+  }
+  const interpreterFor = indexInterpreters(model);
+  if (!isWorkloadKind(groupKind(target.group, target.kind), interpreterFor(target))) {
+    const message = `${ref.kind} has no replica count gitfleet can scale; target a Deployment, StatefulSet, ReplicaSet, Job or a kind with a ResourceInterpreter replicasPath`;
+    reporter.report({
+      origin: object.origin,
+      path: ["spec", "scaleTargetRef", "kind"],
+      code: "INVALID_FIELD_COMBINATION",
+      message,
+    });
+  }
+}
+
+function matchesRef(ref: ObjectReference, resource: Resource): boolean {
+  return ref.apiVersion === resource.apiVersion && ref.kind === resource.kind && ref.name === resource.name;
+}
+
+function checkHpaTarget({ model, reporter }: RuleContext, cron: CronScale): void {
+  const name = cron.spec.scaleTargetRef.name;
+  if (model.federatedHPAs.some((hpa) => hpa.metadata.name === name)) return;
+  reporter.report({
+    origin: cron.origin,
+    path: ["spec", "scaleTargetRef", "name"],
+    code: "UNKNOWN_REFERENCE",
+    message: `no FederatedHPA "${name}" under autoscaling/`,
+  });
+}
+
+function checkCronRules({ reporter }: RuleContext, cron: CronScale, targetsHpa: boolean): void {
+  const report = (origin: Origin, path: (string | number)[], message: string) =>
+    reporter.report({ origin, path, code: "INVALID_FIELD_COMBINATION", message });
+  cron.spec.rules.forEach((rule, i) => {
+    const path = ["spec", "rules", i];
+    if (cron.spec.rules.findIndex((r) => r.name === rule.name) < i)
+      report(cron.origin, [...path, "name"], `rule name "${rule.name}" is used twice`);
+    const hasBounds = rule.targetMinReplicas !== undefined || rule.targetMaxReplicas !== undefined;
+    if (targetsHpa && rule.targetReplicas !== undefined) {
+      report(
+        cron.origin,
+        [...path, "targetReplicas"],
+        "a FederatedHPA target takes targetMinReplicas/targetMaxReplicas, not targetReplicas",
+      );
+    } else if (targetsHpa && !hasBounds) {
+      report(cron.origin, path, "set targetMinReplicas or targetMaxReplicas for a FederatedHPA target");
+    } else if (!targetsHpa && hasBounds) {
+      report(
+        cron.origin,
+        path,
+        "targetMinReplicas/targetMaxReplicas apply only to a FederatedHPA target; use targetReplicas",
+      );
+    } else if (!targetsHpa && rule.targetReplicas === undefined) {
+      report(cron.origin, path, "set targetReplicas for a workload target");
+    }
+    if (
+      rule.targetMinReplicas !== undefined &&
+      rule.targetMaxReplicas !== undefined &&
+      rule.targetMinReplicas > rule.targetMaxReplicas
+    ) {
+      report(
+        cron.origin,
+        [...path, "targetMinReplicas"],
+        "targetMinReplicas must not exceed targetMaxReplicas",
+      );
+    }
+  });
+}

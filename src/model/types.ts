@@ -1,0 +1,402 @@
+/**
+ * The fleet model: what people wrote in the fleet repo, validated and typed. Field names follow the
+ * JSON Schemas in schema/ (the reference documentation); defaults are applied by readers, not here,
+ * so the model says exactly what the repo says.
+ */
+
+/** Where a model object was written: its file and its document's index in that file. */
+export interface Origin {
+  readonly file: string;
+  readonly index: number;
+}
+
+export type Labels = Readonly<Record<string, string>>;
+
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly labels?: Labels;
+  readonly annotations?: Labels;
+}
+
+export interface LabelSelectorRequirement {
+  readonly key: string;
+  readonly operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+  readonly values?: readonly string[];
+}
+
+export interface LabelSelector {
+  readonly matchLabels?: Labels;
+  readonly matchExpressions?: readonly LabelSelectorRequirement[];
+}
+
+export interface FieldSelectorRequirement {
+  readonly key: "provider" | "region" | "zone";
+  readonly operator: "In" | "NotIn";
+  readonly values?: readonly string[];
+}
+
+export interface ClusterAffinity {
+  readonly clusterNames?: readonly string[];
+  readonly exclude?: readonly string[];
+  readonly labelSelector?: LabelSelector;
+  readonly fieldSelector?: { readonly matchExpressions?: readonly FieldSelectorRequirement[] };
+}
+
+export interface ResourceSelector {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly labelSelector?: LabelSelector;
+}
+
+export type TaintEffect = "NoSchedule" | "NoExecute";
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: TaintEffect;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: "Equal" | "Exists";
+  readonly value?: string;
+  readonly effect?: TaintEffect;
+  readonly tolerationSeconds?: number;
+}
+
+export interface ObjectReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+}
+
+/** A gitfleet object as written: envelope plus spec, with where it came from. */
+export interface FleetObject<Kind extends string, Spec> {
+  readonly apiVersion: "gitfleet.io/v1alpha1";
+  readonly kind: Kind;
+  readonly metadata: ObjectMeta;
+  readonly spec: Spec;
+  readonly origin: Origin;
+}
+
+export interface PluginSet {
+  readonly enabled?: readonly string[];
+  readonly disabled?: readonly string[];
+}
+
+export interface SchedulerProfile {
+  readonly name: string;
+  readonly plugins?: Partial<Record<"filter" | "score" | "select" | "replicas", PluginSet>>;
+}
+
+export interface RolloutSpec {
+  readonly strategy?: "Serial" | "Parallel";
+  readonly order?: readonly string[];
+  readonly orderByLabel?: string;
+  readonly maxUnavailableClusters?: number | string;
+  readonly timeout?: string;
+}
+
+export interface FleetSpec {
+  readonly sourceBranch?: string;
+  readonly statusBranch?: string;
+  readonly reconcileInterval?: string;
+  readonly driftInterval?: string;
+  readonly statusInterval?: string;
+  readonly commitAuthor?: { readonly name: string; readonly email: string };
+  readonly clusterHealth?: {
+    readonly probeInterval?: string;
+    readonly probeTimeout?: string;
+    readonly failureThreshold?: number;
+    readonly successThreshold?: number;
+    readonly noExecuteAfter?: string;
+  };
+  readonly rollout?: RolloutSpec;
+  readonly pruning?: { readonly maxDeletionPercent?: number; readonly allowPrune?: string };
+  readonly schedulerProfiles?: readonly SchedulerProfile[];
+}
+
+export type Fleet = FleetObject<"Fleet", FleetSpec>;
+
+export interface ClusterSpec {
+  readonly provider?: string;
+  readonly region?: string;
+  readonly zone?: string;
+  readonly taints?: readonly Taint[];
+  readonly unschedulable?: boolean;
+  readonly drain?: boolean;
+  readonly connection?: {
+    readonly mode?: "push" | "pull";
+    readonly context?: string;
+    readonly kubeconfigFile?: string;
+    readonly kubeconfigEnv?: string;
+  };
+}
+
+export type Cluster = FleetObject<"Cluster", ClusterSpec>;
+
+export interface AppSpec {
+  readonly namespace?: string;
+  readonly owner?: string;
+  readonly description?: string;
+  readonly syncPolicy?: {
+    readonly selfHeal?: boolean;
+    readonly prune?: boolean;
+    readonly forceConflicts?: boolean;
+    readonly allowPrune?: string;
+  };
+}
+
+export type AppObject = FleetObject<"App", AppSpec>;
+
+export interface ReplicaScheduling {
+  readonly type?: "Duplicated" | "Divided";
+  readonly divisionPreference?: "Weighted" | "Aggregated";
+  readonly weightPreference?: {
+    readonly staticWeightList?: readonly {
+      readonly targetCluster: ClusterAffinity;
+      readonly weight: number;
+    }[];
+    readonly dynamicWeight?: "AvailableReplicas";
+  };
+  readonly clusterLimits?: readonly {
+    readonly targetCluster: ClusterAffinity;
+    readonly minReplicas?: number;
+    readonly maxReplicas?: number;
+  }[];
+  readonly avoidDisruption?: boolean;
+  readonly rebalanceGeneration?: number;
+}
+
+export type PurgeMode = "Gracefully" | "Directly" | "Never";
+
+export interface SpreadConstraint {
+  readonly spreadByField?: "cluster" | "region" | "zone" | "provider";
+  readonly spreadByLabel?: string;
+  readonly minGroups?: number;
+  readonly maxGroups?: number;
+}
+
+export interface PlacementSpec {
+  readonly resourceSelectors?: readonly ResourceSelector[];
+  readonly apps?: readonly string[];
+  readonly priority?: number;
+  readonly schedulerProfile?: string;
+  readonly clusterAffinity?: ClusterAffinity;
+  readonly tolerations?: readonly Toleration[];
+  readonly spreadConstraints?: readonly SpreadConstraint[];
+  readonly maxClusters?: number;
+  readonly replicaScheduling?: ReplicaScheduling;
+  readonly failover?: {
+    readonly cluster?: {
+      readonly tolerationSeconds?: number;
+      readonly purgeMode?: PurgeMode;
+      readonly gracePeriodSeconds?: number;
+    };
+    readonly application?: {
+      readonly unschedulableSeconds?: number;
+      readonly purgeMode?: PurgeMode;
+      readonly gracePeriodSeconds?: number;
+    };
+  };
+  readonly rollout?: RolloutSpec;
+  readonly conflictResolution?: "Abort" | "Adopt";
+  readonly forceConflicts?: boolean;
+}
+
+export type Placement = FleetObject<"Placement", PlacementSpec>;
+
+export interface Overriders {
+  readonly imageOverrider?: readonly {
+    readonly predicate?: { readonly path: string };
+    readonly component: "Registry" | "Repository" | "Tag";
+    readonly operator: "add" | "remove" | "replace";
+    readonly value?: string;
+  }[];
+  readonly commandOverrider?: readonly CommandArgsOverrider[];
+  readonly argsOverrider?: readonly CommandArgsOverrider[];
+  readonly labelsOverrider?: readonly MetadataMapOverrider[];
+  readonly annotationsOverrider?: readonly MetadataMapOverrider[];
+  readonly jsonPatch?: readonly JsonPatchOperation[];
+  readonly mergePatch?: Readonly<Record<string, unknown>>;
+}
+
+export interface CommandArgsOverrider {
+  readonly containerName: string;
+  readonly operator: "add" | "remove";
+  readonly value: readonly string[];
+}
+
+export interface MetadataMapOverrider {
+  readonly operator: "add" | "remove" | "replace";
+  readonly value: Labels;
+}
+
+export interface JsonPatchOperation {
+  readonly op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+  readonly path: string;
+  readonly from?: string;
+  readonly value?: unknown;
+}
+
+export interface OverrideSpec {
+  readonly resourceSelectors?: readonly ResourceSelector[];
+  readonly apps?: readonly string[];
+  readonly overrideRules: readonly {
+    readonly targetCluster?: ClusterAffinity;
+    readonly overriders: Overriders;
+  }[];
+}
+
+export type Override = FleetObject<"Override", OverrideSpec>;
+
+export type HealthOperator =
+  | "Equal"
+  | "NotEqual"
+  | "GreaterThanOrEqual"
+  | "GreaterThan"
+  | "LessThanOrEqual"
+  | "LessThan";
+
+export interface ResourceInterpreterSpec {
+  readonly target: { readonly apiVersion: string; readonly kind: string };
+  readonly replicasPath?: string;
+  readonly podTemplatePath?: string;
+  readonly statusPaths?: Partial<
+    Record<
+      "replicas" | "readyReplicas" | "availableReplicas" | "updatedReplicas" | "observedGeneration",
+      string
+    >
+  >;
+  readonly health?: {
+    readonly readyCondition?: { readonly type: string; readonly status?: "True" | "False" | "Unknown" };
+    readonly rules?: readonly {
+      readonly field: string;
+      readonly operator: HealthOperator;
+      readonly value?: string | number | boolean;
+      readonly valueFrom?: string;
+    }[];
+  };
+  readonly retainPaths?: readonly string[];
+  readonly podsToDeletePath?: string;
+}
+
+export type ResourceInterpreter = FleetObject<"ResourceInterpreter", ResourceInterpreterSpec>;
+
+export interface ScalingRules {
+  readonly stabilizationWindowSeconds?: number;
+  readonly selectPolicy?: "Max" | "Min" | "Disabled";
+  readonly policies?: readonly {
+    readonly type: "Pods" | "Percent";
+    readonly value: number;
+    readonly periodSeconds: number;
+  }[];
+}
+
+export interface FederatedHPASpec {
+  readonly scaleTargetRef: ObjectReference;
+  readonly mode?: "centralized" | "distributed";
+  readonly minReplicas?: number;
+  readonly maxReplicas: number;
+  readonly metrics?: readonly {
+    readonly type: "Resource";
+    readonly resource: {
+      readonly name: string;
+      readonly target: {
+        readonly type: "Utilization" | "AverageValue";
+        readonly averageUtilization?: number;
+        readonly averageValue?: string;
+      };
+    };
+  }[];
+  readonly behavior?: { readonly scaleUp?: ScalingRules; readonly scaleDown?: ScalingRules };
+}
+
+export type FederatedHPA = FleetObject<"FederatedHPA", FederatedHPASpec>;
+
+export interface CronScaleRule {
+  readonly name: string;
+  readonly schedule: string;
+  readonly timeZone?: string;
+  readonly targetReplicas?: number;
+  readonly targetMinReplicas?: number;
+  readonly targetMaxReplicas?: number;
+  readonly suspend?: boolean;
+  readonly successfulHistoryLimit?: number;
+  readonly failedHistoryLimit?: number;
+}
+
+export type CronScale = FleetObject<
+  "CronScale",
+  { readonly scaleTargetRef: ObjectReference; readonly rules: readonly CronScaleRule[] }
+>;
+
+export interface MigrationBatch {
+  readonly name: string;
+  readonly apps: readonly string[];
+  readonly clusters?: readonly string[];
+  readonly approved?: boolean;
+  readonly observe?: string;
+  readonly rollback?: boolean;
+}
+
+export interface MigrationSpec {
+  readonly conflictResolution?: "Adopt" | "Abort";
+  readonly onFailure?: "Halt" | "Rollback";
+  readonly observe?: string;
+  readonly batches: readonly MigrationBatch[];
+}
+
+export type Migration = FleetObject<"Migration", MigrationSpec>;
+
+/** A Kubernetes object from apps/: any kind, native or custom, with its identity resolved. */
+export interface Resource {
+  /** The app (directory under apps/) the template belongs to. */
+  readonly app: string;
+  readonly apiVersion: string;
+  /** The API group ("" for core), derived from apiVersion. */
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+  /** The effective namespace: as written, else the app's default; undefined for cluster-scoped kinds. */
+  readonly namespace: string | undefined;
+  readonly labels: Labels;
+  /** The object exactly as written (the namespace default is applied by the renderer). */
+  readonly object: Readonly<Record<string, unknown>>;
+  readonly origin: Origin;
+}
+
+/** An app: a directory under apps/ with its optional app.yaml and its resource templates. */
+export interface App {
+  readonly name: string;
+  readonly definition: AppObject | undefined;
+  readonly resources: readonly Resource[];
+}
+
+/** The whole fleet repo, validated. Every list is sorted by name (resources by identity). */
+export interface FleetModel {
+  readonly fleet: Fleet | undefined;
+  readonly clusters: readonly Cluster[];
+  readonly apps: readonly App[];
+  readonly placements: readonly Placement[];
+  readonly overrides: readonly Override[];
+  readonly interpreters: readonly ResourceInterpreter[];
+  readonly federatedHPAs: readonly FederatedHPA[];
+  readonly cronScales: readonly CronScale[];
+  readonly migrations: readonly Migration[];
+}
+
+/** The gitfleet kinds, each with its own schema in schema/. */
+export type GitfleetKind =
+  | "Fleet"
+  | "Cluster"
+  | "App"
+  | "Placement"
+  | "Override"
+  | "ResourceInterpreter"
+  | "FederatedHPA"
+  | "CronScale"
+  | "Migration";

@@ -1,0 +1,152 @@
+import {
+  type Document,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+  type Tags,
+} from "yaml";
+import type { Problem, SourceLocation } from "./problem.js";
+import { toJsonPointer } from "./problem.js";
+import { byteOffsetToLinePos, findInvalidUtf8 } from "./utf8.js";
+
+/** One YAML document of a fleet repo file, with what is needed to point at any node in it. */
+export interface SourceDocument {
+  readonly file: string;
+  /** 0-based position of the document in its file. */
+  readonly index: number;
+  /** The document as plain JSON-like data. */
+  readonly value: unknown;
+  readonly document: Document.Parsed;
+  readonly lineCounter: LineCounter;
+}
+
+/** The documents of one file, and what kept other documents from parsing. */
+export interface ParsedFile {
+  readonly documents: SourceDocument[];
+  readonly problems: Problem[];
+}
+
+// Kubernetes reads YAML 1.1 (yes/no/on/off are booleans, 0755 is octal) but keeps timestamps and
+// sexagesimal numbers as strings; match that so a manifest means here what it means to kubectl.
+const kubernetesTags = (tags: Tags): Tags =>
+  tags.filter((tag) =>
+    typeof tag === "string"
+      ? !["timestamp", "intTime", "floatTime"].includes(tag)
+      : tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME",
+  );
+
+// Aliases can expand exponentially ("billion laughs"); bound them.
+const MAX_ALIAS_COUNT = 1000;
+
+/** Parses a file into its non-empty documents; syntax errors become problems, never exceptions. */
+export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
+  const invalid = findInvalidUtf8(bytes);
+  if (invalid >= 0) {
+    const pos = byteOffsetToLinePos(bytes, invalid);
+    const message = `file is not valid UTF-8 (byte 0x${(bytes[invalid] ?? 0).toString(16).padStart(2, "0")}); save it as UTF-8 text`;
+    return {
+      documents: [],
+      problems: [{ file, ...pos, path: "", severity: "error", code: "NOT_UTF8", message }],
+    };
+  }
+  const text = new TextDecoder("utf-8").decode(bytes);
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, {
+    lineCounter,
+    version: "1.1",
+    customTags: kubernetesTags,
+    merge: true,
+    uniqueKeys: true,
+    prettyErrors: false,
+  });
+  const documents: SourceDocument[] = [];
+  const problems: Problem[] = [];
+  parsed.forEach((document, index) => {
+    const errors = [...document.errors];
+    if (errors.length > 0) {
+      for (const error of errors) problems.push(yamlProblem(file, lineCounter, error.pos[0], error.message));
+      return;
+    }
+    if (document.contents === null) return;
+    const value = toPlainValue(document);
+    if (value instanceof Error) {
+      problems.push(yamlProblem(file, lineCounter, document.contents.range[0], value.message));
+      return;
+    }
+    documents.push({ file, index, value, document, lineCounter });
+  });
+  return { documents, problems };
+}
+
+function toPlainValue(document: Document.Parsed): unknown {
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // The yaml package throws (rather than reports) on alias bombs and bad merge keys.
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function yamlProblem(file: string, lineCounter: LineCounter, offset: number, message: string): Problem {
+  const { line, col } = lineCounter.linePos(offset);
+  const text = message.replace(/ at line \d+, column \d+.*$/s, "");
+  return {
+    file,
+    line,
+    column: col,
+    path: "",
+    severity: "error",
+    code: "YAML_SYNTAX",
+    message: `YAML: ${text}`,
+  };
+}
+
+/** Which part of a mapping entry a location should point at. */
+export type LocateTarget = "value" | "key";
+
+/**
+ * Finds the source position of the node at `segments` in a document. Walks as deep as the document
+ * goes: a path that does not exist resolves to its deepest existing ancestor, so a "missing field"
+ * points at the mapping it is missing from.
+ */
+export function locate(
+  source: SourceDocument,
+  segments: readonly (string | number)[],
+  target: LocateTarget = "value",
+): SourceLocation {
+  let node: unknown = source.document.contents;
+  let keyNode: unknown;
+  for (const segment of segments) {
+    const next = childOf(node, segment);
+    if (next === undefined) break;
+    node = next.value ?? next.key;
+    keyNode = next.key;
+  }
+  const chosen = target === "key" && keyNode !== undefined ? keyNode : node;
+  const offset = isNode(chosen) && chosen.range ? chosen.range[0] : 0;
+  const { line, col } = source.lineCounter.linePos(offset);
+  return { file: source.file, line, column: col, path: toJsonPointer(segments) };
+}
+
+function childOf(node: unknown, segment: string | number): { key?: Node; value?: Node } | undefined {
+  if (isMap(node)) {
+    const pair = node.items.find(
+      (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+    );
+    if (!pair) return undefined;
+    return {
+      ...(isNode(pair.key) ? { key: pair.key } : {}),
+      ...(isNode(pair.value) ? { value: pair.value } : {}),
+    };
+  }
+  if (isSeq(node)) {
+    const item = node.items[Number(segment)];
+    return isNode(item) ? { value: item } : undefined;
+  }
+  return undefined;
+}

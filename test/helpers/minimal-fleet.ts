@@ -1,0 +1,88 @@
+import { type FileTree, fileTreeFromText } from "../../src/model/file-tree.js";
+
+/**
+ * A small valid fleet repo: two clusters, one app with a Deployment and a ConfigMap, one Placement.
+ * Invalid-repo cases change or add files on top of it, so each case shows exactly one defect.
+ */
+export const MINIMAL_FLEET: Readonly<Record<string, string>> = {
+  "clusters/east.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: east
+  labels:
+    env: prod
+spec:
+  provider: aws
+  region: us-east
+`,
+  "clusters/west.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: west
+  labels:
+    env: prod
+spec:
+  provider: gcp
+  region: eu-west
+`,
+  "apps/web/app.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: App
+metadata:
+  name: web
+spec:
+  namespace: shop
+`,
+  "apps/web/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 4
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0.0
+          resources:
+            requests:
+              cpu: 250m
+              memory: 256Mi
+`,
+  "apps/web/config.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-config
+data:
+  MODE: production
+`,
+  "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata:
+  name: web
+spec:
+  apps: [web]
+  replicaScheduling:
+    type: Divided
+`,
+};
+
+/** A file's new content: text, raw bytes (for encoding cases), or null to remove the file. */
+export type FileChange = string | Uint8Array | null;
+
+/** The minimal fleet with some files replaced, added, or (with null) removed. */
+export function minimalFleetWith(changes: Readonly<Record<string, FileChange>>): FileTree {
+  const tree = new Map(fileTreeFromText(MINIMAL_FLEET));
+  for (const [path, content] of Object.entries(changes)) {
+    if (content === null) tree.delete(path);
+    else tree.set(path, typeof content === "string" ? new TextEncoder().encode(content) : content);
+  }
+  return tree;
+}
