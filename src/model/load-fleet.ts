@@ -7,6 +7,7 @@ import { type CheckedObject, isRecord, readGitfleetObject } from "./read-gitflee
 import { readManifest } from "./read-manifest.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { runRules } from "./rules/index.js";
+import { indexSelections } from "./selection-index.js";
 import type { App, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
 import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
@@ -50,7 +51,7 @@ export function loadFleet(tree: FileTree): LoadResult {
   }
   // 4. Assemble the model and run the cross-file rules over it.
   const model = assembleModel(objects, definitions, parsed.appNames, resources);
-  runRules({ model, reporter, declared });
+  runRules({ model, reporter, declared, selections: indexSelections(model) });
   const problems = normalizeProblems(reporter.problems);
   return { model: hasErrors(problems) ? undefined : model, problems, fileCount: parsed.fileCount };
 }
@@ -158,10 +159,16 @@ function assembleModel(
       .filter((o) => o.kind === kind)
       .map((o) => ({ ...o.value, spec: o.value.spec ?? {}, origin: o.origin }) as T)
       .sort((a, b) => compareStrings(nameOf(a), nameOf(b)));
+  const resourcesByApp = new Map<string, Resource[]>();
+  for (const resource of resources) {
+    const list = resourcesByApp.get(resource.app);
+    if (list) list.push(resource);
+    else resourcesByApp.set(resource.app, [resource]);
+  }
   const apps: App[] = [...appNames].sort(compareStrings).map((name) => ({
     name,
     definition: definitions.get(name),
-    resources: resources.filter((r) => r.app === name).sort(compareResources),
+    resources: (resourcesByApp.get(name) ?? []).sort(compareResources),
   }));
   return {
     fleet: ofKind<FleetModel["fleet"]>("Fleet")[0],

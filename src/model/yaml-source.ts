@@ -9,6 +9,7 @@ import {
   type Node,
   parseAllDocuments,
   type Tags,
+  visit,
 } from "yaml";
 import type { Problem, SourceLocation } from "./problem.js";
 import { toJsonPointer } from "./problem.js";
@@ -63,6 +64,8 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
     merge: true,
     uniqueKeys: true,
     prettyErrors: false,
+    // Warnings become problems below; the yaml package must not print to stderr on its own.
+    logLevel: "silent",
   });
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
@@ -72,15 +75,48 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
       for (const error of errors) problems.push(yamlProblem(file, lineCounter, error.pos[0], error.message));
       return;
     }
+    for (const warning of document.warnings) {
+      problems.push({
+        ...yamlProblem(file, lineCounter, warning.pos[0], warning.message),
+        severity: "warning",
+      });
+    }
     if (document.contents === null) return;
+    const complexKey = findComplexKey(document);
+    if (complexKey !== undefined) {
+      problems.push(
+        yamlProblem(
+          file,
+          lineCounter,
+          complexKey,
+          "mapping keys must be plain strings (Kubernetes objects are JSON)",
+        ),
+      );
+      return;
+    }
     const value = toPlainValue(document);
     if (value instanceof Error) {
       problems.push(yamlProblem(file, lineCounter, document.contents.range[0], value.message));
       return;
     }
+    // A document holding only null ("---" followed by nothing, or a lone "~") is empty, as for kubectl.
+    if (value === null || value === undefined) return;
     documents.push({ file, index, value, document, lineCounter });
   });
   return { documents, problems };
+}
+
+// The offset of the first mapping key that is a collection or alias, which JSON cannot represent.
+function findComplexKey(document: Document.Parsed): number | undefined {
+  let offset: number | undefined;
+  visit(document, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) || pair.key === null) return undefined;
+      offset = isNode(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function toPlainValue(document: Document.Parsed): unknown {

@@ -481,4 +481,22 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
       'interpreters/a.yaml:9:17: error: /spec/replicasPath: "spec..replicas" is not valid: expected a dotted field path such as spec.replicas or status.conditions [SCHEMA_VIOLATION]',
     ],
   },
+  {
+    name: "mapping key that is a collection",
+    files: {
+      "apps/web/config.yaml":
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  ? [a, b]\n  : c\n",
+    },
+    expected: [
+      "apps/web/config.yaml:6:5: error: YAML: mapping keys must be plain strings (Kubernetes objects are JSON) [YAML_SYNTAX]",
+    ],
+  },
+  {
+    name: "unresolved YAML tag (warning)",
+    files: {
+      "apps/web/config.yaml":
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  MODE: !prod production\n",
+    },
+    expected: ["apps/web/config.yaml:6:9: warning: YAML: Unresolved tag: !prod [YAML_SYNTAX]"],
+  },
 ];

@@ -1,6 +1,5 @@
 import { indexInterpreters } from "../interpreter-index.js";
 import { groupKind, isWorkloadKind } from "../kinds.js";
-import { selectsResource } from "../label-selector.js";
 import type { Placement, Resource } from "../types.js";
 import { describeResource } from "./duplicate-resources.js";
 import type { RuleContext } from "./rule.js";
@@ -9,12 +8,12 @@ import type { RuleContext } from "./rule.js";
  * A workload follows its highest-priority Placement; two Placements tied at the top for the same workload
  * leave its placement undecided, so that is an error naming both files.
  */
-export function checkPlacementPriority({ model, reporter }: RuleContext): void {
+export function checkPlacementPriority({ model, reporter, selections }: RuleContext): void {
   const interpreterFor = indexInterpreters(model);
   const ties = new Map<string, { placements: readonly Placement[]; workloads: Resource[] }>();
   for (const resource of model.apps.flatMap((app) => app.resources)) {
     if (!isWorkloadKind(groupKind(resource.group, resource.kind), interpreterFor(resource))) continue;
-    const matching = model.placements.filter((placement) => selectsResource(placement.spec, resource));
+    const matching = selections.placementsOf(resource);
     const top = Math.max(...matching.map(priorityOf));
     const tied = matching.filter((placement) => priorityOf(placement) === top);
     if (tied.length < 2) continue;

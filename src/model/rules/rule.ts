@@ -1,5 +1,6 @@
 import type { DeclaredNames } from "../load-fleet.js";
 import type { Reporter } from "../reporter.js";
+import type { SelectionIndex } from "../selection-index.js";
 import type { FleetModel } from "../types.js";
 
 /** What every cross-file rule sees: the assembled model, where to report, and every declared name. */
@@ -7,6 +8,7 @@ export interface RuleContext {
   readonly model: FleetModel;
   readonly reporter: Reporter;
   readonly declared: DeclaredNames;
+  readonly selections: SelectionIndex;
 }
 
 /** A cross-file rule: reads the model, reports findings, returns nothing. */

@@ -1,5 +1,4 @@
-import { matchesResourceSelector, selectsResource } from "../label-selector.js";
-import type { Override, Placement, Resource } from "../types.js";
+import type { Override, Placement } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 /**
@@ -7,13 +6,11 @@ import type { RuleContext } from "./rule.js";
  * resource selector that matches nothing (usually a typo), and an app that no Placement places.
  */
 export function checkSelections(context: RuleContext): void {
-  const { model, reporter } = context;
-  const resources = model.apps.flatMap((app) => app.resources);
-  for (const object of [...model.placements, ...model.overrides]) checkSelection(context, object, resources);
+  const { model, reporter, selections } = context;
+  for (const object of [...model.placements, ...model.overrides]) checkSelection(context, object);
   for (const app of model.apps) {
     const [first] = app.resources;
-    if (!first || app.resources.some((r) => model.placements.some((p) => selectsResource(p.spec, r))))
-      continue;
+    if (!first || app.resources.some((r) => selections.placementsOf(r).length > 0)) continue;
     reporter.report({
       origin: first.origin,
       path: [],
@@ -24,16 +21,12 @@ export function checkSelections(context: RuleContext): void {
   }
 }
 
-function checkSelection(
-  { reporter }: RuleContext,
-  object: Placement | Override,
-  resources: readonly Resource[],
-): void {
+function checkSelection({ reporter, selections }: RuleContext, object: Placement | Override): void {
   const { spec, origin } = object;
   const selectsAll =
     object.kind === "Override" && spec.apps === undefined && spec.resourceSelectors === undefined;
   if (selectsAll) return;
-  if (!resources.some((resource) => selectsResource(spec, resource))) {
+  if (selections.selectedBy(spec).size === 0) {
     reporter.report({
       origin,
       path: ["metadata", "name"],
@@ -44,7 +37,7 @@ function checkSelection(
     return;
   }
   spec.resourceSelectors?.forEach((selector, i) => {
-    if (resources.some((resource) => matchesResourceSelector(selector, resource))) return;
+    if (selections.matchedBy(selector).length > 0) return;
     const what = `${selector.kind}${selector.name === undefined ? "" : ` ${selector.namespace ? `${selector.namespace}/` : ""}${selector.name}`}`;
     reporter.report({
       origin,

@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import {
+  matchesClusterAffinity,
+  matchesLabelSelector,
+  matchesResourceSelector,
+} from "../../src/model/label-selector.js";
+import type { Cluster, ClusterAffinity, LabelSelector, Resource } from "../../src/model/types.js";
+
+const labels = { env: "prod", tier: "onprem" };
+
+describe("label selectors", () => {
+  it.each<[string, LabelSelector, boolean]>([
+    ["empty matches everything", {}, true],
+    ["matchLabels equal", { matchLabels: { env: "prod" } }, true],
+    ["matchLabels different value", { matchLabels: { env: "test" } }, false],
+    ["matchLabels missing key", { matchLabels: { zone: "a" } }, false],
+    ["In", { matchExpressions: [{ key: "env", operator: "In", values: ["prod", "staging"] }] }, true],
+    ["In without the value", { matchExpressions: [{ key: "env", operator: "In", values: ["test"] }] }, false],
+    ["In on a missing key", { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] }, false],
+    ["NotIn", { matchExpressions: [{ key: "env", operator: "NotIn", values: ["test"] }] }, true],
+    [
+      "NotIn with the value",
+      { matchExpressions: [{ key: "env", operator: "NotIn", values: ["prod"] }] },
+      false,
+    ],
+    [
+      "NotIn on a missing key matches",
+      { matchExpressions: [{ key: "zone", operator: "NotIn", values: ["a"] }] },
+      true,
+    ],
+    ["Exists", { matchExpressions: [{ key: "tier", operator: "Exists" }] }, true],
+    ["Exists on a missing key", { matchExpressions: [{ key: "gpu", operator: "Exists" }] }, false],
+    ["DoesNotExist", { matchExpressions: [{ key: "gpu", operator: "DoesNotExist" }] }, true],
+    [
+      "matchLabels and expressions are ANDed",
+      { matchLabels: { env: "prod" }, matchExpressions: [{ key: "tier", operator: "DoesNotExist" }] },
+      false,
+    ],
+  ])("%s", (_name, selector, expected) => {
+    expect(matchesLabelSelector(selector, labels)).toBe(expected);
+  });
+});
+
+const cluster = (
+  name: string,
+  spec: Cluster["spec"],
+  clusterLabels: Record<string, string> = {},
+): Cluster => ({
+  apiVersion: "gitfleet.io/v1alpha1",
+  kind: "Cluster",
+  metadata: { name, labels: clusterLabels },
+  spec,
+  origin: { file: `clusters/${name}.yaml`, index: 0 },
+});
+
+describe("cluster affinity", () => {
+  const east = cluster("east", { provider: "aws", region: "us-east" }, { env: "prod" });
+  it.each<[string, ClusterAffinity, boolean]>([
+    ["empty affinity means every cluster", {}, true],
+    ["listed by name", { clusterNames: ["east", "west"] }, true],
+    ["not listed by name", { clusterNames: ["west"] }, false],
+    ["excluded", { exclude: ["east"] }, false],
+    ["excluded wins over listed", { clusterNames: ["east"], exclude: ["east"] }, false],
+    ["label selector", { labelSelector: { matchLabels: { env: "prod" } } }, true],
+    ["label selector mismatch", { labelSelector: { matchLabels: { env: "test" } } }, false],
+    [
+      "field In",
+      { fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: ["aws", "gcp"] }] } },
+      true,
+    ],
+    [
+      "field NotIn",
+      { fieldSelector: { matchExpressions: [{ key: "region", operator: "NotIn", values: ["us-east"] }] } },
+      false,
+    ],
+    [
+      "field In on an unset zone",
+      { fieldSelector: { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] } },
+      false,
+    ],
+    [
+      "all parts ANDed",
+      {
+        clusterNames: ["east"],
+        labelSelector: { matchLabels: { env: "prod" } },
+        fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: ["gcp"] }] },
+      },
+      false,
+    ],
+  ])("%s", (_name, affinity, expected) => {
+    expect(matchesClusterAffinity(affinity, east)).toBe(expected);
+  });
+});
+
+describe("resource selectors", () => {
+  const web: Resource = {
+    app: "web",
+    apiVersion: "apps/v1",
+    group: "apps",
+    kind: "Deployment",
+    name: "web",
+    namespace: "shop",
+    labels: { tier: "front" },
+    object: {},
+    origin: { file: "apps/web/deployment.yaml", index: 0 },
+  };
+  it.each([
+    ["kind and apiVersion", { apiVersion: "apps/v1", kind: "Deployment" }, true],
+    ["other apiVersion", { apiVersion: "apps/v1beta1", kind: "Deployment" }, false],
+    ["other kind", { apiVersion: "apps/v1", kind: "StatefulSet" }, false],
+    ["namespace", { apiVersion: "apps/v1", kind: "Deployment", namespace: "shop" }, true],
+    ["other namespace", { apiVersion: "apps/v1", kind: "Deployment", namespace: "data" }, false],
+    ["name", { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, true],
+    [
+      "name makes labels irrelevant",
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        name: "web",
+        labelSelector: { matchLabels: { tier: "back" } },
+      },
+      true,
+    ],
+    [
+      "labels",
+      { apiVersion: "apps/v1", kind: "Deployment", labelSelector: { matchLabels: { tier: "back" } } },
+      false,
+    ],
+  ])("%s", (_name, selector, expected) => {
+    expect(matchesResourceSelector(selector, web)).toBe(expected);
+  });
+});
