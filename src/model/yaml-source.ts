@@ -99,6 +99,17 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
       problems.push(yamlProblem(file, lineCounter, document.contents.range[0], value.message));
       return;
     }
+    if (isRecursive(value)) {
+      problems.push(
+        yamlProblem(
+          file,
+          lineCounter,
+          document.contents.range[0],
+          "an alias refers to one of its own ancestors; Kubernetes objects cannot contain cycles",
+        ),
+      );
+      return;
+    }
     // A document holding only null ("---" followed by nothing, or a lone "~") is empty, as for kubectl.
     if (value === null || value === undefined) return;
     documents.push({ file, index, value, document, lineCounter });
@@ -117,6 +128,16 @@ function findComplexKey(document: Document.Parsed): number | undefined {
     },
   });
   return offset;
+}
+
+// True when the value contains itself (a self-referencing alias such as `&a [*a]`).
+function isRecursive(value: unknown, ancestors: Set<object> = new Set()): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (ancestors.has(value)) return true;
+  ancestors.add(value);
+  const found = Object.values(value).some((child) => isRecursive(child, ancestors));
+  ancestors.delete(value);
+  return found;
 }
 
 function toPlainValue(document: Document.Parsed): unknown {

@@ -60,4 +60,12 @@ describe("parsing YAML sources", () => {
       "4:4 warning YAML: Unresolved tag: !custom",
     ]);
   });
+
+  it("rejects self-referencing aliases, which no Kubernetes object can hold", () => {
+    const result = parseSourceFile("c.yaml", encode("a: &x [1, *x]\n"));
+    expect(result.documents).toEqual([]);
+    expect(result.problems.map((p) => `${p.line}:${p.column} ${p.code} ${p.message}`)).toEqual([
+      "1:1 YAML_SYNTAX YAML: an alias refers to one of its own ancestors; Kubernetes objects cannot contain cycles",
+    ]);
+  });
 });
