@@ -1,4 +1,4 @@
-import { classifyPath } from "./classify.js";
+import { classifyPath, type FileRole } from "./classify.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
 import type { Problem } from "./problem.js";
@@ -65,39 +65,35 @@ interface ParsedTree {
 }
 
 function parseTree(tree: FileTree, reporter: Reporter): ParsedTree {
-  const appNames = new Set<string>();
-  const out = { gitfleet: [], appDefinitions: [], manifests: [] } as Omit<
-    ParsedTree,
-    "appNames" | "fileCount"
-  >;
-  let fileCount = 0;
+  const out = { gitfleet: [], appDefinitions: [], manifests: [], appNames: new Set<string>(), fileCount: 0 };
   for (const path of sortedPaths(tree)) {
     const role = classifyPath(path);
     if (role.role === "ignored") continue;
-    fileCount++;
+    out.fileCount++;
     if (role.role === "stray") {
-      reporter.problems.push({
-        file: path,
-        line: 1,
-        column: 1,
-        path: "",
-        severity: "warning",
-        code: "UNUSED_FILE",
-        message: role.reason,
-      });
+      const problem = { file: path, line: 1, column: 1, path: "", message: role.reason };
+      reporter.problems.push({ ...problem, severity: "warning", code: "UNUSED_FILE" });
       continue;
     }
     const { documents, problems } = parseSourceFile(path, tree.get(path) ?? new Uint8Array());
     reporter.problems.push(...problems);
     for (const source of documents) {
       reporter.register(source);
-      if (role.role === "gitfleet") out.gitfleet.push({ source, kinds: role.kinds });
-      else if (role.role === "app-definition") out.appDefinitions.push({ source, app: role.app });
-      else out.manifests.push({ source, app: role.app });
+      addDocument(out, role, source);
     }
-    if (role.role !== "gitfleet") appNames.add(role.app);
+    if (role.role !== "gitfleet") out.appNames.add(role.app);
   }
-  return { ...out, appNames, fileCount };
+  return out;
+}
+
+function addDocument(
+  out: ParsedTree,
+  role: Exclude<FileRole, { role: "ignored" | "stray" }>,
+  source: SourceDocument,
+): void {
+  if (role.role === "gitfleet") out.gitfleet.push({ source, kinds: role.kinds });
+  else if (role.role === "app-definition") out.appDefinitions.push({ source, app: role.app });
+  else out.manifests.push({ source, app: role.app });
 }
 
 function readAppDefinitions(

@@ -157,37 +157,35 @@ function readStringMap(
   const map = metadata[field];
   if (map === undefined || map === null) return {};
   if (!isRecord(map)) {
-    reporter.report({
-      origin,
-      path: ["metadata", field],
-      code: "SCHEMA_VIOLATION",
-      message: `must be a mapping of strings (got ${describe(map)})`,
-    });
+    const message = `must be a mapping of strings (got ${describe(map)})`;
+    reporter.report({ origin, path: ["metadata", field], code: "SCHEMA_VIOLATION", message });
     return {};
   }
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(map)) {
-    const path = ["metadata", field, key];
-    if (typeof value !== "string") {
-      reporter.report({
-        origin,
-        path,
-        code: "INVALID_LABEL",
-        message: `${field === "labels" ? "label" : "annotation"} values must be strings (got ${describe(value)}); quote the value`,
-      });
-      continue;
-    }
-    out[key] = value;
-    const reason =
-      explainInvalidLabelKey(key) ?? (field === "labels" ? explainInvalidLabelValue(value) : undefined);
-    if (reason)
-      reporter.report({
-        origin,
-        path,
-        code: "INVALID_LABEL",
-        message: reason,
-        target: explainInvalidLabelKey(key) ? "key" : "value",
-      });
+    const finding = checkMetadataEntry(field, key, value);
+    if (finding)
+      reporter.report({ origin, path: ["metadata", field, key], code: "INVALID_LABEL", ...finding });
+    if (typeof value === "string") out[key] = value;
   }
   return out;
+}
+
+// What is wrong with one label or annotation, pointing at the key or the value.
+function checkMetadataEntry(
+  field: "labels" | "annotations",
+  key: string,
+  value: unknown,
+): { message: string; target: "key" | "value" } | undefined {
+  const noun = field === "labels" ? "label" : "annotation";
+  if (typeof value !== "string") {
+    return {
+      message: `${noun} values must be strings (got ${describe(value)}); quote the value`,
+      target: "value",
+    };
+  }
+  const keyReason = explainInvalidLabelKey(key);
+  if (keyReason) return { message: keyReason, target: "key" };
+  const valueReason = field === "labels" ? explainInvalidLabelValue(value) : undefined;
+  return valueReason ? { message: valueReason, target: "value" } : undefined;
 }

@@ -70,51 +70,39 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
   parsed.forEach((document, index) => {
-    const errors = [...document.errors];
-    if (errors.length > 0) {
-      for (const error of errors) problems.push(yamlProblem(file, lineCounter, error.pos[0], error.message));
-      return;
-    }
-    for (const warning of document.warnings) {
-      problems.push({
-        ...yamlProblem(file, lineCounter, warning.pos[0], warning.message),
-        severity: "warning",
-      });
-    }
-    if (document.contents === null) return;
-    const complexKey = findComplexKey(document);
-    if (complexKey !== undefined) {
-      problems.push(
-        yamlProblem(
-          file,
-          lineCounter,
-          complexKey,
-          "mapping keys must be plain strings (Kubernetes objects are JSON)",
-        ),
-      );
-      return;
-    }
-    const value = toPlainValue(document);
-    if (value instanceof Error) {
-      problems.push(yamlProblem(file, lineCounter, document.contents.range[0], value.message));
-      return;
-    }
-    if (isRecursive(value)) {
-      problems.push(
-        yamlProblem(
-          file,
-          lineCounter,
-          document.contents.range[0],
-          "an alias refers to one of its own ancestors; Kubernetes objects cannot contain cycles",
-        ),
-      );
-      return;
-    }
-    // A document holding only null ("---" followed by nothing, or a lone "~") is empty, as for kubectl.
-    if (value === null || value === undefined) return;
-    documents.push({ file, index, value, document, lineCounter });
+    const report: ReportAt = (offset, message, severity = "error") =>
+      problems.push({ ...yamlProblem(file, lineCounter, offset, message), severity });
+    const value = readDocumentValue(document, report);
+    if (value !== undefined) documents.push({ file, index, value, document, lineCounter });
   });
   return { documents, problems };
+}
+
+type ReportAt = (offset: number, message: string, severity?: Problem["severity"]) => void;
+
+/** A document's plain value, or undefined when it is empty or cannot be a Kubernetes object. */
+function readDocumentValue(document: Document.Parsed, report: ReportAt): unknown {
+  for (const error of document.errors) report(error.pos[0], error.message);
+  if (document.errors.length > 0) return undefined;
+  for (const warning of document.warnings) report(warning.pos[0], warning.message, "warning");
+  if (document.contents === null) return undefined;
+  const start = document.contents.range[0];
+  const complexKey = findComplexKey(document);
+  if (complexKey !== undefined) {
+    report(complexKey, "mapping keys must be plain strings (Kubernetes objects are JSON)");
+    return undefined;
+  }
+  const value = toPlainValue(document);
+  if (value instanceof Error) {
+    report(start, value.message);
+    return undefined;
+  }
+  if (isRecursive(value)) {
+    report(start, "an alias refers to one of its own ancestors; Kubernetes objects cannot contain cycles");
+    return undefined;
+  }
+  // A document holding only null ("---" followed by nothing, or a lone "~") is empty, as for kubectl.
+  return value === null ? undefined : value;
 }
 
 // The offset of the first mapping key that is a collection or alias, which JSON cannot represent.

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FileTree } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { type LoadResult, loadFleet } from "../../src/model/load-fleet.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 
 /**
@@ -129,6 +129,21 @@ function mutate(bytes: Uint8Array, mutation: Mutation): Uint8Array {
   }
 }
 
+function expectLocatedProblems(tree: FileTree, result: LoadResult, junkFiles: ReadonlySet<string>): void {
+  for (const problem of result.problems) {
+    expect(tree.has(problem.file)).toBe(true);
+    expect(problem.line).toBeGreaterThanOrEqual(1);
+    expect(problem.column).toBeGreaterThanOrEqual(1);
+    expect(problem.message.length).toBeGreaterThan(0);
+  }
+  // A result without a model must say why; 0xff is never valid UTF-8, so junk containing it is an error.
+  if (result.model === undefined) expect(result.problems.some((p) => p.severity === "error")).toBe(true);
+  for (const path of junkFiles) {
+    if (!(tree.get(path) ?? new Uint8Array()).includes(0xff)) continue;
+    expect(result.problems.some((p) => p.file === path && p.code === "NOT_UTF8")).toBe(true);
+  }
+}
+
 describe("validation never throws", () => {
   let example: FileTree;
   let paths: string[];
@@ -152,20 +167,7 @@ describe("validation never throws", () => {
         const result = loadFleet(tree);
         runs++;
         if (result.model === undefined) invalid++;
-        for (const problem of result.problems) {
-          expect(tree.has(problem.file)).toBe(true);
-          expect(problem.line).toBeGreaterThanOrEqual(1);
-          expect(problem.column).toBeGreaterThanOrEqual(1);
-          expect(problem.message.length).toBeGreaterThan(0);
-        }
-        // A result without a model must say why; 0xff is never valid UTF-8, so junk containing it is an error.
-        if (result.model === undefined)
-          expect(result.problems.some((p) => p.severity === "error")).toBe(true);
-        for (const path of junkFiles) {
-          if ((tree.get(path) ?? new Uint8Array()).includes(0xff)) {
-            expect(result.problems.some((p) => p.file === path && p.code === "NOT_UTF8")).toBe(true);
-          }
-        }
+        expectLocatedProblems(tree, result, junkFiles);
       }),
       { numRuns: 2500, verbose: 1 },
     );

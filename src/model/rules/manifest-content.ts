@@ -83,33 +83,25 @@ function checkRequestsWithinLimits(
 // Messages name the key only: a Secret's value must never reach output.
 function checkSecret(context: RuleContext, resource: Resource): void {
   for (const field of ["data", "stringData"] as const) {
-    const map = resource.object[field];
-    if (map === undefined || map === null) continue;
-    if (!isRecord(map)) {
-      context.reporter.report({
-        origin: resource.origin,
-        path: [field],
-        code: "INVALID_SECRET_DATA",
-        message: `${field} must be a mapping of strings`,
-      });
-      continue;
-    }
-    for (const [key, value] of Object.entries(map)) {
-      const valid =
-        typeof value === "string" && (field === "stringData" || BASE64.test(value.replace(/\s/g, "")));
-      if (valid) continue;
-      const message =
-        field === "data"
-          ? `data.${key} must be base64-encoded text; put plain text under stringData`
-          : `stringData.${key} must be a string`;
-      context.reporter.report({
-        origin: resource.origin,
-        path: [field, key],
-        code: "INVALID_SECRET_DATA",
-        message,
-      });
+    for (const [path, message] of secretMapProblems(field, resource.object[field])) {
+      context.reporter.report({ origin: resource.origin, path, code: "INVALID_SECRET_DATA", message });
     }
   }
+}
+
+function secretMapProblems(field: "data" | "stringData", map: unknown): [Path, string][] {
+  if (map === undefined || map === null) return [];
+  if (!isRecord(map)) return [[[field], `${field} must be a mapping of strings`]];
+  return Object.entries(map).flatMap(([key, value]): [Path, string][] => {
+    const problem = secretValueProblem(field, value);
+    return problem ? [[[field, key], `${field}.${key} ${problem}`]] : [];
+  });
+}
+
+function secretValueProblem(field: "data" | "stringData", value: unknown): string | undefined {
+  if (field === "stringData") return typeof value === "string" ? undefined : "must be a string";
+  const valid = typeof value === "string" && BASE64.test(value.replace(/\s/g, ""));
+  return valid ? undefined : "must be base64-encoded text; put plain text under stringData";
 }
 
 function checkWorkloadSelector(context: RuleContext, resource: Resource): void {

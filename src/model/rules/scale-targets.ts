@@ -1,6 +1,6 @@
 import { indexInterpreters } from "../interpreter-index.js";
 import { groupKind, isWorkloadKind } from "../kinds.js";
-import type { CronScale, FederatedHPA, ObjectReference, Origin, Resource } from "../types.js";
+import type { CronScale, CronScaleRule, FederatedHPA, ObjectReference, Resource } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 /** FederatedHPA and CronScale targets must resolve to exactly one scalable template (or FederatedHPA). */
@@ -69,40 +69,45 @@ function checkHpaTarget({ model, reporter }: RuleContext, cron: CronScale): void
 }
 
 function checkCronRules({ reporter }: RuleContext, cron: CronScale, targetsHpa: boolean): void {
-  const report = (origin: Origin, path: (string | number)[], message: string) =>
-    reporter.report({ origin, path, code: "INVALID_FIELD_COMBINATION", message });
   cron.spec.rules.forEach((rule, i) => {
-    const path = ["spec", "rules", i];
+    const report = (path: (string | number)[], message: string) =>
+      reporter.report({
+        origin: cron.origin,
+        path: ["spec", "rules", i, ...path],
+        code: "INVALID_FIELD_COMBINATION",
+        message,
+      });
     if (cron.spec.rules.findIndex((r) => r.name === rule.name) < i)
-      report(cron.origin, [...path, "name"], `rule name "${rule.name}" is used twice`);
-    const hasBounds = rule.targetMinReplicas !== undefined || rule.targetMaxReplicas !== undefined;
-    if (targetsHpa && rule.targetReplicas !== undefined) {
-      report(
-        cron.origin,
-        [...path, "targetReplicas"],
-        "a FederatedHPA target takes targetMinReplicas/targetMaxReplicas, not targetReplicas",
-      );
-    } else if (targetsHpa && !hasBounds) {
-      report(cron.origin, path, "set targetMinReplicas or targetMaxReplicas for a FederatedHPA target");
-    } else if (!targetsHpa && hasBounds) {
-      report(
-        cron.origin,
-        path,
-        "targetMinReplicas/targetMaxReplicas apply only to a FederatedHPA target; use targetReplicas",
-      );
-    } else if (!targetsHpa && rule.targetReplicas === undefined) {
-      report(cron.origin, path, "set targetReplicas for a workload target");
-    }
-    if (
-      rule.targetMinReplicas !== undefined &&
-      rule.targetMaxReplicas !== undefined &&
-      rule.targetMinReplicas > rule.targetMaxReplicas
-    ) {
-      report(
-        cron.origin,
-        [...path, "targetMinReplicas"],
-        "targetMinReplicas must not exceed targetMaxReplicas",
-      );
+      report(["name"], `rule name "${rule.name}" is used twice`);
+    const mismatch = targetMismatch(rule, targetsHpa);
+    if (mismatch) report(mismatch.path, mismatch.message);
+    if ((rule.targetMinReplicas ?? 0) > (rule.targetMaxReplicas ?? Number.POSITIVE_INFINITY)) {
+      report(["targetMinReplicas"], "targetMinReplicas must not exceed targetMaxReplicas");
     }
   });
+}
+
+// A FederatedHPA target takes bounds; a workload target takes a replica count.
+function targetMismatch(
+  rule: CronScaleRule,
+  targetsHpa: boolean,
+): { path: string[]; message: string } | undefined {
+  const hasBounds = rule.targetMinReplicas !== undefined || rule.targetMaxReplicas !== undefined;
+  if (targetsHpa && rule.targetReplicas !== undefined) {
+    return {
+      path: ["targetReplicas"],
+      message: "a FederatedHPA target takes targetMinReplicas/targetMaxReplicas, not targetReplicas",
+    };
+  }
+  if (targetsHpa && !hasBounds)
+    return { path: [], message: "set targetMinReplicas or targetMaxReplicas for a FederatedHPA target" };
+  if (!targetsHpa && hasBounds) {
+    return {
+      path: [],
+      message: "targetMinReplicas/targetMaxReplicas apply only to a FederatedHPA target; use targetReplicas",
+    };
+  }
+  if (!targetsHpa && rule.targetReplicas === undefined)
+    return { path: [], message: "set targetReplicas for a workload target" };
+  return undefined;
 }
