@@ -50,6 +50,10 @@ export function loadFleet(tree: FileTree): LoadResult {
     if (resource) resources.push(resource);
   }
   // 4. Assemble the model and run the cross-file rules over it.
+  for (const extra of objects.filter((o) => o.kind === "Fleet").slice(1)) {
+    const message = "a fleet has one Fleet object (fleet.yaml); remove this one";
+    reporter.report({ origin: extra.origin, path: [], code: "DUPLICATE_NAME", message });
+  }
   const model = assembleModel(objects, definitions, parsed.appNames, resources);
   runRules({ model, reporter, declared, selections: indexSelections(model) });
   const problems = normalizeProblems(reporter.problems);

@@ -499,4 +499,14 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
     },
     expected: ["apps/web/config.yaml:6:9: warning: YAML: Unresolved tag: !prod [YAML_SYNTAX]"],
   },
+  {
+    name: "two Fleet documents",
+    files: {
+      "fleet.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: a\n---\napiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: b\n",
+    },
+    expected: [
+      "fleet.yaml:6:1: error: a fleet has one Fleet object (fleet.yaml); remove this one [DUPLICATE_NAME]",
+    ],
+  },
 ];

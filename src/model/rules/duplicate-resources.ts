@@ -1,21 +1,17 @@
 import type { Resource } from "../types.js";
+import { findDuplicates } from "./find-duplicates.js";
 import type { RuleContext } from "./rule.js";
 
 /** No two templates may describe the same object (group, kind, namespace, name), within or across apps. */
 export function checkDuplicateResources({ model, reporter }: RuleContext): void {
-  const seen = new Map<string, Resource>();
-  for (const resource of model.apps.flatMap((app) => app.resources)) {
-    const key = `${resource.group}/${resource.kind}/${resource.namespace ?? ""}/${resource.name}`;
-    const earlier = seen.get(key);
-    if (!earlier) {
-      seen.set(key, resource);
-      continue;
-    }
+  const resources = model.apps.flatMap((app) => app.resources);
+  const keyOf = (r: Resource) => `${r.group}/${r.kind}/${r.namespace ?? ""}/${r.name}`;
+  for (const { item, earlier } of findDuplicates(resources, keyOf)) {
     reporter.report({
-      origin: resource.origin,
+      origin: item.origin,
       path: ["metadata", "name"],
       code: "DUPLICATE_RESOURCE",
-      message: `${describeResource(resource)} is already defined at ${reporter.where(earlier.origin, ["metadata", "name"])}${earlier.app === resource.app ? "" : ` (app ${earlier.app})`}; each object may be defined once`,
+      message: `${describeResource(item)} is already defined at ${reporter.where(earlier.origin, ["metadata", "name"])}${earlier.app === item.app ? "" : ` (app ${earlier.app})`}; each object may be defined once`,
     });
   }
 }

@@ -1,7 +1,8 @@
 import type { FleetObject } from "../types.js";
+import { findDuplicates } from "./find-duplicates.js";
 import type { RuleContext } from "./rule.js";
 
-/** Two objects of one kind may not share a name; there is at most one Fleet. */
+/** Two objects of one kind may not share a name (within a namespace, for namespaced kinds). */
 export function checkUniqueNames({ model, reporter }: RuleContext): void {
   const groups: readonly (readonly FleetObject<string, unknown>[])[] = [
     model.clusters,
@@ -13,19 +14,15 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.migrations,
   ];
   for (const objects of groups) {
-    const first = new Map<string, FleetObject<string, unknown>>();
-    for (const object of objects) {
-      const key = `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
-      const earlier = first.get(key);
-      if (!earlier) {
-        first.set(key, object);
-        continue;
-      }
+    for (const { item, earlier } of findDuplicates(
+      objects,
+      (o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`,
+    )) {
       reporter.report({
-        origin: object.origin,
+        origin: item.origin,
         path: ["metadata", "name"],
         code: "DUPLICATE_NAME",
-        message: `${object.kind} "${object.metadata.name}" is already defined at ${reporter.where(earlier.origin, ["metadata", "name"])}; names must be unique`,
+        message: `${item.kind} "${item.metadata.name}" is already defined at ${reporter.where(earlier.origin, ["metadata", "name"])}; names must be unique`,
       });
     }
   }
