@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { type ReadInput, registerSchedule } from "./commands/schedule.js";
 import { registerValidate } from "./commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { type CommandOutput, processOutput } from "./output.js";
@@ -7,7 +8,11 @@ import { type CommandOutput, processOutput } from "./output.js";
 export const VERSION = "0.1.0";
 
 /** Builds the command tree. Each command lives in commands/<name>.ts and registers itself here. */
-export function buildProgram(output: CommandOutput, setExit: (code: ExitCodeValue) => void): Command {
+export function buildProgram(
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+  readInput: ReadInput = readStdin,
+): Command {
   const program = new Command("gitfleet")
     .description("Multi-cluster Kubernetes federation driven by a Git repository")
     .version(VERSION)
@@ -15,6 +20,7 @@ export function buildProgram(output: CommandOutput, setExit: (code: ExitCodeValu
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err });
   registerValidate(program, output, setExit);
+  registerSchedule(program, { output, readInput }, setExit);
   return program;
 }
 
@@ -53,4 +59,11 @@ function exitCodeFor(error: unknown, output: CommandOutput): ExitCodeValue {
     `gitfleet: internal error (please report): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
   return ExitCode.Internal;
+}
+
+async function readStdin(): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
+  return Buffer.concat(chunks);
 }

@@ -1,4 +1,4 @@
-import type { Cluster, ClusterAffinity, LabelSelector, Labels, Resource, ResourceSelector } from "./types.js";
+import type { LabelSelector, Labels, Resource, ResourceSelector } from "./types.js";
 
 /** True when the labels satisfy every part of the selector; an empty selector matches everything. */
 export function matchesLabelSelector(selector: LabelSelector, labels: Labels): boolean {
@@ -19,21 +19,6 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Labels): b
         return value === undefined;
     }
     return false;
-  });
-}
-
-/** True when a cluster satisfies every part of an affinity (Karmada's ClusterAffinity semantics). */
-export function matchesClusterAffinity(affinity: ClusterAffinity, cluster: Cluster): boolean {
-  const name = cluster.metadata.name;
-  if (affinity.clusterNames && affinity.clusterNames.length > 0 && !affinity.clusterNames.includes(name))
-    return false;
-  if (affinity.exclude?.includes(name)) return false;
-  if (affinity.labelSelector && !matchesLabelSelector(affinity.labelSelector, cluster.metadata.labels ?? {}))
-    return false;
-  return (affinity.fieldSelector?.matchExpressions ?? []).every((requirement) => {
-    const value = cluster.spec[requirement.key] ?? "";
-    const listed = (requirement.values ?? []).includes(value);
-    return requirement.operator === "In" ? listed : !listed;
   });
 }
 

@@ -45,8 +45,14 @@ export type SchemaError = ErrorObject;
 export type KindValidator = (value: unknown) => readonly SchemaError[];
 
 let validators: ReadonlyMap<GitfleetKind, ValidateFunction> | undefined;
+let shared: Ajv2020 | undefined;
 
-function compileValidators(): ReadonlyMap<GitfleetKind, ValidateFunction> {
+function sharedAjv(): Ajv2020 {
+  shared ??= createAjv();
+  return shared;
+}
+
+function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, verbose: true });
   for (const format of STRING_FORMATS) {
     ajv.addFormat(format.name, {
@@ -55,9 +61,14 @@ function compileValidators(): ReadonlyMap<GitfleetKind, ValidateFunction> {
     });
   }
   ajv.addSchema(common);
-  const compiled = new Map<GitfleetKind, ValidateFunction>();
   // placement.schema.json is referenced by fleet.schema.json (rollout defaults), so it is added first.
   ajv.addSchema(placement);
+  return ajv;
+}
+
+function compileValidators(): ReadonlyMap<GitfleetKind, ValidateFunction> {
+  const ajv = sharedAjv();
+  const compiled = new Map<GitfleetKind, ValidateFunction>();
   for (const [kind, schema] of Object.entries(KIND_SCHEMAS) as [GitfleetKind, object][]) {
     const id = (schema as { $id: string }).$id;
     compiled.set(kind, ajv.getSchema(id) ?? ajv.compile(schema));
@@ -70,5 +81,11 @@ export function schemaValidator(kind: GitfleetKind): KindValidator {
   validators ??= compileValidators();
   const validate = validators.get(kind);
   if (!validate) throw new Error(`no schema for kind ${kind}`);
+  return (value) => (validate(value) ? [] : [...(validate.errors ?? [])]);
+}
+
+/** Compiles another schema (such as `gitfleet schedule`'s input) that may $ref the fleet schemas by $id. */
+export function compileSchema(schema: object): KindValidator {
+  const validate = sharedAjv().compile(schema);
   return (value) => (validate(value) ? [] : [...(validate.errors ?? [])]);
 }

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  matchesClusterAffinity,
-  matchesLabelSelector,
-  matchesResourceSelector,
-} from "../../src/model/label-selector.js";
+import { clusterFacts, explainAffinityMismatch } from "../../src/model/cluster-affinity.js";
+import { matchesLabelSelector, matchesResourceSelector } from "../../src/model/label-selector.js";
 import type { Cluster, ClusterAffinity, LabelSelector, Resource } from "../../src/model/types.js";
 
 const labels = { env: "prod", tier: "onprem" };
@@ -54,41 +51,53 @@ const cluster = (
 });
 
 describe("cluster affinity", () => {
-  const east = cluster("east", { provider: "aws", region: "us-east" }, { env: "prod" });
-  it.each<[string, ClusterAffinity, boolean]>([
-    ["empty affinity means every cluster", {}, true],
-    ["listed by name", { clusterNames: ["east", "west"] }, true],
-    ["not listed by name", { clusterNames: ["west"] }, false],
-    ["excluded", { exclude: ["east"] }, false],
-    ["excluded wins over listed", { clusterNames: ["east"], exclude: ["east"] }, false],
-    ["label selector", { labelSelector: { matchLabels: { env: "prod" } } }, true],
-    ["label selector mismatch", { labelSelector: { matchLabels: { env: "test" } } }, false],
+  const east = clusterFacts(cluster("east", { provider: "aws", region: "us-east" }, { env: "prod" }));
+  it.each<[string, ClusterAffinity, string | undefined]>([
+    ["empty affinity means every cluster", {}, undefined],
+    ["listed by name", { clusterNames: ["east", "west"] }, undefined],
+    ["not listed by name", { clusterNames: ["west"] }, "not in clusterNames"],
+    ["excluded", { exclude: ["east"] }, "excluded by name"],
+    ["listed but excluded", { clusterNames: ["east"], exclude: ["east"] }, "excluded by name"],
+    ["label selector", { labelSelector: { matchLabels: { env: "prod" } } }, undefined],
+    [
+      "label selector mismatch",
+      { labelSelector: { matchLabels: { env: "test" } } },
+      "labels do not match env=test",
+    ],
+    [
+      "expression mismatch",
+      {
+        labelSelector: {
+          matchExpressions: [
+            { key: "gpu", operator: "Exists" },
+            { key: "env", operator: "In", values: ["a", "b"] },
+          ],
+        },
+      },
+      "labels do not match gpu,env in (a,b)",
+    ],
     [
       "field In",
       { fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: ["aws", "gcp"] }] } },
-      true,
+      undefined,
+    ],
+    [
+      "field In mismatch",
+      { fieldSelector: { matchExpressions: [{ key: "region", operator: "In", values: ["eu-west"] }] } },
+      "not in region [eu-west]",
     ],
     [
       "field NotIn",
       { fieldSelector: { matchExpressions: [{ key: "region", operator: "NotIn", values: ["us-east"] }] } },
-      false,
+      "in excluded region [us-east]",
     ],
     [
       "field In on an unset zone",
       { fieldSelector: { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] } },
-      false,
+      "not in zone [a]",
     ],
-    [
-      "all parts ANDed",
-      {
-        clusterNames: ["east"],
-        labelSelector: { matchLabels: { env: "prod" } },
-        fieldSelector: { matchExpressions: [{ key: "provider", operator: "In", values: ["gcp"] }] },
-      },
-      false,
-    ],
-  ])("%s", (_name, affinity, expected) => {
-    expect(matchesClusterAffinity(affinity, east)).toBe(expected);
+  ])("%s", (_name, affinity, reason) => {
+    expect(explainAffinityMismatch(affinity, east)).toBe(reason);
   });
 });
 

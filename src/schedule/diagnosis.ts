@@ -1,0 +1,16 @@
+import { compareStrings } from "../model/file-tree.js";
+
+/**
+ * The one-line summary of a filter stage, KubeAdmiral-style: how many clusters are available, then
+ * each reason with how many clusters it removed, most common first:
+ * "0/5 clusters available: 3 untolerated taint {gpu=true:NoSchedule}, 2 not in region [us-east]".
+ */
+export function summarizeFilters(total: number, filtered: Readonly<Record<string, string>>): string {
+  const counts = new Map<string, number>();
+  for (const reason of Object.values(filtered)) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  const available = total - Object.keys(filtered).length;
+  const parts = [...counts]
+    .sort(([a, x], [b, y]) => y - x || compareStrings(a, b))
+    .map(([reason, n]) => `${n} ${reason}`);
+  return `${available}/${total} clusters available${parts.length > 0 ? `: ${parts.join(", ")}` : ""}`;
+}

@@ -1,0 +1,114 @@
+import type { NameOrder } from "./fnv.js";
+import { capOf, floorOf, type Slot, sumOf } from "./slots.js";
+import { type Division, dealByWebster, type Share } from "./webster.js";
+
+/** How a dynamic division treats the previous counts. */
+export interface DynamicOptions {
+  /** Aggregated: use as few clusters as capacity allows, clusters already holding replicas first. */
+  readonly aggregated: boolean;
+  /** A rebalance trigger: divide from scratch by total room (free + current), ignoring the previous counts. */
+  readonly fresh: boolean;
+  readonly order: NameOrder;
+}
+
+/**
+ * Divides `total` by available capacity (Karmada's dynamic weight and Aggregated strategies, "Steady"
+ * mode). Scale-up divides only the increment, weighted by each cluster's free room, and adds it: no
+ * cluster shrinks. Scale-down divides the new total with the previous counts as weights and caps: no
+ * cluster grows, no new cluster appears. An equal total keeps the previous counts.
+ */
+export function divideByCapacity(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
+  if (options.fresh) return divideFresh(total, slots, options);
+  const current = sumOf(slots.map((s) => s.current));
+  const withinLimits = slots.every((s) => s.current >= floorOf(s) && s.current <= capOf(s));
+  if (total === current && withinLimits)
+    return { seats: new Map(slots.map((s) => [s.name, s.current])), unplaced: 0 };
+  if (total > current) return scaleUp(total - current, slots, options);
+  return scaleDown(total, slots, options);
+}
+
+// Unknown room counts as the whole total, as Karmada replaces an unlimited estimate with spec.replicas.
+function roomWeight(room: number, total: number): number {
+  return Number.isFinite(room) ? room : total;
+}
+
+function divideFresh(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
+  const room = (s: Slot) => roomWeight(capOf(s), total);
+  const used = options.aggregated
+    ? coveringPrefix(rankForAggregation(slots), total, room)
+    : new Set(slots.map((s) => s.name));
+  const shares = slots.map((s) => ({
+    name: s.name,
+    weight: used.has(s.name) ? room(s) : 0,
+    seed: floorOf(s),
+    cap: capOf(s),
+  }));
+  return dealShares(total, shares, options.order);
+}
+
+function scaleUp(increment: number, slots: readonly Slot[], options: DynamicOptions): Division {
+  const free = (s: Slot) => roomWeight(capOf(s) - s.current, increment);
+  const used = options.aggregated
+    ? coveringPrefix(rankForAggregation(slots), increment, free)
+    : new Set(slots.map((s) => s.name));
+  const shares = slots.map((s) => ({
+    name: s.name,
+    weight: used.has(s.name) ? Math.max(0, free(s)) : 0,
+    seed: Math.max(0, floorOf(s) - s.current),
+    cap: Math.max(0, capOf(s) - s.current),
+  }));
+  const added = dealShares(increment, shares, options.order);
+  return {
+    seats: new Map(slots.map((s) => [s.name, s.current + (added.seats.get(s.name) ?? 0)])),
+    unplaced: added.unplaced,
+  };
+}
+
+function scaleDown(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
+  const holders = slots.filter((s) => s.current > 0);
+  const ranked = [...holders].sort((a, b) => b.current - a.current || (a.name < b.name ? -1 : 1));
+  const used = options.aggregated
+    ? coveringPrefix(ranked, total, (s) => s.current)
+    : new Set(holders.map((s) => s.name));
+  const shares = slots.map((s) => ({
+    name: s.name,
+    weight: used.has(s.name) ? s.current : 0,
+    seed: Math.min(floorOf(s), s.current),
+    cap: Math.min(s.current, capOf(s)),
+  }));
+  return dealShares(total, shares, options.order);
+}
+
+// Clusters that already hold replicas first, then by room (free + current) descending, then by name.
+function rankForAggregation(slots: readonly Slot[]): Slot[] {
+  const room = (s: Slot) => capOf(s);
+  return [...slots].sort((a, b) => {
+    const holds = Number(b.current > 0) - Number(a.current > 0);
+    if (holds !== 0) return holds;
+    if (room(a) !== room(b)) return room(b) > room(a) ? 1 : -1;
+    return a.name < b.name ? -1 : 1;
+  });
+}
+
+// The shortest prefix of the ranked slots whose weights cover the amount (all of them if none does).
+function coveringPrefix(ranked: readonly Slot[], amount: number, weight: (s: Slot) => number): Set<string> {
+  const used = new Set<string>();
+  let covered = 0;
+  for (const slot of ranked) {
+    if (covered >= amount) break;
+    used.add(slot.name);
+    covered += weight(slot);
+  }
+  return used;
+}
+
+// Deals with seeds first; when the seeds alone exceed the amount, the amount is dealt among them by weight.
+function dealShares(amount: number, shares: readonly Share[], order: NameOrder): Division {
+  const seeds = sumOf(shares.map((s) => s.seed ?? 0));
+  if (seeds <= amount) return dealByWebster(amount, shares, order);
+  return dealByWebster(
+    amount,
+    shares.map((s) => ({ name: s.name, weight: Math.max(1, s.weight), cap: s.seed ?? 0 })),
+    order,
+  );
+}

@@ -1,0 +1,185 @@
+import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
+import type { Labels, Toleration } from "../model/types.js";
+import { tolerates } from "./plugins/taint-toleration.js";
+import type { ClusterState, NodeState, ResourceList } from "./types.js";
+
+/** What one replica needs from a node: resource requests, and where it may run. */
+export interface PodRequirements {
+  /** Requests per resource, cpu in milli-cores, everything else in base units. */
+  readonly requests: ReadonlyMap<string, number>;
+  readonly tolerations: readonly Toleration[];
+  readonly nodeSelector: Labels;
+  /** Required node affinity: a node must match at least one term (each term's expressions ANDed). */
+  readonly nodeAffinityTerms: readonly (readonly NodeSelectorRequirement[])[];
+}
+
+/** One node selector requirement (Kubernetes NodeSelectorRequirement). */
+export interface NodeSelectorRequirement {
+  readonly key: string;
+  readonly operator: string;
+  readonly values?: readonly string[];
+}
+
+/**
+ * How many more replicas a cluster can fit (Karmada's estimator, at node level). Per node: the
+ * minimum over requested resources (and one pod slot) of floor(free / request), counting only Ready,
+ * schedulable nodes whose taints the pod tolerates and whose labels match its node selector and
+ * required affinity; summed over nodes. Without nodes, the cluster's own availableReplicas; undefined
+ * means unknown, which the scheduler treats as unlimited.
+ */
+export function estimateFreeReplicas(cluster: ClusterState, pod: PodRequirements): number | undefined {
+  if (cluster.nodes === undefined) return cluster.availableReplicas;
+  // Many workloads share a pod shape and every workload sees the same nodes: memoize per node list.
+  const key = podKey(pod);
+  const cached = estimates.get(cluster.nodes)?.get(key);
+  if (cached !== undefined) return cached;
+  let total = 0;
+  for (const node of cluster.nodes) total += nodeFit(node, pod);
+  const byShape = estimates.get(cluster.nodes) ?? new Map<string, number>();
+  byShape.set(key, total);
+  estimates.set(cluster.nodes, byShape);
+  return total;
+}
+
+const estimates = new WeakMap<readonly NodeState[], Map<string, number>>();
+const freeByNode = new WeakMap<NodeState, Map<string, number>>();
+
+function podKey(pod: PodRequirements): string {
+  return JSON.stringify([
+    [...pod.requests],
+    pod.tolerations,
+    Object.entries(pod.nodeSelector),
+    pod.nodeAffinityTerms,
+  ]);
+}
+
+function nodeFit(node: NodeState, pod: PodRequirements): number {
+  if (node.unschedulable || node.ready === false || !fitsPlacement(node, pod)) return 0;
+  // A node list without a pod count does not limit pods (real nodes always report one).
+  let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
+  for (const [resource, request] of pod.requests) {
+    if (request <= 0) continue;
+    fit = Math.min(fit, Math.floor(free(node, resource) / request));
+    if (fit <= 0) return 0;
+  }
+  return Number.isFinite(fit) ? Math.max(0, fit) : 0;
+}
+
+// Allocatable minus requested for one resource, in the units of PodRequirements (0 when absent).
+function free(node: NodeState, resource: string): number {
+  let parsed = freeByNode.get(node);
+  if (!parsed) {
+    parsed = new Map();
+    freeByNode.set(node, parsed);
+  }
+  const known = parsed.get(resource);
+  if (known !== undefined) return known;
+  const value = amount(node.allocatable, resource) - amount(node.requested ?? {}, resource);
+  parsed.set(resource, value);
+  return value;
+}
+
+function amount(list: ResourceList, resource: string): number {
+  const value = list[resource];
+  if (value === undefined) return 0;
+  const parsed = resource === "cpu" ? parseMilliQuantity(String(value)) : parseQuantity(String(value));
+  return parsed ?? 0;
+}
+
+function fitsPlacement(node: NodeState, pod: PodRequirements): boolean {
+  const labels = node.labels ?? {};
+  for (const taint of node.taints ?? []) {
+    if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
+    if (!pod.tolerations.some((t) => tolerates(t, taint))) return false;
+  }
+  for (const [key, value] of Object.entries(pod.nodeSelector)) if (labels[key] !== value) return false;
+  if (pod.nodeAffinityTerms.length === 0) return true;
+  return pod.nodeAffinityTerms.some((term) =>
+    term.every((requirement) => matchesNodeRequirement(requirement, labels)),
+  );
+}
+
+/** Kubernetes node selector operators: In, NotIn, Exists, DoesNotExist, Gt, Lt. */
+export function matchesNodeRequirement(requirement: NodeSelectorRequirement, labels: Labels): boolean {
+  const value = labels[requirement.key];
+  const values = requirement.values ?? [];
+  switch (requirement.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+    case "Lt": {
+      const left = Number(value);
+      const right = Number(values[0]);
+      if (value === undefined || !Number.isInteger(left) || !Number.isInteger(right)) return false;
+      return requirement.operator === "Gt" ? left > right : left < right;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * What one replica of a pod template needs. Effective requests follow Kubernetes: the larger of the
+ * containers' sum and the largest init container, per resource, plus pod overhead.
+ */
+export function podRequirements(podTemplate: unknown): PodRequirements {
+  const spec = recordAt(podTemplate, "spec");
+  const sum = new Map<string, number>();
+  for (const container of listAt(spec, "containers")) addInto(sum, requestsOf(container), (a, b) => a + b);
+  for (const container of listAt(spec, "initContainers")) addInto(sum, requestsOf(container), Math.max);
+  addInto(sum, parseList(recordAt(spec, "overhead")), (a, b) => a + b);
+  const affinity = recordAt(
+    recordAt(recordAt(spec, "affinity"), "nodeAffinity"),
+    "requiredDuringSchedulingIgnoredDuringExecution",
+  );
+  return {
+    requests: sum,
+    tolerations: listAt(spec, "tolerations") as Toleration[],
+    nodeSelector: recordAt(spec, "nodeSelector") as Labels,
+    nodeAffinityTerms: listAt(affinity, "nodeSelectorTerms").map(
+      (term) => listAt(term, "matchExpressions") as NodeSelectorRequirement[],
+    ),
+  };
+}
+
+function requestsOf(container: unknown): Map<string, number> {
+  return parseList(recordAt(recordAt(container, "resources"), "requests"));
+}
+
+function parseList(list: Record<string, unknown>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [resource, value] of Object.entries(list)) {
+    const parsed = resource === "cpu" ? parseMilliQuantity(String(value)) : parseQuantity(String(value));
+    if (parsed !== undefined) out.set(resource, parsed);
+  }
+  return out;
+}
+
+function addInto(
+  target: Map<string, number>,
+  source: ReadonlyMap<string, number>,
+  combine: (a: number, b: number) => number,
+): void {
+  for (const [resource, value] of source) target.set(resource, combine(target.get(resource) ?? 0, value));
+}
+
+// Defensive readers: a pod template is user input and may be any shape.
+function recordAt(value: unknown, key: string): Record<string, unknown> {
+  const child =
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof child === "object" && child !== null && !Array.isArray(child)
+    ? (child as Record<string, unknown>)
+    : {};
+}
+
+function listAt(value: unknown, key: string): unknown[] {
+  const child =
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(child) ? child : [];
+}

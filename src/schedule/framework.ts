@@ -1,0 +1,85 @@
+import type { NameOrder } from "./division/fnv.js";
+import type { ClusterState, SchedulingProblem } from "./types.js";
+
+/** A filter's verdict on one cluster. */
+export type FilterResult =
+  | { readonly status: "Success" }
+  /** Not eligible. With keepsExisting, a cluster that already holds replicas keeps them but cannot grow. */
+  | { readonly status: "Unschedulable"; readonly reason: string; readonly keepsExisting?: boolean }
+  | { readonly status: "Error"; readonly message: string };
+
+/** A cluster that passed the filters. */
+export interface Candidate {
+  readonly cluster: ClusterState;
+  /** Why it may keep but not grow its replicas (cordoned, not ready, untolerated NoSchedule). */
+  readonly frozenReason?: string;
+  /** Replicas it can still fit beyond its current ones (estimator or input); undefined = unlimited. */
+  readonly free: number | undefined;
+}
+
+/** A candidate with its summed score. */
+export interface ScoredCandidate extends Candidate {
+  readonly score: number;
+}
+
+/** The select stage's verdict. */
+export type SelectResult =
+  | {
+      readonly status: "Success";
+      readonly selected: readonly ScoredCandidate[];
+      readonly dropped?: Readonly<Record<string, string>>;
+    }
+  | { readonly status: "Unschedulable"; readonly reason: string }
+  | { readonly status: "Error"; readonly message: string };
+
+/** The replicas stage's verdict: per-cluster counts (zeros allowed) and what found no place. */
+export type ReplicasResult =
+  | {
+      readonly status: "Success";
+      readonly assignment: ReadonlyMap<string, number>;
+      readonly unschedulable: number;
+      readonly reason?: string;
+    }
+  | { readonly status: "Error"; readonly message: string };
+
+/** What every plugin may read: the problem and values derived once for it. */
+export interface SchedulingContext {
+  readonly problem: SchedulingProblem;
+  /** The per-workload tie-break for equal division priorities. */
+  readonly order: NameOrder;
+  readonly divided: boolean;
+}
+
+export interface FilterPlugin {
+  readonly name: string;
+  filter(context: SchedulingContext, cluster: ClusterState): FilterResult;
+}
+
+export interface ScorePlugin {
+  readonly name: string;
+  /** A score from 0 to 100 for each candidate, in the same order; scores of all score plugins are summed. */
+  score(context: SchedulingContext, candidates: readonly Candidate[]): readonly number[];
+}
+
+export interface SelectPlugin {
+  readonly name: string;
+  /** Receives candidates in rank order (score desc, capacity desc, name asc) and returns a subset in order. */
+  select(context: SchedulingContext, candidates: readonly ScoredCandidate[]): SelectResult;
+}
+
+export interface ReplicasPlugin {
+  readonly name: string;
+  assign(context: SchedulingContext, selected: readonly ScoredCandidate[]): ReplicasResult;
+}
+
+/** The four stages, each an ordered list of plugins. */
+export interface Profile {
+  readonly filter: readonly FilterPlugin[];
+  readonly score: readonly ScorePlugin[];
+  readonly select: readonly SelectPlugin[];
+  readonly replicas: readonly ReplicasPlugin[];
+}
+
+/** Stage names, in pipeline order. */
+export const STAGES = ["filter", "score", "select", "replicas"] as const;
+export type Stage = (typeof STAGES)[number];

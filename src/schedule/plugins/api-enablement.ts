@@ -1,0 +1,17 @@
+import type { FilterPlugin } from "../framework.js";
+
+/**
+ * Only clusters that serve the workload's API (group/version/kind), as observed from discovery. A
+ * cluster whose APIs are unknown counts as serving everything, so a missing observation never blocks.
+ */
+export const APIEnablement: FilterPlugin = {
+  name: "APIEnablement",
+  filter: ({ problem }, cluster) => {
+    const { apiVersion, kind } = problem.workload;
+    if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)
+      return { status: "Success" };
+    const wanted = `${apiVersion}/${kind}`;
+    if (cluster.apiEnablements.includes(wanted)) return { status: "Success" };
+    return { status: "Unschedulable", reason: `API ${apiVersion} ${kind} not served` };
+  },
+};

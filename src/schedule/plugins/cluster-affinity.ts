@@ -1,0 +1,15 @@
+import { explainAffinityMismatch } from "../../model/cluster-affinity.js";
+import type { FilterPlugin } from "../framework.js";
+
+/** Only clusters the Placement's clusterAffinity selects (names, exclusions, labels, provider/region/zone). */
+export const ClusterAffinity: FilterPlugin = {
+  name: "ClusterAffinity",
+  filter: ({ problem }, cluster) => {
+    const affinity = problem.placement.clusterAffinity;
+    const empty = affinity?.fieldSelector?.matchExpressions?.find((r) => (r.values ?? []).length === 0);
+    if (empty)
+      return { status: "Error", message: `fieldSelector ${empty.key} ${empty.operator} needs values` };
+    const reason = affinity === undefined ? undefined : explainAffinityMismatch(affinity, cluster);
+    return reason === undefined ? { status: "Success" } : { status: "Unschedulable", reason };
+  },
+};

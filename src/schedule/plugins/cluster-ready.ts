@@ -1,0 +1,10 @@
+import type { FilterPlugin } from "../framework.js";
+
+/** A cluster that is not Ready takes no new replicas but keeps the ones it has (they may still be running). */
+export const ClusterReady: FilterPlugin = {
+  name: "ClusterReady",
+  filter: (_context, cluster) =>
+    cluster.ready
+      ? { status: "Success" }
+      : { status: "Unschedulable", reason: "cluster not ready", keepsExisting: true },
+};

@@ -1,0 +1,110 @@
+import { matchesClusterAffinity } from "../../model/cluster-affinity.js";
+import type { ReplicaScheduling } from "../../model/types.js";
+import { avoidDisruption } from "../division/avoid-disruption.js";
+import { divideByCapacity } from "../division/dynamic-weight.js";
+import { capOf, floorOf, type Slot, sumOf } from "../division/slots.js";
+import { divideByStaticWeight } from "../division/static-weight.js";
+import type { ReplicasPlugin, SchedulingContext, ScoredCandidate } from "../framework.js";
+
+/**
+ * Assigns replicas to the selected clusters: Duplicated gives each the full count; Divided splits it
+ * by static weights, by available capacity, or Aggregated, within per-cluster limits, then applies
+ * avoidDisruption. The sum always equals the total or the shortfall is reported as unschedulable.
+ */
+export const ReplicaDivision: ReplicasPlugin = {
+  name: "ReplicaDivision",
+  assign: (context, selected) => {
+    const { problem, order } = context;
+    const total = problem.replicas;
+    if (!Number.isInteger(total) || total < 0)
+      return { status: "Error", message: `replicas must be a non-negative integer (got ${total})` };
+    const scheduling = problem.placement.replicaScheduling;
+    if (!context.divided) {
+      const assignment = new Map(
+        selected.map((c) => [
+          c.cluster.name,
+          c.frozenReason ? Math.min(total, c.cluster.currentReplicas) : total,
+        ]),
+      );
+      const unschedulable = selected.length === 0 && total > 0 ? total : 0;
+      return {
+        status: "Success",
+        assignment,
+        unschedulable,
+        ...(unschedulable > 0 ? { reason: "no cluster selected" } : {}),
+      };
+    }
+    const slots = toSlots(selected, scheduling);
+    const division = divide(context, slots, scheduling);
+    const assignment = scheduling?.avoidDisruption
+      ? avoidDisruption(division, clampedCurrent(slots), order)
+      : division;
+    const unschedulable = total - sumOf(assignment.values());
+    const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots) : undefined;
+    return { status: "Success", assignment, unschedulable, ...(reason ? { reason } : {}) };
+  },
+};
+
+function divide(
+  context: SchedulingContext,
+  slots: readonly Slot[],
+  scheduling: ReplicaScheduling | undefined,
+): Map<string, number> {
+  const { problem, order } = context;
+  const aggregated = scheduling?.divisionPreference === "Aggregated";
+  const dynamic = aggregated || scheduling?.weightPreference?.dynamicWeight === "AvailableReplicas";
+  const division = dynamic
+    ? divideByCapacity(problem.replicas, slots, { aggregated, fresh: problem.rebalance === true, order })
+    : divideByStaticWeight(problem.replicas, slots, order);
+  return new Map(division.seats);
+}
+
+function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaScheduling | undefined): Slot[] {
+  const weights = staticWeights(selected, scheduling);
+  return selected
+    .filter((c) => (weights.get(c.cluster.name) ?? 0) > 0)
+    .map((c) => {
+      const limits = (scheduling?.clusterLimits ?? []).filter((l) =>
+        matchesClusterAffinity(l.targetCluster, c.cluster),
+      );
+      const max = Math.min(...limits.map((l) => l.maxReplicas ?? Number.POSITIVE_INFINITY));
+      return {
+        name: c.cluster.name,
+        weight: weights.get(c.cluster.name) ?? 0,
+        current: c.cluster.currentReplicas,
+        free: c.free ?? Number.POSITIVE_INFINITY,
+        min: Math.max(0, ...limits.map((l) => l.minReplicas ?? 0)),
+        max: c.frozenReason ? Math.min(max, c.cluster.currentReplicas) : max,
+      };
+    });
+}
+
+// A cluster's weight is the highest of the rules that select it; clusters no rule selects get none;
+// when no cluster has a weight (or there is no list), every cluster weighs 1 (Karmada's rule).
+function staticWeights(
+  selected: readonly ScoredCandidate[],
+  scheduling: ReplicaScheduling | undefined,
+): Map<string, number> {
+  const rules = scheduling?.weightPreference?.staticWeightList ?? [];
+  const weights = new Map(
+    selected.map((c) => [
+      c.cluster.name,
+      Math.max(
+        0,
+        ...rules.filter((r) => matchesClusterAffinity(r.targetCluster, c.cluster)).map((r) => r.weight),
+      ),
+    ]),
+  );
+  if ([...weights.values()].every((w) => w === 0)) for (const name of weights.keys()) weights.set(name, 1);
+  return weights;
+}
+
+function clampedCurrent(slots: readonly Slot[]): Map<string, number> {
+  return new Map(slots.map((s) => [s.name, Math.min(Math.max(s.current, floorOf(s)), capOf(s))]));
+}
+
+function shortfallReason(unschedulable: number, slots: readonly Slot[]): string {
+  if (slots.length === 0) return `${unschedulable} replicas unschedulable: no selected cluster has a weight`;
+  const room = sumOf(slots.map(capOf));
+  return `${unschedulable} replicas unschedulable: the selected clusters fit ${room} in all (capacity and maxReplicas)`;
+}

@@ -1,0 +1,10 @@
+import type { FilterPlugin } from "../framework.js";
+
+/** A cordoned cluster (spec.unschedulable) keeps its replicas and never grows. */
+export const Unschedulable: FilterPlugin = {
+  name: "Unschedulable",
+  filter: (_context, cluster) =>
+    cluster.unschedulable
+      ? { status: "Unschedulable", reason: "cluster cordoned", keepsExisting: true }
+      : { status: "Success" },
+};

@@ -1,0 +1,79 @@
+import type { ClusterFacts } from "../model/cluster-affinity.js";
+import type { Labels, PlacementSpec, Taint } from "../model/types.js";
+
+/** A resource amount as Kubernetes writes it ("500m", "16Gi", 4) keyed by resource name. */
+export type ResourceList = Readonly<Record<string, string | number>>;
+
+/** One node of a member cluster, as the estimator sees it. */
+export interface NodeState {
+  readonly name?: string;
+  readonly allocatable: ResourceList;
+  /** What pods already bound to the node request, including the `pods` count. Default nothing. */
+  readonly requested?: ResourceList;
+  readonly labels?: Labels;
+  readonly taints?: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
+  readonly unschedulable?: boolean;
+  /** Default true. */
+  readonly ready?: boolean;
+}
+
+/** A member cluster as the scheduler sees it: facts from the fleet repo plus observed state. */
+export interface ClusterState extends ClusterFacts {
+  readonly taints: readonly Taint[];
+  /** Cordoned: keeps its replicas, takes no new ones. */
+  readonly unschedulable: boolean;
+  readonly ready: boolean;
+  /** Replicas of this workload it can still fit beyond its current ones; undefined = unknown = unlimited. */
+  readonly availableReplicas?: number;
+  /** Replicas of this workload it holds now (the previous decision). */
+  readonly currentReplicas: number;
+  /** Nodes, when known: the estimator then computes availableReplicas from them. */
+  readonly nodes?: readonly NodeState[];
+  /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */
+  readonly apiEnablements?: readonly string[];
+}
+
+/** The workload being scheduled: its identity, and its pod template for the estimator. */
+export interface WorkloadInfo {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  /** metadata.uid: keys the division's tie-break. */
+  readonly uid?: string;
+  /** The pod template (with metadata and spec), if the workload has one. */
+  readonly podTemplate?: unknown;
+}
+
+/** One scheduling problem: a workload, its total, its Placement's spec, and the candidate clusters. */
+export interface SchedulingProblem {
+  readonly workload: WorkloadInfo;
+  readonly replicas: number;
+  readonly placement: PlacementSpec;
+  readonly clusters: readonly ClusterState[];
+  /** Recompute the division from scratch (a rebalance trigger), ignoring current counts. */
+  readonly rebalance?: boolean;
+}
+
+/** Why clusters were left out and how the decision was reached, for people and for status. */
+export interface Diagnosis {
+  /** "3/5 clusters available: 1 untolerated taint {gpu=true:NoSchedule}, 1 not in region [us-east]". */
+  readonly summary: string;
+  /** Clusters removed by a filter, with the reason. */
+  readonly filtered: Readonly<Record<string, string>>;
+  /** Clusters that keep their current replicas but take no new ones, with the reason. */
+  readonly frozen: Readonly<Record<string, string>>;
+  /** Candidates the select stage left out, with the reason. */
+  readonly notSelected: Readonly<Record<string, string>>;
+  /** The selected clusters, in selection order. */
+  readonly selected: readonly string[];
+  /** Why some replicas could not be placed, when any could not. */
+  readonly unschedulableReason?: string;
+}
+
+/** The scheduler's answer: replicas per cluster (zeros omitted) and what could not be placed. */
+export interface ScheduleDecision {
+  readonly clusters: Readonly<Record<string, number>>;
+  readonly unschedulable: number;
+  readonly diagnosis: Diagnosis;
+}
