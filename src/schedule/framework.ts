@@ -39,6 +39,8 @@ export type ReplicasResult =
       readonly assignment: ReadonlyMap<string, number>;
       readonly unschedulable: number;
       readonly reason?: string;
+      /** Selected clusters the division could not use (no static weight), with the reason. */
+      readonly excluded?: Readonly<Record<string, string>>;
     }
   | { readonly status: "Error"; readonly message: string };
 

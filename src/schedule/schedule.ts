@@ -40,6 +40,7 @@ export function scheduleWorkload(
   let assignment = new Map<string, number>();
   let unschedulable = problem.replicas;
   let unschedulableReason = selected.reason;
+  let selectedNames = selected.clusters.map((c) => c.cluster.name);
   if (selected.reason === undefined) {
     for (const plugin of profile.replicas) {
       const result = plugin.assign(context, selected.clusters);
@@ -47,6 +48,9 @@ export function scheduleWorkload(
       assignment = new Map(result.assignment);
       unschedulable = result.unschedulable;
       unschedulableReason = result.reason;
+      const excluded = result.excluded ?? {};
+      Object.assign(selected.dropped, excluded);
+      selectedNames = selectedNames.filter((name) => excluded[name] === undefined);
     }
   }
   const summary = summarizeFilters(clusters.length, filtered.removed);
@@ -67,7 +71,7 @@ export function scheduleWorkload(
           ]),
       ),
       notSelected: selected.dropped,
-      selected: selected.clusters.map((c) => c.cluster.name),
+      selected: selectedNames,
       ...(unschedulable > 0 && unschedulableReason !== undefined
         ? {
             unschedulableReason: unschedulableReason.startsWith(summary)

@@ -509,4 +509,14 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
       "fleet.yaml:6:1: error: a fleet has one Fleet object (fleet.yaml); remove this one [DUPLICATE_NAME]",
     ],
   },
+  {
+    name: "scheduler profile enabling an unknown plugin",
+    files: {
+      "fleet.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: f\nspec:\n  schedulerProfiles:\n    - name: custom\n      plugins:\n        score:\n          enabled: [Spread]\n",
+    },
+    expected: [
+      'fleet.yaml:9:9: error: /spec/schedulerProfiles/0/plugins: scheduler profile "custom": unknown score plugin "Spread" (known: ClusterLocality, AvailableCapacity) [INVALID_FIELD_COMBINATION]',
+    ],
+  },
 ];

@@ -18,17 +18,54 @@ const asObject = (division: { seats: ReadonlyMap<string, number> }) => Object.fr
 describe("dynamic weight division (Karmada Steady mode vectors)", () => {
   const steady = { aggregated: false, fresh: false, order: "ascending" as const };
   it.each([
-    ["scale-down 2/4/6 → 6 keeps proportions", 6, [slot("m1", { current: 2, free: 10 }), slot("m2", { current: 4, free: 10 }), slot("m3", { current: 6, free: 10 })], { m1: 1, m2: 2, m3: 3 }],
-    ["scale-up 2/4/6 → 24 divides the increment by free room", 24, [slot("m1", { current: 2, free: 10 }), slot("m2", { current: 4, free: 10 }), slot("m3", { current: 6, free: 10 })], { m1: 6, m2: 8, m3: 10 }],
-    ["first placement is a scale-up from 0", 9, [slot("a", { free: 6 }), slot("b", { free: 3 })], { a: 6, b: 3 }],
-    ["equal total keeps the previous counts, even with a new cluster", 10, [slot("a", { current: 7, free: 100 }), slot("b", { current: 3, free: 100 }), slot("c", { free: 100 })], { a: 7, b: 3, c: 0 }],
-    ["scale-down never grows a cluster or adds a new one", 4, [slot("a", { current: 5 }), slot("b", { current: 3 }), slot("c", { free: 50 })], { a: 2, b: 2, c: 0 }],
+    [
+      "scale-down 2/4/6 → 6 keeps proportions",
+      6,
+      [
+        slot("m1", { current: 2, free: 10 }),
+        slot("m2", { current: 4, free: 10 }),
+        slot("m3", { current: 6, free: 10 }),
+      ],
+      { m1: 1, m2: 2, m3: 3 },
+    ],
+    [
+      "scale-up 2/4/6 → 24 divides the increment by free room",
+      24,
+      [
+        slot("m1", { current: 2, free: 10 }),
+        slot("m2", { current: 4, free: 10 }),
+        slot("m3", { current: 6, free: 10 }),
+      ],
+      { m1: 6, m2: 8, m3: 10 },
+    ],
+    [
+      "first placement is a scale-up from 0",
+      9,
+      [slot("a", { free: 6 }), slot("b", { free: 3 })],
+      { a: 6, b: 3 },
+    ],
+    [
+      "equal total keeps the previous counts, even with a new cluster",
+      10,
+      [slot("a", { current: 7, free: 100 }), slot("b", { current: 3, free: 100 }), slot("c", { free: 100 })],
+      { a: 7, b: 3, c: 0 },
+    ],
+    [
+      "scale-down never grows a cluster or adds a new one",
+      4,
+      [slot("a", { current: 5 }), slot("b", { current: 3 }), slot("c", { free: 50 })],
+      { a: 2, b: 2, c: 0 },
+    ],
   ])("%s", (_name, total, slots, expected) => {
     expect(asObject(divideByCapacity(total, slots, steady))).toEqual(expected);
   });
 
   it("places what fits and reports the rest when free room is short (12 extra over 1+1+1 free)", () => {
-    const division = divideByCapacity(12, [slot("a", { free: 1 }), slot("b", { free: 1 }), slot("c", { free: 1 })], steady);
+    const division = divideByCapacity(
+      12,
+      [slot("a", { free: 1 }), slot("b", { free: 1 }), slot("c", { free: 1 })],
+      steady,
+    );
     expect(asObject(division)).toEqual({ a: 1, b: 1, c: 1 });
     expect(division.unplaced).toBe(9);
   });
@@ -42,10 +79,30 @@ describe("dynamic weight division (Karmada Steady mode vectors)", () => {
 describe("Aggregated division (Karmada vectors)", () => {
   const aggregated = { aggregated: true, fresh: false, order: "ascending" as const };
   it.each([
-    ["m1:4 m2:8 → 24 with free 4/6/8", 24, [slot("m1", { current: 4, free: 4 }), slot("m2", { current: 8, free: 6 }), slot("m3", { free: 8 })], { m1: 7, m2: 12, m3: 5 }],
-    ["m1:4 m2:8 → 24 with free 6/6/20 leaves m3 untouched", 24, [slot("m1", { current: 4, free: 6 }), slot("m2", { current: 8, free: 6 }), slot("m3", { free: 20 })], { m1: 10, m2: 14, m3: 0 }],
-    ["scale-down 4/8 → 6 drops whole clusters", 6, [slot("m1", { current: 4 }), slot("m2", { current: 8 })], { m1: 0, m2: 6 }],
-    ["first placement packs into the roomiest cluster", 5, [slot("a", { free: 3 }), slot("b", { free: 8 }), slot("c", { free: 8 })], { a: 0, b: 5, c: 0 }],
+    [
+      "m1:4 m2:8 → 24 with free 4/6/8",
+      24,
+      [slot("m1", { current: 4, free: 4 }), slot("m2", { current: 8, free: 6 }), slot("m3", { free: 8 })],
+      { m1: 7, m2: 12, m3: 5 },
+    ],
+    [
+      "m1:4 m2:8 → 24 with free 6/6/20 leaves m3 untouched",
+      24,
+      [slot("m1", { current: 4, free: 6 }), slot("m2", { current: 8, free: 6 }), slot("m3", { free: 20 })],
+      { m1: 10, m2: 14, m3: 0 },
+    ],
+    [
+      "scale-down 4/8 → 6 drops whole clusters",
+      6,
+      [slot("m1", { current: 4 }), slot("m2", { current: 8 })],
+      { m1: 0, m2: 6 },
+    ],
+    [
+      "first placement packs into the roomiest cluster",
+      5,
+      [slot("a", { free: 3 }), slot("b", { free: 8 }), slot("c", { free: 8 })],
+      { a: 0, b: 5, c: 0 },
+    ],
   ])("%s", (_name, total, slots, expected) => {
     expect(asObject(divideByCapacity(total, slots, aggregated))).toEqual(expected);
   });
@@ -53,10 +110,25 @@ describe("Aggregated division (Karmada vectors)", () => {
 
 describe("static weights with per-cluster limits", () => {
   it.each([
-    ["minimums first, then by weight", 10, [slot("a", { weight: 9 }), slot("b", { weight: 1, min: 3 })], { a: 7, b: 3 }],
-    ["a cluster at its max drops out and the rest is redealt", 10, [slot("a", { weight: 3, max: 2 }), slot("b", { weight: 1 })], { a: 2, b: 8 }],
+    [
+      "minimums first, then by weight",
+      10,
+      [slot("a", { weight: 9 }), slot("b", { weight: 1, min: 3 })],
+      { a: 7, b: 3 },
+    ],
+    [
+      "a cluster at its max drops out and the rest is redealt",
+      10,
+      [slot("a", { weight: 3, max: 2 }), slot("b", { weight: 1 })],
+      { a: 2, b: 8 },
+    ],
     ["capacity caps like a max", 6, [slot("a", { free: 1 }), slot("b", { free: 9 })], { a: 1, b: 5 }],
-    ["minimums above the total are dealt by weight", 3, [slot("a", { weight: 2, min: 3 }), slot("b", { weight: 1, min: 3 })], { a: 2, b: 1 }],
+    [
+      "minimums above the total are dealt by weight",
+      3,
+      [slot("a", { weight: 2, min: 3 }), slot("b", { weight: 1, min: 3 })],
+      { a: 2, b: 1 },
+    ],
     ["stateless: current counts do not matter", 6, [slot("a", { current: 6 }), slot("b")], { a: 3, b: 3 }],
   ])("%s", (_name, total, slots, expected) => {
     expect(asObject(divideByStaticWeight(total, slots, "ascending"))).toEqual(expected);
@@ -70,9 +142,33 @@ describe("avoidDisruption (KubeAdmiral)", () => {
     ["c", 0],
   ]);
   it.each([
-    ["a new equal-weight cluster does not move replicas", new Map([["a", 10], ["b", 10], ["c", 10]]), { a: 15, b: 15, c: 0 }],
-    ["scaled to 36 only the cluster below its target grows", new Map([["a", 12], ["b", 12], ["c", 12]]), { a: 15, b: 15, c: 6 }],
-    ["scaled to 15 only clusters above target shrink (the tie's extra removal goes by name)", new Map([["a", 5], ["b", 5], ["c", 5]]), { a: 7, b: 8, c: 0 }],
+    [
+      "a new equal-weight cluster does not move replicas",
+      new Map([
+        ["a", 10],
+        ["b", 10],
+        ["c", 10],
+      ]),
+      { a: 15, b: 15, c: 0 },
+    ],
+    [
+      "scaled to 36 only the cluster below its target grows",
+      new Map([
+        ["a", 12],
+        ["b", 12],
+        ["c", 12],
+      ]),
+      { a: 15, b: 15, c: 6 },
+    ],
+    [
+      "scaled to 15 only clusters above target shrink (the tie's extra removal goes by name)",
+      new Map([
+        ["a", 5],
+        ["b", 5],
+        ["c", 5],
+      ]),
+      { a: 7, b: 8, c: 0 },
+    ],
   ])("%s", (_name, desired, expected) => {
     expect(Object.fromEntries(avoidDisruption(desired, current, "ascending"))).toEqual(expected);
   });

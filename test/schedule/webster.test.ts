@@ -42,15 +42,36 @@ describe("Webster division (Karmada ≥ 1.16 dispenser vectors)", () => {
   });
 
   it("redeals what a capped share cannot take and reports what nobody can", () => {
-    const capped = dealByWebster(10, [{ name: "a", weight: 3, cap: 2 }, { name: "b", weight: 1 }], "ascending");
+    const capped = dealByWebster(
+      10,
+      [
+        { name: "a", weight: 3, cap: 2 },
+        { name: "b", weight: 1 },
+      ],
+      "ascending",
+    );
     expect(seats(capped)).toEqual([2, 8]);
-    const full = dealByWebster(10, [{ name: "a", weight: 1, cap: 3 }, { name: "b", weight: 1, cap: 4 }], "ascending");
+    const full = dealByWebster(
+      10,
+      [
+        { name: "a", weight: 1, cap: 3 },
+        { name: "b", weight: 1, cap: 4 },
+      ],
+      "ascending",
+    );
     expect(seats(full)).toEqual([3, 4]);
     expect(full.unplaced).toBe(3);
   });
 
   it("starts from seeds, which count toward the total", () => {
-    const seeded = dealByWebster(6, [{ name: "a", weight: 1, seed: 4 }, { name: "b", weight: 1 }], "ascending");
+    const seeded = dealByWebster(
+      6,
+      [
+        { name: "a", weight: 1, seed: 4 },
+        { name: "b", weight: 1 },
+      ],
+      "ascending",
+    );
     expect(seats(seeded)).toEqual([4, 2]);
   });
 

@@ -9,6 +9,7 @@ import { checkPlacementPriority } from "./placement-priority.js";
 import { checkReferences } from "./references.js";
 import type { Rule, RuleContext } from "./rule.js";
 import { checkScaleTargets } from "./scale-targets.js";
+import { checkSchedulerProfiles } from "./scheduler-profiles.js";
 import { checkSelections } from "./selections.js";
 import { checkUniqueNames } from "./unique-names.js";
 
@@ -24,6 +25,7 @@ export const RULES: readonly Rule[] = [
   checkManifestContent,
   checkScaleTargets,
   checkPlacementPriority,
+  checkSchedulerProfiles,
 ];
 
 /**

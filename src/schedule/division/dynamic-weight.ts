@@ -17,7 +17,9 @@ export interface DynamicOptions {
  * cluster shrinks. Scale-down divides the new total with the previous counts as weights and caps: no
  * cluster grows, no new cluster appears. An equal total keeps the previous counts.
  */
-export function divideByCapacity(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
+export function divideByCapacity(total: number, given: readonly Slot[], options: DynamicOptions): Division {
+  // Replicas above a cluster's (new) maximum are not kept: they are placed again like lost ones.
+  const slots = given.map((s) => (s.current > s.max ? { ...s, current: s.max } : s));
   if (options.fresh) return divideFresh(total, slots, options);
   const current = sumOf(slots.map((s) => s.current));
   const withinLimits = slots.every((s) => s.current >= floorOf(s) && s.current <= capOf(s));
@@ -70,11 +72,12 @@ function scaleDown(total: number, slots: readonly Slot[], options: DynamicOption
   const used = options.aggregated
     ? coveringPrefix(ranked, total, (s) => s.current)
     : new Set(holders.map((s) => s.name));
+  // Minimums are hard: a cluster below its minimum is raised to it even while the total shrinks.
   const shares = slots.map((s) => ({
     name: s.name,
     weight: used.has(s.name) ? s.current : 0,
-    seed: Math.min(floorOf(s), s.current),
-    cap: Math.min(s.current, capOf(s)),
+    seed: floorOf(s),
+    cap: Math.max(Math.min(s.current, capOf(s)), floorOf(s)),
   }));
   return dealShares(total, shares, options.order);
 }

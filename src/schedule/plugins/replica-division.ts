@@ -41,7 +41,11 @@ export const ReplicaDivision: ReplicasPlugin = {
       : division;
     const unschedulable = total - sumOf(assignment.values());
     const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots) : undefined;
-    return { status: "Success", assignment, unschedulable, ...(reason ? { reason } : {}) };
+    const used = new Set(slots.map((s) => s.name));
+    const excluded = Object.fromEntries(
+      selected.filter((c) => !used.has(c.cluster.name)).map((c) => [c.cluster.name, "no static weight"]),
+    );
+    return { status: "Success", assignment, unschedulable, excluded, ...(reason ? { reason } : {}) };
   },
 };
 
