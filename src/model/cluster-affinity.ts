@@ -34,14 +34,18 @@ export function explainAffinityMismatch(
   if (names.length > 0 && !names.includes(cluster.name)) return "not in clusterNames";
   if (affinity.exclude?.includes(cluster.name)) return "excluded by name";
   if (affinity.labelSelector && !matchesLabelSelector(affinity.labelSelector, cluster.labels)) {
-    return `labels do not match ${formatLabelSelector(affinity.labelSelector)}`;
+    return memo(
+      affinity.labelSelector,
+      () => `labels do not match ${formatLabelSelector(affinity.labelSelector ?? {})}`,
+    );
   }
   for (const requirement of affinity.fieldSelector?.matchExpressions ?? []) {
     const values = requirement.values ?? [];
     const listed = values.includes(cluster[requirement.key]);
-    if (requirement.operator === "In" && !listed) return `not in ${requirement.key} [${values.join(", ")}]`;
+    if (requirement.operator === "In" && !listed)
+      return memo(requirement, () => `not in ${requirement.key} [${values.join(", ")}]`);
     if (requirement.operator === "NotIn" && listed)
-      return `in excluded ${requirement.key} [${values.join(", ")}]`;
+      return memo(requirement, () => `in excluded ${requirement.key} [${values.join(", ")}]`);
   }
   return undefined;
 }
@@ -60,4 +64,15 @@ export function formatLabelSelector(selector: LabelSelector): string {
     else parts.push(`${key} ${operator === "In" ? "in" : "notin"} (${values.join(",")})`);
   }
   return parts.length === 0 ? "{}" : parts.join(",");
+}
+
+// Reasons are the same for every cluster a selector rejects; build each string once per selector.
+const reasons = new WeakMap<object, string>();
+function memo(key: object, build: () => string): string {
+  let reason = reasons.get(key);
+  if (reason === undefined) {
+    reason = build();
+    reasons.set(key, reason);
+  }
+  return reason;
 }

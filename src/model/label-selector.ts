@@ -2,8 +2,10 @@ import type { LabelSelector, Labels, Resource, ResourceSelector } from "./types.
 
 /** True when the labels satisfy every part of the selector; an empty selector matches everything. */
 export function matchesLabelSelector(selector: LabelSelector, labels: Labels): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
+  const matchLabels = selector.matchLabels;
+  // for-in, not Object.entries: the scheduler calls this for every cluster of every workload.
+  for (const key in matchLabels) {
+    if (labels[key] !== matchLabels[key]) return false;
   }
   return (selector.matchExpressions ?? []).every((requirement) => {
     const value = labels[requirement.key];

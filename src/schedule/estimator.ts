@@ -11,6 +11,8 @@ export interface PodRequirements {
   readonly nodeSelector: Labels;
   /** Required node affinity: a node must match at least one term (each term's expressions ANDed). */
   readonly nodeAffinityTerms: readonly (readonly NodeSelectorRequirement[])[];
+  /** Identifies the pod shape, so estimates are shared by workloads with the same one. */
+  readonly key: string;
 }
 
 /** One node selector requirement (Kubernetes NodeSelectorRequirement). */
@@ -30,7 +32,7 @@ export interface NodeSelectorRequirement {
 export function estimateFreeReplicas(cluster: ClusterState, pod: PodRequirements): number | undefined {
   if (cluster.nodes === undefined) return cluster.availableReplicas;
   // Many workloads share a pod shape and every workload sees the same nodes: memoize per node list.
-  const key = podKey(pod);
+  const key = pod.key;
   const cached = estimates.get(cluster.nodes)?.get(key);
   if (cached !== undefined) return cached;
   let total = 0;
@@ -44,7 +46,7 @@ export function estimateFreeReplicas(cluster: ClusterState, pod: PodRequirements
 const estimates = new WeakMap<readonly NodeState[], Map<string, number>>();
 const freeByNode = new WeakMap<NodeState, Map<string, number>>();
 
-function podKey(pod: PodRequirements): string {
+function podKey(pod: Omit<PodRequirements, "key">): string {
   return JSON.stringify([
     [...pod.requests],
     pod.tolerations,
@@ -138,7 +140,7 @@ export function podRequirements(podTemplate: unknown): PodRequirements {
     recordAt(recordAt(spec, "affinity"), "nodeAffinity"),
     "requiredDuringSchedulingIgnoredDuringExecution",
   );
-  return {
+  const requirements = {
     requests: sum,
     tolerations: listAt(spec, "tolerations") as Toleration[],
     nodeSelector: recordAt(spec, "nodeSelector") as Labels,
@@ -146,6 +148,7 @@ export function podRequirements(podTemplate: unknown): PodRequirements {
       (term) => listAt(term, "matchExpressions") as NodeSelectorRequirement[],
     ),
   };
+  return { ...requirements, key: podKey(requirements) };
 }
 
 function requestsOf(container: unknown): Map<string, number> {

@@ -8,11 +8,14 @@ export type FilterResult =
   | { readonly status: "Unschedulable"; readonly reason: string; readonly keepsExisting?: boolean }
   | { readonly status: "Error"; readonly message: string };
 
+/** The one Success value every filter returns, so passing a filter allocates nothing. */
+export const SUCCESS: FilterResult = Object.freeze({ status: "Success" });
+
 /** A cluster that passed the filters. */
 export interface Candidate {
   readonly cluster: ClusterState;
   /** Why it may keep but not grow its replicas (cordoned, not ready, untolerated NoSchedule). */
-  readonly frozenReason?: string;
+  readonly frozenReason: string | undefined;
   /** Replicas it can still fit beyond its current ones (estimator or input); undefined = unlimited. */
   readonly free: number | undefined;
 }
@@ -20,6 +23,8 @@ export interface Candidate {
 /** A candidate with its summed score. */
 export interface ScoredCandidate extends Candidate {
   readonly score: number;
+  /** Replicas of this workload it can hold in all: free + current; Infinity when unknown. */
+  readonly room: number;
 }
 
 /** The select stage's verdict. */

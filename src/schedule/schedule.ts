@@ -20,14 +20,13 @@ export function scheduleWorkload(
   problem: SchedulingProblem,
   profile: Profile = DEFAULT_PROFILE,
 ): ScheduleResult {
+  const scheduling = problem.placement.replicaScheduling;
   const context: SchedulingContext = {
     problem,
     order: tieBreakOrder(problem.workload.uid ?? ""),
-    divided:
-      (problem.placement.replicaScheduling?.type ?? "Divided") === "Divided" &&
-      problem.placement.replicaScheduling !== undefined,
+    divided: scheduling !== undefined && (scheduling.type ?? "Divided") === "Divided",
   };
-  const clusters = [...problem.clusters].sort((a, b) => compareStrings(a.name, b.name));
+  const clusters = sortedByName(problem.clusters);
   // 1. Filter: each cluster passes, is frozen (keeps what it has), or is removed with a reason.
   const filtered = filterClusters(context, clusters, profile);
   if (!filtered.ok) return filtered;
@@ -37,55 +36,30 @@ export function scheduleWorkload(
   const selected = selectClusters(context, ranked, profile);
   if (!selected.ok) return selected;
   // 4. Replicas: divide (or duplicate) the total over the selected clusters.
-  let assignment = new Map<string, number>();
-  let unschedulable = problem.replicas;
-  let unschedulableReason = selected.reason;
-  let selectedNames = selected.clusters.map((c) => c.cluster.name);
-  if (selected.reason === undefined) {
-    for (const plugin of profile.replicas) {
-      const result = plugin.assign(context, selected.clusters);
-      if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
-      assignment = new Map(result.assignment);
-      unschedulable = result.unschedulable;
-      unschedulableReason = result.reason;
-      const excluded = result.excluded ?? {};
-      Object.assign(selected.dropped, excluded);
-      selectedNames = selectedNames.filter((name) => excluded[name] === undefined);
+  const assigned = assignReplicas(context, selected, profile);
+  if (!assigned.ok) return assigned;
+  // 5. Explain: the filter summary, frozen and left-out clusters, and any shortfall.
+  return { ok: true, decision: explain(clusters.length, filtered, selected, assigned) };
+}
+
+// Clusters by name; input that is already sorted (the usual case) is not copied.
+function sortedByName(clusters: readonly ClusterState[]): readonly ClusterState[] {
+  for (let i = 1; i < clusters.length; i++) {
+    if (compareStrings(clusters[i - 1]?.name ?? "", clusters[i]?.name ?? "") > 0) {
+      return [...clusters].sort((a, b) => compareStrings(a.name, b.name));
     }
   }
-  const summary = summarizeFilters(clusters.length, filtered.removed);
-  const decision: ScheduleDecision = {
-    clusters: Object.fromEntries(
-      [...assignment].filter(([, n]) => n > 0).sort(([a], [b]) => compareStrings(a, b)),
-    ),
-    unschedulable,
-    diagnosis: {
-      summary,
-      filtered: filtered.removed,
-      frozen: Object.fromEntries(
-        filtered.candidates
-          .filter((c) => c.frozenReason)
-          .map((c) => [
-            c.cluster.name,
-            `${c.frozenReason}: keeps ${c.cluster.currentReplicas}, takes no new replicas`,
-          ]),
-      ),
-      notSelected: selected.dropped,
-      selected: selectedNames,
-      ...(unschedulable > 0 && unschedulableReason !== undefined
-        ? {
-            unschedulableReason: unschedulableReason.startsWith(summary)
-              ? unschedulableReason
-              : `${summary}; ${unschedulableReason}`,
-          }
-        : {}),
-    },
-  };
-  return { ok: true, decision };
+  return clusters;
+}
+
+// A candidate whose score the score stage adds up in place (one object per cluster, not two).
+interface RankedCandidate extends Candidate {
+  score: number;
+  readonly room: number;
 }
 
 type Filtered =
-  | { readonly ok: true; readonly candidates: Candidate[]; readonly removed: Record<string, string> }
+  | { readonly ok: true; readonly candidates: RankedCandidate[]; readonly removed: Record<string, string> }
   | { readonly ok: false; readonly error: string };
 
 function filterClusters(
@@ -94,61 +68,59 @@ function filterClusters(
   profile: Profile,
 ): Filtered {
   const pod = podRequirements(context.problem.workload.podTemplate);
-  const candidates: Candidate[] = [];
+  const candidates: RankedCandidate[] = [];
   const removed: Record<string, string> = {};
   for (const cluster of clusters) {
     const verdict = runFilters(context, cluster, profile);
-    if ("error" in verdict) return { ok: false, error: verdict.error };
-    if (verdict.removed !== undefined) removed[cluster.name] = verdict.removed;
-    else
-      candidates.push({
-        cluster,
-        free: estimateFreeReplicas(cluster, pod),
-        ...(verdict.frozen ? { frozenReason: verdict.frozen } : {}),
-      });
+    if (verdict.error !== undefined) return { ok: false, error: verdict.error };
+    if (verdict.removed !== undefined) {
+      removed[cluster.name] = verdict.removed;
+      continue;
+    }
+    const free = estimateFreeReplicas(cluster, pod);
+    const room = free === undefined ? Number.POSITIVE_INFINITY : free + cluster.currentReplicas;
+    candidates.push({ cluster, free, frozenReason: verdict.frozen, score: 0, room });
   }
   return { ok: true, candidates, removed };
 }
 
+interface Verdict {
+  readonly removed?: string;
+  readonly frozen?: string;
+  readonly error?: string;
+}
+
+const PASSED: Verdict = Object.freeze({});
+
 // The first filter that removes the cluster wins; one that only forbids growth freezes a cluster that holds replicas.
-function runFilters(
-  context: SchedulingContext,
-  cluster: ClusterState,
-  profile: Profile,
-): { readonly removed?: string; readonly frozen?: string } | { readonly error: string } {
+function runFilters(context: SchedulingContext, cluster: ClusterState, profile: Profile): Verdict {
   let frozen: string | undefined;
   for (const plugin of profile.filter) {
     const result = plugin.filter(context, cluster);
+    if (result.status === "Success") continue;
     if (result.status === "Error")
       return { error: `${plugin.name}: cluster ${cluster.name}: ${result.message}` };
-    if (result.status === "Success") continue;
     if (!result.keepsExisting || cluster.currentReplicas === 0) return { removed: result.reason };
     frozen ??= result.reason;
   }
-  return frozen === undefined ? {} : { frozen };
+  return frozen === undefined ? PASSED : { frozen };
 }
 
 function rankCandidates(
   context: SchedulingContext,
-  candidates: readonly Candidate[],
+  candidates: readonly RankedCandidate[],
   profile: Profile,
 ): ScoredCandidate[] {
-  const scores = candidates.map(() => 0);
   for (const plugin of profile.score) {
-    plugin.score(context, candidates).forEach((score, i) => {
-      scores[i] = (scores[i] ?? 0) + score;
+    const given = plugin.score(context, candidates);
+    candidates.forEach((candidate, i) => {
+      candidate.score += given[i] ?? 0;
     });
   }
-  const room = (c: Candidate) =>
-    c.free === undefined ? Number.POSITIVE_INFINITY : c.free + c.cluster.currentReplicas;
-  return candidates
-    .map((candidate, i) => ({ ...candidate, score: scores[i] ?? 0 }))
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        (room(a) === room(b) ? 0 : room(b) > room(a) ? 1 : -1) ||
-        compareStrings(a.cluster.name, b.cluster.name),
-    );
+  // Clusters arrive sorted by name and Array.prototype.sort is stable, so equal keys keep name order.
+  return [...candidates].sort(
+    (a, b) => b.score - a.score || (a.room === b.room ? 0 : b.room > a.room ? 1 : -1),
+  );
 }
 
 type Selected =
@@ -171,10 +143,70 @@ function selectClusters(
     const result = plugin.select(context, clusters);
     if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
     if (result.status === "Unschedulable") return { ok: true, clusters: [], dropped, reason: result.reason };
-    Object.assign(dropped, result.dropped ?? {});
+    for (const name in result.dropped) dropped[name] = result.dropped[name] ?? "";
     clusters = result.selected;
   }
-  if (clusters.length === 0 && context.problem.replicas > 0)
+  if (clusters.length === 0 && context.problem.replicas > 0) {
     return { ok: true, clusters, dropped, reason: "no cluster is available" };
+  }
   return { ok: true, clusters, dropped };
+}
+
+interface Assigned {
+  readonly ok: true;
+  readonly assignment: ReadonlyMap<string, number>;
+  readonly unschedulable: number;
+  readonly reason: string | undefined;
+  readonly excluded: Readonly<Record<string, string>>;
+}
+
+function assignReplicas(
+  context: SchedulingContext,
+  selected: Extract<Selected, { ok: true }>,
+  profile: Profile,
+): Assigned | { readonly ok: false; readonly error: string } {
+  const nothing = { ok: true, assignment: new Map(), excluded: {} } as const;
+  let assigned: Assigned = { ...nothing, unschedulable: context.problem.replicas, reason: selected.reason };
+  if (selected.reason !== undefined) return assigned;
+  for (const plugin of profile.replicas) {
+    const result = plugin.assign(context, selected.clusters);
+    if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
+    const { assignment, unschedulable, reason, excluded = {} } = result;
+    assigned = { ok: true, assignment, unschedulable, reason, excluded };
+  }
+  return assigned;
+}
+
+function explain(
+  total: number,
+  filtered: Extract<Filtered, { ok: true }>,
+  selected: Extract<Selected, { ok: true }>,
+  assigned: Assigned,
+): ScheduleDecision {
+  const summary = summarizeFilters(total, filtered.removed);
+  const frozen: Record<string, string> = {};
+  for (const c of filtered.candidates) {
+    if (!c.frozenReason) continue;
+    frozen[c.cluster.name] = `${c.frozenReason}: keeps ${c.cluster.currentReplicas}, takes no new replicas`;
+  }
+  const clusters: Record<string, number> = {};
+  const placed = [...assigned.assignment].filter(([, count]) => count > 0);
+  for (const [name, count] of placed.sort(([a], [b]) => compareStrings(a, b))) clusters[name] = count;
+  const notSelected = selected.dropped;
+  for (const [name, why] of Object.entries(assigned.excluded)) notSelected[name] = why;
+  const reason = assigned.unschedulable > 0 ? assigned.reason : undefined;
+  return {
+    clusters,
+    unschedulable: assigned.unschedulable,
+    diagnosis: {
+      summary,
+      filtered: filtered.removed,
+      frozen,
+      notSelected,
+      selected: selected.clusters
+        .map((c) => c.cluster.name)
+        .filter((name) => assigned.excluded[name] === undefined),
+      ...(reason === undefined ? {} : { unschedulableReason: `${summary}; ${reason}` }),
+    },
+  };
 }

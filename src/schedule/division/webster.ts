@@ -64,15 +64,19 @@ function comesFirst(a: Seat, b: Seat, order: NameOrder): boolean {
   return order === "ascending" ? a.name < b.name : a.name > b.name;
 }
 
-/** A binary heap ordered by `before`. */
+/** A binary heap ordered by `before`, built in linear time (Floyd) since most divisions deal few seats. */
 class SeatHeap {
-  private readonly items: Seat[] = [];
+  private readonly items: Seat[];
 
   constructor(
     initial: readonly Seat[],
     private readonly before: (a: Seat, b: Seat) => boolean,
   ) {
-    for (const item of initial) this.push(item);
+    this.items = [...initial];
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) {
+      const item = this.items[i];
+      if (item) this.siftDown(i, item);
+    }
   }
 
   push(item: Seat): void {
@@ -94,24 +98,27 @@ class SeatHeap {
     const top = items[0];
     const last = items.pop();
     if (top === undefined || last === undefined || items.length === 0) return top;
-    let i = 0;
+    this.siftDown(0, last);
+    return top;
+  }
+
+  // Moves `item` down from slot i until both children come after it.
+  private siftDown(start: number, item: Seat): void {
+    const items = this.items;
+    let i = start;
     for (;;) {
       const left = 2 * i + 1;
       const right = left + 1;
-      let best = i;
-      let bestItem = last;
+      let child = left;
       const l = items[left];
-      if (l && this.before(l, bestItem)) {
-        best = left;
-        bestItem = l;
-      }
+      if (!l) break;
       const r = items[right];
-      if (r && this.before(r, bestItem)) best = right;
-      if (best === i) break;
-      items[i] = items[best] as Seat;
-      i = best;
+      if (r && this.before(r, l)) child = right;
+      const next = items[child];
+      if (!next || !this.before(next, item)) break;
+      items[i] = next;
+      i = child;
     }
-    items[i] = last;
-    return top;
+    items[i] = item;
   }
 }

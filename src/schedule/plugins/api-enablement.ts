@@ -1,4 +1,4 @@
-import type { FilterPlugin } from "../framework.js";
+import { type FilterPlugin, SUCCESS } from "../framework.js";
 
 /**
  * Only clusters that serve the workload's API (group/version/kind), as observed from discovery. A
@@ -9,9 +9,9 @@ export const APIEnablement: FilterPlugin = {
   filter: ({ problem }, cluster) => {
     const { apiVersion, kind } = problem.workload;
     if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)
-      return { status: "Success" };
+      return SUCCESS;
     const wanted = `${apiVersion}/${kind}`;
-    if (cluster.apiEnablements.includes(wanted)) return { status: "Success" };
+    if (cluster.apiEnablements.includes(wanted)) return SUCCESS;
     return { status: "Unschedulable", reason: `API ${apiVersion} ${kind} not served` };
   },
 };

@@ -7,7 +7,8 @@ import type { ScorePlugin } from "../framework.js";
 export const AvailableCapacity: ScorePlugin = {
   name: "AvailableCapacity",
   score: (_context, candidates) => {
-    const most = Math.max(0, ...candidates.map((c) => c.free ?? 0));
+    let most = 0;
+    for (const c of candidates) most = Math.max(most, c.free ?? 0);
     return candidates.map((c) => {
       if (c.free === undefined) return 100;
       return most === 0 ? 0 : Math.floor((100 * c.free) / most);

@@ -13,8 +13,7 @@ export function keepWithCapacity(
   const kept = ordered.slice(0, cap);
   if (!options.divided) return kept;
   const rest = ordered.slice(cap);
-  const room = (c: ScoredCandidate) =>
-    c.free === undefined ? Number.POSITIVE_INFINITY : c.free + c.cluster.currentReplicas;
+  const room = (c: ScoredCandidate) => c.room;
   for (let i = kept.length - 1; i >= 0; i--) {
     const total = kept.reduce((sum, c) => sum + room(c), 0);
     if (total >= options.replicas) break;

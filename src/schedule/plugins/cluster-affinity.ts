@@ -1,5 +1,5 @@
 import { explainAffinityMismatch } from "../../model/cluster-affinity.js";
-import type { FilterPlugin } from "../framework.js";
+import { type FilterPlugin, SUCCESS } from "../framework.js";
 
 /** Only clusters the Placement's clusterAffinity selects (names, exclusions, labels, provider/region/zone). */
 export const ClusterAffinity: FilterPlugin = {
@@ -10,6 +10,6 @@ export const ClusterAffinity: FilterPlugin = {
     if (empty)
       return { status: "Error", message: `fieldSelector ${empty.key} ${empty.operator} needs values` };
     const reason = affinity === undefined ? undefined : explainAffinityMismatch(affinity, cluster);
-    return reason === undefined ? { status: "Success" } : { status: "Unschedulable", reason };
+    return reason === undefined ? SUCCESS : { status: "Unschedulable", reason };
   },
 };

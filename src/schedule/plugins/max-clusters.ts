@@ -11,9 +11,9 @@ export const MaxClusters: SelectPlugin = {
     if (max === undefined || candidates.length <= max) return { status: "Success", selected: candidates };
     const selected = keepWithCapacity(candidates, max, { replicas: problem.replicas, divided });
     const kept = new Set(selected.map((c) => c.cluster.name));
-    const dropped = Object.fromEntries(
-      candidates.filter((c) => !kept.has(c.cluster.name)).map((c) => [c.cluster.name, `maxClusters ${max}`]),
-    );
+    const dropped: Record<string, string> = {};
+    const why = `maxClusters ${max}`;
+    for (const c of candidates) if (!kept.has(c.cluster.name)) dropped[c.cluster.name] = why;
     return { status: "Success", selected, dropped };
   },
 };

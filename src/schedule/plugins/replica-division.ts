@@ -65,22 +65,29 @@ function divide(
 
 function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaScheduling | undefined): Slot[] {
   const weights = staticWeights(selected, scheduling);
-  return selected
-    .filter((c) => (weights.get(c.cluster.name) ?? 0) > 0)
-    .map((c) => {
-      const limits = (scheduling?.clusterLimits ?? []).filter((l) =>
-        matchesClusterAffinity(l.targetCluster, c.cluster),
-      );
-      const max = Math.min(...limits.map((l) => l.maxReplicas ?? Number.POSITIVE_INFINITY));
-      return {
-        name: c.cluster.name,
-        weight: weights.get(c.cluster.name) ?? 0,
-        current: c.cluster.currentReplicas,
-        free: c.free ?? Number.POSITIVE_INFINITY,
-        min: Math.max(0, ...limits.map((l) => l.minReplicas ?? 0)),
-        max: c.frozenReason ? Math.min(max, c.cluster.currentReplicas) : max,
-      };
+  const limits = scheduling?.clusterLimits ?? [];
+  const slots: Slot[] = [];
+  selected.forEach((c, i) => {
+    const weight = weights[i] ?? 0;
+    if (weight === 0) return;
+    let min = 0;
+    let max = Number.POSITIVE_INFINITY;
+    for (const limit of limits) {
+      if (!matchesClusterAffinity(limit.targetCluster, c.cluster)) continue;
+      min = Math.max(min, limit.minReplicas ?? 0);
+      max = Math.min(max, limit.maxReplicas ?? Number.POSITIVE_INFINITY);
+    }
+    const current = c.cluster.currentReplicas;
+    slots.push({
+      name: c.cluster.name,
+      weight,
+      current,
+      free: c.free ?? Number.POSITIVE_INFINITY,
+      min,
+      max: c.frozenReason ? Math.min(max, current) : max,
     });
+  });
+  return slots;
 }
 
 // A cluster's weight is the highest of the rules that select it; clusters no rule selects get none;
@@ -88,19 +95,15 @@ function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaSchedu
 function staticWeights(
   selected: readonly ScoredCandidate[],
   scheduling: ReplicaScheduling | undefined,
-): Map<string, number> {
+): number[] {
   const rules = scheduling?.weightPreference?.staticWeightList ?? [];
-  const weights = new Map(
-    selected.map((c) => [
-      c.cluster.name,
-      Math.max(
-        0,
-        ...rules.filter((r) => matchesClusterAffinity(r.targetCluster, c.cluster)).map((r) => r.weight),
-      ),
-    ]),
-  );
-  if ([...weights.values()].every((w) => w === 0)) for (const name of weights.keys()) weights.set(name, 1);
-  return weights;
+  const weights = selected.map((c) => {
+    let weight = 0;
+    for (const rule of rules)
+      if (rule.weight > weight && matchesClusterAffinity(rule.targetCluster, c.cluster)) weight = rule.weight;
+    return weight;
+  });
+  return weights.every((w) => w === 0) ? weights.map(() => 1) : weights;
 }
 
 function clampedCurrent(slots: readonly Slot[]): Map<string, number> {

@@ -1,5 +1,5 @@
 import type { SpreadConstraint as Constraint } from "../../model/types.js";
-import type { FilterPlugin } from "../framework.js";
+import { type FilterPlugin, SUCCESS } from "../framework.js";
 import type { ClusterState } from "../types.js";
 
 /** Drops clusters that lack the property a spread constraint groups by (no region, no such label). */
@@ -16,7 +16,7 @@ export const SpreadConstraint: FilterPlugin = {
       if (groupOf(constraint, cluster) === "")
         return { status: "Unschedulable", reason: `no ${groupLabel(constraint)} to spread by` };
     }
-    return { status: "Success" };
+    return SUCCESS;
   },
 };
 

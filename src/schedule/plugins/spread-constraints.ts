@@ -49,7 +49,8 @@ export const SpreadConstraints: SelectPlugin = {
       };
     }
     const kept = new Set(selected.map((c) => c.cluster.name));
-    for (const c of pool) if (!kept.has(c.cluster.name)) dropped[c.cluster.name] = `cluster limit ${cap}`;
+    const why = `cluster limit ${cap}`;
+    for (const c of pool) if (!kept.has(c.cluster.name)) dropped[c.cluster.name] = why;
     return { status: "Success", selected: candidates.filter((c) => kept.has(c.cluster.name)), dropped };
   },
 };
@@ -102,10 +103,7 @@ function chooseGroups(
   const groups = new Map<string, { best: ScoredCandidate; rank: number; room: number }>();
   pool.forEach((candidate, rank) => {
     const name = groupOf(constraint, candidate.cluster);
-    const room =
-      candidate.free === undefined
-        ? Number.POSITIVE_INFINITY
-        : candidate.free + candidate.cluster.currentReplicas;
+    const room = candidate.room;
     const group = groups.get(name);
     if (group) group.room += room;
     else groups.set(name, { best: candidate, rank, room });

@@ -1,5 +1,5 @@
 import type { Taint, Toleration } from "../../model/types.js";
-import type { FilterPlugin } from "../framework.js";
+import { type FilterPlugin, SUCCESS } from "../framework.js";
 
 /**
  * A taint the Placement does not tolerate keeps the workload away. NoSchedule lets a cluster keep the
@@ -9,6 +9,7 @@ import type { FilterPlugin } from "../framework.js";
 export const TaintToleration: FilterPlugin = {
   name: "TaintToleration",
   filter: ({ problem }, cluster) => {
+    if (cluster.taints.length === 0) return SUCCESS;
     const unknown = cluster.taints.find(
       (taint) => taint.effect !== "NoSchedule" && taint.effect !== "NoExecute",
     );
@@ -21,7 +22,7 @@ export const TaintToleration: FilterPlugin = {
     const untolerated = cluster.taints.filter((taint) => !tolerations.some((t) => tolerates(t, taint)));
     const noExecute = untolerated.find((taint) => taint.effect === "NoExecute");
     const blocking = noExecute ?? untolerated[0];
-    if (!blocking) return { status: "Success" };
+    if (!blocking) return SUCCESS;
     return {
       status: "Unschedulable",
       reason: `untolerated taint ${formatTaint(blocking)}`,

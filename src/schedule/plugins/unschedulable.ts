@@ -1,4 +1,4 @@
-import type { FilterPlugin } from "../framework.js";
+import { type FilterPlugin, SUCCESS } from "../framework.js";
 
 /** A cordoned cluster (spec.unschedulable) keeps its replicas and never grows. */
 export const Unschedulable: FilterPlugin = {
@@ -6,5 +6,5 @@ export const Unschedulable: FilterPlugin = {
   filter: (_context, cluster) =>
     cluster.unschedulable
       ? { status: "Unschedulable", reason: "cluster cordoned", keepsExisting: true }
-      : { status: "Success" },
+      : SUCCESS,
 };
