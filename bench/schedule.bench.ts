@@ -42,7 +42,6 @@ const baseClusters: ClusterState[] = nodeLists.map((nodes, c) => ({
   taints: c % 50 === 0 ? [{ key: "gpu", value: "true", effect: "NoSchedule" }] : [],
   unschedulable: c % 97 === 0,
   ready: c % 89 !== 0,
-  currentReplicas: 0,
   nodes,
 }));
 
@@ -109,9 +108,12 @@ const generated = measure("generate 10k problems", () =>
       },
       replicas: 1 + Math.floor(random() * 200),
       placement: placements[w % placements.length] ?? {},
-      clusters: baseClusters.map((c, i) =>
-        i === held || i === (held + 7) % CLUSTERS ? { ...c, currentReplicas: 1 + (w % 5) } : c,
-      ),
+      // One set of cluster states for the whole batch, as a reconcile builds it; counts are per workload.
+      clusters: baseClusters,
+      current: {
+        [baseClusters[held]?.name ?? ""]: 1 + (w % 5),
+        [baseClusters[(held + 7) % CLUSTERS]?.name ?? ""]: 1 + (w % 5),
+      },
     };
   }),
 );

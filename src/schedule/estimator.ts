@@ -26,11 +26,15 @@ export interface NodeSelectorRequirement {
  * How many more replicas a cluster can fit (Karmada's estimator, at node level). Per node: the
  * minimum over requested resources (and one pod slot) of floor(free / request), counting only Ready,
  * schedulable nodes whose taints the pod tolerates and whose labels match its node selector and
- * required affinity; summed over nodes. Without nodes, the cluster's own availableReplicas; undefined
+ * required affinity; summed over nodes. Without nodes, the given fallback (observed); undefined
  * means unknown, which the scheduler treats as unlimited.
  */
-export function estimateFreeReplicas(cluster: ClusterState, pod: PodRequirements): number | undefined {
-  if (cluster.nodes === undefined) return cluster.availableReplicas;
+export function estimateFreeReplicas(
+  cluster: ClusterState,
+  pod: PodRequirements,
+  fallback: number | undefined,
+): number | undefined {
+  if (cluster.nodes === undefined) return fallback;
   // Many workloads share a pod shape and every workload sees the same nodes: memoize per node list.
   const key = pod.key;
   const cached = estimates.get(cluster.nodes)?.get(key);

@@ -14,6 +14,8 @@ export const SUCCESS: FilterResult = Object.freeze({ status: "Success" });
 /** A cluster that passed the filters. */
 export interface Candidate {
   readonly cluster: ClusterState;
+  /** Replicas of this workload it holds now. */
+  readonly current: number;
   /** Why it may keep but not grow its replicas (cordoned, not ready, untolerated NoSchedule). */
   readonly frozenReason: string | undefined;
   /** Replicas it can still fit beyond its current ones (estimator or input); undefined = unlimited. */
@@ -59,6 +61,11 @@ export interface SchedulingContext {
 
 export interface FilterPlugin {
   readonly name: string;
+  /**
+   * True when the verdict depends on the workload, not only on the Placement and the cluster. Verdicts
+   * of other filters are remembered per (Placement, cluster), since many workloads share both.
+   */
+  readonly readsWorkload?: boolean;
   filter(context: SchedulingContext, cluster: ClusterState): FilterResult;
 }
 

@@ -76,6 +76,12 @@ export const PROBLEM_SCHEMA = {
 
 let validator: KindValidator | undefined;
 
+/** The per-workload numbers `gitfleet schedule` takes on each cluster. */
+interface ClusterCounts {
+  readonly currentReplicas?: number;
+  readonly availableReplicas?: number;
+}
+
 /** A parsed problem, or the problems with the input, each with line and column. */
 export type ReadProblemResult =
   | { readonly ok: true; readonly problem: SchedulingProblem }
@@ -100,13 +106,15 @@ export function readSchedulingProblem(source: string, bytes: Uint8Array): ReadPr
     replicas: number;
     placement: PlacementSpec;
     rebalance?: boolean;
-    clusters: (Partial<ClusterState> & { name: string; taints?: Taint[]; nodes?: NodeState[] })[];
+    clusters: (Partial<ClusterState> &
+      ClusterCounts & { name: string; taints?: Taint[]; nodes?: NodeState[] })[];
   };
   const names = input.clusters.map((c) => c.name);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined) return { ok: false, errors: [`${source}: cluster "${twice}" is listed twice`] };
+  // Per-workload counts come in on each cluster; the scheduler keeps them apart from shared cluster state.
   const clusters = input.clusters.map(
-    (c): ClusterState => ({
+    ({ currentReplicas: _current, availableReplicas: _available, ...c }): ClusterState => ({
       ...c,
       labels: c.labels ?? {},
       provider: c.provider ?? "",
@@ -115,15 +123,18 @@ export function readSchedulingProblem(source: string, bytes: Uint8Array): ReadPr
       taints: c.taints ?? [],
       unschedulable: c.unschedulable ?? false,
       ready: c.ready ?? true,
-      currentReplicas: c.currentReplicas ?? 0,
     }),
   );
+  const countsOf = (field: keyof ClusterCounts) =>
+    Object.fromEntries(input.clusters.flatMap((c) => (c[field] === undefined ? [] : [[c.name, c[field]]])));
   const workload = input.workload ?? {};
   const problem: SchedulingProblem = {
     workload: { ...workload, ...workloadIdentity(workload) },
     replicas: input.replicas,
     placement: input.placement,
     clusters,
+    current: countsOf("currentReplicas"),
+    available: countsOf("availableReplicas"),
     ...(input.rebalance === undefined ? {} : { rebalance: input.rebalance }),
   };
   return { ok: true, problem };

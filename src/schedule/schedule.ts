@@ -2,7 +2,14 @@ import { compareStrings } from "../model/file-tree.js";
 import { summarizeFilters } from "./diagnosis.js";
 import { tieBreakOrder } from "./division/fnv.js";
 import { estimateFreeReplicas, podRequirements } from "./estimator.js";
-import type { Candidate, Profile, SchedulingContext, ScoredCandidate } from "./framework.js";
+import type {
+  Candidate,
+  FilterPlugin,
+  FilterResult,
+  Profile,
+  SchedulingContext,
+  ScoredCandidate,
+} from "./framework.js";
 import { DEFAULT_PROFILE } from "./profile.js";
 import type { ClusterState, ScheduleDecision, SchedulingProblem } from "./types.js";
 
@@ -67,19 +74,28 @@ function filterClusters(
   clusters: readonly ClusterState[],
   profile: Profile,
 ): Filtered {
-  const pod = podRequirements(context.problem.workload.podTemplate);
+  const { problem } = context;
+  const pod = podRequirements(problem.workload.podTemplate);
+  const remembered = verdictTable(profile, problem.placement, clusters);
+  const estimates = estimateTable(clusters, pod.key);
+  // Maps, not the input records: looking up a missing key in a record with computed keys is slow.
+  const currentOf = new Map(Object.entries(problem.current ?? {}));
+  const availableOf = new Map(Object.entries(problem.available ?? {}));
   const candidates: RankedCandidate[] = [];
   const removed: Record<string, string> = {};
-  for (const cluster of clusters) {
-    const verdict = runFilters(context, cluster, profile);
+  for (const [index, cluster] of clusters.entries()) {
+    const current = currentOf.get(cluster.name) ?? 0;
+    const verdict = runFilters(context, { cluster, index, current, remembered }, profile);
     if (verdict.error !== undefined) return { ok: false, error: verdict.error };
     if (verdict.removed !== undefined) {
       removed[cluster.name] = verdict.removed;
       continue;
     }
-    const free = estimateFreeReplicas(cluster, pod);
-    const room = free === undefined ? Number.POSITIVE_INFINITY : free + cluster.currentReplicas;
-    candidates.push({ cluster, free, frozenReason: verdict.frozen, score: 0, room });
+    const free = cluster.nodes
+      ? remember(estimates, index, () => estimateFreeReplicas(cluster, pod, undefined))
+      : availableOf.get(cluster.name);
+    const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
+    candidates.push({ cluster, current, free, frozenReason: verdict.frozen, score: 0, room });
   }
   return { ok: true, candidates, removed };
 }
@@ -92,18 +108,74 @@ interface Verdict {
 
 const PASSED: Verdict = Object.freeze({});
 
+/** One cluster going through the filters, with where its remembered verdicts live. */
+interface FilterSubject {
+  readonly cluster: ClusterState;
+  readonly index: number;
+  readonly current: number;
+  readonly remembered: (FilterResult | undefined)[];
+}
+
 // The first filter that removes the cluster wins; one that only forbids growth freezes a cluster that holds replicas.
-function runFilters(context: SchedulingContext, cluster: ClusterState, profile: Profile): Verdict {
+function runFilters(context: SchedulingContext, subject: FilterSubject, profile: Profile): Verdict {
+  const { cluster, current, remembered } = subject;
+  const plugins = profile.filter;
   let frozen: string | undefined;
-  for (const plugin of profile.filter) {
-    const result = plugin.filter(context, cluster);
+  for (let p = 0; p < plugins.length; p++) {
+    const plugin = plugins[p] as FilterPlugin;
+    const result = plugin.readsWorkload
+      ? plugin.filter(context, cluster)
+      : remember(remembered, subject.index * plugins.length + p, () => plugin.filter(context, cluster));
     if (result.status === "Success") continue;
     if (result.status === "Error")
       return { error: `${plugin.name}: cluster ${cluster.name}: ${result.message}` };
-    if (!result.keepsExisting || cluster.currentReplicas === 0) return { removed: result.reason };
+    if (!result.keepsExisting || current === 0) return { removed: result.reason };
     frozen ??= result.reason;
   }
   return frozen === undefined ? PASSED : { frozen };
+}
+
+// Verdicts of workload-independent filters depend only on the Placement and the cluster states, and a
+// reconcile schedules many workloads with one Placement against one list of cluster states: remember
+// them per (profile, Placement spec, cluster list), in weak maps so nothing outlives its inputs.
+const verdictTables = new WeakMap<
+  Profile,
+  WeakMap<object, WeakMap<readonly ClusterState[], (FilterResult | undefined)[]>>
+>();
+
+function verdictTable(
+  profile: Profile,
+  placement: object,
+  clusters: readonly ClusterState[],
+): (FilterResult | undefined)[] {
+  const byPlacement = verdictTables.get(profile) ?? new WeakMap();
+  verdictTables.set(profile, byPlacement);
+  const byClusters = byPlacement.get(placement) ?? new WeakMap();
+  byPlacement.set(placement, byClusters);
+  const table =
+    byClusters.get(clusters) ?? new Array<FilterResult | undefined>(clusters.length * profile.filter.length);
+  byClusters.set(clusters, table);
+  return table;
+}
+
+// Node-level estimates per cluster list and pod shape: every workload of a reconcile sees the same nodes.
+const estimateTables = new WeakMap<readonly ClusterState[], Map<string, (number | undefined)[]>>();
+
+function estimateTable(clusters: readonly ClusterState[], podKey: string): (number | undefined)[] {
+  const byShape = estimateTables.get(clusters) ?? new Map<string, (number | undefined)[]>();
+  estimateTables.set(clusters, byShape);
+  const table = byShape.get(podKey) ?? new Array<number | undefined>(clusters.length);
+  byShape.set(podKey, table);
+  return table;
+}
+
+// The remembered value in a table slot, computed on first use.
+function remember<T>(table: (T | undefined)[], slot: number, compute: () => T): T {
+  const known = table[slot];
+  if (known !== undefined) return known;
+  const result = compute();
+  table[slot] = result;
+  return result;
 }
 
 function rankCandidates(
@@ -117,7 +189,11 @@ function rankCandidates(
       candidate.score += given[i] ?? 0;
     });
   }
-  // Clusters arrive sorted by name and Array.prototype.sort is stable, so equal keys keep name order.
+  return sortByRank(candidates);
+}
+
+// Score desc, then room desc; clusters arrive sorted by name and the sort is stable, so ties keep name order.
+function sortByRank(candidates: readonly RankedCandidate[]): RankedCandidate[] {
   return [...candidates].sort(
     (a, b) => b.score - a.score || (a.room === b.room ? 0 : b.room > a.room ? 1 : -1),
   );
@@ -138,18 +214,35 @@ function selectClusters(
   profile: Profile,
 ): Selected {
   let clusters = ranked;
-  const dropped: Record<string, string> = {};
+  let dropped: Record<string, string> = {};
   for (const plugin of profile.select) {
     const result = plugin.select(context, clusters);
     if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
     if (result.status === "Unschedulable") return { ok: true, clusters: [], dropped, reason: result.reason };
-    for (const name in result.dropped) dropped[name] = result.dropped[name] ?? "";
+    dropped = mergeReasons(dropped, result.dropped);
     clusters = result.selected;
   }
   if (clusters.length === 0 && context.problem.replicas > 0) {
     return { ok: true, clusters, dropped, reason: "no cluster is available" };
   }
   return { ok: true, clusters, dropped };
+}
+
+// Merges per-cluster reasons; when one side is empty its partner is used as is (no copy of hundreds of keys).
+function mergeReasons(
+  into: Record<string, string>,
+  more: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  if (more === undefined) return into;
+  let empty = true;
+  for (const _ in into) {
+    empty = false;
+    break;
+  }
+  // A plugin's result is built fresh for each call, so taking it over (and adding to it later) is safe.
+  if (empty) return more as Record<string, string>;
+  for (const name in more) into[name] = more[name] ?? "";
+  return into;
 }
 
 interface Assigned {
@@ -187,7 +280,7 @@ function explain(
   const frozen: Record<string, string> = {};
   for (const c of filtered.candidates) {
     if (!c.frozenReason) continue;
-    frozen[c.cluster.name] = `${c.frozenReason}: keeps ${c.cluster.currentReplicas}, takes no new replicas`;
+    frozen[c.cluster.name] = `${c.frozenReason}: keeps ${c.current}, takes no new replicas`;
   }
   const clusters: Record<string, number> = {};
   const placed = [...assigned.assignment].filter(([, count]) => count > 0);

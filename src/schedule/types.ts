@@ -17,17 +17,16 @@ export interface NodeState {
   readonly ready?: boolean;
 }
 
-/** A member cluster as the scheduler sees it: facts from the fleet repo plus observed state. */
+/**
+ * A member cluster as the scheduler sees it: facts from the fleet repo plus observed state. Nothing
+ * here is about one workload, so a reconcile builds one per cluster and shares it between workloads.
+ */
 export interface ClusterState extends ClusterFacts {
   readonly taints: readonly Taint[];
   /** Cordoned: keeps its replicas, takes no new ones. */
   readonly unschedulable: boolean;
   readonly ready: boolean;
-  /** Replicas of this workload it can still fit beyond its current ones; undefined = unknown = unlimited. */
-  readonly availableReplicas?: number;
-  /** Replicas of this workload it holds now (the previous decision). */
-  readonly currentReplicas: number;
-  /** Nodes, when known: the estimator then computes availableReplicas from them. */
+  /** Nodes, when known: the estimator computes how many replicas of a workload fit from them. */
   readonly nodes?: readonly NodeState[];
   /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */
   readonly apiEnablements?: readonly string[];
@@ -51,6 +50,13 @@ export interface SchedulingProblem {
   readonly replicas: number;
   readonly placement: PlacementSpec;
   readonly clusters: readonly ClusterState[];
+  /** Replicas of this workload each cluster holds now (the previous decision); a missing cluster holds 0. */
+  readonly current?: Readonly<Record<string, number>>;
+  /**
+   * Replicas of this workload each cluster can still fit beyond its current ones, for clusters whose
+   * nodes are unknown; a missing cluster is unknown, which counts as unlimited.
+   */
+  readonly available?: Readonly<Record<string, number>>;
   /** Recompute the division from scratch (a rebalance trigger), ignoring current counts. */
   readonly rebalance?: boolean;
 }

@@ -34,7 +34,7 @@ describe("capacity estimator", () => {
     ],
     ["PreferNoSchedule taints do not", [node({ taints: [{ key: "spot", effect: "PreferNoSchedule" }] })], 6],
   ])("%s", (_name, nodes, expected) => {
-    expect(estimateFreeReplicas(cluster("a", { nodes }), web)).toBe(expected);
+    expect(estimateFreeReplicas(cluster("a", { nodes }), web, undefined)).toBe(expected);
   });
 
   it("needs an extended resource the node must have, and honours node selectors and required affinity", () => {
@@ -64,7 +64,7 @@ describe("capacity estimator", () => {
       gpuNode({ accelerator: "t4", gen: "9" }, 4),
       node({ labels: { accelerator: "a100", gen: "5" } }),
     ];
-    expect(estimateFreeReplicas(cluster("a", { nodes }), gpuPod)).toBe(8);
+    expect(estimateFreeReplicas(cluster("a", { nodes }), gpuPod, undefined)).toBe(8);
   });
 
   it("uses the larger of the containers' sum and the biggest init container, plus overhead", () => {
@@ -86,12 +86,14 @@ describe("capacity estimator", () => {
     );
   });
 
-  it("falls back to the cluster's availableReplicas without nodes, and to unknown (unlimited)", () => {
-    expect(estimateFreeReplicas(cluster("a", { availableReplicas: 7 }), web)).toBe(7);
-    expect(estimateFreeReplicas(cluster("a"), web)).toBeUndefined();
+  it("falls back to the observed free count without nodes, and to unknown (unlimited)", () => {
+    expect(estimateFreeReplicas(cluster("a"), web, 7)).toBe(7);
+    expect(estimateFreeReplicas(cluster("a"), web, undefined)).toBeUndefined();
   });
 
   it("a pod without requests is limited only by pod slots", () => {
-    expect(estimateFreeReplicas(cluster("a", { nodes: [node()] }), podRequirements(undefined))).toBe(100);
+    expect(
+      estimateFreeReplicas(cluster("a", { nodes: [node()] }), podRequirements(undefined), undefined),
+    ).toBe(100);
   });
 });

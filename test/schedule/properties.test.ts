@@ -2,14 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PlacementSpec, ReplicaScheduling } from "../../src/model/types.js";
 import { scheduleWorkload } from "../../src/schedule/schedule.js";
-import type { ClusterState, ScheduleDecision, SchedulingProblem } from "../../src/schedule/types.js";
-import { cluster } from "../helpers/scheduling.js";
+import type { ScheduleDecision, SchedulingProblem } from "../../src/schedule/types.js";
+import { type ClusterInput, cluster, problem } from "../helpers/scheduling.js";
 
 /** Property tests of the scheduler; fast-check prints the seed and the shrunk counterexample on failure. */
 
 const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
-const clusterArb = (name: string, healthy: boolean): fc.Arbitrary<ClusterState> =>
+const clusterArb = (name: string, healthy: boolean): fc.Arbitrary<ClusterInput> =>
   fc
     .record({
       region: fc.constantFrom("east", "west", "north"),
@@ -94,15 +94,10 @@ function decide(p: SchedulingProblem): ScheduleDecision {
 const total = (decision: ScheduleDecision) => Object.values(decision.clusters).reduce((a, b) => a + b, 0);
 const problemOf = (
   placement: PlacementSpec,
-  clusters: readonly ClusterState[],
+  clusters: readonly ClusterInput[],
   replicas: number,
   uid = "",
-): SchedulingProblem => ({
-  workload: { uid },
-  replicas,
-  placement,
-  clusters,
-});
+): SchedulingProblem => ({ ...problem(placement, clusters, replicas), workload: { uid } });
 
 describe("scheduler properties", () => {
   it("placed + unschedulable always equals the total, and only candidates receive replicas", () => {
@@ -220,11 +215,11 @@ describe("scheduler properties", () => {
         const decision = decide(problemOf(placement, clusters, replicas));
         const held = clusters
           .filter((c) => decision.diagnosis.selected.includes(c.name))
-          .reduce((sum, c) => sum + c.currentReplicas, 0);
+          .reduce((sum, c) => sum + (c.currentReplicas ?? 0), 0);
         for (const c of clusters.filter((x) => decision.diagnosis.selected.includes(x.name))) {
           const count = decision.clusters[c.name] ?? 0;
-          if (replicas >= held) expect(count).toBeGreaterThanOrEqual(c.currentReplicas);
-          if (replicas <= held) expect(count).toBeLessThanOrEqual(c.currentReplicas);
+          if (replicas >= held) expect(count).toBeGreaterThanOrEqual(c.currentReplicas ?? 0);
+          if (replicas <= held) expect(count).toBeLessThanOrEqual(c.currentReplicas ?? 0);
         }
       }),
       { numRuns: 300 },

@@ -3,12 +3,12 @@ import type { PlacementSpec } from "../../src/model/types.js";
 import type { Profile } from "../../src/schedule/framework.js";
 import { DEFAULT_PROFILE } from "../../src/schedule/profile.js";
 import { scheduleWorkload } from "../../src/schedule/schedule.js";
-import type { ClusterState, ScheduleDecision } from "../../src/schedule/types.js";
-import { cluster, DIVIDED, problem } from "../helpers/scheduling.js";
+import type { ScheduleDecision } from "../../src/schedule/types.js";
+import { type ClusterInput, cluster, DIVIDED, problem } from "../helpers/scheduling.js";
 
 function decide(
   placement: PlacementSpec,
-  clusters: readonly ClusterState[],
+  clusters: readonly ClusterInput[],
   replicas = 10,
   rebalance = false,
 ): ScheduleDecision {
@@ -17,9 +17,9 @@ function decide(
   return result.decision;
 }
 
-const east = (name: string, fields: Partial<ClusterState> = {}) =>
+const east = (name: string, fields: Partial<ClusterInput> = {}) =>
   cluster(name, { region: "east", provider: "aws", ...fields });
-const west = (name: string, fields: Partial<ClusterState> = {}) =>
+const west = (name: string, fields: Partial<ClusterInput> = {}) =>
   cluster(name, { region: "west", provider: "gcp", ...fields });
 const gpuTaint = { key: "gpu", value: "true", effect: "NoSchedule" as const };
 

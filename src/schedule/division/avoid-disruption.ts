@@ -24,7 +24,7 @@ export function avoidDisruption(
   const gap = (name: string) => Math.max(0, growing ? want(name) - now(name) : now(name) - want(name));
   const moved = dealByWebster(
     Math.abs(target - held),
-    names.map((name) => ({ name, weight: gap(name), cap: gap(name) })),
+    names.filter((name) => gap(name) > 0).map((name) => ({ name, weight: gap(name), cap: gap(name) })),
     order,
   );
   return new Map(names.map((name) => [name, now(name) + (growing ? 1 : -1) * (moved.seats.get(name) ?? 0)]));

@@ -6,6 +6,7 @@ import { type FilterPlugin, SUCCESS } from "../framework.js";
  */
 export const APIEnablement: FilterPlugin = {
   name: "APIEnablement",
+  readsWorkload: true,
   filter: ({ problem }, cluster) => {
     const { apiVersion, kind } = problem.workload;
     if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)

@@ -21,10 +21,7 @@ export const ReplicaDivision: ReplicasPlugin = {
     const scheduling = problem.placement.replicaScheduling;
     if (!context.divided) {
       const assignment = new Map(
-        selected.map((c) => [
-          c.cluster.name,
-          c.frozenReason ? Math.min(total, c.cluster.currentReplicas) : total,
-        ]),
+        selected.map((c) => [c.cluster.name, c.frozenReason ? Math.min(total, c.current) : total]),
       );
       const unschedulable = selected.length === 0 && total > 0 ? total : 0;
       return {
@@ -53,14 +50,14 @@ function divide(
   context: SchedulingContext,
   slots: readonly Slot[],
   scheduling: ReplicaScheduling | undefined,
-): Map<string, number> {
+): ReadonlyMap<string, number> {
   const { problem, order } = context;
   const aggregated = scheduling?.divisionPreference === "Aggregated";
   const dynamic = aggregated || scheduling?.weightPreference?.dynamicWeight === "AvailableReplicas";
   const division = dynamic
     ? divideByCapacity(problem.replicas, slots, { aggregated, fresh: problem.rebalance === true, order })
     : divideByStaticWeight(problem.replicas, slots, order);
-  return new Map(division.seats);
+  return division.seats;
 }
 
 function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaScheduling | undefined): Slot[] {
@@ -77,7 +74,7 @@ function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaSchedu
       min = Math.max(min, limit.minReplicas ?? 0);
       max = Math.min(max, limit.maxReplicas ?? Number.POSITIVE_INFINITY);
     }
-    const current = c.cluster.currentReplicas;
+    const current = c.current;
     slots.push({
       name: c.cluster.name,
       weight,
