@@ -7,8 +7,13 @@ import { compareStrings } from "../model/file-tree.js";
  */
 export function summarizeFilters(total: number, filtered: Readonly<Record<string, string>>): string {
   const counts = new Map<string, number>();
-  for (const reason of Object.values(filtered)) counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  const available = total - Object.keys(filtered).length;
+  let removed = 0;
+  for (const name in filtered) {
+    const reason = filtered[name] ?? "";
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    removed++;
+  }
+  const available = total - removed;
   const parts = [...counts]
     .sort(([a, x], [b, y]) => y - x || compareStrings(a, b))
     .map(([reason, n]) => `${n} ${reason}`);

@@ -35,19 +35,12 @@ export function estimateFreeReplicas(
   fallback: number | undefined,
 ): number | undefined {
   if (cluster.nodes === undefined) return fallback;
-  // Many workloads share a pod shape and every workload sees the same nodes: memoize per node list.
-  const key = pod.key;
-  const cached = estimates.get(cluster.nodes)?.get(key);
-  if (cached !== undefined) return cached;
   let total = 0;
   for (const node of cluster.nodes) total += nodeFit(node, pod);
-  const byShape = estimates.get(cluster.nodes) ?? new Map<string, number>();
-  byShape.set(key, total);
-  estimates.set(cluster.nodes, byShape);
   return total;
 }
 
-const estimates = new WeakMap<readonly NodeState[], Map<string, number>>();
+// Parsed free amounts per node: quantities are parsed once, not once per workload.
 const freeByNode = new WeakMap<NodeState, Map<string, number>>();
 
 function podKey(pod: Omit<PodRequirements, "key">): string {

@@ -9,6 +9,7 @@ import type {
   Profile,
   SchedulingContext,
   ScoredCandidate,
+  SelectPlugin,
 } from "./framework.js";
 import { DEFAULT_PROFILE } from "./profile.js";
 import type { ClusterState, ScheduleDecision, SchedulingProblem } from "./types.js";
@@ -40,7 +41,7 @@ export function scheduleWorkload(
   // 2. Score and rank: score desc, then room desc, then name.
   const ranked = rankCandidates(context, filtered.candidates, profile);
   // 3. Select: spread constraints and cluster limits.
-  const selected = selectClusters(context, ranked, profile);
+  const selected = selectClusters(context, ranked, profile.select);
   if (!selected.ok) return selected;
   // 4. Replicas: divide (or duplicate) the total over the selected clusters.
   const assigned = assignReplicas(context, selected, profile);
@@ -208,24 +209,50 @@ type Selected =
     }
   | { readonly ok: false; readonly error: string };
 
+// The selection as it stands; with no cluster left, a workload with replicas cannot be placed.
+function selectAll(
+  context: SchedulingContext,
+  clusters: readonly ScoredCandidate[],
+  dropped: Record<string, string> = {},
+): Selected {
+  if (clusters.length === 0 && context.problem.replicas > 0) {
+    return { ok: true, clusters, dropped, reason: "no cluster is available" };
+  }
+  return { ok: true, clusters, dropped };
+}
+
 function selectClusters(
   context: SchedulingContext,
   ranked: readonly ScoredCandidate[],
-  profile: Profile,
+  plugins: readonly SelectPlugin[],
 ): Selected {
   let clusters = ranked;
   let dropped: Record<string, string> = {};
-  for (const plugin of profile.select) {
+  for (const plugin of plugins) {
     const result = plugin.select(context, clusters);
     if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
     if (result.status === "Unschedulable") return { ok: true, clusters: [], dropped, reason: result.reason };
     dropped = mergeReasons(dropped, result.dropped);
     clusters = result.selected;
   }
-  if (clusters.length === 0 && context.problem.replicas > 0) {
-    return { ok: true, clusters, dropped, reason: "no cluster is available" };
+  return selectAll(context, clusters, dropped);
+}
+
+// The selected clusters (minus those the division excluded) in name order, in linear time: the
+// candidates are already in name order, and the selection is a subset of them.
+function namesInOrder(
+  candidates: readonly Candidate[],
+  selected: readonly Candidate[],
+  excluded: Readonly<Record<string, string>>,
+): string[] {
+  // A subset as long as the whole is the whole.
+  const chosen = selected.length === candidates.length ? undefined : new Set(selected);
+  const names: string[] = [];
+  for (const c of candidates) {
+    if ((chosen === undefined || chosen.has(c)) && excluded[c.cluster.name] === undefined)
+      names.push(c.cluster.name);
   }
-  return { ok: true, clusters, dropped };
+  return names;
 }
 
 // Merges per-cluster reasons; when one side is empty its partner is used as is (no copy of hundreds of keys).
@@ -296,9 +323,7 @@ function explain(
       filtered: filtered.removed,
       frozen,
       notSelected,
-      selected: selected.clusters
-        .map((c) => c.cluster.name)
-        .filter((name) => assigned.excluded[name] === undefined),
+      selected: namesInOrder(filtered.candidates, selected.clusters, assigned.excluded),
       ...(reason === undefined ? {} : { unschedulableReason: `${summary}; ${reason}` }),
     },
   };

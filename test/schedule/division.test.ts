@@ -70,6 +70,12 @@ describe("dynamic weight division (Karmada Steady mode vectors)", () => {
     expect(division.unplaced).toBe(9);
   });
 
+  it("meets a minimum larger than the increment by taking from the others (minimums are hard)", () => {
+    const slots = [slot("a", { min: 2, max: 2 }), slot("b", { current: 15 }), slot("c", { current: 17 })];
+    const division = divideByCapacity(33, slots, steady);
+    expect(asObject(division)).toEqual({ a: 2, b: 15, c: 16 });
+  });
+
   it("recomputes from scratch on a rebalance, by free + current", () => {
     const slots = [slot("a", { current: 10, free: 0 }), slot("b", { current: 0, free: 10 })];
     expect(asObject(divideByCapacity(10, slots, { ...steady, fresh: true }))).toEqual({ a: 5, b: 5 });

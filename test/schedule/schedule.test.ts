@@ -238,6 +238,8 @@ describe("scheduling decisions", () => {
       ],
       4,
     );
-    expect(decision.diagnosis.selected).toEqual(["c", "b"]);
+    // Ranked c (locality 100 + capacity 2), b (capacity 100), a (capacity 10): a is the one left out.
+    expect(decision.diagnosis.selected).toEqual(["b", "c"]);
+    expect(decision.diagnosis.notSelected).toEqual({ a: "maxClusters 2" });
   });
 });

@@ -25,7 +25,10 @@ export function divideByCapacity(total: number, given: readonly Slot[], options:
   const withinLimits = slots.every((s) => s.current >= floorOf(s) && s.current <= capOf(s));
   if (total === current && withinLimits)
     return { seats: new Map(slots.map((s) => [s.name, s.current])), unplaced: 0 };
-  if (total > current) return scaleUp(total - current, slots, options);
+  // Minimums are hard: when raising clusters to them takes more than the increment, the others give
+  // way as in a scale-down (which seeds every minimum) instead of the minimums going unmet.
+  const raise = sumOf(slots.map((s) => Math.max(0, floorOf(s) - s.current)));
+  if (total > current && raise <= total - current) return scaleUp(total - current, slots, options);
   return scaleDown(total, slots, options);
 }
 
