@@ -7,21 +7,38 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Labels): b
   for (const key in matchLabels) {
     if (labels[key] !== matchLabels[key]) return false;
   }
-  return (selector.matchExpressions ?? []).every((requirement) => {
-    const value = labels[requirement.key];
-    const values = requirement.values ?? [];
-    switch (requirement.operator) {
-      case "In":
-        return value !== undefined && values.includes(value);
-      case "NotIn":
-        return value === undefined || !values.includes(value);
-      case "Exists":
-        return value !== undefined;
-      case "DoesNotExist":
-        return value === undefined;
+  return (selector.matchExpressions ?? []).every((requirement) => matchesRequirement(requirement, labels));
+}
+
+/**
+ * Kubernetes selector requirement semantics over labels: In, NotIn, Exists, DoesNotExist, and the
+ * node-selector-only Gt and Lt (integer comparison). An unknown operator matches nothing.
+ */
+export function matchesRequirement(
+  requirement: { readonly key: string; readonly operator: string; readonly values?: readonly string[] },
+  labels: Labels,
+): boolean {
+  const value = labels[requirement.key];
+  const values = requirement.values ?? [];
+  switch (requirement.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+    case "Lt": {
+      const left = Number(value);
+      const right = Number(values[0]);
+      if (value === undefined || !Number.isInteger(left) || !Number.isInteger(right)) return false;
+      return requirement.operator === "Gt" ? left > right : left < right;
     }
-    return false;
-  });
+    default:
+      return false;
+  }
 }
 
 /** True when a resource selector picks the resource (a name makes the label selector irrelevant). */

@@ -1,3 +1,4 @@
+import { matchesRequirement } from "../model/label-selector.js";
 import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
 import type { Labels, Toleration } from "../model/types.js";
 import { tolerates } from "./plugins/taint-toleration.js";
@@ -94,33 +95,8 @@ function fitsPlacement(node: NodeState, pod: PodRequirements): boolean {
   for (const [key, value] of Object.entries(pod.nodeSelector)) if (labels[key] !== value) return false;
   if (pod.nodeAffinityTerms.length === 0) return true;
   return pod.nodeAffinityTerms.some((term) =>
-    term.every((requirement) => matchesNodeRequirement(requirement, labels)),
+    term.every((requirement) => matchesRequirement(requirement, labels)),
   );
-}
-
-/** Kubernetes node selector operators: In, NotIn, Exists, DoesNotExist, Gt, Lt. */
-export function matchesNodeRequirement(requirement: NodeSelectorRequirement, labels: Labels): boolean {
-  const value = labels[requirement.key];
-  const values = requirement.values ?? [];
-  switch (requirement.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      const left = Number(value);
-      const right = Number(values[0]);
-      if (value === undefined || !Number.isInteger(left) || !Number.isInteger(right)) return false;
-      return requirement.operator === "Gt" ? left > right : left < right;
-    }
-    default:
-      return false;
-  }
 }
 
 /**
