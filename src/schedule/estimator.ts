@@ -27,7 +27,8 @@ export interface NodeSelectorRequirement {
  * How many more replicas a cluster can fit (Karmada's estimator, at node level). Per node: the
  * minimum over requested resources (and one pod slot) of floor(free / request), counting only Ready,
  * schedulable nodes whose taints the pod tolerates and whose labels match its node selector and
- * required affinity; summed over nodes. Without nodes, the given fallback (observed); undefined
+ * required affinity; summed over nodes. Without nodes, the cluster-wide summary as one node; without
+ * either, the given fallback (an observed count); undefined
  * means unknown, which the scheduler treats as unlimited.
  */
 export function estimateFreeReplicas(
@@ -35,14 +36,21 @@ export function estimateFreeReplicas(
   pod: PodRequirements,
   fallback: number | undefined,
 ): number | undefined {
-  if (cluster.nodes === undefined) return fallback;
-  let total = 0;
-  for (const node of cluster.nodes) total += nodeFit(node, pod);
-  return total;
+  let total: number;
+  if (cluster.nodes !== undefined) {
+    total = 0;
+    for (const node of cluster.nodes) total += nodeFit(node, pod);
+  } else if (cluster.summary !== undefined) {
+    // Totals know no node boundaries, taints or labels: this can over-promise, as Karmada's does.
+    total = resourceFit(cluster.summary, pod);
+  } else {
+    return fallback;
+  }
+  return Number.isFinite(total) ? total : undefined;
 }
 
 // Parsed free amounts per node: quantities are parsed once, not once per workload.
-const freeByNode = new WeakMap<NodeState, Map<string, number>>();
+const freeByNode = new WeakMap<object, Map<string, number>>();
 
 function podKey(pod: Omit<PodRequirements, "key">): string {
   return JSON.stringify([
@@ -55,18 +63,23 @@ function podKey(pod: Omit<PodRequirements, "key">): string {
 
 function nodeFit(node: NodeState, pod: PodRequirements): number {
   if (node.unschedulable || node.ready === false || !fitsPlacement(node, pod)) return 0;
-  // A node list without a pod count does not limit pods (real nodes always report one).
+  return resourceFit(node, pod);
+}
+
+// Replicas that fit in the free resources; Infinity when nothing bounds them (no pod count, no requests).
+function resourceFit(node: Pick<NodeState, "allocatable" | "requested">, pod: PodRequirements): number {
+  // A node without a pod count does not limit pods (real nodes always report one).
   let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
   for (const [resource, request] of pod.requests) {
     if (request <= 0) continue;
     fit = Math.min(fit, Math.floor(free(node, resource) / request));
     if (fit <= 0) return 0;
   }
-  return Number.isFinite(fit) ? Math.max(0, fit) : 0;
+  return Math.max(0, fit);
 }
 
 // Allocatable minus requested for one resource, in the units of PodRequirements (0 when absent).
-function free(node: NodeState, resource: string): number {
+function free(node: Pick<NodeState, "allocatable" | "requested">, resource: string): number {
   let parsed = freeByNode.get(node);
   if (!parsed) {
     parsed = new Map();

@@ -40,6 +40,12 @@ export const PROBLEM_SCHEMA = {
           availableReplicas: { type: "integer", minimum: 0 },
           currentReplicas: { type: "integer", minimum: 0 },
           apiEnablements: { type: "array", items: { type: "string" } },
+          summary: {
+            type: "object",
+            required: ["allocatable"],
+            additionalProperties: false,
+            properties: { allocatable: resourceList, requested: resourceList },
+          },
           nodes: {
             type: "array",
             items: {

@@ -92,7 +92,8 @@ function filterClusters(
       removed[cluster.name] = verdict.removed;
       continue;
     }
-    const free = cluster.nodes
+    const measured = cluster.nodes !== undefined || cluster.summary !== undefined;
+    const free = measured
       ? remember(estimates, index, () => estimateFreeReplicas(cluster, pod, undefined))
       : availableOf.get(cluster.name);
     const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;

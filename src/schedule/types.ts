@@ -26,6 +26,11 @@ export interface ClusterState extends ClusterFacts {
   /** Cordoned: keeps its replicas, takes no new ones. */
   readonly unschedulable: boolean;
   readonly ready: boolean;
+  /**
+   * Cluster-wide totals (a resource summary, as Karmada's general estimator uses), for clusters whose
+   * nodes are not known: the estimator treats them as one node, which can over-promise.
+   */
+  readonly summary?: { readonly allocatable: ResourceList; readonly requested?: ResourceList };
   /** Nodes, when known: the estimator computes how many replicas of a workload fit from them. */
   readonly nodes?: readonly NodeState[];
   /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */

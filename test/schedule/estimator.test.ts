@@ -91,6 +91,30 @@ describe("capacity estimator", () => {
     expect(estimateFreeReplicas(cluster("a"), web, undefined)).toBeUndefined();
   });
 
+  it("without nodes, uses a cluster-wide summary as one node (ignoring node selectors, as Karmada's general estimator does)", () => {
+    const summary = {
+      allocatable: { cpu: "100", memory: "400Gi", pods: 1000 },
+      requested: { cpu: "90", memory: "100Gi", pods: 500 },
+    };
+    const pinned = podRequirements(
+      template({
+        nodeSelector: { zone: "a" },
+        containers: [{ name: "w", resources: { requests: { cpu: "500m" } } }],
+      }),
+    );
+    expect(estimateFreeReplicas(cluster("a", { summary }), pinned, 3)).toBe(20);
+  });
+
+  it("is unknown (unlimited) when nothing bounds the pod: no pod count and no requests", () => {
+    expect(
+      estimateFreeReplicas(
+        cluster("a", { nodes: [{ allocatable: { cpu: "4" } }] }),
+        podRequirements(undefined),
+        undefined,
+      ),
+    ).toBeUndefined();
+  });
+
   it("a pod without requests is limited only by pod slots", () => {
     expect(
       estimateFreeReplicas(cluster("a", { nodes: [node()] }), podRequirements(undefined), undefined),
