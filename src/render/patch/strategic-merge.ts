@@ -1,0 +1,380 @@
+import type { FieldSchema, ListSchema, MapSchema } from "./patch-schema.js";
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonMap = { [key: string]: Json };
+
+/** The patched object, or why the patch cannot be applied. */
+export type PatchResult =
+  | { readonly ok: true; readonly value: Json }
+  | { readonly ok: false; readonly error: string };
+
+const DIRECTIVE = "$patch";
+const RETAIN_KEYS = "$retainKeys";
+const SET_ORDER = "$setElementOrder/";
+const DELETE_FROM = "$deleteFromPrimitiveList/";
+
+class PatchError extends Error {}
+
+/**
+ * Applies a Kubernetes strategic merge patch, following k8s.io/apimachinery's strategicpatch package
+ * as `kubectl patch --type strategic` uses it (MergeParallelList, IgnoreUnmatchedNulls): maps merge
+ * key by key and `null` deletes; lists merge by their merge key (or as a set of scalars) where the
+ * schema says so and are replaced otherwise; `$patch: replace|delete`, `$retainKeys`,
+ * `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured; merged lists are
+ * ordered as the API server orders them. Pure: neither input is modified.
+ */
+export function applyStrategicMergePatch(
+  original: Json,
+  patch: Json,
+  schema: MapSchema | undefined,
+): PatchResult {
+  try {
+    if (!isMap(patch)) return { ok: false, error: "a strategic merge patch must be a mapping" };
+    const base = isMap(original) ? clone(original) : {};
+    return { ok: true, value: mergeMap(base, clone(patch), schema) };
+  } catch (error) {
+    if (error instanceof PatchError) return { ok: false, error: error.message };
+    throw error;
+  }
+}
+
+function mergeMap(original: JsonMap, patch: JsonMap, schema: MapSchema | undefined): JsonMap {
+  const directive = patch[DIRECTIVE];
+  if (directive !== undefined) return mapDirective(directive, patch);
+  applyRetainKeys(original, patch);
+  mergeOrderedLists(original, patch, schema);
+  for (const [key, patchValue] of Object.entries(patch)) {
+    if (key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM)) continue;
+    if (key.startsWith("$")) throw new PatchError(`unknown patch directive ${key}`);
+    mergeField(original, key, patchValue, schema?.fields[key]);
+  }
+  // Deletions last, so "delete" wins over an add of the same value. (kubectl applies the two in Go map
+  // order, which varies from run to run: for such a patch it gives either result.)
+  for (const [key, values] of Object.entries(patch)) {
+    if (key.startsWith(DELETE_FROM)) deleteFromPrimitiveList(original, key.slice(DELETE_FROM.length), values);
+  }
+  return original;
+}
+
+function mergeField(original: JsonMap, key: string, patchValue: Json, field: FieldSchema | undefined): void {
+  if (patchValue === null) {
+    delete original[key];
+    return;
+  }
+  const originalValue = original[key];
+  // A value the original lacks, or of another type, is taken from the patch, cleaned as kubectl does.
+  if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue)) {
+    const value = newValue(patchValue);
+    if (value === undefined) delete original[key];
+    else original[key] = value;
+    return;
+  }
+  if (isMap(originalValue) && isMap(patchValue)) {
+    original[key] = mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined);
+  } else if (Array.isArray(originalValue) && Array.isArray(patchValue)) {
+    original[key] = mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined);
+  } else {
+    original[key] = patchValue;
+  }
+}
+
+function mapDirective(directive: Json, patch: JsonMap): JsonMap {
+  if (directive === "replace") {
+    const { [DIRECTIVE]: _, ...rest } = patch;
+    return rest;
+  }
+  if (directive === "delete") return {};
+  throw new PatchError(`invalid patch directive ${JSON.stringify(directive)} in a mapping`);
+}
+
+function applyRetainKeys(original: JsonMap, patch: JsonMap): void {
+  const retain = patch[RETAIN_KEYS];
+  if (retain === undefined) return;
+  delete patch[RETAIN_KEYS];
+  if (!Array.isArray(retain)) throw new PatchError(`${RETAIN_KEYS} must be a list of field names`);
+  for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
+}
+
+function deleteFromPrimitiveList(original: JsonMap, key: string, values: Json): void {
+  const list = original[key];
+  if (!Array.isArray(list)) return;
+  if (!Array.isArray(values)) throw new PatchError(`${DELETE_FROM}${key} must be a list`);
+  original[key] = list.filter((item) => !values.some((value) => sameScalar(value, item)));
+}
+
+function mergeListField(original: Json[], patch: Json[], schema: ListSchema | undefined): Json[] {
+  if (schema?.strategy !== "merge") return patch;
+  return mergeList(original, patch, schema);
+}
+
+// Merges a list with merge strategy, then orders it: the patch decides the order of the items it
+// names, the original the order of the rest.
+function mergeList(original: Json[], patch: Json[], schema: ListSchema): Json[] {
+  if (original.length === 0 && patch.length === 0) return original;
+  const mergeKey = schema.mergeKey;
+  const scalars = !isListOfMaps(original, patch);
+  if (scalars) return normalizeElementOrder(unique([...original, ...patch]), patch, original, undefined);
+  if (mergeKey === undefined) throw new PatchError("cannot merge a list of mappings without a merge key");
+  // As in k8s, the order is taken from the lists after `$patch` elements were applied: an item the
+  // patch deletes and adds again counts as new.
+  const [base, items] = applySpecialElements(original, patch, mergeKey);
+  return normalizeElementOrder(mergeByKey(base, items, mergeKey, schema.items), items, base, mergeKey);
+}
+
+function applySpecialElements(original: Json[], patch: Json[], mergeKey: string): [Json[], Json[]] {
+  let base = original;
+  let replace = false;
+  const items: Json[] = [];
+  for (const item of patch) {
+    if (!isMap(item)) throw new PatchError("list items must all be mappings");
+    const directive = listDirective(item, mergeKey);
+    if (directive === undefined) items.push(item);
+    else if (directive === "delete") base = base.filter((existing) => !sameItem(existing, item, mergeKey));
+    else replace = true;
+  }
+  return replace ? [items, []] : [base, items];
+}
+
+// The `$patch` directive of a list element: delete (by merge key) or replace; anything else is refused.
+function listDirective(item: JsonMap, mergeKey: string): "delete" | "replace" | undefined {
+  const directive = item[DIRECTIVE];
+  if (directive === undefined || directive === "replace") return directive;
+  if (directive === "merge") throw new PatchError("merging lists cannot yet be specified in the patch");
+  if (directive !== "delete")
+    throw new PatchError(`invalid patch directive ${JSON.stringify(directive)} in a list`);
+  if (!(mergeKey in item)) throw new PatchError(`$patch: delete needs the merge key "${mergeKey}"`);
+  return "delete";
+}
+
+function mergeByKey(
+  original: Json[],
+  items: Json[],
+  mergeKey: string,
+  itemSchema: MapSchema | undefined,
+): Json[] {
+  const merged = [...original];
+  for (const item of items) {
+    if (!isMap(item)) throw new PatchError("list items must all be mappings");
+    if (!(mergeKey in item))
+      throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
+    const index = merged.findIndex((existing) => sameItem(existing, item, mergeKey));
+    const existing = merged[index];
+    if (index >= 0 && isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema);
+    else merged.push(item);
+  }
+  return merged;
+}
+
+// $setElementOrder/<list>: merge the list and order it by the directive (k8s mergePatchIntoOriginal).
+function mergeOrderedLists(original: JsonMap, patch: JsonMap, schema: MapSchema | undefined): void {
+  for (const key of Object.keys(patch)) {
+    if (!key.startsWith(SET_ORDER)) continue;
+    const field = key.slice(SET_ORDER.length);
+    const order = patch[key];
+    if (!Array.isArray(order)) throw new PatchError(`${key} must be a list`);
+    const fieldSchema = schema?.fields[field];
+    original[field] = mergeInOrder(
+      original,
+      patch,
+      field,
+      order,
+      fieldSchema?.kind === "list" ? fieldSchema : undefined,
+    );
+    delete patch[key];
+    delete patch[field];
+    delete patch[DELETE_FROM + field];
+  }
+}
+
+function mergeInOrder(
+  original: JsonMap,
+  patch: JsonMap,
+  field: string,
+  order: Json[],
+  listSchema: ListSchema | undefined,
+): Json[] {
+  const originalList = asList(original[field]);
+  const patchList = asList(patch[field]);
+  const mergeKey = listSchema?.mergeKey;
+  checkSetElementOrder(patchList, order, mergeKey, SET_ORDER + field);
+  const deletions = asList(patch[DELETE_FROM + field]);
+  const base = originalList.filter((item) => !deletions.some((d) => sameScalar(d, item)));
+  const merges = listSchema?.strategy === "merge";
+  const merged = merges ? mergeList(base, patchList, listSchema) : patchList;
+  const byKey = merges && mergeKey !== undefined && isListOfMaps(originalList, patchList);
+  const serverOrder = byKey ? aliasedServerOrder(base, patchList, mergeKey) : originalList;
+  return normalizeElementOrder(merged, order, serverOrder, byKey ? mergeKey : undefined);
+}
+
+// The patch list's items (deletions aside) must appear in $setElementOrder, in the same order.
+function checkSetElementOrder(
+  patchList: Json[],
+  order: Json[],
+  mergeKey: string | undefined,
+  directive: string,
+): void {
+  if (patchList.length === 0 || order.length === 0) return;
+  const items = patchList.filter((item) => !(isMap(item) && item[DIRECTIVE] === "delete"));
+  let p = 0;
+  let o = 0;
+  while (p < items.length && o < order.length) {
+    const item = items[p] as Json;
+    if (isMap(item) && DIRECTIVE in item) {
+      p++;
+      continue;
+    }
+    if (sameItem(item, order[o] as Json, mergeKey)) p++;
+    o++;
+  }
+  if (p < items.length) throw new PatchError(`the order of the patch list does not match ${directive}`);
+}
+
+/**
+ * Orders a merged list as the API server does (k8s normalizeElementOrder): the items `order` names
+ * sorted by it, the rest sorted by `serverOrder`, then interleaved (mergeSortedSlice): the rest's head
+ * goes first only when both heads are in `serverOrder` and it comes first there.
+ */
+function normalizeElementOrder(
+  merged: Json[],
+  order: Json[],
+  serverOrder: Json[],
+  mergeKey: string | undefined,
+): Json[] {
+  const inOrder = (item: Json) => order.some((o) => sameItem(o, item, mergeKey));
+  const named = stableSortBy(merged.filter(inOrder), (item) => indexIn(order, item, mergeKey));
+  const rest = stableSortBy(
+    merged.filter((item) => !inOrder(item)),
+    (item) => indexIn(serverOrder, item, mergeKey),
+  );
+  return interleave(rest, named, serverOrder, mergeKey);
+}
+
+/**
+ * The "server order" k8s uses when it re-orders a list by $setElementOrder. It is meant to be the
+ * original list, but k8s deletes `$patch: delete` items in place and appends new items to the same
+ * Go slice, so the original it reads afterwards shows the shifted and appended items. kubectl's
+ * output depends on this, so we reproduce it: same backing array, same length as the original.
+ */
+function aliasedServerOrder(original: Json[], patch: Json[], mergeKey: string): Json[] {
+  const backing = [...original];
+  const capacity = backing.length;
+  let length = capacity;
+  const find = (item: Json) =>
+    backing.slice(0, length).findIndex((existing) => sameItem(existing, item, mergeKey));
+  for (const item of patch) {
+    if (!(isMap(item) && item[DIRECTIVE] === "delete")) continue;
+    for (let i = find(item); i >= 0; i = find(item)) {
+      backing.copyWithin(i, i + 1, length);
+      length--;
+    }
+  }
+  for (const item of patch) {
+    if (isMap(item) && DIRECTIVE in item) continue;
+    if (find(item) >= 0) continue;
+    // An append within the slice's capacity writes into the shared array; past it, Go copies.
+    if (length >= capacity) break;
+    backing[length] = item;
+    length++;
+  }
+  return backing;
+}
+
+function interleave(left: Json[], right: Json[], original: Json[], mergeKey: string | undefined): Json[] {
+  const out: Json[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    const l = left[i];
+    const r = right[j];
+    if (j >= right.length || (l !== undefined && r !== undefined && isBefore(l, r, original, mergeKey))) {
+      out.push(l as Json);
+      i++;
+    } else {
+      out.push(r as Json);
+      j++;
+    }
+  }
+  return out;
+}
+
+// True when both are in the original and l comes first there (mergeSortedSlice's "less").
+function isBefore(l: Json, r: Json, original: Json[], mergeKey: string | undefined): boolean {
+  const li = indexIn(original, l, mergeKey);
+  const ri = indexIn(original, r, mergeKey);
+  return li >= 0 && ri >= 0 && li < ri;
+}
+
+function stableSortBy(items: Json[], rank: (item: Json) => number): Json[] {
+  return items
+    .map((item, position) => ({ item, position, rank: rank(item) }))
+    .sort((a, b) => a.rank - b.rank || a.position - b.position)
+    .map((entry) => entry.item);
+}
+
+function indexIn(list: Json[], item: Json, mergeKey: string | undefined): number {
+  return list.findIndex((candidate) => sameItem(candidate, item, mergeKey));
+}
+
+function sameItem(a: Json, b: Json, mergeKey: string | undefined): boolean {
+  if (mergeKey === undefined) return sameScalar(a, b);
+  return (
+    isMap(a) && isMap(b) && a[mergeKey] !== undefined && sameScalar(a[mergeKey] ?? null, b[mergeKey] ?? null)
+  );
+}
+
+function sameScalar(a: Json, b: Json): boolean {
+  return a === b || (typeof a === "object" && JSON.stringify(a) === JSON.stringify(b));
+}
+
+function unique(items: Json[]): Json[] {
+  const out: Json[] = [];
+  for (const item of items) if (!out.some((seen) => sameScalar(seen, item))) out.push(item);
+  return out;
+}
+
+function isListOfMaps(original: Json[], patch: Json[]): boolean {
+  const first = original[0] ?? patch[0];
+  return isMap(first ?? null);
+}
+
+function asList(value: Json | undefined): Json[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * A patch value for a field the original lacks, as kubectl leaves it (checked against kubectl 1.32):
+ * nulls have nothing to delete and are dropped, and a mapping that carries a `$patch` directive has
+ * nothing to act on and is dropped with it — from maps and from lists alike.
+ */
+function newValue(value: Json): Json | undefined {
+  if (Array.isArray(value)) {
+    return value.flatMap((item) => {
+      const cleaned = newValue(item);
+      return cleaned === undefined ? [] : [cleaned];
+    });
+  }
+  if (!isMap(value)) return value;
+  if (DIRECTIVE in value) return undefined;
+  const out: JsonMap = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (child === null) continue;
+    const cleaned = newValue(child);
+    if (cleaned !== undefined) out[key] = cleaned;
+  }
+  return out;
+}
+
+function typeOf(value: Json): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "list";
+  return typeof value;
+}
+
+function isMap(value: Json | undefined): value is JsonMap {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function clone<T extends Json>(value: T): T {
+  return structuredClone(value);
+}
