@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerRender } from "./commands/render.js";
 import { type ReadInput, registerSchedule } from "./commands/schedule.js";
 import { registerValidate } from "./commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
@@ -21,6 +22,7 @@ export function buildProgram(
     .configureOutput({ writeOut: output.out, writeErr: output.err });
   registerValidate(program, output, setExit);
   registerSchedule(program, { output, readInput }, setExit);
+  registerRender(program, output, setExit);
   return program;
 }
 

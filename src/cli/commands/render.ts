@@ -1,0 +1,75 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Command } from "commander";
+import { loadFleet } from "../../model/load-fleet.js";
+import { formatValidationReport } from "../../model/summary.js";
+import { formatRenderError } from "../../render/format-render.js";
+import { renderFleet } from "../../render/render-fleet.js";
+import { readDirectoryTree } from "../../source/read-directory.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+
+interface RenderOptions {
+  readonly out: string;
+  readonly cluster?: readonly string[];
+}
+
+/** `gitfleet render [DIR] --out OUT [--cluster NAME…]`: write what every cluster gets, as the status branch will hold it. */
+export function registerRender(
+  program: Command,
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+): void {
+  program
+    .command("render")
+    .description(
+      "render the objects each cluster gets (replicas, overrides, tracking, Secret values left out) into OUT/rendered/",
+    )
+    .argument("[dir]", "the fleet repo directory", ".")
+    .requiredOption(
+      "--out <dir>",
+      "where to write rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml",
+    )
+    .option("--cluster <name...>", "only these clusters")
+    .action(async (dir: string, options: RenderOptions) => {
+      setExit(await runRender(dir, options, output));
+    });
+}
+
+async function runRender(dir: string, options: RenderOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const tree = await readDirectoryTree(dir).catch((error: unknown) => {
+    throw new CliError(
+      `cannot read fleet repo ${dir}: ${error instanceof Error && "code" in error ? String(error.code) : String(error)}`,
+    );
+  });
+  // 1. Validate: an invalid repo renders nothing.
+  const loaded = loadFleet(tree);
+  if (!loaded.model) {
+    output.err(formatValidationReport(dir, loaded));
+    return ExitCode.Failed;
+  }
+  // 2. Render, and refuse to write a partial tree when an override fails.
+  const rendered = renderFleet(loaded.model);
+  if (rendered.errors.length > 0) {
+    output.err(`${rendered.errors.map(formatRenderError).join("\n")}\n`);
+    return ExitCode.Failed;
+  }
+  const wanted = options.cluster;
+  const unknown = (wanted ?? []).filter(
+    (name) => !loaded.model?.clusters.some((c) => c.metadata.name === name),
+  );
+  if (unknown.length > 0) throw new CliError(`unknown cluster ${unknown.join(", ")}`, ExitCode.Usage);
+  const objects = rendered.objects.filter((o) => wanted === undefined || wanted.includes(o.cluster));
+  // 3. Replace OUT/rendered with the new tree.
+  await rm(join(options.out, "rendered"), { recursive: true, force: true });
+  for (const object of objects) {
+    const file = join(options.out, object.path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, object.text);
+  }
+  const clusters = new Set(objects.map((o) => o.cluster)).size;
+  output.out(
+    `rendered ${objects.length} objects for ${clusters} clusters into ${join(options.out, "rendered")}\n`,
+  );
+  return ExitCode.Ok;
+}

@@ -1,0 +1,31 @@
+import type { Json } from "./patch/strategic-merge.js";
+
+type JsonMap = { [key: string]: Json };
+
+/** The label every object gitfleet manages carries, and what pruning relies on. */
+export const MANAGED_BY = { key: "app.kubernetes.io/managed-by", value: "gitfleet" } as const;
+/** The label naming the app an object belongs to. */
+export const APP_LABEL = "gitfleet.io/app";
+/** The annotation naming the Placements that put the object on the cluster. */
+export const PLACEMENT_ANNOTATION = "gitfleet.io/placement";
+
+/**
+ * Adds gitfleet's tracking metadata: the managed-by and app labels and the placement annotation.
+ * Nothing that changes from commit to commit (no commit hash, no time), so an unchanged object
+ * renders byte-identically.
+ */
+export function withTracking(object: JsonMap, app: string, placements: readonly string[]): JsonMap {
+  const metadata = asMap(object.metadata);
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      labels: { ...asMap(metadata.labels), [MANAGED_BY.key]: MANAGED_BY.value, [APP_LABEL]: app },
+      annotations: { ...asMap(metadata.annotations), [PLACEMENT_ANNOTATION]: placements.join(",") },
+    },
+  };
+}
+
+function asMap(value: Json | undefined): JsonMap {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+}

@@ -1,0 +1,63 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function gitfleet(...args: string[]) {
+  const result = spawnSync(process.execPath, [join(root, "bin/gitfleet.js"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "gitfleet-render-"));
+  dirs.push(dir);
+  return dir;
+}
+
+describe("gitfleet render", () => {
+  it("writes the example fleet's tree in the status branch layout", () => {
+    const out = tempDir();
+    const { code, stdout } = gitfleet("render", "example-repo", "--out", out);
+    expect(stdout).toBe(`rendered 149 objects for 6 clusters into ${join(out, "rendered")}\n`);
+    expect(code).toBe(0);
+    expect(readdirSync(join(out, "rendered")).sort()).toEqual([
+      "aws-use1",
+      "gcp-euw1",
+      "idc-east-1",
+      "idc-west-1",
+      "staging-1",
+      "test-1",
+    ]);
+    const web = readFileSync(join(out, "rendered/aws-use1/shop/apps.Deployment.web.yaml"), "utf8");
+    expect(web).toContain("image: ecr-mirror.us-east-1.example.com/example-shop/web:1.14.2");
+    expect(web).toContain("replicas: 3");
+  });
+
+  it("renders only the clusters asked for", () => {
+    const out = tempDir();
+    const { code } = gitfleet("render", "example-repo", "--out", out, "--cluster", "idc-west-1");
+    expect(code).toBe(0);
+    expect(readdirSync(join(out, "rendered"))).toEqual(["idc-west-1"]);
+  });
+
+  it("writes nothing for an invalid fleet and prints the problems", () => {
+    const out = tempDir();
+    const { code, stderr } = gitfleet("render", "test/fixtures/broken-fleet", "--out", out);
+    expect(stderr).toContain(
+      'placements/web.yaml:10:11: error: /spec/replicaScheduling/type: must be one of Duplicated, Divided (got "Divid") [SCHEMA_VIOLATION]',
+    );
+    expect(code).toBe(1);
+    expect(readdirSync(out)).toEqual([]);
+  });
+});

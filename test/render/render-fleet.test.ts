@@ -1,0 +1,99 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FileTree } from "../../src/model/file-tree.js";
+import { loadFleet } from "../../src/model/load-fleet.js";
+import type { FleetModel } from "../../src/model/types.js";
+import { formatRenderError, formatRenderedTree } from "../../src/render/format-render.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
+import { readExampleRepo } from "../helpers/example-repo.js";
+import { minimalFleetWith } from "../helpers/minimal-fleet.js";
+
+function modelOf(tree: FileTree): FleetModel {
+  const result = loadFleet(tree);
+  if (!result.model) throw new Error(result.problems.map((p) => p.message).join("\n"));
+  return result.model;
+}
+
+describe("rendering the example fleet", () => {
+  let tree: FileTree;
+  let model: FleetModel;
+  beforeAll(async () => {
+    tree = await readExampleRepo();
+    model = modelOf(tree);
+  });
+
+  it("matches the reviewed golden tree byte for byte", async () => {
+    const result = renderFleet(model);
+    expect(result.errors).toEqual([]);
+    await expect(formatRenderedTree(result)).toMatchFileSnapshot("../golden/example-rendered.yaml");
+  });
+
+  it("renders every scheduled replica into exactly one cluster's object", () => {
+    const result = renderFleet(model);
+    for (const { resource, decision } of result.decisions) {
+      const [kind = "", qualified = ""] = resource.split(" ");
+      const [namespace, name] = qualified.split("/");
+      const rendered = result.objects.filter(
+        (o) =>
+          o.object.kind === kind &&
+          (o.object.metadata as { name?: string }).name === name &&
+          (o.object.metadata as { namespace?: string }).namespace === namespace,
+      );
+      const field = kind === "Job" ? "parallelism" : "replicas";
+      const counts = Object.fromEntries(
+        rendered.map((o) => [o.cluster, (o.object.spec as Record<string, number>)[field]]),
+      );
+      const expected = Object.keys(decision.clusters).length > 0 ? decision.clusters : {};
+      expect(counts, resource).toEqual(expected);
+    }
+  });
+
+  it("sends dependents where their workloads run, drops member-owned fields and never writes a Secret value", () => {
+    const result = renderFleet(model);
+    const clustersOf = (path: string) =>
+      result.objects.filter((o) => o.path.endsWith(path)).map((o) => o.cluster);
+    expect(clustersOf("/games/core.Secret.arena-rcon.yaml")).toEqual(
+      clustersOf("/games/apps.kruise.io.CloneSet.arena.yaml"),
+    );
+    expect(clustersOf("/shop/core.ConfigMap.web-config.yaml")).toEqual(
+      clustersOf("/shop/apps.Deployment.web.yaml"),
+    );
+    const cloneSet = result.objects.find((o) => o.path.endsWith("apps.kruise.io.CloneSet.arena.yaml"));
+    const spec = cloneSet?.object.spec as { scaleStrategy?: Record<string, unknown> } | undefined;
+    expect(spec?.scaleStrategy).toEqual({ maxUnavailable: 2 });
+    const all = result.objects.map((o) => o.text).join("\n");
+    for (const value of ["not-a-real-password-example", "ZXhhbXBsZS1vbmx5", "example-only"])
+      expect(all).not.toContain(value);
+  });
+
+  it("is byte-identical for any order of the input files", () => {
+    const expected = formatRenderedTree(renderFleet(model));
+    fc.assert(
+      fc.property(fc.array(fc.integer(), { minLength: 1, maxLength: 60 }), (keys) => {
+        const entries = [...tree.entries()]
+          .map((entry, i) => ({ entry, key: keys[i % keys.length] ?? 0 }))
+          .sort((a, b) => a.key - b.key);
+        expect(formatRenderedTree(renderFleet(modelOf(new Map(entries.map((e) => e.entry)))))).toBe(expected);
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
+
+describe("render errors", () => {
+  it("names the Override file, rule, cluster and object when an overrider fails, and renders nothing for it", () => {
+    const files = {
+      "overrides/broken.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: broken\nspec:\n  apps: [web]\n  overrideRules:\n    - targetCluster:\n        clusterNames: [west]\n      overriders:\n        jsonPatch:\n          - op: replace\n            path: /spec/strategy/type\n            value: Recreate\n",
+    };
+    const result = renderFleet(modelOf(minimalFleetWith(files)));
+    expect(result.errors.map(formatRenderError)).toEqual([
+      "overrides/broken.yaml rule 0: cluster west: ConfigMap shop/web-config: jsonPatch: operation 1 (replace /spec/strategy/type): the path does not exist in the object [RENDER_FAILED]",
+      "overrides/broken.yaml rule 0: cluster west: Deployment shop/web: jsonPatch: operation 1 (replace /spec/strategy/type): the path does not exist in the object [RENDER_FAILED]",
+    ]);
+    expect(result.objects.map((o) => o.path)).toEqual([
+      "rendered/east/shop/apps.Deployment.web.yaml",
+      "rendered/east/shop/core.ConfigMap.web-config.yaml",
+    ]);
+  });
+});
