@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerPlan } from "./commands/plan.js";
 import { registerRender } from "./commands/render.js";
 import { type ReadInput, registerSchedule } from "./commands/schedule.js";
 import { registerValidate } from "./commands/validate.js";
@@ -23,6 +24,7 @@ export function buildProgram(
   registerValidate(program, output, setExit);
   registerSchedule(program, { output, readInput }, setExit);
   registerRender(program, output, setExit);
+  registerPlan(program, output, setExit);
   return program;
 }
 

@@ -1,7 +1,7 @@
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
-import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
+import { groupKind, groupOf, isWorkloadKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import type { Cluster, FleetModel, Placement, Resource } from "../model/types.js";
@@ -36,6 +36,8 @@ export interface RenderedObject {
 
 /** Where one workload runs, and why. */
 export interface WorkloadDecision {
+  /** group/kind/namespace/name: the workload's identity across renders. */
+  readonly identity: string;
   readonly app: string;
   readonly resource: string;
   readonly placement: string;
@@ -69,10 +71,12 @@ interface Destination {
  * non-workloads to the union of their Placements' clusters and referenced ConfigMaps, Secrets, PVCs
  * and ServiceAccounts to wherever their workloads run, then per cluster writes the replica count,
  * applies Overrides in order, adds tracking metadata, drops member-owned fields and Secret values,
- * and serializes. Pure: the same model gives byte-identical output.
+ * and serializes. `previous` is what the clusters run now (the last render): with it, cordoned,
+ * NotReady and tainted clusters keep what they have, and dynamic division stays steady. Pure: the
+ * same inputs give byte-identical output.
  */
-export function renderFleet(model: FleetModel): RenderResult {
-  const context = renderContext(model);
+export function renderFleet(model: FleetModel, previous?: RenderResult): RenderResult {
+  const context = renderContext(model, previous);
   const destinations = new Map<Resource, Destination>();
   const decisions: WorkloadDecision[] = [];
   // 1. Place every resource its Placements select.
@@ -112,9 +116,11 @@ interface RenderContext {
   readonly selections: ReturnType<typeof indexSelections>;
   readonly interpreterFor: InterpreterLookup;
   readonly profiles: ReadonlyMap<string, Profile>;
+  /** Replicas (1 for objects without replicas) per cluster in the previous render, by identity. */
+  readonly previous: ReadonlyMap<string, Readonly<Record<string, number>>>;
 }
 
-function renderContext(model: FleetModel): RenderContext {
+function renderContext(model: FleetModel, previous: RenderResult | undefined): RenderContext {
   const profiles = new Map<string, Profile>();
   for (const spec of model.fleet?.spec.schedulerProfiles ?? []) {
     const built = buildProfile(spec);
@@ -127,7 +133,26 @@ function renderContext(model: FleetModel): RenderContext {
     selections: indexSelections(model),
     interpreterFor: indexInterpreters(model),
     profiles,
+    previous: previousPlacement(previous),
   };
+}
+
+// What each object had per cluster last time: a workload's replicas, or presence for other objects.
+function previousPlacement(previous: RenderResult | undefined): Map<string, Record<string, number>> {
+  const placement = new Map<string, Record<string, number>>();
+  for (const object of previous?.objects ?? []) {
+    const metadata = object.object.metadata as { name?: string; namespace?: string };
+    const identity = identityOf(
+      groupOf(String(object.object.apiVersion)),
+      String(object.object.kind),
+      metadata.namespace,
+      String(metadata.name),
+    );
+    placement.set(identity, { ...placement.get(identity), [object.cluster]: 1 });
+  }
+  for (const decision of previous?.decisions ?? [])
+    placement.set(decision.identity, { ...decision.decision.clusters });
+  return placement;
 }
 
 // Without observations (this render reads only the repo), every cluster counts as Ready with unknown capacity.
@@ -169,6 +194,7 @@ function placeResource(
     if (!divided || count > 0) clusters.set(name, count);
   }
   const workload = {
+    identity: identityOf(resource.group, resource.kind, resource.namespace, resource.name),
     app: resource.app,
     resource: describeResource(resource),
     placement: placement.metadata.name,
@@ -200,6 +226,9 @@ function schedule(
       replicas,
       placement: placement.spec,
       clusters: context.clusters,
+      current:
+        context.previous.get(identityOf(resource.group, resource.kind, resource.namespace, resource.name)) ??
+        {},
     },
     profile,
   );

@@ -1,0 +1,84 @@
+import { Command, Option } from "commander";
+import { readTreeAtRevision } from "../../git/read-tree.js";
+import { loadFleet } from "../../model/load-fleet.js";
+import { formatValidationReport } from "../../model/summary.js";
+import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
+import { planChange } from "../../plan/plan.js";
+import { formatRenderError } from "../../render/format-render.js";
+import { type RenderResult, renderFleet } from "../../render/render-fleet.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+
+interface PlanOptions {
+  readonly repo: string;
+  readonly base: string;
+  readonly head: string;
+  readonly format: "text" | "markdown" | "json";
+}
+
+const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
+
+/** `gitfleet plan`: what every cluster gets from going from BASE to HEAD; exit 0 no changes, 2 changes, 1 error. */
+export function registerPlan(
+  program: Command,
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+): void {
+  program.addCommand(
+    new Command("plan")
+      .description(
+        "show exactly what each cluster gets from a change: replicas, objects added, changed and removed, with diffs",
+      )
+      .requiredOption("--repo <dir>", "the fleet repo (a work tree or a bare repository)")
+      .requiredOption("--base <rev>", "the revision the clusters run now (branch, tag or commit)")
+      .requiredOption("--head <rev>", "the proposed revision")
+      .addOption(
+        new Option("--format <format>", "output format")
+          .choices(["text", "markdown", "json"])
+          .default("text"),
+      )
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 no changes, 2 changes, 1 the head revision is invalid or cannot be read.",
+      )
+      .action(async (options: PlanOptions) => {
+        setExit(await runPlan(options, output));
+      }),
+  );
+}
+
+async function runPlan(options: PlanOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const read = (rev: string) =>
+    readTreeAtRevision(options.repo, rev).catch((error: unknown) => {
+      throw new CliError(
+        `cannot read ${options.repo} at ${rev}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  const [baseTree, headTree] = await Promise.all([read(options.base), read(options.head)]);
+  // The head must be valid: a plan of an invalid change would promise what cannot be applied.
+  const head = loadFleet(headTree);
+  if (!head.model) {
+    output.err(formatValidationReport(`${options.repo}@${options.head}`, head));
+    return ExitCode.Failed;
+  }
+  // The base is what the clusters run now: the head is rendered on top of it, so cordoned and tainted
+  // clusters keep what they have and dynamic division stays steady, as the controller will do.
+  const base = loadFleet(baseTree);
+  if (!base.model)
+    output.err(`gitfleet: the base revision ${options.base} is invalid; planning against an empty fleet\n`);
+  const baseRender = base.model ? renderFleet(base.model) : EMPTY;
+  const headRender = renderFleet(head.model, baseRender);
+  if (headRender.errors.length > 0) {
+    output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
+    return ExitCode.Failed;
+  }
+  const plan = planChange(baseRender, headRender);
+  const text =
+    options.format === "json"
+      ? `${JSON.stringify(plan, null, 2)}\n`
+      : options.format === "markdown"
+        ? formatPlanMarkdown(plan)
+        : formatPlanText(plan);
+  output.out(text);
+  return plan.changed ? ExitCode.Changes : ExitCode.Ok;
+}

@@ -1,0 +1,43 @@
+import fs from "node:fs";
+import { join } from "node:path";
+import git from "isomorphic-git";
+import type { FileTree } from "../model/file-tree.js";
+
+/**
+ * Reads the fleet repo as it is at a revision, straight from Git objects (no checkout), into a
+ * FileTree — the same shape `readDirectoryTree` gives, so validation, rendering and plans read a
+ * commit exactly as they read a directory. `dir` is a work tree or a bare repository; `revision` is a
+ * branch, a tag, HEAD, or a full or abbreviated commit id.
+ */
+export async function readTreeAtRevision(dir: string, revision: string): Promise<FileTree> {
+  const gitdir = fs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
+  const commit = await resolveCommit(gitdir, revision);
+  const tree = new Map<string, Uint8Array>();
+  await readInto(tree, gitdir, (await git.readCommit({ fs, gitdir, oid: commit })).commit.tree, "");
+  return tree;
+}
+
+async function resolveCommit(gitdir: string, revision: string): Promise<string> {
+  try {
+    return await git.resolveRef({ fs, gitdir, ref: revision });
+  } catch {
+    if (!/^[0-9a-f]{4,40}$/.test(revision)) throw new Error(`unknown revision "${revision}"`);
+    return git.expandOid({ fs, gitdir, oid: revision }).catch(() => {
+      throw new Error(`unknown revision "${revision}"`);
+    });
+  }
+}
+
+async function readInto(
+  tree: Map<string, Uint8Array>,
+  gitdir: string,
+  oid: string,
+  prefix: string,
+): Promise<void> {
+  const { tree: entries } = await git.readTree({ fs, gitdir, oid });
+  for (const entry of entries) {
+    const path = prefix + entry.path;
+    if (entry.type === "tree") await readInto(tree, gitdir, entry.oid, `${path}/`);
+    else if (entry.type === "blob") tree.set(path, (await git.readBlob({ fs, gitdir, oid: entry.oid })).blob);
+  }
+}

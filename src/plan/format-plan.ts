@@ -1,0 +1,111 @@
+import { compareStrings } from "../model/file-tree.js";
+import type { ClusterPlan, DistributionChange, ObjectChange, Plan } from "./plan.js";
+
+/** "web: aws-use1 3 → 2, gcp-euw1 3 → 2" — one workload's replicas per cluster, before → after. */
+export function formatDistribution(change: DistributionChange): string {
+  const clusters = [...new Set([...Object.keys(change.before), ...Object.keys(change.after)])].sort(
+    compareStrings,
+  );
+  const moves = clusters
+    .filter((c) => (change.before[c] ?? 0) !== (change.after[c] ?? 0))
+    .map((c) => `${c} ${change.before[c] ?? 0} → ${change.after[c] ?? 0}`);
+  return `${change.workload} (app ${change.app}): ${moves.join(", ")}`;
+}
+
+function totals(plan: Plan): string {
+  const count = (pick: (c: ClusterPlan) => readonly unknown[]) =>
+    plan.clusters.reduce((n, c) => n + pick(c).length, 0);
+  const n = plan.clusters.length;
+  const frozen = count((c) => c.frozen);
+  const changes = `${count((c) => c.added)} added, ${count((c) => c.changed)} changed, ${count((c) => c.removed)} removed`;
+  return `${n} cluster${n === 1 ? "" : "s"} change: ${changes}${frozen > 0 ? `, ${frozen} workloads frozen` : ""}`;
+}
+
+/** The plan for a terminal: a summary line, distributions, then each cluster's changes with diffs. */
+export function formatPlanText(plan: Plan): string {
+  if (!plan.changed) return "No changes: every cluster gets exactly what it gets now.\n";
+  const lines = [`Plan: ${totals(plan)}`];
+  if (plan.distributions.length > 0)
+    lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
+  for (const cluster of plan.clusters)
+    lines.push("", `cluster ${cluster.cluster}:`, ...clusterLines(cluster));
+  return `${lines.join("\n")}\n`;
+}
+
+function clusterLines(cluster: ClusterPlan): string[] {
+  const secretNote = (change: ObjectChange) => (change.secret ? " (Secret: values not shown)" : "");
+  return [
+    ...cluster.filteredOut.map((f) => `  ! ${f.workload} no longer placed here: ${f.reason}`),
+    ...cluster.frozen.map((f) => `  = ${f.workload} frozen here: ${f.reason}`),
+    ...cluster.added.map((change) => `  + ${change.object}${secretNote(change)}`),
+    ...cluster.removed.map((change) => `  - ${change.object}`),
+    ...cluster.changed.flatMap((change) => [
+      `  ~ ${change.object}${secretNote(change)}`,
+      ...(change.diff ? indent(change.diff, "    ") : []),
+    ]),
+  ];
+}
+
+/**
+ * The plan as a pull-request comment: a summary table first, then the replica moves, then each
+ * cluster's details collapsed, so a change touching fifty clusters stays readable.
+ */
+export function formatPlanMarkdown(plan: Plan): string {
+  if (!plan.changed) return "### gitfleet plan\n\nNo changes: every cluster gets exactly what it gets now.\n";
+  const lines = [
+    "### gitfleet plan",
+    "",
+    totals(plan),
+    "",
+    "| cluster | added | changed | removed | no longer placed | frozen |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const c of plan.clusters) {
+    lines.push(
+      `| ${c.cluster} | ${c.added.length} | ${c.changed.length} | ${c.removed.length} | ${c.filteredOut.length} | ${c.frozen.length} |`,
+    );
+  }
+  if (plan.distributions.length > 0)
+    lines.push(
+      "",
+      "**Replicas**",
+      "",
+      ...plan.distributions.map((d) => `- ${escapeMarkdown(formatDistribution(d))}`),
+    );
+  for (const c of plan.clusters) lines.push("", ...clusterDetails(c));
+  return `${lines.join("\n")}\n`;
+}
+
+function clusterDetails(c: ClusterPlan): string[] {
+  return [
+    `<details><summary><b>${c.cluster}</b>: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed</summary>`,
+    "",
+    ...c.filteredOut.map(
+      (f) => `- ⚠ ${escapeMarkdown(f.workload)} no longer placed here: ${escapeMarkdown(f.reason)}`,
+    ),
+    ...c.frozen.map((f) => `- ❄ ${escapeMarkdown(f.workload)} frozen here: ${escapeMarkdown(f.reason)}`),
+    ...objectLines(c.added, "added"),
+    ...objectLines(c.removed, "removed"),
+    ...c.changed.flatMap((change) => [
+      `- changed: \`${change.object}\`${change.secret ? " (Secret: values not shown)" : ""}`,
+      ...(change.diff ? ["", "```diff", change.diff.trimEnd(), "```", ""] : []),
+    ]),
+    "",
+    "</details>",
+  ];
+}
+
+function objectLines(changes: readonly ObjectChange[], verb: string): string[] {
+  return changes.map((change) => `- ${verb}: \`${change.object}\``);
+}
+
+function indent(text: string, prefix: string): string[] {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => prefix + line);
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/([|*_`<>[\]])/g, "\\$1");
+}

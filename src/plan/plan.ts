@@ -1,0 +1,146 @@
+import { createTwoFilesPatch } from "diff";
+import { compareStrings } from "../model/file-tree.js";
+import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
+
+/** One object that a cluster gains, loses or sees changed. */
+export interface ObjectChange {
+  readonly path: string;
+  /** "Deployment shop/web". */
+  readonly object: string;
+  /** A unified diff of the rendered file; absent for Secrets, whose values are never shown. */
+  readonly diff?: string;
+  readonly secret: boolean;
+}
+
+/** What one cluster gets from the change. */
+export interface ClusterPlan {
+  readonly cluster: string;
+  readonly added: readonly ObjectChange[];
+  readonly changed: readonly ObjectChange[];
+  readonly removed: readonly ObjectChange[];
+  /** Workloads that no longer run here, and the filter that removed the cluster. */
+  readonly filteredOut: readonly WorkloadNote[];
+  /** Workloads that now keep their replicas here but take no new ones (cordon, NotReady, NoSchedule taint). */
+  readonly frozen: readonly WorkloadNote[];
+}
+
+/** A workload and why the scheduler treats the cluster as it does. */
+export interface WorkloadNote {
+  readonly workload: string;
+  readonly reason: string;
+}
+
+/** A workload whose replica distribution changes. */
+export interface DistributionChange {
+  readonly app: string;
+  readonly workload: string;
+  readonly before: Readonly<Record<string, number>>;
+  readonly after: Readonly<Record<string, number>>;
+}
+
+/** The exact per-cluster effect of going from one revision's render to another's. */
+export interface Plan {
+  readonly clusters: readonly ClusterPlan[];
+  readonly distributions: readonly DistributionChange[];
+  readonly changed: boolean;
+}
+
+/**
+ * Compares two renders of the fleet: per cluster, the objects added, changed (with a unified diff)
+ * and removed, and the workloads newly filtered out with the reason; per workload, the replica
+ * distribution before and after. Secrets are reported as changed without a diff. Pure.
+ */
+export function planChange(base: RenderResult, head: RenderResult): Plan {
+  const before = new Map(base.objects.map((o) => [o.path, o]));
+  const after = new Map(head.objects.map((o) => [o.path, o]));
+  const clusters = [...new Set([...before.values(), ...after.values()].map((o) => o.cluster))].sort(
+    compareStrings,
+  );
+  const plans = clusters.map((cluster) => planCluster(cluster, before, after, base, head)).filter(hasChanges);
+  const distributions = distributionChanges(base, head);
+  return { clusters: plans, distributions, changed: plans.length > 0 || distributions.length > 0 };
+}
+
+function planCluster(
+  cluster: string,
+  before: ReadonlyMap<string, RenderedObject>,
+  after: ReadonlyMap<string, RenderedObject>,
+  base: RenderResult,
+  head: RenderResult,
+): ClusterPlan {
+  const paths = [...new Set([...before.keys(), ...after.keys()])]
+    .filter((p) => p.startsWith(`rendered/${cluster}/`))
+    .sort(compareStrings);
+  const added: ObjectChange[] = [];
+  const changed: ObjectChange[] = [];
+  const removed: ObjectChange[] = [];
+  for (const path of paths) {
+    const old = before.get(path);
+    const now = after.get(path);
+    if (old && now && old.text === now.text) continue;
+    if (!old && now) added.push(describeChange(path, now, undefined));
+    else if (old && !now) removed.push(describeChange(path, old, undefined));
+    else if (old && now) changed.push(describeChange(path, now, old));
+  }
+  return { cluster, added, changed, removed, ...schedulingNotes(cluster, base, head) };
+}
+
+function describeChange(path: string, object: RenderedObject, old: RenderedObject | undefined): ObjectChange {
+  const metadata = object.object.metadata as { name?: string; namespace?: string };
+  const name = `${String(object.object.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ""}${String(metadata.name)}`;
+  const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
+  if (old === undefined || secret) return { path, object: name, secret };
+  const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });
+  // Drop the "Index:"/"===" header lines; keep the ---/+++ and hunks.
+  return { path, object: name, secret, diff: diff.split("\n").slice(2).join("\n") };
+}
+
+// Workloads that ran on the cluster and are now filtered out there, or newly frozen there.
+function schedulingNotes(
+  cluster: string,
+  base: RenderResult,
+  head: RenderResult,
+): { filteredOut: WorkloadNote[]; frozen: WorkloadNote[] } {
+  const ranBefore = new Set(
+    base.decisions.filter((d) => (d.decision.clusters[cluster] ?? 0) > 0).map((d) => d.identity),
+  );
+  const frozenBefore = new Set(
+    base.decisions.filter((d) => d.decision.diagnosis.frozen[cluster] !== undefined).map((d) => d.identity),
+  );
+  const filteredOut: WorkloadNote[] = [];
+  const frozen: WorkloadNote[] = [];
+  for (const d of head.decisions) {
+    const removed = d.decision.diagnosis.filtered[cluster];
+    const kept = d.decision.diagnosis.frozen[cluster];
+    if (removed !== undefined && ranBefore.has(d.identity))
+      filteredOut.push({ workload: d.resource, reason: removed });
+    if (kept !== undefined && !frozenBefore.has(d.identity))
+      frozen.push({ workload: d.resource, reason: kept });
+  }
+  return { filteredOut, frozen };
+}
+
+function distributionChanges(base: RenderResult, head: RenderResult): DistributionChange[] {
+  const keyOf = (d: RenderResult["decisions"][number]) => `${d.app}\0${d.resource}`;
+  const before = new Map(base.decisions.map((d) => [keyOf(d), d]));
+  const after = new Map(head.decisions.map((d) => [keyOf(d), d]));
+  const keys = [...new Set([...before.keys(), ...after.keys()])].sort(compareStrings);
+  return keys.flatMap((key) => {
+    const old = before.get(key)?.decision.clusters ?? {};
+    const now = after.get(key)?.decision.clusters ?? {};
+    if (JSON.stringify(old) === JSON.stringify(now)) return [];
+    const decision = after.get(key) ?? before.get(key);
+    return decision ? [{ app: decision.app, workload: decision.resource, before: old, after: now }] : [];
+  });
+}
+
+function hasChanges(plan: ClusterPlan): boolean {
+  return (
+    plan.added.length +
+      plan.changed.length +
+      plan.removed.length +
+      plan.filteredOut.length +
+      plan.frozen.length >
+    0
+  );
+}

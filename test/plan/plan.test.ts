@@ -1,0 +1,127 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * `gitfleet plan` between two commits of a real Git repository (made with the git CLI), compared
+ * byte for byte with reviewed golden files for the changes people make most.
+ */
+const root = fileURLToPath(new URL("../..", import.meta.url));
+let repo: string;
+
+function sh(args: string[]): void {
+  execFileSync("git", ["-c", "user.name=Plan Test", "-c", "user.email=plan@example.com", ...args], {
+    cwd: repo,
+    stdio: "ignore",
+  });
+}
+
+function edit(path: string, change: (text: string) => string): void {
+  const file = join(repo, path);
+  writeFileSync(file, change(readFileSync(file, "utf8")));
+}
+
+function plan(head: string, format = "text") {
+  const result = spawnSync(
+    process.execPath,
+    [
+      join(root, "bin/gitfleet.js"),
+      "plan",
+      "--repo",
+      repo,
+      "--base",
+      "main",
+      "--head",
+      head,
+      "--format",
+      format,
+    ],
+    { encoding: "utf8" },
+  );
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+// Each scenario is a branch off main with one commit.
+const SCENARIOS: Record<string, () => void> = {
+  "weight-change": () =>
+    edit("placements/web.yaml", (t) => t.replace("          weight: 2", "          weight: 3")),
+  "cluster-cordoned": () =>
+    edit("clusters/aws-use1.yaml", (t) =>
+      t.replace("  zone: us-east-1a\n", "  zone: us-east-1a\n  unschedulable: true\n"),
+    ),
+  "image-override": () =>
+    edit("overrides/image-registry.yaml", (t) =>
+      t.replace("ecr-mirror.us-east-1.example.com", "ecr-mirror.us-east-2.example.com"),
+    ),
+  "app-added": () => {
+    mkdirSync(join(repo, "apps/docs"));
+    writeFileSync(
+      join(repo, "apps/docs/docs.yaml"),
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: docs\n  namespace: shop\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: docs}\n  template:\n    metadata:\n      labels: {app: docs}\n    spec:\n      containers:\n        - name: docs\n          image: ghcr.io/example-shop/docs:1.0.0\n",
+    );
+    writeFileSync(
+      join(repo, "placements/docs.yaml"),
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: docs\nspec:\n  apps: [docs]\n  clusterAffinity:\n    clusterNames: [gcp-euw1]\n",
+    );
+  },
+  "app-removed": () => {
+    rmSync(join(repo, "apps/training"), { recursive: true });
+    rmSync(join(repo, "placements/training.yaml"));
+  },
+};
+
+beforeAll(() => {
+  repo = mkdtempSync(join(tmpdir(), "gitfleet-plan-"));
+  cpSync(join(root, "example-repo"), repo, { recursive: true });
+  sh(["init", "-q", "-b", "main"]);
+  sh(["add", "-A"]);
+  sh(["commit", "-q", "-m", "example fleet"]);
+  for (const [name, change] of Object.entries(SCENARIOS)) {
+    sh(["checkout", "-q", "-b", name, "main"]);
+    change();
+    sh(["add", "-A"]);
+    sh(["commit", "-q", "-m", name]);
+  }
+  sh(["checkout", "-q", "main"]);
+});
+afterAll(() => rmSync(repo, { recursive: true, force: true }));
+
+describe("gitfleet plan", () => {
+  it.each(Object.keys(SCENARIOS))("%s (golden)", async (name) => {
+    const { code, stdout, stderr } = plan(name);
+    expect(stderr).toBe("");
+    await expect(stdout).toMatchFileSnapshot(`../golden/plan/${name}.txt`);
+    expect(code).toBe(2);
+  });
+
+  it("renders a pull-request comment in markdown (golden)", async () => {
+    const { code, stdout } = plan("cluster-cordoned", "markdown");
+    await expect(stdout).toMatchFileSnapshot("../golden/plan/cluster-cordoned.md");
+    expect(code).toBe(2);
+  });
+
+  it("prints machine-readable JSON", () => {
+    const { stdout } = plan("weight-change", "json");
+    const parsed = JSON.parse(stdout) as {
+      changed: boolean;
+      distributions: { workload: string; before: object; after: object }[];
+    };
+    expect(parsed.changed).toBe(true);
+    expect(parsed.distributions.map((d) => d.workload)).toEqual(["Deployment shop/web"]);
+  });
+
+  it("exits 0 and says so when nothing changes", () => {
+    const { code, stdout } = plan("main");
+    expect(stdout).toBe("No changes: every cluster gets exactly what it gets now.\n");
+    expect(code).toBe(0);
+  });
+
+  it("exits 1 on an unknown revision", () => {
+    const { code, stderr } = plan("no-such-branch");
+    expect(stderr).toContain('unknown revision "no-such-branch"');
+    expect(code).toBe(1);
+  });
+});
