@@ -4,6 +4,8 @@ import { type FileTree, fileTreeFromText } from "../src/model/file-tree.js";
 export interface FleetSize {
   readonly apps: number;
   readonly clusters: number;
+  /** Place each app on this many named clusters instead of a shard of an eighth of the fleet. */
+  readonly clustersPerApp?: number;
 }
 
 const REGIONS = ["us-east", "us-west", "eu-west", "eu-central", "ap-south"];
@@ -33,7 +35,7 @@ spec:
   zone: ${region}-${c % 3}
 `;
   }
-  for (let a = 0; a < size.apps; a++) Object.assign(files, generateApp(a, size.clusters));
+  for (let a = 0; a < size.apps; a++) Object.assign(files, generateApp(a, size));
   for (const provider of PROVIDERS) {
     files[`overrides/registry-${provider}.yaml`] = `apiVersion: gitfleet.io/v1alpha1
 kind: Override
@@ -63,7 +65,8 @@ spec:
   return fileTreeFromText(files);
 }
 
-function generateApp(a: number, clusters: number): Record<string, string> {
+function generateApp(a: number, size: FleetSize): Record<string, string> {
+  const clusters = size.clusters;
   const name = `app-${String(a).padStart(5, "0")}`;
   const namespace = `team-${a % 50}`;
   const divided = a % 10 === 0;
@@ -146,10 +149,12 @@ metadata:
   name: ${name}
 spec:
   apps: [${name}]
-  clusterAffinity:
-    labelSelector:
-      matchLabels:
-        shard: s${a % 8}
-${scheduling}`,
+${affinity(a, size)}${scheduling}`,
   };
+}
+
+function affinity(a: number, size: FleetSize): string {
+  if (size.clustersPerApp === undefined) return `  clusterAffinity:\n    labelSelector:\n      matchLabels:\n        shard: s${a % 8}\n`;
+  const names = Array.from({ length: size.clustersPerApp }, (_, i) => `cluster-${String((a * 7 + i * 13) % size.clusters).padStart(4, "0")}`);
+  return `  clusterAffinity:\n    clusterNames: [${[...new Set(names)].join(", ")}]\n`;
 }
