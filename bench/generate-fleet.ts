@@ -154,7 +154,11 @@ ${affinity(a, size)}${scheduling}`,
 }
 
 function affinity(a: number, size: FleetSize): string {
-  if (size.clustersPerApp === undefined) return `  clusterAffinity:\n    labelSelector:\n      matchLabels:\n        shard: s${a % 8}\n`;
-  const names = Array.from({ length: size.clustersPerApp }, (_, i) => `cluster-${String((a * 7 + i * 13) % size.clusters).padStart(4, "0")}`);
+  if (size.clustersPerApp === undefined)
+    return `  clusterAffinity:\n    labelSelector:\n      matchLabels:\n        shard: s${a % 8}\n`;
+  const names = Array.from(
+    { length: size.clustersPerApp },
+    (_, i) => `cluster-${String((a * 7 + i * 13) % size.clusters).padStart(4, "0")}`,
+  );
   return `  clusterAffinity:\n    clusterNames: [${[...new Set(names)].join(", ")}]\n`;
 }
