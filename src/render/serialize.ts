@@ -1,6 +1,6 @@
-import { stringify } from "yaml";
 import { compareStrings } from "../model/file-tree.js";
 import type { Json } from "./patch/strategic-merge.js";
+import { emitYaml } from "./yaml-emitter.js";
 
 const LEADING_KEYS = ["apiVersion", "kind", "metadata"];
 const METADATA_KEYS = ["name", "namespace", "labels", "annotations"];
@@ -11,7 +11,7 @@ const METADATA_KEYS = ["name", "namespace", "labels", "annotations"];
  * their order. The same object always gives the same bytes, so an unchanged object makes no diff.
  */
 export function serializeObject(object: Json): string {
-  return stringify(ordered(object, LEADING_KEYS), { lineWidth: 0, version: "1.1" });
+  return emitYaml(ordered(object, LEADING_KEYS));
 }
 
 function ordered(value: Json, leading: readonly string[] = []): Json {
