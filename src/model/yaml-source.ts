@@ -8,6 +8,7 @@ import {
   LineCounter,
   type Node,
   parseAllDocuments,
+  type ScalarTag,
   type Tags,
   visit,
 } from "yaml";
@@ -35,11 +36,27 @@ export interface ParsedFile {
 // Kubernetes reads YAML 1.1 (yes/no/on/off are booleans, 0755 is octal) but keeps timestamps and
 // sexagesimal numbers as strings; match that so a manifest means here what it means to kubectl.
 const kubernetesTags = (tags: Tags): Tags =>
-  tags.filter((tag) =>
-    typeof tag === "string"
-      ? !["timestamp", "intTime", "floatTime"].includes(tag)
-      : tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME",
-  );
+  tags
+    .filter((tag) =>
+      typeof tag === "string"
+        ? !["timestamp", "intTime", "floatTime"].includes(tag)
+        : tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME",
+    )
+    .map(goYamlFloat);
+
+// go-yaml's YAML 1.1 floats need a digit: "e0" and "." are strings to kubectl, while the yaml
+// package reads them as NaN. Its two decimal float tags get go-yaml's patterns.
+const FLOAT_EXP = /^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT_PLAIN = /^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*\.[0-9_]*)$/;
+
+function goYamlFloat(tag: Tags[number]): Tags[number] {
+  if (typeof tag === "string" || tag.tag !== "tag:yaml.org,2002:float" || !(tag.test instanceof RegExp))
+    return tag;
+  // Only scalar tags carry a test pattern, so this is a ScalarTag.
+  const scalar = tag as ScalarTag;
+  if (scalar.format === "EXP") return { ...scalar, test: FLOAT_EXP };
+  return tag.test.test("1.5") ? { ...scalar, test: FLOAT_PLAIN } : tag;
+}
 
 // Aliases can expand exponentially ("billion laughs"); bound them.
 const MAX_ALIAS_COUNT = 1000;

@@ -33,9 +33,21 @@ describe("parsing YAML sources", () => {
   it("reads YAML the way Kubernetes does: 1.1 booleans and octals, timestamps as strings", () => {
     const [doc] = parseSourceFile(
       "k.yaml",
-      encode("a: on\nb: yes\nc: 0755\nd: 2024-01-01\ne: 1:30\nf: n\n"),
+      encode("a: on\nb: yes\nc: 0755\nd: 2024-01-01\ne: 1:30\nf: n\ng: e0\nh: .\ni: 1e3\nj: .5\nk: 1.\n"),
     ).documents;
-    expect(doc?.value).toEqual({ a: true, b: true, c: 493, d: "2024-01-01", e: "1:30", f: false });
+    expect(doc?.value).toEqual({
+      a: true,
+      b: true,
+      c: 493,
+      d: "2024-01-01",
+      e: "1:30",
+      f: false,
+      g: "e0",
+      h: ".",
+      i: 1000,
+      j: 0.5,
+      k: 1,
+    });
   });
 
   it("reports the first invalid UTF-8 byte with its line and column", () => {

@@ -80,6 +80,31 @@ describe("rendering the example fleet", () => {
   });
 });
 
+describe("non-workloads", () => {
+  it("go to the union of the clusters of every Placement that selects them", () => {
+    const placement = (name: string, cluster: string) =>
+      `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ${name}\nspec:\n  apps: [shared]\n  clusterAffinity:\n    clusterNames: [${cluster}]\n`;
+    const result = renderFleet(
+      modelOf(
+        minimalFleetWith({
+          "apps/shared/settings.yaml":
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  MODE: shared\n",
+          "placements/shared-east.yaml": placement("shared-east", "east"),
+          "placements/shared-west.yaml": placement("shared-west", "west"),
+        }),
+      ),
+    );
+    const copies = result.objects.filter((o) => o.path.endsWith("core.ConfigMap.settings.yaml"));
+    expect(copies.map((o) => o.cluster)).toEqual(["east", "west"]);
+    expect(
+      copies.map(
+        (o) =>
+          (o.object.metadata as { annotations: Record<string, string> }).annotations["gitfleet.io/placement"],
+      ),
+    ).toEqual(["shared-east,shared-west", "shared-east,shared-west"]);
+  });
+});
+
 describe("render errors", () => {
   it("names the Override file, rule, cluster and object when an overrider fails, and renders nothing for it", () => {
     const files = {
