@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { clusterFacts, explainAffinityMismatch } from "../../src/model/cluster-affinity.js";
 import { matchesLabelSelector, matchesResourceSelector } from "../../src/model/label-selector.js";
-import type { Cluster, ClusterAffinity, LabelSelector, Resource } from "../../src/model/types.js";
+import type { Cluster, ClusterAffinity, LabelSelector } from "../../src/model/types.js";
+import { WEB_DEPLOYMENT } from "../helpers/resources.js";
 
 const labels = { env: "prod", tier: "onprem" };
 
@@ -102,17 +103,7 @@ describe("cluster affinity", () => {
 });
 
 describe("resource selectors", () => {
-  const web: Resource = {
-    app: "web",
-    apiVersion: "apps/v1",
-    group: "apps",
-    kind: "Deployment",
-    name: "web",
-    namespace: "shop",
-    labels: { tier: "front" },
-    object: {},
-    origin: { file: "apps/web/deployment.yaml", index: 0 },
-  };
+  const web = WEB_DEPLOYMENT;
   it.each([
     ["kind and apiVersion", { apiVersion: "apps/v1", kind: "Deployment" }, true],
     ["other apiVersion", { apiVersion: "apps/v1beta1", kind: "Deployment" }, false],

@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterFacts } from "../../../src/model/cluster-affinity.js";
-import type { Override, Resource } from "../../../src/model/types.js";
+import type { Override } from "../../../src/model/types.js";
 import { applicableRules } from "../../../src/render/override/select-overrides.js";
+import { WEB_DEPLOYMENT } from "../../helpers/resources.js";
 
-const web: Resource = {
-  app: "web",
-  apiVersion: "apps/v1",
-  group: "apps",
-  kind: "Deployment",
-  name: "web",
-  namespace: "shop",
-  labels: { tier: "front" },
-  object: {},
-  origin: { file: "apps/web/deployment.yaml", index: 0 },
-};
+const web = WEB_DEPLOYMENT;
 const east: ClusterFacts = {
   name: "east",
   labels: { env: "prod" },
