@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -93,5 +94,24 @@ describe("gitfleet schedule", () => {
     expect(stderr).toContain(message);
     expect(stdout).toBe("");
     expect(code).toBe(1);
+  });
+});
+
+describe("the README's example", () => {
+  it("gives the decision the README shows", () => {
+    const input = readFileSync(join(root, "docs/examples/schedule-problem.json"), "utf8");
+    const { code, stdout } = schedule(input);
+    expect(JSON.parse(stdout)).toEqual({
+      clusters: { "aws-use1": 4, "idc-east-1": 8 },
+      unschedulable: 0,
+      diagnosis: {
+        summary: "2/3 clusters available: 1 untolerated taint {gpu=true:NoSchedule}",
+        filtered: { "gcp-euw1": "untolerated taint {gpu=true:NoSchedule}" },
+        frozen: {},
+        notSelected: {},
+        selected: ["aws-use1", "idc-east-1"],
+      },
+    });
+    expect(code).toBe(0);
   });
 });
