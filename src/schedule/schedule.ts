@@ -11,6 +11,7 @@ import type {
   ScoredCandidate,
   SelectPlugin,
 } from "./framework.js";
+import { estimateTable, remember, verdictTable } from "./memo.js";
 import { DEFAULT_PROFILE } from "./profile.js";
 import type { ClusterState, ScheduleDecision, SchedulingProblem } from "./types.js";
 
@@ -135,49 +136,6 @@ function runFilters(context: SchedulingContext, subject: FilterSubject, profile:
     frozen ??= result.reason;
   }
   return frozen === undefined ? PASSED : { frozen };
-}
-
-// Verdicts of workload-independent filters depend only on the Placement and the cluster states, and a
-// reconcile schedules many workloads with one Placement against one list of cluster states: remember
-// them per (profile, Placement spec, cluster list), in weak maps so nothing outlives its inputs.
-const verdictTables = new WeakMap<
-  Profile,
-  WeakMap<object, WeakMap<readonly ClusterState[], (FilterResult | undefined)[]>>
->();
-
-function verdictTable(
-  profile: Profile,
-  placement: object,
-  clusters: readonly ClusterState[],
-): (FilterResult | undefined)[] {
-  const byPlacement = verdictTables.get(profile) ?? new WeakMap();
-  verdictTables.set(profile, byPlacement);
-  const byClusters = byPlacement.get(placement) ?? new WeakMap();
-  byPlacement.set(placement, byClusters);
-  const table =
-    byClusters.get(clusters) ?? new Array<FilterResult | undefined>(clusters.length * profile.filter.length);
-  byClusters.set(clusters, table);
-  return table;
-}
-
-// Node-level estimates per cluster list and pod shape: every workload of a reconcile sees the same nodes.
-const estimateTables = new WeakMap<readonly ClusterState[], Map<string, (number | undefined)[]>>();
-
-function estimateTable(clusters: readonly ClusterState[], podKey: string): (number | undefined)[] {
-  const byShape = estimateTables.get(clusters) ?? new Map<string, (number | undefined)[]>();
-  estimateTables.set(clusters, byShape);
-  const table = byShape.get(podKey) ?? new Array<number | undefined>(clusters.length);
-  byShape.set(podKey, table);
-  return table;
-}
-
-// The remembered value in a table slot, computed on first use.
-function remember<T>(table: (T | undefined)[], slot: number, compute: () => T): T {
-  const known = table[slot];
-  if (known !== undefined) return known;
-  const result = compute();
-  table[slot] = result;
-  return result;
 }
 
 function rankCandidates(
