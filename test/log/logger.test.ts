@@ -38,4 +38,20 @@ describe("the logger", () => {
       name: "gitfleet",
     });
   });
+
+  it("redacts at any depth and in any letter case, and survives cycles", () => {
+    const { lines, logger } = capture();
+    const deep: Record<string, unknown> = {
+      a: { b: { c: { d: { Password: FAKE_PASSWORD, items: [{ TOKEN: FAKE_TOKEN }] } } } },
+    };
+    deep.self = deep;
+    logger.info({ deep, headers: { "X-Hub-Signature-256": `sha256=${FAKE_TOKEN}` } }, "webhook");
+    const text = lines.join("");
+    expect(text).not.toContain(FAKE_TOKEN);
+    expect(text).not.toContain(FAKE_PASSWORD);
+    expect(JSON.parse(lines[0] ?? "{}").deep.a.b.c.d).toEqual({
+      Password: "[redacted]",
+      items: [{ TOKEN: "[redacted]" }],
+    });
+  });
 });
