@@ -17,14 +17,31 @@ export async function readTreeAtRevision(dir: string, revision: string): Promise
   return tree;
 }
 
+// A name (branch, tag, remote-tracking branch, HEAD or commit id) with optional first-parent steps:
+// "main~2", "HEAD^", "v1.2^^".
 async function resolveCommit(gitdir: string, revision: string): Promise<string> {
+  const match = /^(.+?)((?:~[0-9]*|\^)*)$/.exec(revision);
+  const name = match?.[1] ?? revision;
+  let oid = await resolveName(gitdir, name).catch(() => {
+    throw new Error(`unknown revision "${revision}"`);
+  });
+  for (const step of (match?.[2] ?? "").match(/~[0-9]*|\^/g) ?? []) {
+    const count = step === "^" || step === "~" ? 1 : Number(step.slice(1));
+    for (let i = 0; i < count; i++) {
+      const [parent] = (await git.readCommit({ fs, gitdir, oid })).commit.parent;
+      if (parent === undefined) throw new Error(`revision "${revision}" goes past the first commit`);
+      oid = parent;
+    }
+  }
+  return oid;
+}
+
+async function resolveName(gitdir: string, name: string): Promise<string> {
   try {
-    return await git.resolveRef({ fs, gitdir, ref: revision });
-  } catch {
-    if (!/^[0-9a-f]{4,40}$/.test(revision)) throw new Error(`unknown revision "${revision}"`);
-    return git.expandOid({ fs, gitdir, oid: revision }).catch(() => {
-      throw new Error(`unknown revision "${revision}"`);
-    });
+    return await git.resolveRef({ fs, gitdir, ref: name });
+  } catch (error) {
+    if (!/^[0-9a-f]{4,40}$/.test(name)) throw error;
+    return git.expandOid({ fs, gitdir, oid: name });
   }
 }
 
