@@ -1,4 +1,5 @@
 import { STRING_FORMATS } from "./formats.js";
+import { valueAt } from "./json.js";
 import type { Problem } from "./problem.js";
 import { fromJsonPointer } from "./problem.js";
 import type { SchemaError } from "./schemas.js";
@@ -123,15 +124,6 @@ export function describe(value: unknown): string {
   if (typeof value === "string")
     return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   return String(value);
-}
-
-function valueAt(root: unknown, segments: readonly string[]): unknown {
-  let node = root;
-  for (const segment of segments) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return node;
 }
 
 function escapePointer(segment: string): string {

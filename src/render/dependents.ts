@@ -1,4 +1,4 @@
-import type { Json } from "./patch/strategic-merge.js";
+import { asList, asMap, type Json } from "../model/json.js";
 
 /** The objects a pod spec refers to, which follow its workload to every cluster it runs in. */
 export interface PodReferences {
@@ -7,8 +7,6 @@ export interface PodReferences {
   readonly persistentVolumeClaims: readonly string[];
   readonly serviceAccounts: readonly string[];
 }
-
-type JsonMap = { [key: string]: Json };
 
 /**
  * Finds what a pod spec references, as Karmada's dependency interpreter and KubeAdmiral's followers
@@ -63,12 +61,4 @@ function addName(names: Set<string>, name: Json | undefined): void {
 
 function sorted(names: Set<string>): string[] {
   return [...names].sort();
-}
-
-function asMap(value: Json | undefined): JsonMap {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
-}
-
-function asList(value: Json | undefined): Json[] {
-  return Array.isArray(value) ? value : [];
 }

@@ -1,5 +1,6 @@
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
+import { type Json, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, groupOf, isWorkloadKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
@@ -9,10 +10,7 @@ import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
 import { scheduleWorkload } from "../schedule/schedule.js";
 import type { ClusterState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
-import type { Json } from "./patch/strategic-merge.js";
 import type { RenderResult, WorkloadDecision } from "./render-fleet.js";
-
-type JsonMap = { [key: string]: Json };
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
 // non-workloads on the union of their Placements' clusters, dependents wherever their workloads run.
@@ -212,11 +210,3 @@ function podTemplateOf(resource: Resource, interpreterFor: InterpreterLookup): J
 }
 
 /** The value at a path of field names in a JSON value, if there is one. */
-function valueAt(root: Json, path: readonly string[]): Json | undefined {
-  let node: Json | undefined = root;
-  for (const segment of path) {
-    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
-    node = node[segment];
-  }
-  return node;
-}

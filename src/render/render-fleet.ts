@@ -1,5 +1,6 @@
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
+import type { JsonMap } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
@@ -9,7 +10,6 @@ import { renderedPath } from "./naming.js";
 import { applyOverriders } from "./override/apply-overriders.js";
 import { applicableRules } from "./override/select-overrides.js";
 import { schemaFor } from "./patch/patch-schema.js";
-import type { Json } from "./patch/strategic-merge.js";
 import {
   type Destination,
   followDependents,
@@ -21,8 +21,6 @@ import { divideJobCompletions, writeReplicas } from "./replicas.js";
 import { redactSecretValues } from "./secrets.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
-
-type JsonMap = { [key: string]: Json };
 
 /** One object as one cluster gets it. */
 export interface RenderedObject {

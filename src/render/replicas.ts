@@ -1,10 +1,8 @@
+import type { Json, JsonMap } from "../model/json.js";
 import type { GroupKind } from "../model/kinds.js";
 import type { ResourceInterpreter } from "../model/types.js";
 import type { NameOrder } from "../schedule/division/fnv.js";
 import { dealByWebster } from "../schedule/division/webster.js";
-import type { Json } from "./patch/strategic-merge.js";
-
-type JsonMap = { [key: string]: Json };
 
 const REPLICAS_FIELD: ReadonlyMap<GroupKind, readonly string[]> = new Map([
   ["apps/Deployment", ["spec", "replicas"]],

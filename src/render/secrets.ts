@@ -1,12 +1,10 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { compareStrings } from "../model/file-tree.js";
-import type { Json } from "./patch/strategic-merge.js";
+import type { JsonMap } from "../model/json.js";
 
 /** The annotation that replaces a Secret's values in the rendered tree. */
 export const SECRET_DIGEST_ANNOTATION = "gitfleet.io/secret-digest";
-
-type JsonMap = { [key: string]: Json };
 
 /**
  * Removes a Secret's values (`data`, `stringData`) from its rendered form and records a digest of

@@ -1,6 +1,4 @@
-import type { Json } from "./patch/strategic-merge.js";
-
-type JsonMap = { [key: string]: Json };
+import { asMap, type JsonMap } from "../model/json.js";
 
 /** The label every object gitfleet manages carries, and what pruning relies on. */
 export const MANAGED_BY = { key: "app.kubernetes.io/managed-by", value: "gitfleet" } as const;
@@ -24,8 +22,4 @@ export function withTracking(object: JsonMap, app: string, placements: readonly 
       annotations: { ...asMap(metadata.annotations), [PLACEMENT_ANNOTATION]: placements.join(",") },
     },
   };
-}
-
-function asMap(value: Json | undefined): JsonMap {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
 }

@@ -1,4 +1,4 @@
-import type { Json } from "./patch/strategic-merge.js";
+import { isJsonMap as isMap, type Json } from "../model/json.js";
 
 /**
  * A small YAML emitter for JSON data, written for speed and byte-stability (the `yaml` package's
@@ -90,8 +90,4 @@ function plainOrQuoted(text: string): string {
   if (plain && !text.includes(": ") && !text.includes(" #") && !text.endsWith(" ") && !text.endsWith(":"))
     return text;
   return JSON.stringify(text);
-}
-
-function isMap(value: Json): value is { [key: string]: Json } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { asList, asMap, valueAt } from "../model/json.js";
 import { matchesRequirement } from "../model/label-selector.js";
 import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
 import type { Labels, Toleration } from "../model/types.js";
@@ -117,28 +118,31 @@ function fitsPlacement(node: NodeState, pod: PodRequirements): boolean {
  * containers' sum and the largest init container, per resource, plus pod overhead.
  */
 export function podRequirements(podTemplate: unknown): PodRequirements {
-  const spec = recordAt(podTemplate, "spec");
+  const spec = asMap(valueAt(podTemplate, ["spec"]));
   const sum = new Map<string, number>();
-  for (const container of listAt(spec, "containers")) addInto(sum, requestsOf(container), (a, b) => a + b);
-  for (const container of listAt(spec, "initContainers")) addInto(sum, requestsOf(container), Math.max);
-  addInto(sum, parseList(recordAt(spec, "overhead")), (a, b) => a + b);
-  const affinity = recordAt(
-    recordAt(recordAt(spec, "affinity"), "nodeAffinity"),
+  for (const container of asList(valueAt(spec, ["containers"])))
+    addInto(sum, requestsOf(container), (a, b) => a + b);
+  for (const container of asList(valueAt(spec, ["initContainers"])))
+    addInto(sum, requestsOf(container), Math.max);
+  addInto(sum, parseList(asMap(valueAt(spec, ["overhead"]))), (a, b) => a + b);
+  const affinity = valueAt(spec, [
+    "affinity",
+    "nodeAffinity",
     "requiredDuringSchedulingIgnoredDuringExecution",
-  );
+  ]);
   const requirements = {
     requests: sum,
-    tolerations: listAt(spec, "tolerations") as Toleration[],
-    nodeSelector: recordAt(spec, "nodeSelector") as Labels,
-    nodeAffinityTerms: listAt(affinity, "nodeSelectorTerms").map(
-      (term) => listAt(term, "matchExpressions") as NodeSelectorRequirement[],
+    tolerations: asList(valueAt(spec, ["tolerations"])) as unknown as Toleration[],
+    nodeSelector: asMap(valueAt(spec, ["nodeSelector"])) as Labels,
+    nodeAffinityTerms: asList(valueAt(affinity, ["nodeSelectorTerms"])).map(
+      (term) => asList(valueAt(term, ["matchExpressions"])) as unknown as NodeSelectorRequirement[],
     ),
   };
   return { ...requirements, key: podKey(requirements) };
 }
 
 function requestsOf(container: unknown): Map<string, number> {
-  return parseList(recordAt(recordAt(container, "resources"), "requests"));
+  return parseList(asMap(valueAt(container, ["resources", "requests"])));
 }
 
 function parseList(list: Record<string, unknown>): Map<string, number> {
@@ -156,19 +160,4 @@ function addInto(
   combine: (a: number, b: number) => number,
 ): void {
   for (const [resource, value] of source) target.set(resource, combine(target.get(resource) ?? 0, value));
-}
-
-// Defensive readers: a pod template is user input and may be any shape.
-function recordAt(value: unknown, key: string): Record<string, unknown> {
-  const child =
-    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof child === "object" && child !== null && !Array.isArray(child)
-    ? (child as Record<string, unknown>)
-    : {};
-}
-
-function listAt(value: unknown, key: string): unknown[] {
-  const child =
-    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return Array.isArray(child) ? child : [];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Json } from "../../src/model/json.js";
 import type { ResourceInterpreter } from "../../src/model/types.js";
-import type { Json } from "../../src/render/patch/strategic-merge.js";
 import { divideJobCompletions, writeReplicas } from "../../src/render/replicas.js";
 
 const cloneSetInterpreter: ResourceInterpreter = {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { Json } from "../../src/render/patch/strategic-merge.js";
+import type { Json } from "../../src/model/json.js";
 
 /**
  * Random Deployments, StatefulSets, Services and Pods, and random strategic merge patches over

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Json } from "../../src/model/json.js";
 import { schemaFor } from "../../src/render/patch/patch-schema.js";
-import { applyStrategicMergePatch, type Json } from "../../src/render/patch/strategic-merge.js";
+import { applyStrategicMergePatch } from "../../src/render/patch/strategic-merge.js";
 import { objectArb, patchArb } from "./smp-generators.js";
 
 /**

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Json } from "../../src/model/json.js";
 import { parseSourceFile } from "../../src/model/yaml-source.js";
-import type { Json } from "../../src/render/patch/strategic-merge.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
 
 // Read back the way gitfleet and kubectl read YAML (1.1, no timestamps).

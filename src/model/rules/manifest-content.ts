@@ -1,4 +1,5 @@
 import { indexInterpreters } from "../interpreter-index.js";
+import { valueAt } from "../json.js";
 import { groupKind, podSpecPath } from "../kinds.js";
 import { matchesLabelSelector } from "../label-selector.js";
 import { isQuantity, parseQuantity } from "../quantity.js";
@@ -143,14 +144,4 @@ function isLabelSelectorShape(value: unknown): value is LabelSelector {
             (Array.isArray(e.values) && e.values.every((v) => typeof v === "string"))),
       ));
   return labelsOk && expressionsOk;
-}
-
-function valueAt(root: unknown, path: Path): unknown {
-  let node = root;
-  for (const segment of path) {
-    if (Array.isArray(node)) node = node[Number(segment)];
-    else if (isRecord(node)) node = node[String(segment)];
-    else return undefined;
-  }
-  return node;
 }

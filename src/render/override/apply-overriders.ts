@@ -1,10 +1,9 @@
+import { isJsonMap as isMap, type Json, type JsonMap, valueAt } from "../../model/json.js";
 import type { CommandArgsOverrider, MetadataMapOverrider, Overriders } from "../../model/types.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import type { MapSchema } from "../patch/patch-schema.js";
-import { applyStrategicMergePatch, type Json, type PatchResult } from "../patch/strategic-merge.js";
+import { applyStrategicMergePatch, type PatchResult } from "../patch/strategic-merge.js";
 import { changeImage, type ImageChange } from "./image-overrider.js";
-
-type JsonMap = { [key: string]: Json };
 
 /** What the overriders need to know about the object they change. */
 export interface OverrideTarget {
@@ -130,23 +129,9 @@ function pointerSegments(pointer: string): string[] {
     .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
-function valueAt(root: Json, path: readonly (string | number)[]): Json | undefined {
-  let node: Json | undefined = root;
-  for (const segment of path) {
-    if (Array.isArray(node)) node = node[Number(segment)];
-    else if (isMap(node)) node = node[String(segment)];
-    else return undefined;
-  }
-  return node;
-}
-
 function setAt(root: JsonMap, path: readonly (string | number)[], value: Json): void {
   const parent = valueAt(root, path.slice(0, -1));
   const last = path.at(-1);
   if (Array.isArray(parent)) parent[Number(last)] = value;
   else if (isMap(parent) && last !== undefined) parent[String(last)] = value;
-}
-
-function isMap(value: Json | undefined): value is JsonMap {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import fastJsonPatch from "fast-json-patch";
+import type { Json } from "../../model/json.js";
 import type { JsonPatchOperation } from "../../model/types.js";
-import type { Json, PatchResult } from "./strategic-merge.js";
+import type { PatchResult } from "./strategic-merge.js";
 
 /**
  * Applies an RFC 6902 JSON patch (all six operations) with fast-json-patch, validating every

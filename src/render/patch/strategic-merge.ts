@@ -1,8 +1,7 @@
+import { asList, isJsonMap as isMap, type Json, type JsonMap } from "../../model/json.js";
 import type { FieldSchema, ListSchema, MapSchema } from "./patch-schema.js";
 
 /** A JSON value. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonMap = { [key: string]: Json };
 
 /** The patched object, or why the patch cannot be applied. */
 export type PatchResult =
@@ -338,10 +337,6 @@ function isListOfMaps(original: Json[], patch: Json[]): boolean {
   return isMap(first ?? null);
 }
 
-function asList(value: Json | undefined): Json[] {
-  return Array.isArray(value) ? value : [];
-}
-
 /**
  * A patch value for a field the original lacks, as kubectl leaves it (checked against kubectl 1.32):
  * nulls have nothing to delete and are dropped, and a mapping that carries a `$patch` directive has
@@ -369,10 +364,6 @@ function typeOf(value: Json): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "list";
   return typeof value;
-}
-
-function isMap(value: Json | undefined): value is JsonMap {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function clone<T extends Json>(value: T): T {
