@@ -9,7 +9,7 @@ import { createReporter, type Reporter } from "./reporter.js";
 import { runRules } from "./rules/index.js";
 import { indexSelections } from "./selection-index.js";
 import type { App, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
-import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
+import { type ParsedFile, parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 /** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
 export interface LoadResult {
@@ -25,13 +25,20 @@ export interface LoadResult {
 export type DeclaredNames = ReadonlyMap<GitfleetKind, ReadonlySet<string>>;
 
 /**
+ * Parsed files from earlier loads, by path: a long-running controller passes the same cache to every
+ * load so that only files whose bytes changed are parsed again (parsing is most of a load's cost).
+ * A memo, not state: a load with a cache gives exactly what a load without one gives.
+ */
+export type ParseCache = Map<string, { readonly bytes: Uint8Array; readonly parsed: ParsedFile }>;
+
+/**
  * Loads and validates a fleet repo tree. Pure: the same tree always gives the same result, and no
  * input makes it throw — every defect becomes a problem with file, line and column.
  */
-export function loadFleet(tree: FileTree): LoadResult {
+export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
   const reporter = createReporter();
   // 1. Parse every file the layout knows about; YAML and encoding errors become problems.
-  const parsed = parseTree(tree, reporter);
+  const parsed = parseTree(tree, reporter, cache);
   // 2. Read gitfleet objects against their schemas.
   const objects: CheckedObject[] = [];
   const declared = new Map<GitfleetKind, Set<string>>();
@@ -68,7 +75,7 @@ interface ParsedTree {
   readonly fileCount: number;
 }
 
-function parseTree(tree: FileTree, reporter: Reporter): ParsedTree {
+function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undefined): ParsedTree {
   const out = { gitfleet: [], appDefinitions: [], manifests: [], appNames: new Set<string>(), fileCount: 0 };
   for (const path of sortedPaths(tree)) {
     const role = classifyPath(path);
@@ -79,7 +86,7 @@ function parseTree(tree: FileTree, reporter: Reporter): ParsedTree {
       reporter.problems.push({ ...problem, severity: "warning", code: "UNUSED_FILE" });
       continue;
     }
-    const { documents, problems } = parseSourceFile(path, tree.get(path) ?? new Uint8Array());
+    const { documents, problems } = parseCached(path, tree.get(path) ?? new Uint8Array(), cache);
     reporter.problems.push(...problems);
     for (const source of documents) {
       reporter.register(source);
@@ -87,7 +94,27 @@ function parseTree(tree: FileTree, reporter: Reporter): ParsedTree {
     }
     if (role.role !== "gitfleet") out.appNames.add(role.app);
   }
+  if (cache) forgetRemoved(cache, tree);
   return out;
+}
+
+function forgetRemoved(cache: ParseCache, tree: FileTree): void {
+  for (const path of cache.keys()) if (!tree.has(path)) cache.delete(path);
+}
+
+function parseCached(path: string, bytes: Uint8Array, cache: ParseCache | undefined): ParsedFile {
+  const hit = cache?.get(path);
+  if (hit && sameBytes(hit.bytes, bytes)) return hit.parsed;
+  const parsed = parseSourceFile(path, bytes);
+  cache?.set(path, { bytes, parsed });
+  return parsed;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function addDocument(

@@ -99,7 +99,8 @@ export function placeResource(
   const placement = [...placements].sort(
     (a, b) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0),
   )[0] as Placement;
-  const decision = schedule(context, resource, placement, readReplicas(resource, context.interpreterFor));
+  const replicas = readReplicas(resource, context.interpreterFor);
+  const decision = schedule(context, resource, placement, replicas);
   const divided =
     placement.spec.replicaScheduling !== undefined &&
     (placement.spec.replicaScheduling.type ?? "Divided") === "Divided";
@@ -113,6 +114,7 @@ export function placeResource(
     app: resource.app,
     resource: describeResource(resource),
     placement: placement.metadata.name,
+    replicas,
     decision,
   };
   return { destination: { clusters, placements: new Set([placement.metadata.name]) }, decision: workload };
@@ -175,7 +177,17 @@ function dependentsOf(
   resource: Resource,
   byIdentity: ReadonlyMap<string, Resource>,
 ): Resource[] {
-  const path = podSpecPath(groupKind(resource.group, resource.kind), context.interpreterFor(resource));
+  return referencedIdentities(resource, context.interpreterFor).flatMap(
+    (identity) => byIdentity.get(identity) ?? [],
+  );
+}
+
+/**
+ * The identities (group/kind/namespace/name) of the ConfigMaps, Secrets, PVCs and ServiceAccounts a
+ * workload's pod spec references; none for objects without a pod spec.
+ */
+export function referencedIdentities(resource: Resource, interpreterFor: InterpreterLookup): string[] {
+  const path = podSpecPath(groupKind(resource.group, resource.kind), interpreterFor(resource));
   if (path === undefined) return [];
   const references = findPodReferences(valueAt(resource.object as Json, path));
   const wanted: [string, readonly string[]][] = [
@@ -185,11 +197,12 @@ function dependentsOf(
     ["ServiceAccount", references.serviceAccounts],
   ];
   return wanted.flatMap(([kind, names]) =>
-    names.flatMap((name) => byIdentity.get(identityOf("", kind, resource.namespace, name)) ?? []),
+    names.map((name) => identityOf("", kind, resource.namespace, name)),
   );
 }
 
-function identityOf(group: string, kind: string, namespace: string | undefined, name: string): string {
+/** The identity of an object across renders: group/kind/namespace/name. */
+export function identityOf(group: string, kind: string, namespace: string | undefined, name: string): string {
   return `${group}/${kind}/${namespace ?? ""}/${name}`;
 }
 

@@ -40,12 +40,15 @@ export interface WorkloadDecision {
   readonly app: string;
   readonly resource: string;
   readonly placement: string;
+  /** The replicas the template asks for: the total a Divided workload splits, or what each cluster gets when Duplicated. */
+  readonly replicas: number;
   readonly decision: ScheduleDecision;
 }
 
 /** An object that could not be rendered for a cluster, naming the Override file and rule when one failed. */
 export interface RenderError {
   readonly cluster: string;
+  readonly app: string;
   readonly resource: string;
   readonly file: string;
   readonly rule?: number;
@@ -67,13 +70,31 @@ export interface RenderResult {
  * and serializes. `previous` is what the clusters run now (the last render): with it, cordoned,
  * NotReady and tainted clusters keep what they have, and dynamic division stays steady. Pure: the
  * same inputs give byte-identical output.
+ *
+ * With `scope`, only the apps it names are rendered again and every other app keeps what `previous`
+ * has for it — the reconcile loop's incremental render. The caller answers for the scope being
+ * closed: every app whose output can differ from `previous` must be in it (see affected-apps.ts).
  */
-export function renderFleet(model: FleetModel, previous?: RenderResult): RenderResult {
+export function renderFleet(
+  model: FleetModel,
+  previous?: RenderResult,
+  scope?: ReadonlySet<string>,
+): RenderResult {
+  const fresh = renderApps(model, previous, scope);
+  return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
+}
+
+function renderApps(
+  model: FleetModel,
+  previous: RenderResult | undefined,
+  scope: ReadonlySet<string> | undefined,
+): RenderResult {
   const context = renderContext(model, previous);
   const destinations = new Map<Resource, Destination>();
   const decisions: WorkloadDecision[] = [];
   // 1. Place every resource its Placements select.
-  for (const resource of model.apps.flatMap((app) => app.resources)) {
+  const apps = scope ? model.apps.filter((app) => scope.has(app.name)) : model.apps;
+  for (const resource of apps.flatMap((app) => app.resources)) {
     const placed = placeResource(context, resource);
     if (!placed) continue;
     destinations.set(resource, placed.destination);
@@ -81,7 +102,18 @@ export function renderFleet(model: FleetModel, previous?: RenderResult): RenderR
   }
   // 2. Dependents follow their workloads.
   followDependents(context, destinations);
+  if (scope)
+    for (const resource of destinations.keys()) if (!scope.has(resource.app)) destinations.delete(resource);
   // 3. Render each resource for each of its clusters.
+  const { objects, errors } = renderDestinations(context, destinations);
+  objects.sort((a, b) => compareStrings(a.path, b.path));
+  return { objects, decisions, errors: errors.sort(compareErrors) };
+}
+
+function renderDestinations(
+  context: RenderContext,
+  destinations: ReadonlyMap<Resource, Destination>,
+): { objects: RenderedObject[]; errors: RenderError[] } {
   const objects: RenderedObject[] = [];
   const errors: RenderError[] = [];
   for (const [resource, destination] of destinations) {
@@ -98,8 +130,37 @@ export function renderFleet(model: FleetModel, previous?: RenderResult): RenderR
       else objects.push(rendered);
     }
   }
-  objects.sort((a, b) => compareStrings(a.path, b.path));
-  return { objects, decisions, errors };
+  return { objects, errors };
+}
+
+// The apps outside the scope keep their previous output; the result is ordered as a full render's.
+function mergeOutsideScope(
+  model: FleetModel,
+  previous: RenderResult,
+  fresh: RenderResult,
+  scope: ReadonlySet<string>,
+): RenderResult {
+  const outside = <T extends { readonly app: string }>(list: readonly T[]) =>
+    list.filter((x) => !scope.has(x.app));
+  const appOrder = new Map(model.apps.map((app, index) => [app.name, index]));
+  const decisions = [...outside(previous.decisions), ...fresh.decisions].sort(
+    (a, b) => (appOrder.get(a.app) ?? -1) - (appOrder.get(b.app) ?? -1),
+  );
+  return {
+    objects: [...outside(previous.objects), ...fresh.objects].sort((a, b) => compareStrings(a.path, b.path)),
+    decisions,
+    errors: [...outside(previous.errors), ...fresh.errors].sort(compareErrors),
+  };
+}
+
+/** The order of render errors: by app, resource, cluster and file. */
+export function compareErrors(a: RenderError, b: RenderError): number {
+  return (
+    compareStrings(a.app, b.app) ||
+    compareStrings(a.resource, b.resource) ||
+    compareStrings(a.cluster, b.cluster) ||
+    compareStrings(a.file, b.file)
+  );
 }
 
 function jobCompletions(resource: Resource, destination: Destination): Map<string, number> {
@@ -145,6 +206,7 @@ function renderForCluster(
     if (!result.ok) {
       const error = {
         cluster,
+        app: resource.app,
         resource: describeResource(resource),
         file: rule.override.origin.file,
         rule: rule.ruleIndex,

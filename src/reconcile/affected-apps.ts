@@ -1,0 +1,116 @@
+import { classifyPath } from "../model/classify.js";
+import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
+import { selectsResource } from "../model/label-selector.js";
+import type { FleetModel, Resource } from "../model/types.js";
+import { identityOf, referencedIdentities } from "../render/place-resources.js";
+
+/** Every app must be rendered again. */
+export const ALL = "all";
+
+/** The apps whose rendered output a change can alter, or ALL. */
+export type Affected = ReadonlySet<string> | typeof ALL;
+
+/**
+ * Which apps a change between two valid revisions of the fleet can render differently: an app's own
+ * files; the apps a changed Placement or Override selects, before or after the change; every app when
+ * a Cluster, fleet.yaml or a ResourceInterpreter changes (they feed every scheduling decision); and,
+ * closed over, the apps that share ConfigMaps, Secrets, PVCs or ServiceAccounts with an affected app
+ * (a dependent goes wherever the workloads that reference it go, across apps).
+ *
+ * FederatedHPA, CronScale and Migration files change no rendered object today; when the renderer
+ * starts reading one of them, it must be added here — the incremental-equals-full property test edits
+ * them to catch exactly that. Pure.
+ */
+export function affectedApps(
+  changedPaths: readonly string[],
+  before: FleetModel,
+  after: FleetModel,
+): Affected {
+  const affected = new Set<string>();
+  for (const path of changedPaths) if (addAffected(affected, path, before, after) === ALL) return ALL;
+  return closeOverDependents(affected, before, after);
+}
+
+function addAffected(affected: Set<string>, path: string, before: FleetModel, after: FleetModel): Affected {
+  const role = classifyPath(path);
+  if (role.role === "app-definition" || role.role === "manifest") affected.add(role.app);
+  if (role.role !== "gitfleet") return affected;
+  const kind = path.split("/")[0];
+  if (kind === "clusters" || kind === "interpreters" || path === "fleet.yaml") return ALL;
+  if (kind === "placements" || kind === "overrides")
+    for (const model of [before, after]) for (const app of appsSelectedFrom(model, path)) affected.add(app);
+  return affected;
+}
+
+// The apps whose resources the Placements and Overrides defined in one file select.
+function appsSelectedFrom(model: FleetModel, file: string): Set<string> {
+  const selections = [...model.placements, ...model.overrides]
+    .filter((object) => object.origin.file === file)
+    .map((object) => object.spec);
+  const apps = new Set<string>();
+  if (selections.length === 0) return apps;
+  for (const app of model.apps)
+    if (
+      app.resources.some((resource) => selections.some((selection) => selectsResource(selection, resource)))
+    )
+      apps.add(app.name);
+  return apps;
+}
+
+// Adds, until nothing more is added, every app linked to an affected app by a pod reference in
+// either revision. References stay inside a namespace, so only the affected apps' namespaces are read.
+function closeOverDependents(affected: Set<string>, before: FleetModel, after: FleetModel): Set<string> {
+  const links = [before, after].map(referenceLinks);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const link of links)
+      for (const app of [...affected])
+        for (const linked of link(app))
+          if (!affected.has(linked)) {
+            affected.add(linked);
+            grew = true;
+          }
+  }
+  return affected;
+}
+
+// For a model, the apps linked to an app: those owning what its workloads reference, and those whose
+// workloads reference what it owns.
+function referenceLinks(model: FleetModel): (app: string) => ReadonlySet<string> {
+  const interpreterFor = indexInterpreters(model);
+  const namespaces = new Map<string, Resource[]>();
+  for (const resource of model.apps.flatMap((app) => app.resources)) {
+    const list = namespaces.get(resource.namespace ?? "");
+    if (list) list.push(resource);
+    else namespaces.set(resource.namespace ?? "", [resource]);
+  }
+  const byApp = new Map(model.apps.map((app) => [app.name, app.resources]));
+  const memo = new Map<string, ReadonlySet<string>>();
+  return (app) => {
+    const known = memo.get(app) ?? linksOf(app, byApp.get(app) ?? [], namespaces, interpreterFor);
+    memo.set(app, known);
+    return known;
+  };
+}
+
+function linksOf(
+  app: string,
+  mine: readonly Resource[],
+  namespaces: ReadonlyMap<string, readonly Resource[]>,
+  interpreterFor: InterpreterLookup,
+): Set<string> {
+  const linked = new Set<string>();
+  const myIdentities = new Set(mine.map((r) => identityOf(r.group, r.kind, r.namespace, r.name)));
+  for (const namespace of new Set(mine.map((r) => r.namespace ?? ""))) {
+    const neighbours = namespaces.get(namespace) ?? [];
+    const owners = new Map(neighbours.map((r) => [identityOf(r.group, r.kind, r.namespace, r.name), r.app]));
+    for (const resource of neighbours) {
+      const references = referencedIdentities(resource, interpreterFor);
+      if (resource.app === app) for (const id of references) linked.add(owners.get(id) ?? app);
+      else if (references.some((id) => myIdentities.has(id))) linked.add(resource.app);
+    }
+  }
+  linked.delete(app);
+  return linked;
+}

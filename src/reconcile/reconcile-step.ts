@@ -1,0 +1,317 @@
+import type { FileTree } from "../model/file-tree.js";
+import { compareStrings } from "../model/file-tree.js";
+import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import type { Problem } from "../model/problem.js";
+import type { FleetModel } from "../model/types.js";
+import { type RenderResult, renderFleet, type WorkloadDecision } from "../render/render-fleet.js";
+import { type Affected, ALL, affectedApps } from "./affected-apps.js";
+import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
+import {
+  type AppOutput,
+  appStatusPath,
+  appStatusText,
+  clusterStatusPath,
+  clusterStatusText,
+  SOURCE_STATUS_PATH,
+  sourceStatusText,
+} from "./status-files.js";
+
+/** Everything the loop carries from one reconcile to the next; all of it can be rebuilt from Git. */
+export interface ReconcileState {
+  /** The last source commit reconciled, valid or not. */
+  readonly sourceCommit: string | undefined;
+  /** The last valid source commit, which rendered/ holds. */
+  readonly renderedCommit: string | undefined;
+  /** The fleet repo at `renderedCommit` (empty before the first valid commit). */
+  readonly tree: FileTree;
+  readonly model: FleetModel | undefined;
+  readonly render: RenderResult;
+  /** Per app, the source commit that last changed what it renders. */
+  readonly appCommits: ReadonlyMap<string, string>;
+  /** The status branch's files under rendered/ and status/, by path. */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+/** The state before the first reconcile. */
+export const EMPTY_STATE: ReconcileState = {
+  sourceCommit: undefined,
+  renderedCommit: undefined,
+  tree: new Map(),
+  model: undefined,
+  render: { objects: [], decisions: [], errors: [] },
+  appCommits: new Map(),
+  files: new Map(),
+};
+
+/** One source commit to reconcile. */
+export interface ReconcileInput {
+  readonly sourceCommit: string;
+  /** The fleet repo at `sourceCommit`. */
+  readonly tree: FileTree;
+  /** Paths that differ between `state.tree` and `tree`, or ALL when unknown (then everything is rendered again). */
+  readonly changedPaths: readonly string[] | typeof ALL;
+  /** Parsed files kept between reconciles. */
+  readonly cache?: ParseCache;
+}
+
+/** The next state, the file changes that take the status branch there (null deletes), and why. */
+export interface ReconcileOutcome {
+  readonly state: ReconcileState;
+  readonly changes: ReadonlyMap<string, string | null>;
+  readonly message: string;
+  readonly valid: boolean;
+  readonly problems: readonly Problem[];
+  /** The apps rendered again (ALL for a full render). */
+  readonly scope: Affected;
+  readonly summary: ChangeSummary | undefined;
+}
+
+/**
+ * Reconciles one source commit against the state of the last one: load and validate; if invalid,
+ * record the problems in status/source.yaml and keep every rendered file as it is; if valid, render
+ * again only the apps the change can affect, and derive the rendered/ and status/ files that differ.
+ * Pure — the same state and input give the same outcome — and incremental: a one-app change costs
+ * the loading of the fleet plus that app, not a full render.
+ */
+export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
+  const loaded = loadFleet(input.tree, input.cache);
+  if (!loaded.model) return invalidOutcome(state, input, loaded);
+  const model = loaded.model;
+  const scope =
+    state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
+  const render = scope === ALL ? renderFleet(model, state.render) : renderFleet(model, state.render, scope);
+  const examined =
+    scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope;
+  const before = outputsOf(state.render, examined);
+  const after = outputsOf(render, examined);
+  const changes = new Map<string, string | null>();
+  const { appCommits, changedApps } = appStatuses({
+    state,
+    model,
+    examined,
+    before,
+    after,
+    changes,
+    sourceCommit: input.sourceCommit,
+  });
+  const clusterCounts = objectChanges(before, after, changes);
+  const clusters = scope === ALL ? allClusters(model, state.files) : new Set(clusterCounts.keys());
+  const modelClusters = new Set(model.clusters.map((c) => c.metadata.name));
+  for (const cluster of clusters)
+    changes.set(
+      clusterStatusPath(cluster),
+      modelClusters.has(cluster) ? clusterStatusText(cluster, objectsOn(render, cluster)) : null,
+    );
+  changes.set(
+    SOURCE_STATUS_PATH,
+    sourceStatusText({
+      sourceCommit: input.sourceCommit,
+      renderedCommit: input.sourceCommit,
+      valid: true,
+      problems: loaded.problems,
+    }),
+  );
+  const summary: ChangeSummary = {
+    sourceCommit: input.sourceCommit,
+    apps: changedApps.sort(compareStrings),
+    clusters: clusterCounts,
+    distributions: distributionChanges(before, after, changedApps),
+  };
+  const next: ReconcileState = {
+    sourceCommit: input.sourceCommit,
+    renderedCommit: input.sourceCommit,
+    tree: input.tree,
+    model,
+    render,
+    appCommits,
+    files: state.files,
+  };
+  return finish(next, changes, changeMessage(summary), loaded, scope, summary);
+}
+
+interface AppStatusInput {
+  readonly state: ReconcileState;
+  readonly model: FleetModel;
+  readonly examined: ReadonlySet<string>;
+  readonly before: ReadonlyMap<string, AppOutput>;
+  readonly after: ReadonlyMap<string, AppOutput>;
+  readonly changes: Map<string, string | null>;
+  readonly sourceCommit: string;
+}
+
+// Writes status/apps/<app>.yaml for the examined apps; an app keeps its source commit unless its output changed.
+function appStatuses(input: AppStatusInput): { appCommits: Map<string, string>; changedApps: string[] } {
+  const { state, examined, before, after, changes } = input;
+  const appCommits = new Map(state.appCommits);
+  const changedApps: string[] = [];
+  const modelApps = new Set(input.model.apps.map((a) => a.name));
+  for (const app of examined) {
+    const old = before.get(app) ?? NO_OUTPUT;
+    const now = after.get(app) ?? NO_OUTPUT;
+    const same = sameOutput(app, old, now);
+    if (!same) changedApps.push(app);
+    if (!modelApps.has(app)) {
+      appCommits.delete(app);
+      changes.set(appStatusPath(app), null);
+      continue;
+    }
+    const commit = same ? (state.appCommits.get(app) ?? input.sourceCommit) : input.sourceCommit;
+    appCommits.set(app, commit);
+    changes.set(appStatusPath(app), appStatusText(app, commit, now));
+  }
+  return { appCommits, changedApps };
+}
+
+function invalidOutcome(state: ReconcileState, input: ReconcileInput, loaded: LoadResult): ReconcileOutcome {
+  const changes = new Map([
+    [
+      SOURCE_STATUS_PATH,
+      sourceStatusText({
+        sourceCommit: input.sourceCommit,
+        renderedCommit: state.renderedCommit,
+        valid: false,
+        problems: loaded.problems,
+      }),
+    ],
+  ]);
+  const errors = loaded.problems.filter((p) => p.severity === "error").length;
+  const message = invalidMessage(input.sourceCommit, errors, state.renderedCommit);
+  return finish(
+    { ...state, sourceCommit: input.sourceCommit },
+    changes,
+    message,
+    loaded,
+    new Set(),
+    undefined,
+  );
+}
+
+// Keeps only the changes that differ from the files the branch has, and applies them to the state.
+function finish(
+  state: ReconcileState,
+  candidates: ReadonlyMap<string, string | null>,
+  message: string,
+  loaded: LoadResult,
+  scope: Affected,
+  summary: ChangeSummary | undefined,
+): ReconcileOutcome {
+  const changes = new Map<string, string | null>();
+  for (const [path, text] of candidates)
+    if ((state.files.get(path) ?? null) !== text) changes.set(path, text);
+  const files = new Map(state.files);
+  for (const [path, text] of changes) {
+    if (text === null) files.delete(path);
+    else files.set(path, text);
+  }
+  return {
+    state: { ...state, files },
+    changes,
+    message,
+    valid: loaded.model !== undefined,
+    problems: loaded.problems,
+    scope,
+    summary,
+  };
+}
+
+const NO_OUTPUT: AppOutput = { objects: [], decisions: [], errors: [] };
+
+// The output of the given apps, in one pass over the render.
+function outputsOf(render: RenderResult, apps: ReadonlySet<string>): Map<string, AppOutput> {
+  const outputs = new Map<
+    string,
+    {
+      objects: RenderResult["objects"][number][];
+      decisions: WorkloadDecision[];
+      errors: RenderResult["errors"][number][];
+    }
+  >();
+  const entry = (app: string) => {
+    let found = outputs.get(app);
+    if (!found) {
+      found = { objects: [], decisions: [], errors: [] };
+      outputs.set(app, found);
+    }
+    return found;
+  };
+  for (const object of render.objects) if (apps.has(object.app)) entry(object.app).objects.push(object);
+  for (const decision of render.decisions)
+    if (apps.has(decision.app)) entry(decision.app).decisions.push(decision);
+  for (const error of render.errors) if (apps.has(error.app)) entry(error.app).errors.push(error);
+  return outputs;
+}
+
+// Same objects, and the same decisions and errors as the app's status file states them.
+function sameOutput(app: string, a: AppOutput, b: AppOutput): boolean {
+  return (
+    a.objects.length === b.objects.length &&
+    a.objects.every((o, i) => o.path === b.objects[i]?.path && o.text === b.objects[i]?.text) &&
+    appStatusText(app, "", a) === appStatusText(app, "", b)
+  );
+}
+
+// Adds the rendered/ files that differ to `changes` and counts them per cluster.
+function objectChanges(
+  before: ReadonlyMap<string, AppOutput>,
+  after: ReadonlyMap<string, AppOutput>,
+  changes: Map<string, string | null>,
+): Map<string, ClusterCounts> {
+  const counts = new Map<string, ClusterCounts>();
+  const count = (cluster: string, what: keyof ClusterCounts) => {
+    const entry = counts.get(cluster) ?? { added: 0, changed: 0, removed: 0 };
+    entry[what]++;
+    counts.set(cluster, entry);
+  };
+  const old = new Map([...before.values()].flatMap((o) => o.objects).map((o) => [o.path, o]));
+  const now = new Map([...after.values()].flatMap((o) => o.objects).map((o) => [o.path, o]));
+  for (const [path, object] of now) {
+    const previous = old.get(path);
+    if (previous?.text === object.text) continue;
+    changes.set(path, object.text);
+    count(object.cluster, previous ? "changed" : "added");
+  }
+  for (const [path, object] of old)
+    if (!now.has(path)) {
+      changes.set(path, null);
+      count(object.cluster, "removed");
+    }
+  return counts;
+}
+
+function allClusters(model: FleetModel, files: ReadonlyMap<string, string>): Set<string> {
+  const clusters = new Set(model.clusters.map((c) => c.metadata.name));
+  for (const path of files.keys()) {
+    const match = /^status\/clusters\/(.+)\.yaml$/.exec(path);
+    if (match?.[1]) clusters.add(match[1]);
+  }
+  return clusters;
+}
+
+function objectsOn(render: RenderResult, cluster: string): RenderResult["objects"] {
+  return render.objects.filter((o) => o.cluster === cluster);
+}
+
+function distributionChanges(
+  before: ReadonlyMap<string, AppOutput>,
+  after: ReadonlyMap<string, AppOutput>,
+  apps: readonly string[],
+): ChangeSummary["distributions"] {
+  const moves: { before?: WorkloadDecision; after?: WorkloadDecision }[] = [];
+  for (const app of apps) {
+    const old = new Map((before.get(app)?.decisions ?? []).map((d) => [d.identity, d]));
+    const now = new Map((after.get(app)?.decisions ?? []).map((d) => [d.identity, d]));
+    for (const identity of [...new Set([...old.keys(), ...now.keys()])].sort(compareStrings)) {
+      const a = old.get(identity);
+      const b = now.get(identity);
+      if (
+        a &&
+        b &&
+        JSON.stringify(a.decision.clusters) === JSON.stringify(b.decision.clusters) &&
+        a.replicas === b.replicas
+      )
+        continue;
+      moves.push({ ...(a ? { before: a } : {}), ...(b ? { after: b } : {}) });
+    }
+  }
+  return moves;
+}

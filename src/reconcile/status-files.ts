@@ -1,0 +1,109 @@
+import { compareStrings } from "../model/file-tree.js";
+import type { Json, JsonMap } from "../model/json.js";
+import type { Problem } from "../model/problem.js";
+import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+
+// The files under status/ on the status branch (DESIGN.md §3). Each is a function of the render and,
+// for an app, of the source commit that last changed it — never of the time or of the fleet's size,
+// so an unchanged app's file stays byte-identical and a one-app change rewrites a handful of files.
+
+export const SOURCE_STATUS_PATH = "status/source.yaml";
+
+/** status/apps/<app>.yaml */
+export function appStatusPath(app: string): string {
+  return `status/apps/${app}.yaml`;
+}
+
+/** status/clusters/<cluster>.yaml */
+export function clusterStatusPath(cluster: string): string {
+  return `status/clusters/${cluster}.yaml`;
+}
+
+/** Where the loop stands: the last source commit it reconciled, and the one rendered/ comes from. */
+export interface SourceStatus {
+  /** The last source commit reconciled, valid or not. */
+  readonly sourceCommit: string;
+  /** The last valid source commit: what rendered/ holds. Absent until a commit validates. */
+  readonly renderedCommit: string | undefined;
+  readonly valid: boolean;
+  /** Errors and warnings of the last reconciled commit, with file, line and column. */
+  readonly problems: readonly Problem[];
+}
+
+export function sourceStatusText(status: SourceStatus): string {
+  const errors = status.problems.filter((p) => p.severity === "error").length;
+  return emitYaml({
+    sourceCommit: status.sourceCommit,
+    renderedCommit: status.renderedCommit ?? null,
+    valid: status.valid,
+    errors,
+    warnings: status.problems.length - errors,
+    problems: status.problems.map((p) => ({
+      file: p.file,
+      line: p.line,
+      column: p.column,
+      severity: p.severity,
+      code: p.code,
+      ...(p.path === "" ? {} : { path: p.path }),
+      message: p.message,
+    })),
+  });
+}
+
+/** What one app renders: its objects, its workloads' decisions and its render errors. */
+export interface AppOutput {
+  readonly objects: readonly RenderedObject[];
+  readonly decisions: readonly WorkloadDecision[];
+  readonly errors: readonly RenderError[];
+}
+
+/**
+ * status/apps/<app>.yaml: per cluster the objects it gets and each workload's desired replicas; per
+ * workload the scheduler's decision with its reasons; render errors. `sourceCommit` is the source
+ * commit that last changed what the app renders.
+ */
+export function appStatusText(app: string, sourceCommit: string, output: AppOutput): string {
+  const clusters: Record<string, JsonMap> = {};
+  for (const object of output.objects) {
+    const entry = clusters[object.cluster] ?? { objects: 0 };
+    clusters[object.cluster] = { ...entry, objects: (entry.objects as number) + 1 };
+  }
+  for (const workload of output.decisions)
+    for (const [cluster, replicas] of Object.entries(workload.decision.clusters)) {
+      const entry = clusters[cluster] ?? { objects: 0 };
+      const desired = { ...(entry.desiredReplicas as JsonMap | undefined), [workload.resource]: replicas };
+      clusters[cluster] = { ...entry, desiredReplicas: desired };
+    }
+  return emitYaml({
+    app,
+    sourceCommit,
+    clusters: sortedRecord(clusters),
+    workloads: output.decisions.map((w) => ({
+      identity: w.identity,
+      resource: w.resource,
+      placement: w.placement,
+      replicas: w.replicas,
+      // Through JSON, so optional fields that are absent stay absent.
+      decision: JSON.parse(JSON.stringify(w.decision)) as Json,
+    })),
+    errors: output.errors.map((e) => ({
+      cluster: e.cluster,
+      resource: e.resource,
+      file: e.file,
+      ...(e.rule === undefined ? {} : { rule: e.rule }),
+      message: e.message,
+    })),
+  });
+}
+
+/** status/clusters/<cluster>.yaml: the objects gitfleet renders for the cluster, per app. */
+export function clusterStatusText(cluster: string, objects: readonly RenderedObject[]): string {
+  const apps: Record<string, number> = {};
+  for (const object of objects) apps[object.app] = (apps[object.app] ?? 0) + 1;
+  return emitYaml({ cluster, objects: objects.length, apps: sortedRecord(apps) });
+}
+
+function sortedRecord<T extends Json>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
+}
