@@ -12,9 +12,23 @@ import type { FileTree } from "../model/file-tree.js";
 export async function readTreeAtRevision(dir: string, revision: string): Promise<FileTree> {
   const gitdir = fs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
   const commit = await resolveCommit(gitdir, revision);
-  const tree = new Map<string, Uint8Array>();
-  await readInto(tree, gitdir, (await git.readCommit({ fs, gitdir, oid: commit })).commit.tree, "");
-  return tree;
+  const cache = {};
+  return readTreeFiles(gitdir, cache, (await git.readCommit({ fs, gitdir, cache, oid: commit })).commit.tree);
+}
+
+/**
+ * Every file of a tree, by path, read from Git objects. `wanted` limits what is read (by path, and by
+ * directory prefix ending in "/" so whole subtrees are skipped without reading them).
+ */
+export async function readTreeFiles(
+  gitdir: string,
+  cache: object,
+  tree: string,
+  wanted: (path: string) => boolean = () => true,
+): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  await readInto(files, { gitdir, cache, wanted }, tree, "");
+  return files;
 }
 
 // A name (branch, tag, remote-tracking branch, HEAD or commit id) with optional first-parent steps:
@@ -45,16 +59,25 @@ async function resolveName(gitdir: string, name: string): Promise<string> {
   }
 }
 
+interface TreeReader {
+  readonly gitdir: string;
+  readonly cache: object;
+  readonly wanted: (path: string) => boolean;
+}
+
 async function readInto(
-  tree: Map<string, Uint8Array>,
-  gitdir: string,
+  files: Map<string, Uint8Array>,
+  reader: TreeReader,
   oid: string,
   prefix: string,
 ): Promise<void> {
-  const { tree: entries } = await git.readTree({ fs, gitdir, oid });
+  const { gitdir, cache } = reader;
+  const { tree: entries } = await git.readTree({ fs, gitdir, cache, oid });
   for (const entry of entries) {
     const path = prefix + entry.path;
-    if (entry.type === "tree") await readInto(tree, gitdir, entry.oid, `${path}/`);
-    else if (entry.type === "blob") tree.set(path, (await git.readBlob({ fs, gitdir, oid: entry.oid })).blob);
+    if (entry.type === "tree" && reader.wanted(`${path}/`))
+      await readInto(files, reader, entry.oid, `${path}/`);
+    else if (entry.type === "blob" && reader.wanted(path))
+      files.set(path, (await git.readBlob({ fs, gitdir, cache, oid: entry.oid })).blob);
   }
 }

@@ -10,98 +10,107 @@ export interface CommitAuthor {
   readonly timezoneOffset?: number;
 }
 
-/** A status commit to make: the full desired content of the directories gitfleet owns on the branch. */
+/** The top-level directories of the status branch gitfleet writes; everything else on it is kept. */
+export const OWNED_DIRECTORIES: readonly string[] = ["rendered", "status"];
+
+/** A status commit to write: the file changes that take the parent's tree to the desired tree. */
 export interface StatusCommitRequest {
   readonly gitdir: string;
-  /** The branch name, e.g. "gitfleet/status". */
-  readonly branch: string;
-  /** Top-level directories gitfleet writes (e.g. ["rendered", "status"]); everything else on the branch is kept. */
-  readonly owned: readonly string[];
-  /** Every file under the owned directories, by repo path. Paths outside them are refused. */
-  readonly files: ReadonlyMap<string, string>;
-  readonly sourceCommit: string;
+  /** isomorphic-git's cache object, kept for the life of the repository. */
+  readonly cache?: object;
+  /** The commit to build on (the status branch's tip), or undefined for the branch's first commit. */
+  readonly parent: string | undefined;
+  /** Path to new content, or null to remove the file. Paths outside OWNED_DIRECTORIES are refused. */
+  readonly changes: ReadonlyMap<string, string | null>;
   /** What changed, in a line or a few; trailers are added. */
   readonly message: string;
+  /** Trailers, e.g. Source-Commit and Gitfleet-Controller, in order. */
+  readonly trailers: readonly (readonly [string, string])[];
   readonly author: CommitAuthor;
-  /**
-   * The tip the caller generated this state from (null: no branch yet). When given, the commit is
-   * made only on top of exactly that tip; otherwise on whatever the tip is now.
-   */
-  readonly expectedParent?: string | null;
+  /** Signs the commit (isomorphic-git's onSign) when given. */
+  readonly sign?: (payload: string) => Promise<string>;
 }
 
-/** A commit was made, or the tree was unchanged (no commit), or the branch moved underneath (retry). */
+/** The commit written (not yet on any branch) and every object it added, or no commit for an unchanged tree. */
 export type StatusCommitResult =
-  | { readonly status: "committed"; readonly oid: string; readonly parent: string | undefined }
-  | { readonly status: "unchanged"; readonly oid: string | undefined }
-  | { readonly status: "conflict"; readonly expected: string | undefined; readonly found: string };
+  | {
+      readonly status: "written";
+      readonly oid: string;
+      readonly tree: string;
+      readonly objects: readonly string[];
+    }
+  | { readonly status: "unchanged"; readonly tree: string | undefined };
 
 const MODE_FILE = "100644";
 const MODE_TREE = "040000";
 
 type TreeEntry = { mode: string; path: string; oid: string; type: "blob" | "tree" | "commit" };
-interface DirectoryNode {
-  readonly files: Map<string, string>;
-  readonly dirs: Map<string, DirectoryNode>;
+interface ChangeNode {
+  readonly files: Map<string, string | null>;
+  readonly dirs: Map<string, ChangeNode>;
 }
 
 /**
- * Writes the status branch from desired state, never by replaying edits: builds the tree of the owned
- * directories, reusing every unchanged subtree of the parent commit (so a one-app change writes only
- * the trees along its paths), commits only when the tree differs, with `Source-Commit` and
- * `Gitfleet-Status` trailers, and moves the branch only if it still points where it did — otherwise it
- * reports a conflict for the caller to regenerate on the new tip.
+ * Writes a status commit from file changes on top of its parent: only the changed blobs and the trees
+ * on their paths are written — every other subtree is the parent's, by oid — so a one-app change in a
+ * fleet of thousands writes a handful of objects. Makes no commit when the tree comes out unchanged.
+ * Moves no branch: the caller publishes the commit with a compare-and-swap (update-ref.ts) or a push.
  */
-export async function commitStatus(request: StatusCommitRequest): Promise<StatusCommitResult> {
-  const { gitdir, branch } = request;
-  const ref = `refs/heads/${branch}`;
-  const parent = await git.resolveRef({ fs, gitdir, ref }).catch(() => undefined);
-  const expected = request.expectedParent === undefined ? parent : (request.expectedParent ?? undefined);
-  if (parent !== expected) return { status: "conflict", expected, found: parent ?? "" };
-  const parentTree = parent ? (await git.readCommit({ fs, gitdir, oid: parent })).commit.tree : undefined;
-  const root = directoryOf(request.files, request.owned);
-  const kept = parentTree
-    ? (await git.readTree({ fs, gitdir, oid: parentTree })).tree.filter(
-        (e) => !request.owned.includes(e.path),
-      )
-    : [];
-  const ownedEntries: TreeEntry[] = [];
-  for (const [name, node] of root.dirs) {
-    const previous = parentTree ? await childTree(gitdir, parentTree, name) : undefined;
-    ownedEntries.push({
-      mode: MODE_TREE,
-      path: name,
-      oid: await writeDirectory(gitdir, node, previous),
-      type: "tree",
-    });
-  }
-  const tree = await writeEntries(gitdir, [...kept, ...ownedEntries], parentTree);
-  if (tree === parentTree) return { status: "unchanged", oid: parent };
+export async function writeStatusCommit(request: StatusCommitRequest): Promise<StatusCommitResult> {
+  const { gitdir } = request;
+  const cache = request.cache ?? {};
+  const parentTree = request.parent
+    ? (await git.readCommit({ fs, gitdir, cache, oid: request.parent })).commit.tree
+    : undefined;
+  const written: string[] = [];
+  const writer = new TreeWriter(gitdir, cache, written);
+  const tree = (await writer.write(changeTree(request.changes), parentTree)) ?? (await writer.emptyTree());
+  if (tree === parentTree) return { status: "unchanged", tree };
   const author = {
     name: request.author.name,
     email: request.author.email,
     timestamp: request.author.timestamp,
     timezoneOffset: request.author.timezoneOffset ?? 0,
   };
-  const message = `${request.message.trimEnd()}\n\nSource-Commit: ${request.sourceCommit}\nGitfleet-Status: true\n`;
-  const oid = await git.writeCommit({
-    fs,
-    gitdir,
-    commit: { tree, parent: parent ? [parent] : [], author, committer: author, message },
-  });
-  // Compare and swap: another writer may have moved the branch while we built this commit.
-  const now = await git.resolveRef({ fs, gitdir, ref }).catch(() => undefined);
-  if (now !== parent) return { status: "conflict", expected: parent, found: now ?? "" };
-  await git.writeRef({ fs, gitdir, ref, value: oid, force: true });
-  return { status: "committed", oid, parent };
+  const trailers = request.trailers.map(([key, value]) => `${key}: ${value}`).join("\n");
+  const message = `${request.message.trimEnd()}\n\n${trailers}\n`;
+  const commit = { tree, parent: request.parent ? [request.parent] : [], author, committer: author, message };
+  const oid = request.sign
+    ? await writeSignedCommit(gitdir, commit, request.sign)
+    : await git.writeCommit({ fs, gitdir, commit });
+  written.push(oid);
+  return { status: "written", oid, tree, objects: written };
 }
 
-function directoryOf(files: ReadonlyMap<string, string>, owned: readonly string[]): DirectoryNode {
-  const root: DirectoryNode = { files: new Map(), dirs: new Map() };
-  for (const [path, content] of files) {
+async function writeSignedCommit(
+  gitdir: string,
+  commit: Parameters<typeof git.writeCommit>[0]["commit"],
+  sign: (payload: string) => Promise<string>,
+): Promise<string> {
+  return git.commit({
+    fs,
+    gitdir,
+    message: commit.message,
+    author: commit.author,
+    committer: commit.committer,
+    tree: commit.tree,
+    parent: commit.parent,
+    noUpdateBranch: true,
+    signingKey: "gitfleet",
+    onSign: async ({ payload }) => ({ signature: await sign(payload) }),
+  });
+}
+
+function changeTree(changes: ReadonlyMap<string, string | null>): ChangeNode {
+  const root: ChangeNode = { files: new Map(), dirs: new Map() };
+  for (const [path, content] of changes) {
     const parts = path.split("/");
-    if (!owned.includes(parts[0] ?? "") || parts.length < 2)
-      throw new Error(`status path ${path} is outside ${owned.join(", ")}`);
+    if (
+      !OWNED_DIRECTORIES.includes(parts[0] ?? "") ||
+      parts.length < 2 ||
+      parts.some((p) => p === "" || p === "." || p === "..")
+    )
+      throw new Error(`status path ${path} is outside ${OWNED_DIRECTORIES.join(", ")}`);
     let node = root;
     for (const part of parts.slice(0, -1)) {
       const next = node.dirs.get(part) ?? { files: new Map(), dirs: new Map() };
@@ -113,49 +122,68 @@ function directoryOf(files: ReadonlyMap<string, string>, owned: readonly string[
   return root;
 }
 
-// Writes a directory's tree, reusing the previous tree's subtrees and blobs where they are unchanged.
-async function writeDirectory(
-  gitdir: string,
-  node: DirectoryNode,
-  previous: string | undefined,
-): Promise<string> {
-  const entries: TreeEntry[] = [];
-  const previousEntries = previous
-    ? new Map((await git.readTree({ fs, gitdir, oid: previous })).tree.map((e) => [e.path, e.oid]))
-    : new Map<string, string>();
-  for (const [name, content] of node.files) {
-    const { oid } = await git.hashBlob({ object: content });
-    if (previousEntries.get(name) !== oid)
-      await git.writeBlob({ fs, gitdir, blob: new TextEncoder().encode(content) });
-    entries.push({ mode: MODE_FILE, path: name, oid, type: "blob" });
-  }
-  for (const [name, child] of node.dirs) {
-    entries.push({
-      mode: MODE_TREE,
-      path: name,
-      oid: await writeDirectory(gitdir, child, previousEntries.get(name)),
-      type: "tree",
-    });
-  }
-  return writeEntries(gitdir, entries, previous);
-}
+class TreeWriter {
+  constructor(
+    private readonly gitdir: string,
+    private readonly cache: object,
+    private readonly written: string[],
+  ) {}
 
-// Writes a tree unless the previous tree has exactly these entries (Git orders entries itself).
-async function writeEntries(
-  gitdir: string,
-  entries: TreeEntry[],
-  previous: string | undefined,
-): Promise<string> {
-  if (previous) {
-    const old = new Map((await git.readTree({ fs, gitdir, oid: previous })).tree.map((e) => [e.path, e.oid]));
-    if (old.size === entries.length && entries.every((e) => old.get(e.path) === e.oid)) return previous;
+  /** The tree for `base` with `changes` applied; undefined when it comes out empty. */
+  async write(changes: ChangeNode, base: string | undefined): Promise<string | undefined> {
+    const entries = new Map<string, TreeEntry>();
+    if (base)
+      for (const entry of (await git.readTree({ fs, gitdir: this.gitdir, cache: this.cache, oid: base }))
+        .tree)
+        entries.set(entry.path, entry);
+    const filesChanged = await this.applyFiles(entries, changes.files);
+    const dirsChanged = await this.applyDirectories(entries, changes.dirs);
+    if (entries.size === 0) return undefined;
+    if (!filesChanged && !dirsChanged && base) return base;
+    const oid = await git.writeTree({ fs, gitdir: this.gitdir, tree: [...entries.values()] });
+    if (oid !== base) this.written.push(oid);
+    return oid;
   }
-  return git.writeTree({ fs, gitdir, tree: entries });
-}
 
-async function childTree(gitdir: string, tree: string, name: string): Promise<string | undefined> {
-  const entry = (await git.readTree({ fs, gitdir, oid: tree })).tree.find(
-    (e) => e.path === name && e.type === "tree",
-  );
-  return entry?.oid;
+  private async applyFiles(
+    entries: Map<string, TreeEntry>,
+    files: ReadonlyMap<string, string | null>,
+  ): Promise<boolean> {
+    let changed = false;
+    for (const [name, content] of files) {
+      if (content === null) {
+        changed = entries.delete(name) || changed;
+        continue;
+      }
+      const { oid } = await git.hashBlob({ object: content });
+      if (entries.get(name)?.oid === oid) continue;
+      await git.writeBlob({ fs, gitdir: this.gitdir, blob: new TextEncoder().encode(content) });
+      this.written.push(oid);
+      entries.set(name, { mode: MODE_FILE, path: name, oid, type: "blob" });
+      changed = true;
+    }
+    return changed;
+  }
+
+  private async applyDirectories(
+    entries: Map<string, TreeEntry>,
+    dirs: ReadonlyMap<string, ChangeNode>,
+  ): Promise<boolean> {
+    let changed = false;
+    for (const [name, child] of dirs) {
+      const previous = entries.get(name);
+      const oid = await this.write(child, previous?.type === "tree" ? previous.oid : undefined);
+      if (oid === previous?.oid) continue;
+      changed = true;
+      if (oid === undefined) entries.delete(name);
+      else entries.set(name, { mode: MODE_TREE, path: name, oid, type: "tree" });
+    }
+    return changed;
+  }
+
+  async emptyTree(): Promise<string> {
+    const oid = await git.writeTree({ fs, gitdir: this.gitdir, tree: [] });
+    this.written.push(oid);
+    return oid;
+  }
 }

@@ -1,36 +1,23 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commitStatus, type StatusCommitRequest } from "../../src/git/status-writer.js";
+import { type StatusCommitResult, writeStatusCommit } from "../../src/git/status-writer.js";
+import { compareAndSwapRef } from "../../src/git/update-ref.js";
+import { gitIn, tempDir } from "../helpers/git-repo.js";
 
-/** The status branch writer against a real repository; the git CLI checks what it wrote. */
+/** The status branch writer and the ref compare-and-swap against a real repository; the git CLI checks them. */
 let dir: string;
-const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
+let cleanup: () => void;
+const git = (...args: string[]) => gitIn(dir, ...args);
+const BRANCH = "refs/heads/gitfleet/status";
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "gitfleet-status-"));
+  ({ dir, cleanup } = tempDir("gitfleet-status-"));
   git("init", "-q", "-b", "main");
-  execFileSync(
-    "git",
-    ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "source"],
-    { cwd: dir },
-  );
+  git("commit", "-q", "--allow-empty", "-m", "source");
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-function request(files: Record<string, string>, timestamp = 1_700_000_000): StatusCommitRequest {
-  return {
-    gitdir: join(dir, ".git"),
-    branch: "gitfleet/status",
-    owned: ["rendered", "status"],
-    files: new Map(Object.entries(files)),
-    sourceCommit: git("rev-parse", "main"),
-    message: "web: 12 replicas a=6 b=6",
-    author: { name: "gitfleet", email: "gitfleet@example.com", timestamp },
-  };
-}
+afterEach(() => cleanup());
 
 const FLEET = {
   "rendered/a/shop/apps.Deployment.web.yaml": "replicas: 6\n",
@@ -38,96 +25,123 @@ const FLEET = {
   "status/apps/web.yaml": "ready: true\n",
 };
 
-describe("status branch writer", () => {
-  it("commits the tree with trailers, readable by git", async () => {
-    const result = await commitStatus(request(FLEET));
-    expect(result.status).toBe("committed");
+async function commit(changes: Record<string, string | null>, parent = tip()): Promise<StatusCommitResult> {
+  const result = await writeStatusCommit({
+    gitdir: join(dir, ".git"),
+    parent,
+    changes: new Map(Object.entries(changes)),
+    message: "web: 12 replicas a=6 b=6",
+    trailers: [
+      ["Source-Commit", git("rev-parse", "main")],
+      ["Gitfleet-Controller", "test"],
+    ],
+    author: { name: "gitfleet", email: "gitfleet@example.com", timestamp: 1_700_000_000 },
+  });
+  if (result.status === "written")
+    expect(await compareAndSwapRef(join(dir, ".git"), BRANCH, parent, result.oid)).toBe(true);
+  return result;
+}
+
+function tip(): string | undefined {
+  try {
+    return git("rev-parse", "--verify", "-q", "gitfleet/status");
+  } catch {
+    return undefined;
+  }
+}
+
+describe("status commit writer", () => {
+  it("commits the files with trailers, readable by git, and lists every object it added", async () => {
+    const result = await commit(FLEET);
     expect(git("show", "gitfleet/status:rendered/a/shop/apps.Deployment.web.yaml")).toBe("replicas: 6");
-    const message = git("log", "-1", "--format=%B", "gitfleet/status");
-    expect(message).toBe(
-      `web: 12 replicas a=6 b=6\n\nSource-Commit: ${git("rev-parse", "main")}\nGitfleet-Status: true`,
+    expect(git("log", "-1", "--format=%B", "gitfleet/status")).toBe(
+      `web: 12 replicas a=6 b=6\n\nSource-Commit: ${git("rev-parse", "main")}\nGitfleet-Controller: test`,
     );
-    expect(git("fsck", "--strict")).toBe("");
+    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
+    // Objects: 2 distinct blobs, trees rendered/a/shop, rendered/a, rendered/b/shop, rendered/b, rendered, status/apps, status, root; the commit.
+    const all = git("rev-list", "--objects", "gitfleet/status")
+      .split("\n")
+      .map((l) => l.split(" ")[0]);
+    expect(result.status === "written" && new Set(result.objects)).toEqual(new Set(all));
   });
 
-  it("makes no commit when the desired tree is unchanged", async () => {
-    const first = await commitStatus(request(FLEET));
-    const second = await commitStatus(request(FLEET, 1_700_000_500));
-    expect(second).toEqual({ status: "unchanged", oid: first.status === "committed" ? first.oid : "" });
+  it("makes no commit when the changes leave the tree as it is", async () => {
+    await commit(FLEET);
+    expect(await commit({ "status/apps/web.yaml": "ready: true\n" })).toMatchObject({ status: "unchanged" });
+    expect(await commit({ "status/apps/gone.yaml": null })).toMatchObject({ status: "unchanged" });
     expect(git("rev-list", "--count", "gitfleet/status")).toBe("1");
   });
 
-  it("reuses unchanged subtrees: a change in one cluster leaves the other's tree as it was", async () => {
-    await commitStatus(request(FLEET));
+  it("writes only the changed blob and the trees on its path; every other subtree is the parent's", async () => {
+    await commit(FLEET);
     const before = git("rev-parse", "gitfleet/status:rendered/b");
-    const result = await commitStatus(
-      request({ ...FLEET, "rendered/a/shop/apps.Deployment.web.yaml": "replicas: 7\n" }),
-    );
-    expect(result.status).toBe("committed");
+    const status = git("rev-parse", "gitfleet/status:status");
+    const result = await commit({ "rendered/a/shop/apps.Deployment.web.yaml": "replicas: 7\n" });
     expect(git("rev-parse", "gitfleet/status:rendered/b")).toBe(before);
+    expect(git("rev-parse", "gitfleet/status:status")).toBe(status);
     expect(git("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
       "rendered/a/shop/apps.Deployment.web.yaml",
     );
+    // blob, rendered/a/shop, rendered/a, rendered, root tree, commit.
+    expect(result.status === "written" && result.objects.length).toBe(6);
   });
 
-  it("removes files that left the desired state and keeps what gitfleet does not own", async () => {
-    await commitStatus(request(FLEET));
-    // Someone put a README on the status branch by hand.
+  it("removes files and the directories they leave empty, and keeps what gitfleet does not own", async () => {
+    await commit(FLEET);
     git("checkout", "-q", "gitfleet/status");
-    execFileSync(
-      "sh",
-      [
-        "-c",
-        "echo hello > README.md && git add README.md && git -c user.name=t -c user.email=t@example.com commit -q -m readme",
-      ],
-      { cwd: dir },
-    );
+    writeFileSync(join(dir, "README.md"), "written by a person\n");
+    git("add", "README.md");
+    git("commit", "-q", "-m", "readme");
     git("checkout", "-q", "main");
-    const { "rendered/b/shop/apps.Deployment.web.yaml": _removed, ...rest } = FLEET;
-    await commitStatus(request(rest));
+    await commit({ "rendered/b/shop/apps.Deployment.web.yaml": null });
     expect(git("ls-tree", "-r", "--name-only", "gitfleet/status").split("\n")).toEqual([
       "README.md",
       "rendered/a/shop/apps.Deployment.web.yaml",
       "status/apps/web.yaml",
     ]);
+    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
   });
 
-  it("reports a conflict instead of overwriting a branch that moved since the caller read it", async () => {
-    const first = await commitStatus(request(FLEET));
-    const readTip = first.status === "committed" ? first.oid : "";
-    // Another controller commits on top first.
-    await commitStatus(request({ ...FLEET, "status/apps/web.yaml": "ready: maybe\n" }));
-    const movedTo = git("rev-parse", "gitfleet/status");
-    const stale = await commitStatus({
-      ...request({ ...FLEET, "status/apps/web.yaml": "ready: false\n" }),
-      expectedParent: readTip,
-    });
-    expect(stale).toEqual({ status: "conflict", expected: readTip, found: movedTo });
-    expect(git("rev-parse", "gitfleet/status")).toBe(movedTo);
-    // Regenerated on the new tip, it goes through.
-    const retried = await commitStatus({
-      ...request({ ...FLEET, "status/apps/web.yaml": "ready: false\n" }),
-      expectedParent: movedTo,
-    });
-    expect(retried.status).toBe("committed");
+  it.each([["README.md"], ["rendered"], ["rendered/../x.yaml"], ["status//x.yaml"]])(
+    "refuses the path %s",
+    async (path) => {
+      await expect(commit({ [path]: "x" })).rejects.toThrow(
+        `status path ${path} is outside rendered, status`,
+      );
+    },
+  );
+});
+
+describe("ref compare-and-swap", () => {
+  it("moves a ref only from the value the caller read, and creates it only when the caller saw none", async () => {
+    const gitdir = join(dir, ".git");
+    const main = git("rev-parse", "main");
+    git("commit", "-q", "--allow-empty", "-m", "second");
+    const second = git("rev-parse", "main");
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(true);
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, second)).toBe(false);
+    expect(await compareAndSwapRef(gitdir, BRANCH, second, main)).toBe(false);
+    expect(await compareAndSwapRef(gitdir, BRANCH, main, second)).toBe(true);
+    expect(git("rev-parse", "gitfleet/status")).toBe(second);
+    // A ref git packed is read and replaced as well.
+    git("pack-refs", "--all");
+    expect(await compareAndSwapRef(gitdir, BRANCH, second, main)).toBe(true);
+    expect(git("rev-parse", "gitfleet/status")).toBe(main);
+    expect(existsSync(join(gitdir, `${BRANCH}.lock`))).toBe(false);
   });
 
-  it("creates the branch only when the caller expected none", async () => {
-    expect(await commitStatus({ ...request(FLEET), expectedParent: null })).toMatchObject({
-      status: "committed",
-      parent: undefined,
-    });
-    const tip = git("rev-parse", "gitfleet/status");
-    expect(await commitStatus({ ...request(FLEET), expectedParent: null })).toEqual({
-      status: "conflict",
-      expected: undefined,
-      found: tip,
-    });
-  });
-
-  it("refuses paths outside the directories it owns", async () => {
-    await expect(commitStatus(request({ "README.md": "x" }))).rejects.toThrow(
-      "status path README.md is outside rendered, status",
+  it("respects a lock another writer holds, and breaks a lock left by a dead process", async () => {
+    const gitdir = join(dir, ".git");
+    const main = git("rev-parse", "main");
+    const lock = join(gitdir, `${BRANCH}.lock`);
+    mkdirSync(join(gitdir, "refs/heads/gitfleet"), { recursive: true });
+    writeFileSync(lock, "");
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(false);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(true);
+    expect(execFileSync("git", ["rev-parse", "gitfleet/status"], { cwd: dir, encoding: "utf8" }).trim()).toBe(
+      main,
     );
   });
 });

@@ -1,0 +1,273 @@
+import type { Logger } from "pino";
+import type { FleetRepo } from "../git/fleet-repo.js";
+import { readTreeFiles } from "../git/read-tree.js";
+import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { diffTrees } from "../git/tree-diff.js";
+import { classifyPath } from "../model/classify.js";
+import type { FileTree } from "../model/file-tree.js";
+import { loadFleet, type ParseCache } from "../model/load-fleet.js";
+import { ALL } from "../reconcile/affected-apps.js";
+import {
+  EMPTY_STATE,
+  type ReconcileOutcome,
+  type ReconcileState,
+  reconcileStep,
+} from "../reconcile/reconcile-step.js";
+import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
+import { Stopwatch } from "./stopwatch.js";
+
+/** How the loop reaches Git and signs its work. */
+export interface ReconcilerOptions {
+  readonly repo: FleetRepo;
+  /** The branch people commit intent to. */
+  readonly branch: string;
+  /** The branch gitfleet writes rendered/ and status/ to. */
+  readonly statusBranch: string;
+  readonly author: { readonly name: string; readonly email: string };
+  /** Names this controller in the `Gitfleet-Controller` trailer of its commits. */
+  readonly controllerId: string;
+  readonly logger: Logger;
+  /** Tries to publish a status commit before giving up when other writers keep moving the branch. Default 6. */
+  readonly maxAttempts?: number;
+  /** Signs status commits when given (isomorphic-git's onSign). */
+  readonly sign?: (payload: string) => Promise<string>;
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly now?: () => number;
+  /** Waits between attempts; injectable for tests. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
+  readonly onStage?: (stage: "written" | "published") => void;
+}
+
+/** What one reconcile did. */
+export interface ReconcileReport {
+  /** up-to-date: the source commit was reconciled already; committed: a status commit was published. */
+  readonly result: "up-to-date" | "committed" | "unchanged";
+  readonly sourceCommit: string;
+  readonly statusCommit: string | undefined;
+  readonly valid: boolean;
+  readonly errors: number;
+  readonly attempts: number;
+  /** Files changed on the status branch. */
+  readonly filesChanged: number;
+}
+
+/** A reconcile that cannot proceed for a reason the operator must fix. */
+export class ReconcileError extends Error {
+  override readonly name = "ReconcileError";
+}
+
+const TRAILER_SOURCE = "Source-Commit";
+const TRAILER_CONTROLLER = "Gitfleet-Controller";
+
+/**
+ * The Git reconcile loop's single step, kept alive between reconciles: fetch, read the source branch's
+ * tip straight from Git objects, reconcile it against the state of the last status commit, and publish
+ * one status commit with a compare-and-swap. State lives in memory only as a cache of what the status
+ * branch says: on start, or when another writer moved the branch, it is rebuilt from the branch, so a
+ * crash at any point converges on restart and two controllers never lose each other's work.
+ */
+export class Reconciler {
+  private state: ReconcileState | undefined;
+  /** The status commit `state` describes. */
+  private statusTip: string | undefined;
+  /** The source tree `state.tree` was read from, for diffs. */
+  private renderedTree: string | undefined;
+  private readonly parseCache: ParseCache = new Map();
+
+  constructor(private readonly options: ReconcilerOptions) {
+    if (options.branch === options.statusBranch)
+      throw new ReconcileError(
+        `the status branch must differ from the source branch (both are "${options.branch}"): gitfleet never writes to people's branch`,
+      );
+  }
+
+  /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
+  async reconcile(): Promise<ReconcileReport> {
+    const maxAttempts = this.options.maxAttempts ?? 6;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const report = await this.attempt(attempt);
+      if (report) return report;
+      const delay = Math.round(100 * 2 ** (attempt - 1) * (0.5 + Math.random()));
+      this.options.logger.warn(
+        { attempt, delayMs: delay },
+        "status branch moved underneath; regenerating on the new tip",
+      );
+      await (this.options.sleep ?? sleep)(delay);
+    }
+    throw new ReconcileError(
+      `the status branch ${this.options.statusBranch} kept moving; gave up after ${maxAttempts} attempts`,
+    );
+  }
+
+  private async attempt(attempt: number): Promise<ReconcileReport | undefined> {
+    const { repo, branch, statusBranch, logger } = this.options;
+    const watch = new Stopwatch();
+    await repo.fetch([branch, statusBranch]);
+    watch.lap("fetch");
+    const head = await repo.branchTip(branch);
+    if (!head) throw new ReconcileError(`branch ${branch} not found in ${repo.describe()}`);
+    const tip = await repo.branchTip(statusBranch);
+    if (!this.state || tip !== this.statusTip) await this.restore(tip);
+    watch.lap("restore");
+    const state = this.state ?? EMPTY_STATE;
+    if (state.sourceCommit === head) {
+      return {
+        result: "up-to-date",
+        sourceCommit: head,
+        statusCommit: tip,
+        valid: true,
+        errors: 0,
+        attempts: attempt,
+        filesChanged: 0,
+      };
+    }
+    await this.refuseOwnCommit(head);
+    const { outcome, headTree } = await this.step(state, head, watch);
+    const message = outcome.message;
+    const written = await writeStatusCommit({
+      gitdir: repo.gitdir,
+      cache: repo.cache,
+      parent: tip,
+      changes: outcome.changes,
+      message,
+      trailers: [
+        [TRAILER_SOURCE, head],
+        [TRAILER_CONTROLLER, this.options.controllerId],
+      ],
+      author: this.author(),
+      ...(this.options.sign ? { sign: this.options.sign } : {}),
+    });
+    watch.lap("write");
+    const errors = outcome.problems.filter((p) => p.severity === "error").length;
+    const base = {
+      sourceCommit: head,
+      valid: outcome.valid,
+      errors,
+      attempts: attempt,
+      filesChanged: outcome.changes.size,
+    };
+    if (written.status === "unchanged") {
+      this.accept(outcome, tip, headTree);
+      return { ...base, result: "unchanged", statusCommit: tip };
+    }
+    this.options.onStage?.("written");
+    if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return undefined;
+    this.options.onStage?.("published");
+    watch.lap("publish");
+    this.accept(outcome, written.oid, headTree);
+    logger.info(
+      {
+        sourceCommit: head,
+        statusCommit: written.oid,
+        valid: outcome.valid,
+        errors,
+        scope: outcome.scope === ALL ? "all" : outcome.scope.size,
+        filesChanged: outcome.changes.size,
+        objectsWritten: written.objects.length,
+        clusters: outcome.summary ? Object.fromEntries(outcome.summary.clusters) : {},
+        durationsMs: watch.laps(),
+        attempt,
+      },
+      message.split("\n")[0],
+    );
+    return { ...base, result: "committed", statusCommit: written.oid };
+  }
+
+  private accept(outcome: ReconcileOutcome, statusTip: string | undefined, headTree: string): void {
+    this.state = outcome.state;
+    this.statusTip = statusTip;
+    if (outcome.valid) this.renderedTree = headTree;
+  }
+
+  private async step(
+    state: ReconcileState,
+    head: string,
+    watch: Stopwatch,
+  ): Promise<{ outcome: ReconcileOutcome; headTree: string }> {
+    const { repo } = this.options;
+    const headTree = await repo.treeOf(head);
+    let tree: FileTree;
+    let changedPaths: readonly string[] | typeof ALL;
+    if (state.model && this.renderedTree) {
+      const changes = await diffTrees(repo.gitdir, repo.cache, this.renderedTree, headTree);
+      const next = new Map(state.tree);
+      for (const change of changes) {
+        if (change.oid === null || !wantedSource(change.path)) next.delete(change.path);
+        else next.set(change.path, await repo.readBlob(change.oid));
+      }
+      tree = next;
+      changedPaths = changes.map((c) => c.path);
+    } else {
+      tree = await readTreeFiles(repo.gitdir, repo.cache, headTree, wantedSource);
+      changedPaths = ALL;
+    }
+    watch.lap("read");
+    const outcome = reconcileStep(state, { sourceCommit: head, tree, changedPaths, cache: this.parseCache });
+    watch.lap("reconcile");
+    return { outcome, headTree };
+  }
+
+  // Rebuilds the state from the status branch: its files, and the source tree rendered/ came from.
+  private async restore(tip: string | undefined): Promise<void> {
+    const { repo, logger } = this.options;
+    this.statusTip = tip;
+    this.renderedTree = undefined;
+    if (!tip) {
+      this.state = EMPTY_STATE;
+      return;
+    }
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), ownedPath);
+    const files = new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+    const { renderedCommit } = sourcePosition(files);
+    let tree: FileTree = new Map();
+    let model: ReconcileState["model"];
+    if (renderedCommit) {
+      // A shallow cache may not hold the rendered commit any more: then the next render is a full one.
+      const renderedTree = await repo.treeOf(renderedCommit).catch(() => undefined);
+      if (renderedTree) {
+        tree = await readTreeFiles(repo.gitdir, repo.cache, renderedTree, wantedSource);
+        model = loadFleet(tree, this.parseCache).model;
+        this.renderedTree = renderedTree;
+      }
+    }
+    this.state = restoreState(files, tree, model);
+    logger.info(
+      { statusCommit: tip, renderedCommit, files: files.size },
+      "restored state from the status branch",
+    );
+  }
+
+  // gitfleet never reacts to its own commits: a source branch whose tip is a status commit is misconfigured.
+  private async refuseOwnCommit(head: string): Promise<void> {
+    const message = await this.options.repo.commitMessage(head);
+    if (
+      new RegExp(`^${TRAILER_CONTROLLER}: `, "m").test(message) &&
+      new RegExp(`^${TRAILER_SOURCE}: `, "m").test(message)
+    )
+      throw new ReconcileError(
+        `the tip of ${this.options.branch} (${head.slice(0, 7)}) is a gitfleet status commit; point --branch at the branch people write`,
+      );
+  }
+
+  private author(): CommitAuthor {
+    const now = (this.options.now ?? Date.now)();
+    return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
+  }
+}
+
+function ownedPath(path: string): boolean {
+  return (
+    path === "rendered/" || path === "status/" || path.startsWith("rendered/") || path.startsWith("status/")
+  );
+}
+
+// Source files worth reading: everything the fleet layout does not ignore (hidden trees are skipped whole).
+function wantedSource(path: string): boolean {
+  if (path.endsWith("/")) return !path.split("/").some((part) => part.startsWith("."));
+  return classifyPath(path).role !== "ignored";
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

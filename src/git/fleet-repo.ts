@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import git from "isomorphic-git";
+import http from "isomorphic-git/http/node";
+import { pushRef, redactUrl } from "./http-push.js";
+import { compareAndSwapRef } from "./update-ref.js";
+
+/** Where the fleet repo is and how to reach it. */
+export interface RepoLocation {
+  /** A local path (work tree or bare repository) or an http(s) URL. */
+  readonly location: string;
+  /** For a URL: where the local cache repository lives. Default ~/.cache/gitfleet/repos/<hash of URL>. */
+  readonly cacheDir?: string;
+  /** For a URL: a token for HTTP basic auth (read from the environment by the CLI, never from the repo). */
+  readonly token?: string;
+  readonly username?: string;
+}
+
+/**
+ * One fleet repository, opened once and kept for the life of the controller (isomorphic-git's cache
+ * object holds the parsed pack indexes; opening it per reconcile would reload them). A local path is
+ * used in place: branches are read and the status branch is written in it. A URL is fetched —
+ * shallow, one branch at a time — into a cache repository, and the status branch is pushed back.
+ */
+export class FleetRepo {
+  /** isomorphic-git's cache, shared by every read of this repository. */
+  readonly cache: object = {};
+
+  private constructor(
+    readonly gitdir: string,
+    /** The remote URL, for a remote repository. */
+    readonly url: string | undefined,
+    private readonly headers: Readonly<Record<string, string>>,
+  ) {}
+
+  static async open(location: RepoLocation): Promise<FleetRepo> {
+    if (/^https?:\/\//.test(location.location)) return FleetRepo.openRemote(location);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.location) || /^[^/]+@[^/]+:/.test(location.location))
+      throw new Error(
+        `${location.location}: only local paths and http(s) URLs are supported (isomorphic-git has no file:// or SSH transport); clone it and pass the path, or use the https URL`,
+      );
+    const path = resolve(location.location);
+    const gitdir = fs.existsSync(join(path, ".git")) ? join(path, ".git") : path;
+    if (!fs.existsSync(join(gitdir, "HEAD")) || !fs.existsSync(join(gitdir, "objects")))
+      throw new Error(`${location.location} is not a Git repository (no HEAD and objects/ in ${gitdir})`);
+    return new FleetRepo(gitdir, undefined, {});
+  }
+
+  private static async openRemote(location: RepoLocation): Promise<FleetRepo> {
+    const url = location.location;
+    const root =
+      location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
+    const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
+    const gitdir = join(root, `${key}.git`);
+    if (!fs.existsSync(join(gitdir, "HEAD"))) {
+      fs.mkdirSync(gitdir, { recursive: true });
+      await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
+    }
+    await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });
+    const headers: Record<string, string> = {};
+    if (location.token)
+      headers.authorization = `Basic ${Buffer.from(`${location.username ?? "x-access-token"}:${location.token}`).toString("base64")}`;
+    return new FleetRepo(gitdir, url, headers);
+  }
+
+  /** For a remote: fetches the tips of the branches (shallow, one branch each); missing branches are skipped. */
+  async fetch(branches: readonly string[]): Promise<void> {
+    if (!this.url) return;
+    for (const branch of branches) {
+      try {
+        await git.fetch({
+          fs,
+          http,
+          gitdir: this.gitdir,
+          cache: this.cache,
+          url: this.url,
+          remote: "origin",
+          ref: branch,
+          remoteRef: branch,
+          singleBranch: true,
+          depth: 1,
+          tags: false,
+          headers: this.headers,
+        });
+      } catch (error) {
+        if (isMissingBranch(error)) {
+          await git.deleteRef({ fs, gitdir: this.gitdir, ref: this.refOf(branch) }).catch(() => undefined);
+          continue;
+        }
+        throw new Error(`fetching ${branch} from ${redactUrl(this.url)}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** The commit a branch points at (as last fetched, for a remote), or undefined when there is none. */
+  async branchTip(branch: string): Promise<string | undefined> {
+    return git.resolveRef({ fs, gitdir: this.gitdir, ref: this.refOf(branch) }).catch(() => undefined);
+  }
+
+  /** The tree of a commit. */
+  async treeOf(commit: string): Promise<string> {
+    return (await git.readCommit({ fs, gitdir: this.gitdir, cache: this.cache, oid: commit })).commit.tree;
+  }
+
+  /** A commit's message. */
+  async commitMessage(commit: string): Promise<string> {
+    return (await git.readCommit({ fs, gitdir: this.gitdir, cache: this.cache, oid: commit })).commit.message;
+  }
+
+  /** A blob's bytes. */
+  async readBlob(oid: string): Promise<Uint8Array> {
+    return (await git.readBlob({ fs, gitdir: this.gitdir, cache: this.cache, oid })).blob;
+  }
+
+  /**
+   * Moves a branch from `expected` to `commit` if nobody moved it since: a compare-and-swap on the
+   * local ref, or a push to the remote naming the old value. `objects` are what the commit added.
+   */
+  async publish(
+    branch: string,
+    expected: string | undefined,
+    commit: string,
+    objects: readonly string[],
+  ): Promise<boolean> {
+    if (!this.url) return compareAndSwapRef(this.gitdir, `refs/heads/${branch}`, expected, commit);
+    const result = await pushRef({
+      gitdir: this.gitdir,
+      cache: this.cache,
+      url: this.url,
+      headers: this.headers,
+      ref: `refs/heads/${branch}`,
+      expected,
+      value: commit,
+      objects,
+    });
+    if (result.status === "rejected") return false;
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: this.refOf(branch), value: commit, force: true });
+    return true;
+  }
+
+  /** A description safe for logs. */
+  describe(): string {
+    return this.url ? redactUrl(this.url) : this.gitdir;
+  }
+
+  private refOf(branch: string): string {
+    return this.url ? `refs/remotes/origin/${branch}` : `refs/heads/${branch}`;
+  }
+}
+
+function isMissingBranch(error: unknown): boolean {
+  return (error as { code?: string }).code === "NotFoundError";
+}
