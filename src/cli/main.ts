@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerPlan } from "./commands/plan.js";
+import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
 import { type ReadInput, registerSchedule } from "./commands/schedule.js";
 import { registerValidate } from "./commands/validate.js";
@@ -25,6 +26,7 @@ export function buildProgram(
   registerSchedule(program, { output, readInput }, setExit);
   registerRender(program, output, setExit);
   registerPlan(program, output, setExit);
+  registerReconcile(program, output, setExit);
   return program;
 }
 

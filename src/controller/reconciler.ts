@@ -36,7 +36,7 @@ export interface ReconcilerOptions {
   /** Waits between attempts; injectable for tests. */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
-  readonly onStage?: (stage: "written" | "published") => void;
+  readonly onStage?: (stage: "written" | "published") => void | Promise<void>;
 }
 
 /** What one reconcile did. */
@@ -151,9 +151,9 @@ export class Reconciler {
       this.accept(outcome, tip, headTree);
       return { ...base, result: "unchanged", statusCommit: tip };
     }
-    this.options.onStage?.("written");
+    await this.options.onStage?.("written");
     if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return undefined;
-    this.options.onStage?.("published");
+    await this.options.onStage?.("published");
     watch.lap("publish");
     this.accept(outcome, written.oid, headTree);
     logger.info(

@@ -59,6 +59,12 @@ export class FleetRepo {
       await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
     }
     await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });
+    await git.setConfig({
+      fs,
+      gitdir,
+      path: "remote.origin.fetch",
+      value: "+refs/heads/*:refs/remotes/origin/*",
+    });
     const headers: Record<string, string> = {};
     if (location.token)
       headers.authorization = `Basic ${Buffer.from(`${location.username ?? "x-access-token"}:${location.token}`).toString("base64")}`;

@@ -1,0 +1,198 @@
+import { hostname } from "node:os";
+import { Command } from "commander";
+import { readFleetSettings } from "../../controller/fleet-settings.js";
+import { ReconcileLoop } from "../../controller/loop.js";
+import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
+import { FleetRepo } from "../../git/fleet-repo.js";
+import { createLogger } from "../../log/logger.js";
+import { parseDuration } from "../../model/duration.js";
+import { startControllerServer } from "../../server/http-server.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+
+interface LoopFlags {
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch?: string;
+  readonly interval?: string;
+  readonly once?: boolean;
+  readonly sync: boolean;
+  readonly kubeconfig?: string;
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+  readonly author?: string;
+  readonly controllerId: string;
+  readonly logLevel: string;
+  readonly listen?: string;
+  readonly webhookSecretEnv?: string;
+}
+
+const DEFAULT_STATUS_BRANCH = "gitfleet/status";
+const DEFAULT_INTERVAL_MS = 3 * 60_000;
+const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
+
+/** `gitfleet reconcile` (once, or polling) and `gitfleet run` (the long-running controller with its HTTP endpoint). */
+export function registerReconcile(
+  program: Command,
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+): void {
+  program.addCommand(
+    loopCommand("reconcile")
+      .description(
+        "reconcile the fleet repo into the status branch: read the source branch, validate, schedule, render, commit rendered/ and status/",
+      )
+      .option("--once", "reconcile the branch's tip once and exit (0 valid, 1 the source commit is invalid)")
+      .action(async (flags: LoopFlags) => {
+        setExit(await runLoop(flags, output, false));
+      }),
+  );
+  program.addCommand(
+    loopCommand("run")
+      .description(
+        "run the controller: reconcile on every poll and on push webhooks; serve /webhook, /healthz and /readyz",
+      )
+      .option("--listen <host:port>", "where the HTTP endpoint listens", "127.0.0.1:8080")
+      .option(
+        "--webhook-secret-env <name>",
+        "environment variable holding the webhook secret (GitHub/Gitea HMAC key, GitLab token); unset disables /webhook",
+        "GITFLEET_WEBHOOK_SECRET",
+      )
+      .action(async (flags: LoopFlags) => {
+        setExit(await runLoop(flags, output, true));
+      }),
+  );
+}
+
+function loopCommand(name: string): Command {
+  return new Command(name)
+    .requiredOption(
+      "--repo <path-or-url>",
+      "the fleet repo: a local path (work tree or bare, used in place) or an http(s) URL",
+    )
+    .option("--branch <name>", "the branch people commit intent to", "main")
+    .option(
+      "--status-branch <name>",
+      `the branch gitfleet writes (default: fleet.yaml spec.statusBranch, else ${DEFAULT_STATUS_BRANCH})`,
+    )
+    .option(
+      "--interval <duration>",
+      "poll interval, e.g. 30s or 3m (default: fleet.yaml spec.reconcileInterval, else 3m)",
+    )
+    .option("--no-sync", "only write the status branch; apply nothing to member clusters")
+    .option("--kubeconfig <file>", "kubeconfig with a context per member cluster (for sync)")
+    .option(
+      "--cache-dir <dir>",
+      "for a URL: where the local cache repository lives (default ~/.cache/gitfleet/repos)",
+    )
+    .option(
+      "--token-env <name>",
+      "for a URL: environment variable holding the Git access token",
+      "GITFLEET_GIT_TOKEN",
+    )
+    .option(
+      "--author <identity>",
+      'status commit author, "Name <email>" (default: fleet.yaml spec.commitAuthor, else gitfleet <gitfleet@localhost>)',
+    )
+    .option(
+      "--controller-id <id>",
+      "names this controller in the Gitfleet-Controller trailer",
+      `gitfleet@${hostname()}`,
+    )
+    .option("--log-level <level>", "trace, debug, info, warn or error", "info");
+}
+
+async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean): Promise<ExitCodeValue> {
+  if (flags.kubeconfig !== undefined && flags.sync)
+    throw new CliError(
+      "sync to member clusters is not part of this version yet: run with --no-sync to reconcile the status branch only",
+      ExitCode.Usage,
+    );
+  const logger = createLogger({ level: flags.logLevel });
+  const repo = await FleetRepo.open({
+    location: flags.repo,
+    ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
+    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
+    ...(process.env.GITFLEET_GIT_USERNAME ? { username: process.env.GITFLEET_GIT_USERNAME } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  });
+  const settings = await readFleetSettings(repo, flags.branch).catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  });
+  const reconciler = construct(
+    () =>
+      new Reconciler({
+        repo,
+        branch: flags.branch,
+        statusBranch: flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH,
+        author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+        controllerId: flags.controllerId,
+        logger,
+      }),
+  );
+  logger.info({ repo: repo.describe(), branch: flags.branch, sync: false }, "sync to member clusters: off");
+  if (flags.once) return reconcileOnce(reconciler, output);
+  const intervalMs = flags.interval
+    ? durationFlag(flags.interval)
+    : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
+  const loop = new ReconcileLoop(reconciler, { intervalMs, logger });
+  const server = serve
+    ? await startControllerServer({
+        listen: flags.listen ?? "127.0.0.1:8080",
+        webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
+        sourceBranch: flags.branch,
+        trigger: (reason) => loop.trigger(reason),
+        ready: () => loop.ready,
+        logger,
+      })
+    : undefined;
+  loop.start();
+  await new Promise<void>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+  });
+  logger.info("stopping: finishing the reconcile in flight");
+  await server?.close();
+  await loop.stop();
+  return ExitCode.Ok;
+}
+
+async function reconcileOnce(reconciler: Reconciler, output: CommandOutput): Promise<ExitCodeValue> {
+  let report: ReconcileReport;
+  try {
+    report = await reconciler.reconcile();
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  const status = report.statusCommit ? report.statusCommit.slice(0, 7) : "none";
+  const validity = report.valid
+    ? "valid"
+    : `invalid, ${report.errors} ${report.errors === 1 ? "error" : "errors"} recorded in status/source.yaml`;
+  output.out(
+    `${report.sourceCommit.slice(0, 7)} → status ${status}: ${report.result} (${validity}; ${report.filesChanged} files changed)\n`,
+  );
+  return report.valid ? ExitCode.Ok : ExitCode.Failed;
+}
+
+function construct<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof ReconcileError) throw new CliError(error.message, ExitCode.Usage);
+    throw error;
+  }
+}
+
+function parseAuthor(text: string): { name: string; email: string } {
+  const match = /^\s*(.+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(text);
+  if (!match) throw new CliError(`--author ${text}: expected "Name <email>"`, ExitCode.Usage);
+  return { name: match[1] as string, email: match[2] as string };
+}
+
+function durationFlag(text: string): number {
+  const ms = parseDuration(text);
+  if (!ms)
+    throw new CliError(`--interval ${text}: expected a duration such as 30s, 3m or 1h`, ExitCode.Usage);
+  return ms;
+}

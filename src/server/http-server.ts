@@ -1,0 +1,101 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { judgeWebhook } from "./webhook.js";
+
+/** Push payloads are small; GitHub caps them at 25 MB, real ones are kilobytes. */
+const MAX_BODY_BYTES = 5 * 2 ** 20;
+
+export interface ControllerServerOptions {
+  /** host:port; port 0 picks a free one. */
+  readonly listen: string;
+  /** The shared webhook secret; undefined disables the webhook endpoint (polling still runs). */
+  readonly webhookSecret: string | undefined;
+  readonly sourceBranch: string;
+  /** Asks the loop for a reconcile. */
+  readonly trigger: (reason: string) => void;
+  /** True once the first reconcile finished. */
+  readonly ready: () => boolean;
+  readonly logger: Logger;
+}
+
+export interface ControllerServer {
+  /** http://host:port */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The controller's HTTP endpoint: `POST /webhook` (GitHub, GitLab, Gitea and Forgejo push events,
+ * signature-checked), `GET /healthz` (the process is alive) and `GET /readyz` (the first reconcile
+ * finished).
+ */
+export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
+  const server: Server = createServer((request, response) => {
+    route(options, request, response).catch((error: unknown) => {
+      options.logger.error({ err: error }, "HTTP request failed");
+      if (!response.headersSent) send(response, 500, "internal error");
+    });
+  });
+  const [host, port] = splitListen(options.listen);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  options.logger.info({ url }, "listening");
+  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function route(
+  options: ControllerServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+  if (path === "/healthz") return send(response, 200, "ok");
+  if (path === "/readyz")
+    return options.ready()
+      ? send(response, 200, "ready")
+      : send(response, 503, "not ready: the first reconcile has not finished");
+  if (path !== "/webhook") return send(response, 404, "not found");
+  if (request.method !== "POST") return send(response, 405, "use POST");
+  if (options.webhookSecret === undefined)
+    return send(response, 404, "the webhook is not configured (no secret)");
+  const body = await readBody(request);
+  if (!body) return send(response, 413, `payload larger than ${MAX_BODY_BYTES} bytes`);
+  const verdict = judgeWebhook(request.headers, body, options.webhookSecret, options.sourceBranch);
+  options.logger.info(
+    { status: verdict.status, remote: request.socket.remoteAddress },
+    `webhook: ${verdict.message}`,
+  );
+  if (verdict.status === 202) options.trigger(`webhook:${verdict.provider}`);
+  send(response, verdict.status, verdict.message);
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`${message}\n`);
+}
+
+function splitListen(listen: string): [string, number] {
+  const match = /^(.*):(\d+)$/.exec(listen);
+  if (!match) throw new Error(`--listen ${listen}: expected host:port, e.g. 127.0.0.1:8080`);
+  return [(match[1] ?? "").replace(/^\[(.*)\]$/, "$1") || "127.0.0.1", Number(match[2])];
+}

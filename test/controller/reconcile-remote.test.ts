@@ -1,0 +1,144 @@
+import { mkdirSync, readdirSync } from "node:fs";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
+import { FleetRepo, type RepoLocation } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/**
+ * The reconcile loop against a remote over HTTP, served by real Git (`git http-backend`): people push
+ * to a bare repository with the git CLI, gitfleet fetches and pushes with isomorphic-git.
+ */
+const TOKEN = "test-token-not-a-real-credential";
+let root: string;
+let cleanup: () => void;
+let server: GitHttpServer;
+let work: string;
+let bare: string;
+
+beforeEach(async () => {
+  ({ dir: root, cleanup } = tempDir("gitfleet-remote-"));
+  work = `${root}/work`;
+  bare = `${root}/srv/fleet.git`;
+  mkdirSync(work);
+  createRepo(work, fleetFiles(BASE_SPEC));
+  gitIn(root, "clone", "-q", "--bare", work, bare);
+  gitIn(work, "remote", "add", "origin", bare);
+  server = await startGitHttpServer(`${root}/srv`, TOKEN);
+});
+afterEach(async () => {
+  await server.close();
+  cleanup();
+});
+
+const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+async function controller(
+  name: string,
+  extra: Partial<ReconcilerOptions> = {},
+  location: Partial<RepoLocation> = {},
+) {
+  return new Reconciler({
+    repo: await FleetRepo.open({
+      location: `${server.url}/fleet.git`,
+      cacheDir: `${root}/cache-${name}`,
+      token: TOKEN,
+      ...location,
+    }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: name,
+    logger: quiet,
+    sleep: async () => undefined,
+    ...extra,
+  });
+}
+
+function push(spec: FleetSpec, message: string): string {
+  const commit = commitTree(work, fleetFiles(spec), message);
+  gitIn(work, "push", "-q", "origin", "main");
+  return commit;
+}
+
+const webReplicas = (n: number): FleetSpec => ({
+  ...BASE_SPEC,
+  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
+});
+
+describe("reconciling a remote over smart HTTP", () => {
+  it("fetches shallow, pushes the status branch back, and pushes only what a change adds", async () => {
+    const loop = await controller("a");
+    const first = await loop.reconcile();
+    expect(first.result).toBe("committed");
+    expect(gitIn(bare, "rev-parse", "gitfleet/status")).toBe(first.statusCommit);
+    expect(gitIn(bare, "fsck", "--strict", "--no-dangling")).toBe("");
+    expect(branchFiles(bare, "gitfleet/status").get("rendered/east/shop/apps.Deployment.web.yaml")).toContain(
+      "replicas: 2",
+    );
+    // The cache repository is shallow: it holds the tip, not the history.
+    expect(
+      gitIn(root, "--git-dir", readCacheDir(`${root}/cache-a`), "rev-parse", "--is-shallow-repository"),
+    ).toBe("true");
+    const source = push(webReplicas(9), "web: 9 replicas");
+    const objectsBefore = countObjects(bare);
+    const second = await loop.reconcile();
+    expect(second).toMatchObject({ result: "committed", sourceCommit: source });
+    expect(gitIn(bare, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(
+      /^web: Deployment shop\/web 9 replicas/,
+    );
+    // 5 changed files: 4 new blobs (3 deployments are identical) + their trees + the commit, nothing more.
+    const added = countObjects(bare) - objectsBefore;
+    expect(added).toBeGreaterThan(5);
+    expect(added).toBeLessThan(20);
+    expect(server.requests.filter((r) => r.startsWith("POST /fleet.git/git-receive-pack"))).toHaveLength(2);
+    expect((await loop.reconcile()).result).toBe("up-to-date");
+  });
+
+  it("fails with a clear error, changing nothing, when the token is wrong", async () => {
+    const loop = await controller("a", {}, { token: "wrong-token" });
+    await expect(loop.reconcile()).rejects.toThrow(
+      /fetching main from http:\/\/127\.0\.0\.1:\d+\/fleet\.git: .*401/,
+    );
+    expect(() => gitIn(bare, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+
+  it("two controllers racing: one wins, the other regenerates on the new tip, no status is lost", async () => {
+    let b: Reconciler | undefined;
+    let newer = "";
+    const a = await controller("a", {
+      // A has written its commit for the first source commit; before it pushes, a new commit lands and B reconciles it.
+      onStage: async (stage) => {
+        if (stage !== "written" || newer) return;
+        newer = push(webReplicas(5), "web: 5");
+        expect((await (b as Reconciler).reconcile()).result).toBe("committed");
+      },
+    });
+    b = await controller("b");
+    const report = await a.reconcile();
+    expect(report).toMatchObject({ result: "up-to-date", sourceCommit: newer, attempts: 2 });
+    // The branch holds B's status for the newest commit, on top of nothing lost: a third controller agrees.
+    const status = branchFiles(bare, "gitfleet/status");
+    expect(status.get("status/source.yaml")).toContain(`sourceCommit: ${newer}`);
+    const reference = await controller("c");
+    expect((await reference.reconcile()).result).toBe("up-to-date");
+    push(webReplicas(6), "web: 6");
+    await Promise.all([a.reconcile(), b.reconcile()]);
+    const history = gitIn(bare, "log", "--format=%s", "gitfleet/status").split("\n");
+    // A never published its commit for the first source commit: B's status for the newer one came first.
+    expect(history).toHaveLength(2);
+    expect(history[0]).toMatch(/^web: Deployment shop\/web 6 replicas/);
+  });
+});
+
+function countObjects(gitdir: string): number {
+  return gitIn(gitdir, "rev-list", "--objects", "--all").split("\n").length;
+}
+
+// The one cache repository under a cache directory.
+function readCacheDir(cache: string): string {
+  return `${cache}/${readdirSync(cache).find((name) => name.endsWith(".git"))}`;
+}
