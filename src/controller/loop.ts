@@ -76,6 +76,10 @@ export class ReconcileLoop {
     try {
       const report = await this.reconciler.reconcile();
       this.succeeded = true;
+      this.options.logger.info(
+        { reason, result: report.result, sourceCommit: report.sourceCommit, valid: report.valid },
+        "reconcile done",
+      );
       this.options.onReconcile?.({ report, reason });
     } catch (error) {
       this.options.logger.error({ err: error, reason }, "reconcile failed; trying again on the next tick");

@@ -140,6 +140,30 @@ describe("reconciling a local repository", () => {
       if (!["status/source.yaml", "status/apps/web.yaml"].includes(path)) expect(after.get(path)).toBe(text);
   });
 
+  it("two controllers on one repository: the compare-and-swap lets one win and the other regenerate", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    let second: Reconciler | undefined;
+    const first = await reconciler(dir, {
+      sleep: async () => undefined,
+      onStage: async (stage) => {
+        if (stage === "written" && second) {
+          const other = second;
+          second = undefined;
+          commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 1 })), "api: 1");
+          expect((await other.reconcile()).result).toBe("committed");
+        }
+      },
+    });
+    second = await reconciler();
+    expect(await first.reconcile()).toMatchObject({ result: "up-to-date", attempts: 2 });
+    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("1");
+    expect(branchFiles(dir, "gitfleet/status").get("rendered/east/shop/apps.Deployment.api.yaml")).toContain(
+      "replicas: 1",
+    );
+    const moved = commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 2 })), "api: 2");
+    expect(await first.reconcile()).toMatchObject({ result: "committed", sourceCommit: moved, attempts: 1 });
+  });
+
   it("reads a bare repository in place and refuses a source branch that is a status branch", async () => {
     createRepo(dir, fleetFiles(BASE_SPEC));
     const bare = `${dir}-bare.git`;

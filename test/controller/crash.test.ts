@@ -1,0 +1,132 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { BASE_SPEC, editArbitrary, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/**
+ * Kill the controller at any point and the next start converges to the same status tree: a real
+ * `gitfleet reconcile --once` process is SIGKILLed at random moments (and, deterministically, between
+ * writing the commit's objects and moving the branch, and right after moving it), then run to the
+ * end; a reference repository with the same source history, reconciled without interruption, must
+ * end with the identical status tree after every source commit.
+ */
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+const CRASH = fileURLToPath(new URL("../helpers/crash-at-stage.mjs", import.meta.url));
+let root: string;
+let cleanup: () => void;
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = tempDir("gitfleet-crash-"));
+});
+afterAll(() => cleanup());
+
+function runKilledAfter(dir: string, delayMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+      {
+        stdio: "ignore",
+      },
+    );
+    const timer = setTimeout(() => child.kill("SIGKILL"), delayMs);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve(signal ?? String(code));
+    });
+  });
+}
+
+function statusTree(dir: string): string {
+  return gitIn(dir, "rev-parse", "gitfleet/status^{tree}");
+}
+
+async function reconcileReference(dir: string): Promise<void> {
+  const logger = createLogger({ level: "silent" });
+  const loop = new Reconciler({
+    repo: await FleetRepo.open({ location: dir }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: "reference",
+    logger,
+  });
+  await loop.reconcile();
+}
+
+describe("crash safety", () => {
+  it("converges to the reference status tree after SIGKILLs at random points of real processes", async () => {
+    const dir = `${root}/random`;
+    const reference = `${root}/random-reference`;
+    mkdirSync(dir);
+    mkdirSync(reference);
+    const edits = fc.sample(editArbitrary, { numRuns: 5, seed: 42 });
+    const delays = fc.sample(fc.integer({ min: 0, max: 900 }), { numRuns: 10, seed: 7 });
+    let spec: FleetSpec = BASE_SPEC;
+    createRepo(dir, fleetFiles(spec));
+    createRepo(reference, fleetFiles(spec));
+    const outcomes: string[] = [];
+    for (let step = 0; step <= edits.length; step++) {
+      if (step > 0) {
+        spec = (edits[step - 1] as (s: FleetSpec) => FleetSpec)(spec);
+        commitTree(dir, fleetFiles(spec), `edit ${step}`);
+        commitTree(reference, fleetFiles(spec), `edit ${step}`);
+      }
+      outcomes.push(await runKilledAfter(dir, delays[step * 2] ?? 100));
+      outcomes.push(await runKilledAfter(dir, delays[step * 2 + 1] ?? 300));
+      // The run after the kills goes to the end.
+      const finished = spawnSync(
+        process.execPath,
+        [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(finished.stderr).toBe("");
+      await reconcileReference(reference);
+      expect(statusTree(dir)).toBe(statusTree(reference));
+      expect(existsSync(`${dir}/.git/refs/heads/gitfleet/status.lock`)).toBe(false);
+    }
+    expect(gitIn(dir, "fsck", "--strict", "--no-dangling").includes("error")).toBe(false);
+    // Some runs were killed, some were not: the delays straddle the time a reconcile takes.
+    expect(outcomes).toContain("SIGKILL");
+  });
+
+  it.each([["written"], ["published"]])(
+    "converges after a kill at the %s stage of publishing",
+    async (stage) => {
+      const dir = `${root}/stage-${stage}`;
+      const reference = `${root}/stage-${stage}-reference`;
+      mkdirSync(dir);
+      mkdirSync(reference);
+      createRepo(dir, fleetFiles(BASE_SPEC));
+      createRepo(reference, fleetFiles(BASE_SPEC));
+      const crashed = spawnSync(process.execPath, [CRASH, dir, stage], { encoding: "utf8" });
+      expect(crashed.signal).toBe("SIGKILL");
+      const published = spawnSync("git", ["rev-parse", "--verify", "-q", "gitfleet/status"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      // Killed before the branch moved, there is no status branch yet; killed after, there is.
+      expect(published.status === 0).toBe(stage === "published");
+      const rerun = spawnSync(
+        process.execPath,
+        [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(rerun.status).toBe(0);
+      expect(rerun.stdout).toMatch(stage === "published" ? /: up-to-date/ : /: committed/);
+      await reconcileReference(reference);
+      expect(statusTree(dir)).toBe(statusTree(reference));
+      expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("1");
+    },
+  );
+});
