@@ -50,6 +50,8 @@ export interface ReconcileReport {
   readonly attempts: number;
   /** Files changed on the status branch. */
   readonly filesChanged: number;
+  /** Milliseconds per stage: fetch, restore, read, reconcile, write, publish. */
+  readonly durationsMs: Readonly<Record<string, number>>;
 }
 
 /** A reconcile that cannot proceed for a reason the operator must fix. */
@@ -120,6 +122,7 @@ export class Reconciler {
         errors: 0,
         attempts: attempt,
         filesChanged: 0,
+        durationsMs: watch.laps(),
       };
     }
     await this.refuseOwnCommit(head);
@@ -149,7 +152,7 @@ export class Reconciler {
     };
     if (written.status === "unchanged") {
       this.accept(outcome, tip, headTree);
-      return { ...base, result: "unchanged", statusCommit: tip };
+      return { ...base, result: "unchanged", statusCommit: tip, durationsMs: watch.laps() };
     }
     await this.options.onStage?.("written");
     if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return undefined;
@@ -171,7 +174,7 @@ export class Reconciler {
       },
       message.split("\n")[0],
     );
-    return { ...base, result: "committed", statusCommit: written.oid };
+    return { ...base, result: "committed", statusCommit: written.oid, durationsMs: watch.laps() };
   }
 
   private accept(outcome: ReconcileOutcome, statusTip: string | undefined, headTree: string): void {

@@ -26,9 +26,35 @@ export async function readTreeFiles(
   tree: string,
   wanted: (path: string) => boolean = () => true,
 ): Promise<Map<string, Uint8Array>> {
-  const files = new Map<string, Uint8Array>();
-  await readInto(files, { gitdir, cache, wanted }, tree, "");
-  return files;
+  const blobs: { path: string; oid: string }[] = [];
+  await listBlobs(blobs, { gitdir, cache, wanted }, tree, "");
+  // Reads overlap: each costs a few file operations, and waiting on them one by one is most of the time.
+  const contents = await mapConcurrently(
+    blobs,
+    READ_CONCURRENCY,
+    async ({ oid }) => (await git.readBlob({ fs, gitdir, cache, oid })).blob,
+  );
+  return new Map(blobs.map(({ path }, i) => [path, contents[i] as Uint8Array]));
+}
+
+const READ_CONCURRENCY = 32;
+
+/** Maps over items with at most `limit` calls in flight; results in input order. */
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  map: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await map(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 // A name (branch, tag, remote-tracking branch, HEAD or commit id) with optional first-parent steps:
@@ -65,19 +91,19 @@ interface TreeReader {
   readonly wanted: (path: string) => boolean;
 }
 
-async function readInto(
-  files: Map<string, Uint8Array>,
+async function listBlobs(
+  blobs: { path: string; oid: string }[],
   reader: TreeReader,
   oid: string,
   prefix: string,
 ): Promise<void> {
-  const { gitdir, cache } = reader;
-  const { tree: entries } = await git.readTree({ fs, gitdir, cache, oid });
+  const { tree: entries } = await git.readTree({ fs, gitdir: reader.gitdir, cache: reader.cache, oid });
+  const subtrees: Promise<void>[] = [];
   for (const entry of entries) {
     const path = prefix + entry.path;
     if (entry.type === "tree" && reader.wanted(`${path}/`))
-      await readInto(files, reader, entry.oid, `${path}/`);
-    else if (entry.type === "blob" && reader.wanted(path))
-      files.set(path, (await git.readBlob({ fs, gitdir, cache, oid: entry.oid })).blob);
+      subtrees.push(listBlobs(blobs, reader, entry.oid, `${path}/`));
+    else if (entry.type === "blob" && reader.wanted(path)) blobs.push({ path, oid: entry.oid });
   }
+  await Promise.all(subtrees);
 }

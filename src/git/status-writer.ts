@@ -1,5 +1,8 @@
 import fs from "node:fs";
 import git from "isomorphic-git";
+import { ObjectBatch, objectId, type TreeItem } from "./object-batch.js";
+
+const objectIdOf = (bytes: Uint8Array) => objectId("blob", bytes);
 
 /** The identity and time of a status commit; time comes in from the caller (the core reads no clock). */
 export interface CommitAuthor {
@@ -41,10 +44,7 @@ export type StatusCommitResult =
     }
   | { readonly status: "unchanged"; readonly tree: string | undefined };
 
-const MODE_FILE = "100644";
-const MODE_TREE = "040000";
-
-type TreeEntry = { mode: string; path: string; oid: string; type: "blob" | "tree" | "commit" };
+type TreeEntry = { path: string; oid: string; type: "blob" | "tree" | "commit" };
 interface ChangeNode {
   readonly files: Map<string, string | null>;
   readonly dirs: Map<string, ChangeNode>;
@@ -62,10 +62,12 @@ export async function writeStatusCommit(request: StatusCommitRequest): Promise<S
   const parentTree = request.parent
     ? (await git.readCommit({ fs, gitdir, cache, oid: request.parent })).commit.tree
     : undefined;
-  const written: string[] = [];
-  const writer = new TreeWriter(gitdir, cache, written);
-  const tree = (await writer.write(changeTree(request.changes), parentTree)) ?? (await writer.emptyTree());
+  const batch = new ObjectBatch();
+  const writer = new TreeWriter(gitdir, cache, batch);
+  const tree = (await writer.write(changeTree(request.changes), parentTree)) ?? batch.addTree([]);
   if (tree === parentTree) return { status: "unchanged", tree };
+  await batch.persist(gitdir);
+  const written = batch.oids();
   const author = {
     name: request.author.name,
     email: request.author.email,
@@ -126,7 +128,7 @@ class TreeWriter {
   constructor(
     private readonly gitdir: string,
     private readonly cache: object,
-    private readonly written: string[],
+    private readonly batch: ObjectBatch,
   ) {}
 
   /** The tree for `base` with `changes` applied; undefined when it comes out empty. */
@@ -136,30 +138,31 @@ class TreeWriter {
       for (const entry of (await git.readTree({ fs, gitdir: this.gitdir, cache: this.cache, oid: base }))
         .tree)
         entries.set(entry.path, entry);
-    const filesChanged = await this.applyFiles(entries, changes.files);
+    const filesChanged = this.applyFiles(entries, changes.files);
     const dirsChanged = await this.applyDirectories(entries, changes.dirs);
     if (entries.size === 0) return undefined;
     if (!filesChanged && !dirsChanged && base) return base;
-    const oid = await git.writeTree({ fs, gitdir: this.gitdir, tree: [...entries.values()] });
-    if (oid !== base) this.written.push(oid);
-    return oid;
+    if ([...entries.values()].some((e) => e.type === "commit"))
+      throw new Error("the status branch holds a submodule under rendered/ or status/; remove it");
+    return this.batch.addTree(
+      [...entries.values()].map(
+        (e): TreeItem => ({ name: e.path, type: e.type as "blob" | "tree", oid: e.oid }),
+      ),
+    );
   }
 
-  private async applyFiles(
-    entries: Map<string, TreeEntry>,
-    files: ReadonlyMap<string, string | null>,
-  ): Promise<boolean> {
+  private applyFiles(entries: Map<string, TreeEntry>, files: ReadonlyMap<string, string | null>): boolean {
     let changed = false;
     for (const [name, content] of files) {
       if (content === null) {
         changed = entries.delete(name) || changed;
         continue;
       }
-      const { oid } = await git.hashBlob({ object: content });
+      const bytes = new TextEncoder().encode(content);
+      const oid = objectIdOf(bytes);
       if (entries.get(name)?.oid === oid) continue;
-      await git.writeBlob({ fs, gitdir: this.gitdir, blob: new TextEncoder().encode(content) });
-      this.written.push(oid);
-      entries.set(name, { mode: MODE_FILE, path: name, oid, type: "blob" });
+      this.batch.add("blob", bytes);
+      entries.set(name, { path: name, oid, type: "blob" });
       changed = true;
     }
     return changed;
@@ -176,14 +179,8 @@ class TreeWriter {
       if (oid === previous?.oid) continue;
       changed = true;
       if (oid === undefined) entries.delete(name);
-      else entries.set(name, { mode: MODE_TREE, path: name, oid, type: "tree" });
+      else entries.set(name, { path: name, oid, type: "tree" });
     }
     return changed;
-  }
-
-  async emptyTree(): Promise<string> {
-    const oid = await git.writeTree({ fs, gitdir: this.gitdir, tree: [] });
-    this.written.push(oid);
-    return oid;
   }
 }

@@ -65,18 +65,19 @@ describe("crash safety", () => {
     const dir = `${root}/random`;
     const reference = `${root}/random-reference`;
     mkdirSync(dir);
-    mkdirSync(reference);
     const edits = fc.sample(editArbitrary, { numRuns: 5, seed: 42 });
     const delays = fc.sample(fc.integer({ min: 0, max: 900 }), { numRuns: 10, seed: 7 });
     let spec: FleetSpec = BASE_SPEC;
     createRepo(dir, fleetFiles(spec));
-    createRepo(reference, fleetFiles(spec));
+    // The reference holds the very same source commits: a bare repository fetching them.
+    gitIn(root, "init", "-q", "--bare", reference);
+    gitIn(reference, "fetch", "-q", dir, "+main:main");
     const outcomes: string[] = [];
     for (let step = 0; step <= edits.length; step++) {
       if (step > 0) {
         spec = (edits[step - 1] as (s: FleetSpec) => FleetSpec)(spec);
         commitTree(dir, fleetFiles(spec), `edit ${step}`);
-        commitTree(reference, fleetFiles(spec), `edit ${step}`);
+        gitIn(reference, "fetch", "-q", dir, "+main:main");
       }
       outcomes.push(await runKilledAfter(dir, delays[step * 2] ?? 100));
       outcomes.push(await runKilledAfter(dir, delays[step * 2 + 1] ?? 300));

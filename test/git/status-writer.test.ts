@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type StatusCommitResult, writeStatusCommit } from "../../src/git/status-writer.js";
@@ -63,6 +63,25 @@ describe("status commit writer", () => {
       .split("\n")
       .map((l) => l.split(" ")[0]);
     expect(result.status === "written" && new Set(result.objects)).toEqual(new Set(all));
+  });
+
+  it("writes a large commit as one packfile that git verifies, and reads it back through isomorphic-git", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++)
+      files[`rendered/c${i % 20}/ns${i % 7}/apps.Deployment.app-${i}.yaml`] = `replicas: ${i}\n`;
+    const result = await commit(files);
+    expect(result.status === "written" && result.objects.length).toBeGreaterThan(500);
+    const packs = readdirSync(join(dir, ".git/objects/pack")).filter((f) => f.endsWith(".pack"));
+    expect(packs).toHaveLength(1);
+    expect(git("verify-pack", join(".git/objects/pack", packs[0] as string))).toBe("");
+    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
+    expect(git("show", "gitfleet/status:rendered/c3/ns2/apps.Deployment.app-23.yaml")).toBe("replicas: 23");
+    // A change on top reads the packed parent trees and writes a few loose objects.
+    await commit({ "rendered/c3/ns2/apps.Deployment.app-23.yaml": "replicas: 24\n" });
+    expect(git("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
+      "rendered/c3/ns2/apps.Deployment.app-23.yaml",
+    );
+    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
   });
 
   it("makes no commit when the changes leave the tree as it is", async () => {

@@ -1,0 +1,107 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Reconciler } from "../src/controller/reconciler.js";
+import { FleetRepo } from "../src/git/fleet-repo.js";
+import { createLogger } from "../src/log/logger.js";
+import { generateFleet } from "./generate-fleet.js";
+import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
+
+/**
+ * Benchmark: the Git reconcile loop on a generated fleet repo in a real repository (written with the
+ * git CLI) — the first full reconcile to the status commit (no sync), a reconcile after a one-app
+ * change, the size of that incremental commit, and a restart (state rebuilt from the status branch).
+ * Runs at several fleet sizes to show whether the incremental cost depends on the fleet's size.
+ * Prints figures; asserts nothing.
+ */
+const sizes = (process.env.BENCH_RECONCILE_APPS ?? "1000,5000").split(",").map(Number);
+const clusters = Number(process.env.BENCH_CLUSTERS ?? 100);
+const git = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    maxBuffer: 2 ** 30,
+  }).trim();
+
+async function timed<T>(
+  label: string,
+  step: () => Promise<T>,
+): Promise<{ result: T; measurement: Measurement }> {
+  globalThis.gc?.();
+  const start = process.hrtime.bigint();
+  const result = await step();
+  const milliseconds = Number(process.hrtime.bigint() - start) / 1e6;
+  return {
+    result,
+    measurement: { label, milliseconds, heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20 },
+  };
+}
+
+function controller(repo: FleetRepo): Reconciler {
+  return new Reconciler({
+    repo,
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: "bench",
+    logger: createLogger({ level: "silent" }),
+  });
+}
+
+for (const apps of sizes) {
+  const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-"));
+  try {
+    const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
+    for (const [path, bytes] of tree) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), bytes);
+    }
+    git(dir, "init", "-q", "-b", "main");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "generated fleet");
+    // A fleet repo comes from a clone, whose objects are packed.
+    git(dir, "repack", "-adq");
+    const repo = await FleetRepo.open({ location: dir });
+    const loop = controller(repo);
+    const first = await timed("first reconcile (full render, status commit)", () => loop.reconcile());
+    const target = "apps/app-00042/deployment.yaml";
+    const original = Buffer.from(tree.get(target) ?? new Uint8Array()).toString("utf8");
+    writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 17"));
+    git(dir, "commit", "-q", "-am", "app-00042: 17 replicas");
+    const incremental = await timed("reconcile after a one-app change", () => loop.reconcile());
+    const added = git(dir, "rev-list", "--objects", "gitfleet/status", "^gitfleet/status~1")
+      .split("\n")
+      .map((line) => line.split(" ")[0] as string);
+    const bytes = execFileSync("git", ["cat-file", "--batch-check=%(objectsize)"], {
+      cwd: dir,
+      input: `${added.join("\n")}\n`,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .reduce((sum, n) => sum + Number(n), 0);
+    const restart = await timed("restart: rebuild state from the status branch", () =>
+      controller(repo).reconcile(),
+    );
+    const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
+    printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
+      first.measurement,
+      incremental.measurement,
+      restart.measurement,
+    ]);
+    process.stdout.write(
+      `  incremental commit: ${incremental.result.filesChanged} files changed, ${added.length} new objects, ${(bytes / 1024).toFixed(1)} KiB (uncompressed); first: ${first.result.filesChanged} files\n`,
+    );
+    const stages = (r: { durationsMs: Readonly<Record<string, number>> }) =>
+      Object.entries(r.durationsMs)
+        .map(([stage, ms]) => `${stage} ${ms.toFixed(0)}`)
+        .join(", ");
+    process.stdout.write(
+      `  stages (ms): first: ${stages(first.result)}\n  incremental: ${stages(incremental.result)}\n  restart: ${stages(restart.result)}\n`,
+    );
+    process.stdout.write(`  peak RSS so far ${peakRssMiB().toFixed(0)} MiB\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
