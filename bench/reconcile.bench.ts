@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Reconciler } from "../src/controller/reconciler.js";
@@ -38,6 +39,25 @@ async function timed<T>(
   };
 }
 
+// BENCH_PROFILE=file.cpuprofile writes a CPU profile of the incremental reconcile (open it in Chrome's DevTools).
+async function profiled<T>(step: () => Promise<T>): Promise<T> {
+  const file = process.env.BENCH_PROFILE;
+  if (!file) return step();
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  const result = await step();
+  const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+  return result;
+}
+
 function controller(repo: FleetRepo): Reconciler {
   return new Reconciler({
     repo,
@@ -69,7 +89,9 @@ for (const apps of sizes) {
     const original = Buffer.from(tree.get(target) ?? new Uint8Array()).toString("utf8");
     writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 17"));
     git(dir, "commit", "-q", "-am", "app-00042: 17 replicas");
-    const incremental = await timed("reconcile after a one-app change", () => loop.reconcile());
+    const incremental = await timed("reconcile after a one-app change", () =>
+      profiled(() => loop.reconcile()),
+    );
     const added = git(dir, "rev-list", "--objects", "gitfleet/status", "^gitfleet/status~1")
       .split("\n")
       .map((line) => line.split(" ")[0] as string);

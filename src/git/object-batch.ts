@@ -68,8 +68,11 @@ export function objectId(type: ObjectType, bytes: Uint8Array): string {
 
 // Git sorts tree entries by name, comparing a directory's name as if it ended in "/".
 function treeBytes(items: readonly TreeItem[]): Uint8Array {
-  const key = (item: TreeItem) => (item.type === "tree" ? `${item.name}/` : item.name);
-  const sorted = [...items].sort((a, b) => Buffer.compare(Buffer.from(key(a)), Buffer.from(key(b))));
+  const keyed = items.map((item) => ({
+    item,
+    key: Buffer.from(item.type === "tree" ? `${item.name}/` : item.name),
+  }));
+  const sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map(({ item }) => item);
   const parts: Buffer[] = [];
   for (const item of sorted) {
     parts.push(Buffer.from(`${item.type === "tree" ? "40000" : "100644"} ${item.name}\0`));
