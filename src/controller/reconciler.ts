@@ -5,7 +5,7 @@ import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
-import { loadFleet, type ParseCache } from "../model/load-fleet.js";
+import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import { ALL } from "../reconcile/affected-apps.js";
 import {
   EMPTY_STATE,
@@ -75,7 +75,7 @@ export class Reconciler {
   private statusTip: string | undefined;
   /** The source tree `state.tree` was read from, for diffs. */
   private renderedTree: string | undefined;
-  private readonly parseCache: ParseCache = new Map();
+  private readonly parseCache: ParseCache = createParseCache();
 
   constructor(private readonly options: ReconcilerOptions) {
     if (options.branch === options.statusBranch)

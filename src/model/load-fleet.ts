@@ -25,11 +25,24 @@ export interface LoadResult {
 export type DeclaredNames = ReadonlyMap<GitfleetKind, ReadonlySet<string>>;
 
 /**
- * Parsed files from earlier loads, by path: a long-running controller passes the same cache to every
- * load so that only files whose bytes changed are parsed again (parsing is most of a load's cost).
- * A memo, not state: a load with a cache gives exactly what a load without one gives.
+ * Parsed files from earlier loads, by path, and what was read from each of their documents: a
+ * long-running controller passes the same cache to every load so that only files whose bytes changed
+ * are parsed and read again (that is most of a load's cost). A memo, not state: a load with a cache
+ * gives exactly what a load without one gives.
  */
-export type ParseCache = Map<string, { readonly bytes: Uint8Array; readonly parsed: ParsedFile }>;
+export interface ParseCache {
+  readonly files: Map<string, { readonly bytes: Uint8Array; readonly parsed: ParsedFile }>;
+  /** Per document, per reading (kind of read and its parameters): the value and the problems it reported. */
+  readonly reads: WeakMap<
+    SourceDocument,
+    Map<string, { readonly value: unknown; readonly problems: readonly Problem[] }>
+  >;
+}
+
+/** An empty cache for loadFleet. */
+export function createParseCache(): ParseCache {
+  return { files: new Map(), reads: new WeakMap() };
+}
 
 /**
  * Loads and validates a fleet repo tree. Pure: the same tree always gives the same result, and no
@@ -43,17 +56,26 @@ export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
   const objects: CheckedObject[] = [];
   const declared = new Map<GitfleetKind, Set<string>>();
   for (const { source, kinds } of parsed.gitfleet) {
-    const result = readGitfleetObject(source, kinds, reporter);
+    const result = memoRead(cache, source, `gitfleet\0${kinds.join(",")}`, reporter, () =>
+      readGitfleetObject(source, kinds, reporter),
+    );
     if (result.object) objects.push(result.object);
     if (result.declared) addName(declared, result.declared.kind, result.declared.name);
   }
   // 3. Read app definitions, then every manifest (CRDs in the repo decide which kinds are cluster-scoped).
-  const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared);
+  const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared, cache);
   const isClusterScoped = clusterScopeOf(parsed.manifests.map((m) => m.source));
   const resources: Resource[] = [];
   for (const { source, app } of parsed.manifests) {
     const defaultNamespace = definitions.get(app)?.spec.namespace ?? "default";
-    const resource = readManifest(source, { app, defaultNamespace, isClusterScoped }, reporter);
+    const scope = isRecord(source.value) ? String(isClusterScoped(manifestKind(source.value))) : "";
+    const resource = memoRead(
+      cache,
+      source,
+      `manifest\0${app}\0${defaultNamespace}\0${scope}`,
+      reporter,
+      () => readManifest(source, { app, defaultNamespace, isClusterScoped }, reporter),
+    );
     if (resource) resources.push(resource);
   }
   // 4. Assemble the model and run the cross-file rules over it.
@@ -99,15 +121,47 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
 }
 
 function forgetRemoved(cache: ParseCache, tree: FileTree): void {
-  for (const path of cache.keys()) if (!tree.has(path)) cache.delete(path);
+  for (const path of cache.files.keys()) if (!tree.has(path)) cache.files.delete(path);
 }
 
 function parseCached(path: string, bytes: Uint8Array, cache: ParseCache | undefined): ParsedFile {
-  const hit = cache?.get(path);
+  const hit = cache?.files.get(path);
   if (hit && sameBytes(hit.bytes, bytes)) return hit.parsed;
   const parsed = parseSourceFile(path, bytes);
-  cache?.set(path, { bytes, parsed });
+  cache?.files.set(path, { bytes, parsed });
   return parsed;
+}
+
+// A read of one document that depends on nothing but the document and `key`: done once per cached
+// document, its problems replayed on later loads.
+function memoRead<T>(
+  cache: ParseCache | undefined,
+  source: SourceDocument,
+  key: string,
+  reporter: Reporter,
+  read: () => T,
+): T {
+  if (!cache) return read();
+  let reads = cache.reads.get(source);
+  if (!reads) {
+    reads = new Map();
+    cache.reads.set(source, reads);
+  }
+  const hit = reads.get(key);
+  if (hit) {
+    reporter.problems.push(...hit.problems);
+    return hit.value as T;
+  }
+  const before = reporter.problems.length;
+  const value = read();
+  reads.set(key, { value, problems: reporter.problems.slice(before) });
+  return value;
+}
+
+function manifestKind(value: Record<string, unknown>): GroupKind {
+  const apiVersion = typeof value.apiVersion === "string" ? value.apiVersion : "";
+  const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "";
+  return groupKind(group, typeof value.kind === "string" ? value.kind : "");
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -131,10 +185,13 @@ function readAppDefinitions(
   entries: ParsedTree["appDefinitions"],
   reporter: Reporter,
   declared: Map<GitfleetKind, Set<string>>,
+  cache: ParseCache | undefined,
 ): Map<string, AppObject> {
   const definitions = new Map<string, AppObject>();
   for (const { source, app } of entries) {
-    const result = readGitfleetObject(source, ["App"], reporter);
+    const result = memoRead(cache, source, "gitfleet\0App", reporter, () =>
+      readGitfleetObject(source, ["App"], reporter),
+    );
     if (result.declared) addName(declared, "App", result.declared.name);
     if (!result.object) continue;
     const origin = result.object.origin;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { createParseCache, loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 import { INVALID_REPO_CASES } from "./invalid-repos.cases.js";
@@ -14,5 +14,15 @@ describe("invalid fleet repos", () => {
     expect(result.problems.map(formatProblem)).toEqual(expected);
     const hasError = expected.some((line) => line.includes(": error: "));
     expect(result.model === undefined).toBe(hasError);
+  });
+
+  it("reports exactly the same with a parse cache shared across every case, as a controller shares it", () => {
+    const cache = createParseCache();
+    for (const pass of [1, 2])
+      for (const { name, files, expected } of INVALID_REPO_CASES) {
+        const problems = loadFleet(minimalFleetWith(files), cache).problems.map(formatProblem);
+        expect({ name, pass, problems }).toEqual({ name, pass, problems: expected });
+      }
+    expect(cache.files.size).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ParseCache } from "../../src/model/load-fleet.js";
+import { createParseCache, type ParseCache } from "../../src/model/load-fleet.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { EMPTY_STATE, type ReconcileState, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";
@@ -14,7 +14,7 @@ describe("incremental reconcile", () => {
       fc.property(fc.array(editArbitrary, { minLength: 1, maxLength: 12 }), (edits) => {
         let spec = BASE_SPEC;
         let tree = fleetFiles(spec);
-        const cache: ParseCache = new Map();
+        const cache: ParseCache = createParseCache();
         let incremental = reconcileStep(EMPTY_STATE, {
           sourceCommit: commit(0),
           tree,
