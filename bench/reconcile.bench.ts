@@ -39,9 +39,9 @@ async function timed<T>(
   };
 }
 
-// BENCH_PROFILE=file.cpuprofile writes a CPU profile of the incremental reconcile (open it in Chrome's DevTools).
-async function profiled<T>(step: () => Promise<T>): Promise<T> {
-  const file = process.env.BENCH_PROFILE;
+// BENCH_PROFILE=file.cpuprofile writes a CPU profile of the incremental reconcile, BENCH_PROFILE_RESTART
+// one of the restart (open them in Chrome's DevTools).
+async function profiled<T>(step: () => Promise<T>, file = process.env.BENCH_PROFILE): Promise<T> {
   if (!file) return step();
   const session = new Session();
   session.connect();
@@ -104,7 +104,7 @@ for (const apps of sizes) {
       .split("\n")
       .reduce((sum, n) => sum + Number(n), 0);
     const restart = await timed("restart: rebuild state from the status branch", () =>
-      controller(repo).reconcile(),
+      profiled(() => controller(repo).reconcile(), process.env.BENCH_PROFILE_RESTART),
     );
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
     printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [

@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import git from "isomorphic-git";
 import { parse } from "yaml";
 import type { FleetRepo } from "../git/fleet-repo.js";
+import { gitFs as fs } from "../git/git-fs.js";
 import { parseDuration } from "../model/duration.js";
 
 /** The loop settings fleet.yaml may give (spec.statusBranch, spec.reconcileInterval, spec.commitAuthor). */

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import fs from "node:fs";
+import nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { gitFs as fs } from "./git-fs.js";
 import { pushRef, redactUrl } from "./http-push.js";
 import { compareAndSwapRef } from "./update-ref.js";
 
@@ -42,8 +43,8 @@ export class FleetRepo {
         `${location.location}: only local paths and http(s) URLs are supported (isomorphic-git has no file:// or SSH transport); clone it and pass the path, or use the https URL`,
       );
     const path = resolve(location.location);
-    const gitdir = fs.existsSync(join(path, ".git")) ? join(path, ".git") : path;
-    if (!fs.existsSync(join(gitdir, "HEAD")) || !fs.existsSync(join(gitdir, "objects")))
+    const gitdir = nodeFs.existsSync(join(path, ".git")) ? join(path, ".git") : path;
+    if (!nodeFs.existsSync(join(gitdir, "HEAD")) || !nodeFs.existsSync(join(gitdir, "objects")))
       throw new Error(`${location.location} is not a Git repository (no HEAD and objects/ in ${gitdir})`);
     return new FleetRepo(gitdir, undefined, {});
   }
@@ -54,8 +55,8 @@ export class FleetRepo {
       location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
     const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
     const gitdir = join(root, `${key}.git`);
-    if (!fs.existsSync(join(gitdir, "HEAD"))) {
-      fs.mkdirSync(gitdir, { recursive: true });
+    if (!nodeFs.existsSync(join(gitdir, "HEAD"))) {
+      nodeFs.mkdirSync(gitdir, { recursive: true });
       await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
     }
     await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });

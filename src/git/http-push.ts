@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import git from "isomorphic-git";
+import { gitFs as fs } from "./git-fs.js";
 
 /** The outcome of pushing one ref: accepted, or refused because the remote ref is no longer `expected`. */
 export type PushResult =

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import nodeFs from "node:fs";
 import fs from "node:fs/promises";
 import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import git from "isomorphic-git";
+import { gitFs } from "./git-fs.js";
 
 /** The Git object types a status commit is made of. */
 export type ObjectType = "blob" | "tree" | "commit";
@@ -51,7 +51,7 @@ export class ObjectBatch {
     if (this.objects.size === 0) return;
     if (this.objects.size <= LOOSE_LIMIT) {
       for (const [, { type, bytes }] of this.objects)
-        await git.writeObject({ fs: nodeFs, gitdir, type, object: bytes, format: "content" });
+        await git.writeObject({ fs: gitFs, gitdir, type, object: bytes, format: "content" });
       return;
     }
     await writePack(

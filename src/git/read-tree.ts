@@ -1,7 +1,8 @@
-import fs from "node:fs";
+import nodeFs from "node:fs";
 import { join } from "node:path";
 import git from "isomorphic-git";
 import type { FileTree } from "../model/file-tree.js";
+import { gitFs as fs } from "./git-fs.js";
 
 /**
  * Reads the fleet repo as it is at a revision, straight from Git objects (no checkout), into a
@@ -10,7 +11,7 @@ import type { FileTree } from "../model/file-tree.js";
  * branch, a tag, HEAD, or a full or abbreviated commit id.
  */
 export async function readTreeAtRevision(dir: string, revision: string): Promise<FileTree> {
-  const gitdir = fs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
+  const gitdir = nodeFs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
   const commit = await resolveCommit(gitdir, revision);
   const cache = {};
   return readTreeFiles(gitdir, cache, (await git.readCommit({ fs, gitdir, cache, oid: commit })).commit.tree);

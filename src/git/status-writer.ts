@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import git from "isomorphic-git";
+import { gitFs as fs } from "./git-fs.js";
 import { ObjectBatch, objectId, type TreeItem } from "./object-batch.js";
 
 const objectIdOf = (bytes: Uint8Array) => objectId("blob", bytes);

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import git from "isomorphic-git";
+import { gitFs as fs } from "./git-fs.js";
 
 /** A file that differs between two trees: its blob in the new tree, or null when it was removed. */
 export interface TreeChange {

@@ -1,7 +1,7 @@
-import nodeFs from "node:fs";
 import fs from "node:fs/promises";
 import { dirname, join } from "node:path";
 import git from "isomorphic-git";
+import { gitFs } from "./git-fs.js";
 
 /** A lock older than this was left by a process that died holding it. */
 const STALE_LOCK_MS = 30_000;
@@ -25,7 +25,7 @@ export async function compareAndSwapRef(
   const handle = await openLock(lock);
   if (!handle) return false;
   try {
-    const current = await git.resolveRef({ fs: nodeFs, gitdir, ref }).catch(() => undefined);
+    const current = await git.resolveRef({ fs: gitFs, gitdir, ref }).catch(() => undefined);
     if (current !== expected) {
       await handle.close();
       await fs.rm(lock, { force: true });
