@@ -1,8 +1,9 @@
 import { hostname } from "node:os";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { readFleetSettings } from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
+import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
@@ -24,6 +25,8 @@ interface LoopFlags {
   readonly controllerId: string;
   readonly logLevel: string;
   readonly listen?: string;
+  readonly signingKey?: string;
+  readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
 }
 
@@ -95,6 +98,15 @@ function loopCommand(name: string): Command {
       'status commit author, "Name <email>" (default: fleet.yaml spec.commitAuthor, else gitfleet <gitfleet@localhost>)',
     )
     .option(
+      "--signing-key <key>",
+      "sign status commits: an SSH private key file, or a gpg key id with --signing-format openpgp",
+    )
+    .addOption(
+      new Option("--signing-format <format>", "how --signing-key signs")
+        .choices(["ssh", "openpgp"])
+        .default("ssh"),
+    )
+    .option(
       "--controller-id <id>",
       "names this controller in the Gitfleet-Controller trailer",
       `gitfleet@${hostname()}`,
@@ -129,6 +141,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
         controllerId: flags.controllerId,
         logger,
+        ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
       }),
   );
   logger.info({ repo: repo.describe(), branch: flags.branch, sync: false }, "sync to member clusters: off");
