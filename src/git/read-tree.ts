@@ -2,6 +2,7 @@ import nodeFs from "node:fs";
 import { join } from "node:path";
 import git from "isomorphic-git";
 import type { FileTree } from "../model/file-tree.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
 import { gitFs as fs } from "./git-fs.js";
 
 /**
@@ -39,24 +40,6 @@ export async function readTreeFiles(
 }
 
 const READ_CONCURRENCY = 32;
-
-/** Maps over items with at most `limit` calls in flight; results in input order. */
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  map: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await map(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 // A name (branch, tag, remote-tracking branch, HEAD or commit id) with optional first-parent steps:
 // "main~2", "HEAD^", "v1.2^^".

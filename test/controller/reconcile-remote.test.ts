@@ -98,6 +98,20 @@ describe("reconciling a remote over smart HTTP", () => {
     expect((await loop.reconcile()).result).toBe("up-to-date");
   });
 
+  it("a new controller whose shallow cache lacks the rendered commit renders in full and gets the same tree", async () => {
+    await (await controller("a")).reconcile();
+    push(webReplicas(4), "web: 4");
+    // The same repository, status branch included, served twice: one controller carries on, a fresh one starts.
+    gitIn(root, "clone", "-q", "--mirror", bare, `${root}/srv/copy.git`);
+    const carryingOn = await controller("a");
+    const fresh = await controller("fresh", {}, { location: `${server.url}/copy.git` });
+    expect((await carryingOn.reconcile()).result).toBe("committed");
+    expect((await fresh.reconcile()).result).toBe("committed");
+    expect(gitIn(`${root}/srv/copy.git`, "rev-parse", "gitfleet/status^{tree}")).toBe(
+      gitIn(bare, "rev-parse", "gitfleet/status^{tree}"),
+    );
+  });
+
   it("fails with a clear error, changing nothing, when the token is wrong", async () => {
     const loop = await controller("a", {}, { token: "wrong-token" });
     await expect(loop.reconcile()).rejects.toThrow(

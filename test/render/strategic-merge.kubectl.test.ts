@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Json } from "../../src/model/json.js";
 import { schemaFor } from "../../src/render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../src/render/patch/strategic-merge.js";
+import { mapConcurrently } from "../../src/util/map-concurrently.js";
 import { objectArb, patchArb } from "./smp-generators.js";
 
 /**
@@ -58,7 +59,7 @@ describe("strategic merge patch matches kubectl", () => {
       objectArb.chain(({ object, podSpecPath }) => fc.tuple(fc.constant(object), patchArb(podSpecPath))),
       { numRuns: CASES, seed: SEED },
     );
-    const results = await mapWithConcurrency(cases, 4, ([object, patch], index) =>
+    const results = await mapConcurrently(cases, 4, ([object, patch], index) =>
       kubectl(object, patch, index),
     );
     let refused = 0;
@@ -80,20 +81,3 @@ describe("strategic merge patch matches kubectl", () => {
     expect(refused).toBeLessThan(CASES / 4);
   }, 600_000);
 });
-
-async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-  return results;
-}

@@ -1,0 +1,104 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/** `gitfleet reconcile --once` as users run it: settings from fleet.yaml, exit codes, refusals. */
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("gitfleet-cli-reconcile-"));
+  mkdirSync(`${dir}/fleet`);
+});
+afterEach(() => cleanup());
+
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, "reconcile", "--repo", `${dir}/fleet`, "--log-level", "error", ...args], {
+    encoding: "utf8",
+  });
+
+const FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: fleet
+spec:
+  statusBranch: fleet/rendered
+  commitAuthor:
+    name: Fleet Bot
+    email: fleet-bot@example.com
+`;
+
+function withFleetYaml(extra: Record<string, string> = {}) {
+  const files = new Map(fleetFiles(BASE_SPEC));
+  for (const [path, bytes] of fileTreeFromText({ "fleet.yaml": FLEET_YAML, ...extra }))
+    files.set(path, bytes);
+  return files;
+}
+
+describe("gitfleet reconcile --once", () => {
+  it("takes the status branch and the author from fleet.yaml, and prints what it did", () => {
+    const source = createRepo(`${dir}/fleet`, withFleetYaml());
+    const result = run("--once");
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^${source.slice(0, 7)} → status [0-9a-f]{7}: committed \\(valid; \\d+ files changed\\)\\n$`,
+      ),
+    );
+    expect(gitIn(`${dir}/fleet`, "log", "-1", "--format=%an <%ae>", "fleet/rendered")).toBe(
+      "Fleet Bot <fleet-bot@example.com>",
+    );
+    expect(run("--once").stdout).toMatch(/: up-to-date \(valid; 0 files changed\)/);
+    // Flags win over fleet.yaml.
+    expect(run("--once", "--status-branch", "other", "--author", "Ops <ops@example.com>").status).toBe(0);
+    expect(gitIn(`${dir}/fleet`, "log", "-1", "--format=%an <%ae>", "other")).toBe("Ops <ops@example.com>");
+  });
+
+  it("exits 1 for an invalid source commit, after recording its problems", () => {
+    createRepo(`${dir}/fleet`, withFleetYaml());
+    expect(run("--once").status).toBe(0);
+    commitTree(
+      `${dir}/fleet`,
+      withFleetYaml({ "placements/web.yaml": "kind: Placement\nspec: [\n" }),
+      "broken",
+    );
+    const result = run("--once");
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/committed \(invalid, \d+ errors? recorded in status\/source\.yaml/);
+    expect(gitIn(`${dir}/fleet`, "show", "fleet/rendered:status/source.yaml")).toMatch(
+      /file: placements\/web\.yaml/,
+    );
+  });
+
+  it.each([
+    [
+      ["--once", "--kubeconfig", "kc.yaml"],
+      /sync to member clusters is not part of this version yet: run with --no-sync/,
+    ],
+    [["--once", "--author", "nobody"], /--author nobody: expected "Name <email>"/],
+    [["--interval", "soon"], /--interval soon: expected a duration/],
+    [["--once", "--branch", "gitfleet/status"], /the status branch must differ from the source branch/],
+  ])("refuses %j with a usage error", (args, message) => {
+    createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
+    const result = run(...args);
+    expect(result.status).toBe(64);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it("fails clearly on a missing branch or a path that is not a repository", () => {
+    createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
+    expect(run("--once", "--branch", "nope")).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/branch nope not found in/),
+    });
+    const notRepo = spawnSync(process.execPath, [BIN, "reconcile", "--repo", dir, "--once"], {
+      encoding: "utf8",
+    });
+    expect(notRepo).toMatchObject({ status: 1, stderr: expect.stringMatching(/is not a Git repository/) });
+  });
+});
