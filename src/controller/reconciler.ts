@@ -159,6 +159,11 @@ export class Reconciler {
     await this.options.onStage?.("published");
     watch.lap("publish");
     this.accept(outcome, written.oid, headTree);
+    if (await repo.compactCache()) {
+      // The cache was started afresh: what the state points into is gone, so the next reconcile rebuilds it.
+      this.state = undefined;
+      logger.info({ repo: repo.describe() }, "cache repository started afresh (too many packfiles)");
+    }
     logger.info(
       {
         sourceCommit: head,
@@ -192,8 +197,12 @@ export class Reconciler {
     const headTree = await repo.treeOf(head);
     let tree: FileTree;
     let changedPaths: readonly string[] | typeof ALL;
-    if (state.model && this.renderedTree) {
-      const changes = await diffTrees(repo.gitdir, repo.cache, this.renderedTree, headTree);
+    // Objects of the last rendered tree can be gone (a cache started afresh): then everything is read again.
+    const changes =
+      state.model && this.renderedTree
+        ? await diffTrees(repo.gitdir, repo.cache, this.renderedTree, headTree).catch(() => undefined)
+        : undefined;
+    if (state.model && changes) {
       const next = new Map(state.tree);
       for (const change of changes) {
         if (change.oid === null || !wantedSource(change.path)) next.delete(change.path);

@@ -17,6 +17,8 @@ export interface RepoLocation {
   /** For a URL: a token for HTTP basic auth (read from the environment by the CLI, never from the repo). */
   readonly token?: string;
   readonly username?: string;
+  /** For a URL: packfiles the cache repository may hold before it is started afresh. Default MAX_CACHE_PACKS. */
+  readonly maxCachePacks?: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export class FleetRepo {
     /** The remote URL, for a remote repository. */
     readonly url: string | undefined,
     private readonly headers: Readonly<Record<string, string>>,
+    private readonly maxCachePacks = MAX_CACHE_PACKS,
   ) {}
 
   static async open(location: RepoLocation): Promise<FleetRepo> {
@@ -55,21 +58,15 @@ export class FleetRepo {
       location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
     const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
     const gitdir = join(root, `${key}.git`);
-    if (!nodeFs.existsSync(join(gitdir, "HEAD"))) {
-      nodeFs.mkdirSync(gitdir, { recursive: true });
-      await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
-    }
-    await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });
-    await git.setConfig({
-      fs,
-      gitdir,
-      path: "remote.origin.fetch",
-      value: "+refs/heads/*:refs/remotes/origin/*",
-    });
+    // The cache holds nothing the remote does not: one that grew many packs is started afresh.
+    const maxPacks = location.maxCachePacks ?? MAX_CACHE_PACKS;
+    if (packCount(gitdir) > maxPacks / 10) nodeFs.rmSync(gitdir, { recursive: true, force: true });
+    await initCache(gitdir, url);
+
     const headers: Record<string, string> = {};
     if (location.token)
       headers.authorization = `Basic ${Buffer.from(`${location.username ?? "x-access-token"}:${location.token}`).toString("base64")}`;
-    return new FleetRepo(gitdir, url, headers);
+    return new FleetRepo(gitdir, url, headers, maxPacks);
   }
 
   /** For a remote: fetches the tips of the branches (shallow, one branch each); missing branches are skipped. */
@@ -147,6 +144,20 @@ export class FleetRepo {
     return true;
   }
 
+  /**
+   * Every fetch adds a packfile to the cache repository, and isomorphic-git looks through the pack
+   * directory on every object it reads, so a controller that runs for weeks slows down. Past
+   * MAX_CACHE_PACKS the cache is emptied and started afresh; returns true when it was, and the caller
+   * must then rebuild what it knows from the remote (the next fetch brings the tips back).
+   */
+  async compactCache(): Promise<boolean> {
+    if (!this.url || packCount(this.gitdir) <= this.maxCachePacks) return false;
+    nodeFs.rmSync(this.gitdir, { recursive: true, force: true });
+    await initCache(this.gitdir, this.url);
+    for (const key of Object.keys(this.cache)) delete (this.cache as Record<string, unknown>)[key];
+    return true;
+  }
+
   /** A description safe for logs. */
   describe(): string {
     return this.url ? redactUrl(this.url) : this.gitdir;
@@ -155,6 +166,32 @@ export class FleetRepo {
   private refOf(branch: string): string {
     return this.url ? `refs/remotes/origin/${branch}` : `refs/heads/${branch}`;
   }
+}
+
+/** Packfiles a remote's cache repository may hold before it is started afresh. */
+export const MAX_CACHE_PACKS = 500;
+
+function packCount(gitdir: string): number {
+  try {
+    return nodeFs.readdirSync(join(gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack"))
+      .length;
+  } catch {
+    return 0;
+  }
+}
+
+async function initCache(gitdir: string, url: string): Promise<void> {
+  if (!nodeFs.existsSync(join(gitdir, "HEAD"))) {
+    nodeFs.mkdirSync(gitdir, { recursive: true });
+    await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
+  }
+  await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });
+  await git.setConfig({
+    fs,
+    gitdir,
+    path: "remote.origin.fetch",
+    value: "+refs/heads/*:refs/remotes/origin/*",
+  });
 }
 
 function isMissingBranch(error: unknown): boolean {

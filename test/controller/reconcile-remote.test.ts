@@ -112,6 +112,39 @@ describe("reconciling a remote over smart HTTP", () => {
     );
   });
 
+  it("starts its cache afresh when fetches piled up packfiles, and carries on to the same trees", async () => {
+    gitIn(root, "clone", "-q", "--mirror", bare, `${root}/srv/copy.git`);
+    gitIn(work, "remote", "add", "copy", `${root}/srv/copy.git`);
+    const messages: string[] = [];
+    const recording = createLogger({
+      destination: new Writable({
+        write: (chunk, _e, done) => {
+          messages.push(String(JSON.parse(String(chunk)).msg));
+          done();
+        },
+      }),
+    });
+    const compacting = await controller("small", { logger: recording }, { maxCachePacks: 2 });
+    const plain = await controller("plain", {}, { location: `${server.url}/copy.git` });
+    for (const replicas of [2, 3, 5, 7, 9]) {
+      push(webReplicas(replicas), `web: ${replicas}`);
+      gitIn(work, "push", "-q", "copy", "main");
+      expect((await compacting.reconcile()).result).toBe("committed");
+      expect((await plain.reconcile()).result).toBe("committed");
+      expect(gitIn(bare, "rev-parse", "gitfleet/status^{tree}")).toBe(
+        gitIn(`${root}/srv/copy.git`, "rev-parse", "gitfleet/status^{tree}"),
+      );
+      const packs = readdirSync(`${readCacheDir(`${root}/cache-small`)}/objects/pack`).filter((f) =>
+        f.endsWith(".pack"),
+      );
+      expect(packs.length).toBeLessThanOrEqual(3);
+    }
+    expect(
+      messages.filter((m) => m.startsWith("cache repository started afresh")).length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(gitIn(bare, "rev-list", "--count", "gitfleet/status")).toBe("5");
+  });
+
   it("fails with a clear error, changing nothing, when the token is wrong", async () => {
     const loop = await controller("a", {}, { token: "wrong-token" });
     await expect(loop.reconcile()).rejects.toThrow(
