@@ -2,7 +2,9 @@ import { parse } from "yaml";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asList, asMap, type JsonMap } from "../model/json.js";
+import { groupOf } from "../model/kinds.js";
 import type { FleetModel } from "../model/types.js";
+import { identityOf } from "../render/place-resources.js";
 import {
   compareErrors,
   type RenderError,
@@ -63,10 +65,99 @@ export function restoreState(
   return { ...position, tree, model, render, appCommits, files };
 }
 
+// The identity and app come from the file's first lines (gitfleet's serializer puts apiVersion, kind
+// and metadata first); the whole object is parsed only when something asks for it.
 function renderedObject(path: string, text: string): RenderedObject {
-  const object = asMap(readYaml(text, path));
-  const app = asMap(asMap(object.metadata).labels)[APP_LABEL];
-  return { cluster: path.split("/")[1] ?? "", app: typeof app === "string" ? app : "", path, object, text };
+  let parsed: JsonMap | undefined;
+  const parse = () => {
+    parsed ??= asMap(readYaml(text, path));
+    return parsed;
+  };
+  const header = readHeader(text) ?? headerOf(parse());
+  return {
+    cluster: path.split("/")[1] ?? "",
+    app: header.app,
+    path,
+    identity: identityOf(groupOf(header.apiVersion), header.kind, header.namespace, header.name),
+    get object() {
+      return parse();
+    },
+    text,
+  };
+}
+
+interface Header {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string | undefined;
+  app: string;
+}
+
+/** apiVersion, kind, name, namespace and app label from the head of a rendered file; undefined if it is not laid out as gitfleet writes it. */
+export function readHeader(text: string): Header | undefined {
+  const found: Found = {};
+  let section = "";
+  for (const line of text.split("\n", 200)) {
+    if (line === "") continue;
+    const entry = mappingLine(line);
+    if (!entry) return undefined;
+    // The first top-level key after metadata ends the header.
+    if (entry.indent === 0 && (section === "metadata" || section === "labels")) break;
+    section = takeHeaderField(found, section, entry);
+  }
+  const { apiVersion, kind, name, namespace, app } = found;
+  if (!apiVersion || !kind || !name || app === undefined) return undefined;
+  return { apiVersion, kind, name, namespace, app };
+}
+
+type Found = { [K in keyof Header]?: string | undefined };
+
+function mappingLine(line: string): { indent: number; key: string; value: string | undefined } | undefined {
+  const match = /^( *)("(?:[^"\\]|\\.)*"|[^ "][^:]*?):(?: (.*))?$/.exec(line);
+  if (!match) return undefined;
+  const [, indent = "", key = "", value] = match;
+  return {
+    indent: indent.length,
+    key: unquote(key),
+    value: value === undefined ? undefined : unquote(value),
+  };
+}
+
+// Records what a line of the header gives and returns the section the next line is in.
+function takeHeaderField(
+  found: Found,
+  section: string,
+  line: { indent: number; key: string; value: string | undefined },
+): string {
+  const { indent, key, value } = line;
+  if (indent === 0) {
+    if (key === "apiVersion" || key === "kind") found[key] = value;
+    return key;
+  }
+  const inMetadata = section === "metadata" || section === "labels";
+  if (indent === 2 && inMetadata) {
+    if (key === "name" || key === "namespace") found[key] = value;
+    return key === "labels" ? "labels" : "metadata";
+  }
+  if (indent === 4 && section === "labels" && key === APP_LABEL) found.app = value;
+  return section;
+}
+
+function unquote(text: string): string {
+  return text.startsWith('"') ? (JSON.parse(text) as string) : text;
+}
+
+function headerOf(object: JsonMap): Header {
+  const metadata = asMap(object.metadata);
+  const app = asMap(metadata.labels)[APP_LABEL];
+  return {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    name: String(metadata.name),
+    namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+    app: typeof app === "string" ? app : "",
+  };
 }
 
 function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {

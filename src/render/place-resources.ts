@@ -54,15 +54,10 @@ export function renderContext(model: FleetModel, previous: RenderResult | undefi
 // What each object had per cluster last time: a workload's replicas, or presence for other objects.
 function previousPlacement(previous: RenderResult | undefined): Map<string, Record<string, number>> {
   const placement = new Map<string, Record<string, number>>();
-  for (const object of previous?.objects ?? []) {
-    const metadata = object.object.metadata as { name?: string; namespace?: string };
-    const identity = identityOf(
-      groupOf(String(object.object.apiVersion)),
-      String(object.object.kind),
-      metadata.namespace,
-      String(metadata.name),
-    );
-    placement.set(identity, { ...placement.get(identity), [object.cluster]: 1 });
+  for (const { identity, cluster } of previous?.objects ?? []) {
+    const clusters = placement.get(identity);
+    if (clusters) clusters[cluster] = 1;
+    else placement.set(identity, { [cluster]: 1 });
   }
   for (const decision of previous?.decisions ?? [])
     placement.set(decision.identity, { ...decision.decision.clusters });

@@ -13,6 +13,7 @@ import { schemaFor } from "./patch/patch-schema.js";
 import {
   type Destination,
   followDependents,
+  identityOf,
   placeResource,
   type RenderContext,
   renderContext,
@@ -28,6 +29,8 @@ export interface RenderedObject {
   readonly app: string;
   /** `rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml`. */
   readonly path: string;
+  /** group/kind/namespace/name: the object's identity across clusters and renders. */
+  readonly identity: string;
   readonly object: JsonMap;
   /** The serialized file, byte-stable. */
   readonly text: string;
@@ -226,7 +229,8 @@ function renderForCluster(
     namespace: resource.namespace,
     name: resource.name,
   });
-  return { cluster, app: resource.app, path, object, text: serializeObject(object) };
+  const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
+  return { cluster, app: resource.app, path, identity, object, text: serializeObject(object) };
 }
 
 function withNamespace(resource: Resource): JsonMap {
