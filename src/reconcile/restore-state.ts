@@ -13,6 +13,7 @@ import {
   type WorkloadDecision,
 } from "../render/render-fleet.js";
 import { APP_LABEL } from "../render/tracking.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 import type { ReconcileState } from "./reconcile-step.js";
 import { SOURCE_STATUS_PATH } from "./status-files.js";
@@ -185,7 +186,7 @@ function renderError(app: string, error: JsonMap): RenderError {
 // The status branch is written by gitfleet; a file it cannot read was edited by hand.
 function readYaml(text: string, path: string): unknown {
   try {
-    return parse(text, { version: "1.1" });
+    return readEmittedYaml(text) ?? parse(text, { version: "1.1" });
   } catch (error) {
     throw new Error(
       `${path} on the status branch is not valid YAML (was it edited by hand?): ${String(error)}`,

@@ -85,9 +85,12 @@ const AMBIGUOUS =
   /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+|[-+]?0o?[0-7_]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?(?:[0-9][0-9_]*)?\.[0-9._]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)$/;
 
 function plainOrQuoted(text: string): string {
+  return isPlainString(text) ? text : JSON.stringify(text);
+}
+
+/** True when the emitter writes this string unquoted. */
+export function isPlainString(text: string): boolean {
   const plain = text !== "" && PLAIN.test(text) && !AMBIGUOUS.test(text) && !text.startsWith("-");
   // ": " starts a mapping value and " #" a comment; a trailing space or colon would be lost or misread.
-  if (plain && !text.includes(": ") && !text.includes(" #") && !text.endsWith(" ") && !text.endsWith(":"))
-    return text;
-  return JSON.stringify(text);
+  return plain && !text.includes(": ") && !text.includes(" #") && !text.endsWith(" ") && !text.endsWith(":");
 }
