@@ -1,5 +1,7 @@
 import { classifyPath } from "../model/classify.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
+import { asMap } from "../model/json.js";
+import { groupKind } from "../model/kinds.js";
 import { selectsResource } from "../model/label-selector.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { identityOf, referencedIdentities } from "../render/place-resources.js";
@@ -15,7 +17,8 @@ export type Affected = ReadonlySet<string> | typeof ALL;
  * files; the apps a changed Placement or Override selects, before or after the change; every app when
  * a Cluster, fleet.yaml or a ResourceInterpreter changes (they feed every scheduling decision); and,
  * closed over, the apps that share ConfigMaps, Secrets, PVCs or ServiceAccounts with an affected app
- * (a dependent goes wherever the workloads that reference it go, across apps).
+ * (a dependent goes wherever the workloads that reference it go, across apps); and the apps holding
+ * custom resources whose CustomResourceDefinition is in a changed app (it decides their scope).
  *
  * FederatedHPA, CronScale and Migration files change no rendered object today; when the renderer
  * starts reading one of them, it must be added here — the incremental-equals-full property test edits
@@ -28,6 +31,7 @@ export function affectedApps(
 ): Affected {
   const affected = new Set<string>();
   for (const path of changedPaths) if (addAffected(affected, path, before, after) === ALL) return ALL;
+  addUsersOfChangedCrds(affected, before, after);
   return closeOverDependents(affected, before, after);
 }
 
@@ -40,6 +44,23 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
   if (kind === "placements" || kind === "overrides")
     for (const model of [before, after]) for (const app of appsSelectedFrom(model, path)) affected.add(app);
   return affected;
+}
+
+// A CustomResourceDefinition decides whether its kind is namespaced, for every app that holds one.
+function addUsersOfChangedCrds(affected: Set<string>, before: FleetModel, after: FleetModel): void {
+  const kinds = new Set<string>();
+  for (const model of [before, after])
+    for (const app of model.apps)
+      if (affected.has(app.name))
+        for (const resource of app.resources) {
+          if (resource.kind !== "CustomResourceDefinition") continue;
+          const spec = asMap(resource.object.spec);
+          kinds.add(groupKind(String(spec.group), String(asMap(spec.names).kind)));
+        }
+  if (kinds.size === 0) return;
+  for (const model of [before, after])
+    for (const app of model.apps)
+      if (app.resources.some((r) => kinds.has(groupKind(r.group, r.kind)))) affected.add(app.name);
 }
 
 // The apps whose resources the Placements and Overrides defined in one file select.

@@ -6,6 +6,8 @@ export interface FleetSpec {
   readonly clusters: readonly { readonly name: string; readonly env: string; readonly provider: string }[];
   readonly apps: readonly AppSpec[];
   readonly registries: Readonly<Record<string, string>>;
+  /** The scope of the Widget CRD that app "widgets" defines, for the Widget in app "gadgets". */
+  readonly widgetScope: "Namespaced" | "Cluster";
   /** A line of YAML that does not parse, in this app's deployment file, when set. */
   readonly broken?: string | undefined;
   readonly noise: number;
@@ -41,6 +43,7 @@ export const BASE_SPEC: FleetSpec = {
     gcp: "registry.gcp.example.com",
     idc: "registry.idc.example.com",
   },
+  widgetScope: "Namespaced",
   noise: 0,
 };
 
@@ -64,6 +67,13 @@ export function fleetFiles(spec: FleetSpec): FileTree {
     files[`overrides/registry-${provider}.yaml`] =
       `apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: registry-${provider}\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n  overrideRules:\n    - targetCluster:\n        fieldSelector:\n          matchExpressions:\n            - {key: provider, operator: In, values: [${provider}]}\n      overriders:\n        imageOverrider:\n          - {component: Registry, operator: replace, value: ${registry}}\n`;
   for (const a of spec.apps) Object.assign(files, appFiles(a, spec));
+  // A CRD in one app decides the scope of a custom resource in another.
+  files["apps/widgets/crd.yaml"] =
+    `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: ${spec.widgetScope}\n  names: {kind: Widget, plural: widgets, singular: widget}\n  versions:\n    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n`;
+  files["apps/gadgets/widget.yaml"] =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\nspec:\n  size: 3\n";
+  files["placements/widgets.yaml"] =
+    "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: widgets\nspec:\n  apps: [widgets, gadgets]\n  clusterAffinity:\n    clusterNames: [east]\n";
   files["migrations/move.yaml"] =
     `apiVersion: gitfleet.io/v1alpha1\nkind: Migration\nmetadata:\n  name: move\nspec:\n  batches:\n    - name: first\n      apps: [${spec.apps[0]?.name ?? "web"}]\n      approved: ${spec.noise % 2 === 0}\n`;
   return fileTreeFromText(files);
@@ -170,6 +180,10 @@ export const editArbitrary: fc.Arbitrary<Edit> = fc.oneof(
       (spec) => ({ ...spec, broken: spec.apps[i % Math.max(spec.apps.length, 1)]?.name }),
   ),
   fc.constant<Edit>((spec) => ({ ...spec, noise: spec.noise + 1 })),
+  fc.constant<Edit>((spec) => ({
+    ...spec,
+    widgetScope: spec.widgetScope === "Cluster" ? "Namespaced" : "Cluster",
+  })),
 );
 
 /** Paths whose bytes differ between two trees (added, changed or removed). */
