@@ -48,19 +48,21 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
 
 // A CustomResourceDefinition decides whether its kind is namespaced, for every app that holds one.
 function addUsersOfChangedCrds(affected: Set<string>, before: FleetModel, after: FleetModel): void {
-  const kinds = new Set<string>();
-  for (const model of [before, after])
-    for (const app of model.apps)
-      if (affected.has(app.name))
-        for (const resource of app.resources) {
-          if (resource.kind !== "CustomResourceDefinition") continue;
-          const spec = asMap(resource.object.spec);
-          kinds.add(groupKind(String(spec.group), String(asMap(spec.names).kind)));
-        }
-  if (kinds.size === 0) return;
-  for (const model of [before, after])
-    for (const app of model.apps)
-      if (app.resources.some((r) => kinds.has(groupKind(r.group, r.kind)))) affected.add(app.name);
+  const models = [before, after];
+  const crds = models.flatMap((model) =>
+    model.apps
+      .filter((app) => affected.has(app.name))
+      .flatMap((app) => app.resources.filter((r) => r.kind === "CustomResourceDefinition")),
+  );
+  if (crds.length === 0) return;
+  const kinds = new Set(
+    crds.map((crd) => {
+      const spec = asMap(crd.object.spec);
+      return groupKind(String(spec.group), String(asMap(spec.names).kind));
+    }),
+  );
+  for (const app of models.flatMap((model) => model.apps))
+    if (app.resources.some((r) => kinds.has(groupKind(r.group, r.kind)))) affected.add(app.name);
 }
 
 // The apps whose resources the Placements and Overrides defined in one file select.
