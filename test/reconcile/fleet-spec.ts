@@ -8,6 +8,8 @@ export interface FleetSpec {
   readonly registries: Readonly<Record<string, string>>;
   /** The scope of the Widget CRD that app "widgets" defines, for the Widget in app "gadgets". */
   readonly widgetScope: "Namespaced" | "Cluster";
+  /** Where the Placement "critical" (priority 10, by label) puts what it selects. */
+  readonly criticalClusters: readonly string[];
   /** A line of YAML that does not parse, in this app's deployment file, when set. */
   readonly broken?: string | undefined;
   readonly noise: number;
@@ -22,6 +24,8 @@ export interface AppSpec {
   readonly configRef: string;
   readonly clusters: readonly string[];
   readonly scheduling: "Duplicated" | "Weighted" | "Aggregated";
+  /** Labelled tier=critical, which the higher-priority Placement "critical" selects by label. */
+  readonly critical: boolean;
 }
 
 export const BASE_SPEC: FleetSpec = {
@@ -44,6 +48,7 @@ export const BASE_SPEC: FleetSpec = {
     idc: "registry.idc.example.com",
   },
   widgetScope: "Namespaced",
+  criticalClusters: ["south"],
   noise: 0,
 };
 
@@ -54,7 +59,7 @@ function app(
   scheduling: AppSpec["scheduling"],
   clusters: string[],
 ): AppSpec {
-  return { name, namespace, replicas, tag: 1, configRef: name, clusters, scheduling };
+  return { name, namespace, replicas, tag: 1, configRef: name, clusters, scheduling, critical: false };
 }
 
 /** Writes the spec out as a fleet repo. */
@@ -74,6 +79,8 @@ export function fleetFiles(spec: FleetSpec): FileTree {
     "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\nspec:\n  size: 3\n";
   files["placements/widgets.yaml"] =
     "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: widgets\nspec:\n  apps: [widgets, gadgets]\n  clusterAffinity:\n    clusterNames: [east]\n";
+  files["placements/critical.yaml"] =
+    `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: critical\nspec:\n  priority: 10\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      labelSelector: {matchLabels: {tier: critical}}\n  clusterAffinity:\n    clusterNames: [${spec.criticalClusters.join(", ")}]\n  replicaScheduling: {type: Divided, divisionPreference: Aggregated}\n`;
   files["migrations/move.yaml"] =
     `apiVersion: gitfleet.io/v1alpha1\nkind: Migration\nmetadata:\n  name: move\nspec:\n  batches:\n    - name: first\n      apps: [${spec.apps[0]?.name ?? "web"}]\n      approved: ${spec.noise % 2 === 0}\n`;
   return fileTreeFromText(files);
@@ -85,7 +92,7 @@ kind: Deployment
 metadata:
   name: ${a.name}
   namespace: ${a.namespace}
-  labels: {app: ${a.name}}
+  labels: {app: ${a.name}${a.critical ? ", tier: critical" : ""}}
 spec:
   replicas: ${a.replicas}
   selector: {matchLabels: {app: ${a.name}}}
@@ -180,6 +187,14 @@ export const editArbitrary: fc.Arbitrary<Edit> = fc.oneof(
       (spec) => ({ ...spec, broken: spec.apps[i % Math.max(spec.apps.length, 1)]?.name }),
   ),
   fc.constant<Edit>((spec) => ({ ...spec, noise: spec.noise + 1 })),
+  fc.nat().map((i) => withApp(i, (a) => ({ ...a, critical: !a.critical }))),
+  fc.subarray(["east", "west", "north", "south"], { minLength: 1 }).map(
+    (clusters): Edit =>
+      (spec) => ({
+        ...spec,
+        criticalClusters: clusters,
+      }),
+  ),
   fc.constant<Edit>((spec) => ({
     ...spec,
     widgetScope: spec.widgetScope === "Cluster" ? "Namespaced" : "Cluster",
