@@ -139,7 +139,18 @@ export class FleetRepo {
       value: commit,
       objects,
     });
-    if (result.status === "rejected") return false;
+    if (result.status === "rejected") {
+      // Lost a race, or refused for another reason (a protected branch, a hook): only a moved ref is a race.
+      const refs = await git.listServerRefs({
+        http,
+        url: this.url,
+        prefix: `refs/heads/${branch}`,
+        headers: this.headers,
+      });
+      const moved = refs.find((r) => r.ref === `refs/heads/${branch}`)?.oid !== expected;
+      if (moved) return false;
+      throw new Error(`${redactUrl(this.url)} refused to update ${branch}: ${result.reason}`);
+    }
     await git.writeRef({ fs, gitdir: this.gitdir, ref: this.refOf(branch), value: commit, force: true });
     return true;
   }

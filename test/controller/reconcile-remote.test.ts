@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
@@ -143,6 +143,19 @@ describe("reconciling a remote over smart HTTP", () => {
       messages.filter((m) => m.startsWith("cache repository started afresh")).length,
     ).toBeGreaterThanOrEqual(2);
     expect(gitIn(bare, "rev-list", "--count", "gitfleet/status")).toBe("5");
+  });
+
+  it("reports a push the remote refuses (a hook, a protected branch) instead of retrying it as a race", async () => {
+    writeFileSync(
+      `${bare}/hooks/pre-receive`,
+      '#!/bin/sh\nwhile read old new ref; do [ "$ref" = refs/heads/gitfleet/status ] && { echo "status branch is frozen" >&2; exit 1; }; done\nexit 0\n',
+    );
+    chmodSync(`${bare}/hooks/pre-receive`, 0o755);
+    const loop = await controller("a");
+    await expect(loop.reconcile()).rejects.toThrow(
+      /refused to update gitfleet\/status: pre-receive hook declined/,
+    );
+    expect(() => gitIn(bare, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
   });
 
   it("fails with a clear error, changing nothing, when the token is wrong", async () => {
