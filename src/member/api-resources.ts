@@ -1,0 +1,89 @@
+/** One resource a member serves, as discovery describes it. */
+export interface ApiResource {
+  /** "" for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** The plural, lower-case name in URLs: "deployments". */
+  readonly name: string;
+  readonly singularName: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+  readonly shortNames?: readonly string[];
+  /** Subresources served, e.g. ["status", "scale"]. */
+  readonly subresources?: readonly string[];
+}
+
+const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+function resource(
+  group: string,
+  version: string,
+  kind: string,
+  namespaced: boolean,
+  options: { name?: string; shortNames?: string[]; subresources?: string[]; verbs?: string[] } = {},
+): ApiResource {
+  const singularName = kind.toLowerCase();
+  const name =
+    options.name ??
+    (singularName.endsWith("s")
+      ? `${singularName}es`
+      : singularName.endsWith("y")
+        ? `${singularName.slice(0, -1)}ies`
+        : `${singularName}s`);
+  return {
+    group,
+    version,
+    name,
+    singularName,
+    kind,
+    namespaced,
+    verbs: options.verbs ?? ALL_VERBS,
+    ...(options.shortNames ? { shortNames: options.shortNames } : {}),
+    ...(options.subresources ? { subresources: options.subresources } : {}),
+  };
+}
+
+/**
+ * The built-in resources a simulated member serves: what gitfleet renders and what kubectl asks
+ * for, with the names, scopes, verbs and short names a real API server gives in discovery.
+ */
+export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
+  resource("", "v1", "Namespace", false, { shortNames: ["ns"], subresources: ["status"] }),
+  resource("", "v1", "Node", false, { shortNames: ["no"], subresources: ["status"] }),
+  resource("", "v1", "Pod", true, { shortNames: ["po"], subresources: ["status"] }),
+  resource("", "v1", "Service", true, { shortNames: ["svc"], subresources: ["status"] }),
+  resource("", "v1", "ConfigMap", true, { shortNames: ["cm"] }),
+  resource("", "v1", "Secret", true),
+  resource("", "v1", "ServiceAccount", true, { shortNames: ["sa"] }),
+  resource("", "v1", "PersistentVolumeClaim", true, { shortNames: ["pvc"], subresources: ["status"] }),
+  resource("", "v1", "PersistentVolume", false, { shortNames: ["pv"], subresources: ["status"] }),
+  resource("", "v1", "Endpoints", true, { name: "endpoints", shortNames: ["ep"] }),
+  resource("", "v1", "Event", true, { shortNames: ["ev"] }),
+  resource("", "v1", "LimitRange", true, { shortNames: ["limits"] }),
+  resource("", "v1", "ResourceQuota", true, { shortNames: ["quota"], subresources: ["status"] }),
+  resource("apps", "v1", "Deployment", true, { shortNames: ["deploy"], subresources: ["status", "scale"] }),
+  resource("apps", "v1", "ReplicaSet", true, { shortNames: ["rs"], subresources: ["status", "scale"] }),
+  resource("apps", "v1", "StatefulSet", true, { shortNames: ["sts"], subresources: ["status", "scale"] }),
+  resource("apps", "v1", "DaemonSet", true, { shortNames: ["ds"], subresources: ["status"] }),
+  resource("apps", "v1", "ControllerRevision", true),
+  resource("batch", "v1", "Job", true, { subresources: ["status"] }),
+  resource("batch", "v1", "CronJob", true, { shortNames: ["cj"], subresources: ["status"] }),
+  resource("autoscaling", "v2", "HorizontalPodAutoscaler", true, {
+    shortNames: ["hpa"],
+    subresources: ["status"],
+  }),
+  resource("rbac.authorization.k8s.io", "v1", "Role", true),
+  resource("rbac.authorization.k8s.io", "v1", "RoleBinding", true),
+  resource("rbac.authorization.k8s.io", "v1", "ClusterRole", false),
+  resource("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", false),
+  resource("networking.k8s.io", "v1", "Ingress", true, { shortNames: ["ing"], subresources: ["status"] }),
+  resource("networking.k8s.io", "v1", "IngressClass", false),
+  resource("networking.k8s.io", "v1", "NetworkPolicy", true, { shortNames: ["netpol"] }),
+  resource("policy", "v1", "PodDisruptionBudget", true, { shortNames: ["pdb"], subresources: ["status"] }),
+  resource("coordination.k8s.io", "v1", "Lease", true),
+  resource("apiextensions.k8s.io", "v1", "CustomResourceDefinition", false, {
+    shortNames: ["crd", "crds"],
+    subresources: ["status"],
+  }),
+];

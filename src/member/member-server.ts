@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parse } from "yaml";
+import { MemberApi } from "./member-api.js";
+import { badRequest, StatusError } from "./status-error.js";
+
+class UnsupportedMediaType extends Error {}
+
+/** A simulated member cluster listening on loopback. */
+export interface SimulatedMember {
+  readonly name: string;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly api: MemberApi;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 3 * 2 ** 20;
+
+/**
+ * Starts one simulated member: the Kubernetes API of MemberApi over HTTP on 127.0.0.1 (an ephemeral
+ * port unless one is given), JSON in and out (YAML accepted for apply patches), so that
+ * @kubernetes/client-node and kubectl talk to it exactly as to a real API server.
+ */
+export async function startMember(options: { name: string; port?: number }): Promise<SimulatedMember> {
+  const api = new MemberApi(options.name);
+  const server: Server = createServer((request, response) => {
+    serve(api, request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        respond(response, 500, {
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Failure",
+          message: String(error),
+          reason: "InternalError",
+          code: 500,
+        });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    name: options.name,
+    url: `http://127.0.0.1:${port}`,
+    api,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serve(api: MemberApi, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const contentType = request.headers["content-type"] ?? "";
+  let body: unknown;
+  try {
+    body = decode(await readBody(request), contentType);
+  } catch (error) {
+    const status =
+      error instanceof UnsupportedMediaType
+        ? new StatusError(
+            415,
+            "UnsupportedMediaType",
+            `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+          )
+        : badRequest((error as Error).message);
+    respond(response, status.code, status.body());
+    return;
+  }
+  const address = `127.0.0.1:${(request.socket.localPort ?? 0).toString()}`;
+  const result = api.handle(
+    { method: request.method ?? "GET", path: url.pathname, query: url.searchParams, contentType, body },
+    address,
+  );
+  respond(response, result.status, result.body);
+}
+
+function decode(raw: Buffer, contentType: string): unknown {
+  if (raw.length === 0) return undefined;
+  // Like a server without protobuf: 415, after which kubectl and client-go send JSON.
+  if (
+    contentType.startsWith("application/vnd.kubernetes.protobuf") ||
+    contentType.startsWith("application/cbor")
+  )
+    throw new UnsupportedMediaType(contentType);
+  const text = raw.toString("utf8");
+  if (contentType.startsWith("application/apply-patch+yaml") || contentType.includes("yaml"))
+    return parse(text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error("the request body is not valid JSON");
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) reject(new Error("the request body is too large"));
+      else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+function respond(response: ServerResponse, status: number, body: unknown): void {
+  response
+    .writeHead(status, { "content-type": "application/json", "cache-control": "no-cache, private" })
+    .end(JSON.stringify(body));
+}
