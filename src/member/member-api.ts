@@ -22,6 +22,14 @@ export interface ApiRequest {
 export interface ApiResponse {
   readonly status: number;
   readonly body: unknown;
+  /** A watch: starts sending events; returns the function that stops them. */
+  readonly stream?: (send: (event: JsonMap) => void, end: () => void) => () => void;
+}
+
+/** How a member behaves where Kubernetes leaves room: how often watches get bookmarks. */
+export interface MemberOptions {
+  /** Default 5 s (a real server sends one about every minute). */
+  readonly bookmarkIntervalMs?: number;
 }
 
 /** A resource request, parsed from the URL. */
@@ -47,6 +55,7 @@ export class MemberApi {
 
   constructor(
     readonly clusterName: string,
+    private readonly options: MemberOptions = {},
     private readonly now: () => Date = () => new Date(),
   ) {
     this.create(
@@ -120,6 +129,8 @@ export class MemberApi {
   private route(request: ApiRequest, target: Target): ApiResponse {
     const { method } = request;
     if (target.name === undefined) {
+      const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
+      if (method === "GET" && watching) return this.watch(target, request.query);
       if (method === "GET") return { status: 200, body: this.list(target, request.query) };
       if (method === "POST") return { status: 201, body: this.create(target, request.body) };
       throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
@@ -166,8 +177,8 @@ export class MemberApi {
     };
   }
 
-  private list(target: Target, query: URLSearchParams): JsonMap {
-    const { resource } = target;
+  // The objects a list or watch with these selectors wants.
+  private selection(query: URLSearchParams): (object: JsonMap) => boolean {
     let labels: ReturnType<typeof parseLabelSelectorQuery>;
     let fields: ReturnType<typeof parseFieldSelectorQuery>;
     try {
@@ -179,14 +190,88 @@ export class MemberApi {
     } catch (error) {
       throw badRequest((error as Error).message);
     }
-    const items = this.store.list(resource, target.namespace).filter((object) => {
+    return (object) => {
       const metadata = asMap(object.metadata);
       const fieldValues = {
         "metadata.name": String(metadata.name ?? ""),
         "metadata.namespace": String(metadata.namespace ?? ""),
       };
       return meets(labels, asMap(metadata.labels) as Record<string, string>) && meets(fields, fieldValues);
-    });
+    };
+  }
+
+  /**
+   * A watch: from a resourceVersion, the logged changes after it, then each change as it happens;
+   * without one, the current objects as ADDED first. A version whose changes are no longer kept
+   * gets an ERROR event with a 410 Expired Status, as a real server sends. Bookmarks when asked,
+   * and the stream ends after timeoutSeconds.
+   */
+  private watch(target: Target, query: URLSearchParams): ApiResponse {
+    const selected = this.selection(query);
+    const given = query.get("resourceVersion") ?? "";
+    const from = given === "" || given === "0" ? undefined : Number(given);
+    if (from !== undefined && !Number.isInteger(from))
+      throw badRequest(`invalid resource version "${given}"`);
+    const wanted = (resource: ApiResource, object: JsonMap) =>
+      resource === target.resource &&
+      (target.namespace === undefined || asMap(object.metadata).namespace === target.namespace) &&
+      selected(object);
+    const stream = (send: (event: JsonMap) => void, end: () => void) => {
+      const initial =
+        from === undefined ? this.store.list(target.resource, target.namespace).filter(selected) : [];
+      const subscription = this.store.watch(from ?? Number(this.store.currentVersion()), (event) => {
+        if (wanted(event.resource, event.object)) send({ type: event.type, object: event.object });
+      });
+      if (!subscription) {
+        const gone = new StatusError(
+          410,
+          "Expired",
+          `too old resource version: ${given} (${this.store.currentVersion()})`,
+        );
+        send({ type: "ERROR", object: gone.body() as JsonMap });
+        end();
+        return () => undefined;
+      }
+      for (const object of initial) send({ type: "ADDED", object });
+      for (const event of subscription.backlog)
+        if (wanted(event.resource, event.object)) send({ type: event.type, object: event.object });
+      return this.watchTimers(target, query, { send, end, stop: subscription.stop });
+    };
+    return { status: 200, body: undefined, stream };
+  }
+
+  private watchTimers(
+    target: Target,
+    query: URLSearchParams,
+    watch: { send: (event: JsonMap) => void; end: () => void; stop: () => void },
+  ): () => void {
+    const { resource } = target;
+    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const bookmark = () =>
+      watch.send({
+        type: "BOOKMARK",
+        object: {
+          kind: resource.kind,
+          apiVersion,
+          metadata: { resourceVersion: this.store.currentVersion() },
+        },
+      });
+    const bookmarks =
+      query.get("allowWatchBookmarks") === "true"
+        ? setInterval(bookmark, this.options.bookmarkIntervalMs ?? 5000)
+        : undefined;
+    const seconds = Number(query.get("timeoutSeconds") ?? "0");
+    const timeout = seconds > 0 ? setTimeout(watch.end, seconds * 1000) : undefined;
+    return () => {
+      watch.stop();
+      if (bookmarks) clearInterval(bookmarks);
+      if (timeout) clearTimeout(timeout);
+    };
+  }
+
+  private list(target: Target, query: URLSearchParams): JsonMap {
+    const { resource } = target;
+    const items = this.store.list(resource, target.namespace).filter(this.selection(query));
     return {
       kind: `${resource.kind}List`,
       apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
-import { MemberApi } from "./member-api.js";
+import { MemberApi, type MemberOptions } from "./member-api.js";
 import { badRequest, StatusError } from "./status-error.js";
 
 class UnsupportedMediaType extends Error {}
@@ -22,8 +22,10 @@ const MAX_BODY_BYTES = 3 * 2 ** 20;
  * port unless one is given), JSON in and out (YAML accepted for apply patches), so that
  * @kubernetes/client-node and kubectl talk to it exactly as to a real API server.
  */
-export async function startMember(options: { name: string; port?: number }): Promise<SimulatedMember> {
-  const api = new MemberApi(options.name);
+export async function startMember(
+  options: { readonly name: string; readonly port?: number } & MemberOptions,
+): Promise<SimulatedMember> {
+  const api = new MemberApi(options.name, options);
   const server: Server = createServer((request, response) => {
     serve(api, request, response).catch((error: unknown) => {
       if (!response.headersSent)
@@ -77,6 +79,16 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
     { method: request.method ?? "GET", path: url.pathname, query: url.searchParams, contentType, body },
     address,
   );
+  if (result.stream) {
+    response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private" });
+    response.flushHeaders();
+    const stop = result.stream(
+      (event) => response.write(`${JSON.stringify(event)}\n`),
+      () => response.end(),
+    );
+    response.on("close", stop);
+    return;
+  }
   respond(response, result.status, result.body);
 }
 

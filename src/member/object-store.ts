@@ -8,13 +8,28 @@ export interface ObjectKey {
   readonly name: string;
 }
 
+/** A change to one object, as a watch delivers it. */
+export interface WatchEvent {
+  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+  readonly resource: ApiResource;
+  readonly object: JsonMap;
+  /** The resourceVersion of the change. */
+  readonly version: number;
+}
+
+/** How many changes are kept for watches that resume; older resourceVersions get 410 Gone. */
+const EVENT_LOG_SIZE = 10_000;
+
 /**
  * A member's objects, per resource, with the one resourceVersion counter a real API server keeps
- * (etcd's revision): every write takes the next number, so versions order all changes.
+ * (etcd's revision): every write takes the next number, so versions order all changes. Every change
+ * is logged (the most recent EVENT_LOG_SIZE) and told to the watchers.
  */
 export class ObjectStore {
   private revision = 0;
   private readonly byResource = new Map<string, Map<string, JsonMap>>();
+  private readonly log: WatchEvent[] = [];
+  private readonly watchers = new Set<(event: WatchEvent) => void>();
 
   /** Takes the next resourceVersion. */
   nextVersion(): string {
@@ -40,12 +55,46 @@ export class ObjectStore {
     return all.filter((object) => (object.metadata as JsonMap).namespace === namespace);
   }
 
+  /** Stores an object whose metadata.resourceVersion was just taken. */
   set(key: ObjectKey, object: JsonMap): void {
-    this.bucket(key.resource).set(slot(key), object);
+    const bucket = this.bucket(key.resource);
+    const type = bucket.has(slot(key)) ? "MODIFIED" : "ADDED";
+    bucket.set(slot(key), object);
+    this.emit({ type, resource: key.resource, object, version: versionOf(object) });
   }
 
+  /** Removes an object; its DELETED event carries it with a resourceVersion of its own. */
   delete(key: ObjectKey): void {
-    this.bucket(key.resource).delete(slot(key));
+    const bucket = this.bucket(key.resource);
+    const object = bucket.get(slot(key));
+    if (!object) return;
+    bucket.delete(slot(key));
+    const last = {
+      ...object,
+      metadata: { ...(object.metadata as JsonMap), resourceVersion: this.nextVersion() },
+    };
+    this.emit({ type: "DELETED", resource: key.resource, object: last, version: versionOf(last) });
+  }
+
+  /**
+   * The changes after `version`, then every later one as it happens, until the returned function is
+   * called. Undefined when changes after `version` are no longer kept (the caller answers 410 Gone).
+   */
+  watch(
+    version: number,
+    listener: (event: WatchEvent) => void,
+  ): { backlog: WatchEvent[]; stop: () => void } | undefined {
+    const oldest = this.log[0]?.version ?? this.revision + 1;
+    if (version < oldest - 1 && this.log.length === EVENT_LOG_SIZE) return undefined;
+    const backlog = this.log.filter((event) => event.version > version);
+    this.watchers.add(listener);
+    return { backlog, stop: () => this.watchers.delete(listener) };
+  }
+
+  private emit(event: WatchEvent): void {
+    this.log.push(event);
+    if (this.log.length > EVENT_LOG_SIZE) this.log.shift();
+    for (const watcher of this.watchers) watcher(event);
   }
 
   private bucket(resource: ApiResource): Map<string, JsonMap> {
@@ -57,6 +106,10 @@ export class ObjectStore {
     }
     return bucket;
   }
+}
+
+function versionOf(object: JsonMap): number {
+  return Number((object.metadata as JsonMap).resourceVersion);
 }
 
 function slot(key: ObjectKey): string {

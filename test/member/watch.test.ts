@@ -1,0 +1,152 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { tempDir } from "../helpers/git-repo.js";
+
+/** Watches over HTTP: client-node's Watch, raw streams for 410 and bookmarks, and `kubectl get -w`. */
+let member: SimulatedMember;
+let config: k8s.KubeConfig;
+let dir: string;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  member = await startMember({ name: "east", bookmarkIntervalMs: 50 });
+  config = new k8s.KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: "east", server: member.url, skipTLSVerify: true }],
+    users: [{ name: "sim" }],
+    contexts: [{ name: "east", cluster: "east", user: "sim" }],
+    currentContext: "east",
+  });
+  ({ dir, cleanup } = tempDir("gitfleet-watch-"));
+});
+afterAll(async () => {
+  await member.close();
+  cleanup();
+});
+
+const core = () => config.makeApiClient(k8s.CoreV1Api);
+
+// Collects `count` events of a watch, then stops it.
+async function events(
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  count: number,
+  during: () => Promise<void>,
+) {
+  const seen: { type: string; name: string; version: string }[] = [];
+  let stop: (() => void) | undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    new k8s.Watch(config)
+      .watch(
+        path,
+        query,
+        (type, object: k8s.KubernetesObject) => {
+          seen.push({
+            type,
+            name: object.metadata?.name ?? "",
+            version: object.metadata?.resourceVersion ?? "",
+          });
+          if (seen.length === count) resolve();
+        },
+        (error) => (error ? reject(error) : undefined),
+      )
+      .then((controller) => {
+        stop = () => controller.abort();
+      }, reject);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await during();
+  await done;
+  stop?.();
+  return seen;
+}
+
+describe("watching a simulated member", () => {
+  it("streams ADDED, MODIFIED and DELETED in order, and replays from a resourceVersion", async () => {
+    const start =
+      (await core().listNamespacedConfigMap({ namespace: "default" })).metadata?.resourceVersion ?? "0";
+    const live = await events(
+      "/api/v1/namespaces/default/configmaps",
+      { resourceVersion: start },
+      3,
+      async () => {
+        await core().createNamespacedConfigMap({
+          namespace: "default",
+          body: { metadata: { name: "w" }, data: { a: "1" } },
+        });
+        await core().patchNamespacedConfigMap(
+          { name: "w", namespace: "default", body: { data: { a: "2" } } },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+        );
+        await core().deleteNamespacedConfigMap({ name: "w", namespace: "default" });
+      },
+    );
+    expect(live.map((e) => `${e.type} ${e.name}`)).toEqual(["ADDED w", "MODIFIED w", "DELETED w"]);
+    const versions = live.map((e) => Number(e.version));
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    // A watch that starts from the same version later gets the same three changes from the log.
+    const replayed = await events(
+      "/api/v1/namespaces/default/configmaps",
+      { resourceVersion: start },
+      3,
+      async () => undefined,
+    );
+    expect(replayed).toEqual(live);
+  });
+
+  it("answers a resourceVersion whose changes are gone with 410 Expired, and sends bookmarks when asked", async () => {
+    // Push the first change out of the log: it keeps the last 10,000.
+    for (let i = 0; i < 10_001; i++)
+      member.api.handle({
+        method: "POST",
+        path: "/api/v1/namespaces/default/configmaps",
+        query: new URLSearchParams(),
+        contentType: "application/json",
+        body: { metadata: { name: `filler-${i}` } },
+      });
+    const expired = await (
+      await fetch(`${member.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1`)
+    ).text();
+    expect(JSON.parse(expired)).toMatchObject({
+      type: "ERROR",
+      object: { kind: "Status", code: 410, reason: "Expired" },
+    });
+    const response = await fetch(
+      `${member.url}/api/v1/namespaces/kube-system/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=1`,
+    );
+    const body = await response.text();
+    const bookmarks = body
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; object: { metadata: { resourceVersion: string } } });
+    expect(bookmarks.length).toBeGreaterThan(2);
+    expect(
+      bookmarks.every(
+        (event) => event.type === "BOOKMARK" && Number(event.object.metadata.resourceVersion) > 10_000,
+      ),
+    ).toBe(true);
+  });
+
+  it("works with kubectl get -w", async () => {
+    writeFileSync(
+      `${dir}/kubeconfig`,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: east\n  cluster: {server: "${member.url}"}\nusers:\n- name: sim\n  user: {}\ncontexts:\n- name: east\n  context: {cluster: east, user: sim}\ncurrent-context: east\n`,
+    );
+    const output = new Promise<string>((resolve) =>
+      execFile(
+        "kubectl",
+        ["--kubeconfig", `${dir}/kubeconfig`, "get", "namespaces", "-w", "-o", "name"],
+        { timeout: 3000, encoding: "utf8" },
+        (_error, stdout) => resolve(stdout),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await core().createNamespace({ body: { metadata: { name: "watched" } } });
+    expect((await output).split("\n")).toEqual(
+      expect.arrayContaining(["namespace/default", "namespace/watched"]),
+    );
+  });
+});
