@@ -6,8 +6,10 @@ import { schemaFor } from "../render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../render/patch/strategic-merge.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
 import { coreVersionsBody, groupBody, groupListBody, resourceListBody, versionBody } from "./discovery.js";
+import { describePath } from "./managed-fields.js";
 import { type ObjectKey, ObjectStore } from "./object-store.js";
 import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "./query-selectors.js";
+import { type ApplyConflict, applyConfiguration, recordUpdate, type Writer } from "./server-side-apply.js";
 import { alreadyExists, badRequest, conflict, invalid, notFound, StatusError } from "./status-error.js";
 
 /** A request as the HTTP edge hands it over: the body already parsed from JSON (or YAML for apply). */
@@ -17,6 +19,8 @@ export interface ApiRequest {
   readonly query: URLSearchParams;
   readonly contentType: string;
   readonly body: unknown;
+  /** The User-Agent header: a write without ?fieldManager= is recorded under its first word, as a real server does. */
+  readonly userAgent?: string;
 }
 
 export interface ApiResponse {
@@ -132,12 +136,17 @@ export class MemberApi {
       const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
       if (method === "GET" && watching) return this.watch(target, request.query);
       if (method === "GET") return { status: 200, body: this.list(target, request.query) };
-      if (method === "POST") return { status: 201, body: this.create(target, request.body) };
+      if (method === "POST")
+        return { status: 201, body: this.create(target, request.body, this.writer(target, request)) };
       throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
     }
     const key = this.keyOf(target);
     if (method === "GET") return { status: 200, body: this.view(target, this.existing(key)) };
-    if (method === "PUT") return { status: 200, body: this.view(target, this.update(target, request.body)) };
+    if (method === "PUT")
+      return {
+        status: 200,
+        body: this.view(target, this.update(target, request.body, this.writer(target, request))),
+      };
     if (method === "PATCH") return { status: 200, body: this.view(target, this.patch(target, request)) };
     if (method === "DELETE") return { status: 200, body: this.delete(key) };
     throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
@@ -280,7 +289,7 @@ export class MemberApi {
     };
   }
 
-  private create(target: Target, body: unknown): JsonMap {
+  private create(target: Target, body: unknown, writer?: Writer): JsonMap {
     if (target.subresource)
       throw new StatusError(405, "MethodNotAllowed", "create is not supported on a subresource");
     const object = this.checkedBody(target.resource, body);
@@ -309,7 +318,8 @@ export class MemberApi {
         ...("spec" in object ? { generation: 1 } : {}),
       },
     };
-    const stored = target.resource.kind === "CustomResourceDefinition" ? this.establish(created) : created;
+    const owned = writer ? recordUpdate(undefined, created, writer) : created;
+    const stored = target.resource.kind === "CustomResourceDefinition" ? this.establish(owned) : owned;
     this.store.set(key, stored);
     return stored;
   }
@@ -342,14 +352,14 @@ export class MemberApi {
     return { ...body, apiVersion, kind: resource.kind };
   }
 
-  private update(target: Target, body: unknown): JsonMap {
+  private update(target: Target, body: unknown, writer: Writer): JsonMap {
     const key = this.keyOf(target);
     const current = this.existing(key);
     const incoming =
       target.subresource === "scale"
         ? this.fromScale(current, body)
         : this.checkedBody(target.resource, body);
-    return this.write(key, current, this.onlySubresource(target, current, incoming));
+    return this.write(key, current, this.onlySubresource(target, current, incoming), writer);
   }
 
   // The status subresource changes only status; the main resource changes everything but status.
@@ -376,7 +386,7 @@ export class MemberApi {
   }
 
   // Writes a new version of an object: resourceVersion precondition, generation, finalizers.
-  private write(key: ObjectKey, current: JsonMap, next: JsonMap): JsonMap {
+  private write(key: ObjectKey, current: JsonMap, next: JsonMap, writer?: Writer): JsonMap {
     const was = asMap(current.metadata);
     const given = asMap(next.metadata);
     if (given.name !== undefined && given.name !== was.name)
@@ -389,7 +399,8 @@ export class MemberApi {
       given.resourceVersion !== was.resourceVersion
     )
       throw conflict(key.resource, key.name);
-    const written: JsonMap = { ...next, metadata: this.nextMetadata(key, current, next) };
+    const versioned: JsonMap = { ...next, metadata: this.nextMetadata(key, current, next) };
+    const written = writer ? recordUpdate(current, versioned, writer) : versioned;
     const finalizers = asMap(written.metadata).finalizers;
     // An object being deleted goes once its last finalizer is removed.
     if (was.deletionTimestamp !== undefined && !(Array.isArray(finalizers) && finalizers.length > 0))
@@ -418,6 +429,8 @@ export class MemberApi {
 
   private patch(target: Target, request: ApiRequest): JsonMap {
     const key = this.keyOf(target);
+    if (request.contentType.startsWith("application/apply-patch+yaml") && target.subresource === undefined)
+      return this.serverSideApply(target, key, request);
     const current = this.existing(key);
     const base = target.subresource === "scale" ? this.view(target, current) : current;
     const patched = this.applyPatch(target, base, request);
@@ -425,7 +438,49 @@ export class MemberApi {
       target.subresource === "scale"
         ? this.fromScale(current, patched)
         : this.checkedBody(target.resource, patched);
-    return this.write(key, current, this.onlySubresource(target, current, incoming));
+    return this.write(
+      key,
+      current,
+      this.onlySubresource(target, current, incoming),
+      this.writer(target, request),
+    );
+  }
+
+  /**
+   * Server-side apply (PATCH application/apply-patch+yaml): creates the object when it does not
+   * exist; otherwise merges the configuration, refusing fields another manager owns with another
+   * value unless ?force=true, and removing what this manager no longer applies.
+   */
+  private serverSideApply(target: Target, key: ObjectKey & { name: string }, request: ApiRequest): JsonMap {
+    const manager = request.query.get("fieldManager");
+    if (!manager) throw badRequest("PATCH requests with apply content type must have a fieldManager");
+    const config = this.checkedBody(target.resource, request.body);
+    const given = asMap(config.metadata).name;
+    if (given !== undefined && given !== key.name)
+      throw badRequest(
+        `the name of the object (${String(given)}) does not match the name on the URL (${key.name})`,
+      );
+    const writer = { ...this.writer(target, request), manager };
+    const live = this.store.get(key);
+    const result = applyConfiguration(live, config, writer, request.query.get("force") === "true");
+    if ("conflicts" in result) throw applyConflict(result.conflicts, writer.apiVersion);
+    if (!live)
+      return this.create(target, {
+        ...result.object,
+        metadata: { ...asMap(result.object.metadata), name: key.name },
+      });
+    return this.write(key, live, this.onlySubresource(target, live, result.object));
+  }
+
+  private writer(target: Target, request: ApiRequest): Writer {
+    const { resource } = target;
+    const manager = request.query.get("fieldManager") || (request.userAgent ?? "").split("/")[0] || "unknown";
+    return {
+      manager,
+      apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+      time: timestamp(this.now()),
+      schema: schemaFor(resource.group, resource.kind),
+    };
   }
 
   private applyPatch(target: Target, base: JsonMap, request: ApiRequest): JsonMap {
@@ -585,6 +640,24 @@ function labelSelectorText(selector: JsonMap): string {
   return Object.entries(asMap(selector.matchLabels))
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(",");
+}
+
+// 409 naming each field and its manager, as kubectl prints it.
+function applyConflict(conflicts: readonly ApplyConflict[], apiVersion: string): StatusError {
+  const lines = conflicts.map(
+    (c) => `conflict with "${c.manager}" using ${apiVersion}: ${describePath(c.path)}`,
+  );
+  const count = conflicts.length === 1 ? "1 conflict" : `${conflicts.length} conflicts`;
+  const message =
+    conflicts.length === 1
+      ? `Apply failed with ${count}: ${lines[0]}`
+      : `Apply failed with ${count}: ${lines.join("\n")}`;
+  const causes = conflicts.map((c, i) => ({
+    type: "FieldManagerConflict",
+    message: lines[i] ?? "",
+    field: describePath(c.path),
+  }));
+  return new StatusError(409, "Conflict", message, { causes });
 }
 
 function missing(path: string): never {

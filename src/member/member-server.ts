@@ -76,7 +76,14 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
   }
   const address = `127.0.0.1:${(request.socket.localPort ?? 0).toString()}`;
   const result = api.handle(
-    { method: request.method ?? "GET", path: url.pathname, query: url.searchParams, contentType, body },
+    {
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      contentType,
+      body,
+      userAgent: request.headers["user-agent"] ?? "",
+    },
     address,
   );
   if (result.stream) {

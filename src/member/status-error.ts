@@ -4,7 +4,16 @@ export class StatusError extends Error {
     readonly code: number,
     readonly reason: string,
     message: string,
-    readonly details: { readonly name?: string; readonly group?: string; readonly kind?: string } = {},
+    readonly details: {
+      readonly name?: string;
+      readonly group?: string;
+      readonly kind?: string;
+      readonly causes?: readonly {
+        readonly type: string;
+        readonly message: string;
+        readonly field: string;
+      }[];
+    } = {},
   ) {
     super(message);
   }

@@ -1,0 +1,130 @@
+import { asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import type { MapSchema } from "../render/patch/patch-schema.js";
+import { fromFieldsV1, leavesOf, mergeApplied, toFieldsV1, withoutLeaf } from "./managed-fields.js";
+
+/** One manager's fields, as an entry of metadata.managedFields. */
+interface ManagerEntry {
+  readonly manager: string;
+  readonly operation: "Apply" | "Update";
+  readonly apiVersion: string;
+  readonly time: string;
+  readonly fields: Set<string>;
+}
+
+/** Who wrote, and when: the context of a write. */
+export interface Writer {
+  readonly manager: string;
+  readonly apiVersion: string;
+  readonly time: string;
+  readonly schema: MapSchema | undefined;
+}
+
+/** A field another manager owns with a different value. */
+export interface ApplyConflict {
+  readonly manager: string;
+  /** The leaf path key. */
+  readonly path: string;
+}
+
+function entriesOf(object: JsonMap | undefined): ManagerEntry[] {
+  const list = object ? asMap(object.metadata).managedFields : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.filter(isJsonMap).map((entry) => ({
+    manager: String(entry.manager ?? ""),
+    operation: entry.operation === "Apply" ? "Apply" : "Update",
+    apiVersion: String(entry.apiVersion ?? ""),
+    time: String(entry.time ?? ""),
+    fields: fromFieldsV1(entry.fieldsV1),
+  }));
+}
+
+function withEntries(object: JsonMap, entries: readonly ManagerEntry[]): JsonMap {
+  const managedFields = entries
+    .filter((entry) => entry.fields.size > 0)
+    .map((entry) => ({
+      manager: entry.manager,
+      operation: entry.operation,
+      apiVersion: entry.apiVersion,
+      time: entry.time,
+      fieldsType: "FieldsV1",
+      fieldsV1: toFieldsV1([...entry.fields].sort()),
+    }));
+  return { ...object, metadata: { ...asMap(object.metadata), managedFields } };
+}
+
+const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Server-side apply of `config` by `writer.manager` onto `live` (undefined: the object is created):
+ * a field another manager owns with a different value is a conflict unless `force` (which takes the
+ * field over); fields this manager applied before and no longer applies are removed when no other
+ * manager owns them; the result records this manager's applied fields in managedFields.
+ */
+export function applyConfiguration(
+  live: JsonMap | undefined,
+  config: JsonMap,
+  writer: Writer,
+  force: boolean,
+): { readonly object: JsonMap } | { readonly conflicts: readonly ApplyConflict[] } {
+  const applied = leavesOf(config, writer.schema);
+  const current = live ? leavesOf(live, writer.schema) : new Map<string, Json>();
+  const entries = entriesOf(live);
+  const mine = (entry: ManagerEntry) => entry.manager === writer.manager && entry.operation === "Apply";
+  const conflicts = conflictsOf(
+    applied,
+    current,
+    entries.filter((entry) => !mine(entry)),
+  );
+  if (conflicts.length > 0 && !force) return { conflicts };
+  for (const { manager, path } of conflicts)
+    for (const entry of entries) if (entry.manager === manager) entry.fields.delete(path);
+  const previous = entries.find(mine)?.fields ?? new Set<string>();
+  const others = entries.filter((entry) => !mine(entry));
+  let object: JsonMap = live ?? {};
+  for (const path of previous)
+    if (!applied.has(path) && !others.some((entry) => entry.fields.has(path)))
+      object = withoutLeaf(object, path);
+  object = mergeApplied(object, config, writer.schema) as JsonMap;
+  const entry: ManagerEntry = { ...writer, operation: "Apply", fields: new Set(applied.keys()) };
+  return { object: withEntries(object, [...others, entry]) };
+}
+
+// Fields another manager owns whose live value differs from the applied one.
+function conflictsOf(
+  applied: Map<string, Json>,
+  current: Map<string, Json>,
+  others: readonly ManagerEntry[],
+): ApplyConflict[] {
+  const conflicts: ApplyConflict[] = [];
+  for (const [path, value] of applied) {
+    if (!current.has(path) || same(current.get(path), value)) continue;
+    for (const entry of others) if (entry.fields.has(path)) conflicts.push({ manager: entry.manager, path });
+  }
+  return conflicts;
+}
+
+/**
+ * Records a non-apply write (create, update, patch) by `writer.manager`: the fields it set or changed
+ * become its own (taken from any other manager, as the API server does for updates), and fields it
+ * removed are owned by nobody.
+ */
+export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, writer: Writer): JsonMap {
+  const before = previous ? leavesOf(previous, writer.schema) : new Map<string, Json>();
+  const after = leavesOf(next, writer.schema);
+  const changed = [...after]
+    .filter(([path, value]) => !before.has(path) || !same(before.get(path), value))
+    .map(([path]) => path);
+  const removed = [...before.keys()].filter((path) => !after.has(path));
+  const entries = entriesOf(previous);
+  for (const entry of entries) for (const path of [...changed, ...removed]) entry.fields.delete(path);
+  const existing = entries.find((entry) => entry.manager === writer.manager && entry.operation === "Update");
+  const mine: ManagerEntry = {
+    ...writer,
+    operation: "Update",
+    fields: new Set([...(existing?.fields ?? []), ...changed]),
+  };
+  return withEntries(next, [
+    ...entries.filter((entry) => entry !== existing),
+    ...(mine.fields.size > 0 ? [mine] : []),
+  ]);
+}
