@@ -87,3 +87,63 @@ export function resourceListBody(
     resources: entries,
   };
 }
+
+/**
+ * GET /openapi/v3: where each group-version's document is. kubectl reads these to learn that the
+ * server validates fields itself (a `fieldValidation` parameter on PATCH), and then sends
+ * `fieldValidation=Strict` instead of validating against downloaded schemas.
+ */
+export function openApiRootBody(
+  resources: readonly ApiResource[],
+  hashOf: (text: string) => string,
+): Record<string, unknown> {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const gv of new Set(
+    resources.map((r) => (r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`)),
+  )) {
+    const [group, version] = gv.startsWith("api/")
+      ? ["", gv.slice(4)]
+      : (gv.slice(5).split("/") as [string, string]);
+    const doc = JSON.stringify(openApiDocumentBody(resources, group, version));
+    paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(doc)}` };
+  }
+  return { paths };
+}
+
+/** GET /openapi/v3/api/v1 or /openapi/v3/apis/<group>/<version>: the operations of each resource, without schemas. */
+export function openApiDocumentBody(
+  resources: readonly ApiResource[],
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const served = resources.filter((r) => r.group === group && r.version === version);
+  if (served.length === 0) return undefined;
+  const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  const paths: Record<string, unknown> = {};
+  const parameter = (name: string) => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
+  for (const resource of served) {
+    const gvk = { group, version, kind: resource.kind };
+    const operation = (action: string, extra: object[] = []) => ({
+      "x-kubernetes-action": action,
+      "x-kubernetes-group-version-kind": gvk,
+      parameters: [parameter("dryRun"), parameter("fieldManager"), parameter("fieldValidation"), ...extra],
+      responses: { "200": { description: "OK" } },
+    });
+    const collection = resource.namespaced
+      ? `${prefix}/namespaces/{namespace}/${resource.name}`
+      : `${prefix}/${resource.name}`;
+    paths[collection] = { get: operation("list"), post: operation("post") };
+    paths[`${collection}/{name}`] = {
+      get: operation("get"),
+      put: operation("put"),
+      patch: operation("patch", [parameter("force")]),
+      delete: operation("delete"),
+    };
+  }
+  return {
+    openapi: "3.0.0",
+    info: { title: "Kubernetes", version: "v1.32.0" },
+    paths,
+    components: { schemas: {} },
+  };
+}

@@ -1,11 +1,19 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import type { JsonPatchOperation } from "../model/types.js";
 import { applyJsonPatch } from "../render/patch/json-patch.js";
 import { schemaFor } from "../render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../render/patch/strategic-merge.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
-import { coreVersionsBody, groupBody, groupListBody, resourceListBody, versionBody } from "./discovery.js";
+import {
+  coreVersionsBody,
+  groupBody,
+  groupListBody,
+  openApiDocumentBody,
+  openApiRootBody,
+  resourceListBody,
+  versionBody,
+} from "./discovery.js";
 import { describePath } from "./managed-fields.js";
 import { type ObjectKey, ObjectStore } from "./object-store.js";
 import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "./query-selectors.js";
@@ -100,6 +108,11 @@ export class MemberApi {
       "apis/1": () => groupListBody(resources),
       "apis/2": () => groupBody(resources, first),
       "apis/3": () => resourceListBody(resources, first, second),
+      "openapi/2": () => (first === "v3" ? openApiRootBody(resources, hashOf) : undefined),
+      "openapi/4": () =>
+        parts[2] === "api" ? openApiDocumentBody(resources, "", parts[3] ?? "") : undefined,
+      "openapi/5": () =>
+        parts[2] === "apis" ? openApiDocumentBody(resources, parts[3] ?? "", parts[4] ?? "") : undefined,
     };
     const answer = answers[`${root}/${parts.length}`];
     return answer ? (answer() ?? missing(path)) : undefined;
@@ -658,6 +671,10 @@ function applyConflict(conflicts: readonly ApplyConflict[], apiVersion: string):
     field: describePath(c.path),
   }));
   return new StatusError(409, "Conflict", message, { causes });
+}
+
+function hashOf(text: string): string {
+  return createHash("sha512").update(text).digest("hex").slice(0, 128).toUpperCase();
 }
 
 function missing(path: string): never {

@@ -66,7 +66,7 @@ describe("kubectl against a simulated member", () => {
       `${dir}/web.yaml`,
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: main, image: registry.example.com/web:1.0.0}\n      - {name: sidecar, image: registry.example.com/proxy:2.0.0}\n",
     );
-    expect(await kubectl("create", "--validate=false", "-f", `${dir}/web.yaml`)).toMatchObject({
+    expect(await kubectl("create", "-f", `${dir}/web.yaml`)).toMatchObject({
       status: 0,
       stdout: "deployment.apps/web created\n",
     });
@@ -100,7 +100,7 @@ describe("kubectl against a simulated member", () => {
       `${dir}/shop.yaml`,
       'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shop}\ndata: {x: "1"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shop}\ndata: {x: "2"}\n',
     );
-    expect((await kubectl("create", "--validate=false", "-f", `${dir}/shop.yaml`)).stdout).toBe(
+    expect((await kubectl("create", "-f", `${dir}/shop.yaml`)).stdout).toBe(
       "namespace/shop created\nconfigmap/a created\nconfigmap/b created\n",
     );
     // kubectl's typed generators (create namespace, create configmap) send protobuf, which the simulator refuses with 415.

@@ -140,12 +140,10 @@ describe("server-side apply on a simulated member", () => {
       `${dir}/cm.yaml`,
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: info}\n",
     );
-    expect(await kubectl("apply", "--server-side", "--validate=false", "-f", `${dir}/cm.yaml`)).toMatchObject(
-      {
-        code: 0,
-        stdout: "configmap/settings serverside-applied\n",
-      },
-    );
+    expect(await kubectl("apply", "--server-side", "-f", `${dir}/cm.yaml`)).toMatchObject({
+      code: 0,
+      stdout: "configmap/settings serverside-applied\n",
+    });
     writeFileSync(
       `${dir}/cm2.yaml`,
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: debug}\n",
@@ -153,7 +151,6 @@ describe("server-side apply on a simulated member", () => {
     const refused = await kubectl(
       "apply",
       "--server-side",
-      "--validate=false",
       "--field-manager",
       "other",
       "-f",
@@ -164,7 +161,6 @@ describe("server-side apply on a simulated member", () => {
     const forced = await kubectl(
       "apply",
       "--server-side",
-      "--validate=false",
       "--field-manager",
       "other",
       "--force-conflicts",
