@@ -12,7 +12,21 @@ export interface SimulatedMember {
   /** http://127.0.0.1:<port> */
   readonly url: string;
   readonly api: MemberApi;
+  /** Faults to inject, for tests and demos. */
+  readonly faults: Faults;
   close(): Promise<void>;
+}
+
+/** What can go wrong with a member, on purpose. */
+export interface Faults {
+  /** Stops answering: the port closes and connections are refused, as when a cluster is down. */
+  down(): Promise<void>;
+  /** Answers again, on the same port. */
+  up(): Promise<void>;
+  /** Every answer waits this long (milliseconds). */
+  delayMs: number;
+  /** This fraction of requests (0 to 1) gets a 500, spread evenly. */
+  errorFraction: number;
 }
 
 const MAX_BODY_BYTES = 3 * 2 ** 20;
@@ -26,7 +40,29 @@ export async function startMember(
   options: { readonly name: string; readonly port?: number } & MemberOptions,
 ): Promise<SimulatedMember> {
   const api = new MemberApi(options.name, options);
-  const server: Server = createServer((request, response) => {
+  let failures = 0;
+  const faults: Faults = {
+    delayMs: 0,
+    errorFraction: 0,
+    down: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    up: () => new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve())),
+  };
+  const server: Server = createServer(async (request, response) => {
+    if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
+    failures += faults.errorFraction;
+    if (failures >= 1) {
+      failures -= 1;
+      respond(
+        response,
+        500,
+        new StatusError(500, "InternalError", "an injected fault: the member failed this request").body(),
+      );
+      return;
+    }
     serve(api, request, response).catch((error: unknown) => {
       if (!response.headersSent)
         respond(response, 500, {
@@ -48,16 +84,22 @@ export async function startMember(
     name: options.name,
     url: `http://127.0.0.1:${port}`,
     api,
+    faults,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
       }),
   };
 }
 
 async function serve(api: MemberApi, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
+  if (url.pathname === "/readyz" || url.pathname === "/healthz" || url.pathname === "/livez") {
+    response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
+    return;
+  }
   const contentType = request.headers["content-type"] ?? "";
   let body: unknown;
   try {

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+
+/** Injected faults, seen from a client over HTTP. */
+let member: SimulatedMember;
+beforeAll(async () => {
+  member = await startMember({ name: "flaky" });
+});
+afterAll(() => member.close());
+
+describe("fault injection", () => {
+  it("answers health probes, then refuses connections while down, and answers on the same port once up", async () => {
+    expect(await (await fetch(`${member.url}/readyz`)).text()).toBe("ok");
+    await member.faults.down();
+    await expect(fetch(`${member.url}/readyz`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+    await member.faults.up();
+    expect((await fetch(`${member.url}/api/v1/namespaces`)).status).toBe(200);
+  });
+
+  it("fails the given fraction of requests with 500, and answers too slowly for a client with a deadline", async () => {
+    member.faults.errorFraction = 0.25;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await fetch(`${member.url}/api/v1/namespaces`)).status);
+    expect(statuses.filter((s) => s === 500)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(15);
+    member.faults.errorFraction = 0;
+    // A slow member makes a client with a deadline give up, as gitfleet's per-cluster timeouts will.
+    member.faults.delayMs = 5_000;
+    await expect(fetch(`${member.url}/version`, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
+    member.faults.delayMs = 0;
+    expect((await fetch(`${member.url}/version`)).status).toBe(200);
+  });
+});
