@@ -3,6 +3,7 @@ import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
 import { type ReadInput, registerSchedule } from "./commands/schedule.js";
+import { registerSimulate } from "./commands/simulate.js";
 import { registerValidate } from "./commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { type CommandOutput, processOutput } from "./output.js";
@@ -27,6 +28,7 @@ export function buildProgram(
   registerRender(program, output, setExit);
   registerPlan(program, output, setExit);
   registerReconcile(program, output, setExit);
+  registerSimulate(program, output, setExit);
   return program;
 }
 
