@@ -414,6 +414,8 @@ export class MemberApi {
       throw conflict(key.resource, key.name);
     const versioned: JsonMap = { ...next, metadata: this.nextMetadata(key, current, next) };
     const written = writer ? recordUpdate(current, versioned, writer) : versioned;
+    // A write that changes nothing is not stored: no new resourceVersion, no event (as the API server does).
+    if (sameContent(current, written)) return current;
     const finalizers = asMap(written.metadata).finalizers;
     // An object being deleted goes once its last finalizer is removed.
     if (was.deletionTimestamp !== undefined && !(Array.isArray(finalizers) && finalizers.length > 0))
@@ -671,6 +673,18 @@ function applyConflict(conflicts: readonly ApplyConflict[], apiVersion: string):
     field: describePath(c.path),
   }));
   return new StatusError(409, "Conflict", message, { causes });
+}
+
+// Equal but for resourceVersion and the times in managedFields.
+function sameContent(a: JsonMap, b: JsonMap): boolean {
+  const strip = (object: JsonMap) => {
+    const metadata = { ...asMap(object.metadata) };
+    delete metadata.resourceVersion;
+    const managed = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
+    metadata.managedFields = managed.map((entry) => ({ ...asMap(entry), time: null }));
+    return JSON.stringify({ ...object, metadata });
+  };
+  return strip(a) === strip(b);
 }
 
 function hashOf(text: string): string {

@@ -101,7 +101,12 @@ describe("server-side apply on a simulated member", () => {
       causes: [{ field: ".spec.replicas" }],
     });
     // The same value is no conflict: ownership is shared.
-    expect((await apply(web(7), "gitfleet")).spec?.replicas).toBe(7);
+    const shared = await apply(web(7), "gitfleet");
+    expect(shared.spec?.replicas).toBe(7);
+    // Applying the same again changes nothing, so nothing is written: the resourceVersion stays.
+    expect((await apply(web(7), "gitfleet")).metadata?.resourceVersion).toBe(
+      shared.metadata?.resourceVersion,
+    );
     const forced = await apply(web(4), "gitfleet", true);
     expect(forced.spec?.replicas).toBe(4);
     expect(forced.metadata?.managedFields?.find((m) => m.manager === "autoscaler")).toBeUndefined();
