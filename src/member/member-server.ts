@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
 import { MemberApi, type MemberOptions } from "./member-api.js";
 import { badRequest, StatusError } from "./status-error.js";
+import { World, type WorldOptions } from "./world.js";
 
 class UnsupportedMediaType extends Error {}
 
@@ -37,9 +38,16 @@ const MAX_BODY_BYTES = 3 * 2 ** 20;
  * @kubernetes/client-node and kubectl talk to it exactly as to a real API server.
  */
 export async function startMember(
-  options: { readonly name: string; readonly port?: number } & MemberOptions,
+  options: {
+    readonly name: string;
+    readonly port?: number;
+    /** Nodes, pods and workload controllers inside the member; none unless given. */
+    readonly world?: WorldOptions;
+  } & MemberOptions,
 ): Promise<SimulatedMember> {
   const api = new MemberApi(options.name, options);
+  const world = options.world ? new World(api, options.world) : undefined;
+  world?.start();
   let failures = 0;
   const faults: Faults = {
     delayMs: 0,
@@ -87,6 +95,7 @@ export async function startMember(
     faults,
     close: () =>
       new Promise((resolve) => {
+        world?.stop();
         server.closeAllConnections();
         if (!server.listening) resolve();
         else server.close(() => resolve());

@@ -63,7 +63,7 @@ async function runSimulate(options: SimulateOptions, output: CommandOutput): Pro
     );
   const names = options.cluster.length > 0 ? options.cluster : known;
   const members: SimulatedMember[] = [];
-  for (const name of names) members.push(await startMember({ name }));
+  for (const name of names) members.push(await startMember({ name, world: {} }));
   writeFileSync(options.kubeconfigOut, simulatedKubeconfig(members), { mode: 0o600 });
   for (const member of members) output.out(`${member.name.padEnd(24)} ${member.url}\n`);
   output.out(`kubeconfig: ${options.kubeconfigOut} (a context per cluster)\n`);

@@ -1,0 +1,431 @@
+import { createHash } from "node:crypto";
+import { asList, asMap, type Json, type JsonMap } from "../model/json.js";
+import { parseQuantity } from "../model/quantity.js";
+import type { MemberApi } from "./member-api.js";
+
+/** One kind of node in a member, and how many of it. */
+export interface NodePool {
+  readonly count: number;
+  /** e.g. { cpu: "4", memory: "16Gi", pods: "110", "nvidia.com/gpu": "1" } */
+  readonly allocatable: Readonly<Record<string, string>>;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly taints?: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
+}
+
+/** What runs inside a simulated member. */
+export interface WorldOptions {
+  readonly nodePools?: readonly NodePool[];
+  /** How long a bound pod takes to become Running and Ready. Default 200 ms. */
+  readonly readyDelayMs?: number;
+}
+
+export const DEFAULT_NODE_POOLS: readonly NodePool[] = [
+  { count: 3, allocatable: { cpu: "4", memory: "16Gi", pods: "110" } },
+];
+
+const CONTROLLER = {
+  userAgent: "kube-controller-manager/v1.32.0",
+  contentType: "application/merge-patch+json",
+};
+
+/**
+ * The small world inside a simulated member: nodes with allocatable resources, a Deployment
+ * controller that keeps one ReplicaSet per pod template, a ReplicaSet controller that creates and
+ * deletes pods, a scheduler that binds pods to nodes by requests, node selectors and taints (and
+ * marks those that fit nowhere `PodScheduled=False, Unschedulable`), a kubelet that makes bound pods
+ * Running and Ready after a delay, and workload status computed as the real controllers compute it.
+ * Everything goes through the member's API, so watchers see every change.
+ */
+export class World {
+  private pending = false;
+  private readonly ready = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  private stopWatch: (() => void) | undefined;
+
+  constructor(
+    private readonly api: MemberApi,
+    private readonly options: WorldOptions = {},
+  ) {}
+
+  start(): void {
+    let index = 0;
+    for (const pool of this.options.nodePools ?? DEFAULT_NODE_POOLS)
+      for (let i = 0; i < pool.count; i++) this.createNode(`${this.api.clusterName}-node-${index++}`, pool);
+    const subscription = this.api.store.watch(Number(this.api.store.currentVersion()), () => this.schedule());
+    this.stopWatch = subscription?.stop;
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stopWatch?.();
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  private schedule(): void {
+    if (this.pending || this.stopped) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      if (!this.stopped) this.sync();
+    });
+  }
+
+  // One pass of every controller; their writes schedule the next pass until nothing changes.
+  private sync(): void {
+    for (const deployment of this.list("/apis/apps/v1/deployments")) this.syncDeployment(deployment);
+    for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.syncReplicaSet(replicaSet);
+    this.collectGarbage();
+    this.schedulePods();
+    this.runKubelet();
+    for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.updateReplicaSetStatus(replicaSet);
+    for (const deployment of this.list("/apis/apps/v1/deployments")) this.updateDeploymentStatus(deployment);
+  }
+
+  private createNode(name: string, pool: NodePool): void {
+    this.request("POST", "/api/v1/nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name,
+        labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", ...pool.labels },
+      },
+      spec: { ...(pool.taints ? { taints: pool.taints as unknown as Json } : {}) },
+      status: {
+        capacity: pool.allocatable,
+        allocatable: pool.allocatable,
+        conditions: [
+          {
+            type: "Ready",
+            status: "True",
+            reason: "KubeletReady",
+            message: "kubelet is posting ready status",
+          },
+        ],
+      },
+    });
+  }
+
+  private syncDeployment(deployment: JsonMap): void {
+    const metadata = asMap(deployment.metadata);
+    const spec = asMap(deployment.spec);
+    const template = asMap(spec.template);
+    const hash = createHash("sha256").update(JSON.stringify(template)).digest("hex").slice(0, 10);
+    const name = `${String(metadata.name)}-${hash}`;
+    const namespace = String(metadata.namespace);
+    const owned = this.ownedBy(`/apis/apps/v1/namespaces/${namespace}/replicasets`, metadata);
+    const replicas = typeof spec.replicas === "number" ? spec.replicas : 1;
+    const current = owned.find((rs) => asMap(rs.metadata).name === name);
+    if (!current) {
+      const labels = { ...asMap(asMap(template.metadata).labels), "pod-template-hash": hash };
+      this.request("POST", `/apis/apps/v1/namespaces/${namespace}/replicasets`, {
+        apiVersion: "apps/v1",
+        kind: "ReplicaSet",
+        metadata: {
+          name,
+          namespace,
+          labels,
+          ownerReferences: [ownerReference(deployment, "apps/v1", "Deployment")],
+        },
+        spec: {
+          replicas,
+          selector: {
+            matchLabels: { ...asMap(asMap(spec.selector).matchLabels), "pod-template-hash": hash },
+          },
+          template: { ...template, metadata: { ...asMap(template.metadata), labels } },
+        },
+      });
+    } else if (asMap(current.spec).replicas !== replicas)
+      this.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas } });
+    // Old templates' ReplicaSets go once the new one exists (a Recreate rollout).
+    for (const old of owned)
+      if (asMap(old.metadata).name !== name) this.remove(old, "/apis/apps/v1", "replicasets");
+  }
+
+  private syncReplicaSet(replicaSet: JsonMap): void {
+    const metadata = asMap(replicaSet.metadata);
+    const namespace = String(metadata.namespace);
+    const pods = this.ownedBy(`/api/v1/namespaces/${namespace}/pods`, metadata);
+    const want = Number(asMap(replicaSet.spec).replicas ?? 1);
+    const template = asMap(asMap(replicaSet.spec).template);
+    for (let i = pods.length; i < want; i++) {
+      const suffix = createHash("sha256")
+        .update(`${String(metadata.uid)}/${this.api.store.currentVersion()}/${i}`)
+        .digest("hex")
+        .slice(0, 5);
+      this.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: {
+          ...asMap(template.metadata),
+          name: `${String(metadata.name)}-${suffix}`,
+          namespace,
+          ownerReferences: [ownerReference(replicaSet, "apps/v1", "ReplicaSet")],
+        },
+        spec: asMap(template.spec),
+        status: { phase: "Pending" },
+      });
+    }
+    // The newest pods go first when scaling down.
+    for (const pod of pods
+      .slice(want)
+      .reverse()
+      .slice(0, Math.max(0, pods.length - want)))
+      this.remove(pod, "/api/v1", "pods");
+  }
+
+  private schedulePods(): void {
+    const nodes = this.list("/api/v1/nodes");
+    const pods = this.list("/api/v1/pods");
+    const used = new Map<string, Record<string, number>>();
+    for (const pod of pods) {
+      const node = asMap(pod.spec).nodeName;
+      if (typeof node === "string") add(used, node, requestsOf(pod));
+    }
+    for (const pod of pods) {
+      if (typeof asMap(pod.spec).nodeName === "string") continue;
+      const fit = nodes.find((node) => fits(pod, node, used.get(String(asMap(node.metadata).name)) ?? {}));
+      if (fit) {
+        const nodeName = String(asMap(fit.metadata).name);
+        add(used, nodeName, requestsOf(pod));
+        this.patchPod(pod, {
+          spec: { nodeName },
+          status: { conditions: [{ type: "PodScheduled", status: "True" }] },
+        });
+      } else {
+        const message = `0/${nodes.length} nodes are available: ${nodes.length} Insufficient resources or unmatched node selector or untolerated taint.`;
+        const condition = { type: "PodScheduled", status: "False", reason: "Unschedulable", message };
+        if (!sameJson(asList(asMap(pod.status).conditions), [condition]))
+          this.patchPod(pod, { status: { phase: "Pending", conditions: [condition] } });
+      }
+    }
+  }
+
+  private runKubelet(): void {
+    for (const pod of this.list("/api/v1/pods")) {
+      const metadata = asMap(pod.metadata);
+      const uid = String(metadata.uid);
+      if (
+        typeof asMap(pod.spec).nodeName !== "string" ||
+        asMap(pod.status).phase === "Running" ||
+        this.ready.has(uid)
+      )
+        continue;
+      this.ready.add(uid);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        const live = this.api.store
+          .list(this.resource("pods"), String(metadata.namespace))
+          .find((p) => asMap(p.metadata).uid === uid);
+        if (!live || this.stopped) return;
+        const conditions = ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({
+          type,
+          status: "True",
+        }));
+        this.patchPod(live, { status: { phase: "Running", conditions } });
+      }, this.options.readyDelayMs ?? 200);
+      this.timers.add(timer);
+    }
+  }
+
+  private updateReplicaSetStatus(replicaSet: JsonMap): void {
+    const metadata = asMap(replicaSet.metadata);
+    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
+    const ready = pods.filter(isReady).length;
+    const status = {
+      replicas: pods.length,
+      fullyLabeledReplicas: pods.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      observedGeneration: metadata.generation ?? 1,
+    };
+    if (!sameJson(asMap(replicaSet.status), status))
+      this.patch(replicaSet, "/apis/apps/v1", "replicasets/status", { status }, "replicasets");
+  }
+
+  private updateDeploymentStatus(deployment: JsonMap): void {
+    const metadata = asMap(deployment.metadata);
+    const sets = this.ownedBy(`/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`, metadata);
+    const sum = (field: string) =>
+      sets.reduce((total, rs) => total + Number(asMap(rs.status)[field] ?? 0), 0);
+    const desired = Number(asMap(deployment.spec).replicas ?? 1);
+    const available = sum("availableReplicas");
+    const status = {
+      observedGeneration: metadata.generation ?? 1,
+      replicas: sum("replicas"),
+      updatedReplicas: sum("replicas"),
+      readyReplicas: sum("readyReplicas"),
+      availableReplicas: available,
+      unavailableReplicas: desired - available > 0 ? desired - available : null,
+      conditions: [
+        {
+          type: "Available",
+          status: available >= desired ? "True" : "False",
+          reason: available >= desired ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+        },
+      ],
+    };
+    if (!sameJson(asMap(deployment.status), status))
+      this.patch(deployment, "/apis/apps/v1", "deployments/status", { status }, "deployments");
+  }
+
+  // Objects whose controller is gone go too, as the garbage collector removes dependents.
+  private collectGarbage(): void {
+    const alive = new Set(
+      [...this.list("/apis/apps/v1/deployments"), ...this.list("/apis/apps/v1/replicasets")].map(
+        (object) => asMap(object.metadata).uid,
+      ),
+    );
+    for (const [path, prefix, resource] of [
+      ["/apis/apps/v1/replicasets", "/apis/apps/v1", "replicasets"],
+      ["/api/v1/pods", "/api/v1", "pods"],
+    ] as const)
+      for (const object of this.list(path)) {
+        const owners = asList(asMap(object.metadata).ownerReferences).map((r) => asMap(r).uid);
+        if (owners.length > 0 && owners.every((uid) => !alive.has(uid)))
+          this.remove(object, prefix, resource);
+      }
+  }
+
+  private list(path: string): JsonMap[] {
+    const response = this.request("GET", path);
+    return asList(asMap(response).items).map((item) => asMap(item));
+  }
+
+  private ownedBy(path: string, owner: JsonMap): JsonMap[] {
+    return this.list(path).filter((object) =>
+      asList(asMap(object.metadata).ownerReferences).some((reference) => asMap(reference).uid === owner.uid),
+    );
+  }
+
+  private patch(
+    object: JsonMap,
+    prefix: string,
+    resource: string,
+    body: JsonMap,
+    collection = resource,
+  ): void {
+    const metadata = asMap(object.metadata);
+    const [, sub] = resource.split("/");
+    this.request(
+      "PATCH",
+      `${prefix}/namespaces/${String(metadata.namespace)}/${collection}/${String(metadata.name)}${sub ? `/${sub}` : ""}`,
+      body,
+    );
+  }
+
+  private patchPod(pod: JsonMap, body: JsonMap): void {
+    const metadata = asMap(pod.metadata);
+    const spec = asMap(body.spec);
+    if (Object.keys(spec).length > 0)
+      this.request(
+        "PATCH",
+        `/api/v1/namespaces/${String(metadata.namespace)}/pods/${String(metadata.name)}`,
+        { spec },
+      );
+    if (body.status)
+      this.request(
+        "PATCH",
+        `/api/v1/namespaces/${String(metadata.namespace)}/pods/${String(metadata.name)}/status`,
+        { status: body.status },
+      );
+  }
+
+  private remove(object: JsonMap, prefix: string, resource: string): void {
+    const metadata = asMap(object.metadata);
+    this.request(
+      "DELETE",
+      `${prefix}/namespaces/${String(metadata.namespace)}/${resource}/${String(metadata.name)}`,
+    );
+  }
+
+  private resource(name: string) {
+    const found = this.api.resources().find((r) => r.group === "" && r.name === name);
+    if (!found) throw new Error(`no resource ${name}`);
+    return found;
+  }
+
+  private request(method: string, path: string, body?: JsonMap): unknown {
+    const response = this.api.handle({ method, path, query: new URLSearchParams(), body, ...CONTROLLER });
+    return response.body;
+  }
+}
+
+// Equal as JSON values, whatever the order of keys; a null field counts as absent (merge patch deletes it).
+function sameJson(a: Json, b: Json): boolean {
+  const canonical = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(
+      Object.keys(value)
+        .filter((key) => value[key] !== null)
+        .sort()
+        .map((key) => [key, canonical(value[key] ?? null)]),
+    );
+  };
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function ownerReference(owner: JsonMap, apiVersion: string, kind: string): JsonMap {
+  const metadata = asMap(owner.metadata);
+  return {
+    apiVersion,
+    kind,
+    name: metadata.name ?? "",
+    uid: metadata.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+function isReady(pod: JsonMap): boolean {
+  return asList(asMap(pod.status).conditions).some(
+    (c) => asMap(c).type === "Ready" && asMap(c).status === "True",
+  );
+}
+
+// A pod's requests in base units (cpu in millicores), plus one pod slot.
+function requestsOf(pod: JsonMap): Record<string, number> {
+  const total: Record<string, number> = { pods: 1 };
+  for (const container of asList(asMap(pod.spec).containers))
+    for (const [name, value] of Object.entries(asMap(asMap(asMap(container).resources).requests)))
+      total[name] = (total[name] ?? 0) + quantity(name, value);
+  return total;
+}
+
+function fits(pod: JsonMap, node: JsonMap, used: Readonly<Record<string, number>>): boolean {
+  const allocatable = asMap(asMap(node.status).allocatable);
+  const labels = asMap(asMap(node.metadata).labels);
+  const selector = asMap(asMap(pod.spec).nodeSelector);
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) return false;
+  const tolerations = asList(asMap(pod.spec).tolerations).map((t) => asMap(t));
+  const taints = asList(asMap(node.spec).taints).map((t) => asMap(t));
+  const tolerated = (taint: JsonMap) =>
+    tolerations.some(
+      (t) =>
+        (t.operator === "Exists" && (t.key === undefined || t.key === taint.key)) ||
+        (t.key === taint.key && t.value === taint.value),
+    );
+  if (taints.some((taint) => taint.effect !== "PreferNoSchedule" && !tolerated(taint))) return false;
+  return Object.entries(requestsOf(pod)).every(
+    ([name, amount]) =>
+      (used[name] ?? 0) + amount <= quantity(name, allocatable[name] ?? (name === "pods" ? "110" : "0")),
+  );
+}
+
+function quantity(name: string, value: Json | undefined): number {
+  const parsed = parseQuantity(String(value ?? "0"));
+  const amount = parsed === undefined ? 0 : Number(parsed);
+  return name === "cpu" ? Math.round(amount * 1000) : amount;
+}
+
+function add(
+  used: Map<string, Record<string, number>>,
+  node: string,
+  requests: Record<string, number>,
+): void {
+  const entry = used.get(node) ?? {};
+  for (const [name, amount] of Object.entries(requests)) entry[name] = (entry[name] ?? 0) + amount;
+  used.set(node, entry);
+}

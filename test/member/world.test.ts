@@ -1,0 +1,114 @@
+import * as k8s from "@kubernetes/client-node";
+import { afterEach, describe, expect, it } from "vitest";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+
+/** The world inside a member — nodes, a Deployment's ReplicaSet and pods, scheduling, readiness — seen through client-node. */
+let member: SimulatedMember | undefined;
+afterEach(async () => member?.close());
+
+async function clients(options: Parameters<typeof startMember>[0]) {
+  member = await startMember(options);
+  const config = new k8s.KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
+    users: [{ name: "sim" }],
+    contexts: [{ name: "m", cluster: "m", user: "sim" }],
+    currentContext: "m",
+  });
+  return { core: config.makeApiClient(k8s.CoreV1Api), apps: config.makeApiClient(k8s.AppsV1Api) };
+}
+
+const deployment = (replicas: number, cpu: string): k8s.V1Deployment => ({
+  metadata: { name: "web", namespace: "default" },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: "web" } },
+    template: {
+      metadata: { labels: { app: "web" } },
+      spec: {
+        containers: [
+          { name: "main", image: "registry.example.com/web:1.0.0", resources: { requests: { cpu } } },
+        ],
+      },
+    },
+  },
+});
+
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("the member did not converge");
+}
+
+describe("the world inside a simulated member", () => {
+  it("runs a Deployment's pods on nodes until it is fully available, and follows scaling down", async () => {
+    const { core, apps } = await clients({ name: "east", world: { readyDelayMs: 10 } });
+    expect((await core.listNode()).items.map((n) => n.status?.allocatable?.cpu)).toEqual(["4", "4", "4"]);
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(4, "500m") });
+    const available = await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return d.status?.availableReplicas === 4 ? d : undefined;
+    });
+    expect(available.status).toMatchObject({
+      replicas: 4,
+      readyReplicas: 4,
+      updatedReplicas: 4,
+      observedGeneration: 1,
+    });
+    expect(available.status?.conditions?.[0]).toMatchObject({ type: "Available", status: "True" });
+    const pods = (await core.listNamespacedPod({ namespace: "default", labelSelector: "app=web" })).items;
+    expect(pods).toHaveLength(4);
+    expect(
+      pods.every((p) => p.status?.phase === "Running" && p.spec?.nodeName?.startsWith("east-node-")),
+    ).toBe(true);
+    await apps.patchNamespacedDeploymentScale(
+      { name: "web", namespace: "default", body: { spec: { replicas: 1 } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await until(async () =>
+      (await core.listNamespacedPod({ namespace: "default" })).items.length === 1 ? true : undefined,
+    );
+    const scaled = await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return d.status?.replicas === 1 ? d : undefined;
+    });
+    expect(scaled.status).toMatchObject({ readyReplicas: 1, availableReplicas: 1 });
+    // Converged: the controllers write nothing more.
+    const version = member?.api.store.currentVersion();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(member?.api.store.currentVersion()).toBe(version);
+  });
+
+  it("leaves pods that fit on no node Pending and Unschedulable, and the Deployment short of available", async () => {
+    const { core, apps } = await clients({
+      name: "small",
+      world: {
+        readyDelayMs: 10,
+        nodePools: [{ count: 2, allocatable: { cpu: "1", memory: "4Gi", pods: "110" } }],
+      },
+    });
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(5, "500m") });
+    const pods = await until(async () => {
+      const list = (await core.listNamespacedPod({ namespace: "default" })).items;
+      return list.length === 5 && list.filter((p) => p.status?.phase === "Running").length === 4
+        ? list
+        : undefined;
+    });
+    const pending = pods.filter((p) => p.status?.phase === "Pending");
+    expect(pending).toHaveLength(1);
+    expect(pending[0]?.status?.conditions?.[0]).toMatchObject({
+      type: "PodScheduled",
+      status: "False",
+      reason: "Unschedulable",
+    });
+    const d = await until(async () => {
+      const read = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return read.status?.availableReplicas === 4 ? read : undefined;
+    });
+    expect(d.status).toMatchObject({ replicas: 5, unavailableReplicas: 1 });
+    expect(d.status?.conditions?.[0]).toMatchObject({ type: "Available", status: "False" });
+  });
+});
