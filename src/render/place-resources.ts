@@ -1,7 +1,7 @@
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { type Json, type JsonMap, valueAt } from "../model/json.js";
-import { groupKind, groupOf, isWorkloadKind, podSpecPath } from "../model/kinds.js";
+import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import type { Cluster, FleetModel, Placement, Resource } from "../model/types.js";
