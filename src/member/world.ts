@@ -76,11 +76,47 @@ export class World {
   private sync(): void {
     for (const deployment of this.list("/apis/apps/v1/deployments")) this.syncDeployment(deployment);
     for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.syncReplicaSet(replicaSet);
+    for (const statefulSet of this.list("/apis/apps/v1/statefulsets")) this.syncStatefulSet(statefulSet);
+    for (const job of this.list("/apis/batch/v1/jobs")) this.syncJob(job);
     this.collectGarbage();
     this.schedulePods();
     this.runKubelet();
     for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.updateReplicaSetStatus(replicaSet);
     for (const deployment of this.list("/apis/apps/v1/deployments")) this.updateDeploymentStatus(deployment);
+    for (const statefulSet of this.list("/apis/apps/v1/statefulsets"))
+      this.updateStatefulSetStatus(statefulSet);
+    for (const job of this.list("/apis/batch/v1/jobs")) this.updateJobStatus(job);
+  }
+
+  private updateStatefulSetStatus(statefulSet: JsonMap): void {
+    const metadata = asMap(statefulSet.metadata);
+    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
+    const ready = pods.filter(isReady).length;
+    const status = {
+      observedGeneration: metadata.generation ?? 1,
+      replicas: pods.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      currentReplicas: pods.length,
+      updatedReplicas: pods.length,
+    };
+    if (!sameJson(asMap(statefulSet.status), status))
+      this.patch(statefulSet, "/apis/apps/v1", "statefulsets/status", { status }, "statefulsets");
+  }
+
+  private updateJobStatus(job: JsonMap): void {
+    const metadata = asMap(job.metadata);
+    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
+    const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
+    const complete = succeeded >= Number(asMap(job.spec).completions ?? 1);
+    const status = {
+      active: pods.length - succeeded,
+      succeeded,
+      ready: pods.filter(isReady).length,
+      conditions: complete ? [{ type: "Complete", status: "True" }] : null,
+    };
+    if (!sameJson(asMap(job.status), status))
+      this.patch(job, "/apis/batch/v1", "jobs/status", { status }, "jobs");
   }
 
   private createNode(name: string, pool: NodePool): void {
@@ -145,34 +181,72 @@ export class World {
 
   private syncReplicaSet(replicaSet: JsonMap): void {
     const metadata = asMap(replicaSet.metadata);
+    const want = Number(asMap(replicaSet.spec).replicas ?? 1);
+    this.ensurePods(replicaSet, "ReplicaSet", want, (i) => {
+      const seed = `${String(metadata.uid)}/${this.api.store.currentVersion()}/${i}`;
+      return `${String(metadata.name)}-${createHash("sha256").update(seed).digest("hex").slice(0, 5)}`;
+    });
+  }
+
+  // A StatefulSet's pods are <name>-0 … <name>-(n-1); scaling down removes the highest ordinals.
+  private syncStatefulSet(statefulSet: JsonMap): void {
+    const name = String(asMap(statefulSet.metadata).name);
+    const want = Number(asMap(statefulSet.spec).replicas ?? 1);
+    this.ensurePods(statefulSet, "StatefulSet", want, (i) => `${name}-${i}`);
+  }
+
+  // A Job keeps `parallelism` pods running until `completions` have succeeded.
+  private syncJob(job: JsonMap): void {
+    const spec = asMap(job.spec);
+    const completions = Number(spec.completions ?? 1);
+    const parallelism = Number(spec.parallelism ?? 1);
+    const pods = this.ownedBy(
+      `/api/v1/namespaces/${String(asMap(job.metadata).namespace)}/pods`,
+      asMap(job.metadata),
+    );
+    const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
+    const active = pods.length - succeeded;
+    const want = succeeded + Math.min(parallelism, Math.max(0, completions - succeeded - active) + active);
+    const name = String(asMap(job.metadata).name);
+    this.ensurePods(job, "Job", want, (i) => `${name}-${i}`, false);
+  }
+
+  // Creates pods from the owner's template up to `want`; removes extras unless `shrink` is false.
+  private ensurePods(
+    owner: JsonMap,
+    kind: string,
+    want: number,
+    nameOf: (i: number) => string,
+    shrink = true,
+  ): void {
+    const metadata = asMap(owner.metadata);
     const namespace = String(metadata.namespace);
     const pods = this.ownedBy(`/api/v1/namespaces/${namespace}/pods`, metadata);
-    const want = Number(asMap(replicaSet.spec).replicas ?? 1);
-    const template = asMap(asMap(replicaSet.spec).template);
-    for (let i = pods.length; i < want; i++) {
-      const suffix = createHash("sha256")
-        .update(`${String(metadata.uid)}/${this.api.store.currentVersion()}/${i}`)
-        .digest("hex")
-        .slice(0, 5);
+    const template = asMap(asMap(owner.spec).template);
+    const taken = new Set(pods.map((p) => asMap(p.metadata).name));
+    let index = 0;
+    for (let created = pods.length; created < want; created++) {
+      while (taken.has(nameOf(index))) index++;
+      taken.add(nameOf(index));
       this.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
         apiVersion: "v1",
         kind: "Pod",
         metadata: {
           ...asMap(template.metadata),
-          name: `${String(metadata.name)}-${suffix}`,
+          name: nameOf(index),
           namespace,
-          ownerReferences: [ownerReference(replicaSet, "apps/v1", "ReplicaSet")],
+          ownerReferences: [ownerReference(owner, kind === "Job" ? "batch/v1" : "apps/v1", kind)],
         },
         spec: asMap(template.spec),
         status: { phase: "Pending" },
       });
     }
-    // The newest pods go first when scaling down.
-    for (const pod of pods
-      .slice(want)
-      .reverse()
-      .slice(0, Math.max(0, pods.length - want)))
-      this.remove(pod, "/api/v1", "pods");
+    if (!shrink) return;
+    // The last pods (by name; for a StatefulSet the highest ordinals) go first when scaling down.
+    const byName = [...pods].sort((a, b) =>
+      compareNames(String(asMap(a.metadata).name), String(asMap(b.metadata).name)),
+    );
+    for (const pod of byName.slice(want)) this.remove(pod, "/api/v1", "pods");
   }
 
   private schedulePods(): void {
@@ -209,6 +283,7 @@ export class World {
       if (
         typeof asMap(pod.spec).nodeName !== "string" ||
         asMap(pod.status).phase === "Running" ||
+        asMap(pod.status).phase === "Succeeded" ||
         this.ready.has(uid)
       )
         continue;
@@ -223,7 +298,12 @@ export class World {
           type,
           status: "True",
         }));
-        this.patchPod(live, { status: { phase: "Running", conditions } });
+        const ofJob = asList(asMap(live.metadata).ownerReferences).some((r) => asMap(r).kind === "Job");
+        // A Job's pod runs to completion; every other pod keeps running.
+        const status = ofJob
+          ? { phase: "Succeeded", conditions: [{ type: "Ready", status: "False", reason: "PodCompleted" }] }
+          : { phase: "Running", conditions };
+        this.patchPod(live, { status });
       }, this.options.readyDelayMs ?? 200);
       this.timers.add(timer);
     }
@@ -273,9 +353,14 @@ export class World {
   // Objects whose controller is gone go too, as the garbage collector removes dependents.
   private collectGarbage(): void {
     const alive = new Set(
-      [...this.list("/apis/apps/v1/deployments"), ...this.list("/apis/apps/v1/replicasets")].map(
-        (object) => asMap(object.metadata).uid,
-      ),
+      [
+        "/apis/apps/v1/deployments",
+        "/apis/apps/v1/replicasets",
+        "/apis/apps/v1/statefulsets",
+        "/apis/batch/v1/jobs",
+      ]
+        .flatMap((path) => this.list(path))
+        .map((object) => asMap(object.metadata).uid),
     );
     for (const [path, prefix, resource] of [
       ["/apis/apps/v1/replicasets", "/apis/apps/v1", "replicasets"],
@@ -350,6 +435,11 @@ export class World {
     const response = this.api.handle({ method, path, query: new URLSearchParams(), body, ...CONTROLLER });
     return response.body;
   }
+}
+
+// Names in order, numbers by value: web-2 before web-10.
+function compareNames(a: string, b: string): number {
+  return a.localeCompare(b, "en", { numeric: true });
 }
 
 // Equal as JSON values, whatever the order of keys; a null field counts as absent (merge patch deletes it).

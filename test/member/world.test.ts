@@ -111,4 +111,67 @@ describe("the world inside a simulated member", () => {
     expect(d.status).toMatchObject({ replicas: 5, unavailableReplicas: 1 });
     expect(d.status?.conditions?.[0]).toMatchObject({ type: "Available", status: "False" });
   });
+
+  it("names a StatefulSet's pods by ordinal and scales down from the highest, and runs a Job to completion", async () => {
+    member = await startMember({ name: "west", world: { readyDelayMs: 10 } });
+    const config = new k8s.KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
+      users: [{ name: "sim" }],
+      contexts: [{ name: "m", cluster: "m", user: "sim" }],
+      currentContext: "m",
+    });
+    const core = config.makeApiClient(k8s.CoreV1Api);
+    const apps = config.makeApiClient(k8s.AppsV1Api);
+    const batch = config.makeApiClient(k8s.BatchV1Api);
+    const template = {
+      metadata: { labels: { app: "db" } },
+      spec: { containers: [{ name: "db", image: "registry.example.com/db:8" }] },
+    };
+    await apps.createNamespacedStatefulSet({
+      namespace: "default",
+      body: {
+        metadata: { name: "db" },
+        spec: { replicas: 3, serviceName: "db", selector: { matchLabels: { app: "db" } }, template },
+      },
+    });
+    await until(async () => {
+      const s = await apps.readNamespacedStatefulSet({ name: "db", namespace: "default" });
+      return s.status?.readyReplicas === 3 ? s : undefined;
+    });
+    const names = async () =>
+      (await core.listNamespacedPod({ namespace: "default", labelSelector: "app=db" })).items.map(
+        (p) => p.metadata?.name,
+      );
+    expect(await names()).toEqual(["db-0", "db-1", "db-2"]);
+    await apps.patchNamespacedStatefulSet(
+      { name: "db", namespace: "default", body: { spec: { replicas: 1 } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await until(async () => ((await names()).length === 1 ? true : undefined));
+    expect(await names()).toEqual(["db-0"]);
+
+    await batch.createNamespacedJob({
+      namespace: "default",
+      body: {
+        metadata: { name: "train" },
+        spec: {
+          completions: 3,
+          parallelism: 2,
+          template: {
+            spec: {
+              restartPolicy: "Never",
+              containers: [{ name: "t", image: "registry.example.com/train:1" }],
+            },
+          },
+        },
+      },
+    });
+    const job = await until(async () => {
+      const j = await batch.readNamespacedJob({ name: "train", namespace: "default" });
+      return j.status?.succeeded === 3 ? j : undefined;
+    });
+    expect(job.status?.conditions?.[0]).toMatchObject({ type: "Complete", status: "True" });
+    expect(job.status?.active).toBe(0);
+  });
 });
