@@ -28,6 +28,10 @@ export interface Faults {
   delayMs: number;
   /** This fraction of requests (0 to 1) gets a 500, spread evenly. */
   errorFraction: number;
+  /** Loses nodes (NotReady, tainted, pods evicted); returns their names. Needs a member started with a world. */
+  loseNodes(count: number): string[];
+  /** Brings lost nodes back. */
+  restoreNodes(): void;
 }
 
 const MAX_BODY_BYTES = 3 * 2 ** 20;
@@ -58,6 +62,11 @@ export async function startMember(
         server.close(() => resolve());
       }),
     up: () => new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve())),
+    loseNodes: (count) => {
+      if (!world) throw new Error(`member ${options.name} runs no nodes: start it with a world`);
+      return world.loseNodes(count);
+    },
+    restoreNodes: () => world?.restoreNodes(),
   };
   const server: Server = createServer(async (request, response) => {
     if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));

@@ -57,6 +57,57 @@ export class World {
     this.schedule();
   }
 
+  /**
+   * Loses `count` nodes: they turn NotReady with the unreachable NoExecute taint, as the node
+   * controller marks them, and their pods are evicted, so controllers create them again elsewhere —
+   * or leave them Pending when nothing else fits.
+   */
+  loseNodes(count: number): string[] {
+    const ready = this.list("/api/v1/nodes").filter((node) => nodeReady(node));
+    const lost = ready.slice(Math.max(0, ready.length - count));
+    for (const node of lost) {
+      const name = String(asMap(node.metadata).name);
+      this.request("PATCH", `/api/v1/nodes/${name}`, {
+        spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] },
+      });
+      this.request("PATCH", `/api/v1/nodes/${name}/status`, {
+        status: {
+          conditions: [
+            {
+              type: "Ready",
+              status: "Unknown",
+              reason: "NodeStatusUnknown",
+              message: "Kubelet stopped posting node status.",
+            },
+          ],
+        },
+      });
+      for (const pod of this.list("/api/v1/pods").filter((p) => asMap(p.spec).nodeName === name))
+        this.remove(pod, "/api/v1", "pods");
+    }
+    return lost.map((node) => String(asMap(node.metadata).name));
+  }
+
+  /** Brings every lost node back: Ready, untainted. */
+  restoreNodes(): void {
+    for (const node of this.list("/api/v1/nodes").filter((n) => !nodeReady(n))) {
+      const name = String(asMap(node.metadata).name);
+      this.request("PATCH", `/api/v1/nodes/${name}`, { spec: { taints: null } });
+      this.request("PATCH", `/api/v1/nodes/${name}/status`, {
+        status: {
+          conditions: [
+            {
+              type: "Ready",
+              status: "True",
+              reason: "KubeletReady",
+              message: "kubelet is posting ready status",
+            },
+          ],
+        },
+      });
+    }
+  }
+
   stop(): void {
     this.stopped = true;
     this.stopWatch?.();
@@ -484,7 +535,14 @@ function requestsOf(pod: JsonMap): Record<string, number> {
   return total;
 }
 
+function nodeReady(node: JsonMap): boolean {
+  return asList(asMap(node.status).conditions).some(
+    (c) => asMap(c).type === "Ready" && asMap(c).status === "True",
+  );
+}
+
 function fits(pod: JsonMap, node: JsonMap, used: Readonly<Record<string, number>>): boolean {
+  if (!nodeReady(node)) return false;
   const allocatable = asMap(asMap(node.status).allocatable);
   const labels = asMap(asMap(node.metadata).labels);
   const selector = asMap(asMap(pod.spec).nodeSelector);

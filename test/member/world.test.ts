@@ -174,4 +174,35 @@ describe("the world inside a simulated member", () => {
     expect(job.status?.conditions?.[0]).toMatchObject({ type: "Complete", status: "True" });
     expect(job.status?.active).toBe(0);
   });
+
+  it("loses nodes on demand: their pods are evicted and what no longer fits waits Unschedulable until they return", async () => {
+    const { core, apps } = await clients({
+      name: "lossy",
+      world: {
+        readyDelayMs: 10,
+        nodePools: [{ count: 3, allocatable: { cpu: "1", memory: "4Gi", pods: "110" } }],
+      },
+    });
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(4, "500m") });
+    const phases = async () =>
+      (await core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.status?.phase).sort();
+    await until(async () =>
+      (await phases()).join() === "Running,Running,Running,Running" ? true : undefined,
+    );
+    const lost = member?.faults.loseNodes(2) ?? [];
+    expect(lost).toEqual(["lossy-node-1", "lossy-node-2"]);
+    const node = await core.readNode({ name: "lossy-node-2" });
+    expect(node.spec?.taints).toEqual([{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }]);
+    await until(async () =>
+      (await phases()).join() === "Pending,Pending,Running,Running" ? true : undefined,
+    );
+    const running = (await core.listNamespacedPod({ namespace: "default" })).items.filter(
+      (p) => p.status?.phase === "Running",
+    );
+    expect(running.every((p) => p.spec?.nodeName === "lossy-node-0")).toBe(true);
+    member?.faults.restoreNodes();
+    await until(async () =>
+      (await phases()).join() === "Running,Running,Running,Running" ? true : undefined,
+    );
+  });
 });
