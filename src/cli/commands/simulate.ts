@@ -1,7 +1,12 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Command } from "commander";
 import { simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
+import {
+  DEFAULT_PROFILE,
+  parseSimulationProfile,
+  type SimulationProfile,
+} from "../../member/simulation-profile.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
@@ -12,6 +17,7 @@ interface SimulateOptions {
   readonly fromRepo: string;
   readonly cluster: string[];
   readonly kubeconfigOut: string;
+  readonly profile?: string;
 }
 
 /** `gitfleet simulate`: one simulated member per Cluster of a fleet repo, until interrupted. */
@@ -33,6 +39,10 @@ export function registerSimulate(
         [],
       )
       .requiredOption("--kubeconfig-out <file>", "where to write the kubeconfig")
+      .option(
+        "--profile <file>",
+        "a simulation profile: node pools per cluster (default: 3 nodes of 4 CPUs and 16Gi each)",
+      )
       .addHelpText(
         "after",
         "\nRuns until interrupted (Ctrl-C or SIGTERM). Several processes may each run a subset of the clusters.",
@@ -41,6 +51,14 @@ export function registerSimulate(
         setExit(await runSimulate(options, output));
       }),
   );
+}
+
+function readProfile(file: string): SimulationProfile {
+  try {
+    return parseSimulationProfile(readFileSync(file, "utf8"), file);
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 async function runSimulate(options: SimulateOptions, output: CommandOutput): Promise<ExitCodeValue> {
@@ -62,8 +80,15 @@ async function runSimulate(options: SimulateOptions, output: CommandOutput): Pro
       ExitCode.Usage,
     );
   const names = options.cluster.length > 0 ? options.cluster : known;
+  const profile = options.profile ? readProfile(options.profile) : DEFAULT_PROFILE;
   const members: SimulatedMember[] = [];
-  for (const name of names) members.push(await startMember({ name, world: {} }));
+  for (const name of names)
+    members.push(
+      await startMember({
+        name,
+        world: { nodePools: profile.poolsFor(name), readyDelayMs: profile.readyDelayMs },
+      }),
+    );
   writeFileSync(options.kubeconfigOut, simulatedKubeconfig(members), { mode: 0o600 });
   for (const member of members) output.out(`${member.name.padEnd(24)} ${member.url}\n`);
   output.out(`kubeconfig: ${options.kubeconfigOut} (a context per cluster)\n`);
