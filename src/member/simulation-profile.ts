@@ -1,16 +1,29 @@
 import { parseDocument } from "yaml";
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { parseQuantity } from "../model/quantity.js";
-import { DEFAULT_NODE_POOLS, type NodePool } from "./world.js";
+import { type CustomWorkload, DEFAULT_NODE_POOLS, type NodePool } from "./world.js";
 
 /** How big each simulated member is: node pools per cluster, a default, and how fast pods get ready. */
 export interface SimulationProfile {
   readonly readyDelayMs: number;
+  /** Custom workload kinds whose pods members run. */
+  readonly workloads: readonly CustomWorkload[];
   poolsFor(cluster: string): readonly NodePool[];
 }
 
 /** The profile without a file: three nodes of 4 CPUs and 16 GiB per cluster, pods ready after 200 ms. */
-export const DEFAULT_PROFILE: SimulationProfile = { readyDelayMs: 200, poolsFor: () => DEFAULT_NODE_POOLS };
+export const DEFAULT_PROFILE: SimulationProfile = {
+  readyDelayMs: 200,
+  workloads: [
+    {
+      group: "apps.kruise.io",
+      kind: "CloneSet",
+      replicasPath: "spec.replicas",
+      podTemplatePath: "spec.template",
+    },
+  ],
+  poolsFor: () => DEFAULT_NODE_POOLS,
+};
 
 /**
  * Reads a simulation profile (YAML):
@@ -41,7 +54,11 @@ export function parseSimulationProfile(text: string, file: string): SimulationPr
   const readyDelayMs = root.readyDelayMs ?? 200;
   if (typeof readyDelayMs !== "number" || readyDelayMs < 0)
     throw new Error(`${where(["readyDelayMs"])}: readyDelayMs must be a non-negative number`);
-  return { readyDelayMs, poolsFor: (cluster) => clusters.get(cluster) ?? defaults };
+  const workloads =
+    root.workloads === undefined
+      ? DEFAULT_PROFILE.workloads
+      : asList(root.workloads).map((w, i) => readWorkload(asMap(w), ["workloads", i], where));
+  return { readyDelayMs, workloads, poolsFor: (cluster) => clusters.get(cluster) ?? defaults };
 }
 
 function readPool(
@@ -68,6 +85,24 @@ function readPool(
       ? { labels: Object.fromEntries(Object.entries(value.labels).map(([k, v]) => [k, String(v)])) }
       : {}),
     ...(Array.isArray(value.taints) ? { taints: value.taints.map((t) => readTaint(asMap(t))) } : {}),
+  };
+}
+
+function readWorkload(
+  value: JsonMap,
+  path: (string | number)[],
+  where: (path: (string | number)[]) => string,
+): CustomWorkload {
+  const field = (name: string) => {
+    if (typeof value[name] !== "string" || value[name] === "")
+      throw new Error(`${where([...path, name])}: ${name} is required`);
+    return value[name] as string;
+  };
+  return {
+    group: field("group"),
+    kind: field("kind"),
+    replicasPath: field("replicasPath"),
+    podTemplatePath: field("podTemplatePath"),
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { asList, asMap, type Json, type JsonMap } from "../model/json.js";
+import { asList, asMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import { parseQuantity } from "../model/quantity.js";
 import type { MemberApi } from "./member-api.js";
 
@@ -15,8 +15,20 @@ export interface NodePool {
 /** What runs inside a simulated member. */
 export interface WorldOptions {
   readonly nodePools?: readonly NodePool[];
+  /** Custom workload kinds (an OpenKruise CloneSet, say) whose pods the world runs. */
+  readonly workloads?: readonly CustomWorkload[];
   /** How long a bound pod takes to become Running and Ready. Default 200 ms. */
   readonly readyDelayMs?: number;
+}
+
+/** A custom resource kind that runs pods: where its replica count and pod template are. */
+export interface CustomWorkload {
+  readonly group: string;
+  readonly kind: string;
+  /** Dotted, e.g. "spec.replicas". */
+  readonly replicasPath: string;
+  /** Dotted, e.g. "spec.template". */
+  readonly podTemplatePath: string;
 }
 
 export const DEFAULT_NODE_POOLS: readonly NodePool[] = [
@@ -129,6 +141,8 @@ export class World {
     for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.syncReplicaSet(replicaSet);
     for (const statefulSet of this.list("/apis/apps/v1/statefulsets")) this.syncStatefulSet(statefulSet);
     for (const job of this.list("/apis/batch/v1/jobs")) this.syncJob(job);
+    for (const [workload, path] of this.customPaths())
+      for (const object of this.list(path)) this.syncCustom(object, workload);
     this.collectGarbage();
     this.schedulePods();
     this.runKubelet();
@@ -137,6 +151,59 @@ export class World {
     for (const statefulSet of this.list("/apis/apps/v1/statefulsets"))
       this.updateStatefulSetStatus(statefulSet);
     for (const job of this.list("/apis/batch/v1/jobs")) this.updateJobStatus(job);
+    for (const [workload, path] of this.customPaths())
+      for (const object of this.list(path)) this.updateCustomStatus(object, workload, path);
+  }
+
+  // The list path of each declared custom workload whose CRD is served.
+  private customPaths(): [CustomWorkload, string][] {
+    const paths: [CustomWorkload, string][] = [];
+    for (const workload of this.options.workloads ?? []) {
+      const resource = this.api
+        .resources()
+        .find((r) => r.group === workload.group && r.kind === workload.kind);
+      if (resource) paths.push([workload, `/apis/${resource.group}/${resource.version}/${resource.name}`]);
+    }
+    return paths;
+  }
+
+  private syncCustom(object: JsonMap, workload: CustomWorkload): void {
+    const metadata = asMap(object.metadata);
+    const replicas = valueAt(object, workload.replicasPath.split("."));
+    const template = asMap(valueAt(object, workload.podTemplatePath.split(".")));
+    const want = typeof replicas === "number" ? replicas : 1;
+    const owner = { ...object, spec: { template } };
+    this.ensurePods(
+      owner,
+      workload.kind,
+      want,
+      (i) => {
+        const seed = `${String(metadata.uid)}/${this.api.store.currentVersion()}/${i}`;
+        return `${String(metadata.name)}-${createHash("sha256").update(seed).digest("hex").slice(0, 5)}`;
+      },
+      true,
+      String(object.apiVersion),
+    );
+  }
+
+  private updateCustomStatus(object: JsonMap, workload: CustomWorkload, path: string): void {
+    const metadata = asMap(object.metadata);
+    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
+    const ready = pods.filter(isReady).length;
+    const status = {
+      observedGeneration: metadata.generation ?? 1,
+      replicas: pods.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      updatedReplicas: pods.length,
+    };
+    if (sameJson(asMap(object.status), status)) return;
+    const collection = path.replace(/^\/apis\/[^/]+\/[^/]+\//, "");
+    const prefix = path.slice(0, path.length - collection.length - 1);
+    const hasStatus = this.api
+      .resources()
+      .some((r) => r.kind === workload.kind && r.subresources?.includes("status"));
+    this.patch(object, prefix, hasStatus ? `${collection}/status` : collection, { status }, collection);
   }
 
   private updateStatefulSetStatus(statefulSet: JsonMap): void {
@@ -269,6 +336,7 @@ export class World {
     want: number,
     nameOf: (i: number) => string,
     shrink = true,
+    apiVersion?: string,
   ): void {
     const metadata = asMap(owner.metadata);
     const namespace = String(metadata.namespace);
@@ -286,7 +354,9 @@ export class World {
           ...asMap(template.metadata),
           name: nameOf(index),
           namespace,
-          ownerReferences: [ownerReference(owner, kind === "Job" ? "batch/v1" : "apps/v1", kind)],
+          ownerReferences: [
+            ownerReference(owner, apiVersion ?? (kind === "Job" ? "batch/v1" : "apps/v1"), kind),
+          ],
         },
         spec: asMap(template.spec),
         status: { phase: "Pending" },
@@ -409,6 +479,7 @@ export class World {
         "/apis/apps/v1/replicasets",
         "/apis/apps/v1/statefulsets",
         "/apis/batch/v1/jobs",
+        ...this.customPaths().map(([, path]) => path),
       ]
         .flatMap((path) => this.list(path))
         .map((object) => asMap(object.metadata).uid),

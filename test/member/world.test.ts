@@ -205,4 +205,81 @@ describe("the world inside a simulated member", () => {
       (await phases()).join() === "Running,Running,Running,Running" ? true : undefined,
     );
   });
+
+  it("runs the pods of a custom workload declared to it, such as an OpenKruise CloneSet", async () => {
+    member = await startMember({
+      name: "games",
+      world: {
+        readyDelayMs: 10,
+        workloads: [
+          {
+            group: "apps.kruise.io",
+            kind: "CloneSet",
+            replicasPath: "spec.replicas",
+            podTemplatePath: "spec.template",
+          },
+        ],
+      },
+    });
+    const config = new k8s.KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
+      users: [{ name: "sim" }],
+      contexts: [{ name: "m", cluster: "m", user: "sim" }],
+      currentContext: "m",
+    });
+    await config.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({
+      body: {
+        metadata: { name: "clonesets.apps.kruise.io" },
+        spec: {
+          group: "apps.kruise.io",
+          scope: "Namespaced",
+          names: { kind: "CloneSet", plural: "clonesets", singular: "cloneset" },
+          versions: [
+            {
+              name: "v1alpha1",
+              served: true,
+              storage: true,
+              subresources: { status: {} },
+              schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
+            },
+          ],
+        },
+      },
+    });
+    const custom = config.makeApiClient(k8s.CustomObjectsApi);
+    const ref = { group: "apps.kruise.io", version: "v1alpha1", namespace: "default", plural: "clonesets" };
+    await custom.createNamespacedCustomObject({
+      ...ref,
+      body: {
+        apiVersion: "apps.kruise.io/v1alpha1",
+        kind: "CloneSet",
+        metadata: { name: "arena" },
+        spec: {
+          replicas: 3,
+          template: {
+            metadata: { labels: { app: "arena" } },
+            spec: { containers: [{ name: "game", image: "registry.example.com/arena:1" }] },
+          },
+        },
+      },
+    });
+    const ready = await until(async () => {
+      const object = (await custom.getNamespacedCustomObject({ ...ref, name: "arena" })) as {
+        status?: { readyReplicas?: number };
+      };
+      return object.status?.readyReplicas === 3 ? object : undefined;
+    });
+    expect(ready.status).toMatchObject({ replicas: 3, readyReplicas: 3 });
+    const pods = (
+      await config
+        .makeApiClient(k8s.CoreV1Api)
+        .listNamespacedPod({ namespace: "default", labelSelector: "app=arena" })
+    ).items;
+    expect(pods.map((p) => p.metadata?.ownerReferences?.[0]?.kind)).toEqual([
+      "CloneSet",
+      "CloneSet",
+      "CloneSet",
+    ]);
+  });
 });

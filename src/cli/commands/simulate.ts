@@ -86,7 +86,11 @@ async function runSimulate(options: SimulateOptions, output: CommandOutput): Pro
     members.push(
       await startMember({
         name,
-        world: { nodePools: profile.poolsFor(name), readyDelayMs: profile.readyDelayMs },
+        world: {
+          nodePools: profile.poolsFor(name),
+          readyDelayMs: profile.readyDelayMs,
+          workloads: profile.workloads,
+        },
       }),
     );
   writeFileSync(options.kubeconfigOut, simulatedKubeconfig(members), { mode: 0o600 });
