@@ -1,0 +1,64 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { gitIn } from "../helpers/git-repo.js";
+
+/** `gitfleet demo` (what `npm start` runs) as a person runs it: output, kubectl, an edit, Ctrl-C. */
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+let child: ChildProcess | undefined;
+let printed = "";
+afterEach(() => child?.kill("SIGKILL"));
+
+function waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = printed.match(pattern);
+      if (match) resolve(match);
+    };
+    child?.stdout?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+      check();
+    });
+    child?.on("exit", (code) => reject(new Error(`demo exited with ${code}: ${printed}`)));
+    check();
+  });
+}
+
+describe("gitfleet demo", () => {
+  it("puts the example fleet in a repository, starts members, reconciles, and reconciles an edit", async () => {
+    child = spawn(process.execPath, [BIN, "demo", "--interval", "1"], { stdio: ["ignore", "pipe", "pipe"] });
+    const [, repo] = (await waitFor(/Git repository in (\S+)\n/)) as RegExpMatchArray;
+    await waitFor(/Ctrl-C to stop/);
+    expect(printed).toMatch(/reconciled [0-9a-f]{7} → gitfleet\/status [0-9a-f]{7} \(valid\)/);
+    expect(printed).toMatch(/ {2}web +Deployment shop\/web +aws-use1=3 gcp-euw1=3 idc-east-1=6\n/);
+    const [, kubeconfig] = (await waitFor(/kubeconfig: (\S+)\n/)) as RegExpMatchArray;
+    const nodes = await new Promise<string>((resolve) =>
+      execFile(
+        "kubectl",
+        ["--kubeconfig", String(kubeconfig), "--context", "idc-east-1", "get", "nodes", "-o", "name"],
+        { encoding: "utf8" },
+        (_e, stdout) => resolve(stdout),
+      ),
+    );
+    expect(nodes.trim().split("\n")).toHaveLength(3);
+    // A person edits the fleet and commits: the loop picks it up.
+    const placement = `${repo}/placements/web.yaml`;
+    writeFileSync(placement, readFileSync(placement, "utf8").replace("weight: 2", "weight: 1"));
+    gitIn(
+      String(repo),
+      "-c",
+      "user.name=p",
+      "-c",
+      "user.email=p@example.com",
+      "commit",
+      "-qam",
+      "web: even weights",
+    );
+    await waitFor(/ {2}web +Deployment shop\/web +aws-use1=4 gcp-euw1=4 idc-east-1=4\n/);
+    const exit = new Promise((resolve) => child?.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    rmSync(String(repo).replace(/\/fleet$/, ""), { recursive: true, force: true });
+  });
+});
