@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { asList, asMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import { parseQuantity } from "../model/quantity.js";
 import type { MemberApi } from "./member-api.js";
+import { type RolloutSet, rolloutPolicy, rolloutStep } from "./rollout.js";
 
 /** One kind of node in a member, and how many of it. */
 export interface NodePool {
@@ -261,40 +262,62 @@ export class World {
     });
   }
 
+  // One rollout step: the ReplicaSet of the current template grows and the others shrink (rollout.ts).
   private syncDeployment(deployment: JsonMap): void {
     const metadata = asMap(deployment.metadata);
     const spec = asMap(deployment.spec);
     const template = asMap(spec.template);
     const hash = createHash("sha256").update(JSON.stringify(template)).digest("hex").slice(0, 10);
     const name = `${String(metadata.name)}-${hash}`;
-    const namespace = String(metadata.namespace);
-    const owned = this.ownedBy(`/apis/apps/v1/namespaces/${namespace}/replicasets`, metadata);
-    const replicas = typeof spec.replicas === "number" ? spec.replicas : 1;
+    const owned = this.ownedBy(
+      `/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`,
+      metadata,
+    );
+    const asSet = (rs: JsonMap): RolloutSet => ({
+      name: String(asMap(rs.metadata).name),
+      replicas: Number(asMap(rs.spec).replicas ?? 0),
+      available: Number(asMap(rs.status).availableReplicas ?? 0),
+    });
     const current = owned.find((rs) => asMap(rs.metadata).name === name);
-    if (!current) {
-      const labels = { ...asMap(asMap(template.metadata).labels), "pod-template-hash": hash };
-      this.request("POST", `/apis/apps/v1/namespaces/${namespace}/replicasets`, {
-        apiVersion: "apps/v1",
-        kind: "ReplicaSet",
-        metadata: {
-          name,
-          namespace,
-          labels,
-          ownerReferences: [ownerReference(deployment, "apps/v1", "Deployment")],
-        },
-        spec: {
-          replicas,
-          selector: {
-            matchLabels: { ...asMap(asMap(spec.selector).matchLabels), "pod-template-hash": hash },
-          },
-          template: { ...template, metadata: { ...asMap(template.metadata), labels } },
-        },
-      });
-    } else if (asMap(current.spec).replicas !== replicas)
-      this.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas } });
-    // Old templates' ReplicaSets go once the new one exists (a Recreate rollout).
-    for (const old of owned)
-      if (asMap(old.metadata).name !== name) this.remove(old, "/apis/apps/v1", "replicasets");
+    const old = owned.filter((rs) => rs !== current);
+    const step = rolloutStep(
+      rolloutPolicy(spec),
+      current ? asSet(current) : { name, replicas: 0, available: 0 },
+      old.map(asSet),
+    );
+    if (!current) this.createReplicaSet(deployment, name, hash, step.next);
+    else if (asMap(current.spec).replicas !== step.next)
+      this.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas: step.next } });
+    for (const rs of old) {
+      const replicas = step.old.get(String(asMap(rs.metadata).name)) ?? 0;
+      // An old ReplicaSet goes once it has no pods left.
+      if (replicas === 0 && Number(asMap(rs.status).replicas ?? 0) === 0 && asMap(rs.spec).replicas === 0)
+        this.remove(rs, "/apis/apps/v1", "replicasets");
+      else if (asMap(rs.spec).replicas !== replicas)
+        this.patch(rs, "/apis/apps/v1", "replicasets", { spec: { replicas } });
+    }
+  }
+
+  private createReplicaSet(deployment: JsonMap, name: string, hash: string, replicas: number): void {
+    const metadata = asMap(deployment.metadata);
+    const spec = asMap(deployment.spec);
+    const template = asMap(spec.template);
+    const labels = { ...asMap(asMap(template.metadata).labels), "pod-template-hash": hash };
+    this.request("POST", `/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`, {
+      apiVersion: "apps/v1",
+      kind: "ReplicaSet",
+      metadata: {
+        name,
+        namespace: metadata.namespace ?? "",
+        labels,
+        ownerReferences: [ownerReference(deployment, "apps/v1", "Deployment")],
+      },
+      spec: {
+        replicas,
+        selector: { matchLabels: { ...asMap(asMap(spec.selector).matchLabels), "pod-template-hash": hash } },
+        template: { ...template, metadata: { ...asMap(template.metadata), labels } },
+      },
+    });
   }
 
   private syncReplicaSet(replicaSet: JsonMap): void {
@@ -452,10 +475,15 @@ export class World {
       sets.reduce((total, rs) => total + Number(asMap(rs.status)[field] ?? 0), 0);
     const desired = Number(asMap(deployment.spec).replicas ?? 1);
     const available = sum("availableReplicas");
+    const hash = createHash("sha256")
+      .update(JSON.stringify(asMap(asMap(deployment.spec).template)))
+      .digest("hex")
+      .slice(0, 10);
+    const updated = sets.find((rs) => asMap(rs.metadata).name === `${String(metadata.name)}-${hash}`);
     const status = {
       observedGeneration: metadata.generation ?? 1,
       replicas: sum("replicas"),
-      updatedReplicas: sum("replicas"),
+      updatedReplicas: Number(asMap(updated?.status).replicas ?? 0),
       readyReplicas: sum("readyReplicas"),
       availableReplicas: available,
       unavailableReplicas: desired - available > 0 ? desired - available : null,

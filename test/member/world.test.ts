@@ -282,4 +282,46 @@ describe("the world inside a simulated member", () => {
       "CloneSet",
     ]);
   });
+
+  it("rolls a new template out without dropping below desired − maxUnavailable, and keeps pods when the template is unchanged", async () => {
+    const { core, apps } = await clients({ name: "rolling", world: { readyDelayMs: 30 } });
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(4, "100m") });
+    await until(async () =>
+      (await apps.readNamespacedDeployment({ name: "web", namespace: "default" })).status
+        ?.availableReplicas === 4
+        ? true
+        : undefined,
+    );
+    const uids = async () =>
+      (await core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.metadata?.uid).sort();
+    const before = await uids();
+    // The same spec again: nothing to roll out, the pods stay.
+    await apps.replaceNamespacedDeployment({
+      name: "web",
+      namespace: "default",
+      body: { ...deployment(4, "100m"), metadata: { name: "web", namespace: "default" } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await uids()).toEqual(before);
+    const next = deployment(4, "100m");
+    (next.spec?.template.spec?.containers[0] as k8s.V1Container).image = "registry.example.com/web:2.0.0";
+    await apps.replaceNamespacedDeployment({ name: "web", namespace: "default", body: next });
+    let lowest = 4;
+    await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      lowest = Math.min(lowest, d.status?.availableReplicas ?? 0);
+      const pods = (await core.listNamespacedPod({ namespace: "default" })).items;
+      const done =
+        pods.length === 4 &&
+        pods.every(
+          (p) =>
+            p.spec?.containers[0]?.image === "registry.example.com/web:2.0.0" &&
+            p.status?.phase === "Running",
+        );
+      return done && d.status?.updatedReplicas === 4 && d.status.availableReplicas === 4 ? true : undefined;
+    });
+    expect(lowest).toBeGreaterThanOrEqual(3);
+    expect((await apps.listNamespacedReplicaSet({ namespace: "default" })).items).toHaveLength(1);
+    expect((await uids()).some((uid) => before.includes(uid))).toBe(false);
+  });
 });
