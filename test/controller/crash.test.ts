@@ -105,9 +105,10 @@ describe("crash safety", () => {
       const dir = `${root}/stage-${stage}`;
       const reference = `${root}/stage-${stage}-reference`;
       mkdirSync(dir);
-      mkdirSync(reference);
       createRepo(dir, fleetFiles(BASE_SPEC));
-      createRepo(reference, fleetFiles(BASE_SPEC));
+      // The reference holds the very same source commit: a bare repository fetching it.
+      gitIn(root, "init", "-q", "--bare", reference);
+      gitIn(reference, "fetch", "-q", dir, "+main:main");
       const crashed = spawnSync(process.execPath, [CRASH, dir, stage], { encoding: "utf8" });
       expect(crashed.signal).toBe("SIGKILL");
       const published = spawnSync("git", ["rev-parse", "--verify", "-q", "gitfleet/status"], {
