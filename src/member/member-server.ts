@@ -69,6 +69,12 @@ export async function startMember(
     restoreNodes: () => world?.restoreNodes(),
   };
   const server: Server = createServer(async (request, response) => {
+    if (request.url === FAULTS_PATH) {
+      await controlFaults(faults, request, response).catch((error: unknown) =>
+        respond(response, 400, badRequest(error instanceof Error ? error.message : String(error)).body()),
+      );
+      return;
+    }
     if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
     failures += faults.errorFraction;
     if (failures >= 1) {
@@ -110,6 +116,53 @@ export async function startMember(
         else server.close(() => resolve());
       }),
   };
+}
+
+/** Where a running member (under `gitfleet simulate` or the demo) takes fault injection over HTTP. */
+export const FAULTS_PATH = "/_gitfleet/faults";
+
+/**
+ * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes",
+ * "downForSeconds" }` (any subset) changes a running member's faults — for demos, from outside the
+ * process; GET shows them. Not part of the Kubernetes API: no client calls it by accident. Never
+ * slowed down or failed itself, so faults can always be cleared.
+ */
+async function controlFaults(
+  faults: Faults,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method === "POST") {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse((await readBody(request)).toString("utf8") || "{}") as Record<string, unknown>;
+    } catch {
+      respond(response, 400, badRequest("the faults body must be JSON").body());
+      return;
+    }
+    const lost = setFaults(faults, body);
+    if (typeof body.downForSeconds === "number" && body.downForSeconds > 0) {
+      const seconds = body.downForSeconds;
+      // Down once this answer is out; up again after the given time (the timer keeps the process alive).
+      response.on("finish", () => {
+        void faults.down().then(() => setTimeout(() => void faults.up(), seconds * 1000));
+      });
+      respond(response, 202, { down: true, forSeconds: seconds });
+      return;
+    }
+    respond(response, 200, { delayMs: faults.delayMs, errorFraction: faults.errorFraction, lostNodes: lost });
+    return;
+  }
+  respond(response, 200, { delayMs: faults.delayMs, errorFraction: faults.errorFraction });
+}
+
+// Applies the simple settings of a faults request; returns the nodes it lost.
+function setFaults(faults: Faults, body: Record<string, unknown>): string[] {
+  if (typeof body.delayMs === "number" && body.delayMs >= 0) faults.delayMs = body.delayMs;
+  if (typeof body.errorFraction === "number" && body.errorFraction >= 0 && body.errorFraction <= 1)
+    faults.errorFraction = body.errorFraction;
+  if (body.restoreNodes === true) faults.restoreNodes();
+  return typeof body.loseNodes === "number" ? faults.loseNodes(body.loseNodes) : [];
 }
 
 async function serve(api: MemberApi, request: IncomingMessage, response: ServerResponse): Promise<void> {

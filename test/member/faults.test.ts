@@ -32,4 +32,39 @@ describe("fault injection", () => {
     member.faults.delayMs = 0;
     expect((await fetch(`${member.url}/version`)).status).toBe(200);
   });
+
+  it("takes faults over HTTP from outside the process, and is never slowed or failed itself", async () => {
+    const control = (body: object) =>
+      fetch(`${member.url}/_gitfleet/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect(await (await control({ errorFraction: 1, delayMs: 0 })).json()).toEqual({
+      delayMs: 0,
+      errorFraction: 1,
+      lostNodes: [],
+    });
+    expect((await fetch(`${member.url}/api/v1/namespaces`)).status).toBe(500);
+    expect((await control({ errorFraction: 0 })).status).toBe(200);
+    expect((await fetch(`${member.url}/api/v1/namespaces`)).status).toBe(200);
+    // This member runs no nodes: losing some is refused, with the reason.
+    const refused = await control({ loseNodes: 1 });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      "member flaky runs no nodes: start it with a world",
+    );
+    expect((await control({ downForSeconds: 1 })).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(fetch(`${member.url}/version`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+    for (let i = 0; i < 40; i++) {
+      const back = await fetch(`${member.url}/version`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (back === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error("the member did not come back");
+  });
 });
