@@ -1,8 +1,9 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitIn } from "../helpers/git-repo.js";
+import { kubectl } from "../helpers/member.js";
 
 /** `gitfleet demo` (what `npm start` runs) as a person runs it: output, kubectl, an edit, Ctrl-C. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
@@ -33,14 +34,8 @@ describe("gitfleet demo", () => {
     expect(printed).toMatch(/reconciled [0-9a-f]{7} → gitfleet\/status [0-9a-f]{7} \(valid\)/);
     expect(printed).toMatch(/ {2}web +Deployment shop\/web +aws-use1=3 gcp-euw1=3 idc-east-1=6\n/);
     const [, kubeconfig] = (await waitFor(/kubeconfig: (\S+)\n/)) as RegExpMatchArray;
-    const nodes = await new Promise<string>((resolve) =>
-      execFile(
-        "kubectl",
-        ["--kubeconfig", String(kubeconfig), "--context", "idc-east-1", "get", "nodes", "-o", "name"],
-        { encoding: "utf8" },
-        (_e, stdout) => resolve(stdout),
-      ),
-    );
+    const nodes = (await kubectl(String(kubeconfig), "--context", "idc-east-1", "get", "nodes", "-o", "name"))
+      .stdout;
     expect(nodes.trim().split("\n")).toHaveLength(3);
     // A person edits the fleet and commits: the loop picks it up.
     const placement = `${repo}/placements/web.yaml`;

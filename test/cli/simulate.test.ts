@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXAMPLE_REPO_DIR } from "../helpers/example-repo.js";
 import { tempDir } from "../helpers/git-repo.js";
+import { kubectl as kubectlWith } from "../helpers/member.js";
 
 /** `gitfleet simulate` as a process, used through the kubeconfig it writes. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
@@ -16,15 +17,7 @@ afterEach(() => {
   cleanup();
 });
 
-const kubectl = (...args: string[]) =>
-  new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(
-      "kubectl",
-      ["--kubeconfig", `${dir}/kubeconfig`, ...args],
-      { encoding: "utf8", timeout: 20_000 },
-      (error, stdout) => resolve({ code: error ? 1 : 0, stdout }),
-    ),
-  );
+const kubectl = (...args: string[]) => kubectlWith(`${dir}/kubeconfig`, ...args);
 
 describe("gitfleet simulate", () => {
   it("starts a member per chosen cluster with a context named after it, until SIGTERM", async () => {
@@ -56,7 +49,7 @@ describe("gitfleet simulate", () => {
       /^aws-use1\s+http:\/\/127\.0\.0\.1:\d+\ngcp-euw1\s+http:\/\/127\.0\.0\.1:\d+\nkubeconfig: /,
     );
     expect(readFileSync(`${dir}/kubeconfig`, "utf8")).toContain("name: gcp-euw1");
-    expect(await kubectl("--context", "gcp-euw1", "get", "ns", "-o", "name")).toEqual({
+    expect(await kubectl("--context", "gcp-euw1", "get", "ns", "-o", "name")).toMatchObject({
       code: 0,
       stdout: "namespace/default\nnamespace/kube-system\n",
     });

@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { until } from "../helpers/member.js";
 import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /** `gitfleet run` as a real process: readiness, push webhooks (signed and not), graceful stop. */
@@ -48,15 +49,6 @@ function start(): Promise<string> {
   });
 }
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("timed out");
-}
-
 function push(url: string, payload: string, signature: string): Promise<Response> {
   return fetch(`${url}/webhook`, {
     method: "POST",
@@ -79,7 +71,7 @@ describe("gitfleet run", () => {
     createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
     const url = await start();
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    await until(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined));
+    await until(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), 10_000);
     expect(statusCommits()).toBe(1);
 
     const source = commitTree(
@@ -116,12 +108,12 @@ describe("gitfleet run", () => {
       `sha256=${createHmac("sha256", SECRET).update(payload).digest("hex")}`,
     );
     expect(signed.status).toBe(202);
-    await until(() => (statusCommits() === 2 ? true : undefined));
+    await until(() => (statusCommits() === 2 ? true : undefined), 10_000);
     expect(gitIn(`${dir}/fleet`, "log", "-1", "--format=%B", "gitfleet/status")).toContain(
       `Source-Commit: ${source}`,
     );
     // Exactly two reconciles ran: at start, and for the signed push — the forged one triggered nothing.
-    await until(() => (reasons().length === 2 ? true : undefined));
+    await until(() => (reasons().length === 2 ? true : undefined), 10_000);
     expect(reasons()).toEqual(["start", "webhook:github"]);
 
     const exit = new Promise((resolve) => child?.on("exit", (code, signal) => resolve(signal ?? code)));

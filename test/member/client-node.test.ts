@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { clientConfig } from "../helpers/member.js";
 
 /** A simulated member driven only through HTTP by @kubernetes/client-node, as gitfleet's sync will drive it. */
 let member: SimulatedMember;
@@ -8,13 +9,7 @@ let config: k8s.KubeConfig;
 
 beforeAll(async () => {
   member = await startMember({ name: "east" });
-  config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: "east", server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: "east", cluster: "east", user: "sim" }],
-    currentContext: "east",
-  });
+  config = clientConfig(member);
 });
 afterAll(() => member.close());
 

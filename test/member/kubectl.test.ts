@@ -1,8 +1,9 @@
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
+import { kubectl as kubectlWith, writeKubeconfig } from "../helpers/member.js";
 
 /** kubectl — a client nobody here wrote — against a simulated member. */
 let member: SimulatedMember;
@@ -22,28 +23,14 @@ beforeAll(async () => {
   kubectlVersion();
   member = await startMember({ name: "east" });
   ({ dir, cleanup } = tempDir("gitfleet-kubectl-"));
-  writeFileSync(
-    `${dir}/kubeconfig`,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: east\n  cluster: {server: "${member.url}"}\nusers:\n- name: sim\n  user: {}\ncontexts:\n- name: east\n  context: {cluster: east, user: sim}\ncurrent-context: east\n`,
-  );
+  writeKubeconfig(`${dir}/kubeconfig`, [member]);
 });
 afterAll(async () => {
   await member.close();
   cleanup();
 });
 
-// Asynchronous: the member answers from this very process, so a synchronous spawn would block it.
-function kubectl(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      "kubectl",
-      ["--kubeconfig", `${dir}/kubeconfig`, ...args],
-      { encoding: "utf8", timeout: 30_000 },
-      (error, stdout, stderr) =>
-        resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const kubectl = (...args: string[]) => kubectlWith(`${dir}/kubeconfig`, ...args);
 
 describe("kubectl against a simulated member", () => {
   it("lists the served resources with their short names and scopes", async () => {
@@ -67,7 +54,7 @@ describe("kubectl against a simulated member", () => {
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: main, image: registry.example.com/web:1.0.0}\n      - {name: sidecar, image: registry.example.com/proxy:2.0.0}\n",
     );
     expect(await kubectl("create", "-f", `${dir}/web.yaml`)).toMatchObject({
-      status: 0,
+      code: 0,
       stdout: "deployment.apps/web created\n",
     });
     expect((await kubectl("get", "deploy", "web", "-o", "jsonpath={.metadata.generation}")).stdout).toBe("1");
@@ -80,17 +67,17 @@ describe("kubectl against a simulated member", () => {
       "-p",
       '{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"registry.example.com/web:1.1.0"}]}}}}',
     );
-    expect(patched).toMatchObject({ status: 0, stdout: "deployment.apps/web patched\n" });
+    expect(patched).toMatchObject({ code: 0, stdout: "deployment.apps/web patched\n" });
     const images = (
       await kubectl("get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[*].image}")
     ).stdout;
     expect(images).toBe("registry.example.com/web:1.1.0 registry.example.com/proxy:2.0.0");
     expect(await kubectl("delete", "deploy", "web")).toMatchObject({
-      status: 0,
+      code: 0,
       stdout: 'deployment.apps "web" deleted\n',
     });
     expect(await kubectl("get", "deploy", "web")).toMatchObject({
-      status: 1,
+      code: 1,
       stderr: 'Error from server (NotFound): deployments.apps "web" not found\n',
     });
   });
@@ -105,10 +92,10 @@ describe("kubectl against a simulated member", () => {
     );
     // kubectl's typed generators (create namespace, create configmap) send protobuf, which the simulator refuses with 415.
     expect(await kubectl("create", "namespace", "other")).toMatchObject({
-      status: 1,
+      code: 1,
       stderr: expect.stringMatching(/UnsupportedMediaType/),
     });
-    expect((await kubectl("-n", "shop", "label", "configmap", "a", "tier=web")).status).toBe(0);
+    expect((await kubectl("-n", "shop", "label", "configmap", "a", "tier=web")).code).toBe(0);
     expect((await kubectl("-n", "shop", "get", "cm", "-l", "tier=web", "-o", "name")).stdout).toBe(
       "configmap/a\n",
     );

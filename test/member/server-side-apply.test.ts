@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
+import { clientConfig, kubectl as kubectlWith, writeKubeconfig } from "../helpers/member.js";
 
 /** Server-side apply with field managers, through client-node and kubectl. */
 let member: SimulatedMember;
@@ -13,18 +13,9 @@ let cleanup: () => void;
 
 beforeAll(async () => {
   member = await startMember({ name: "east" });
-  config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: "east", server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: "east", cluster: "east", user: "sim" }],
-    currentContext: "east",
-  });
+  config = clientConfig(member);
   ({ dir, cleanup } = tempDir("gitfleet-ssa-"));
-  writeFileSync(
-    `${dir}/kubeconfig`,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: east\n  cluster: {server: "${member.url}"}\nusers:\n- name: sim\n  user: {}\ncontexts:\n- name: east\n  context: {cluster: east, user: sim}\ncurrent-context: east\n`,
-  );
+  writeKubeconfig(`${dir}/kubeconfig`, [member]);
 });
 afterAll(async () => {
   await member.close();
@@ -131,16 +122,7 @@ describe("server-side apply on a simulated member", () => {
   });
 
   it("works with kubectl apply --server-side, another field manager, and --force-conflicts", async () => {
-    const kubectl = (...args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(
-          "kubectl",
-          ["--kubeconfig", `${dir}/kubeconfig`, ...args],
-          { encoding: "utf8", timeout: 30_000 },
-          (error, stdout, stderr) =>
-            resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        ),
-      );
+    const kubectl = (...args: string[]) => kubectlWith(`${dir}/kubeconfig`, ...args);
     writeFileSync(
       `${dir}/cm.yaml`,
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: info}\n",

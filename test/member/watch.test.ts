@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
+import { clientConfig, kubectl, writeKubeconfig } from "../helpers/member.js";
 
 /** Watches over HTTP: client-node's Watch, raw streams for 410 and bookmarks, and `kubectl get -w`. */
 let member: SimulatedMember;
@@ -13,13 +12,7 @@ let cleanup: () => void;
 
 beforeAll(async () => {
   member = await startMember({ name: "east", bookmarkIntervalMs: 50 });
-  config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: "east", server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: "east", cluster: "east", user: "sim" }],
-    currentContext: "east",
-  });
+  config = clientConfig(member);
   ({ dir, cleanup } = tempDir("gitfleet-watch-"));
 });
 afterAll(async () => {
@@ -131,21 +124,12 @@ describe("watching a simulated member", () => {
   });
 
   it("works with kubectl get -w", async () => {
-    writeFileSync(
-      `${dir}/kubeconfig`,
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: east\n  cluster: {server: "${member.url}"}\nusers:\n- name: sim\n  user: {}\ncontexts:\n- name: east\n  context: {cluster: east, user: sim}\ncurrent-context: east\n`,
-    );
-    const output = new Promise<string>((resolve) =>
-      execFile(
-        "kubectl",
-        ["--kubeconfig", `${dir}/kubeconfig`, "get", "namespaces", "-w", "-o", "name"],
-        { timeout: 3000, encoding: "utf8" },
-        (_error, stdout) => resolve(stdout),
-      ),
-    );
+    const kubeconfig = writeKubeconfig(`${dir}/kubeconfig`, [member]);
+    // kubectl watches until the timeout ends it; what it printed by then is what it saw.
+    const output = kubectl(kubeconfig, "get", "namespaces", "-w", "-o", "name", "--request-timeout=3s");
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await core().createNamespace({ body: { metadata: { name: "watched" } } });
-    expect((await output).split("\n")).toEqual(
+    expect((await output).stdout.split("\n")).toEqual(
       expect.arrayContaining(["namespace/default", "namespace/watched"]),
     );
   });

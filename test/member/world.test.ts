@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { clientConfig, until } from "../helpers/member.js";
 
 /** The world inside a member — nodes, a Deployment's ReplicaSet and pods, scheduling, readiness — seen through client-node. */
 let member: SimulatedMember | undefined;
@@ -8,13 +9,7 @@ afterEach(async () => member?.close());
 
 async function clients(options: Parameters<typeof startMember>[0]) {
   member = await startMember(options);
-  const config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: "m", cluster: "m", user: "sim" }],
-    currentContext: "m",
-  });
+  const config = clientConfig(member);
   return { core: config.makeApiClient(k8s.CoreV1Api), apps: config.makeApiClient(k8s.AppsV1Api) };
 }
 
@@ -33,15 +28,6 @@ const deployment = (replicas: number, cpu: string): k8s.V1Deployment => ({
     },
   },
 });
-
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("the member did not converge");
-}
 
 describe("the world inside a simulated member", () => {
   it("runs a Deployment's pods on nodes until it is fully available, and follows scaling down", async () => {
@@ -114,13 +100,7 @@ describe("the world inside a simulated member", () => {
 
   it("names a StatefulSet's pods by ordinal and scales down from the highest, and runs a Job to completion", async () => {
     member = await startMember({ name: "west", world: { readyDelayMs: 10 } });
-    const config = new k8s.KubeConfig();
-    config.loadFromOptions({
-      clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
-      users: [{ name: "sim" }],
-      contexts: [{ name: "m", cluster: "m", user: "sim" }],
-      currentContext: "m",
-    });
+    const config = clientConfig(member);
     const core = config.makeApiClient(k8s.CoreV1Api);
     const apps = config.makeApiClient(k8s.AppsV1Api);
     const batch = config.makeApiClient(k8s.BatchV1Api);
@@ -221,13 +201,7 @@ describe("the world inside a simulated member", () => {
         ],
       },
     });
-    const config = new k8s.KubeConfig();
-    config.loadFromOptions({
-      clusters: [{ name: "m", server: member.url, skipTLSVerify: true }],
-      users: [{ name: "sim" }],
-      contexts: [{ name: "m", cluster: "m", user: "sim" }],
-      currentContext: "m",
-    });
+    const config = clientConfig(member);
     await config.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({
       body: {
         metadata: { name: "clonesets.apps.kruise.io" },

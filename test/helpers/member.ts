@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import * as k8s from "@kubernetes/client-node";
+import { simulatedKubeconfig } from "../../src/member/kubeconfig.js";
+import type { SimulatedMember } from "../../src/member/member-server.js";
+
+/** A client-node configuration for one simulated member (plain HTTP on loopback, no credentials). */
+export function clientConfig(member: SimulatedMember): k8s.KubeConfig {
+  const config = new k8s.KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: member.name, server: member.url, skipTLSVerify: true }],
+    users: [{ name: "sim" }],
+    contexts: [{ name: member.name, cluster: member.name, user: "sim" }],
+    currentContext: member.name,
+  });
+  return config;
+}
+
+/** Writes the kubeconfig gitfleet writes for simulated members (a context per member) to `path`. */
+export function writeKubeconfig(path: string, members: readonly SimulatedMember[]): string {
+  writeFileSync(path, simulatedKubeconfig(members));
+  return path;
+}
+
+/**
+ * Runs kubectl with a kubeconfig. Asynchronous on purpose: a member started by the test answers from
+ * this very process, which a synchronous spawn would block.
+ */
+export function kubectl(
+  kubeconfig: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, ...args],
+      { encoding: "utf8", timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+/** Polls until `probe` gives a value (every 25 ms, for at most `timeoutMs`). */
+export async function until<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5000,
+): Promise<T> {
+  for (let i = 0; i < timeoutMs / 25; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("timed out waiting for the condition");
+}
