@@ -76,7 +76,7 @@ export class World {
    * or leave them Pending when nothing else fits.
    */
   loseNodes(count: number): string[] {
-    const ready = this.list("/api/v1/nodes").filter((node) => nodeReady(node));
+    const ready = this.list("/api/v1/nodes").filter((node) => isReady(node));
     const lost = ready.slice(Math.max(0, ready.length - count));
     for (const node of lost) {
       const name = String(asMap(node.metadata).name);
@@ -103,7 +103,7 @@ export class World {
 
   /** Brings every lost node back: Ready, untainted. */
   restoreNodes(): void {
-    for (const node of this.list("/api/v1/nodes").filter((n) => !nodeReady(n))) {
+    for (const node of this.list("/api/v1/nodes").filter((n) => !isReady(n))) {
       const name = String(asMap(node.metadata).name);
       this.request("PATCH", `/api/v1/nodes/${name}`, { spec: { taints: null } });
       this.request("PATCH", `/api/v1/nodes/${name}/status`, {
@@ -142,30 +142,47 @@ export class World {
     for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.syncReplicaSet(replicaSet);
     for (const statefulSet of this.list("/apis/apps/v1/statefulsets")) this.syncStatefulSet(statefulSet);
     for (const job of this.list("/apis/batch/v1/jobs")) this.syncJob(job);
-    for (const [workload, path] of this.customPaths())
-      for (const object of this.list(path)) this.syncCustom(object, workload);
+    for (const { workload, prefix, collection } of this.customWorkloads())
+      for (const object of this.list(`${prefix}/${collection}`)) this.syncCustom(object, workload);
     this.collectGarbage();
     this.schedulePods();
     this.runKubelet();
-    for (const replicaSet of this.list("/apis/apps/v1/replicasets")) this.updateReplicaSetStatus(replicaSet);
+    for (const replicaSet of this.list("/apis/apps/v1/replicasets"))
+      this.writePodStatus(replicaSet, "/apis/apps/v1", "replicasets", ["fullyLabeledReplicas"]);
     for (const deployment of this.list("/apis/apps/v1/deployments")) this.updateDeploymentStatus(deployment);
     for (const statefulSet of this.list("/apis/apps/v1/statefulsets"))
-      this.updateStatefulSetStatus(statefulSet);
+      this.writePodStatus(statefulSet, "/apis/apps/v1", "statefulsets", [
+        "currentReplicas",
+        "updatedReplicas",
+      ]);
     for (const job of this.list("/apis/batch/v1/jobs")) this.updateJobStatus(job);
-    for (const [workload, path] of this.customPaths())
-      for (const object of this.list(path)) this.updateCustomStatus(object, workload, path);
+    for (const { prefix, collection, hasStatus } of this.customWorkloads())
+      for (const object of this.list(`${prefix}/${collection}`))
+        this.writePodStatus(object, prefix, collection, ["updatedReplicas"], hasStatus);
   }
 
-  // The list path of each declared custom workload whose CRD is served.
-  private customPaths(): [CustomWorkload, string][] {
-    const paths: [CustomWorkload, string][] = [];
-    for (const workload of this.options.workloads ?? []) {
+  // Each declared custom workload whose CRD is served, and where its objects are.
+  private customWorkloads(): {
+    workload: CustomWorkload;
+    prefix: string;
+    collection: string;
+    hasStatus: boolean;
+  }[] {
+    return (this.options.workloads ?? []).flatMap((workload) => {
       const resource = this.api
         .resources()
         .find((r) => r.group === workload.group && r.kind === workload.kind);
-      if (resource) paths.push([workload, `/apis/${resource.group}/${resource.version}/${resource.name}`]);
-    }
-    return paths;
+      if (!resource) return [];
+      const prefix = `/apis/${resource.group}/${resource.version}`;
+      return [
+        {
+          workload,
+          prefix,
+          collection: resource.name,
+          hasStatus: resource.subresources?.includes("status") === true,
+        },
+      ];
+    });
   }
 
   private syncCustom(object: JsonMap, workload: CustomWorkload): void {
@@ -185,42 +202,6 @@ export class World {
       true,
       String(object.apiVersion),
     );
-  }
-
-  private updateCustomStatus(object: JsonMap, workload: CustomWorkload, path: string): void {
-    const metadata = asMap(object.metadata);
-    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
-    const ready = pods.filter(isReady).length;
-    const status = {
-      observedGeneration: metadata.generation ?? 1,
-      replicas: pods.length,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      updatedReplicas: pods.length,
-    };
-    if (sameJson(asMap(object.status), status)) return;
-    const collection = path.replace(/^\/apis\/[^/]+\/[^/]+\//, "");
-    const prefix = path.slice(0, path.length - collection.length - 1);
-    const hasStatus = this.api
-      .resources()
-      .some((r) => r.kind === workload.kind && r.subresources?.includes("status"));
-    this.patch(object, prefix, hasStatus ? `${collection}/status` : collection, { status }, collection);
-  }
-
-  private updateStatefulSetStatus(statefulSet: JsonMap): void {
-    const metadata = asMap(statefulSet.metadata);
-    const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
-    const ready = pods.filter(isReady).length;
-    const status = {
-      observedGeneration: metadata.generation ?? 1,
-      replicas: pods.length,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      currentReplicas: pods.length,
-      updatedReplicas: pods.length,
-    };
-    if (!sameJson(asMap(statefulSet.status), status))
-      this.patch(statefulSet, "/apis/apps/v1", "statefulsets/status", { status }, "statefulsets");
   }
 
   private updateJobStatus(job: JsonMap): void {
@@ -453,19 +434,30 @@ export class World {
     }
   }
 
-  private updateReplicaSetStatus(replicaSet: JsonMap): void {
-    const metadata = asMap(replicaSet.metadata);
+  /**
+   * Writes a pod-owning workload's status as its controller computes it — its pods, the ready ones
+   * (available at once: no minReadySeconds here), and `counted` fields equal to the pod count — when
+   * it changed; through the status subresource unless the kind has none.
+   */
+  private writePodStatus(
+    owner: JsonMap,
+    prefix: string,
+    collection: string,
+    counted: readonly string[],
+    viaStatus = true,
+  ): void {
+    const metadata = asMap(owner.metadata);
     const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
     const ready = pods.filter(isReady).length;
-    const status = {
+    const status: JsonMap = {
+      observedGeneration: metadata.generation ?? 1,
       replicas: pods.length,
-      fullyLabeledReplicas: pods.length,
       readyReplicas: ready,
       availableReplicas: ready,
-      observedGeneration: metadata.generation ?? 1,
+      ...Object.fromEntries(counted.map((field) => [field, pods.length])),
     };
-    if (!sameJson(asMap(replicaSet.status), status))
-      this.patch(replicaSet, "/apis/apps/v1", "replicasets/status", { status }, "replicasets");
+    if (!sameJson(asMap(owner.status), status))
+      this.patch(owner, prefix, viaStatus ? `${collection}/status` : collection, { status }, collection);
   }
 
   private updateDeploymentStatus(deployment: JsonMap): void {
@@ -507,7 +499,7 @@ export class World {
         "/apis/apps/v1/replicasets",
         "/apis/apps/v1/statefulsets",
         "/apis/batch/v1/jobs",
-        ...this.customPaths().map(([, path]) => path),
+        ...this.customWorkloads().map(({ prefix, collection }) => `${prefix}/${collection}`),
       ]
         .flatMap((path) => this.list(path))
         .map((object) => asMap(object.metadata).uid),
@@ -619,6 +611,7 @@ function ownerReference(owner: JsonMap, apiVersion: string, kind: string): JsonM
   };
 }
 
+// A pod or a node with the condition Ready=True.
 function isReady(pod: JsonMap): boolean {
   return asList(asMap(pod.status).conditions).some(
     (c) => asMap(c).type === "Ready" && asMap(c).status === "True",
@@ -634,14 +627,8 @@ function requestsOf(pod: JsonMap): Record<string, number> {
   return total;
 }
 
-function nodeReady(node: JsonMap): boolean {
-  return asList(asMap(node.status).conditions).some(
-    (c) => asMap(c).type === "Ready" && asMap(c).status === "True",
-  );
-}
-
 function fits(pod: JsonMap, node: JsonMap, used: Readonly<Record<string, number>>): boolean {
-  if (!nodeReady(node)) return false;
+  if (!isReady(node)) return false;
   const allocatable = asMap(asMap(node.status).allocatable);
   const labels = asMap(asMap(node.metadata).labels);
   const selector = asMap(asMap(pod.spec).nodeSelector);
