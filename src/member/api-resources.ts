@@ -14,6 +14,23 @@ export interface ApiResource {
   readonly subresources?: readonly string[];
 }
 
+/** "apps/v1", or "v1" for the core group. */
+export function groupVersion(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** Where a group-version's resources are served: "/apis/apps/v1", or "/api/v1" for the core group. */
+export function pathPrefix(group: string, version: string): string {
+  return group ? `/apis/${group}/${version}` : `/api/${version}`;
+}
+
+/** Every group-version the resources belong to, in order of first appearance. */
+export function groupVersions(resources: readonly ApiResource[]): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const { group, version } of resources) seen.set(groupVersion(group, version), { group, version });
+  return [...seen.values()];
+}
+
 const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 function resource(

@@ -1,4 +1,4 @@
-import type { ApiResource } from "./api-resources.js";
+import { type ApiResource, groupVersion, groupVersions, pathPrefix } from "./api-resources.js";
 
 /** The Kubernetes version a simulated member reports. */
 export const SIMULATED_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.0-gitfleet-sim" } as const;
@@ -27,18 +27,19 @@ export function coreVersionsBody(serverAddress: string): Record<string, unknown>
 
 /** GET /apis: every group but the core one, each with its versions. */
 export function groupListBody(resources: readonly ApiResource[]): Record<string, unknown> {
-  const versions = new Map<string, Set<string>>();
-  for (const resource of resources) {
-    if (resource.group === "") continue;
-    const set = versions.get(resource.group) ?? new Set<string>();
-    set.add(resource.version);
-    versions.set(resource.group, set);
+  const groups = new Map<string, { groupVersion: string; version: string }[]>();
+  for (const { group, version } of groupVersions(resources)) {
+    if (group === "") continue;
+    groups.set(group, [
+      ...(groups.get(group) ?? []),
+      { groupVersion: groupVersion(group, version), version },
+    ]);
   }
-  const groups = [...versions].map(([name, set]) => {
-    const list = [...set].map((version) => ({ groupVersion: `${name}/${version}`, version }));
-    return { name, versions: list, preferredVersion: list[0] };
-  });
-  return { kind: "APIGroupList", apiVersion: "v1", groups };
+  return {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: [...groups].map(([name, versions]) => ({ name, versions, preferredVersion: versions[0] })),
+  };
 }
 
 /** GET /apis/<group> */
@@ -83,7 +84,7 @@ export function resourceListBody(
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
-    groupVersion: group ? `${group}/${version}` : version,
+    groupVersion: groupVersion(group, version),
     resources: entries,
   };
 }
@@ -98,14 +99,10 @@ export function openApiRootBody(
   hashOf: (text: string) => string,
 ): Record<string, unknown> {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const gv of new Set(
-    resources.map((r) => (r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`)),
-  )) {
-    const [group, version] = gv.startsWith("api/")
-      ? ["", gv.slice(4)]
-      : (gv.slice(5).split("/") as [string, string]);
+  for (const { group, version } of groupVersions(resources)) {
+    const key = pathPrefix(group, version).slice(1);
     const doc = JSON.stringify(openApiDocumentBody(resources, group, version));
-    paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(doc)}` };
+    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hashOf(doc)}` };
   }
   return { paths };
 }
@@ -118,7 +115,7 @@ export function openApiDocumentBody(
 ): Record<string, unknown> | undefined {
   const served = resources.filter((r) => r.group === group && r.version === version);
   if (served.length === 0) return undefined;
-  const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  const prefix = pathPrefix(group, version);
   const paths: Record<string, unknown> = {};
   const parameter = (name: string) => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
   for (const resource of served) {

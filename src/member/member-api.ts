@@ -4,7 +4,7 @@ import type { JsonPatchOperation } from "../model/types.js";
 import { applyJsonPatch } from "../render/patch/json-patch.js";
 import { schemaFor } from "../render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../render/patch/strategic-merge.js";
-import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
+import { type ApiResource, BUILT_IN_RESOURCES, groupVersion } from "./api-resources.js";
 import {
   coreVersionsBody,
   groupBody,
@@ -268,7 +268,7 @@ export class MemberApi {
     watch: { send: (event: JsonMap) => void; end: () => void; stop: () => void },
   ): () => void {
     const { resource } = target;
-    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const apiVersion = groupVersion(resource.group, resource.version);
     const bookmark = () =>
       watch.send({
         type: "BOOKMARK",
@@ -296,7 +296,7 @@ export class MemberApi {
     const items = this.store.list(resource, target.namespace).filter(this.selection(query));
     return {
       kind: `${resource.kind}List`,
-      apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+      apiVersion: groupVersion(resource.group, resource.version),
       metadata: { resourceVersion: this.store.currentVersion() },
       items,
     };
@@ -354,7 +354,7 @@ export class MemberApi {
 
   private checkedBody(resource: ApiResource, body: unknown): JsonMap {
     if (!isJsonMap(body)) throw badRequest("the request body must be a JSON object");
-    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const apiVersion = groupVersion(resource.group, resource.version);
     if (
       (body.kind !== undefined && body.kind !== resource.kind) ||
       (body.apiVersion !== undefined && body.apiVersion !== apiVersion)
@@ -492,7 +492,7 @@ export class MemberApi {
     const manager = request.query.get("fieldManager") || (request.userAgent ?? "").split("/")[0] || "unknown";
     return {
       manager,
-      apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+      apiVersion: groupVersion(resource.group, resource.version),
       time: timestamp(this.now()),
       schema: schemaFor(resource.group, resource.kind),
     };
