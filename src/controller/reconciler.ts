@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
-import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
@@ -268,10 +268,9 @@ export class Reconciler {
   }
 }
 
+// Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").
 function ownedPath(path: string): boolean {
-  return (
-    path === "rendered/" || path === "status/" || path.startsWith("rendered/") || path.startsWith("status/")
-  );
+  return OWNED_DIRECTORIES.some((directory) => path.startsWith(`${directory}/`));
 }
 
 // Source files worth reading: everything the fleet layout does not ignore (hidden trees are skipped whole).
