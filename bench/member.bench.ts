@@ -1,4 +1,5 @@
 import * as k8s from "@kubernetes/client-node";
+import { memberClientConfig } from "../src/member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../src/member/member-server.js";
 import { peakRssMiB } from "./measure.js";
 
@@ -12,14 +13,7 @@ const members: SimulatedMember[] = [];
 for (const name of ["east", "west", "north"]) members.push(await startMember({ name }));
 
 function client(member: SimulatedMember): k8s.KubernetesObjectApi {
-  const config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: member.name, server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: member.name, cluster: member.name, user: "sim" }],
-    currentContext: member.name,
-  });
-  return k8s.KubernetesObjectApi.makeApiClient(config);
+  return k8s.KubernetesObjectApi.makeApiClient(memberClientConfig(member));
 }
 
 function object(i: number): k8s.KubernetesObject & Record<string, unknown> {

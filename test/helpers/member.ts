@@ -1,20 +1,10 @@
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import * as k8s from "@kubernetes/client-node";
-import { simulatedKubeconfig } from "../../src/member/kubeconfig.js";
+import { memberClientConfig, simulatedKubeconfig } from "../../src/member/kubeconfig.js";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 
-/** A client-node configuration for one simulated member (plain HTTP on loopback, no credentials). */
-export function clientConfig(member: SimulatedMember): k8s.KubeConfig {
-  const config = new k8s.KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: member.name, server: member.url, skipTLSVerify: true }],
-    users: [{ name: "sim" }],
-    contexts: [{ name: member.name, cluster: member.name, user: "sim" }],
-    currentContext: member.name,
-  });
-  return config;
-}
+/** A client-node configuration for one simulated member (the product's own kubeconfig for it). */
+export const clientConfig = (member: SimulatedMember) => memberClientConfig(member);
 
 /** Writes the kubeconfig gitfleet writes for simulated members (a context per member) to `path`. */
 export function writeKubeconfig(path: string, members: readonly SimulatedMember[]): string {
