@@ -12,6 +12,21 @@ export interface ApiResource {
   readonly shortNames?: readonly string[];
   /** Subresources served, e.g. ["status", "scale"]. */
   readonly subresources?: readonly string[];
+  /** Where the scale subresource reads and writes; the built-in workloads' paths when absent. */
+  readonly scale?: ScalePaths;
+}
+
+/** A CRD's scale subresource: JSON paths such as ".spec.replicas" (as in CustomResourceDefinition). */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  /** A path to the label selector in its string form; absent when the resource publishes none. */
+  readonly labelSelectorPath?: string;
+}
+
+/** ".spec.replicas" → ["spec", "replicas"]. */
+export function scalePath(path: string): string[] {
+  return path.replace(/^\./, "").split(".");
 }
 
 /** "apps/v1", or "v1" for the core group. */

@@ -1,10 +1,16 @@
 import { createHash, randomUUID } from "node:crypto";
-import { asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { asMap, isJsonMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import type { JsonPatchOperation } from "../model/types.js";
 import { applyJsonPatch } from "../render/patch/json-patch.js";
 import { schemaFor } from "../render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../render/patch/strategic-merge.js";
-import { type ApiResource, BUILT_IN_RESOURCES, groupVersion } from "./api-resources.js";
+import {
+  type ApiResource,
+  BUILT_IN_RESOURCES,
+  groupVersion,
+  type ScalePaths,
+  scalePath,
+} from "./api-resources.js";
 import {
   coreVersionsBody,
   groupBody,
@@ -181,6 +187,7 @@ export class MemberApi {
   private view(target: Target, object: JsonMap): JsonMap {
     if (target.subresource !== "scale") return object;
     const metadata = asMap(object.metadata);
+    const paths = target.resource.scale ?? BUILT_IN_SCALE;
     return {
       kind: "Scale",
       apiVersion: "autoscaling/v1",
@@ -191,10 +198,12 @@ export class MemberApi {
         resourceVersion: metadata.resourceVersion ?? "",
         creationTimestamp: metadata.creationTimestamp ?? "",
       },
-      spec: { replicas: asMap(object.spec).replicas ?? 0 },
+      spec: { replicas: valueAt(object, scalePath(paths.specReplicasPath)) ?? 0 },
       status: {
-        replicas: asMap(object.status).replicas ?? 0,
-        selector: labelSelectorText(asMap(asMap(object.spec).selector)),
+        replicas: valueAt(object, scalePath(paths.statusReplicasPath)) ?? 0,
+        selector: paths.labelSelectorPath
+          ? String(valueAt(object, scalePath(paths.labelSelectorPath)) ?? "")
+          : labelSelectorText(asMap(asMap(object.spec).selector)),
       },
     };
   }
@@ -370,7 +379,7 @@ export class MemberApi {
     const current = this.existing(key);
     const incoming =
       target.subresource === "scale"
-        ? this.fromScale(current, body)
+        ? this.fromScale(target, current, body)
         : this.checkedBody(target.resource, body);
     return this.write(key, current, this.onlySubresource(target, current, incoming), writer);
   }
@@ -387,7 +396,7 @@ export class MemberApi {
     return incoming;
   }
 
-  private fromScale(current: JsonMap, body: unknown): JsonMap {
+  private fromScale(target: Target, current: JsonMap, body: unknown): JsonMap {
     const replicas = asMap(asMap(body).spec).replicas;
     if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0)
       throw invalid(
@@ -395,7 +404,11 @@ export class MemberApi {
         String(asMap(current.metadata).name),
         "spec.replicas: Invalid value: must be a non-negative integer",
       );
-    return { ...current, spec: { ...asMap(current.spec), replicas } };
+    return withValueAt(
+      current,
+      scalePath((target.resource.scale ?? BUILT_IN_SCALE).specReplicasPath),
+      replicas,
+    );
   }
 
   // Writes a new version of an object: resourceVersion precondition, generation, finalizers.
@@ -451,7 +464,7 @@ export class MemberApi {
     const patched = this.applyPatch(target, base, request);
     const incoming =
       target.subresource === "scale"
-        ? this.fromScale(current, patched)
+        ? this.fromScale(target, current, patched)
         : this.checkedBody(target.resource, patched);
     return this.write(
       key,
@@ -584,23 +597,7 @@ export class MemberApi {
         String(asMap(crd.metadata).name),
         "spec: group, names.kind, names.plural and a served version are required",
       );
-    for (const version of versions) {
-      const subresources = asMap(version.subresources);
-      this.custom.push({
-        group,
-        version: String(version.name),
-        name: plural,
-        singularName: String(names.singular ?? kind.toLowerCase()),
-        kind,
-        namespaced: spec.scope !== "Cluster",
-        verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-        ...(Array.isArray(names.shortNames) ? { shortNames: names.shortNames.map(String) } : {}),
-        subresources: [
-          ...("status" in subresources ? ["status"] : []),
-          ...("scale" in subresources ? ["scale"] : []),
-        ],
-      });
-    }
+    for (const version of versions) this.custom.push(customResource(spec, version));
     const condition = (type: string) => ({
       type,
       status: "True",
@@ -697,4 +694,46 @@ function missing(path: string): never {
 
 function notFoundPath(path: string): StatusError {
   return new StatusError(404, "NotFound", `the server could not find the requested resource (${path})`);
+}
+
+const BUILT_IN_SCALE: ScalePaths = {
+  specReplicasPath: ".spec.replicas",
+  statusReplicasPath: ".status.replicas",
+};
+
+function crdScalePaths(scale: JsonMap): ScalePaths {
+  return {
+    specReplicasPath: String(scale.specReplicasPath ?? BUILT_IN_SCALE.specReplicasPath),
+    statusReplicasPath: String(scale.statusReplicasPath ?? BUILT_IN_SCALE.statusReplicasPath),
+    ...(typeof scale.labelSelectorPath === "string" ? { labelSelectorPath: scale.labelSelectorPath } : {}),
+  };
+}
+
+/** A copy of root with the value at path set, creating maps on the way. */
+function withValueAt(root: JsonMap, path: readonly string[], value: Json): JsonMap {
+  const [head, ...rest] = path;
+  if (head === undefined) return root;
+  return { ...root, [head]: rest.length === 0 ? value : withValueAt(asMap(root[head]), rest, value) };
+}
+
+// The resource one served version of a CRD adds to discovery.
+function customResource(spec: JsonMap, version: JsonMap): ApiResource {
+  const names = asMap(spec.names);
+  const kind = String(names.kind);
+  const subresources = asMap(version.subresources);
+  return {
+    group: String(spec.group),
+    version: String(version.name),
+    name: String(names.plural),
+    singularName: String(names.singular ?? kind.toLowerCase()),
+    kind,
+    namespaced: spec.scope !== "Cluster",
+    verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    ...(Array.isArray(names.shortNames) ? { shortNames: names.shortNames.map(String) } : {}),
+    subresources: [
+      ...("status" in subresources ? ["status"] : []),
+      ...("scale" in subresources ? ["scale"] : []),
+    ],
+    ...(isJsonMap(subresources.scale) ? { scale: crdScalePaths(subresources.scale) } : {}),
+  };
 }
