@@ -1,0 +1,61 @@
+import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+
+// Fields the server sets or that are write-only: never drift.
+const IGNORED_TOP = new Set(["status"]);
+const IGNORED_METADATA = new Set([
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "managedFields",
+  "selfLink",
+]);
+
+/**
+ * Where a live object departs from what gitfleet rendered, as dotted paths (at most `limit`): every
+ * field the rendered object sets must be present in the live object with the same value; fields the
+ * live object has besides (defaults, other managers' fields, status) are not drift. Lists are compared
+ * item by item, maps by the rendered keys. Secret `stringData` is write-only and skipped. Pure.
+ */
+export function driftedPaths(rendered: JsonMap, live: JsonMap, limit = 5): string[] {
+  const found: string[] = [];
+  for (const [key, value] of Object.entries(rendered)) {
+    if (IGNORED_TOP.has(key) || (key === "stringData" && rendered.kind === "Secret")) continue;
+    if (key === "metadata" && isJsonMap(value) && isJsonMap(live.metadata)) {
+      for (const [field, inner] of Object.entries(value))
+        if (!IGNORED_METADATA.has(field))
+          compare(inner, live.metadata[field], `metadata.${field}`, found, limit);
+      continue;
+    }
+    compare(value, live[key], key, found, limit);
+  }
+  return found;
+}
+
+function compare(
+  want: Json | undefined,
+  have: Json | undefined,
+  path: string,
+  found: string[],
+  limit: number,
+): void {
+  if (found.length >= limit) return;
+  if (isJsonMap(want)) {
+    if (!isJsonMap(have)) {
+      found.push(path);
+      return;
+    }
+    for (const [key, value] of Object.entries(want))
+      compare(value, have[key], `${path}.${key}`, found, limit);
+    return;
+  }
+  if (Array.isArray(want)) {
+    if (!Array.isArray(have) || have.length !== want.length) {
+      found.push(path);
+      return;
+    }
+    for (const [index, item] of want.entries()) compare(item, have[index], `${path}[${index}]`, found, limit);
+    return;
+  }
+  if (want !== have && !(want === null && have === undefined)) found.push(path);
+}

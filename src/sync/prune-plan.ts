@@ -1,0 +1,101 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { compareStrings } from "../model/file-tree.js";
+import type { Inventory, InventoryEntry } from "./inventory.js";
+
+/** What decides whether a sync may prune. */
+export interface PruneSettings {
+  /** A sync that would delete more than this share of a cluster's inventory stops (default 30). */
+  readonly maxDeletionPercent: number;
+  /** allowPrune tokens found in fleet.yaml and the apps: each lets exactly one blocked deletion set through. */
+  readonly allowedTokens: ReadonlySet<string>;
+  /** False for apps whose syncPolicy.prune is false: their objects stay when they leave the rendered tree. */
+  readonly appPrunes: (app: string) => boolean;
+}
+
+export const DEFAULT_MAX_DELETION_PERCENT = 30;
+
+/** Kinds whose deletion loses data or takes other objects along: never deleted without an explicit token. */
+const PROTECTED_KINDS = new Set([
+  "/Namespace",
+  "/PersistentVolumeClaim",
+  "apiextensions.k8s.io/CustomResourceDefinition",
+]);
+
+export interface PrunePlan {
+  /** In the inventory, no longer rendered, and allowed to go: deleted in this order (namespaced first). */
+  readonly delete: readonly InventoryEntry[];
+  /** No longer rendered, but their app does not prune: kept running and kept in the inventory. */
+  readonly retained: readonly InventoryEntry[];
+  /** The deletion budget stopped the prune: nothing is deleted until a commit adds the token. */
+  readonly blocked?: {
+    readonly token: string;
+    readonly reasons: readonly string[];
+    readonly entries: readonly InventoryEntry[];
+  };
+}
+
+/**
+ * What pruning may delete from one cluster: the inventory's objects that the rendered tree no longer
+ * holds — never anything outside the inventory. A deletion set larger than the budget, or one that
+ * includes a Namespace, PVC or CRD, is blocked as a whole until a commit names its token in
+ * `allowPrune`; the token digests the cluster and the exact set, so it cannot let a later, different
+ * mass deletion through. Pure.
+ */
+export function planPrune(
+  cluster: string,
+  inventory: Inventory,
+  desired: ReadonlySet<string>,
+  settings: PruneSettings,
+): PrunePlan {
+  const leaving = [...inventory.values()]
+    .filter((entry) => !desired.has(entry.identity))
+    .sort((a, b) => compareStrings(a.identity, b.identity));
+  const retained = leaving.filter((entry) => !settings.appPrunes(entry.app));
+  const candidates = leaving.filter((entry) => settings.appPrunes(entry.app));
+  if (candidates.length === 0) return { delete: [], retained };
+  const reasons: string[] = [];
+  const share = (candidates.length / inventory.size) * 100;
+  if (share > settings.maxDeletionPercent)
+    reasons.push(
+      `would delete ${candidates.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
+    );
+  const protectedOnes = candidates.filter((entry) => PROTECTED_KINDS.has(groupKindOf(entry)));
+  if (protectedOnes.length > 0)
+    reasons.push(
+      `would delete ${protectedOnes.map((e) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ""}${e.name}`).join(", ")}`,
+    );
+  const token = pruneToken(cluster, candidates);
+  if (reasons.length > 0 && !settings.allowedTokens.has(token))
+    return { delete: [], retained, blocked: { token, reasons, entries: candidates } };
+  return { delete: deletionOrder(candidates), retained };
+}
+
+/** The token that allows one cluster's exact deletion set: `prune-` and 12 hex digits. */
+export function pruneToken(cluster: string, entries: readonly InventoryEntry[]): string {
+  const text = [cluster, ...entries.map((e) => e.identity).sort(compareStrings)].join("\n");
+  return `prune-${bytesToHex(sha256(new TextEncoder().encode(text))).slice(0, 12)}`;
+}
+
+/** allowPrune as written: one token or several, separated by spaces or commas. */
+export function parseAllowPrune(text: string | undefined): string[] {
+  return (text ?? "").split(/[\s,]+/).filter((token) => token !== "");
+}
+
+function groupKindOf(entry: InventoryEntry): string {
+  const group = entry.apiVersion.includes("/")
+    ? entry.apiVersion.slice(0, entry.apiVersion.indexOf("/"))
+    : "";
+  return `${group}/${entry.kind}`;
+}
+
+// Namespaced objects first, then cluster-scoped ones, Namespaces and CRDs last: the reverse of applying.
+function deletionOrder(entries: readonly InventoryEntry[]): InventoryEntry[] {
+  const rank = (entry: InventoryEntry) => {
+    const groupKind = groupKindOf(entry);
+    if (groupKind === "apiextensions.k8s.io/CustomResourceDefinition") return 3;
+    if (groupKind === "/Namespace") return 2;
+    return entry.namespace === undefined ? 1 : 0;
+  };
+  return entries.slice().sort((a, b) => rank(a) - rank(b));
+}

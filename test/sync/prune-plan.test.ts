@@ -1,0 +1,163 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Inventory, InventoryEntry } from "../../src/sync/inventory.js";
+import { type PruneSettings, parseAllowPrune, planPrune, pruneToken } from "../../src/sync/prune-plan.js";
+
+const entry = (
+  kind: string,
+  name: string,
+  namespace: string | undefined = "shop",
+  app = "web",
+): InventoryEntry => {
+  const apiVersion =
+    kind === "Deployment"
+      ? "apps/v1"
+      : kind === "CustomResourceDefinition"
+        ? "apiextensions.k8s.io/v1"
+        : "v1";
+  const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+  return {
+    identity: `${group}/${kind}/${namespace ?? ""}/${name}`,
+    apiVersion,
+    kind,
+    namespace,
+    name,
+    app,
+    uid: `uid-${name}`,
+    digest: "d",
+  };
+};
+
+const inventoryOf = (...entries: InventoryEntry[]): Inventory => new Map(entries.map((e) => [e.identity, e]));
+
+const settings = (overrides: Partial<PruneSettings> = {}): PruneSettings => ({
+  maxDeletionPercent: 30,
+  allowedTokens: new Set(),
+  appPrunes: () => true,
+  ...overrides,
+});
+
+// Ten objects: a namespace and nine of app "web" or "api".
+const TEN = inventoryOf(
+  entry("Namespace", "shop", undefined, "platform"),
+  ...Array.from({ length: 6 }, (_, i) => entry("ConfigMap", `web-${i}`)),
+  ...Array.from({ length: 3 }, (_, i) => entry("Deployment", `api-${i}`, "shop", "api")),
+);
+const all = new Set(TEN.keys());
+const without = (...names: string[]) =>
+  new Set([...all].filter((identity) => !names.some((name) => identity.endsWith(`/${name}`))));
+
+describe("planPrune", () => {
+  it("deletes only inventory objects that left the rendered tree, namespaced before cluster-scoped", () => {
+    const plan = planPrune("east", TEN, without("api-0", "web-5"), settings());
+    expect(plan.delete.map((e) => e.name)).toEqual(["web-5", "api-0"]);
+    expect(plan.blocked).toBeUndefined();
+  });
+
+  it("deletes nothing when everything is still rendered", () => {
+    expect(planPrune("east", TEN, all, settings())).toEqual({ delete: [], retained: [] });
+  });
+
+  it("blocks a deletion set over the budget, with a token and the reason", () => {
+    const plan = planPrune("east", TEN, without("web-0", "web-1", "web-2", "web-3"), settings());
+    expect(plan.delete).toEqual([]);
+    expect(plan.blocked?.reasons).toEqual(["would delete 4 of 10 objects (40%), more than the 30% budget"]);
+    expect(plan.blocked?.token).toMatch(/^prune-[0-9a-f]{12}$/);
+    expect(plan.blocked?.entries).toHaveLength(4);
+  });
+
+  it("blocks any Namespace, PVC or CRD however small the share", () => {
+    const inventory = inventoryOf(...[...TEN.values()], entry("PersistentVolumeClaim", "data"));
+    const plan = planPrune(
+      "east",
+      inventory,
+      new Set([...inventory.keys()].filter((i) => !i.endsWith("/data"))),
+      settings(),
+    );
+    expect(plan.blocked?.reasons).toEqual(["would delete PersistentVolumeClaim shop/data"]);
+  });
+
+  it("lets the exact blocked set through once its token is allowed, and no other set", () => {
+    const desired = without("web-0", "web-1", "web-2", "web-3");
+    const token = planPrune("east", TEN, desired, settings()).blocked?.token ?? "";
+    const allowed = planPrune("east", TEN, desired, settings({ allowedTokens: new Set([token]) }));
+    expect(allowed.delete).toHaveLength(4);
+    const other = planPrune(
+      "east",
+      TEN,
+      without("web-0", "web-1", "web-2", "web-4"),
+      settings({ allowedTokens: new Set([token]) }),
+    );
+    expect(other.delete).toEqual([]);
+    expect(other.blocked?.token).not.toBe(token);
+    expect(
+      planPrune("west", TEN, desired, settings({ allowedTokens: new Set([token]) })).blocked,
+    ).toBeDefined();
+  });
+
+  it("retains the objects of apps that do not prune", () => {
+    const plan = planPrune(
+      "east",
+      TEN,
+      without("api-0", "web-0"),
+      settings({ appPrunes: (app) => app !== "api" }),
+    );
+    expect(plan.delete.map((e) => e.name)).toEqual(["web-0"]);
+    expect(plan.retained.map((e) => e.name)).toEqual(["api-0"]);
+  });
+
+  it("a larger budget allows more", () => {
+    const plan = planPrune(
+      "east",
+      TEN,
+      without("web-0", "web-1", "web-2", "web-3"),
+      settings({ maxDeletionPercent: 50 }),
+    );
+    expect(plan.delete).toHaveLength(4);
+  });
+
+  it("never deletes what is rendered or what is not in the inventory (property)", () => {
+    const names = fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 30 });
+    fc.assert(
+      fc.property(
+        names,
+        fc.array(fc.boolean(), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 100 }),
+        (list, keep, percent) => {
+          const inventory = inventoryOf(...list.map((name) => entry("ConfigMap", name)));
+          const desired = new Set([
+            ...list.filter((_, i) => keep[i] ?? true).map((name) => entry("ConfigMap", name).identity),
+            entry("ConfigMap", "not-in-inventory-x").identity,
+          ]);
+          const plan = planPrune("east", inventory, desired, settings({ maxDeletionPercent: percent }));
+          for (const deleted of plan.delete) {
+            expect(inventory.has(deleted.identity)).toBe(true);
+            expect(desired.has(deleted.identity)).toBe(false);
+          }
+          const leaving = [...inventory.keys()].filter((identity) => !desired.has(identity));
+          if (plan.blocked) expect(plan.delete).toEqual([]);
+          else expect(plan.delete.length).toBe(leaving.length);
+          if (leaving.length / inventory.size > percent / 100) expect(plan.blocked).toBeDefined();
+        },
+      ),
+    );
+  });
+});
+
+describe("pruneToken and parseAllowPrune", () => {
+  it("a token does not depend on the order of the set", () => {
+    const a = entry("ConfigMap", "a");
+    const b = entry("ConfigMap", "b");
+    expect(pruneToken("east", [a, b])).toBe(pruneToken("east", [b, a]));
+    expect(pruneToken("east", [a, b])).not.toBe(pruneToken("east", [a]));
+  });
+
+  it.each([
+    [undefined, []],
+    ["", []],
+    ["prune-abc", ["prune-abc"]],
+    ["prune-a, prune-b  prune-c", ["prune-a", "prune-b", "prune-c"]],
+  ] as const)("%j → %j", (text, tokens) => {
+    expect(parseAllowPrune(text)).toEqual(tokens);
+  });
+});
