@@ -167,7 +167,7 @@ export class MemberApi {
         body: this.view(target, this.update(target, request.body, this.writer(target, request))),
       };
     if (method === "PATCH") return { status: 200, body: this.view(target, this.patch(target, request)) };
-    if (method === "DELETE") return { status: 200, body: this.delete(key) };
+    if (method === "DELETE") return { status: 200, body: this.delete(key, asMap(request.body)) };
     throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
   }
 
@@ -541,9 +541,10 @@ export class MemberApi {
     return result.value;
   }
 
-  private delete(key: ObjectKey & { name: string }): JsonMap {
+  private delete(key: ObjectKey & { name: string }, options: JsonMap = {}): JsonMap {
     const current = this.existing(key);
     const metadata = asMap(current.metadata);
+    checkPreconditions(key, metadata, asMap(options.preconditions));
     if (Array.isArray(metadata.finalizers) && metadata.finalizers.length > 0) {
       if (metadata.deletionTimestamp !== undefined) return current;
       const marked = {
@@ -736,4 +737,22 @@ function customResource(spec: JsonMap, version: JsonMap): ApiResource {
     ],
     ...(isJsonMap(subresources.scale) ? { scale: crdScalePaths(subresources.scale) } : {}),
   };
+}
+
+// DeleteOptions.preconditions: the object must still be the one the client means (uid) or saw (resourceVersion).
+function checkPreconditions(
+  key: ObjectKey & { name: string },
+  metadata: JsonMap,
+  preconditions: JsonMap,
+): void {
+  for (const field of ["uid", "resourceVersion"] as const) {
+    const wanted = preconditions[field];
+    if (typeof wanted === "string" && wanted !== "" && wanted !== metadata[field])
+      throw new StatusError(
+        409,
+        "Conflict",
+        `Operation cannot be fulfilled on ${key.resource.name}${key.resource.group ? `.${key.resource.group}` : ""} "${key.name}": Precondition failed: ${field === "uid" ? "UID" : "ResourceVersion"} in precondition: ${wanted}, ${field === "uid" ? "UID" : "ResourceVersion"} in object meta: ${String(metadata[field] ?? "")}`,
+        { name: key.name, group: key.resource.group, kind: key.resource.name },
+      );
+  }
 }

@@ -1,0 +1,453 @@
+import { asMap, type JsonMap, valueAt } from "../model/json.js";
+import type { ResourceInterpreterSpec } from "../model/types.js";
+import { MANAGED_BY } from "../render/tracking.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
+import { applyPlan } from "./apply-order.js";
+import { driftedPaths } from "./drift.js";
+import { assessHealth, type Health } from "./health.js";
+import {
+  INVENTORY_CONFIGMAP,
+  INVENTORY_NAMESPACE,
+  type Inventory,
+  type InventoryEntry,
+  inventoryLines,
+  parseInventoryLines,
+} from "./inventory.js";
+import { MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { type PruneSettings, planPrune } from "./prune-plan.js";
+
+/** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
+export interface ObjectPolicy {
+  /** Take fields another field manager owns (syncPolicy.forceConflicts or Placement forceConflicts). */
+  readonly force: boolean;
+  /** Take over an object that exists but gitfleet did not create (conflictResolution: Adopt). */
+  readonly adopt: boolean;
+  /** Correct drift (default); false only reports it. */
+  readonly selfHeal: boolean;
+}
+
+/** One object to be in a cluster. */
+export interface DesiredObject {
+  readonly identity: string;
+  readonly app: string;
+  /** What is applied: the rendered object, with Secret values restored. */
+  readonly object: JsonMap;
+  /** Digest of the rendered text: unchanged objects that have not drifted are not applied again. */
+  readonly digest: string;
+  readonly policy: ObjectPolicy;
+}
+
+export type ObjectAction =
+  | "created"
+  | "configured"
+  | "unchanged"
+  | "corrected"
+  | "drifted"
+  | "conflict"
+  | "failed";
+
+export interface ObjectResult {
+  readonly identity: string;
+  readonly app: string;
+  readonly action: ObjectAction;
+  readonly health: Health;
+  /** Paths that differed from the rendered object before this sync. */
+  readonly drift?: readonly string[];
+  readonly error?: string;
+  /** For workloads: what the rendered object asks for and what the member reports ready. */
+  readonly desiredReplicas?: number;
+  readonly readyReplicas?: number;
+}
+
+export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";
+
+export interface PruneResult {
+  readonly identity: string;
+  readonly app: string;
+  readonly outcome: PruneOutcome;
+  readonly error?: string;
+}
+
+/** What one sync of one cluster did. */
+export interface ClusterSyncResult {
+  readonly cluster: string;
+  readonly sourceCommit: string;
+  readonly reachable: boolean;
+  /** Why the cluster could not be synced at all. */
+  readonly error?: string;
+  readonly objects: readonly ObjectResult[];
+  readonly pruned: readonly PruneResult[];
+  readonly pruneBlocked?: {
+    readonly token: string;
+    readonly reasons: readonly string[];
+    readonly count: number;
+  };
+  /** Objects that left the rendered tree but stay: their app does not prune. */
+  readonly retained: readonly string[];
+  readonly inventory: Inventory;
+}
+
+export interface ClusterSyncInput {
+  readonly cluster: string;
+  readonly client: MemberClient;
+  readonly sourceCommit: string;
+  readonly desired: readonly DesiredObject[];
+  readonly prune: PruneSettings;
+  /** The inventory on the status branch: used when the member's own copy is missing. */
+  readonly knownInventory: Inventory;
+  /** The ResourceInterpreter for a custom kind (health, replicas). */
+  readonly interpreterFor?: (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined;
+  /** Requests in flight per cluster (default 8). */
+  readonly concurrency?: number;
+  /** How long to wait for applied CRDs to be Established (default 30 s). */
+  readonly crdTimeoutMs?: number;
+}
+
+/** The annotation that keeps an object when it leaves the rendered tree. */
+export const PRUNE_ANNOTATION = "gitfleet.io/prune";
+const MANAGED_SELECTOR = `${MANAGED_BY.key}=${MANAGED_BY.value}`;
+
+/**
+ * Syncs one member cluster to the rendered objects: reads the inventory, records the intent to apply
+ * new objects in it before applying them (so a crash never leaves an object gitfleet created outside
+ * the inventory), applies in order with server-side apply (CRDs first and waited for, then Namespaces,
+ * cluster-scoped, namespaced objects), skips objects that are unchanged and have not drifted, prunes
+ * within the deletion budget, and writes the inventory back. A member that cannot be reached gives a
+ * result saying so; nothing is deleted then.
+ */
+export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncResult> {
+  const { cluster, client, sourceCommit } = input;
+  const empty = { cluster, sourceCommit, objects: [], pruned: [], retained: [] };
+  let stored: { inventory: Inventory; text: string | undefined } = {
+    inventory: input.knownInventory,
+    text: undefined,
+  };
+  let live: Map<string, JsonMap>;
+  try {
+    stored = await readInventory(client, input.knownInventory);
+    live = await listManaged(client, input.desired, stored.inventory);
+  } catch (error) {
+    return {
+      ...empty,
+      reachable: false,
+      error: message(error),
+      inventory: stored.inventory,
+    };
+  }
+  const inventory = new Map(stored.inventory);
+  const fresh = input.desired.filter((d) => !inventory.has(d.identity));
+  try {
+    if (fresh.length > 0) {
+      for (const desired of fresh) inventory.set(desired.identity, intentEntry(desired));
+      stored = {
+        inventory: stored.inventory,
+        text: await writeInventory(client, sourceCommit, inventory, stored.text),
+      };
+    }
+  } catch (error) {
+    return { ...empty, reachable: false, error: message(error), inventory: stored.inventory };
+  }
+  const objects = await applyAll(input, inventory, live);
+  const prune = planPrune(cluster, inventory, new Set(input.desired.map((d) => d.identity)), input.prune);
+  const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
+    pruneOne(client, entry),
+  );
+  for (const result of pruned) if (result.outcome !== "failed") inventory.delete(result.identity);
+  let error: string | undefined;
+  try {
+    await writeInventory(client, sourceCommit, inventory, stored.text);
+  } catch (failure) {
+    error = `the inventory could not be written: ${message(failure)}`;
+  }
+  return {
+    cluster,
+    sourceCommit,
+    reachable: true,
+    ...(error ? { error } : {}),
+    objects,
+    pruned,
+    ...(prune.blocked
+      ? {
+          pruneBlocked: {
+            token: prune.blocked.token,
+            reasons: prune.blocked.reasons,
+            count: prune.blocked.entries.length,
+          },
+        }
+      : {}),
+    retained: prune.retained.map((e) => e.identity),
+    inventory,
+  };
+}
+
+// Applies phase by phase; updates the inventory entry of every object as it goes.
+async function applyAll(
+  input: ClusterSyncInput,
+  inventory: Map<string, InventoryEntry>,
+  live: ReadonlyMap<string, JsonMap>,
+): Promise<ObjectResult[]> {
+  const results: ObjectResult[] = [];
+  for (const { phase, items } of applyPlan(input.desired, (d) => d.object)) {
+    const done = await mapConcurrently(items, input.concurrency ?? 8, (desired) =>
+      applyOne(input, desired, inventory.get(desired.identity), live.get(desired.identity)),
+    );
+    if (phase === "crds") {
+      await waitEstablished(input, done);
+      input.client.forgetDiscovery();
+    }
+    for (const [index, { result, entry }] of done.entries()) {
+      const desired = items[index] as DesiredObject;
+      if (entry) inventory.set(desired.identity, entry);
+      else inventory.delete(desired.identity);
+      results.push(result);
+    }
+  }
+  return results;
+}
+
+interface Applied {
+  readonly result: ObjectResult;
+  /** The inventory entry after this object's sync; undefined drops it (gitfleet did not create it). */
+  readonly entry: InventoryEntry | undefined;
+  readonly live?: JsonMap;
+}
+
+async function applyOne(
+  input: ClusterSyncInput,
+  desired: DesiredObject,
+  entry: InventoryEntry | undefined,
+  listed: JsonMap | undefined,
+): Promise<Applied> {
+  try {
+    // An object that is neither labelled nor in the inventory may still exist: look before creating.
+    const current = listed ?? (entry?.uid ? undefined : await input.client.get(addressOf(desired.object)));
+    const step = decide(desired, entry, current);
+    if (step.kind === "refuse") return refused(desired);
+    if (step.kind === "keep" && current && entry)
+      return withDrift(settled(input, desired, step.action, current, entry), step.drift);
+    const applied = await input.client.apply(desired.object, desired.policy.force);
+    const action: ObjectAction = !current
+      ? "created"
+      : entry?.digest === desired.digest
+        ? "corrected"
+        : "configured";
+    const next = { ...intentEntry(desired), digest: desired.digest };
+    return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
+  } catch (error) {
+    return failed(desired, entry, error);
+  }
+}
+
+type Step =
+  | { readonly kind: "refuse" }
+  | { readonly kind: "keep"; readonly action: "unchanged" | "drifted"; readonly drift: readonly string[] }
+  | { readonly kind: "apply"; readonly drift: readonly string[] };
+
+/** What to do with one object, given its inventory entry and what the cluster holds. Pure. */
+export function decide(
+  desired: DesiredObject,
+  entry: InventoryEntry | undefined,
+  current: JsonMap | undefined,
+): Step {
+  // Not in the inventory yet present, even with gitfleet's labels: somebody else's object.
+  if (current && !entry && !desired.policy.adopt) return { kind: "refuse" };
+  const drift = current ? driftedPaths(desired.object, current) : [];
+  if (!current || entry?.digest !== desired.digest) return { kind: "apply", drift };
+  if (drift.length === 0) return { kind: "keep", action: "unchanged", drift };
+  return desired.policy.selfHeal ? { kind: "apply", drift } : { kind: "keep", action: "drifted", drift };
+}
+
+function withDrift(applied: Applied, drift: readonly string[]): Applied {
+  return drift.length === 0 ? applied : { ...applied, result: { ...applied.result, drift } };
+}
+
+function refused(desired: DesiredObject): Applied {
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: "conflict",
+      health: { status: "Unknown", reason: "not managed by gitfleet" },
+      error:
+        "exists in the cluster and gitfleet did not create it; set conflictResolution: Adopt on the Placement to take it over",
+    },
+    entry: undefined,
+  };
+}
+
+function failed(desired: DesiredObject, entry: InventoryEntry | undefined, error: unknown): Applied {
+  const conflict = error instanceof MemberApiError && error.code === 409;
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: conflict ? "conflict" : "failed",
+      health: { status: "Unknown", reason: conflict ? "apply conflict" : "apply failed" },
+      error: message(error),
+    },
+    // A transient failure may have created the object: keep the intent so the next sync settles it.
+    entry: entry ?? (error instanceof MemberApiError && error.transient ? intentEntry(desired) : undefined),
+  };
+}
+
+function settled(
+  input: ClusterSyncInput,
+  desired: DesiredObject,
+  action: ObjectAction,
+  live: JsonMap,
+  entry: InventoryEntry,
+): Applied {
+  const interpreter = input.interpreterFor?.(String(desired.object.apiVersion), String(desired.object.kind));
+  const uid = String(asMap(live.metadata).uid ?? entry.uid);
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action,
+      health: assessHealth(live, interpreter),
+      ...replicasOf(desired.object, live, interpreter),
+    },
+    entry: { ...entry, uid },
+    live,
+  };
+}
+
+// Desired and ready replicas of a workload: built-in kinds, or a ResourceInterpreter's paths.
+function replicasOf(
+  rendered: JsonMap,
+  live: JsonMap,
+  interpreter: ResourceInterpreterSpec | undefined,
+): { desiredReplicas?: number; readyReplicas?: number } {
+  const builtIn = ["apps/v1/Deployment", "apps/v1/StatefulSet", "apps/v1/ReplicaSet"].includes(
+    `${String(rendered.apiVersion)}/${String(rendered.kind)}`,
+  );
+  const replicasPath = builtIn ? "spec.replicas" : interpreter?.replicasPath;
+  const readyPath = builtIn ? "status.readyReplicas" : interpreter?.statusPaths?.readyReplicas;
+  if (!replicasPath) return {};
+  const wanted = valueAt(rendered, replicasPath.split("."));
+  const ready = readyPath ? valueAt(live, readyPath.split(".")) : undefined;
+  return {
+    desiredReplicas: typeof wanted === "number" ? wanted : 1,
+    readyReplicas: typeof ready === "number" ? ready : 0,
+  };
+}
+
+// CRDs must be Established before objects of their kinds can be applied.
+async function waitEstablished(input: ClusterSyncInput, applied: readonly Applied[]): Promise<void> {
+  const deadline = Date.now() + (input.crdTimeoutMs ?? 30_000);
+  for (const { live } of applied) {
+    if (!live) continue;
+    let current: JsonMap | undefined = live;
+    while (current && assessHealth(current).status !== "Healthy" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await input.client.get(addressOf(live)).catch(() => current);
+    }
+  }
+}
+
+async function pruneOne(client: MemberClient, entry: InventoryEntry): Promise<PruneResult> {
+  const base = { identity: entry.identity, app: entry.app };
+  try {
+    const live = await client.get(entry);
+    if (!live) return { ...base, outcome: "gone" };
+    const metadata = asMap(live.metadata);
+    if (entry.uid !== "" && metadata.uid !== entry.uid) return { ...base, outcome: "replaced" };
+    if (asMap(metadata.labels)[MANAGED_BY.key] !== MANAGED_BY.value) return { ...base, outcome: "detached" };
+    if (asMap(metadata.annotations)[PRUNE_ANNOTATION] === "disabled")
+      return { ...base, outcome: "prune-disabled" };
+    return { ...base, outcome: await client.delete(entry, String(metadata.uid ?? "")) };
+  } catch (error) {
+    return { ...base, outcome: "failed", error: message(error) };
+  }
+}
+
+async function readInventory(
+  client: MemberClient,
+  known: Inventory,
+): Promise<{ inventory: Inventory; text: string | undefined }> {
+  const configMap = await client.get({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    namespace: INVENTORY_NAMESPACE,
+    name: INVENTORY_CONFIGMAP,
+  });
+  if (!configMap) return { inventory: known, text: undefined };
+  const text = String(asMap(configMap.data).inventory ?? "");
+  return { inventory: parseInventoryLines(text), text };
+}
+
+// Writes the inventory ConfigMap (and its namespace) when its lines changed; returns the lines written.
+async function writeInventory(
+  client: MemberClient,
+  sourceCommit: string,
+  inventory: Inventory,
+  previous: string | undefined,
+): Promise<string> {
+  const text = inventoryLines(inventory);
+  if (text === previous) return text;
+  const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
+  if (previous === undefined)
+    await client.apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: INVENTORY_NAMESPACE, labels } },
+      true,
+    );
+  await client.apply(
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: INVENTORY_CONFIGMAP, namespace: INVENTORY_NAMESPACE, labels },
+      data: { sourceCommit, inventory: text },
+    },
+    true,
+  );
+  return text;
+}
+
+// The live objects gitfleet manages, of every kind it renders or has applied, by identity.
+async function listManaged(
+  client: MemberClient,
+  desired: readonly DesiredObject[],
+  inventory: Inventory,
+): Promise<Map<string, JsonMap>> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const d of desired)
+    kinds.set(`${String(d.object.apiVersion)} ${String(d.object.kind)}`, {
+      apiVersion: String(d.object.apiVersion),
+      kind: String(d.object.kind),
+    });
+  for (const e of inventory.values())
+    kinds.set(`${e.apiVersion} ${e.kind}`, { apiVersion: e.apiVersion, kind: e.kind });
+  const live = new Map<string, JsonMap>();
+  const lists = await mapConcurrently([...kinds.values()], 4, ({ apiVersion, kind }) =>
+    client.list(apiVersion, kind, MANAGED_SELECTOR),
+  );
+  for (const items of lists) for (const object of items ?? []) live.set(identityOfLive(object), object);
+  return live;
+}
+
+function identityOfLive(object: JsonMap): string {
+  const apiVersion = String(object.apiVersion);
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const metadata = asMap(object.metadata);
+  return `${group}/${String(object.kind)}/${String(metadata.namespace ?? "")}/${String(metadata.name)}`;
+}
+
+function addressOf(object: JsonMap): ObjectAddress {
+  const metadata = asMap(object.metadata);
+  return {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+    name: String(metadata.name),
+  };
+}
+
+// An entry recorded before applying: no uid or digest yet.
+function intentEntry(desired: DesiredObject): InventoryEntry {
+  const address = addressOf(desired.object);
+  return { identity: desired.identity, ...address, app: desired.app, uid: "", digest: "" };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

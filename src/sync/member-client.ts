@@ -1,0 +1,261 @@
+import type { KubeConfig } from "@kubernetes/client-node";
+import fetch, { type RequestInit } from "node-fetch";
+import { asList, asMap, type JsonMap } from "../model/json.js";
+
+/** A Kubernetes API error: the Status a member answered with, or a failure to reach it (code 0). */
+export class MemberApiError extends Error {
+  override readonly name = "MemberApiError";
+  constructor(
+    readonly cluster: string,
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** Worth another try: unreachable, throttled, or a server error. */
+  get transient(): boolean {
+    return this.code === 0 || this.code === 429 || this.code >= 500;
+  }
+}
+
+/** Where a kind is served. */
+export interface ServedResource {
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/** An object's address in a member. */
+export interface ObjectAddress {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string | undefined;
+  readonly name: string;
+}
+
+export interface MemberClientOptions {
+  /** Per request, milliseconds (default 10 s). */
+  readonly timeoutMs?: number;
+  /** Extra tries for a transient failure, with exponential backoff and jitter (default 3). */
+  readonly retries?: number;
+  /** First backoff delay in milliseconds (default 200). */
+  readonly backoffMs?: number;
+  /** The field manager of server-side apply (default "gitfleet"). */
+  readonly fieldManager?: string;
+}
+
+export const FIELD_MANAGER = "gitfleet";
+
+// Authentication material is read again after this long (exec plugins and tokens expire).
+const AUTH_REFRESH_MS = 60_000;
+
+/**
+ * One member cluster's API, through @kubernetes/client-node's KubeConfig (server, TLS, credentials,
+ * exec plugins) and raw JSON requests: the typed serializer would drop fields of custom resources and
+ * fields newer than the client's models, and drift detection needs the server's JSON as it is.
+ * Discovery maps a kind to its resource; transient failures are retried with backoff.
+ */
+export class MemberClient {
+  private readonly discovery = new Map<string, Promise<Map<string, ServedResource>>>();
+  private auth: { init: Promise<RequestInit>; at: number } | undefined;
+
+  constructor(
+    readonly cluster: string,
+    private readonly config: KubeConfig,
+    private readonly options: MemberClientOptions = {},
+  ) {}
+
+  /** The API server's URL. */
+  get server(): string {
+    return this.config.getCurrentCluster()?.server.replace(/\/+$/, "") ?? "";
+  }
+
+  /** Server-side apply: creates or updates the fields this manager applies; `force` takes fields other managers own. */
+  async apply(object: JsonMap, force: boolean): Promise<JsonMap> {
+    const metadata = asMap(object.metadata);
+    const path = await this.objectPath({
+      apiVersion: String(object.apiVersion),
+      kind: String(object.kind),
+      namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+      name: String(metadata.name),
+    });
+    const query = new URLSearchParams({ fieldManager: this.options.fieldManager ?? FIELD_MANAGER });
+    if (force) query.set("force", "true");
+    return asMap(
+      await this.request("PATCH", `${path}?${query.toString()}`, object, "application/apply-patch+yaml"),
+    );
+  }
+
+  /** The live object, or undefined when it (or its kind) does not exist. */
+  async get(address: ObjectAddress): Promise<JsonMap | undefined> {
+    try {
+      return asMap(await this.request("GET", await this.objectPath(address)));
+    } catch (error) {
+      if (error instanceof MemberApiError && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Every object of a kind in all namespaces matching a label selector; undefined when the kind is not served. */
+  async list(apiVersion: string, kind: string, labelSelector: string): Promise<JsonMap[] | undefined> {
+    const resource = await this.resource(apiVersion, kind);
+    if (!resource) return undefined;
+    const query = new URLSearchParams({ labelSelector });
+    const list = asMap(
+      await this.request("GET", `${prefix(apiVersion)}/${resource.plural}?${query.toString()}`),
+    );
+    return asList(list.items).map((item) => ({ apiVersion, kind, ...asMap(item) }));
+  }
+
+  /**
+   * Deletes the object only if it is still the one with this uid (a look-alike created since is left
+   * alone): "deleted", "gone" when it no longer exists, "replaced" when the uid differs.
+   */
+  async delete(address: ObjectAddress, uid: string): Promise<"deleted" | "gone" | "replaced"> {
+    try {
+      await this.request("DELETE", await this.objectPath(address), {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        propagationPolicy: "Background",
+        ...(uid ? { preconditions: { uid } } : {}),
+      });
+      return "deleted";
+    } catch (error) {
+      if (error instanceof MemberApiError && error.code === 404) return "gone";
+      if (error instanceof MemberApiError && error.code === 409 && /precondition/i.test(error.message))
+        return "replaced";
+      throw error;
+    }
+  }
+
+  /** The member answers /readyz. */
+  async ready(): Promise<boolean> {
+    try {
+      await this.request("GET", "/readyz", undefined, undefined, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Where a kind is served, from discovery (cached; refreshed once when the kind is missing, as after a CRD). */
+  async resource(apiVersion: string, kind: string): Promise<ServedResource | undefined> {
+    const found = (await this.groupVersion(apiVersion)).get(kind);
+    if (found) return found;
+    this.discovery.delete(apiVersion);
+    return (await this.groupVersion(apiVersion)).get(kind);
+  }
+
+  /** Forgets what discovery said, e.g. after CRDs were applied. */
+  forgetDiscovery(): void {
+    this.discovery.clear();
+  }
+
+  private async objectPath(address: ObjectAddress): Promise<string> {
+    const resource = await this.resource(address.apiVersion, address.kind);
+    if (!resource)
+      throw new MemberApiError(
+        this.cluster,
+        404,
+        "NotFound",
+        `the server does not serve ${address.kind} in ${address.apiVersion} (is its CustomResourceDefinition installed?)`,
+      );
+    const namespace = resource.namespaced ? `/namespaces/${address.namespace ?? "default"}` : "";
+    return `${prefix(address.apiVersion)}${namespace}/${resource.plural}/${encodeURIComponent(address.name)}`;
+  }
+
+  private groupVersion(apiVersion: string): Promise<Map<string, ServedResource>> {
+    let cached = this.discovery.get(apiVersion);
+    if (!cached) {
+      cached = this.request("GET", prefix(apiVersion))
+        .then((list) => {
+          const kinds = new Map<string, ServedResource>();
+          for (const item of asList(asMap(list).resources).map((r) => asMap(r))) {
+            const name = String(item.name ?? "");
+            if (name.includes("/")) continue;
+            kinds.set(String(item.kind), { plural: name, namespaced: item.namespaced === true });
+          }
+          return kinds;
+        })
+        .catch((error: unknown) => {
+          this.discovery.delete(apiVersion);
+          if (error instanceof MemberApiError && error.code === 404) return new Map<string, ServedResource>();
+          throw error;
+        });
+      this.discovery.set(apiVersion, cached);
+    }
+    return cached;
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = "application/json",
+    retries = this.options.retries ?? 3,
+  ): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(method, path, body, contentType);
+      } catch (error) {
+        if (!(error instanceof MemberApiError) || !error.transient || attempt >= retries) throw error;
+        const base = (this.options.backoffMs ?? 200) * 2 ** attempt;
+        await new Promise((resolve) => setTimeout(resolve, base * (0.5 + Math.random())));
+      }
+    }
+  }
+
+  private async once(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
+    const init = await this.requestInit();
+    const headers = new Map<string, string>([["accept", "application/json"]]);
+    // client-node gives the WHATWG Headers of its credentials (Authorization, exec plugin tokens).
+    for (const [key, value] of new Headers(init.headers as ConstructorParameters<typeof Headers>[0]))
+      headers.set(key, value);
+    if (body !== undefined) headers.set("content-type", contentType);
+    let response: Awaited<ReturnType<typeof fetch>>;
+    try {
+      response = await fetch(`${this.server}${path}`, {
+        ...init,
+        method,
+        headers: Object.fromEntries(headers),
+        timeout: this.options.timeoutMs ?? 10_000,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      } as RequestInit);
+    } catch (error) {
+      throw new MemberApiError(
+        this.cluster,
+        0,
+        "Unreachable",
+        `${this.cluster} (${this.server}) did not answer: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const text = await response.text();
+    if (response.ok) return text === "" || !text.startsWith("{") ? text : JSON.parse(text);
+    let status: JsonMap = {};
+    try {
+      status = asMap(JSON.parse(text));
+    } catch {
+      // Not a Status object: the text is the message.
+    }
+    throw new MemberApiError(
+      this.cluster,
+      response.status,
+      String(status.reason ?? response.statusText),
+      String(status.message ?? (text.slice(0, 300) || response.statusText)),
+    );
+  }
+
+  // The agent, TLS material and credential headers client-node derives from the kubeconfig context.
+  private requestInit(): Promise<RequestInit> {
+    const now = Date.now();
+    if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS)
+      this.auth = { init: this.config.applyToFetchOptions({}) as Promise<RequestInit>, at: now };
+    return this.auth.init;
+  }
+}
+
+/** "/apis/apps/v1", or "/api/v1" for the core group. */
+function prefix(apiVersion: string): string {
+  return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
