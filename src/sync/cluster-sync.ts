@@ -13,7 +13,7 @@ import {
   inventoryLines,
   parseInventoryLines,
 } from "./inventory.js";
-import { MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
 import { type PruneSettings, planPrune } from "./prune-plan.js";
 
 /** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
@@ -35,6 +35,8 @@ export interface DesiredObject {
   /** Digest of the rendered text: unchanged objects that have not drifted are not applied again. */
   readonly digest: string;
   readonly policy: ObjectPolicy;
+  /** Why this object cannot be applied as rendered (reported, not applied). */
+  readonly error?: string;
 }
 
 export type ObjectAction =
@@ -218,6 +220,7 @@ async function applyOne(
   entry: InventoryEntry | undefined,
   listed: JsonMap | undefined,
 ): Promise<Applied> {
+  if (desired.error) return failed(desired, entry, new Error(desired.error));
   try {
     // An object that is neither labelled nor in the inventory may still exist: look before creating.
     const current = listed ?? (entry?.uid ? undefined : await input.client.get(addressOf(desired.object)));
@@ -225,12 +228,14 @@ async function applyOne(
     if (step.kind === "refuse") return refused(desired);
     if (step.kind === "keep" && current && entry)
       return withDrift(settled(input, desired, step.action, current, entry), step.drift);
-    const applied = await input.client.apply(desired.object, desired.policy.force);
     const action: ObjectAction = !current
       ? "created"
       : entry?.digest === desired.digest
         ? "corrected"
         : "configured";
+    // Correcting drift takes back the fields gitfleet applied and someone changed; a new rendering
+    // that meets another manager's fields reports the conflict unless the policy forces.
+    const applied = await input.client.apply(desired.object, desired.policy.force || action === "corrected");
     const next = { ...intentEntry(desired), digest: desired.digest };
     return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
   } catch (error) {
@@ -249,12 +254,23 @@ export function decide(
   entry: InventoryEntry | undefined,
   current: JsonMap | undefined,
 ): Step {
-  // Not in the inventory yet present, even with gitfleet's labels: somebody else's object.
-  if (current && !entry && !desired.policy.adopt) return { kind: "refuse" };
+  // Present, yet neither in the inventory with a uid nor ever applied by gitfleet: somebody else's
+  // object, even if it carries gitfleet's labels.
+  if (current && !entry?.uid && !desired.policy.adopt && !appliedByGitfleet(current))
+    return { kind: "refuse" };
   const drift = current ? driftedPaths(desired.object, current) : [];
   if (!current || entry?.digest !== desired.digest) return { kind: "apply", drift };
   if (drift.length === 0) return { kind: "keep", action: "unchanged", drift };
   return desired.policy.selfHeal ? { kind: "apply", drift } : { kind: "keep", action: "drifted", drift };
+}
+
+// gitfleet's field manager has applied this object before (an inventory lost, a crash before it was written).
+function appliedByGitfleet(live: JsonMap): boolean {
+  const managed = asMap(live.metadata).managedFields;
+  return (
+    Array.isArray(managed) &&
+    managed.some((m) => asMap(m).manager === FIELD_MANAGER && asMap(m).operation === "Apply")
+  );
 }
 
 function withDrift(applied: Applied, drift: readonly string[]): Applied {

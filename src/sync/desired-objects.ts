@@ -1,0 +1,114 @@
+import { asMap, type JsonMap } from "../model/json.js";
+import type { FleetModel, ResourceInterpreterSpec } from "../model/types.js";
+import { identityOf } from "../render/place-resources.js";
+import type { RenderedObject } from "../render/render-fleet.js";
+import { redactSecretValues, SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
+import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
+import type { DesiredObject, ObjectPolicy } from "./cluster-sync.js";
+import { textDigest } from "./inventory.js";
+import { DEFAULT_MAX_DELETION_PERCENT, type PruneSettings, parseAllowPrune } from "./prune-plan.js";
+
+/**
+ * The objects each cluster should hold, from the rendered tree and the fleet model it came from:
+ * each object's policy (force, adopt, self-heal) from its app's syncPolicy and its Placements, and a
+ * Secret's values read back from the source (the rendered tree holds only their digest; a Secret
+ * whose values an Override changed cannot be restored and is reported instead). Pure.
+ */
+export function desiredByCluster(
+  objects: readonly RenderedObject[],
+  model: FleetModel,
+): Map<string, DesiredObject[]> {
+  const policies = policyLookup(model);
+  const secrets = secretSources(model);
+  const byCluster = new Map<string, DesiredObject[]>();
+  for (const rendered of objects) {
+    const list = byCluster.get(rendered.cluster) ?? [];
+    const object = rendered.object;
+    const placements = String(asMap(asMap(object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "")
+      .split(",")
+      .filter((p) => p !== "");
+    const restored = restoreSecret(object, secrets.get(rendered.identity));
+    list.push({
+      identity: rendered.identity,
+      app: rendered.app,
+      object: restored.object,
+      digest: textDigest(rendered.text),
+      policy: policies(rendered.app, placements),
+      ...(restored.error ? { error: restored.error } : {}),
+    });
+    byCluster.set(rendered.cluster, list);
+  }
+  return byCluster;
+}
+
+/** The fleet's pruning rules: the budget from fleet.yaml, allowPrune tokens from fleet.yaml and the apps, apps that do not prune. */
+export function pruneSettings(model: FleetModel): PruneSettings {
+  const pruning = model.fleet?.spec.pruning;
+  const tokens = new Set(parseAllowPrune(pruning?.allowPrune));
+  const noPrune = new Set<string>();
+  for (const app of model.apps) {
+    const policy = app.definition?.spec.syncPolicy;
+    for (const token of parseAllowPrune(policy?.allowPrune)) tokens.add(token);
+    if (policy?.prune === false) noPrune.add(app.name);
+  }
+  return {
+    maxDeletionPercent: pruning?.maxDeletionPercent ?? DEFAULT_MAX_DELETION_PERCENT,
+    allowedTokens: tokens,
+    appPrunes: (app) => !noPrune.has(app),
+  };
+}
+
+/** The ResourceInterpreter declared for a custom kind. */
+export function interpreterLookup(
+  model: FleetModel,
+): (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined {
+  const byTarget = new Map(
+    model.interpreters.map((i) => [`${i.spec.target.apiVersion} ${i.spec.target.kind}`, i.spec]),
+  );
+  return (apiVersion, kind) => byTarget.get(`${apiVersion} ${kind}`);
+}
+
+function policyLookup(model: FleetModel): (app: string, placements: readonly string[]) => ObjectPolicy {
+  const apps = new Map(model.apps.map((a) => [a.name, a.definition?.spec.syncPolicy]));
+  const placements = new Map(model.placements.map((p) => [p.metadata.name, p.spec]));
+  return (app, names) => {
+    const syncPolicy = apps.get(app);
+    const specs = names.map((name) => placements.get(name));
+    return {
+      force: syncPolicy?.forceConflicts === true || specs.some((s) => s?.forceConflicts === true),
+      adopt: specs.some((s) => s?.conflictResolution === "Adopt"),
+      selfHeal: syncPolicy?.selfHeal !== false,
+    };
+  };
+}
+
+// The Secrets of the fleet repo as written, by identity.
+function secretSources(model: FleetModel): Map<string, JsonMap> {
+  const secrets = new Map<string, JsonMap>();
+  for (const app of model.apps)
+    for (const resource of app.resources)
+      if (resource.group === "" && resource.kind === "Secret")
+        secrets.set(identityOf("", "Secret", resource.namespace, resource.name), resource.object as JsonMap);
+  return secrets;
+}
+
+function restoreSecret(object: JsonMap, source: JsonMap | undefined): { object: JsonMap; error?: string } {
+  const digest = asMap(asMap(object.metadata).annotations)[SECRET_DIGEST_ANNOTATION];
+  if (object.kind !== "Secret" || object.apiVersion !== "v1" || digest === undefined) return { object };
+  const sourceDigest = source
+    ? asMap(asMap(redactSecretValues(source).metadata).annotations)[SECRET_DIGEST_ANNOTATION]
+    : undefined;
+  if (!source || sourceDigest !== digest)
+    return {
+      object,
+      error:
+        "the Secret's values in the fleet repo do not match the rendered digest (an Override changed them); gitfleet applies Secret values only as written",
+    };
+  return {
+    object: {
+      ...object,
+      ...(source.data === undefined ? {} : { data: source.data }),
+      ...(source.stringData === undefined ? {} : { stringData: source.stringData }),
+    },
+  };
+}

@@ -1,0 +1,318 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memberClientConfig } from "../../src/member/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
+import { type ClusterSyncInput, type DesiredObject, syncCluster } from "../../src/sync/cluster-sync.js";
+import { type Inventory, parseInventoryLines, textDigest } from "../../src/sync/inventory.js";
+import { MemberClient } from "../../src/sync/member-client.js";
+import type { PruneSettings } from "../../src/sync/prune-plan.js";
+
+/** One cluster's sync against a simulated member, through HTTP only. */
+let member: SimulatedMember;
+let client: MemberClient;
+
+beforeEach(async () => {
+  member = await startMember({ name: "east" });
+  client = new MemberClient("east", memberClientConfig(member), {
+    retries: 1,
+    backoffMs: 10,
+    timeoutMs: 2000,
+  });
+});
+afterEach(() => member.close());
+
+const tracking = (app: string) => ({ "app.kubernetes.io/managed-by": "gitfleet", "gitfleet.io/app": app });
+
+function desired(object: JsonMap, app = "web", policy: Partial<DesiredObject["policy"]> = {}): DesiredObject {
+  const metadata = asMap(object.metadata);
+  const apiVersion = String(object.apiVersion);
+  const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+  const withLabels = {
+    ...object,
+    metadata: { ...metadata, labels: { ...asMap(metadata.labels), ...tracking(app) } },
+  };
+  return {
+    identity: `${group}/${String(object.kind)}/${String(metadata.namespace ?? "")}/${String(metadata.name)}`,
+    app,
+    object: withLabels,
+    digest: textDigest(JSON.stringify(withLabels)),
+    policy: { force: false, adopt: false, selfHeal: true, ...policy },
+  };
+}
+
+const namespace = (name: string) =>
+  desired({ apiVersion: "v1", kind: "Namespace", metadata: { name } }, "platform");
+const configMap = (name: string, value = "1", app = "web") =>
+  desired(
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "shop" }, data: { value } },
+    app,
+  );
+const deployment = (replicas: number, image = "web:1", policy: Partial<DesiredObject["policy"]> = {}) =>
+  desired(
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web", namespace: "shop" },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image }] } },
+      },
+    },
+    "web",
+    policy,
+  );
+
+const PRUNE_ALL: PruneSettings = { maxDeletionPercent: 100, allowedTokens: new Set(), appPrunes: () => true };
+
+function sync(objects: DesiredObject[], extra: Partial<ClusterSyncInput> = {}) {
+  return syncCluster({
+    cluster: "east",
+    client,
+    sourceCommit: "c".repeat(40),
+    desired: objects,
+    prune: PRUNE_ALL,
+    knownInventory: new Map(),
+    ...extra,
+  });
+}
+
+async function live(path: string): Promise<JsonMap | undefined> {
+  const response = await fetch(`${member.url}${path}`);
+  return response.status === 404 ? undefined : ((await response.json()) as JsonMap);
+}
+
+async function memberInventory(): Promise<Inventory> {
+  const configMap = await live("/api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory");
+  return parseInventoryLines(String(asMap(configMap?.data).inventory ?? ""));
+}
+
+const actions = (result: { objects: readonly { identity: string; action: string }[] }) =>
+  Object.fromEntries(result.objects.map((o) => [o.identity, o.action]));
+
+describe("syncCluster", () => {
+  it("creates a namespace before what lives in it, records the inventory in the member, and leaves unchanged objects alone", async () => {
+    const objects = [deployment(2), configMap("settings"), namespace("shop")];
+    const first = await sync(objects);
+    expect(first.reachable).toBe(true);
+    expect(first.objects.map((o) => o.identity)).toEqual([
+      "/Namespace//shop",
+      "/ConfigMap/shop/settings",
+      "apps/Deployment/shop/web",
+    ]);
+    expect(new Set(first.objects.map((o) => o.action))).toEqual(new Set(["created"]));
+    const inventory = await memberInventory();
+    expect([...inventory.keys()].sort()).toEqual([
+      "/ConfigMap/shop/settings",
+      "/Namespace//shop",
+      "apps/Deployment/shop/web",
+    ]);
+    const deploymentLive = await live("/apis/apps/v1/namespaces/shop/deployments/web");
+    expect(inventory.get("apps/Deployment/shop/web")?.uid).toBe(asMap(deploymentLive?.metadata).uid);
+    const managers = (asMap(deploymentLive?.metadata).managedFields as JsonMap[]).map((m) => m.manager);
+    expect(managers).toContain("gitfleet");
+
+    const version = asMap(deploymentLive?.metadata).resourceVersion;
+    const second = await sync(objects);
+    expect(new Set(second.objects.map((o) => o.action))).toEqual(new Set(["unchanged"]));
+    expect(
+      asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.metadata).resourceVersion,
+    ).toBe(version);
+  });
+
+  it("applies a change, reports desired replicas, and prunes what left the rendered tree", async () => {
+    await sync([namespace("shop"), configMap("a"), configMap("b"), deployment(2)]);
+    const result = await sync([namespace("shop"), configMap("a", "2"), deployment(3)]);
+    expect(actions(result)).toMatchObject({
+      "/ConfigMap/shop/a": "configured",
+      "apps/Deployment/shop/web": "configured",
+    });
+    expect(result.objects.find((o) => o.identity === "apps/Deployment/shop/web")).toMatchObject({
+      desiredReplicas: 3,
+    });
+    expect(result.pruned).toEqual([{ identity: "/ConfigMap/shop/b", app: "web", outcome: "deleted" }]);
+    expect(await live("/api/v1/namespaces/shop/configmaps/b")).toBeUndefined();
+    expect(asMap((await live("/api/v1/namespaces/shop/configmaps/a"))?.data).value).toBe("2");
+    expect((await memberInventory()).has("/ConfigMap/shop/b")).toBe(false);
+  });
+
+  it("never deletes a hand-made object with gitfleet's labels that is not in the inventory, and refuses to take it over", async () => {
+    await sync([namespace("shop"), configMap("a")]);
+    const handMade = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "handmade", namespace: "shop", labels: tracking("web") },
+    };
+    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(handMade),
+    });
+    const result = await sync([namespace("shop"), configMap("a")]);
+    expect(result.pruned).toEqual([]);
+    expect(await live("/api/v1/namespaces/shop/configmaps/handmade")).toBeDefined();
+
+    const takeOver = await sync([namespace("shop"), configMap("a"), configMap("handmade", "mine")]);
+    const refused = takeOver.objects.find((o) => o.identity === "/ConfigMap/shop/handmade");
+    expect(refused).toMatchObject({ action: "conflict" });
+    expect(refused?.error).toMatch(/gitfleet did not create it; set conflictResolution: Adopt/);
+    expect(asMap((await live("/api/v1/namespaces/shop/configmaps/handmade"))?.data).value).toBeUndefined();
+    // Refused objects are not in the inventory, so removing them from the render deletes nothing.
+    expect((await memberInventory()).has("/ConfigMap/shop/handmade")).toBe(false);
+  });
+
+  it("adopts an existing object without recreating it when the Placement says Adopt", async () => {
+    await sync([namespace("shop")]);
+    await fetch(`${member.url}/apis/apps/v1/namespaces/shop/deployments`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...deployment(2).object, metadata: { name: "web", namespace: "shop" } }),
+    });
+    const uid = asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.metadata).uid;
+    const result = await sync([namespace("shop"), deployment(2, "web:1", { adopt: true })]);
+    expect(actions(result)["apps/Deployment/shop/web"]).toBe("configured");
+    const adopted = await live("/apis/apps/v1/namespaces/shop/deployments/web");
+    expect(asMap(adopted?.metadata).uid).toBe(uid);
+    expect(asMap(asMap(adopted?.metadata).labels)["app.kubernetes.io/managed-by"]).toBe("gitfleet");
+    expect((await memberInventory()).get("apps/Deployment/shop/web")?.uid).toBe(uid);
+  });
+
+  it("reports a conflict with another field manager, naming it, and takes the field only with force", async () => {
+    await sync([namespace("shop"), deployment(2)]);
+    const response = await fetch(
+      `${member.url}/apis/apps/v1/namespaces/shop/deployments/web?fieldManager=hpa-controller&force=true`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/apply-patch+yaml" },
+        body: JSON.stringify({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "web", namespace: "shop" },
+          spec: { replicas: 7 },
+        }),
+      },
+    );
+    expect(response.status).toBe(200);
+    const result = await sync([namespace("shop"), deployment(4)]);
+    const web = result.objects.find((o) => o.identity === "apps/Deployment/shop/web");
+    expect(web?.action).toBe("conflict");
+    expect(web?.error).toMatch(/hpa-controller/);
+    expect(asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(7);
+
+    const forced = await sync([namespace("shop"), deployment(4, "web:1", { force: true })]);
+    expect(actions(forced)["apps/Deployment/shop/web"]).toBe("configured");
+    expect(asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(4);
+  });
+
+  it("corrects drift, or only reports it when selfHeal is off", async () => {
+    await sync([namespace("shop"), configMap("a", "1")]);
+    const edit = () =>
+      fetch(`${member.url}/api/v1/namespaces/shop/configmaps/a?fieldManager=kubectl-edit`, {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ data: { value: "by hand" } }),
+      });
+    await edit();
+    const healed = await sync([namespace("shop"), configMap("a", "1")]);
+    expect(healed.objects.find((o) => o.identity === "/ConfigMap/shop/a")).toMatchObject({
+      action: "corrected",
+      drift: ["data.value"],
+    });
+    expect(asMap((await live("/api/v1/namespaces/shop/configmaps/a"))?.data).value).toBe("1");
+
+    await edit();
+    const noHeal = { ...configMap("a", "1"), policy: { force: false, adopt: false, selfHeal: false } };
+    const reported = await sync([namespace("shop"), noHeal]);
+    expect(reported.objects.find((o) => o.identity === "/ConfigMap/shop/a")).toMatchObject({
+      action: "drifted",
+      drift: ["data.value"],
+    });
+    expect(asMap((await live("/api/v1/namespaces/shop/configmaps/a"))?.data).value).toBe("by hand");
+  });
+
+  it("blocks a prune over the budget with a token, and deletes once the token is allowed", async () => {
+    const all = [namespace("shop"), configMap("a"), configMap("b"), configMap("c"), configMap("d")];
+    const budget = { maxDeletionPercent: 30, allowedTokens: new Set<string>(), appPrunes: () => true };
+    await sync(all, { prune: budget });
+    const blocked = await sync([namespace("shop"), configMap("a")], { prune: budget });
+    expect(blocked.pruned).toEqual([]);
+    expect(blocked.pruneBlocked?.reasons).toEqual([
+      "would delete 3 of 5 objects (60%), more than the 30% budget",
+    ]);
+    expect(await live("/api/v1/namespaces/shop/configmaps/b")).toBeDefined();
+    expect((await memberInventory()).size).toBe(5);
+    const token = blocked.pruneBlocked?.token ?? "";
+    const allowed = await sync([namespace("shop"), configMap("a")], {
+      prune: { ...budget, allowedTokens: new Set([token]) },
+    });
+    expect(allowed.pruned.map((p) => p.outcome)).toEqual(["deleted", "deleted", "deleted"]);
+    expect((await memberInventory()).size).toBe(2);
+  });
+
+  it("keeps an object marked gitfleet.io/prune: disabled, and one replaced by a look-alike", async () => {
+    await sync([namespace("shop"), configMap("keep"), configMap("replaced"), configMap("stay")]);
+    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps/keep`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ metadata: { annotations: { "gitfleet.io/prune": "disabled" } } }),
+    });
+    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps/replaced`, { method: "DELETE" });
+    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "replaced", namespace: "shop", labels: tracking("web") },
+      }),
+    });
+    const result = await sync([namespace("shop"), configMap("stay")]);
+    expect(Object.fromEntries(result.pruned.map((p) => [p.identity, p.outcome]))).toEqual({
+      "/ConfigMap/shop/keep": "prune-disabled",
+      "/ConfigMap/shop/replaced": "replaced",
+    });
+    expect(await live("/api/v1/namespaces/shop/configmaps/keep")).toBeDefined();
+    expect(await live("/api/v1/namespaces/shop/configmaps/replaced")).toBeDefined();
+    expect((await memberInventory()).size).toBe(2);
+  });
+
+  it("applies a CRD, waits until it is served, then applies its objects in the same sync", async () => {
+    const crd = desired(
+      {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "arenas.games.example.com" },
+        spec: {
+          group: "games.example.com",
+          scope: "Namespaced",
+          names: { plural: "arenas", singular: "arena", kind: "Arena" },
+          versions: [
+            { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } },
+          ],
+        },
+      },
+      "platform",
+    );
+    const arena = desired({
+      apiVersion: "games.example.com/v1",
+      kind: "Arena",
+      metadata: { name: "main", namespace: "shop" },
+      spec: { size: 3 },
+    });
+    const result = await sync([arena, namespace("shop"), crd]);
+    expect(result.objects.map((o) => [o.identity, o.action, o.health.status])).toEqual([
+      ["apiextensions.k8s.io/CustomResourceDefinition//arenas.games.example.com", "created", "Healthy"],
+      ["/Namespace//shop", "created", "Healthy"],
+      ["games.example.com/Arena/shop/main", "created", "Healthy"],
+    ]);
+    expect(asMap((await live("/apis/games.example.com/v1/namespaces/shop/arenas/main"))?.spec).size).toBe(3);
+  });
+
+  it("reports an unreachable member and changes nothing", async () => {
+    await member.faults.down();
+    const result = await sync([namespace("shop")]);
+    expect(result.reachable).toBe(false);
+    expect(result.error).toMatch(/east .* did not answer/);
+    await member.faults.up();
+  });
+});
