@@ -5,6 +5,7 @@ import { mapConcurrently } from "../util/map-concurrently.js";
 import { applyPlan } from "./apply-order.js";
 import { driftedPaths } from "./drift.js";
 import { assessHealth, type Health } from "./health.js";
+import { hpaTargets, leaveReplicasToHpa } from "./hpa-owned-replicas.js";
 import {
   INVENTORY_CONFIGMAP,
   INVENTORY_NAMESPACE,
@@ -125,9 +126,14 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     text: undefined,
   };
   let live: Map<string, JsonMap>;
+  let targets: Set<string>;
   try {
     stored = await readInventory(client, input.knownInventory);
     live = await listManaged(client, input.desired, stored.inventory);
+    targets = hpaTargets([
+      ...((await client.list("autoscaling/v2", "HorizontalPodAutoscaler", "")) ?? []),
+      ...input.desired.map((d) => d.object).filter((o) => o.kind === "HorizontalPodAutoscaler"),
+    ]);
   } catch (error) {
     return {
       ...empty,
@@ -149,7 +155,8 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   } catch (error) {
     return { ...empty, reachable: false, error: message(error), inventory: stored.inventory };
   }
-  const objects = await applyAll(input, inventory, live);
+  const desired = input.desired.map((d) => leaveReplicasToHpa(d, targets, input.interpreterFor));
+  const objects = await applyAll({ ...input, desired }, inventory, live);
   const prune = planPrune(cluster, inventory, new Set(input.desired.map((d) => d.identity)), input.prune);
   const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
     pruneOne(client, entry),
@@ -340,7 +347,8 @@ function replicasOf(
   const replicasPath = builtIn ? "spec.replicas" : interpreter?.replicasPath;
   const readyPath = builtIn ? "status.readyReplicas" : interpreter?.statusPaths?.readyReplicas;
   if (!replicasPath) return {};
-  const wanted = valueAt(rendered, replicasPath.split("."));
+  // An HPA's workload is applied without replicas: the member's count is the desired one.
+  const wanted = valueAt(rendered, replicasPath.split(".")) ?? valueAt(live, replicasPath.split("."));
   const ready = readyPath ? valueAt(live, readyPath.split(".")) : undefined;
   return {
     desiredReplicas: typeof wanted === "number" ? wanted : 1,

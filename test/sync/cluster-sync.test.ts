@@ -204,6 +204,45 @@ describe("syncCluster", () => {
     expect(asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(4);
   });
 
+  it("stops applying replicas of a workload a member-side HPA scales", async () => {
+    await sync([namespace("shop"), deployment(2)]);
+    await fetch(`${member.url}/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        apiVersion: "autoscaling/v2",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "web", namespace: "shop" },
+        spec: {
+          scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+          minReplicas: 2,
+          maxReplicas: 10,
+        },
+      }),
+    });
+    const scale = await fetch(
+      `${member.url}/apis/apps/v1/namespaces/shop/deployments/web/scale?fieldManager=hpa`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ spec: { replicas: 6 } }),
+      },
+    );
+    expect(scale.status).toBe(200);
+    const result = await sync([namespace("shop"), deployment(2, "web:2")]);
+    expect(result.objects.find((o) => o.identity === "apps/Deployment/shop/web")).toMatchObject({
+      action: "configured",
+      desiredReplicas: 6,
+    });
+    const web = await live("/apis/apps/v1/namespaces/shop/deployments/web");
+    expect(asMap(web?.spec).replicas).toBe(6);
+    const containers = asMap(asMap(asMap(web?.spec).template).spec).containers as JsonMap[];
+    expect(containers[0]?.image).toBe("web:2");
+    // Nothing to correct on the next pass: replicas are the autoscaler's.
+    const again = await sync([namespace("shop"), deployment(2, "web:2")]);
+    expect(again.objects.find((o) => o.identity === "apps/Deployment/shop/web")?.action).toBe("unchanged");
+  });
+
   it("corrects drift, or only reports it when selfHeal is off", async () => {
     await sync([namespace("shop"), configMap("a", "1")]);
     const edit = () =>
