@@ -8,6 +8,10 @@ import { parseDuration } from "../model/duration.js";
 export interface FleetSettings {
   readonly statusBranch?: string;
   readonly reconcileIntervalMs?: number;
+  /** spec.statusInterval: at most one observed-status commit per this long. */
+  readonly statusIntervalMs?: number;
+  /** spec.driftInterval: members are compared with the rendered tree (and corrected) this often. */
+  readonly driftIntervalMs?: number;
   readonly author?: { readonly name: string; readonly email: string };
 }
 
@@ -34,11 +38,15 @@ export async function readFleetSettings(repo: FleetRepo, branch: string): Promis
     return {};
   }
   const author = spec.commitAuthor as { name?: unknown; email?: unknown } | undefined;
-  const interval =
-    typeof spec.reconcileInterval === "string" ? parseDuration(spec.reconcileInterval) : undefined;
+  const duration = (value: unknown) => (typeof value === "string" ? parseDuration(value) : undefined);
+  const interval = duration(spec.reconcileInterval);
+  const statusInterval = duration(spec.statusInterval);
+  const driftInterval = duration(spec.driftInterval);
   return {
     ...(typeof spec.statusBranch === "string" ? { statusBranch: spec.statusBranch } : {}),
     ...(interval ? { reconcileIntervalMs: interval } : {}),
+    ...(statusInterval ? { statusIntervalMs: statusInterval } : {}),
+    ...(driftInterval ? { driftIntervalMs: driftInterval } : {}),
     ...(typeof author?.name === "string" && typeof author.email === "string"
       ? { author: { name: author.name, email: author.email } }
       : {}),

@@ -14,6 +14,7 @@ import {
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
+import { joinObserved, splitObserved } from "../sync/observed-status.js";
 import { Stopwatch } from "./stopwatch.js";
 
 /** How the loop reaches Git and signs its work. */
@@ -76,6 +77,9 @@ export class Reconciler {
   /** The source tree `state.tree` was read from, for diffs. */
   private renderedTree: string | undefined;
   private readonly parseCache: ParseCache = createParseCache();
+  /** What the sync wrote on the status branch: observed blocks of status files, and whole files it owns (inventories). */
+  private observed = new Map<string, string>();
+  private syncFiles = new Map<string, string>();
 
   constructor(private readonly options: ReconcilerOptions) {
     if (options.branch === options.statusBranch)
@@ -128,19 +132,7 @@ export class Reconciler {
     await this.refuseOwnCommit(head);
     const { outcome, headTree } = await this.step(state, head, watch);
     const message = outcome.message;
-    const written = await writeStatusCommit({
-      gitdir: repo.gitdir,
-      cache: repo.cache,
-      parent: tip,
-      changes: outcome.changes,
-      message,
-      trailers: [
-        [TRAILER_SOURCE, head],
-        [TRAILER_CONTROLLER, this.options.controllerId],
-      ],
-      author: this.author(),
-      ...(this.options.sign ? { sign: this.options.sign } : {}),
-    });
+    const written = await this.write(tip, this.withObserved(outcome.changes), message, head);
     watch.lap("write");
     const errors = outcome.problems.filter((p) => p.severity === "error").length;
     const base = {
@@ -227,10 +219,24 @@ export class Reconciler {
     this.renderedTree = undefined;
     if (!tip) {
       this.state = EMPTY_STATE;
+      this.observed = new Map();
+      this.syncFiles = new Map();
       return;
     }
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), ownedPath);
-    const files = new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+    const files = new Map<string, string>();
+    this.observed = new Map();
+    this.syncFiles = new Map();
+    for (const [path, bytes] of raw) {
+      const text = new TextDecoder().decode(bytes);
+      if (isSyncFile(path)) {
+        this.syncFiles.set(path, text);
+        continue;
+      }
+      const { base, observed } = splitObserved(text);
+      files.set(path, base);
+      if (observed !== undefined) this.observed.set(path, observed);
+    }
     const { renderedCommit } = sourcePosition(files);
     let tree: FileTree = new Map();
     let model: ReconcileState["model"];
@@ -250,6 +256,89 @@ export class Reconciler {
     );
   }
 
+  /** What the status branch holds as of the last reconcile: its tip and the state it describes. */
+  snapshot(): {
+    statusTip: string | undefined;
+    state: ReconcileState;
+    syncFiles: ReadonlyMap<string, string>;
+  } {
+    return { statusTip: this.statusTip, state: this.state ?? EMPTY_STATE, syncFiles: this.syncFiles };
+  }
+
+  /**
+   * Publishes what the sync observed: observed blocks appended to status files the reconcile wrote
+   * (files that no longer exist are skipped), and whole files the sync owns (status/inventory/). One
+   * commit on top of the tip this reconciler knows, and only if something changed; "moved" when
+   * another writer moved the branch (the next reconcile catches up, the next sync writes again).
+   */
+  async publishObserved(
+    blocks: ReadonlyMap<string, string>,
+    files: ReadonlyMap<string, string>,
+    message: string,
+  ): Promise<"committed" | "unchanged" | "moved"> {
+    const { repo, statusBranch } = this.options;
+    const state = this.state;
+    if (!state?.sourceCommit) return "unchanged";
+    const changes = this.observedChanges(state, blocks, files);
+    if (changes.size === 0) return "unchanged";
+    const tip = this.statusTip;
+    const written = await this.write(tip, changes, message, state.sourceCommit);
+    if (written.status === "unchanged") return "unchanged";
+    if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return "moved";
+    this.statusTip = written.oid;
+    for (const [path, block] of blocks) if (changes.has(path)) this.observed.set(path, block);
+    for (const [path, text] of files) this.syncFiles.set(path, text);
+    return "committed";
+  }
+
+  private observedChanges(
+    state: ReconcileState,
+    blocks: ReadonlyMap<string, string>,
+    files: ReadonlyMap<string, string>,
+  ): Map<string, string> {
+    const changes = new Map<string, string>();
+    for (const [path, block] of blocks) {
+      const base = state.files.get(path);
+      if (base !== undefined && this.observed.get(path) !== block)
+        changes.set(path, joinObserved(base, block));
+    }
+    for (const [path, text] of files) if (this.syncFiles.get(path) !== text) changes.set(path, text);
+    return changes;
+  }
+
+  private write(
+    parent: string | undefined,
+    changes: ReadonlyMap<string, string | null>,
+    message: string,
+    sourceCommit: string,
+  ): ReturnType<typeof writeStatusCommit> {
+    const { repo } = this.options;
+    return writeStatusCommit({
+      gitdir: repo.gitdir,
+      cache: repo.cache,
+      parent,
+      changes,
+      message,
+      trailers: [
+        [TRAILER_SOURCE, sourceCommit],
+        [TRAILER_CONTROLLER, this.options.controllerId],
+      ],
+      author: this.author(),
+      ...(this.options.sign ? { sign: this.options.sign } : {}),
+    });
+  }
+
+  // The reconcile's changes with each status file's observed block carried over; a removed file loses its block.
+  private withObserved(changes: ReadonlyMap<string, string | null>): Map<string, string | null> {
+    const carried = new Map(changes);
+    for (const [path, text] of changes) {
+      const block = this.observed.get(path);
+      if (text === null) this.observed.delete(path);
+      else if (block !== undefined) carried.set(path, joinObserved(text, block));
+    }
+    return carried;
+  }
+
   // gitfleet never reacts to its own commits: a source branch whose tip is a status commit is misconfigured.
   private async refuseOwnCommit(head: string): Promise<void> {
     const message = await this.options.repo.commitMessage(head);
@@ -266,6 +355,11 @@ export class Reconciler {
     const now = (this.options.now ?? Date.now)();
     return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
   }
+}
+
+// Files only the sync writes, whole.
+function isSyncFile(path: string): boolean {
+  return path.startsWith("status/inventory/");
 }
 
 // Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").

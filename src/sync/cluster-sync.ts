@@ -156,7 +156,11 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     return { ...empty, reachable: false, error: message(error), inventory: stored.inventory };
   }
   const desired = input.desired.map((d) => leaveReplicasToHpa(d, targets, input.interpreterFor));
-  const objects = await applyAll({ ...input, desired }, inventory, live);
+  const namespaceErrors = await ensureNamespaces(client, desired);
+  const objects = (await applyAll({ ...input, desired }, inventory, live)).map((o) => {
+    const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
+    return namespaceError ? { ...o, error: namespaceError } : o;
+  });
   const prune = planPrune(cluster, inventory, new Set(input.desired.map((d) => d.identity)), input.prune);
   const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
     pruneOne(client, entry),
@@ -187,6 +191,45 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     retained: prune.retained.map((e) => e.identity),
     inventory,
   };
+}
+
+/**
+ * Creates the namespaces rendered objects live in that the rendered tree does not hold itself, as
+ * Karmada propagates namespaces: created bare, never labelled, never in the inventory, so never
+ * pruned. Returns, per object whose namespace could not be made, why.
+ */
+async function ensureNamespaces(
+  client: MemberClient,
+  desired: readonly DesiredObject[],
+): Promise<Map<string, string>> {
+  const errors = new Map<string, string>();
+  for (const [namespace, identities] of implicitNamespaces(desired)) {
+    try {
+      const address = { apiVersion: "v1", kind: "Namespace", namespace: undefined, name: namespace };
+      if (!(await client.get(address)))
+        await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, false);
+    } catch (error) {
+      for (const identity of identities)
+        errors.set(identity, `namespace ${namespace} could not be created: ${message(error)}`);
+    }
+  }
+  return errors;
+}
+
+// The namespaces objects live in that the rendered tree has no Namespace for, each with its objects.
+function implicitNamespaces(desired: readonly DesiredObject[]): Map<string, string[]> {
+  const rendered = new Set(
+    desired
+      .filter((d) => d.object.kind === "Namespace" && d.object.apiVersion === "v1")
+      .map((d) => String(asMap(d.object.metadata).name)),
+  );
+  const needed = new Map<string, string[]>();
+  for (const d of desired) {
+    const namespace = asMap(d.object.metadata).namespace;
+    if (typeof namespace !== "string" || rendered.has(namespace)) continue;
+    needed.set(namespace, [...(needed.get(namespace) ?? []), d.identity]);
+  }
+  return needed;
 }
 
 // Applies phase by phase; updates the inventory entry of every object as it goes.

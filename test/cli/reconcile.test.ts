@@ -16,10 +16,13 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
+// The status branch only: sync is tested with members in sync.test.ts.
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, [BIN, "reconcile", "--repo", `${dir}/fleet`, "--log-level", "error", ...args], {
-    encoding: "utf8",
-  });
+  spawnSync(
+    process.execPath,
+    [BIN, "reconcile", "--repo", `${dir}/fleet`, "--log-level", "error", "--no-sync", ...args],
+    { encoding: "utf8" },
+  );
 
 const FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
 kind: Fleet
@@ -76,10 +79,6 @@ describe("gitfleet reconcile --once", () => {
   });
 
   it.each([
-    [
-      ["--once", "--kubeconfig", "kc.yaml"],
-      /sync to member clusters is not part of this version yet: run with --no-sync/,
-    ],
     [["--once", "--author", "nobody"], /--author nobody: expected "Name <email>"/],
     [["--interval", "soon"], /--interval soon: expected a duration/],
     [["--once", "--branch", "gitfleet/status"], /the status branch must differ from the source branch/],

@@ -30,7 +30,7 @@ function runKilledAfter(dir: string, delayMs: number): Promise<string> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+      [BIN, "reconcile", "--repo", dir, "--once", "--no-sync", "--log-level", "error"],
       {
         stdio: "ignore",
       },
@@ -84,7 +84,7 @@ describe("crash safety", () => {
       // The run after the kills goes to the end.
       const finished = spawnSync(
         process.execPath,
-        [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+        [BIN, "reconcile", "--repo", dir, "--once", "--no-sync", "--log-level", "error"],
         {
           encoding: "utf8",
         },
@@ -119,7 +119,7 @@ describe("crash safety", () => {
       expect(published.status === 0).toBe(stage === "published");
       const rerun = spawnSync(
         process.execPath,
-        [BIN, "reconcile", "--repo", dir, "--once", "--log-level", "error"],
+        [BIN, "reconcile", "--repo", dir, "--once", "--no-sync", "--log-level", "error"],
         {
           encoding: "utf8",
         },

@@ -27,7 +27,7 @@ afterEach(() => {
 function start(): Promise<string> {
   child = spawn(
     process.execPath,
-    [BIN, "run", "--repo", `${dir}/fleet`, "--listen", "127.0.0.1:0", "--interval", "1h"],
+    [BIN, "run", "--repo", `${dir}/fleet`, "--no-sync", "--listen", "127.0.0.1:0", "--interval", "1h"],
     {
       env: { ...process.env, GITFLEET_WEBHOOK_SECRET: SECRET },
       stdio: ["ignore", "ignore", "pipe"],

@@ -15,7 +15,7 @@ afterEach(() => cleanup());
 function reconcile(...flags: string[]) {
   return spawnSync(
     process.execPath,
-    [BIN, "reconcile", "--repo", `${dir}/fleet`, "--once", "--log-level", "error", ...flags],
+    [BIN, "reconcile", "--repo", `${dir}/fleet`, "--once", "--no-sync", "--log-level", "error", ...flags],
     {
       encoding: "utf8",
     },

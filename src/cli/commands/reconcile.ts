@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import { Command, Option } from "commander";
-import { readFleetSettings } from "../../controller/fleet-settings.js";
+import type { Logger } from "pino";
+import { Controller } from "../../controller/controller.js";
+import { type FleetSettings, readFleetSettings } from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
@@ -8,6 +10,9 @@ import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { startControllerServer } from "../../server/http-server.js";
+import type { ClusterSyncResult } from "../../sync/cluster-sync.js";
+import { resolveConnections } from "../../sync/connections.js";
+import { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -32,6 +37,8 @@ interface LoopFlags {
 
 const DEFAULT_STATUS_BRANCH = "gitfleet/status";
 const DEFAULT_INTERVAL_MS = 3 * 60_000;
+const DEFAULT_STATUS_INTERVAL_MS = 30_000;
+const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
 const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
 
 /** `gitfleet reconcile` (once, or polling) and `gitfleet run` (the long-running controller with its HTTP endpoint). */
@@ -83,7 +90,10 @@ function loopCommand(name: string): Command {
       "poll interval, e.g. 30s or 3m (default: fleet.yaml spec.reconcileInterval, else 3m)",
     )
     .option("--no-sync", "only write the status branch; apply nothing to member clusters")
-    .option("--kubeconfig <file>", "kubeconfig with a context per member cluster (for sync)")
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig with a context per member cluster, named after the cluster unless spec.connection.context says otherwise (default: KUBECONFIG, ~/.kube/config)",
+    )
     .option(
       "--cache-dir <dir>",
       "for a URL: where the local cache repository lives (default ~/.cache/gitfleet/repos)",
@@ -115,11 +125,6 @@ function loopCommand(name: string): Command {
 }
 
 async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean): Promise<ExitCodeValue> {
-  if (flags.kubeconfig !== undefined && flags.sync)
-    throw new CliError(
-      "sync to member clusters is not part of this version yet: run with --no-sync to reconcile the status branch only",
-      ExitCode.Usage,
-    );
   const logger = createLogger({ level: flags.logLevel });
   const repo = await FleetRepo.open({
     location: flags.repo,
@@ -144,12 +149,19 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
       }),
   );
-  logger.info({ repo: repo.describe(), branch: flags.branch, sync: false }, "sync to member clusters: off");
-  if (flags.once) return reconcileOnce(reconciler, output);
+  logger.info(
+    { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
+    `sync to member clusters: ${flags.sync ? "on" : "off"}`,
+  );
+  let loop: ReconcileLoop | undefined;
+  const { syncer, controller } = syncParts(flags, settings, reconciler, logger, (reason) =>
+    loop?.trigger(reason),
+  );
+  if (flags.once) return reconcileOnce(reconciler, controller, syncer, output);
   const intervalMs = flags.interval
     ? durationFlag(flags.interval)
     : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
-  const loop = new ReconcileLoop(reconciler, { intervalMs, logger });
+  loop = new ReconcileLoop(controller ?? reconciler, { intervalMs, logger });
   const server = serve
     ? await startControllerServer({
         listen: flags.listen ?? "127.0.0.1:8080",
@@ -168,13 +180,51 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   logger.info("stopping: finishing the reconcile in flight");
   await server?.close();
   await loop.stop();
+  controller?.stop();
+  await syncer?.idle();
   return ExitCode.Ok;
 }
 
-async function reconcileOnce(reconciler: Reconciler, output: CommandOutput): Promise<ExitCodeValue> {
+// With sync on: a syncer reaching each member through the kubeconfig, and the controller that drives both.
+function syncParts(
+  flags: LoopFlags,
+  settings: FleetSettings,
+  reconciler: Reconciler,
+  logger: Logger,
+  trigger: (reason: string) => void,
+): { syncer?: Syncer; controller?: Controller } {
+  if (!flags.sync) return {};
+  const syncer = new Syncer({
+    connect: (model) =>
+      resolveConnections(model.clusters, {
+        ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+        env: process.env,
+      }),
+    logger,
+  });
+  const controller = new Controller(reconciler, syncer, {
+    logger,
+    statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
+    resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
+    trigger,
+  });
+  return { syncer, controller };
+}
+
+async function reconcileOnce(
+  reconciler: Reconciler,
+  controller: Controller | undefined,
+  syncer: Syncer | undefined,
+  output: CommandOutput,
+): Promise<ExitCodeValue> {
   let report: ReconcileReport;
   try {
-    report = await reconciler.reconcile();
+    report = await (controller ?? reconciler).reconcile();
+    if (controller && syncer) {
+      await syncer.idle();
+      await controller.flush();
+      controller.stop();
+    }
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
@@ -185,7 +235,32 @@ async function reconcileOnce(reconciler: Reconciler, output: CommandOutput): Pro
   output.out(
     `${report.sourceCommit.slice(0, 7)} → status ${status}: ${report.result} (${validity}; ${report.filesChanged} files changed)\n`,
   );
-  return report.valid ? ExitCode.Ok : ExitCode.Failed;
+  let synced = true;
+  for (const result of [...(syncer?.latest().values() ?? [])].sort((a, b) =>
+    a.cluster < b.cluster ? -1 : 1,
+  )) {
+    output.out(`  ${syncLine(result)}\n`);
+    synced &&=
+      result.reachable && !result.objects.some((o) => o.action === "failed" || o.action === "conflict");
+  }
+  return report.valid && synced ? ExitCode.Ok : ExitCode.Failed;
+}
+
+function syncLine(result: ClusterSyncResult): string {
+  if (!result.reachable) return `${result.cluster}: not synced (${result.error ?? "no answer"})`;
+  const count = (action: string) => result.objects.filter((o) => o.action === action).length;
+  const parts = [
+    `${result.objects.length} objects`,
+    `${count("created")} created`,
+    `${count("configured") + count("corrected")} updated`,
+    `${result.pruned.filter((p) => p.outcome === "deleted").length} pruned`,
+    ...(count("conflict") ? [`${count("conflict")} conflicts`] : []),
+    ...(count("failed") ? [`${count("failed")} failed`] : []),
+    ...(result.pruneBlocked
+      ? [`prune blocked: ${result.pruneBlocked.reasons.join("; ")} (allow with ${result.pruneBlocked.token})`]
+      : []),
+  ];
+  return `${result.cluster}: ${parts.join(", ")}`;
 }
 
 function construct<T>(make: () => T): T {

@@ -1,0 +1,168 @@
+import type { Logger } from "pino";
+import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import {
+  type Inventory,
+  inventoryFromStatus,
+  inventoryPath,
+  inventoryStatusText,
+} from "../sync/inventory.js";
+import { appObserved, clusterObserved, syncCommitMessage } from "../sync/observed-status.js";
+import type { Syncer } from "../sync/syncer.js";
+import type { Reconciles } from "./loop.js";
+import type { ReconcileReport, Reconciler } from "./reconciler.js";
+
+export interface ControllerOptions {
+  readonly logger: Logger;
+  /** At most one observed-status commit per this many milliseconds (fleet.yaml statusInterval). */
+  readonly statusIntervalMs: number;
+  /** Members are synced again after this long even without a new commit: drift and health (fleet.yaml driftInterval). */
+  readonly resyncIntervalMs: number;
+  /** Asks the loop for another round (after sync results, or to look again at progressing apps). */
+  readonly trigger?: (reason: string) => void;
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly now?: () => number;
+}
+
+/** What one round did: the reconcile's report and, with sync on, whether observed status was committed. */
+export interface ControllerReport extends ReconcileReport {
+  readonly observed?: "committed" | "unchanged" | "moved" | "waiting";
+}
+
+/**
+ * One round of the controller: reconcile the source branch into the status branch, hand what the
+ * status branch holds to the syncer when it changed (or when a resync is due), and publish what the
+ * members reported — at most once per status interval and only when it changed. Sync runs in the
+ * background, per cluster; its results ask for another round, which commits them.
+ */
+export class Controller implements Reconciles {
+  private requested: { statusTip: string | undefined; at: number } | undefined;
+  private lastFlush = Number.NEGATIVE_INFINITY;
+  private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly reconciler: Reconciler,
+    private readonly syncer: Syncer,
+    private readonly options: ControllerOptions,
+  ) {}
+
+  async reconcile(): Promise<ControllerReport> {
+    const report = await this.reconciler.reconcile();
+    const now = this.now();
+    const { statusTip, state, syncFiles } = this.reconciler.snapshot();
+    const due =
+      !this.requested ||
+      this.requested.statusTip !== statusTip ||
+      now - this.requested.at >= this.resyncInterval();
+    // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
+    if (due && state.model && state.renderedCommit) {
+      this.requested = { statusTip, at: now };
+      this.syncer.request({
+        sourceCommit: state.renderedCommit,
+        model: state.model,
+        objects: state.render.objects,
+        inventories: inventoriesOf(syncFiles),
+      });
+    }
+    return { ...report, observed: await this.flush() };
+  }
+
+  /** Publishes the members' latest results when they changed and the status interval allows. */
+  async flush(): Promise<"committed" | "unchanged" | "moved" | "waiting"> {
+    const results = this.syncer.latest();
+    if (results.size === 0 || sameResults(results, this.flushedResults)) return "unchanged";
+    const wait = this.lastFlush + this.options.statusIntervalMs - this.now();
+    if (wait > 0) {
+      this.later(wait, "status interval");
+      return "waiting";
+    }
+    const { state } = this.reconciler.snapshot();
+    const blocks = new Map<string, string>();
+    const appClusters = new Map<string, Set<string>>();
+    for (const object of state.render.objects) {
+      const clusters = appClusters.get(object.app) ?? new Set<string>();
+      clusters.add(object.cluster);
+      appClusters.set(object.app, clusters);
+    }
+    for (const [app, clusters] of appClusters)
+      blocks.set(appStatusPath(app), appObserved(app, [...clusters], results));
+    const files = new Map<string, string>();
+    for (const result of results.values()) {
+      blocks.set(clusterStatusPath(result.cluster), clusterObserved(result));
+      if (result.reachable)
+        files.set(
+          inventoryPath(result.cluster),
+          inventoryStatusText(result.cluster, result.sourceCommit, result.inventory),
+        );
+    }
+    const snapshot = new Map(results);
+    const outcome = await this.reconciler.publishObserved(
+      blocks,
+      files,
+      syncCommitMessage([...snapshot.values()]),
+    );
+    if (outcome !== "moved") {
+      this.flushedResults = snapshot;
+      this.lastFlush = this.now();
+    }
+    // Apps still rolling out are looked at again after the status interval.
+    if (
+      [...snapshot.values()].some((r) => !r.reachable || r.objects.some((o) => o.health.status !== "Healthy"))
+    )
+      this.later(Math.max(this.options.statusIntervalMs, 1000), "progress");
+    return outcome;
+  }
+
+  /** Stops the timer this controller set. */
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Resync everything on the next round (progress checks and tests). */
+  resyncSoon(): void {
+    if (this.requested) this.requested = { ...this.requested, at: Number.NEGATIVE_INFINITY };
+  }
+
+  private later(ms: number, reason: string): void {
+    if (this.timer || !this.options.trigger) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (reason === "progress") this.resyncSoon();
+      this.options.trigger?.(reason);
+    }, ms);
+    this.timer.unref();
+  }
+
+  private resyncInterval(): number {
+    return this.options.resyncIntervalMs;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}
+
+function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {
+  const inventories = new Map<string, Inventory>();
+  for (const [path, text] of files) {
+    const cluster = /^status\/inventory\/(.+)\.yaml$/.exec(path)?.[1];
+    if (!cluster) continue;
+    try {
+      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text)));
+    } catch {
+      // Edited by hand beyond reading: the member's own inventory is used.
+    }
+  }
+  return inventories;
+}
+
+function sameResults(
+  a: ReadonlyMap<string, ClusterSyncResult>,
+  b: ReadonlyMap<string, ClusterSyncResult> | undefined,
+): boolean {
+  if (!b || a.size !== b.size) return false;
+  for (const [cluster, result] of a) if (b.get(cluster) !== result) return false;
+  return true;
+}

@@ -1,0 +1,140 @@
+import { compareStrings } from "../model/file-tree.js";
+import type { Json, JsonMap } from "../model/json.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+import type { ClusterSyncResult, ObjectResult } from "./cluster-sync.js";
+import { type Health, type HealthStatus, worstHealth } from "./health.js";
+
+// status/apps/<app>.yaml and status/clusters/<cluster>.yaml have two writers: the reconcile writes
+// what gitfleet decided, the sync appends what it observed in an `observed:` block, always last. Each
+// writer replaces only its own part, so neither needs to parse the other's.
+
+const OBSERVED_LINE = /^observed:/m;
+
+/** A status file's reconcile part and its observed block (undefined when it has none). */
+export function splitObserved(text: string): { base: string; observed: string | undefined } {
+  const match = OBSERVED_LINE.exec(text);
+  if (!match) return { base: text, observed: undefined };
+  return { base: text.slice(0, match.index), observed: text.slice(match.index) };
+}
+
+/** The file with this observed block (or without one). */
+export function joinObserved(base: string, observed: string | undefined): string {
+  return observed === undefined ? base : base + observed;
+}
+
+/** "apps/Deployment/shop/web" → "Deployment shop/web", as status/apps/ names resources. */
+export function describeIdentity(identity: string): string {
+  const [, kind = "", namespace = "", name = ""] = identity.split("/");
+  return `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
+}
+
+/**
+ * An app's observed block: per cluster it is rendered to, its health (the least healthy of its
+ * objects, with the reason), the source commit the cluster runs, ready replicas per workload, and
+ * the objects that failed, conflicted or drifted. Nothing in it depends on the time, so an
+ * unchanged fleet gives an unchanged block. Pure.
+ */
+export function appObserved(
+  app: string,
+  clusters: readonly string[],
+  results: ReadonlyMap<string, ClusterSyncResult>,
+): string {
+  const observed: Record<string, JsonMap> = {};
+  for (const cluster of [...clusters].sort(compareStrings)) {
+    const result = results.get(cluster);
+    if (!result) {
+      observed[cluster] = { health: "Unknown", reason: "not synced yet" };
+      continue;
+    }
+    const objects = result.objects.filter((o) => o.app === app);
+    observed[cluster] = result.reachable ? appInCluster(result, objects) : unreachable(result);
+  }
+  return emitYaml({ observed });
+}
+
+function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
+  const health = worstHealth(objects.map((o) => described(o)));
+  const ready: Record<string, string> = {};
+  for (const o of objects)
+    if (o.desiredReplicas !== undefined)
+      ready[describeIdentity(o.identity)] = `${o.readyReplicas ?? 0}/${o.desiredReplicas}`;
+  const problems = objects
+    .filter((o) => o.error !== undefined || (o.drift?.length ?? 0) > 0)
+    .map((o) => ({
+      object: describeIdentity(o.identity),
+      action: o.action,
+      ...(o.error ? { error: o.error } : {}),
+      ...(o.drift?.length ? { drift: [...o.drift] } : {}),
+    }));
+  return {
+    health: health.status,
+    ...(health.reason ? { reason: health.reason } : {}),
+    syncedCommit: result.sourceCommit,
+    ...(Object.keys(ready).length > 0 ? { ready } : {}),
+    ...(problems.length > 0 ? { problems } : {}),
+  };
+}
+
+// An object's health, its name in the reason so an app's worst reason says which object.
+function described(o: ObjectResult): Health {
+  return o.health.reason === undefined
+    ? o.health
+    : { status: o.health.status, reason: `${describeIdentity(o.identity)}: ${o.health.reason}` };
+}
+
+function unreachable(result: ClusterSyncResult): JsonMap {
+  return { health: "Unknown", reason: `cluster unreachable: ${result.error ?? "no answer"}` };
+}
+
+/** A cluster's observed block: reachable, the commit it runs, counts by health and by problem, a blocked prune. Pure. */
+export function clusterObserved(result: ClusterSyncResult): string {
+  if (!result.reachable)
+    return emitYaml({ observed: { reachable: false, error: result.error ?? "no answer" } });
+  const health: Partial<Record<HealthStatus, number>> = {};
+  for (const o of result.objects) health[o.health.status] = (health[o.health.status] ?? 0) + 1;
+  const count = (action: string) => result.objects.filter((o) => o.action === action).length;
+  const observed: Record<string, Json> = {
+    reachable: true,
+    syncedCommit: result.sourceCommit,
+    objects: result.objects.length,
+    inventory: result.inventory.size,
+    health: Object.fromEntries(Object.entries(health).sort(([a], [b]) => compareStrings(a, b))),
+    conflicts: count("conflict"),
+    failed: count("failed"),
+    drifted: count("drifted"),
+  };
+  if (result.error) observed.error = result.error;
+  if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
+  if (result.pruneBlocked)
+    observed.pruneBlocked = {
+      token: result.pruneBlocked.token,
+      objects: result.pruneBlocked.count,
+      reasons: [...result.pruneBlocked.reasons],
+      allowWith: `add ${result.pruneBlocked.token} to spec.pruning.allowPrune in fleet.yaml`,
+    };
+  return emitYaml({ observed });
+}
+
+/** The first line and the body of a sync status commit: what was applied, pruned, blocked or unreachable, per cluster. */
+export function syncCommitMessage(results: readonly ClusterSyncResult[]): string {
+  const parts: string[] = [];
+  const lines: string[] = [];
+  for (const result of [...results].sort((a, b) => compareStrings(a.cluster, b.cluster))) {
+    if (!result.reachable) {
+      parts.push(`${result.cluster} unreachable`);
+      lines.push(`${result.cluster}: unreachable (${result.error ?? "no answer"})`);
+      continue;
+    }
+    const changed = result.objects.filter((o) => !["unchanged", "drifted"].includes(o.action)).length;
+    const health = worstHealth(result.objects.map((o) => o.health)).status;
+    parts.push(`${result.cluster} ${health}`);
+    const details = [
+      `${changed} applied`,
+      `${result.pruned.filter((p) => p.outcome === "deleted").length} pruned`,
+      ...(result.pruneBlocked ? [`prune blocked (${result.pruneBlocked.token})`] : []),
+      ...(result.objects.some((o) => o.action === "conflict") ? ["conflicts"] : []),
+    ];
+    lines.push(`${result.cluster}: ${details.join(", ")}; ${health}`);
+  }
+  return `sync: ${parts.join(", ")}\n\n${lines.join("\n")}`;
+}

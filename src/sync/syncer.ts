@@ -1,0 +1,173 @@
+import type { Logger } from "pino";
+import type { FleetModel } from "../model/types.js";
+import type { RenderedObject } from "../render/render-fleet.js";
+import { type ClusterSyncResult, syncCluster } from "./cluster-sync.js";
+import type { MemberConnection } from "./connections.js";
+import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
+import type { Inventory } from "./inventory.js";
+import { MemberClient, type MemberClientOptions } from "./member-client.js";
+
+/** What the members should hold: the status branch's rendered tree and the fleet it came from. */
+export interface SyncTarget {
+  /** The rendered (valid) source commit. */
+  readonly sourceCommit: string;
+  readonly model: FleetModel;
+  readonly objects: readonly RenderedObject[];
+  /** Per cluster, the inventory the status branch holds (used when a member lost its own). */
+  readonly inventories: ReadonlyMap<string, Inventory>;
+}
+
+export interface SyncerOptions {
+  /** How to reach each cluster of a fleet (push with a client configuration, pull, or why not). */
+  readonly connect: (model: FleetModel) => readonly MemberConnection[];
+  readonly logger: Logger;
+  readonly client?: MemberClientOptions;
+  /** Requests in flight per cluster. */
+  readonly concurrency?: number;
+  /** Called with every cluster's result as it comes. */
+  readonly onResult?: (result: ClusterSyncResult) => void;
+}
+
+/**
+ * Push-mode sync: one worker per member cluster, each with its own queue, so a slow or dead cluster
+ * never holds up the others. A new target replaces whatever a worker has not started yet (a newer
+ * commit supersedes an older one); a sync in flight finishes first. Pull-mode clusters are left to
+ * their agents.
+ */
+export class Syncer {
+  private readonly workers = new Map<string, ClusterWorker>();
+  private readonly results = new Map<string, ClusterSyncResult>();
+
+  constructor(private readonly options: SyncerOptions) {}
+
+  /** Queues a sync of every push-mode cluster to the target; returns at once. */
+  request(target: SyncTarget): void {
+    const desired = desiredByCluster(target.objects, target.model);
+    const prune = pruneSettings(target.model);
+    const interpreterFor = interpreterLookup(target.model);
+    for (const connection of this.options.connect(target.model)) {
+      const { cluster } = connection;
+      if (connection.mode === "pull") continue;
+      if ("error" in connection) {
+        this.record({
+          cluster,
+          sourceCommit: target.sourceCommit,
+          reachable: false,
+          error: `no connection: ${connection.error}`,
+          objects: [],
+          pruned: [],
+          retained: [],
+          inventory: target.inventories.get(cluster) ?? new Map(),
+        });
+        continue;
+      }
+      const worker = this.worker(cluster, connection);
+      worker.enqueue(() =>
+        syncCluster({
+          cluster,
+          client: worker.client,
+          sourceCommit: target.sourceCommit,
+          desired: desired.get(cluster) ?? [],
+          prune,
+          knownInventory: target.inventories.get(cluster) ?? new Map(),
+          interpreterFor,
+          ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+        }).catch(
+          (error: unknown): ClusterSyncResult => ({
+            cluster,
+            sourceCommit: target.sourceCommit,
+            reachable: false,
+            error: `sync failed: ${error instanceof Error ? error.message : String(error)}`,
+            objects: [],
+            pruned: [],
+            retained: [],
+            inventory: target.inventories.get(cluster) ?? new Map(),
+          }),
+        ),
+      );
+    }
+  }
+
+  /** The latest result per cluster. */
+  latest(): ReadonlyMap<string, ClusterSyncResult> {
+    return this.results;
+  }
+
+  /** True while a worker has a sync running or queued. */
+  get busy(): boolean {
+    return [...this.workers.values()].some((w) => w.busy);
+  }
+
+  /** Waits until every worker is idle. */
+  async idle(): Promise<void> {
+    while (this.busy) await Promise.all([...this.workers.values()].map((w) => w.idle()));
+  }
+
+  private worker(cluster: string, connection: Extract<MemberConnection, { config: unknown }>): ClusterWorker {
+    const key = `${connection.context} ${connection.config.getCurrentCluster()?.server ?? ""}`;
+    let worker = this.workers.get(cluster);
+    if (!worker || worker.key !== key) {
+      worker = new ClusterWorker(
+        key,
+        new MemberClient(cluster, connection.config, this.options.client),
+        (result) => this.record(result),
+      );
+      this.workers.set(cluster, worker);
+    }
+    return worker;
+  }
+
+  private record(result: ClusterSyncResult): void {
+    this.results.set(result.cluster, result);
+    const log = this.options.logger;
+    if (!result.reachable) log.warn({ cluster: result.cluster, error: result.error }, "cluster not synced");
+    else
+      log.info(
+        {
+          cluster: result.cluster,
+          sourceCommit: result.sourceCommit,
+          objects: result.objects.length,
+          applied: result.objects.filter((o) => !["unchanged", "drifted"].includes(o.action)).length,
+          pruned: result.pruned.length,
+          ...(result.pruneBlocked ? { pruneBlocked: result.pruneBlocked.token } : {}),
+        },
+        "cluster synced",
+      );
+    this.options.onResult?.(result);
+  }
+}
+
+/** One cluster's queue: at most one sync running and one waiting (the newest). */
+class ClusterWorker {
+  private pending: (() => Promise<ClusterSyncResult>) | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly client: MemberClient,
+    private readonly done: (result: ClusterSyncResult) => void,
+  ) {}
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  enqueue(job: () => Promise<ClusterSyncResult>): void {
+    this.pending = job;
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  async idle(): Promise<void> {
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending) {
+      const job = this.pending;
+      this.pending = undefined;
+      this.done(await job());
+    }
+  }
+}

@@ -1,0 +1,270 @@
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Controller } from "../../src/controller/controller.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { resolveConnections } from "../../src/sync/connections.js";
+import { Syncer } from "../../src/sync/syncer.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { writeKubeconfig } from "../helpers/member.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/**
+ * The whole push path: commits in a real repository, the reconciler writing the status branch, the
+ * syncer applying it to four simulated members over HTTP, and the members' observations committed
+ * back. The fleet is the one the reconcile tests use (five apps, a CRD and its custom resource).
+ */
+let dir: string;
+let cleanup: () => void;
+let members: SimulatedMember[];
+let kubeconfig: string;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = tempDir("gitfleet-sync-"));
+  members = await Promise.all(
+    BASE_SPEC.clusters.map(({ name }) =>
+      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
+    ),
+  );
+  kubeconfig = writeKubeconfig(join(dir, "..", `${dir.split("/").pop()}.kubeconfig`), members);
+});
+afterEach(async () => {
+  await Promise.all(members.map((m) => m.close()));
+  cleanup();
+});
+
+const quiet = () =>
+  createLogger({
+    destination: new Writable({
+      write(_chunk, _encoding, done) {
+        done();
+      },
+    }),
+  });
+
+async function controller(): Promise<{ controller: Controller; syncer: Syncer; round: () => Promise<void> }> {
+  const logger = quiet();
+  const reconciler = new Reconciler({
+    repo: await FleetRepo.open({ location: dir }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: "test-controller",
+    logger,
+  });
+  const syncer = new Syncer({
+    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
+    logger,
+    client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
+  });
+  const control = new Controller(reconciler, syncer, {
+    logger,
+    statusIntervalMs: 0,
+    resyncIntervalMs: 3_600_000,
+  });
+  const round = async () => {
+    await control.reconcile();
+    await syncer.idle();
+    await control.flush();
+  };
+  return { controller: control, syncer, round };
+}
+
+const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
+
+async function live(cluster: string, path: string): Promise<JsonMap | undefined> {
+  const response = await fetch(`${member(cluster).url}${path}`);
+  return response.status === 404 ? undefined : ((await response.json()) as JsonMap);
+}
+
+const statusFile = (path: string) =>
+  asMap(readEmittedYaml(branchFiles(dir, "gitfleet/status").get(path) ?? "") ?? {});
+
+// Resyncs until every app is Healthy in every cluster it is rendered to (as status/apps/ records it).
+async function converge(
+  control: Controller,
+  round: () => Promise<void>,
+  apps: readonly string[],
+): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    control.resyncSoon();
+    await round();
+    const healthy = apps.every((app) =>
+      Object.values(asMap(statusFile(`status/apps/${app}.yaml`).observed)).every(
+        (c) => asMap(c).health === "Healthy",
+      ),
+    );
+    if (healthy) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `apps did not converge: ${JSON.stringify(apps.map((a) => statusFile(`status/apps/${a}.yaml`).observed))}`,
+  );
+}
+
+const APPS = ["web", "api", "cart", "jobs", "docs", "widgets", "gadgets"];
+
+describe("push-mode sync with the controller", () => {
+  it("syncs the fleet, records observed status and inventories, and converges to Healthy", async () => {
+    const source = createRepo(dir, fleetFiles(BASE_SPEC));
+    const { controller: control, round } = await controller();
+    await round();
+    const web = await live("east", "/apis/apps/v1/namespaces/shop/deployments/web");
+    expect(asMap(web?.spec).replicas).toBe(2);
+    expect(asMap(asMap(web?.metadata).labels)["app.kubernetes.io/managed-by"]).toBe("gitfleet");
+    // The CRD and its custom resource, in one sync.
+    expect(await live("east", "/apis/example.com/v1/namespaces/default/widgets/gadget")).toBeDefined();
+    await converge(control, round, APPS);
+    const status = statusFile("status/apps/web.yaml");
+    expect(asMap(status.observed).east).toMatchObject({
+      health: "Healthy",
+      syncedCommit: source,
+      ready: { "Deployment shop/web": "2/2" },
+    });
+    const cluster = asMap(statusFile("status/clusters/east.yaml").observed);
+    expect(cluster).toMatchObject({ reachable: true, syncedCommit: source, conflicts: 0, failed: 0 });
+    const inventory = statusFile("status/inventory/east.yaml");
+    expect(inventory.objects).toBe(cluster.inventory);
+    expect(
+      (inventory.inventory as string[]).some((line) => line.startsWith("apps/Deployment/shop/web ")),
+    ).toBe(true);
+    // Pods really run in the member.
+    const pods = asMap(await live("east", "/api/v1/namespaces/shop/pods?labelSelector=app%3Dweb"));
+    expect((pods.items as JsonMap[]).filter((p) => asMap(p.status).phase === "Running")).toHaveLength(2);
+    // Observed status commits say what happened and name the source commit.
+    const log = gitIn(dir, "log", "--format=%s", "gitfleet/status");
+    expect(log).toMatch(/^sync: east Healthy, north Healthy, south Healthy, west Healthy$/m);
+    // No change in the members: another round commits nothing.
+    const tip = gitIn(dir, "rev-parse", "gitfleet/status");
+    control.resyncSoon();
+    await round();
+    expect(gitIn(dir, "rev-parse", "gitfleet/status")).toBe(tip);
+  });
+
+  it("applies a change, prunes a removed app, and touches nothing on an invalid commit", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const { round } = await controller();
+    await round();
+    const withWebAt9: FleetSpec = {
+      ...BASE_SPEC,
+      apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: 9 } : a)),
+    };
+    commitTree(dir, fleetFiles(withWebAt9), "web to 9");
+    await round();
+    expect(asMap((await live("east", "/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(
+      3,
+    );
+
+    // A broken commit: the members keep the last valid render, nothing is pruned.
+    commitTree(
+      dir,
+      fleetFiles({ ...withWebAt9, apps: withWebAt9.apps.filter((a) => a.name !== "api"), broken: "web" }),
+      "broken",
+    );
+    await round();
+    expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/api")).toBeDefined();
+    expect(statusFile("status/source.yaml").valid).toBe(false);
+
+    // The same removal, valid: a third of east's and west's inventories, over the 30% budget.
+    const withoutApi = { ...withWebAt9, apps: withWebAt9.apps.filter((a) => a.name !== "api") };
+    commitTree(dir, fleetFiles(withoutApi), "remove api");
+    await round();
+    expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/api")).toBeDefined();
+    const tokens = ["east", "west"].map((cluster) => {
+      const blocked = asMap(asMap(statusFile(`status/clusters/${cluster}.yaml`).observed).pruneBlocked);
+      expect(blocked.reasons).toEqual([
+        expect.stringMatching(/^would delete 2 of [56] objects \(\d+%\), more than the 30% budget$/),
+      ]);
+      return String(blocked.token);
+    });
+    // A reviewed commit allows exactly these deletions.
+    const allowed = new Map(fleetFiles(withoutApi));
+    allowed.set(
+      "fleet.yaml",
+      new TextEncoder().encode(
+        `apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: test\nspec:\n  pruning:\n    allowPrune: "${tokens.join(" ")}"\n`,
+      ),
+    );
+    commitTree(dir, allowed, "allow pruning api");
+    await round();
+    for (const cluster of ["east", "west"]) {
+      expect(await live(cluster, "/apis/apps/v1/namespaces/shop/deployments/api")).toBeUndefined();
+      expect(await live(cluster, "/api/v1/namespaces/shop/configmaps/api")).toBeUndefined();
+      expect(
+        (statusFile(`status/inventory/${cluster}.yaml`).inventory as string[]).some((l) =>
+          l.includes("/api "),
+        ),
+      ).toBe(false);
+    }
+    expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
+    expect(gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status")).toMatch(/east: \d+ applied, 2 pruned/);
+  });
+
+  it("keeps syncing the other members while one is down, and catches it up when it returns", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const { controller: control, round } = await controller();
+    await member("west").faults.down();
+    await round();
+    expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
+    expect(asMap(statusFile("status/clusters/west.yaml").observed)).toMatchObject({ reachable: false });
+    expect(asMap(asMap(statusFile("status/apps/web.yaml").observed).west).health).toBe("Unknown");
+    expect(asMap(asMap(statusFile("status/apps/web.yaml").observed).east).syncedCommit).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
+    expect(gitIn(dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
+    await member("west").faults.up();
+    control.resyncSoon();
+    await round();
+    expect(await live("west", "/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
+    expect(asMap(statusFile("status/clusters/west.yaml").observed)).toMatchObject({ reachable: true });
+  });
+
+  it("reports a hand-made object that blocks a rendered one, and never prunes it", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const { round } = await controller();
+    await fetch(`${member("south").url}/api/v1/namespaces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: "batch" } }),
+    });
+    await fetch(`${member("south").url}/api/v1/namespaces/batch/configmaps`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: {
+          name: "docs",
+          namespace: "batch",
+          labels: { "app.kubernetes.io/managed-by": "gitfleet", "gitfleet.io/app": "docs" },
+        },
+        data: { LEVEL: "hand-made" },
+      }),
+    });
+    await round();
+    const docs = asMap(asMap(statusFile("status/apps/docs.yaml").observed).south);
+    expect(docs.problems).toEqual([
+      expect.objectContaining({
+        object: "ConfigMap batch/docs",
+        action: "conflict",
+        error: expect.stringMatching(/did not create it/),
+      }),
+    ]);
+    // Removing docs from the fleet prunes what gitfleet made and leaves the hand-made ConfigMap.
+    commitTree(
+      dir,
+      fleetFiles({ ...BASE_SPEC, apps: BASE_SPEC.apps.filter((a) => a.name !== "docs") }),
+      "remove docs",
+    );
+    await round();
+    expect(asMap((await live("south", "/api/v1/namespaces/batch/configmaps/docs"))?.data).LEVEL).toBe(
+      "hand-made",
+    );
+  });
+});
