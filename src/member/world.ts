@@ -158,7 +158,11 @@ export class World {
     for (const job of this.list("/apis/batch/v1/jobs")) this.updateJobStatus(job);
     for (const { prefix, collection, hasStatus } of this.customWorkloads())
       for (const object of this.list(`${prefix}/${collection}`))
-        this.writePodStatus(object, prefix, collection, ["updatedReplicas"], hasStatus);
+        this.writePodStatus(object, prefix, collection, ["updatedReplicas"], hasStatus, [
+          "updatedReadyReplicas",
+        ]);
+    this.bindClaims();
+    this.assignLoadBalancers();
   }
 
   // Each declared custom workload whose CRD is served, and where its objects are.
@@ -445,6 +449,7 @@ export class World {
     collection: string,
     counted: readonly string[],
     viaStatus = true,
+    readyCounted: readonly string[] = [],
   ): void {
     const metadata = asMap(owner.metadata);
     const pods = this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
@@ -455,9 +460,49 @@ export class World {
       readyReplicas: ready,
       availableReplicas: ready,
       ...Object.fromEntries(counted.map((field) => [field, pods.length])),
+      ...Object.fromEntries(readyCounted.map((field) => [field, ready])),
     };
     if (!sameJson(asMap(owner.status), status))
       this.patch(owner, prefix, viaStatus ? `${collection}/status` : collection, { status }, collection);
+  }
+
+  // A default StorageClass with immediate binding: every claim is Bound to a volume of the size it asks.
+  private bindClaims(): void {
+    for (const claim of this.list("/api/v1/persistentvolumeclaims")) {
+      if (asMap(claim.status).phase === "Bound") continue;
+      const spec = asMap(claim.spec);
+      this.patch(
+        claim,
+        "/api/v1",
+        "persistentvolumeclaims/status",
+        {
+          status: {
+            phase: "Bound",
+            accessModes: asList(spec.accessModes),
+            capacity: { storage: asMap(asMap(spec.resources).requests).storage ?? "1Gi" },
+          },
+        },
+        "persistentvolumeclaims",
+      );
+    }
+  }
+
+  // A load-balancer controller (a cloud's, or MetalLB): each LoadBalancer Service gets an address.
+  private assignLoadBalancers(): void {
+    const services = this.list("/api/v1/services").filter((s) => asMap(s.spec).type === "LoadBalancer");
+    for (const [index, service] of services.entries()) {
+      if (asList(asMap(asMap(service.status).loadBalancer).ingress).length > 0) continue;
+      const uid = String(asMap(service.metadata).uid ?? index);
+      const octet = (n: number) =>
+        (Number.parseInt(uid.replace(/[^0-9a-f]/g, "").slice(n, n + 2) || "1", 16) % 254) + 1;
+      this.patch(
+        service,
+        "/api/v1",
+        "services/status",
+        { status: { loadBalancer: { ingress: [{ ip: `198.51.${octet(0)}.${octet(2)}` }] } } },
+        "services",
+      );
+    }
   }
 
   private updateDeploymentStatus(deployment: JsonMap): void {

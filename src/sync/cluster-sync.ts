@@ -155,9 +155,8 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   } catch (error) {
     return { ...empty, reachable: false, error: message(error), inventory: stored.inventory };
   }
-  const desired = input.desired.map((d) => leaveReplicasToHpa(d, targets, input.interpreterFor));
-  const namespaceErrors = await ensureNamespaces(client, desired);
-  const objects = (await applyAll({ ...input, desired }, inventory, live)).map((o) => {
+  const namespaceErrors = await ensureNamespaces(client, input.desired);
+  const objects = (await applyAll(input, inventory, live, targets)).map((o) => {
     const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
     return namespaceError ? { ...o, error: namespaceError } : o;
   });
@@ -237,11 +236,12 @@ async function applyAll(
   input: ClusterSyncInput,
   inventory: Map<string, InventoryEntry>,
   live: ReadonlyMap<string, JsonMap>,
+  scaledByHpa: ReadonlySet<string>,
 ): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
   for (const { phase, items } of applyPlan(input.desired, (d) => d.object)) {
     const done = await mapConcurrently(items, input.concurrency ?? 8, (desired) =>
-      applyOne(input, desired, inventory.get(desired.identity), live.get(desired.identity)),
+      applyOne(input, desired, inventory.get(desired.identity), live.get(desired.identity), scaledByHpa),
     );
     if (phase === "crds") {
       await waitEstablished(input, done);
@@ -266,14 +266,16 @@ interface Applied {
 
 async function applyOne(
   input: ClusterSyncInput,
-  desired: DesiredObject,
+  rendered: DesiredObject,
   entry: InventoryEntry | undefined,
   listed: JsonMap | undefined,
+  scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
-  if (desired.error) return failed(desired, entry, new Error(desired.error));
+  if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
   try {
     // An object that is neither labelled nor in the inventory may still exist: look before creating.
-    const current = listed ?? (entry?.uid ? undefined : await input.client.get(addressOf(desired.object)));
+    const current = listed ?? (entry?.uid ? undefined : await input.client.get(addressOf(rendered.object)));
+    const desired = leaveReplicasToHpa(rendered, current, scaledByHpa, input.interpreterFor);
     const step = decide(desired, entry, current);
     if (step.kind === "refuse") return refused(desired);
     if (step.kind === "keep" && current && entry)
@@ -289,7 +291,7 @@ async function applyOne(
     const next = { ...intentEntry(desired), digest: desired.digest };
     return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
   } catch (error) {
-    return failed(desired, entry, error);
+    return failed(rendered, entry, error);
   }
 }
 

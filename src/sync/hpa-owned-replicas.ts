@@ -1,6 +1,7 @@
-import { asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, isJsonMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import type { DesiredObject } from "./cluster-sync.js";
+import { FIELD_MANAGER } from "./member-client.js";
 
 /** The workloads HorizontalPodAutoscalers scale (rendered ones and the member's own), by identity. */
 export function hpaTargets(hpas: Iterable<JsonMap>): Set<string> {
@@ -18,24 +19,52 @@ export function hpaTargets(hpas: Iterable<JsonMap>): Set<string> {
 const BUILT_IN_REPLICAS = new Set(["apps/v1 Deployment", "apps/v1 StatefulSet", "apps/v1 ReplicaSet"]);
 
 /**
- * A workload an HPA scales, without the replicas field: with server-side apply gitfleet then owns
- * everything it renders but replicas, so it and the autoscaler never fight. The digest changes, so
- * the switch is applied once. Objects that are not scaled, or whose replicas path is unknown, are
- * returned as they are. Pure.
+ * A workload an HPA scales, as gitfleet applies it, so that the two never fight: created with the
+ * rendered replicas; once it exists, with the member's own count while only gitfleet owns the field
+ * (so server-side apply does not remove it and reset the workload to one replica), and without the
+ * field once another manager (the autoscaler) owns it. The digest changes, so the switch is applied
+ * once. Objects that are not scaled, or whose replicas path is unknown, are returned as they are. Pure.
  */
 export function leaveReplicasToHpa(
   desired: DesiredObject,
+  live: JsonMap | undefined,
   targets: ReadonlySet<string>,
   interpreterFor?: (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined,
 ): DesiredObject {
-  if (!targets.has(desired.identity)) return desired;
+  if (!live || !targets.has(desired.identity)) return desired;
   const apiVersion = String(desired.object.apiVersion);
   const kind = String(desired.object.kind);
   const path = BUILT_IN_REPLICAS.has(`${apiVersion} ${kind}`)
     ? "spec.replicas"
     : interpreterFor?.(apiVersion, kind)?.replicasPath;
   if (!path) return desired;
-  return { ...desired, object: without(desired.object, path.split(".")), digest: `${desired.digest}~hpa` };
+  const segments = path.split(".");
+  const current = valueAt(live, segments);
+  const object =
+    ownedByAnother(live, segments) || typeof current !== "number"
+      ? without(desired.object, segments)
+      : withValue(desired.object, segments, current);
+  return { ...desired, object, digest: `${desired.digest}~hpa` };
+}
+
+// Some field manager other than gitfleet's owns the field (managedFields, FieldsV1).
+function ownedByAnother(live: JsonMap, path: readonly string[]): boolean {
+  return asList(asMap(live.metadata).managedFields).some((entry) => {
+    const managed = asMap(entry);
+    if (managed.manager === FIELD_MANAGER) return false;
+    return (
+      valueAt(
+        managed.fieldsV1,
+        path.map((segment) => `f:${segment}`),
+      ) !== undefined
+    );
+  });
+}
+
+function withValue(object: JsonMap, path: readonly string[], value: Json): JsonMap {
+  const [head, ...rest] = path;
+  if (head === undefined) return object;
+  return { ...object, [head]: rest.length === 0 ? value : withValue(asMap(object[head]), rest, value) };
 }
 
 function without(object: JsonMap, path: readonly string[]): JsonMap {

@@ -11,17 +11,15 @@ let child: ChildProcess | undefined;
 let printed = "";
 afterEach(() => child?.kill("SIGKILL"));
 
-function waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+// Resolves once what the demo printed since `from` matches.
+function waitFor(pattern: RegExp, from = 0): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      const match = printed.match(pattern);
+      const match = printed.slice(from).match(pattern);
       if (match) resolve(match);
+      else if (child?.exitCode !== null) reject(new Error(`demo exited with ${child?.exitCode}: ${printed}`));
+      else setTimeout(check, 50);
     };
-    child?.stdout?.on("data", (chunk: Buffer) => {
-      printed += chunk.toString();
-      check();
-    });
-    child?.on("exit", (code) => reject(new Error(`demo exited with ${code}: ${printed}`)));
     check();
   });
 }
@@ -29,6 +27,9 @@ function waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
 describe("gitfleet demo", () => {
   it("puts the example fleet in a repository, starts members, reconciles, and reconciles an edit", async () => {
     child = spawn(process.execPath, [BIN, "demo", "--interval", "1"], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
     const [, repo] = (await waitFor(/Git repository in (\S+)\n/)) as RegExpMatchArray;
     await waitFor(/Ctrl-C to stop/);
     expect(printed).toMatch(/reconciled [0-9a-f]{7} → gitfleet\/status [0-9a-f]{7} \(valid\)/);
@@ -36,7 +37,28 @@ describe("gitfleet demo", () => {
     const [, kubeconfig] = (await waitFor(/kubeconfig: (\S+)\n/)) as RegExpMatchArray;
     const nodes = (await kubectl(String(kubeconfig), "--context", "idc-east-1", "get", "nodes", "-o", "name"))
       .stdout;
-    expect(nodes.trim().split("\n")).toHaveLength(3);
+    expect(nodes.trim().split("\n")).toHaveLength(5);
+    // The controller syncs the members; the demo shows them converge.
+    await waitFor(/members converged: every app Healthy in every cluster \(\d+ app placements\)\n/);
+    expect(printed).toMatch(
+      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy\n/,
+    );
+    const pods = (
+      await kubectl(
+        String(kubeconfig),
+        "--context",
+        "idc-east-1",
+        "get",
+        "pods",
+        "-n",
+        "shop",
+        "-l",
+        "app.kubernetes.io/name=web",
+        "-o",
+        "name",
+      )
+    ).stdout;
+    expect(pods.trim().split("\n")).toHaveLength(6);
     // A person edits the fleet and commits: the loop picks it up.
     const placement = `${repo}/placements/web.yaml`;
     writeFileSync(placement, readFileSync(placement, "utf8").replace("weight: 2", "weight: 1"));
@@ -51,6 +73,12 @@ describe("gitfleet demo", () => {
       "web: even weights",
     );
     await waitFor(/ {2}web +Deployment shop\/web +aws-use1=4 gcp-euw1=4 idc-east-1=4\n/);
+    // web has a member-side HPA: the members keep the replicas it owns, gitfleet does not fight it.
+    const after = printed.length;
+    await waitFor(/members converged/, after);
+    expect(printed.slice(after)).toMatch(
+      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy\n/,
+    );
     const exit = new Promise((resolve) => child?.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exit).toBe(0);

@@ -244,7 +244,7 @@ describe("the world inside a simulated member", () => {
       };
       return object.status?.readyReplicas === 3 ? object : undefined;
     });
-    expect(ready.status).toMatchObject({ replicas: 3, readyReplicas: 3 });
+    expect(ready.status).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReadyReplicas: 3 });
     const pods = (
       await config
         .makeApiClient(k8s.CoreV1Api)
@@ -255,6 +255,41 @@ describe("the world inside a simulated member", () => {
       "CloneSet",
       "CloneSet",
     ]);
+  });
+
+  it("binds every PersistentVolumeClaim to a volume of the size it asks, as a default StorageClass does", async () => {
+    const { core } = await clients({ name: "east", world: { readyDelayMs: 10 } });
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace: "default",
+      body: {
+        metadata: { name: "data" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "5Gi" } } },
+      },
+    });
+    const bound = await until(async () => {
+      const claim = await core.readNamespacedPersistentVolumeClaim({ name: "data", namespace: "default" });
+      return claim.status?.phase === "Bound" ? claim : undefined;
+    });
+    expect(bound.status).toMatchObject({ accessModes: ["ReadWriteOnce"], capacity: { storage: "5Gi" } });
+  });
+
+  it("gives a LoadBalancer Service an address and leaves a ClusterIP one alone", async () => {
+    const { core } = await clients({ name: "east", world: { readyDelayMs: 10 } });
+    for (const [name, type] of [
+      ["public", "LoadBalancer"],
+      ["internal", "ClusterIP"],
+    ] as const)
+      await core.createNamespacedService({
+        namespace: "default",
+        body: { metadata: { name }, spec: { type, ports: [{ port: 80 }], selector: { app: name } } },
+      });
+    const address = await until(async () => {
+      const service = await core.readNamespacedService({ name: "public", namespace: "default" });
+      return service.status?.loadBalancer?.ingress?.[0]?.ip;
+    });
+    expect(address).toMatch(/^198\.51\.\d+\.\d+$/);
+    const internal = await core.readNamespacedService({ name: "internal", namespace: "default" });
+    expect(internal.status?.loadBalancer?.ingress ?? []).toEqual([]);
   });
 
   it("rolls a new template out without dropping below desired − maxUnavailable, and keeps pods when the template is unchanged", async () => {

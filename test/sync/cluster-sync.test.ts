@@ -243,6 +243,24 @@ describe("syncCluster", () => {
     expect(again.objects.find((o) => o.identity === "apps/Deployment/shop/web")?.action).toBe("unchanged");
   });
 
+  it("creates a workload an HPA will scale with the rendered replicas, then keeps the member's count", async () => {
+    const hpa = desired({
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "web", namespace: "shop" },
+      spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, maxReplicas: 10 },
+    });
+    await sync([namespace("shop"), deployment(3), hpa]);
+    expect(asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(3);
+    // gitfleet still owns replicas (the autoscaler has not acted): a new total is not applied, nor is the field dropped.
+    const result = await sync([namespace("shop"), deployment(5, "web:2"), hpa]);
+    expect(result.objects.find((o) => o.identity === "apps/Deployment/shop/web")).toMatchObject({
+      action: "configured",
+      desiredReplicas: 3,
+    });
+    expect(asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(3);
+  });
+
   it("corrects drift, or only reports it when selfHeal is off", async () => {
     await sync([namespace("shop"), configMap("a", "1")]);
     const edit = () =>

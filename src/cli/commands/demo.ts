@@ -1,9 +1,10 @@
-import fs, { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import fs, { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import git from "isomorphic-git";
+import { Controller, type ControllerReport } from "../../controller/controller.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { Reconciler } from "../../controller/reconciler.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
@@ -11,15 +12,18 @@ import { readTreeFiles } from "../../git/read-tree.js";
 import { createLogger } from "../../log/logger.js";
 import { simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
-import { DEFAULT_PROFILE } from "../../member/simulation-profile.js";
+import { parseSimulationProfile } from "../../member/simulation-profile.js";
 import { asList, asMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import { readEmittedYaml } from "../../render/yaml-reader.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
+import { resolveConnections } from "../../sync/connections.js";
+import { Syncer } from "../../sync/syncer.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
 const EXAMPLE_REPO = fileURLToPath(new URL("../../../../example-repo", import.meta.url));
+const EXAMPLE_PROFILE = fileURLToPath(new URL("../../../../example-simulation.yaml", import.meta.url));
 
 /** `gitfleet demo`: the example fleet in a Git repository, simulated members, and the controller. */
 export function registerDemo(
@@ -30,7 +34,7 @@ export function registerDemo(
   program.addCommand(
     new Command("demo")
       .description(
-        "run gitfleet end to end on this machine: the example fleet in a temporary Git repository, a simulated member per cluster, and the reconcile loop writing the status branch",
+        "run gitfleet end to end on this machine: the example fleet in a temporary Git repository, a simulated member per cluster, and the controller writing the status branch and syncing the members",
       )
       .option("--interval <seconds>", "how often the demo repository is reconciled", "5")
       .action(async (options: { interval: string }) => {
@@ -49,13 +53,19 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   output.out(
     `gitfleet demo: the example fleet is a Git repository in ${repoDir}\n  edit it and commit: the next reconcile writes the change to its gitfleet/status branch\n\n`,
   );
+  const profile = parseSimulationProfile(readFileSync(EXAMPLE_PROFILE, "utf8"), EXAMPLE_PROFILE);
   const members: SimulatedMember[] = [];
   for (const cluster of model.clusters) {
     const name = cluster.metadata.name;
     members.push(
       await startMember({
         name,
-        world: { nodePools: DEFAULT_PROFILE.poolsFor(name), workloads: DEFAULT_PROFILE.workloads },
+        // Sized for the example's apps; pods take a moment to get ready, so the convergence shows.
+        world: {
+          nodePools: profile.poolsFor(name),
+          workloads: profile.workloads,
+          readyDelayMs: profile.readyDelayMs,
+        },
       }),
     );
   }
@@ -68,7 +78,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
       `  ${member.name.padEnd(12)} ${(cluster?.spec.provider ?? "").padEnd(5)} ${(cluster?.spec.region ?? "").padEnd(10)} ${member.url.padEnd(24)} ${capacity(member)}\n`,
     );
   }
-  const logger = createLogger({ level: "warn" });
+  const logger = createLogger({ level: "silent" });
   const reconciler = new Reconciler({
     repo: await FleetRepo.open({ location: repoDir }),
     branch: "main",
@@ -77,35 +87,50 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     controllerId: "gitfleet-demo",
     logger,
   });
+  const syncer = new Syncer({
+    // Clusters that name their kubeconfig by an environment variable get the demo's one.
+    connect: (fleet) =>
+      resolveConnections(fleet.clusters, {
+        kubeconfig,
+        env: Object.fromEntries(
+          fleet.clusters.flatMap((c) =>
+            c.spec.connection?.kubeconfigEnv ? [[c.spec.connection.kubeconfigEnv, kubeconfig]] : [],
+          ),
+        ),
+      }),
+    logger,
+  });
+  let loop: ReconcileLoop | undefined;
+  const controller = new Controller(reconciler, syncer, {
+    logger,
+    statusIntervalMs: 1000,
+    resyncIntervalMs: intervalMs * 6,
+    trigger: (reason) => loop?.trigger(reason),
+  });
   let printed = Promise.resolve();
-  const loop = new ReconcileLoop(reconciler, {
+  const progress = new ProgressPrinter(output, repoDir);
+  loop = new ReconcileLoop(controller, {
     intervalMs,
     logger,
     onReconcile: ({ report, error }) => {
       if (error) output.out(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      else if (report && report.result !== "up-to-date")
-        printed = printed.then(async () => {
-          const validity = report.valid
-            ? "valid"
-            : `invalid: ${report.errors} errors, see status/source.yaml`;
-          output.out(
-            `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
-          );
-          if (report.valid) output.out(await desiredReplicas(repoDir));
-        });
+      if (report) printed = printed.then(() => progress.print(report as ControllerReport));
     },
   });
   loop.start();
   await loop.idle();
   await printed;
   output.out(
-    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get nodes\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n\nThe members run nodes but no apps yet: applying the rendered tree to them comes with sync.\nCtrl-C to stop.\n`,
+    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\nfaults: curl -X POST ${members[0]?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":30}'\n\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
   );
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
   await loop.stop();
+  controller.stop();
+  await syncer.idle();
+  await printed;
   await Promise.all(members.map((member) => member.close()));
   return ExitCode.Ok;
 }
@@ -143,16 +168,7 @@ function capacity(member: SimulatedMember): string {
 
 // Each workload's desired replicas per cluster, as the status branch records them in status/apps/.
 async function desiredReplicas(repoDir: string): Promise<string> {
-  const gitdir = join(repoDir, ".git");
-  const cache = {};
-  const tip = await git.resolveRef({ fs, gitdir, ref: "refs/heads/gitfleet/status" });
-  const tree = (await git.readCommit({ fs, gitdir, cache, oid: tip })).commit.tree;
-  const files = await readTreeFiles(
-    gitdir,
-    cache,
-    tree,
-    (path) => path === "status/" || path.startsWith("status/apps"),
-  );
+  const files = await statusFiles(repoDir, "status/apps");
   const lines = ["desired replicas (status/apps/ on the status branch):"];
   for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const app = asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {});
@@ -166,4 +182,68 @@ async function desiredReplicas(repoDir: string): Promise<string> {
     }
   }
   return `${lines.join("\n")}\n`;
+}
+
+// Per app and cluster, ready/desired replicas and health, as the observed blocks of status/apps/ record them.
+async function observedProgress(repoDir: string): Promise<{ healthy: boolean; text: string }> {
+  const files = await statusFiles(repoDir, "status/apps");
+  let healthy = true;
+  let placements = 0;
+  let ready = 0;
+  const lines: string[] = [];
+  for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const app = asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {});
+    const clusters = Object.entries(asMap(app.observed)).map(([cluster, value]) => {
+      const observed = asMap(value);
+      placements++;
+      if (observed.health === "Healthy") ready++;
+      else healthy = false;
+      const replicas = Object.values(asMap(observed.ready)).map(String).join("+");
+      return `${cluster}=${replicas ? `${replicas} ` : ""}${String(observed.health ?? "?")}`;
+    });
+    if (clusters.length > 0) lines.push(`  ${String(app.app ?? path).padEnd(16)} ${clusters.join("  ")}`);
+  }
+  const header = healthy
+    ? `members converged: every app Healthy in every cluster (${placements} app placements)`
+    : `members converging: ${ready} of ${placements} app placements Healthy (ready/desired replicas)`;
+  return { healthy, text: `\n${header}\n${lines.join("\n")}\n` };
+}
+
+// The files under a directory of the status branch.
+async function statusFiles(repoDir: string, directory: string): Promise<Map<string, Uint8Array>> {
+  const gitdir = join(repoDir, ".git");
+  const cache = {};
+  const tip = await git.resolveRef({ fs, gitdir, ref: "refs/heads/gitfleet/status" });
+  const tree = (await git.readCommit({ fs, gitdir, cache, oid: tip })).commit.tree;
+  return readTreeFiles(
+    gitdir,
+    cache,
+    tree,
+    (path) => directory.startsWith(path.replace(/\/$/, "")) || path.startsWith(directory),
+  );
+}
+
+/** Prints what each round did: a new render's desired replicas, then the members converging, until Healthy. */
+class ProgressPrinter {
+  private converged = false;
+
+  constructor(
+    private readonly output: CommandOutput,
+    private readonly repoDir: string,
+  ) {}
+
+  async print(report: ControllerReport): Promise<void> {
+    if (report.result === "committed") {
+      const validity = report.valid ? "valid" : `invalid: ${report.errors} errors, see status/source.yaml`;
+      this.output.out(
+        `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
+      );
+      if (report.valid) this.output.out(await desiredReplicas(this.repoDir));
+      this.converged = false;
+    }
+    if (report.observed !== "committed") return;
+    const progress = await observedProgress(this.repoDir);
+    if (!this.converged || !progress.healthy) this.output.out(progress.text);
+    this.converged = progress.healthy;
+  }
 }
