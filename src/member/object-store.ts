@@ -28,6 +28,8 @@ const EVENT_LOG_SIZE = 10_000;
 export class ObjectStore {
   private revision = 0;
   private readonly byResource = new Map<string, Map<string, JsonMap>>();
+  /** Each bucket's objects in name order, until it changes: lists are frequent, writes cheap. */
+  private readonly sorted = new WeakMap<Map<string, JsonMap>, JsonMap[]>();
   private readonly log: WatchEvent[] = [];
   private readonly watchers = new Set<(event: WatchEvent) => void>();
 
@@ -48,10 +50,13 @@ export class ObjectStore {
 
   /** Objects of a resource, in one namespace or all, ordered by namespace and name. */
   list(resource: ApiResource, namespace?: string): JsonMap[] {
-    const all = [...this.bucket(resource)]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, object]) => object);
-    if (namespace === undefined || !resource.namespaced) return all;
+    const bucket = this.bucket(resource);
+    let all = this.sorted.get(bucket);
+    if (!all) {
+      all = [...bucket].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => object);
+      this.sorted.set(bucket, all);
+    }
+    if (namespace === undefined || !resource.namespaced) return [...all];
     return all.filter((object) => (object.metadata as JsonMap).namespace === namespace);
   }
 
@@ -60,6 +65,7 @@ export class ObjectStore {
     const bucket = this.bucket(key.resource);
     const type = bucket.has(slot(key)) ? "MODIFIED" : "ADDED";
     bucket.set(slot(key), object);
+    this.sorted.delete(bucket);
     this.emit({ type, resource: key.resource, object, version: versionOf(object) });
   }
 
@@ -69,6 +75,7 @@ export class ObjectStore {
     const object = bucket.get(slot(key));
     if (!object) return;
     bucket.delete(slot(key));
+    this.sorted.delete(bucket);
     const last = {
       ...object,
       metadata: { ...(object.metadata as JsonMap), resourceVersion: this.nextVersion() },

@@ -13,6 +13,15 @@ export interface NodePool {
   readonly taints?: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
 }
 
+/** The controllers' pace: one pass over the world at most this often while things change. */
+const PASS_MS = 10;
+
+interface CachedList {
+  readonly version: string;
+  readonly items: JsonMap[];
+  byOwner?: Map<string, JsonMap[]>;
+}
+
 /** What runs inside a simulated member. */
 export interface WorldOptions {
   readonly nodePools?: readonly NodePool[];
@@ -55,6 +64,7 @@ export class World {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
   private stopWatch: (() => void) | undefined;
+  private readonly lists = new Map<string, CachedList>();
 
   constructor(
     private readonly api: MemberApi,
@@ -130,10 +140,11 @@ export class World {
   private schedule(): void {
     if (this.pending || this.stopped) return;
     this.pending = true;
-    setImmediate(() => {
+    // Changes arriving together (a burst of applies) are handled by one pass, at most every PASS_MS.
+    setTimeout(() => {
       this.pending = false;
       if (!this.stopped) this.sync();
-    });
+    }, PASS_MS);
   }
 
   // One pass of every controller; their writes schedule the next pass until nothing changes.
@@ -370,7 +381,7 @@ export class World {
         status: { phase: "Pending" },
       });
     }
-    if (!shrink) return;
+    if (!shrink || pods.length <= want) return;
     // The last pods (by name; for a StatefulSet the highest ordinals) go first when scaling down.
     const byName = [...pods].sort((a, b) =>
       compareNames(String(asMap(a.metadata).name), String(asMap(b.metadata).name)),
@@ -560,15 +571,34 @@ export class World {
       }
   }
 
+  // Lists are kept until the next write (every write moves the store's resourceVersion), with an
+  // index by owner: a pass over thousands of pods then costs one list, not one per owner.
   private list(path: string): JsonMap[] {
+    return this.listed(path).items;
+  }
+
+  private listed(path: string): CachedList {
+    const version = this.api.store.currentVersion();
+    const cached = this.lists.get(path);
+    if (cached?.version === version) return cached;
     const response = this.request("GET", path);
-    return asList(asMap(response).items).map((item) => asMap(item));
+    const fresh: CachedList = { version, items: asList(asMap(response).items).map((item) => asMap(item)) };
+    this.lists.set(path, fresh);
+    return fresh;
   }
 
   private ownedBy(path: string, owner: JsonMap): JsonMap[] {
-    return this.list(path).filter((object) =>
-      asList(asMap(object.metadata).ownerReferences).some((reference) => asMap(reference).uid === owner.uid),
-    );
+    const cached = this.listed(path);
+    if (!cached.byOwner) {
+      const byOwner = new Map<string, JsonMap[]>();
+      for (const object of cached.items)
+        for (const reference of asList(asMap(object.metadata).ownerReferences)) {
+          const uid = String(asMap(reference).uid);
+          byOwner.set(uid, [...(byOwner.get(uid) ?? []), object]);
+        }
+      cached.byOwner = byOwner;
+    }
+    return cached.byOwner.get(String(owner.uid)) ?? [];
   }
 
   private patch(

@@ -246,11 +246,22 @@ export class MemberClient {
     );
   }
 
-  // The agent, TLS material and credential headers client-node derives from the kubeconfig context.
+  // The agent, TLS material and credential headers client-node derives from the kubeconfig context,
+  // with connections kept alive (client-node's agents close each one after a request).
   private requestInit(): Promise<RequestInit> {
     const now = Date.now();
     if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS)
-      this.auth = { init: this.config.applyToFetchOptions({}) as Promise<RequestInit>, at: now };
+      this.auth = {
+        init: (this.config.applyToFetchOptions({}) as Promise<RequestInit>).then((init) => {
+          const agent = init.agent as { keepAlive?: boolean; options?: { keepAlive?: boolean } } | undefined;
+          if (agent && typeof agent === "object") {
+            agent.keepAlive = true;
+            if (agent.options) agent.options.keepAlive = true;
+          }
+          return init;
+        }),
+        at: now,
+      };
     return this.auth.init;
   }
 }

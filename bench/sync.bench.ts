@@ -1,0 +1,158 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Controller } from "../src/controller/controller.js";
+import { Reconciler } from "../src/controller/reconciler.js";
+import { FleetRepo } from "../src/git/fleet-repo.js";
+import { createLogger } from "../src/log/logger.js";
+import type { ClusterSyncResult } from "../src/sync/cluster-sync.js";
+import { resolveConnections } from "../src/sync/connections.js";
+import { Syncer } from "../src/sync/syncer.js";
+import { generateFleet } from "./generate-fleet.js";
+import { peakRssMiB } from "./measure.js";
+
+/**
+ * Benchmark: push-mode sync of a generated fleet (BENCH_SYNC_APPS apps, default 1,000, each on two of
+ * BENCH_SYNC_CLUSTERS clusters, default 5) to simulated members running in a separate `gitfleet
+ * simulate` process with nodes, pods and workload controllers — the time from a source commit to every
+ * member holding the rendered tree, and to every app Healthy, and applies per second; then the same
+ * for a one-app change. Prints figures; asserts nothing.
+ */
+const apps = Number(process.env.BENCH_SYNC_APPS ?? 1000);
+const clusters = Number(process.env.BENCH_SYNC_CLUSTERS ?? 5);
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+const git = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    maxBuffer: 2 ** 30,
+  }).trim();
+
+const PROFILE = `readyDelayMs: 200
+default:
+  nodePools:
+    - count: 40
+      allocatable: { cpu: "64", memory: 256Gi, pods: "250" }
+`;
+
+const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-sync-"));
+const fleet = join(dir, "fleet");
+const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
+for (const [path, bytes] of tree) {
+  mkdirSync(dirname(join(fleet, path)), { recursive: true });
+  writeFileSync(join(fleet, path), bytes);
+}
+git(fleet, "init", "-q", "-b", "main");
+git(fleet, "add", "-A");
+git(fleet, "commit", "-q", "-m", "generated fleet");
+writeFileSync(join(dir, "profile.yaml"), PROFILE);
+const kubeconfig = join(dir, "kubeconfig");
+const simulator = spawn(
+  process.execPath,
+  [
+    // BENCH_SIMULATOR_PROFILE=dir writes a CPU profile of the members' process there.
+    ...(process.env.BENCH_SIMULATOR_PROFILE
+      ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_SIMULATOR_PROFILE]
+      : []),
+    BIN,
+    "simulate",
+    "--from-repo",
+    fleet,
+    "--kubeconfig-out",
+    kubeconfig,
+    "--profile",
+    join(dir, "profile.yaml"),
+  ],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+await new Promise<void>((resolve) => {
+  let printed = "";
+  simulator.stdout?.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+    if (printed.includes("kubeconfig:")) resolve();
+  });
+});
+
+const logger = createLogger({ level: "silent" });
+const reconciler = new Reconciler({
+  repo: await FleetRepo.open({ location: fleet }),
+  branch: "main",
+  statusBranch: "gitfleet/status",
+  author: { name: "gitfleet", email: "gitfleet@example.com" },
+  controllerId: "bench",
+  logger,
+});
+const syncer = new Syncer({
+  connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
+  logger,
+  client: { timeoutMs: 60_000 },
+});
+const controller = new Controller(reconciler, syncer, {
+  logger,
+  statusIntervalMs: 0,
+  resyncIntervalMs: 3_600_000,
+});
+
+const healthy = (results: ReadonlyMap<string, ClusterSyncResult>) =>
+  [...results.values()].every((r) => r.reachable && r.objects.every((o) => o.health.status === "Healthy"));
+const count = (results: ReadonlyMap<string, ClusterSyncResult>, actions: string[]) =>
+  [...results.values()].reduce(
+    (sum, r) => sum + r.objects.filter((o) => actions.includes(o.action)).length,
+    0,
+  );
+
+// One commit through to Healthy: the first round (reconcile, apply), then resyncs until every object is Healthy.
+async function throughToHealthy(label: string): Promise<void> {
+  const start = performance.now();
+  const report = await controller.reconcile();
+  const reconciled = performance.now();
+  await syncer.idle();
+  const applied = performance.now();
+  const results = syncer.latest();
+  const writes = count(results, ["created", "configured", "corrected"]);
+  const objects = [...results.values()].reduce((sum, r) => sum + r.objects.length, 0);
+  await controller.flush();
+  let rounds = 1;
+  while (!healthy(syncer.latest()) && rounds < 600) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    controller.resyncSoon();
+    await controller.reconcile();
+    await syncer.idle();
+    rounds++;
+  }
+  await controller.flush();
+  const done = performance.now();
+  process.stdout.write(
+    `  ${label}\n` +
+      `    reconcile (render, status commit)       ${(reconciled - start).toFixed(0).padStart(7)} ms (${report.filesChanged} files)\n` +
+      `    sync: ${writes} of ${objects} objects applied ${(applied - reconciled).toFixed(0).padStart(7)} ms   ${writes > 0 ? ((writes / (applied - reconciled)) * 1000).toFixed(0) : "-"} applies/s\n` +
+      `    commit → all members hold it            ${(applied - start).toFixed(0).padStart(7)} ms\n` +
+      `    commit → every app Healthy              ${(done - start).toFixed(0).padStart(7)} ms (${rounds} sync rounds)${healthy(syncer.latest()) ? "" : " — NOT healthy"}\n`,
+  );
+}
+
+try {
+  process.stdout.write(
+    `\nsync: ${apps} apps on ${clusters} simulated members (each app on 2), members in a separate process\n`,
+  );
+  await throughToHealthy("first sync of the whole fleet");
+  const target = "apps/app-00042/deployment.yaml";
+  const original = Buffer.from(tree.get(target) ?? new Uint8Array()).toString("utf8");
+  writeFileSync(join(fleet, target), original.replace(/image: (\S+):1\.\d+\.0/, "image: $1:9.9.9"));
+  git(fleet, "commit", "-q", "-am", "app-00042: new image");
+  await throughToHealthy("a one-app change (new image, rolled out)");
+  controller.resyncSoon();
+  const start = performance.now();
+  await controller.reconcile();
+  await syncer.idle();
+  process.stdout.write(
+    `  a resync with nothing to change (drift and health check of every object) ${(performance.now() - start).toFixed(0)} ms\n`,
+  );
+  process.stdout.write(`  peak RSS of the controller ${peakRssMiB().toFixed(0)} MiB\n`);
+} finally {
+  controller.stop();
+  simulator.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+}
