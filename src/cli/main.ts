@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerAgent } from "./commands/agent.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
@@ -29,6 +30,7 @@ export function buildProgram(
   registerRender(program, output, setExit);
   registerPlan(program, output, setExit);
   registerReconcile(program, output, setExit);
+  registerAgent(program, output, setExit);
   registerSimulate(program, output, setExit);
   registerDemo(program, output, setExit);
   return program;

@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
+import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/cluster-sync.js";
 import {
@@ -8,7 +10,13 @@ import {
   inventoryPath,
   inventoryStatusText,
 } from "../sync/inventory.js";
-import { appObserved, clusterObserved, syncCommitMessage } from "../sync/observed-status.js";
+import {
+  type AgentReport,
+  appObserved,
+  clusterObserved,
+  readAgentReport,
+  syncCommitMessage,
+} from "../sync/observed-status.js";
 import type { Syncer } from "../sync/syncer.js";
 import type { Reconciles } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
@@ -40,6 +48,7 @@ export class Controller implements Reconciles {
   private requested: { statusTip: string | undefined; at: number } | undefined;
   private lastFlush = Number.NEGATIVE_INFINITY;
   private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
+  private flushedReports: string | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -72,31 +81,20 @@ export class Controller implements Reconciles {
   /** Publishes the members' latest results when they changed and the status interval allows. */
   async flush(): Promise<"committed" | "unchanged" | "moved" | "waiting"> {
     const results = this.syncer.latest();
-    if (results.size === 0 || sameResults(results, this.flushedResults)) return "unchanged";
+    const { state, syncFiles } = this.reconciler.snapshot();
+    const reports = agentReports(syncFiles);
+    const reportsKey = [...reports.values()].map((r) => JSON.stringify(r)).join("\n");
+    if (
+      (results.size === 0 && reports.size === 0) ||
+      (sameResults(results, this.flushedResults) && reportsKey === this.flushedReports)
+    )
+      return "unchanged";
     const wait = this.lastFlush + this.options.statusIntervalMs - this.now();
     if (wait > 0) {
       this.later(wait, "status interval");
       return "waiting";
     }
-    const { state } = this.reconciler.snapshot();
-    const blocks = new Map<string, string>();
-    const appClusters = new Map<string, Set<string>>();
-    for (const object of state.render.objects) {
-      const clusters = appClusters.get(object.app) ?? new Set<string>();
-      clusters.add(object.cluster);
-      appClusters.set(object.app, clusters);
-    }
-    for (const [app, clusters] of appClusters)
-      blocks.set(appStatusPath(app), appObserved(app, [...clusters], results));
-    const files = new Map<string, string>();
-    for (const result of results.values()) {
-      blocks.set(clusterStatusPath(result.cluster), clusterObserved(result));
-      if (result.reachable)
-        files.set(
-          inventoryPath(result.cluster),
-          inventoryStatusText(result.cluster, result.sourceCommit, result.inventory),
-        );
-    }
+    const { blocks, files } = observedFiles(state.render.objects, results, reports);
     const snapshot = new Map(results);
     const outcome = await this.reconciler.publishObserved(
       blocks,
@@ -105,6 +103,7 @@ export class Controller implements Reconciles {
     );
     if (outcome !== "moved") {
       this.flushedResults = snapshot;
+      this.flushedReports = reportsKey;
       this.lastFlush = this.now();
     }
     // Apps still rolling out are looked at again after the status interval.
@@ -142,6 +141,52 @@ export class Controller implements Reconciles {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+// The observed blocks of status/apps/ and status/clusters/, and the inventories, from the members' results and the agents' reports.
+function observedFiles(
+  objects: ReconcileState["render"]["objects"],
+  results: ReadonlyMap<string, ClusterSyncResult>,
+  reports: ReadonlyMap<string, AgentReport>,
+): { blocks: Map<string, string>; files: Map<string, string> } {
+  const blocks = new Map<string, string>();
+  const appClusters = new Map<string, Set<string>>();
+  for (const object of objects) {
+    const clusters = appClusters.get(object.app) ?? new Set<string>();
+    clusters.add(object.cluster);
+    appClusters.set(object.app, clusters);
+  }
+  for (const [app, clusters] of appClusters)
+    blocks.set(appStatusPath(app), appObserved(app, [...clusters], results, reports));
+  // Pull-mode clusters: what their agents reported.
+  for (const [cluster, report] of reports)
+    if (!results.has(cluster))
+      blocks.set(clusterStatusPath(cluster), emitYaml({ observed: report.observed }));
+  const files = new Map<string, string>();
+  for (const result of results.values()) {
+    blocks.set(clusterStatusPath(result.cluster), clusterObserved(result));
+    if (result.reachable)
+      files.set(
+        inventoryPath(result.cluster),
+        inventoryStatusText(result.cluster, result.sourceCommit, result.inventory),
+      );
+  }
+  return { blocks, files };
+}
+
+// The reports pull-mode agents committed, by cluster.
+function agentReports(files: ReadonlyMap<string, string>): Map<string, AgentReport> {
+  const reports = new Map<string, AgentReport>();
+  for (const [path, text] of files) {
+    if (!path.startsWith("status/agents/")) continue;
+    try {
+      const report = readAgentReport(readEmittedYaml(text));
+      if (report) reports.set(report.cluster, report);
+    } catch {
+      // An unreadable report counts as none: the cluster shows as not synced yet.
+    }
+  }
+  return reports;
 }
 
 function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {

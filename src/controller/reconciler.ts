@@ -357,9 +357,9 @@ export class Reconciler {
   }
 }
 
-// Files only the sync writes, whole.
+// Files only the sync writes, whole: inventories, and pull-mode agents' reports.
 function isSyncFile(path: string): boolean {
-  return path.startsWith("status/inventory/");
+  return path.startsWith("status/inventory/") || path.startsWith("status/agents/");
 }
 
 // Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").
@@ -367,8 +367,8 @@ function ownedPath(path: string): boolean {
   return OWNED_DIRECTORIES.some((directory) => path.startsWith(`${directory}/`));
 }
 
-// Source files worth reading: everything the fleet layout does not ignore (hidden trees are skipped whole).
-function wantedSource(path: string): boolean {
+/** Source files worth reading: everything the fleet layout does not ignore (hidden trees are skipped whole). */
+export function wantedSource(path: string): boolean {
   if (path.endsWith("/")) return !path.split("/").some((part) => part.startsWith("."));
   return classifyPath(path).role !== "ignored";
 }

@@ -1,5 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
-import type { Json, JsonMap } from "../model/json.js";
+import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import type { ClusterSyncResult, ObjectResult } from "./cluster-sync.js";
 import { type Health, type HealthStatus, worstHealth } from "./health.js";
@@ -38,18 +38,56 @@ export function appObserved(
   app: string,
   clusters: readonly string[],
   results: ReadonlyMap<string, ClusterSyncResult>,
+  reported: ReadonlyMap<string, AgentReport> = new Map(),
 ): string {
   const observed: Record<string, JsonMap> = {};
   for (const cluster of [...clusters].sort(compareStrings)) {
     const result = results.get(cluster);
-    if (!result) {
-      observed[cluster] = { health: "Unknown", reason: "not synced yet" };
-      continue;
-    }
-    const objects = result.objects.filter((o) => o.app === app);
-    observed[cluster] = result.reachable ? appInCluster(result, objects) : unreachable(result);
+    const report = reported.get(cluster);
+    if (result)
+      observed[cluster] = result.reachable
+        ? appInCluster(
+            result,
+            result.objects.filter((o) => o.app === app),
+          )
+        : unreachable(result);
+    else if (report)
+      observed[cluster] = report.apps[app] ?? { health: "Unknown", reason: "not in the agent's report" };
+    else observed[cluster] = { health: "Unknown", reason: "not synced yet" };
   }
   return emitYaml({ observed });
+}
+
+/** What a pull-mode agent reports for its cluster: the cluster's observed block and each app's. */
+export interface AgentReport {
+  readonly cluster: string;
+  readonly observed: JsonMap;
+  readonly apps: Readonly<Record<string, JsonMap>>;
+}
+
+/** status/agents/<cluster>.yaml, which the agent commits to the status branch. */
+export function agentReportPath(cluster: string): string {
+  return `status/agents/${cluster}.yaml`;
+}
+
+/** The agent's report of one sync: the same blocks the controller writes for push-mode clusters. Pure. */
+export function agentReportText(result: ClusterSyncResult, agent: string): string {
+  const apps: Record<string, JsonMap> = {};
+  for (const app of [...new Set(result.objects.map((o) => o.app))].sort(compareStrings))
+    apps[app] = appInCluster(
+      result,
+      result.objects.filter((o) => o.app === app),
+    );
+  return emitYaml({ cluster: result.cluster, agent, observed: clusterObservedValue(result), apps });
+}
+
+/** Reads an agent's report back; undefined when it is not one. */
+export function readAgentReport(value: unknown): AgentReport | undefined {
+  if (!isJsonMap(value) || typeof value.cluster !== "string" || !isJsonMap(value.observed)) return undefined;
+  const apps: Record<string, JsonMap> = {};
+  for (const [app, entry] of Object.entries(isJsonMap(value.apps) ? value.apps : {}))
+    if (isJsonMap(entry)) apps[app] = entry;
+  return { cluster: value.cluster, observed: value.observed, apps };
 }
 
 function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
@@ -88,8 +126,11 @@ function unreachable(result: ClusterSyncResult): JsonMap {
 
 /** A cluster's observed block: reachable, the commit it runs, counts by health and by problem, a blocked prune. Pure. */
 export function clusterObserved(result: ClusterSyncResult): string {
-  if (!result.reachable)
-    return emitYaml({ observed: { reachable: false, error: result.error ?? "no answer" } });
+  return emitYaml({ observed: clusterObservedValue(result) });
+}
+
+function clusterObservedValue(result: ClusterSyncResult): JsonMap {
+  if (!result.reachable) return { reachable: false, error: result.error ?? "no answer" };
   const health: Partial<Record<HealthStatus, number>> = {};
   for (const o of result.objects) health[o.health.status] = (health[o.health.status] ?? 0) + 1;
   const count = (action: string) => result.objects.filter((o) => o.action === action).length;
@@ -112,7 +153,7 @@ export function clusterObserved(result: ClusterSyncResult): string {
       reasons: [...result.pruneBlocked.reasons],
       allowWith: `add ${result.pruneBlocked.token} to spec.pruning.allowPrune in fleet.yaml`,
     };
-  return emitYaml({ observed });
+  return observed;
 }
 
 /** The first line and the body of a sync status commit: what was applied, pruned, blocked or unreachable, per cluster. */

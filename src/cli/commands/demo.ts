@@ -4,20 +4,24 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import git from "isomorphic-git";
+import type { Logger } from "pino";
+import { Agent } from "../../agent/agent.js";
 import { Controller, type ControllerReport } from "../../controller/controller.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { Reconciler } from "../../controller/reconciler.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { readTreeFiles } from "../../git/read-tree.js";
 import { createLogger } from "../../log/logger.js";
-import { simulatedKubeconfig } from "../../member/kubeconfig.js";
+import { memberClientConfig, simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
 import { parseSimulationProfile } from "../../member/simulation-profile.js";
 import { asList, asMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
+import type { FleetModel } from "../../model/types.js";
 import { readEmittedYaml } from "../../render/yaml-reader.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { resolveConnections } from "../../sync/connections.js";
+import { MemberClient } from "../../sync/member-client.js";
 import { Syncer } from "../../sync/syncer.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -118,6 +122,8 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     },
   });
   loop.start();
+  // Pull-mode clusters run their agent, as they would inside the member.
+  const agents = await startAgents(model, members, repoDir, logger, intervalMs, () => loop?.trigger("agent"));
   await loop.idle();
   await printed;
   output.out(
@@ -127,6 +133,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
+  await agents.stop();
   await loop.stop();
   controller.stop();
   await syncer.idle();
@@ -246,4 +253,49 @@ class ProgressPrinter {
     if (!this.converged || !progress.healthy) this.output.out(progress.text);
     this.converged = progress.healthy;
   }
+}
+
+// An agent per pull-mode cluster, each round on the interval; a committed report asks the controller to fold it in.
+async function startAgents(
+  model: FleetModel,
+  members: readonly SimulatedMember[],
+  repoDir: string,
+  logger: Logger,
+  intervalMs: number,
+  reported: () => void,
+): Promise<{ stop: () => Promise<void> }> {
+  const agents: Agent[] = [];
+  for (const cluster of model.clusters.filter((c) => c.spec.connection?.mode === "pull")) {
+    const member = members.find((m) => m.name === cluster.metadata.name);
+    if (!member) continue;
+    agents.push(
+      new Agent({
+        repo: await FleetRepo.open({ location: repoDir }),
+        cluster: member.name,
+        branch: "main",
+        statusBranch: "gitfleet/status",
+        client: new MemberClient(member.name, memberClientConfig(member)),
+        logger,
+        author: { name: "gitfleet agent", email: `gitfleet-agent@${member.name}` },
+        push: true,
+      }),
+    );
+  }
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = running.then(async () => {
+      for (const agent of agents) {
+        const round = await agent.round().catch(() => undefined);
+        if (round?.report === "committed") reported();
+      }
+    });
+  };
+  const timer = setInterval(tick, Math.min(intervalMs, 2000));
+  tick();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -10,11 +10,11 @@ import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { startControllerServer } from "../../server/http-server.js";
-import type { ClusterSyncResult } from "../../sync/cluster-sync.js";
 import { resolveConnections } from "../../sync/connections.js";
 import { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { syncLine } from "../sync-line.js";
 
 interface LoopFlags {
   readonly repo: string;
@@ -244,23 +244,6 @@ async function reconcileOnce(
       result.reachable && !result.objects.some((o) => o.action === "failed" || o.action === "conflict");
   }
   return report.valid && synced ? ExitCode.Ok : ExitCode.Failed;
-}
-
-function syncLine(result: ClusterSyncResult): string {
-  if (!result.reachable) return `${result.cluster}: not synced (${result.error ?? "no answer"})`;
-  const count = (action: string) => result.objects.filter((o) => o.action === action).length;
-  const parts = [
-    `${result.objects.length} objects`,
-    `${count("created")} created`,
-    `${count("configured") + count("corrected")} updated`,
-    `${result.pruned.filter((p) => p.outcome === "deleted").length} pruned`,
-    ...(count("conflict") ? [`${count("conflict")} conflicts`] : []),
-    ...(count("failed") ? [`${count("failed")} failed`] : []),
-    ...(result.pruneBlocked
-      ? [`prune blocked: ${result.pruneBlocked.reasons.join("; ")} (allow with ${result.pruneBlocked.token})`]
-      : []),
-  ];
-  return `${result.cluster}: ${parts.join(", ")}`;
 }
 
 function construct<T>(make: () => T): T {

@@ -1,0 +1,188 @@
+import type { Logger } from "pino";
+import { wantedSource } from "../controller/reconciler.js";
+import type { FleetRepo } from "../git/fleet-repo.js";
+import { readTreeFiles } from "../git/read-tree.js";
+import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { createParseCache, loadFleet } from "../model/load-fleet.js";
+import type { FleetModel } from "../model/types.js";
+import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
+import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import { type ClusterSyncResult, syncCluster } from "../sync/cluster-sync.js";
+import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
+import {
+  INVENTORY_NAMESPACE,
+  inventoryFromStatus,
+  inventoryPath,
+  inventoryStatusText,
+} from "../sync/inventory.js";
+import type { MemberClient } from "../sync/member-client.js";
+import { agentReportPath, agentReportText, syncCommitMessage } from "../sync/observed-status.js";
+
+export interface AgentOptions {
+  readonly repo: FleetRepo;
+  /** The cluster this agent runs in: it syncs rendered/<cluster>/ and nothing else. */
+  readonly cluster: string;
+  /** The source branch (the rendered commit's Secrets and policies are read from it). */
+  readonly branch: string;
+  readonly statusBranch: string;
+  /** The agent's own cluster's API. */
+  readonly client: MemberClient;
+  readonly logger: Logger;
+  readonly author: { readonly name: string; readonly email: string };
+  /** Commits its report to the status branch; without it (no write access) the report stays in the cluster. */
+  readonly push: boolean;
+  /** Tries to publish before giving up when other writers keep moving the branch. Default 6. */
+  readonly maxAttempts?: number;
+}
+
+/** What one round of the agent did. */
+export interface AgentRound {
+  readonly result: ClusterSyncResult | undefined;
+  /** committed: the report is on the status branch; unchanged; kept: not pushed (push off or refused). */
+  readonly report: "committed" | "unchanged" | "kept" | "nothing-rendered";
+}
+
+/** The ConfigMap in the agent's cluster holding its latest report (for when it cannot push). */
+export const AGENT_STATUS_CONFIGMAP = "gitfleet-agent-status";
+
+/**
+ * Pull mode: runs inside a member, reads rendered/<cluster>/ from the status branch, and applies and
+ * prunes it with the same code as push mode (syncCluster), so no member credential ever leaves the
+ * member. Secret values and the sync policies come from the rendered source commit. Its report — the
+ * observed blocks the controller writes for push-mode clusters, and the inventory — is committed to
+ * status/agents/<cluster>.yaml and status/inventory/<cluster>.yaml, and kept in a ConfigMap in its
+ * own cluster.
+ */
+export class Agent {
+  private fleet: { commit: string; model: FleetModel } | undefined;
+  private readonly parseCache = createParseCache();
+  private lastSynced: string | undefined;
+
+  constructor(private readonly options: AgentOptions) {}
+
+  /** One round: fetch, sync the cluster to the status branch's tip, report. */
+  async round(): Promise<AgentRound> {
+    const { repo, cluster, statusBranch, branch } = this.options;
+    await repo.fetch([statusBranch, branch]);
+    const tip = await repo.branchTip(statusBranch);
+    if (!tip) return { result: undefined, report: "nothing-rendered" };
+    const files = await this.statusFiles(tip);
+    const { renderedCommit } = sourcePosition(files);
+    if (!renderedCommit) return { result: undefined, report: "nothing-rendered" };
+    const model = await this.modelAt(renderedCommit);
+    const objects = restoreState(rendered(files, cluster), new Map(), model).render.objects;
+    const inventoryText = files.get(inventoryPath(cluster));
+    const result = await syncCluster({
+      cluster,
+      client: this.options.client,
+      sourceCommit: renderedCommit,
+      desired: desiredByCluster(objects, model).get(cluster) ?? [],
+      prune: pruneSettings(model),
+      knownInventory: inventoryText ? inventoryFromStatus(readEmittedYaml(inventoryText)) : new Map(),
+      interpreterFor: interpreterLookup(model),
+    });
+    this.lastSynced = renderedCommit;
+    return { result, report: await this.report(result, tip, files) };
+  }
+
+  /** The rendered commit the last round synced. */
+  get synced(): string | undefined {
+    return this.lastSynced;
+  }
+
+  private async statusFiles(tip: string): Promise<Map<string, string>> {
+    const { repo, cluster } = this.options;
+    const wanted = (path: string) =>
+      path === "rendered/" ||
+      path === `rendered/${cluster}/` ||
+      path.startsWith(`rendered/${cluster}/`) ||
+      path === "status/" ||
+      path === SOURCE_STATUS_PATH ||
+      path === "status/inventory/" ||
+      path === inventoryPath(cluster) ||
+      path === "status/agents/" ||
+      path === agentReportPath(cluster);
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
+    return new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+  }
+
+  private async modelAt(commit: string): Promise<FleetModel> {
+    if (this.fleet?.commit === commit) return this.fleet.model;
+    const { repo } = this.options;
+    const tree = await repo.treeOf(commit).catch(() => {
+      throw new Error(
+        `the rendered source commit ${commit.slice(0, 7)} is not in ${repo.describe()}: the agent reads Secret values and sync policies from it (fetch the source branch deeper, or let the controller catch up)`,
+      );
+    });
+    const source = await readTreeFiles(repo.gitdir, repo.cache, tree, wantedSource);
+    const { model } = loadFleet(source, this.parseCache);
+    if (!model) throw new Error(`the rendered source commit ${commit.slice(0, 7)} does not validate`);
+    this.fleet = { commit, model };
+    return model;
+  }
+
+  // Keeps the report in the cluster, and commits it (with the inventory) to the status branch when it changed.
+  private async report(
+    result: ClusterSyncResult,
+    tip: string,
+    files: ReadonlyMap<string, string>,
+  ): Promise<AgentRound["report"]> {
+    const { cluster, client, repo, statusBranch } = this.options;
+    const agent = `gitfleet-agent@${cluster}`;
+    const text = agentReportText(result, agent);
+    await client
+      .apply(
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: AGENT_STATUS_CONFIGMAP, namespace: INVENTORY_NAMESPACE },
+          data: { report: text },
+        },
+        true,
+      )
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, "could not keep the report in the cluster"),
+      );
+    if (!this.options.push) return "kept";
+    const wanted = new Map([[agentReportPath(cluster), text]]);
+    if (result.reachable)
+      wanted.set(inventoryPath(cluster), inventoryStatusText(cluster, result.sourceCommit, result.inventory));
+    let parent = tip;
+    let current = files;
+    for (let attempt = 1; attempt <= (this.options.maxAttempts ?? 6); attempt++) {
+      const changes = new Map([...wanted].filter(([path, value]) => current.get(path) !== value));
+      if (changes.size === 0) return "unchanged";
+      const written = await writeStatusCommit({
+        gitdir: repo.gitdir,
+        cache: repo.cache,
+        parent,
+        changes,
+        message: syncCommitMessage([result]).replace(/^sync:/, `agent ${cluster}:`),
+        trailers: [
+          ["Source-Commit", result.sourceCommit],
+          ["Gitfleet-Controller", agent],
+        ],
+        author: this.author(),
+      });
+      if (written.status === "unchanged") return "unchanged";
+      if (await repo.publish(statusBranch, parent, written.oid, written.objects)) return "committed";
+      // Another writer moved the branch: the agent's files are its own, so it writes them again on the new tip.
+      await repo.fetch([statusBranch]);
+      parent = (await repo.branchTip(statusBranch)) ?? parent;
+      current = await this.statusFiles(parent);
+    }
+    return "kept";
+  }
+
+  private author(): CommitAuthor {
+    return { ...this.options.author, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+  }
+}
+
+// The status files restoreState needs for one cluster's rendered objects.
+function rendered(files: ReadonlyMap<string, string>, cluster: string): Map<string, string> {
+  return new Map(
+    [...files].filter(([path]) => path.startsWith(`rendered/${cluster}/`) || path === SOURCE_STATUS_PATH),
+  );
+}

@@ -1,0 +1,152 @@
+import { KubeConfig } from "@kubernetes/client-node";
+import { Command } from "commander";
+import { Agent, type AgentRound } from "../../agent/agent.js";
+import { readFleetSettings } from "../../controller/fleet-settings.js";
+import { FleetRepo } from "../../git/fleet-repo.js";
+import { createLogger } from "../../log/logger.js";
+import { parseDuration } from "../../model/duration.js";
+import { MemberClient } from "../../sync/member-client.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+import { syncFailed, syncLine } from "../sync-line.js";
+
+interface AgentFlags {
+  readonly cluster: string;
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch?: string;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly interval: string;
+  readonly once?: boolean;
+  readonly push: boolean;
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+  readonly logLevel: string;
+}
+
+/** `gitfleet agent`: pull mode, inside a member. */
+export function registerAgent(
+  program: Command,
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+): void {
+  program.addCommand(
+    new Command("agent")
+      .description(
+        "pull mode: run inside a member cluster, apply rendered/<cluster>/ from the status branch to it, and report back to the status branch",
+      )
+      .requiredOption("--cluster <name>", "the cluster this agent runs in (its name in the fleet repo)")
+      .requiredOption("--repo <path-or-url>", "the fleet repo: a local path or an http(s) URL")
+      .option(
+        "--branch <name>",
+        "the source branch (Secret values and sync policies are read from it)",
+        "main",
+      )
+      .option(
+        "--status-branch <name>",
+        "the status branch (default: fleet.yaml spec.statusBranch, else gitfleet/status)",
+      )
+      .option(
+        "--kubeconfig <file>",
+        "reach the cluster through this kubeconfig instead of the in-cluster service account",
+      )
+      .option("--context <name>", "the kubeconfig context (default: the cluster's name)")
+      .option("--interval <duration>", "how often to look for a new status commit and check for drift", "30s")
+      .option("--once", "sync once and exit (0 synced, 1 something failed)")
+      .option(
+        "--no-push",
+        "keep the report in the cluster only (a ConfigMap), for agents without write access to the repo",
+      )
+      .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
+      .option(
+        "--token-env <name>",
+        "for a URL: environment variable holding the Git access token",
+        "GITFLEET_GIT_TOKEN",
+      )
+      .option("--log-level <level>", "trace, debug, info, warn or error", "info")
+      .action(async (flags: AgentFlags) => {
+        setExit(await runAgent(flags, output));
+      }),
+  );
+}
+
+async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitCodeValue> {
+  const intervalMs = parseDuration(flags.interval);
+  if (!intervalMs)
+    throw new CliError(`--interval ${flags.interval}: expected a duration such as 30s`, ExitCode.Usage);
+  const logger = createLogger({ level: flags.logLevel });
+  const repo = await FleetRepo.open({
+    location: flags.repo,
+    ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
+    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  });
+  const settings = await readFleetSettings(repo, flags.branch).catch(() => ({}) as { statusBranch?: string });
+  const agent = new Agent({
+    repo,
+    cluster: flags.cluster,
+    branch: flags.branch,
+    statusBranch: flags.statusBranch ?? settings.statusBranch ?? "gitfleet/status",
+    client: new MemberClient(flags.cluster, clusterConfig(flags)),
+    logger,
+    author: { name: "gitfleet agent", email: `gitfleet-agent@${flags.cluster}` },
+    push: flags.push,
+  });
+  if (flags.once) {
+    const round = await agent.round().catch((error: unknown) => {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    });
+    output.out(`${describe(round)}\n`);
+    return round.result && !syncFailed(round.result) ? ExitCode.Ok : ExitCode.Failed;
+  }
+  let stopped = false;
+  const stop = new Promise<void>((resolve) => {
+    const end = () => {
+      stopped = true;
+      resolve();
+    };
+    process.once("SIGTERM", end);
+    process.once("SIGINT", end);
+  });
+  while (!stopped) {
+    try {
+      const round = await agent.round();
+      logger.info({ cluster: flags.cluster, report: round.report }, describe(round));
+    } catch (error) {
+      logger.error({ err: error }, "agent round failed; trying again on the next tick");
+    }
+    await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, intervalMs).unref())]);
+  }
+  return ExitCode.Ok;
+}
+
+// The member's API: the kubeconfig's context, or the in-cluster service account.
+function clusterConfig(flags: AgentFlags): KubeConfig {
+  const config = new KubeConfig();
+  if (flags.kubeconfig) {
+    try {
+      config.loadFromFile(flags.kubeconfig);
+    } catch (error) {
+      throw new CliError(`cannot read kubeconfig ${flags.kubeconfig}: ${(error as Error).message}`);
+    }
+    const context = flags.context ?? flags.cluster;
+    if (!config.getContextObject(context))
+      throw new CliError(`context "${context}" is not in ${flags.kubeconfig}`, ExitCode.Usage);
+    config.setCurrentContext(context);
+    return config;
+  }
+  if (!process.env.KUBERNETES_SERVICE_HOST)
+    throw new CliError(
+      "not running inside a cluster (no KUBERNETES_SERVICE_HOST): pass --kubeconfig",
+      ExitCode.Usage,
+    );
+  config.loadFromCluster();
+  return config;
+}
+
+function describe(round: AgentRound): string {
+  if (!round.result) return "nothing rendered yet on the status branch";
+  return `${syncLine(round.result)}; report ${round.report}`;
+}

@@ -1,0 +1,182 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { Controller } from "../../src/controller/controller.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { memberClientConfig } from "../../src/member/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { resolveConnections } from "../../src/sync/connections.js";
+import { MemberClient } from "../../src/sync/member-client.js";
+import { Syncer } from "../../src/sync/syncer.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { writeKubeconfig } from "../helpers/member.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/**
+ * Pull mode: the agent inside "north" applies rendered/north/ with the same code as push mode and
+ * reports to the status branch, where the controller folds its report into status/apps/. Run once
+ * with north in push mode and once in pull mode, north ends holding the same objects.
+ */
+let roots: { dir: string; cleanup: () => void }[] = [];
+let members: SimulatedMember[] = [];
+const logger = createLogger({ level: "silent" });
+
+beforeEach(() => {
+  roots = [];
+  members = [];
+});
+afterEach(async () => {
+  await Promise.all(members.map((m) => m.close()));
+  for (const root of roots) root.cleanup();
+});
+
+function fleetWithNorthIn(mode: "push" | "pull", spec: FleetSpec = BASE_SPEC) {
+  const files = new Map(fleetFiles(spec));
+  const north = new TextDecoder().decode(files.get("clusters/north.yaml"));
+  files.set("clusters/north.yaml", new TextEncoder().encode(`${north}  connection:\n    mode: ${mode}\n`));
+  return files;
+}
+
+async function setUp(mode: "push" | "pull") {
+  const root = tempDir(`gitfleet-agent-${mode}-`);
+  roots.push(root);
+  const started = await Promise.all(
+    BASE_SPEC.clusters.map(({ name }) =>
+      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
+    ),
+  );
+  members.push(...started);
+  const kubeconfig = writeKubeconfig(
+    join(root.dir, "..", `${root.dir.split("/").pop()}.kubeconfig`),
+    started,
+  );
+  createRepo(root.dir, fleetWithNorthIn(mode));
+  const reconciler = new Reconciler({
+    repo: await FleetRepo.open({ location: root.dir }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: "test-controller",
+    logger,
+  });
+  const syncer = new Syncer({
+    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
+    logger,
+  });
+  const controller = new Controller(reconciler, syncer, {
+    logger,
+    statusIntervalMs: 0,
+    resyncIntervalMs: 3_600_000,
+  });
+  const north = started.find((m) => m.name === "north") as SimulatedMember;
+  const agent = new Agent({
+    repo: await FleetRepo.open({ location: root.dir }),
+    cluster: "north",
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    client: new MemberClient("north", memberClientConfig(north)),
+    logger,
+    author: { name: "gitfleet agent", email: "agent@example.com" },
+    push: true,
+  });
+  const round = async () => {
+    await controller.reconcile();
+    await syncer.idle();
+    await controller.flush();
+  };
+  return { dir: root.dir, north, agent, round, controller };
+}
+
+// north's gitfleet objects, without what the server fills in: what the two modes must agree on.
+async function objectsIn(member: SimulatedMember): Promise<Record<string, JsonMap>> {
+  const found: Record<string, JsonMap> = {};
+  for (const path of ["/apis/apps/v1/deployments", "/api/v1/configmaps"]) {
+    const list = asMap(await (await fetch(`${member.url}${path}?labelSelector=gitfleet.io%2Fapp`)).json());
+    for (const item of asList(list.items).map((i) => asMap(i))) {
+      const metadata = asMap(item.metadata);
+      found[`${String(item.kind ?? path)}/${String(metadata.namespace)}/${String(metadata.name)}`] = {
+        labels: asMap(metadata.labels),
+        annotations: asMap(metadata.annotations),
+        spec: asMap(item.spec),
+        data: asMap(item.data),
+      };
+    }
+  }
+  return found;
+}
+
+describe("the pull-mode agent", () => {
+  it("converges its cluster to the state push mode gives, and reports through the status branch", async () => {
+    const push = await setUp("push");
+    await push.round();
+    const pushed = await objectsIn(push.north);
+    expect(Object.keys(pushed).length).toBeGreaterThan(2);
+
+    const pull = await setUp("pull");
+    await pull.round();
+    // The controller does not touch a pull-mode cluster.
+    expect(await objectsIn(pull.north)).toEqual({});
+    const first = await pull.agent.round();
+    expect(first.report).toBe("committed");
+    expect(first.result?.objects.every((o) => o.action === "created")).toBe(true);
+    expect(await objectsIn(pull.north)).toEqual(pushed);
+    const files = branchFiles(pull.dir, "gitfleet/status");
+    expect(asMap(readEmittedYaml(files.get("status/agents/north.yaml") ?? ""))).toMatchObject({
+      cluster: "north",
+      agent: "gitfleet-agent@north",
+      observed: { reachable: true },
+    });
+    expect(files.get("status/inventory/north.yaml")).toMatch(/apps\/Deployment\/shop\/cart /);
+    expect(gitIn(pull.dir, "log", "-1", "--format=%s%n%b", "gitfleet/status")).toMatch(
+      /^agent north: north \w+[\s\S]*Gitfleet-Controller: gitfleet-agent@north/,
+    );
+    // Pods get ready: the agent reports until north is Healthy, then has nothing new to say.
+    let reports = 0;
+    for (let i = 0; i < 100; i++) {
+      const round = await pull.agent.round();
+      if (round.result?.objects.every((o) => o.health.status === "Healthy") && round.report === "unchanged")
+        break;
+      if (round.report === "committed") reports++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(reports).toBeLessThan(5);
+    expect((await pull.agent.round()).report).toBe("unchanged");
+    // The controller folds the agent's report into status/apps/ and status/clusters/.
+    await pull.round();
+    const cart = asMap(
+      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get("status/apps/cart.yaml") ?? ""))
+        .observed,
+    );
+    expect(asMap(cart.north).syncedCommit).toMatch(/^[0-9a-f]{40}$/);
+    expect(asMap(cart.west).syncedCommit).toMatch(/^[0-9a-f]{40}$/);
+    const northStatus = asMap(
+      readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get("status/clusters/north.yaml") ?? ""),
+    );
+    expect(asMap(northStatus.observed).reachable).toBe(true);
+
+    // A change reaches north through the agent too: cart leaves north, and is pruned there.
+    const withoutCartOnNorth: FleetSpec = {
+      ...BASE_SPEC,
+      apps: BASE_SPEC.apps.map((a) => (a.name === "cart" ? { ...a, clusters: ["west"] } : a)),
+    };
+    const files2 = fleetWithNorthIn("pull", withoutCartOnNorth);
+    files2.set(
+      "fleet.yaml",
+      new TextEncoder().encode(
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\nspec:\n  pruning:\n    maxDeletionPercent: 100\n",
+      ),
+    );
+    commitTree(pull.dir, files2, "cart only in west");
+    await pull.round();
+    const next = await pull.agent.round();
+    expect(next.result?.pruned.map((p) => [p.identity, p.outcome])).toEqual(
+      expect.arrayContaining([["apps/Deployment/shop/cart", "deleted"]]),
+    );
+    expect(Object.keys(await objectsIn(pull.north)).some((k) => k.includes("/cart"))).toBe(false);
+  });
+});
