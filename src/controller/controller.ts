@@ -108,7 +108,9 @@ export class Controller implements Reconciles {
     }
     // Apps still rolling out are looked at again after the status interval.
     if (
-      [...snapshot.values()].some((r) => !r.reachable || r.objects.some((o) => o.health.status !== "Healthy"))
+      [...snapshot.values()].some(
+        (r) => !r.reachable || r.objects.some((o) => o.action === "held" || o.health.status !== "Healthy"),
+      )
     )
       this.later(Math.max(this.options.statusIntervalMs, 1000), "progress");
     return outcome;

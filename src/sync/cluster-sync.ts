@@ -41,6 +41,7 @@ export interface DesiredObject {
 }
 
 export type ObjectAction =
+  | "held"
   | "created"
   | "configured"
   | "unchanged"
@@ -60,6 +61,8 @@ export interface ObjectResult {
   /** For workloads: what the rendered object asks for and what the member reports ready. */
   readonly desiredReplicas?: number;
   readonly readyReplicas?: number;
+  /** Why the object waits (the app's rollout has not reached this cluster). */
+  readonly held?: string;
 }
 
 export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";
@@ -104,6 +107,8 @@ export interface ClusterSyncInput {
   readonly concurrency?: number;
   /** How long to wait for applied CRDs to be Established (default 30 s). */
   readonly crdTimeoutMs?: number;
+  /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
+  readonly held?: ReadonlyMap<string, string>;
 }
 
 /** The annotation that keeps an object when it leaves the rendered tree. */
@@ -120,57 +125,34 @@ const MANAGED_SELECTOR = `${MANAGED_BY.key}=${MANAGED_BY.value}`;
  */
 export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncResult> {
   const { cluster, client, sourceCommit } = input;
-  const empty = { cluster, sourceCommit, objects: [], pruned: [], retained: [] };
-  let stored: { inventory: Inventory; text: string | undefined } = {
-    inventory: input.knownInventory,
-    text: undefined,
-  };
-  let live: Map<string, JsonMap>;
-  let targets: Set<string>;
+  const seen = await observe(input);
+  if ("error" in seen) return unreachable(input, seen.error, seen.inventory);
+  const inventory = new Map(seen.inventory);
+  const held = input.held ?? new Map<string, string>();
+  let text = seen.text;
   try {
-    stored = await readInventory(client, input.knownInventory);
-    live = await listManaged(client, input.desired, stored.inventory);
-    targets = hpaTargets([
-      ...((await client.list("autoscaling/v2", "HorizontalPodAutoscaler", "")) ?? []),
-      ...input.desired.map((d) => d.object).filter((o) => o.kind === "HorizontalPodAutoscaler"),
-    ]);
+    text = await recordIntent(input, inventory, text, held);
   } catch (error) {
-    return {
-      ...empty,
-      reachable: false,
-      error: message(error),
-      inventory: stored.inventory,
-    };
-  }
-  const inventory = new Map(stored.inventory);
-  const fresh = input.desired.filter((d) => !inventory.has(d.identity));
-  try {
-    if (fresh.length > 0) {
-      for (const desired of fresh) inventory.set(desired.identity, intentEntry(desired));
-      stored = {
-        inventory: stored.inventory,
-        text: await writeInventory(client, sourceCommit, inventory, stored.text),
-      };
-    }
-  } catch (error) {
-    return { ...empty, reachable: false, error: message(error), inventory: stored.inventory };
+    return unreachable(input, message(error), seen.inventory);
   }
   const namespaceErrors = await ensureNamespaces(client, input.desired);
-  const objects = (await applyAll(input, inventory, live, targets)).map((o) => {
+  const objects = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
     const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
     return namespaceError ? { ...o, error: namespaceError } : o;
   });
-  const prune = planPrune(cluster, inventory, new Set(input.desired.map((d) => d.identity)), input.prune);
+  // What a held app ran before stays until its rollout reaches this cluster.
+  const keep = new Set(input.desired.map((d) => d.identity));
+  for (const entry of inventory.values()) if (held.has(entry.app)) keep.add(entry.identity);
+  const prune = planPrune(cluster, inventory, keep, input.prune);
   const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
     pruneOne(client, entry),
   );
   for (const result of pruned) if (result.outcome !== "failed") inventory.delete(result.identity);
-  let error: string | undefined;
-  try {
-    await writeInventory(client, sourceCommit, inventory, stored.text);
-  } catch (failure) {
-    error = `the inventory could not be written: ${message(failure)}`;
-  }
+  const error = await writeInventory(client, sourceCommit, inventory, text).then(
+    () => undefined,
+    (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
+  );
+  const blocked = prune.blocked;
   return {
     cluster,
     sourceCommit,
@@ -178,16 +160,64 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     ...(error ? { error } : {}),
     objects,
     pruned,
-    ...(prune.blocked
-      ? {
-          pruneBlocked: {
-            token: prune.blocked.token,
-            reasons: prune.blocked.reasons,
-            count: prune.blocked.entries.length,
-          },
-        }
+    ...(blocked
+      ? { pruneBlocked: { token: blocked.token, reasons: blocked.reasons, count: blocked.entries.length } }
       : {}),
     retained: prune.retained.map((e) => e.identity),
+    inventory,
+  };
+}
+
+interface Observed {
+  readonly inventory: Inventory;
+  /** The inventory's lines as the member holds them; undefined when it has none yet. */
+  readonly text: string | undefined;
+  readonly live: Map<string, JsonMap>;
+  /** Workloads HorizontalPodAutoscalers scale. */
+  readonly targets: Set<string>;
+}
+
+// What the member holds: its inventory, the objects gitfleet manages, the HPAs' targets.
+async function observe(input: ClusterSyncInput): Promise<Observed | { error: string; inventory: Inventory }> {
+  const { client } = input;
+  let inventory = input.knownInventory;
+  try {
+    const stored = await readInventory(client, input.knownInventory);
+    inventory = stored.inventory;
+    const live = await listManaged(client, input.desired, stored.inventory);
+    const targets = hpaTargets([
+      ...((await client.list("autoscaling/v2", "HorizontalPodAutoscaler", "")) ?? []),
+      ...input.desired.map((d) => d.object).filter((o) => o.kind === "HorizontalPodAutoscaler"),
+    ]);
+    return { ...stored, live, targets };
+  } catch (error) {
+    return { error: message(error), inventory };
+  }
+}
+
+// Records the objects about to be created in the inventory before creating them: a crash in between
+// leaves them known, never orphaned. Returns the inventory lines the member now holds.
+async function recordIntent(
+  input: ClusterSyncInput,
+  inventory: Map<string, InventoryEntry>,
+  text: string | undefined,
+  held: ReadonlyMap<string, string>,
+): Promise<string | undefined> {
+  const fresh = input.desired.filter((d) => !inventory.has(d.identity) && !held.has(d.app));
+  if (fresh.length === 0) return text;
+  for (const desired of fresh) inventory.set(desired.identity, intentEntry(desired));
+  return writeInventory(input.client, input.sourceCommit, inventory, text);
+}
+
+function unreachable(input: ClusterSyncInput, error: string, inventory: Inventory): ClusterSyncResult {
+  return {
+    cluster: input.cluster,
+    sourceCommit: input.sourceCommit,
+    reachable: false,
+    error,
+    objects: [],
+    pruned: [],
+    retained: [],
     inventory,
   };
 }
@@ -271,6 +301,8 @@ async function applyOne(
   listed: JsonMap | undefined,
   scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
+  const waiting = input.held?.get(rendered.app);
+  if (waiting !== undefined) return heldBack(input, rendered, entry, listed, waiting);
   if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
   try {
     // An object that is neither labelled nor in the inventory may still exist: look before creating.
@@ -293,6 +325,31 @@ async function applyOne(
   } catch (error) {
     return failed(rendered, entry, error);
   }
+}
+
+// An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.
+function heldBack(
+  input: ClusterSyncInput,
+  desired: DesiredObject,
+  entry: InventoryEntry | undefined,
+  live: JsonMap | undefined,
+  reason: string,
+): Applied {
+  if (live && entry) {
+    // What runs is the old rendering: its replicas are the desired ones until the rollout arrives.
+    const kept = settled(input, { ...desired, object: live }, "held", live, entry);
+    return { ...kept, result: { ...kept.result, held: reason } };
+  }
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: "held",
+      health: { status: "Progressing", reason },
+      held: reason,
+    },
+    entry,
+  };
 }
 
 type Step =

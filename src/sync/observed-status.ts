@@ -104,9 +104,11 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
       ...(o.error ? { error: o.error } : {}),
       ...(o.drift?.length ? { drift: [...o.drift] } : {}),
     }));
+  const held = objects.find((o) => o.held !== undefined)?.held;
   return {
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
+    ...(held ? { rollout: held } : {}),
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
     ...(problems.length > 0 ? { problems } : {}),
@@ -166,7 +168,7 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[]): string
       lines.push(`${result.cluster}: unreachable (${result.error ?? "no answer"})`);
       continue;
     }
-    const changed = result.objects.filter((o) => !["unchanged", "drifted"].includes(o.action)).length;
+    const changed = result.objects.filter((o) => !["unchanged", "drifted", "held"].includes(o.action)).length;
     const health = worstHealth(result.objects.map((o) => o.health)).status;
     parts.push(`${result.cluster} ${health}`);
     const details = [

@@ -6,6 +6,7 @@ import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
 import type { Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
+import { RolloutPlanner } from "./rollout-planner.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
 export interface SyncTarget {
@@ -24,6 +25,8 @@ export interface SyncerOptions {
   readonly client?: MemberClientOptions;
   /** Requests in flight per cluster. */
   readonly concurrency?: number;
+  /** Gate changes by each app's rollout (Serial, Parallel with maxUnavailableClusters); default true. */
+  readonly rollout?: boolean;
   /** Called with every cluster's result as it comes. */
   readonly onResult?: (result: ClusterSyncResult) => void;
 }
@@ -37,6 +40,7 @@ export interface SyncerOptions {
 export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
+  private readonly rollout = new RolloutPlanner();
 
   constructor(private readonly options: SyncerOptions) {}
 
@@ -45,6 +49,11 @@ export class Syncer {
     const desired = desiredByCluster(target.objects, target.model);
     const prune = pruneSettings(target.model);
     const interpreterFor = interpreterLookup(target.model);
+    // Each app's rollout decides which clusters take its current rendering in this round.
+    const { holds } =
+      this.options.rollout === false
+        ? { holds: new Map<string, Map<string, string>>() }
+        : this.rollout.plan(desired, target.model, this.results, Date.now());
     for (const connection of this.options.connect(target.model)) {
       const { cluster } = connection;
       if (connection.mode === "pull") continue;
@@ -71,6 +80,7 @@ export class Syncer {
           prune,
           knownInventory: target.inventories.get(cluster) ?? new Map(),
           interpreterFor,
+          held: holds.get(cluster) ?? new Map<string, string>(),
           ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
         }).catch(
           (error: unknown): ClusterSyncResult => ({

@@ -203,10 +203,12 @@ async function observedProgress(repoDir: string): Promise<{ healthy: boolean; te
     const clusters = Object.entries(asMap(app.observed)).map(([cluster, value]) => {
       const observed = asMap(value);
       placements++;
-      if (observed.health === "Healthy") ready++;
+      // Healthy on the rendering the cluster should run: a cluster the rollout has not reached yet is not done.
+      if (observed.health === "Healthy" && observed.rollout === undefined) ready++;
       else healthy = false;
       const replicas = Object.values(asMap(observed.ready)).map(String).join("+");
-      return `${cluster}=${replicas ? `${replicas} ` : ""}${String(observed.health ?? "?")}`;
+      const waiting = observed.rollout === undefined ? "" : " (rollout waiting)";
+      return `${cluster}=${replicas ? `${replicas} ` : ""}${String(observed.health ?? "?")}${waiting}`;
     });
     if (clusters.length > 0) lines.push(`  ${String(app.app ?? path).padEnd(16)} ${clusters.join("  ")}`);
   }

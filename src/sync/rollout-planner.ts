@@ -1,0 +1,125 @@
+import { parseDuration } from "../model/duration.js";
+import { asMap } from "../model/json.js";
+import type { FleetModel, RolloutSpec } from "../model/types.js";
+import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
+import type { ClusterSyncResult, DesiredObject } from "./cluster-sync.js";
+import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
+
+/** Per cluster, the apps whose current rendering waits there, and why. */
+export type Holds = Map<string, Map<string, string>>;
+
+/**
+ * Decides, before each sync, which clusters may take each app's current rendering: the app's
+ * rollout (its Placement's, else fleet.yaml's) applied to where every cluster stands — whether it
+ * holds the rendering (its inventory digests match) and whether the app is Healthy there. Remembers
+ * since when each cluster has been updating, for the timeout; a new rendering starts afresh.
+ */
+export class RolloutPlanner {
+  private readonly updatingSince = new Map<string, number>();
+
+  plan(
+    desired: ReadonlyMap<string, readonly DesiredObject[]>,
+    model: FleetModel,
+    results: ReadonlyMap<string, ClusterSyncResult>,
+    now: number,
+  ): { holds: Holds; halted: Map<string, string> } {
+    const holds: Holds = new Map();
+    const halted = new Map<string, string>();
+    for (const [app, byCluster] of appsByCluster(desired)) {
+      const spec = rolloutOf(app, byCluster, model);
+      if (!spec) continue;
+      const gate = this.gate(app, byCluster, spec, model, results, now);
+      for (const [cluster, reason] of gate.held) {
+        const apps = holds.get(cluster) ?? new Map<string, string>();
+        apps.set(app, reason);
+        holds.set(cluster, apps);
+      }
+      if (gate.halted) halted.set(app, gate.halted);
+    }
+    return { holds, halted };
+  }
+
+  // One app's gate; notes when each allowed cluster started updating.
+  private gate(
+    app: string,
+    byCluster: ReadonlyMap<string, readonly DesiredObject[]>,
+    spec: RolloutSpec,
+    model: FleetModel,
+    results: ReadonlyMap<string, ClusterSyncResult>,
+    now: number,
+  ): ReturnType<typeof rolloutGate> {
+    const order = rolloutOrder(model.clusters, [...byCluster.keys()], spec);
+    const states = new Map<string, ClusterRolloutState>();
+    for (const cluster of order)
+      states.set(cluster, this.state(app, cluster, byCluster.get(cluster) ?? [], results.get(cluster), now));
+    const gate = rolloutGate(order, spec, states, spec.timeout ? parseDuration(spec.timeout) : undefined);
+    for (const cluster of gate.allowed) {
+      const key = `${app} ${cluster} ${digestOf(byCluster.get(cluster) ?? [])}`;
+      const state = states.get(cluster);
+      if (state?.updated && state.healthy) this.updatingSince.delete(key);
+      else if (!this.updatingSince.has(key)) this.updatingSince.set(key, now);
+    }
+    return gate;
+  }
+
+  private state(
+    app: string,
+    cluster: string,
+    objects: readonly DesiredObject[],
+    result: ClusterSyncResult | undefined,
+    now: number,
+  ): ClusterRolloutState {
+    if (!result?.reachable) return { updated: false, healthy: false };
+    const entries = [...result.inventory.values()].filter((e) => e.app === app);
+    const wanted = new Map(objects.map((o) => [o.identity, o.digest]));
+    const updated =
+      objects.every((o) => {
+        const digest = result.inventory.get(o.identity)?.digest ?? "";
+        return digest === o.digest || digest.startsWith(`${o.digest}~`);
+      }) && entries.every((e) => wanted.has(e.identity));
+    const mine = result.objects.filter((o) => o.app === app);
+    const healthy =
+      mine.length > 0 && mine.every((o) => o.action !== "held" && o.health.status === "Healthy");
+    const since = this.updatingSince.get(`${app} ${cluster} ${digestOf(objects)}`);
+    return { updated, healthy, ...(since === undefined ? {} : { updatingForMs: now - since }) };
+  }
+}
+
+function appsByCluster(
+  desired: ReadonlyMap<string, readonly DesiredObject[]>,
+): Map<string, Map<string, DesiredObject[]>> {
+  const apps = new Map<string, Map<string, DesiredObject[]>>();
+  for (const [cluster, objects] of desired)
+    for (const object of objects) {
+      const byCluster = apps.get(object.app) ?? new Map<string, DesiredObject[]>();
+      byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), object]);
+      apps.set(object.app, byCluster);
+    }
+  return apps;
+}
+
+// The rollout of the first Placement (by name) of the app's objects that has one, else the fleet's default.
+function rolloutOf(
+  app: string,
+  byCluster: ReadonlyMap<string, readonly DesiredObject[]>,
+  model: FleetModel,
+): RolloutSpec | undefined {
+  const names = new Set<string>();
+  for (const objects of byCluster.values())
+    for (const o of objects)
+      for (const name of String(
+        asMap(asMap(o.object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "",
+      ).split(","))
+        if (name) names.add(name);
+  const placement = model.placements
+    .filter((p) => names.has(p.metadata.name) || p.spec.apps?.includes(app))
+    .find((p) => p.spec.rollout);
+  return placement?.spec.rollout ?? model.fleet?.spec.rollout;
+}
+
+function digestOf(objects: readonly DesiredObject[]): string {
+  return objects
+    .map((o) => o.digest)
+    .sort()
+    .join(",");
+}

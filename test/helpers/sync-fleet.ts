@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import { Controller } from "../../src/controller/controller.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { resolveConnections } from "../../src/sync/connections.js";
+import { Syncer } from "../../src/sync/syncer.js";
+import { branchFiles } from "./git-repo.js";
+import { writeKubeconfig } from "./member.js";
+
+/** Simulated members with nodes and pods, one per cluster name, and a kubeconfig for them. */
+export async function startMembers(
+  names: readonly string[],
+  kubeconfigPath: string,
+): Promise<{ members: SimulatedMember[]; kubeconfig: string }> {
+  const members = await Promise.all(
+    names.map((name) =>
+      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
+    ),
+  );
+  return { members, kubeconfig: writeKubeconfig(kubeconfigPath, members) };
+}
+
+/** The controller (reconciler, syncer) on a local repository; `round` reconciles, syncs and commits what it saw. */
+export async function pushController(dir: string, kubeconfig: string) {
+  const logger = createLogger({ level: "silent" });
+  const reconciler = new Reconciler({
+    repo: await FleetRepo.open({ location: dir }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: "test-controller",
+    logger,
+  });
+  const syncer = new Syncer({
+    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
+    logger,
+    client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
+  });
+  const controller = new Controller(reconciler, syncer, {
+    logger,
+    statusIntervalMs: 0,
+    resyncIntervalMs: 3_600_000,
+  });
+  const round = async () => {
+    controller.resyncSoon();
+    await controller.reconcile();
+    await syncer.idle();
+    await controller.flush();
+  };
+  return { controller, syncer, round };
+}
+
+/** A YAML file of the status branch, parsed. */
+export function statusFile(dir: string, path: string): JsonMap {
+  return asMap(readEmittedYaml(branchFiles(dir, "gitfleet/status").get(path) ?? "") ?? {});
+}
+
+/** An object in a member, or undefined when it is not there. */
+export async function liveObject(member: SimulatedMember, path: string): Promise<JsonMap | undefined> {
+  const response = await fetch(`${member.url}${path}`);
+  return response.status === 404 ? undefined : ((await response.json()) as JsonMap);
+}
+
+export const kubeconfigNextTo = (dir: string) => join(dir, "..", `${dir.split("/").pop()}.kubeconfig`);

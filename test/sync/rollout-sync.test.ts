@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SimulatedMember } from "../../src/member/member-server.js";
+import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
+import {
+  kubeconfigNextTo,
+  liveObject,
+  pushController,
+  startMembers,
+  statusFile,
+} from "../helpers/sync-fleet.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/** An app's rollout across clusters, through the controller, against members with nodes and pods. */
+let dir: string;
+let cleanup: () => void;
+let members: SimulatedMember[];
+let kubeconfig: string;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = tempDir("gitfleet-rollout-"));
+  ({ members, kubeconfig } = await startMembers(
+    BASE_SPEC.clusters.map((c) => c.name),
+    kubeconfigNextTo(dir),
+  ));
+});
+afterEach(async () => {
+  await Promise.all(members.map((m) => m.close()));
+  cleanup();
+});
+
+const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
+const WEB = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+// The fleet with web rolled out serially: south, then east, then west.
+function serialFleet(spec: FleetSpec = BASE_SPEC) {
+  const files = new Map(fleetFiles(spec));
+  const placement = new TextDecoder().decode(files.get("placements/web.yaml"));
+  files.set(
+    "placements/web.yaml",
+    new TextEncoder().encode(
+      `${placement}  rollout:\n    strategy: Serial\n    order: [south, east, west]\n    timeout: 2s\n`,
+    ),
+  );
+  return files;
+}
+
+const image = (deployment: JsonMap | undefined) =>
+  String(asMap(asList(asMap(asMap(asMap(deployment?.spec).template).spec).containers)[0]).image ?? "");
+
+describe("a Serial rollout", () => {
+  it("reaches each cluster only when the one before is Healthy, and says why the others wait", async () => {
+    createRepo(dir, serialFleet());
+    const { round } = await pushController(dir, kubeconfig);
+    await round();
+    expect(await liveObject(member("south"), WEB)).toBeDefined();
+    expect(await liveObject(member("east"), WEB)).toBeUndefined();
+    expect(await liveObject(member("west"), WEB)).toBeUndefined();
+    expect(asMap(asMap(statusFile(dir, "status/apps/web.yaml").observed).east)).toMatchObject({
+      rollout: "waiting for south to be Healthy",
+    });
+    // Rounds as pods get ready: east follows south, west follows east.
+    const seen: string[][] = [];
+    for (let i = 0; i < 60 && !(await liveObject(member("west"), WEB)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      await round();
+      const present: string[] = [];
+      for (const name of ["south", "east", "west"])
+        if (await liveObject(member(name), WEB)) present.push(name);
+      seen.push(present);
+    }
+    expect(seen.map((s) => s.join(","))).toContain("south,east");
+    expect(await liveObject(member("west"), WEB)).toBeDefined();
+  });
+
+  it("halts at a cluster that does not become Healthy in time, and leaves the rest on the old version", async () => {
+    createRepo(dir, serialFleet());
+    const { round } = await pushController(dir, kubeconfig);
+    for (let i = 0; i < 80; i++) {
+      await round();
+      const web = asMap(statusFile(dir, "status/apps/web.yaml").observed);
+      if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) break;
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    const before = image(await liveObject(member("west"), WEB));
+    expect(before).toMatch(/web:1\.1\.0$/);
+    // east loses its nodes: web's new pods cannot run there.
+    member("east").faults.loseNodes(3);
+    const next: FleetSpec = {
+      ...BASE_SPEC,
+      apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, tag: 2 } : a)),
+    };
+    commitTree(dir, serialFleet(next), "web 1.2.0");
+    let reason = "";
+    for (let i = 0; i < 100 && !reason.startsWith("rollout halted"); i++) {
+      await round();
+      reason = String(asMap(asMap(statusFile(dir, "status/apps/web.yaml").observed).west).rollout ?? "");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(reason).toBe("rollout halted: east did not become Healthy in time");
+    expect(image(await liveObject(member("south"), WEB))).toMatch(/web:1\.2\.0$/);
+    expect(image(await liveObject(member("east"), WEB))).toMatch(/web:1\.2\.0$/);
+    expect(image(await liveObject(member("west"), WEB))).toBe(before);
+  });
+});
