@@ -115,7 +115,10 @@ export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, write
     .filter(([path, value]) => !before.has(path) || !same(before.get(path), value))
     .map(([path]) => path);
   const removed = [...before.keys()].filter((path) => !after.has(path));
-  const entries = entriesOf(previous);
+  // A request that sets managedFields itself replaces them (`[{}]` clears them), as the API server allows.
+  const given = asMap(next.metadata).managedFields;
+  const replaced = Array.isArray(given) && !sameManagers(given, asMap(previous?.metadata).managedFields);
+  const entries = entriesOf(replaced ? next : previous);
   for (const entry of entries) for (const path of [...changed, ...removed]) entry.fields.delete(path);
   const existing = entries.find((entry) => entry.manager === writer.manager && entry.operation === "Update");
   const mine: ManagerEntry = {
@@ -127,4 +130,11 @@ export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, write
     ...entries.filter((entry) => entry !== existing),
     ...(mine.fields.size > 0 ? [mine] : []),
   ]);
+}
+
+// The same managers and fields, times aside.
+function sameManagers(a: Json | undefined, b: Json | undefined): boolean {
+  const strip = (list: Json | undefined) =>
+    JSON.stringify((Array.isArray(list) ? list : []).map((entry) => ({ ...asMap(entry), time: null })));
+  return strip(a) === strip(b);
 }

@@ -87,6 +87,21 @@ export class MemberClient {
     );
   }
 
+  /** A JSON merge patch (an Update, as kubectl patch is) by a field manager, this client's by default. */
+  async mergePatch(address: ObjectAddress, patch: JsonMap, fieldManager?: string): Promise<JsonMap> {
+    const query = new URLSearchParams({
+      fieldManager: fieldManager ?? this.options.fieldManager ?? FIELD_MANAGER,
+    });
+    return asMap(
+      await this.request(
+        "PATCH",
+        `${await this.objectPath(address)}?${query.toString()}`,
+        patch,
+        "application/merge-patch+json",
+      ),
+    );
+  }
+
   /** The live object, or undefined when it (or its kind) does not exist. */
   async get(address: ObjectAddress): Promise<JsonMap | undefined> {
     try {

@@ -330,7 +330,10 @@ describe("the world inside a simulated member", () => {
       return done && d.status?.updatedReplicas === 4 && d.status.availableReplicas === 4 ? true : undefined;
     });
     expect(lowest).toBeGreaterThanOrEqual(3);
-    expect((await apps.listNamespacedReplicaSet({ namespace: "default" })).items).toHaveLength(1);
+    // The old ReplicaSet, scaled to zero, goes on the world's next pass.
+    await until(async () =>
+      (await apps.listNamespacedReplicaSet({ namespace: "default" })).items.length === 1 ? true : undefined,
+    );
     expect((await uids()).some((uid) => before.includes(uid))).toBe(false);
   });
 });

@@ -1,8 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memberClientConfig } from "../../src/member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
-import { type ClusterSyncInput, type DesiredObject, syncCluster } from "../../src/sync/cluster-sync.js";
+import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import {
+  type ClusterSyncInput,
+  type DesiredObject,
+  detachApp,
+  syncCluster,
+} from "../../src/sync/cluster-sync.js";
 import { type Inventory, parseInventoryLines, textDigest } from "../../src/sync/inventory.js";
 import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";
@@ -363,6 +368,51 @@ describe("syncCluster", () => {
       ["games.example.com/Arena/shop/main", "created", "Healthy"],
     ]);
     expect(asMap((await live("/apis/games.example.com/v1/namespaces/shop/arenas/main"))?.spec).size).toBe(3);
+  });
+
+  it("detaches an app: objects keep running without gitfleet's labels or ownership, and are never pruned", async () => {
+    await member.close();
+    member = await startMember({ name: "east", world: { readyDelayMs: 10 } });
+    client = new MemberClient("east", memberClientConfig(member), {
+      retries: 1,
+      backoffMs: 10,
+      timeoutMs: 2000,
+    });
+    await sync([namespace("shop"), deployment(2), configMap("a")]);
+    const podUids = async () => {
+      const pods = asMap(await live("/api/v1/namespaces/shop/pods"));
+      return (pods.items as JsonMap[]).map((p) => String(asMap(p.metadata).uid)).sort();
+    };
+    let before: string[] = [];
+    for (let i = 0; i < 100 && before.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      before = await podUids();
+    }
+    expect(before).toHaveLength(2);
+    const result = await detachApp({
+      cluster: "east",
+      client,
+      app: "web",
+      sourceCommit: "c".repeat(40),
+      knownInventory: new Map(),
+    });
+    expect(result.objects.map((o) => [o.identity, o.outcome]).sort()).toEqual([
+      ["/ConfigMap/shop/a", "detached"],
+      ["apps/Deployment/shop/web", "detached"],
+    ]);
+    const web = await live("/apis/apps/v1/namespaces/shop/deployments/web");
+    const metadata = asMap(web?.metadata);
+    expect(asMap(metadata.labels)["app.kubernetes.io/managed-by"]).toBeUndefined();
+    expect(asMap(metadata.labels)["gitfleet.io/app"]).toBeUndefined();
+    expect(asMap(metadata.labels).app).toBeUndefined();
+    expect(asList(metadata.managedFields).map((m) => asMap(m).manager)).not.toContain("gitfleet");
+    expect(asMap(web?.spec).replicas).toBe(2);
+    expect([...(await memberInventory()).keys()]).toEqual(["/Namespace//shop"]);
+    // The app leaves the rendered tree: nothing of it is pruned, no pod restarted.
+    const after = await sync([namespace("shop")]);
+    expect(after.pruned).toEqual([]);
+    expect(await live("/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
+    expect(await podUids()).toEqual(before);
   });
 
   it("reports an unreachable member and changes nothing", async () => {
