@@ -35,6 +35,12 @@ export function formatPlanText(plan: Plan): string {
 function clusterLines(cluster: ClusterPlan): string[] {
   const secretNote = (change: ObjectChange) => (change.secret ? " (Secret: values not shown)" : "");
   return [
+    ...(cluster.pruneBlocked
+      ? [
+          `  ! prune blocked: ${cluster.pruneBlocked.reasons.join("; ")}; nothing is deleted here until a commit adds ${cluster.pruneBlocked.token} to spec.pruning.allowPrune in fleet.yaml`,
+        ]
+      : []),
+    ...(cluster.pruneAllowedBy ? [`  ! prune over the budget, allowed by ${cluster.pruneAllowedBy}`] : []),
     ...cluster.filteredOut.map((f) => `  ! ${f.workload} no longer placed here: ${f.reason}`),
     ...cluster.frozen.map((f) => `  = ${f.workload} frozen here: ${f.reason}`),
     ...cluster.added.map((change) => `  + ${change.object}${secretNote(change)}`),
@@ -80,6 +86,12 @@ function clusterDetails(c: ClusterPlan): string[] {
   return [
     `<details><summary><b>${c.cluster}</b>: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed</summary>`,
     "",
+    ...(c.pruneBlocked
+      ? [
+          `- ⛔ prune blocked: ${escapeMarkdown(c.pruneBlocked.reasons.join("; "))}; nothing is deleted here until a commit adds \`${c.pruneBlocked.token}\` to \`spec.pruning.allowPrune\` in fleet.yaml`,
+        ]
+      : []),
+    ...(c.pruneAllowedBy ? [`- ⚠ prune over the budget, allowed by \`${c.pruneAllowedBy}\``] : []),
     ...c.filteredOut.map(
       (f) => `- ⚠ ${escapeMarkdown(f.workload)} no longer placed here: ${escapeMarkdown(f.reason)}`,
     ),

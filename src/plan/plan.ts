@@ -1,6 +1,8 @@
 import { createTwoFilesPatch } from "diff";
 import { compareStrings } from "../model/file-tree.js";
 import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
+import type { InventoryEntry } from "../sync/inventory.js";
+import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
 
 /** One object that a cluster gains, loses or sees changed. */
 export interface ObjectChange {
@@ -22,6 +24,10 @@ export interface ClusterPlan {
   readonly filteredOut: readonly WorkloadNote[];
   /** Workloads that now keep their replicas here but take no new ones (cordon, NotReady, NoSchedule taint). */
   readonly frozen: readonly WorkloadNote[];
+  /** The removals exceed the deletion budget: the sync will delete nothing here until a commit allows this token. */
+  readonly pruneBlocked?: { readonly token: string; readonly reasons: readonly string[] };
+  /** The removals exceed the budget but the head allows them with this token. */
+  readonly pruneAllowedBy?: string;
 }
 
 /** A workload and why the scheduler treats the cluster as it does. */
@@ -50,13 +56,15 @@ export interface Plan {
  * and removed, and the workloads newly filtered out with the reason; per workload, the replica
  * distribution before and after. Secrets are reported as changed without a diff. Pure.
  */
-export function planChange(base: RenderResult, head: RenderResult): Plan {
+export function planChange(base: RenderResult, head: RenderResult, prune?: PruneSettings): Plan {
   const before = new Map(base.objects.map((o) => [o.path, o]));
   const after = new Map(head.objects.map((o) => [o.path, o]));
   const clusters = [...new Set([...before.values(), ...after.values()].map((o) => o.cluster))].sort(
     compareStrings,
   );
-  const plans = clusters.map((cluster) => planCluster(cluster, before, after, base, head)).filter(hasChanges);
+  const plans = clusters
+    .map((cluster) => withPruneBudget(planCluster(cluster, before, after, base, head), base, prune))
+    .filter(hasChanges);
   const distributions = distributionChanges(base, head);
   return { clusters: plans, distributions, changed: plans.length > 0 || distributions.length > 0 };
 }
@@ -83,6 +91,42 @@ function planCluster(
     else if (old && now) changed.push(describeChange(path, now, old));
   }
   return { cluster, added, changed, removed, ...schedulingNotes(cluster, base, head) };
+}
+
+/**
+ * The deletion budget's verdict on a cluster's removals, as the sync will give it: the cluster's
+ * inventory is what the base renders there (what gitfleet applied), the removals are what leaves.
+ */
+function withPruneBudget(
+  plan: ClusterPlan,
+  base: RenderResult,
+  prune: PruneSettings | undefined,
+): ClusterPlan {
+  if (!prune || plan.removed.length === 0) return plan;
+  const inventory = new Map<string, InventoryEntry>();
+  for (const object of base.objects) {
+    if (object.cluster !== plan.cluster) continue;
+    const metadata = object.object.metadata as { name?: string; namespace?: string };
+    inventory.set(object.identity, {
+      identity: object.identity,
+      apiVersion: String(object.object.apiVersion),
+      kind: String(object.object.kind),
+      namespace: metadata.namespace,
+      name: String(metadata.name),
+      app: object.app,
+      uid: "",
+      digest: "",
+    });
+  }
+  const removed = new Set(plan.removed.map((change) => change.path));
+  const desired = new Set(
+    base.objects.filter((o) => o.cluster === plan.cluster && !removed.has(o.path)).map((o) => o.identity),
+  );
+  const verdict = planPrune(plan.cluster, inventory, desired, prune);
+  if (verdict.blocked)
+    return { ...plan, pruneBlocked: { token: verdict.blocked.token, reasons: verdict.blocked.reasons } };
+  const strict = planPrune(plan.cluster, inventory, desired, { ...prune, allowedTokens: new Set() });
+  return strict.blocked ? { ...plan, pruneAllowedBy: strict.blocked.token } : plan;
 }
 
 function describeChange(path: string, object: RenderedObject, old: RenderedObject | undefined): ObjectChange {

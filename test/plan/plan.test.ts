@@ -67,6 +67,11 @@ const SCENARIOS: Record<string, () => void> = {
       "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: docs\nspec:\n  apps: [docs]\n  clusterAffinity:\n    clusterNames: [gcp-euw1]\n",
     );
   },
+  // The platform app holds every cluster's namespaces: removing it is over any deletion budget.
+  "platform-removed": () => {
+    rmSync(join(repo, "apps/platform"), { recursive: true });
+    rmSync(join(repo, "placements/platform.yaml"));
+  },
   "app-removed": () => {
     rmSync(join(repo, "apps/training"), { recursive: true });
     rmSync(join(repo, "placements/training.yaml"));
@@ -101,6 +106,20 @@ describe("gitfleet plan", () => {
     const { code, stdout } = plan("cluster-cordoned", "markdown");
     await expect(stdout).toMatchFileSnapshot("../golden/plan/cluster-cordoned.md");
     expect(code).toBe(2);
+  });
+
+  it("shows the deletion budget's verdict, with the token a reviewed commit adds to allow it", () => {
+    const { stdout } = plan("platform-removed", "json");
+    const parsed = JSON.parse(stdout) as {
+      clusters: { cluster: string; pruneBlocked?: { token: string; reasons: string[] } }[];
+    };
+    const blocked = parsed.clusters.filter((c) => c.pruneBlocked);
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const c of blocked) {
+      expect(c.pruneBlocked?.token).toMatch(/^prune-[0-9a-f]{12}$/);
+      expect(c.pruneBlocked?.reasons.join("; ")).toMatch(/would delete .*Namespace/);
+    }
+    expect(plan("platform-removed", "markdown").stdout).toContain("⛔ prune blocked");
   });
 
   it("prints machine-readable JSON", () => {

@@ -6,6 +6,7 @@ import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planChange } from "../../plan/plan.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { type RenderResult, renderFleet } from "../../render/render-fleet.js";
+import { pruneSettings } from "../../sync/desired-objects.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -72,7 +73,7 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
     output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
   }
-  const plan = planChange(baseRender, headRender);
+  const plan = planChange(baseRender, headRender, pruneSettings(head.model));
   const text =
     options.format === "json"
       ? `${JSON.stringify(plan, null, 2)}\n`
