@@ -45,7 +45,7 @@ export interface ControllerReport extends ReconcileReport {
  * background, per cluster; its results ask for another round, which commits them.
  */
 export class Controller implements Reconciles {
-  private requested: { statusTip: string | undefined; at: number } | undefined;
+  private requested: { render: unknown; at: number } | undefined;
   private lastFlush = Number.NEGATIVE_INFINITY;
   private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
   private flushedReports: string | undefined;
@@ -60,14 +60,15 @@ export class Controller implements Reconciles {
   async reconcile(): Promise<ControllerReport> {
     const report = await this.reconciler.reconcile();
     const now = this.now();
-    const { statusTip, state, syncFiles } = this.reconciler.snapshot();
+    const { state, syncFiles } = this.reconciler.snapshot();
+    // A new render (not a status commit of the sync's own) or a due resync asks the members again.
     const due =
       !this.requested ||
-      this.requested.statusTip !== statusTip ||
+      this.requested.render !== state.render ||
       now - this.requested.at >= this.resyncInterval();
     // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
     if (due && state.model && state.renderedCommit) {
-      this.requested = { statusTip, at: now };
+      this.requested = { render: state.render, at: now };
       this.syncer.request({
         sourceCommit: state.renderedCommit,
         model: state.model,

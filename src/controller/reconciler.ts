@@ -114,7 +114,8 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     if (!head) throw new ReconcileError(`branch ${branch} not found in ${repo.describe()}`);
     const tip = await repo.branchTip(statusBranch);
-    if (!this.state || tip !== this.statusTip) await this.restore(tip);
+    if (!this.state || tip !== this.statusTip)
+      if (!(await this.followSyncCommits(tip))) await this.restore(tip);
     watch.lap("restore");
     const state = this.state ?? EMPTY_STATE;
     if (state.sourceCommit === head) {
@@ -210,6 +211,28 @@ export class Reconciler {
     const outcome = reconcileStep(state, { sourceCommit: head, tree, changedPaths, cache: this.parseCache });
     watch.lap("reconcile");
     return { outcome, headTree };
+  }
+
+  /**
+   * When the branch moved only by files the sync owns (pull-mode agents' reports and inventories),
+   * takes them in without rebuilding the state; false when anything else changed.
+   */
+  private async followSyncCommits(tip: string | undefined): Promise<boolean> {
+    const { repo } = this.options;
+    if (!this.state || !this.statusTip || !tip) return false;
+    const changes = await diffTrees(
+      repo.gitdir,
+      repo.cache,
+      await repo.treeOf(this.statusTip),
+      await repo.treeOf(tip),
+    ).catch(() => undefined);
+    if (!changes?.every((change) => isSyncFile(change.path))) return false;
+    for (const change of changes) {
+      if (change.oid === null) this.syncFiles.delete(change.path);
+      else this.syncFiles.set(change.path, new TextDecoder().decode(await repo.readBlob(change.oid)));
+    }
+    this.statusTip = tip;
+    return true;
   }
 
   // Rebuilds the state from the status branch: its files, and the source tree rendered/ came from.

@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { writeStatusCommit } from "../../src/git/status-writer.js";
 import { createLogger } from "../../src/log/logger.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
@@ -162,6 +163,40 @@ describe("reconciling a local repository", () => {
     );
     const moved = commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 2 })), "api: 2");
     expect(await first.reconcile()).toMatchObject({ result: "committed", sourceCommit: moved, attempts: 1 });
+  });
+
+  it("takes in a pull-mode agent's report commit without rebuilding its state, and a foreign change by rebuilding", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const loop = await reconciler();
+    await loop.reconcile();
+    const restores = () => logLines.filter((l) => l.msg === "restored state from the status branch").length;
+    const before = restores();
+    // An agent commits its report on top of the status branch.
+    const agentCommit = async (path: string, text: string) => {
+      const tip = gitIn(dir, "rev-parse", "gitfleet/status");
+      const written = await writeStatusCommit({
+        gitdir: `${dir}/.git`,
+        cache: {},
+        parent: tip,
+        changes: new Map([[path, text]]),
+        message: "agent north: north Healthy",
+        trailers: [["Gitfleet-Controller", "gitfleet-agent@north"]],
+        author: { name: "agent", email: "agent@example.com", timestamp: 0, timezoneOffset: 0 },
+      });
+      if (written.status === "written")
+        gitIn(dir, "update-ref", "refs/heads/gitfleet/status", written.oid, tip);
+    };
+    await agentCommit("status/agents/north.yaml", "cluster: north\n");
+    commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 1 })), "api: 1");
+    expect(await loop.reconcile()).toMatchObject({ result: "committed", attempts: 1 });
+    expect(restores()).toBe(before);
+    expect(loop.snapshot().syncFiles.get("status/agents/north.yaml")).toBe("cluster: north\n");
+    expect(branchFiles(dir, "gitfleet/status").get("status/agents/north.yaml")).toBe("cluster: north\n");
+    // Anything else moved the branch: the state is rebuilt from it.
+    await agentCommit("status/apps/api.yaml", "edited by hand\n");
+    commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 2 })), "api: 2");
+    await loop.reconcile();
+    expect(restores()).toBe(before + 1);
   });
 
   it("reads a bare repository in place and refuses a source branch that is a status branch", async () => {
