@@ -1,0 +1,150 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { loadFleet } from "../../src/model/load-fleet.js";
+import type { Cluster } from "../../src/model/types.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
+import { resolveConnections } from "../../src/sync/connections.js";
+import { desiredByCluster, pruneSettings } from "../../src/sync/desired-objects.js";
+import { readExampleRepo } from "../helpers/example-repo.js";
+import { tempDir } from "../helpers/git-repo.js";
+import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
+
+/** What each cluster should hold, from the rendered tree and the fleet: policies, Secret values, pruning rules. */
+describe("desiredByCluster", () => {
+  it("restores a Secret's values from the fleet repo (the rendered tree holds only their digest)", async () => {
+    const { model } = loadFleet(await readExampleRepo());
+    if (!model) throw new Error("the example fleet does not validate");
+    const render = renderFleet(model);
+    const rendered = render.objects.find((o) => o.identity === "/Secret/data/mysql-root");
+    expect(rendered?.object.data).toBeUndefined();
+    const desired = desiredByCluster(render.objects, model).get(rendered?.cluster ?? "");
+    const secret = desired?.find((d) => d.identity === "/Secret/data/mysql-root");
+    expect(secret?.object.data).toEqual({ password: "ZXhhbXBsZS1vbmx5" });
+    expect(secret?.error).toBeUndefined();
+    // The digest is of the rendered text: no value in it.
+    expect(secret?.digest).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("refuses to apply a Secret whose rendered values differ from the fleet repo's (an Override changed them)", async () => {
+    const { model } = loadFleet(await readExampleRepo());
+    if (!model) throw new Error("the example fleet does not validate");
+    const objects = renderFleet(model).objects.map((o) => {
+      if (o.identity !== "/Secret/data/mysql-root") return o;
+      const metadata = o.object.metadata as { annotations: Record<string, string> };
+      const annotations = { ...metadata.annotations, "gitfleet.io/secret-digest": "sha256:0000" };
+      return { ...o, object: { ...o.object, metadata: { ...metadata, annotations } } };
+    });
+    const secret = [...desiredByCluster(objects, model).values()]
+      .flat()
+      .find((d) => d.identity === "/Secret/data/mysql-root");
+    expect(secret?.error).toMatch(/do not match the rendered digest/);
+    expect(secret?.object.data).toBeUndefined();
+  });
+
+  it.each([
+    [{}, {}, { force: false, adopt: false, selfHeal: true }],
+    [
+      { syncPolicy: { selfHeal: false, forceConflicts: true } },
+      {},
+      { force: true, adopt: false, selfHeal: false },
+    ],
+    [{}, { conflictResolution: "Adopt" }, { force: false, adopt: true, selfHeal: true }],
+    [{}, { forceConflicts: true }, { force: true, adopt: false, selfHeal: true }],
+  ] as const)("app %j and placement %j give the policy %j", (app, placement, policy) => {
+    const files: Record<string, string> = { ...MINIMAL_FLEET };
+    files["apps/web/app.yaml"] =
+      `apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n${yamlBlock(app)}`;
+    files["placements/web.yaml"] = `${MINIMAL_FLEET["placements/web.yaml"]}${yamlBlock(placement)}`;
+    const { model, problems } = loadFleet(fileTreeFromText(files));
+    if (!model) throw new Error(JSON.stringify(problems));
+    const desired = [...desiredByCluster(renderFleet(model).objects, model).values()].flat();
+    expect(desired.length).toBeGreaterThan(0);
+    for (const d of desired) expect(d.policy).toEqual(policy);
+  });
+
+  it("collects the deletion budget, allowPrune tokens and apps that do not prune", () => {
+    const files: Record<string, string> = {
+      ...MINIMAL_FLEET,
+      "fleet.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: f\nspec:\n  pruning:\n    maxDeletionPercent: 50\n    allowPrune: prune-aaaaaaaaaaaa, prune-bbbbbbbbbbbb\n",
+      "apps/web/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n  syncPolicy:\n    prune: false\n    allowPrune: prune-cccccccccccc\n",
+    };
+    const { model, problems } = loadFleet(fileTreeFromText(files));
+    if (!model) throw new Error(JSON.stringify(problems));
+    const settings = pruneSettings(model);
+    expect(settings.maxDeletionPercent).toBe(50);
+    expect([...settings.allowedTokens].sort()).toEqual([
+      "prune-aaaaaaaaaaaa",
+      "prune-bbbbbbbbbbbb",
+      "prune-cccccccccccc",
+    ]);
+    expect(settings.appPrunes("web")).toBe(false);
+    expect(settings.appPrunes("other")).toBe(true);
+  });
+});
+
+// YAML lines for a spec's extra fields (two-space indented under spec:).
+function yamlBlock(value: Record<string, unknown>): string {
+  return Object.entries(value)
+    .map(([key, inner]) =>
+      typeof inner === "object" && inner !== null
+        ? `  ${key}:\n${Object.entries(inner)
+            .map(([k, v]) => `    ${k}: ${String(v)}\n`)
+            .join("")}`
+        : `  ${key}: ${String(inner)}\n`,
+    )
+    .join("");
+}
+
+describe("resolveConnections", () => {
+  const cluster = (name: string, connection?: Record<string, string>): Cluster =>
+    ({
+      apiVersion: "gitfleet.io/v1alpha1",
+      kind: "Cluster",
+      metadata: { name },
+      spec: connection ? { connection } : {},
+    }) as Cluster;
+  const kubeconfig = (contexts: string[]) =>
+    `apiVersion: v1\nkind: Config\nclusters:\n${contexts.map((c) => `- name: ${c}\n  cluster:\n    server: http://127.0.0.1:1\n    insecure-skip-tls-verify: true\n`).join("")}users:\n- name: u\n  user: {}\ncontexts:\n${contexts.map((c) => `- name: ${c}\n  context:\n    cluster: ${c}\n    user: u\n`).join("")}current-context: ${contexts[0]}\n`;
+
+  it("names the context after the cluster unless told, reads file and environment references, leaves pull mode alone", () => {
+    const { dir, cleanup } = tempDir("gitfleet-connections-");
+    try {
+      const file = join(dir, "main.kubeconfig");
+      writeFileSync(file, kubeconfig(["east", "west-ctx"]));
+      const other = join(dir, "other.kubeconfig");
+      writeFileSync(other, kubeconfig(["south"]));
+      const connections = resolveConnections(
+        [
+          cluster("east"),
+          cluster("west", { context: "west-ctx" }),
+          cluster("south", { kubeconfigFile: other }),
+          cluster("north", { kubeconfigEnv: "NORTH_KUBECONFIG" }),
+          cluster("edge", { mode: "pull" }),
+          cluster("lost"),
+          cluster("unset", { kubeconfigEnv: "NOT_SET" }),
+        ],
+        { kubeconfig: file, env: { NORTH_KUBECONFIG: kubeconfig(["north"]) } },
+      );
+      const summary = connections.map((c) =>
+        "config" in c
+          ? [c.cluster, c.context, c.config.getCurrentCluster()?.name]
+          : [c.cluster, c.mode, "error" in c ? c.error : ""],
+      );
+      expect(summary).toEqual([
+        ["east", "east", "east"],
+        ["west", "west-ctx", "west-ctx"],
+        ["south", "south", "south"],
+        ["north", "north", "north"],
+        ["edge", "pull", ""],
+        ["lost", "push", 'context "lost" is not in the kubeconfig (2 contexts: east, west-ctx)'],
+        ["unset", "push", "environment variable NOT_SET (spec.connection.kubeconfigEnv) is not set"],
+      ]);
+    } finally {
+      cleanup();
+    }
+  });
+});
