@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
 import { createLogger } from "../src/log/logger.js";
+import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
 import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
 
@@ -18,12 +19,6 @@ import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
  */
 const sizes = (process.env.BENCH_RECONCILE_APPS ?? "1000,5000").split(",").map(Number);
 const clusters = Number(process.env.BENCH_CLUSTERS ?? 100);
-const git = (dir: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    maxBuffer: 2 ** 30,
-  }).trim();
 
 async function timed<T>(
   label: string,
@@ -73,15 +68,7 @@ for (const apps of sizes) {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-"));
   try {
     const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
-    for (const [path, bytes] of tree) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), bytes);
-    }
-    git(dir, "init", "-q", "-b", "main");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-q", "-m", "generated fleet");
-    // A fleet repo comes from a clone, whose objects are packed.
-    git(dir, "repack", "-adq");
+    commitFleet(dir, tree);
     const repo = await FleetRepo.open({ location: dir });
     const loop = controller(repo);
     const first = await timed("first reconcile (full render, status commit)", () => loop.reconcile());

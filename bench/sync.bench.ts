@@ -1,15 +1,14 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Controller } from "../src/controller/controller.js";
 import { Reconciler } from "../src/controller/reconciler.js";
+import { syncingController } from "../src/controller/syncing-controller.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
 import { createLogger } from "../src/log/logger.js";
 import type { ClusterSyncResult } from "../src/sync/cluster-sync.js";
-import { resolveConnections } from "../src/sync/connections.js";
-import { Syncer } from "../src/sync/syncer.js";
+import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
 import { peakRssMiB } from "./measure.js";
 
@@ -23,12 +22,6 @@ import { peakRssMiB } from "./measure.js";
 const apps = Number(process.env.BENCH_SYNC_APPS ?? 1000);
 const clusters = Number(process.env.BENCH_SYNC_CLUSTERS ?? 5);
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
-const git = (dir: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    maxBuffer: 2 ** 30,
-  }).trim();
 
 const PROFILE = `readyDelayMs: 200
 default:
@@ -40,13 +33,7 @@ default:
 const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-sync-"));
 const fleet = join(dir, "fleet");
 const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
-for (const [path, bytes] of tree) {
-  mkdirSync(dirname(join(fleet, path)), { recursive: true });
-  writeFileSync(join(fleet, path), bytes);
-}
-git(fleet, "init", "-q", "-b", "main");
-git(fleet, "add", "-A");
-git(fleet, "commit", "-q", "-m", "generated fleet");
+commitFleet(fleet, tree);
 writeFileSync(join(dir, "profile.yaml"), PROFILE);
 const kubeconfig = join(dir, "kubeconfig");
 const simulator = spawn(
@@ -84,15 +71,12 @@ const reconciler = new Reconciler({
   controllerId: "bench",
   logger,
 });
-const syncer = new Syncer({
-  connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
-  logger,
-  client: { timeoutMs: 60_000 },
-});
-const controller = new Controller(reconciler, syncer, {
+const { syncer, controller } = syncingController(reconciler, {
+  connections: { kubeconfig, env: {} },
   logger,
   statusIntervalMs: 0,
   resyncIntervalMs: 3_600_000,
+  client: { timeoutMs: 60_000 },
 });
 
 const healthy = (results: ReadonlyMap<string, ClusterSyncResult>) =>

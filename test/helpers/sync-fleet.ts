@@ -1,14 +1,12 @@
 import { join } from "node:path";
-import { Controller } from "../../src/controller/controller.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
+import { syncingController } from "../../src/controller/syncing-controller.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { resolveConnections } from "../../src/sync/connections.js";
-import { Syncer } from "../../src/sync/syncer.js";
 import { branchFiles } from "./git-repo.js";
 import { writeKubeconfig } from "./member.js";
 
@@ -36,15 +34,12 @@ export async function pushController(dir: string, kubeconfig: string) {
     controllerId: "test-controller",
     logger,
   });
-  const syncer = new Syncer({
-    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
-    logger,
-    client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
-  });
-  const controller = new Controller(reconciler, syncer, {
+  const { syncer, controller } = syncingController(reconciler, {
+    connections: { kubeconfig, env: {} },
     logger,
     statusIntervalMs: 0,
     resyncIntervalMs: 3_600_000,
+    client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
   });
   const round = async () => {
     controller.resyncSoon();
@@ -52,7 +47,7 @@ export async function pushController(dir: string, kubeconfig: string) {
     await syncer.idle();
     await controller.flush();
   };
-  return { controller, syncer, round };
+  return { reconciler, controller, syncer, round };
 }
 
 /** A YAML file of the status branch, parsed. */

@@ -1,20 +1,14 @@
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { Controller } from "../../src/controller/controller.js";
-import { Reconciler } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { memberClientConfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
-import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { resolveConnections } from "../../src/sync/connections.js";
 import { MemberClient } from "../../src/sync/member-client.js";
-import { Syncer } from "../../src/sync/syncer.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { writeKubeconfig } from "../helpers/member.js";
+import { kubeconfigNextTo, pushController, startMembers } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /**
@@ -45,35 +39,14 @@ function fleetWithNorthIn(mode: "push" | "pull", spec: FleetSpec = BASE_SPEC) {
 async function setUp(mode: "push" | "pull") {
   const root = tempDir(`gitfleet-agent-${mode}-`);
   roots.push(root);
-  const started = await Promise.all(
-    BASE_SPEC.clusters.map(({ name }) =>
-      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
-    ),
+  const started = await startMembers(
+    BASE_SPEC.clusters.map((c) => c.name),
+    kubeconfigNextTo(root.dir),
   );
-  members.push(...started);
-  const kubeconfig = writeKubeconfig(
-    join(root.dir, "..", `${root.dir.split("/").pop()}.kubeconfig`),
-    started,
-  );
+  members.push(...started.members);
   createRepo(root.dir, fleetWithNorthIn(mode));
-  const reconciler = new Reconciler({
-    repo: await FleetRepo.open({ location: root.dir }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: "test-controller",
-    logger,
-  });
-  const syncer = new Syncer({
-    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
-    logger,
-  });
-  const controller = new Controller(reconciler, syncer, {
-    logger,
-    statusIntervalMs: 0,
-    resyncIntervalMs: 3_600_000,
-  });
-  const north = started.find((m) => m.name === "north") as SimulatedMember;
+  const { round, controller } = await pushController(root.dir, started.kubeconfig);
+  const north = started.members.find((m) => m.name === "north") as SimulatedMember;
   const agent = new Agent({
     repo: await FleetRepo.open({ location: root.dir }),
     cluster: "north",
@@ -84,11 +57,6 @@ async function setUp(mode: "push" | "pull") {
     author: { name: "gitfleet agent", email: "agent@example.com" },
     push: true,
   });
-  const round = async () => {
-    await controller.reconcile();
-    await syncer.idle();
-    await controller.flush();
-  };
   return { dir: root.dir, north, agent, round, controller };
 }
 

@@ -1,18 +1,15 @@
-import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Controller } from "../../src/controller/controller.js";
-import { Reconciler } from "../../src/controller/reconciler.js";
-import { FleetRepo } from "../../src/git/fleet-repo.js";
-import { createLogger } from "../../src/log/logger.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
-import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import type { Controller } from "../../src/controller/controller.js";
+import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
-import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { resolveConnections } from "../../src/sync/connections.js";
-import { Syncer } from "../../src/sync/syncer.js";
-import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { writeKubeconfig } from "../helpers/member.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import {
+  kubeconfigNextTo,
+  liveObject,
+  pushController,
+  startMembers,
+  statusFile as statusFileOf,
+} from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /**
@@ -27,64 +24,20 @@ let kubeconfig: string;
 
 beforeEach(async () => {
   ({ dir, cleanup } = tempDir("gitfleet-sync-"));
-  members = await Promise.all(
-    BASE_SPEC.clusters.map(({ name }) =>
-      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
-    ),
-  );
-  kubeconfig = writeKubeconfig(join(dir, "..", `${dir.split("/").pop()}.kubeconfig`), members);
+  ({ members, kubeconfig } = await startMembers(
+    BASE_SPEC.clusters.map((c) => c.name),
+    kubeconfigNextTo(dir),
+  ));
 });
 afterEach(async () => {
   await Promise.all(members.map((m) => m.close()));
   cleanup();
 });
 
-const quiet = () =>
-  createLogger({
-    destination: new Writable({
-      write(_chunk, _encoding, done) {
-        done();
-      },
-    }),
-  });
-
-async function controller(): Promise<{ controller: Controller; syncer: Syncer; round: () => Promise<void> }> {
-  const logger = quiet();
-  const reconciler = new Reconciler({
-    repo: await FleetRepo.open({ location: dir }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: "test-controller",
-    logger,
-  });
-  const syncer = new Syncer({
-    connect: (model) => resolveConnections(model.clusters, { kubeconfig, env: {} }),
-    logger,
-    client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
-  });
-  const control = new Controller(reconciler, syncer, {
-    logger,
-    statusIntervalMs: 0,
-    resyncIntervalMs: 3_600_000,
-  });
-  const round = async () => {
-    await control.reconcile();
-    await syncer.idle();
-    await control.flush();
-  };
-  return { controller: control, syncer, round };
-}
-
+const controller = () => pushController(dir, kubeconfig);
 const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
-
-async function live(cluster: string, path: string): Promise<JsonMap | undefined> {
-  const response = await fetch(`${member(cluster).url}${path}`);
-  return response.status === 404 ? undefined : ((await response.json()) as JsonMap);
-}
-
-const statusFile = (path: string) =>
-  asMap(readEmittedYaml(branchFiles(dir, "gitfleet/status").get(path) ?? "") ?? {});
+const live = (cluster: string, path: string) => liveObject(member(cluster), path);
+const statusFile = (path: string) => statusFileOf(dir, path);
 
 // Resyncs until every app is Healthy in every cluster it is rendered to (as status/apps/ records it).
 async function converge(

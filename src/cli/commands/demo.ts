@@ -6,9 +6,10 @@ import { Command } from "commander";
 import git from "isomorphic-git";
 import type { Logger } from "pino";
 import { Agent } from "../../agent/agent.js";
-import { Controller, type ControllerReport } from "../../controller/controller.js";
+import type { ControllerReport } from "../../controller/controller.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { Reconciler } from "../../controller/reconciler.js";
+import { syncingController } from "../../controller/syncing-controller.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { readTreeFiles } from "../../git/read-tree.js";
 import { createLogger } from "../../log/logger.js";
@@ -20,9 +21,7 @@ import { loadFleet } from "../../model/load-fleet.js";
 import type { FleetModel } from "../../model/types.js";
 import { readEmittedYaml } from "../../render/yaml-reader.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
-import { resolveConnections } from "../../sync/connections.js";
 import { MemberClient } from "../../sync/member-client.js";
-import { Syncer } from "../../sync/syncer.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -91,21 +90,17 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     controllerId: "gitfleet-demo",
     logger,
   });
-  const syncer = new Syncer({
-    // Clusters that name their kubeconfig by an environment variable get the demo's one.
-    connect: (fleet) =>
-      resolveConnections(fleet.clusters, {
-        kubeconfig,
-        env: Object.fromEntries(
-          fleet.clusters.flatMap((c) =>
-            c.spec.connection?.kubeconfigEnv ? [[c.spec.connection.kubeconfigEnv, kubeconfig]] : [],
-          ),
-        ),
-      }),
-    logger,
-  });
   let loop: ReconcileLoop | undefined;
-  const controller = new Controller(reconciler, syncer, {
+  const { syncer, controller } = syncingController(reconciler, {
+    // Clusters that name their kubeconfig by an environment variable get the demo's one.
+    connections: {
+      kubeconfig,
+      env: Object.fromEntries(
+        model.clusters.flatMap((c) =>
+          c.spec.connection?.kubeconfigEnv ? [[c.spec.connection.kubeconfigEnv, kubeconfig]] : [],
+        ),
+      ),
+    },
     logger,
     statusIntervalMs: 1000,
     resyncIntervalMs: intervalMs * 6,

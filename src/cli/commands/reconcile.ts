@@ -1,17 +1,17 @@
 import { hostname } from "node:os";
 import { Command, Option } from "commander";
 import type { Logger } from "pino";
-import { Controller } from "../../controller/controller.js";
+import type { Controller } from "../../controller/controller.js";
 import { type FleetSettings, readFleetSettings } from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
+import { syncingController } from "../../controller/syncing-controller.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { startControllerServer } from "../../server/http-server.js";
-import { resolveConnections } from "../../sync/connections.js";
-import { Syncer } from "../../sync/syncer.js";
+import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { syncLine } from "../sync-line.js";
@@ -194,21 +194,13 @@ function syncParts(
   trigger: (reason: string) => void,
 ): { syncer?: Syncer; controller?: Controller } {
   if (!flags.sync) return {};
-  const syncer = new Syncer({
-    connect: (model) =>
-      resolveConnections(model.clusters, {
-        ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-        env: process.env,
-      }),
-    logger,
-  });
-  const controller = new Controller(reconciler, syncer, {
+  return syncingController(reconciler, {
+    connections: { ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), env: process.env },
     logger,
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
     trigger,
   });
-  return { syncer, controller };
 }
 
 async function reconcileOnce(
