@@ -73,6 +73,41 @@ describe("a Serial rollout", () => {
     expect(await liveObject(member("west"), WEB)).toBeDefined();
   });
 
+  it("is superseded cleanly by a newer commit: clusters not yet reached skip the older version", async () => {
+    createRepo(dir, serialFleet());
+    const { round } = await pushController(dir, kubeconfig);
+    const healthyEverywhere = async () => {
+      for (let i = 0; i < 80; i++) {
+        await round();
+        const web = asMap(statusFile(dir, "status/apps/web.yaml").observed);
+        if (
+          ["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy" && !asMap(web[c]).rollout)
+        )
+          return;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      throw new Error("web did not settle");
+    };
+    await healthyEverywhere();
+    const tagged = (tag: number): FleetSpec => ({
+      ...BASE_SPEC,
+      apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, tag } : a)),
+    });
+    commitTree(dir, serialFleet(tagged(2)), "web 1.2.0");
+    await round();
+    expect(image(await liveObject(member("south"), WEB))).toMatch(/web:1\.2\.0$/);
+    expect(image(await liveObject(member("east"), WEB))).toMatch(/web:1\.1\.0$/);
+    commitTree(dir, serialFleet(tagged(3)), "web 1.3.0");
+    const eastImages = new Set<string>();
+    for (let i = 0; i < 80 && !image(await liveObject(member("west"), WEB)).endsWith("web:1.3.0"); i++) {
+      await round();
+      eastImages.add(image(await liveObject(member("east"), WEB)).replace(/^.*:/, ""));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    expect(image(await liveObject(member("west"), WEB))).toMatch(/web:1\.3\.0$/);
+    expect([...eastImages].sort()).toEqual(["1.1.0", "1.3.0"]);
+  });
+
   it("halts at a cluster that does not become Healthy in time, and leaves the rest on the old version", async () => {
     createRepo(dir, serialFleet());
     const { round } = await pushController(dir, kubeconfig);
