@@ -40,22 +40,43 @@ function compare(
   limit: number,
 ): void {
   if (found.length >= limit) return;
-  if (isJsonMap(want)) {
-    if (!isJsonMap(have)) {
-      found.push(path);
-      return;
-    }
-    for (const [key, value] of Object.entries(want))
-      compare(value, have[key], `${path}.${key}`, found, limit);
+  // API servers drop empty maps and lists (omitempty): rendering `resources: {}` is not drift.
+  if (have === undefined && isEmpty(want)) return;
+  if (isJsonMap(want)) compareMaps(want, have, path, found, limit);
+  else if (Array.isArray(want)) compareLists(want, have, path, found, limit);
+  else if (want !== have && !(want === null && have === undefined)) found.push(path);
+}
+
+function compareMaps(
+  want: JsonMap,
+  have: Json | undefined,
+  path: string,
+  found: string[],
+  limit: number,
+): void {
+  if (!isJsonMap(have)) {
+    found.push(path);
     return;
   }
-  if (Array.isArray(want)) {
-    if (!Array.isArray(have) || have.length !== want.length) {
-      found.push(path);
-      return;
-    }
-    for (const [index, item] of want.entries()) compare(item, have[index], `${path}[${index}]`, found, limit);
+  for (const [key, value] of Object.entries(want)) compare(value, have[key], `${path}.${key}`, found, limit);
+}
+
+function compareLists(
+  want: Json[],
+  have: Json | undefined,
+  path: string,
+  found: string[],
+  limit: number,
+): void {
+  if (!Array.isArray(have) || have.length !== want.length) {
+    found.push(path);
     return;
   }
-  if (want !== have && !(want === null && have === undefined)) found.push(path);
+  for (const [index, item] of want.entries()) compare(item, have[index], `${path}[${index}]`, found, limit);
+}
+
+function isEmpty(value: Json | undefined): boolean {
+  return (
+    (Array.isArray(value) && value.length === 0) || (isJsonMap(value) && Object.keys(value).length === 0)
+  );
 }

@@ -58,7 +58,11 @@ describe("driftedPaths", () => {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: "web", labels: { app: "web" } },
-    spec: { replicas: 3, template: { spec: { containers: [{ name: "web", image: "web:1" }] } } },
+    spec: {
+      replicas: 3,
+      strategy: {},
+      template: { spec: { containers: [{ name: "web", image: "web:1" }], volumes: [] } },
+    },
   };
   const live = (patch: (o: JsonMap) => void): JsonMap => {
     const copy = JSON.parse(JSON.stringify(rendered)) as JsonMap;
@@ -76,6 +80,15 @@ describe("driftedPaths", () => {
 
   const cases: [string, (o: JsonMap) => void, string[]][] = [
     ["nothing changed (defaults, extra labels and status are not drift)", () => {}, []],
+    [
+      "empty maps and lists the server dropped",
+      (o: JsonMap) => {
+        const spec = o.spec as JsonMap;
+        delete spec.strategy;
+        delete (spec.template as { spec: JsonMap }).spec.volumes;
+      },
+      [],
+    ],
     [
       "replicas scaled by hand",
       (o: JsonMap) => {
