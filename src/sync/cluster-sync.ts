@@ -136,7 +136,7 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   } catch (error) {
     return unreachable(input, message(error), seen.inventory);
   }
-  const namespaceErrors = await ensureNamespaces(client, input.desired);
+  const namespaceErrors = await ensureNamespaces(client, input.desired, held);
   const objects = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
     const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
     return namespaceError ? { ...o, error: namespaceError } : o;
@@ -231,9 +231,10 @@ function unreachable(input: ClusterSyncInput, error: string, inventory: Inventor
 async function ensureNamespaces(
   client: MemberClient,
   desired: readonly DesiredObject[],
+  held: ReadonlyMap<string, string>,
 ): Promise<Map<string, string>> {
   const errors = new Map<string, string>();
-  for (const [namespace, identities] of implicitNamespaces(desired)) {
+  for (const [namespace, identities] of implicitNamespaces(desired, held)) {
     try {
       const address = { apiVersion: "v1", kind: "Namespace", namespace: undefined, name: namespace };
       if (!(await client.get(address)))
@@ -247,10 +248,15 @@ async function ensureNamespaces(
 }
 
 // The namespaces objects live in that the rendered tree has no Namespace for, each with its objects.
-function implicitNamespaces(desired: readonly DesiredObject[]): Map<string, string[]> {
+function implicitNamespaces(
+  desired: readonly DesiredObject[],
+  held: ReadonlyMap<string, string>,
+): Map<string, string[]> {
+  // A rendered Namespace whose app's rollout has not reached the cluster is not applied in this sync:
+  // the objects of other apps in it still need it.
   const rendered = new Set(
     desired
-      .filter((d) => d.object.kind === "Namespace" && d.object.apiVersion === "v1")
+      .filter((d) => d.object.kind === "Namespace" && d.object.apiVersion === "v1" && !held.has(d.app))
       .map((d) => String(asMap(d.object.metadata).name)),
   );
   const needed = new Map<string, string[]>();

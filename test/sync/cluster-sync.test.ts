@@ -415,6 +415,23 @@ describe("syncCluster", () => {
     expect(await podUids()).toEqual(before);
   });
 
+  it("holds an app its rollout has not reached, and still makes the namespace other apps need from it", async () => {
+    // The namespace belongs to app "platform", whose rollout has not reached this cluster yet.
+    const result = await sync([namespace("shop"), configMap("a")], {
+      held: new Map([["platform", "waiting for west to be Healthy"]]),
+    });
+    expect(result.objects.find((o) => o.identity === "/Namespace//shop")).toMatchObject({
+      action: "held",
+      held: "waiting for west to be Healthy",
+    });
+    expect(result.objects.find((o) => o.identity === "/ConfigMap/shop/a")?.action).toBe("created");
+    // Made bare, not recorded: the held Namespace joins the inventory when its rollout arrives.
+    expect((await memberInventory()).has("/Namespace//shop")).toBe(false);
+    const arrived = await sync([namespace("shop"), configMap("a")]);
+    expect(arrived.objects.find((o) => o.identity === "/Namespace//shop")?.action).toBe("configured");
+    expect((await memberInventory()).has("/Namespace//shop")).toBe(true);
+  });
+
   it("reports an unreachable member and changes nothing", async () => {
     await member.faults.down();
     const result = await sync([namespace("shop")]);
