@@ -17,7 +17,12 @@ import {
   inventoryStatusText,
 } from "../sync/inventory.js";
 import type { MemberClient } from "../sync/member-client.js";
-import { agentReportPath, agentReportText, syncCommitMessage } from "../sync/observed-status.js";
+import {
+  AGENT_STATUS_CONFIGMAP,
+  agentReportPath,
+  agentReportText,
+  syncCommitMessage,
+} from "../sync/observed-status.js";
 
 export interface AgentOptions {
   readonly repo: FleetRepo;
@@ -42,9 +47,6 @@ export interface AgentRound {
   /** committed: the report is on the status branch; unchanged; kept: not pushed (push off or refused). */
   readonly report: "committed" | "unchanged" | "kept" | "nothing-rendered";
 }
-
-/** The ConfigMap in the agent's cluster holding its latest report (for when it cannot push). */
-export const AGENT_STATUS_CONFIGMAP = "gitfleet-agent-status";
 
 /**
  * Pull mode: runs inside a member, reads rendered/<cluster>/ from the status branch, and applies and

@@ -83,7 +83,9 @@ export class Controller implements Reconciles {
   async flush(): Promise<"committed" | "unchanged" | "moved" | "waiting"> {
     const results = this.syncer.latest();
     const { state, syncFiles } = this.reconciler.snapshot();
-    const reports = agentReports(syncFiles);
+    // Agents' reports: committed to the status branch, or (fresher, and the only ones from agents
+    // that cannot push) read from their clusters where a Cluster names credentials to read them.
+    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
     const reportsKey = [...reports.values()].map((r) => JSON.stringify(r)).join("\n");
     if (
       (results.size === 0 && reports.size === 0) ||

@@ -5,7 +5,8 @@ import type { Cluster } from "../model/types.js";
 /** How the controller reaches one member: a client configuration, or why it cannot. */
 export type MemberConnection =
   | { readonly cluster: string; readonly mode: "push"; readonly config: KubeConfig; readonly context: string }
-  | { readonly cluster: string; readonly mode: "pull" }
+  /** A pull-mode member's agent syncs it; `config`, when the Cluster names one, lets the controller read the agent's report there. */
+  | { readonly cluster: string; readonly mode: "pull"; readonly config?: KubeConfig }
   | { readonly cluster: string; readonly mode: "push"; readonly error: string };
 
 export interface ConnectionSources {
@@ -30,25 +31,42 @@ export function resolveConnections(
   return clusters.map((cluster) => {
     const name = cluster.metadata.name;
     const connection = cluster.spec.connection ?? {};
-    if (connection.mode === "pull") return { cluster: name, mode: "pull" };
-    const context = connection.context ?? name;
-    const loaded = loadKubeconfig(connection, sources, files);
-    if (typeof loaded === "string") return { cluster: name, mode: "push", error: loaded };
-    if (!loaded.getContextObject(context))
+    const reached = contextConfig(name, connection, sources, files);
+    if (connection.mode === "pull") {
+      // Only a Cluster that names its credentials is read; pull-mode members are usually out of reach.
+      const named = connection.context ?? connection.kubeconfigFile ?? connection.kubeconfigEnv;
       return {
         cluster: name,
-        mode: "push",
-        error: `context "${context}" is not in the kubeconfig (${loaded.getContexts().length} contexts: ${loaded
-          .getContexts()
-          .map((c) => c.name)
-          .slice(0, 8)
-          .join(", ")})`,
+        mode: "pull",
+        ...(named && "config" in reached ? { config: reached.config } : {}),
       };
-    const config = new KubeConfig();
-    config.loadFromString(loaded.exportConfig());
-    config.setCurrentContext(context);
-    return { cluster: name, mode: "push", config, context };
+    }
+    return { cluster: name, mode: "push", ...reached };
   });
+}
+
+// The client configuration of a cluster's context, or why there is none.
+function contextConfig(
+  name: string,
+  connection: NonNullable<Cluster["spec"]["connection"]>,
+  sources: ConnectionSources,
+  files: Map<string, KubeConfig | string>,
+): { config: KubeConfig; context: string } | { error: string } {
+  const context = connection.context ?? name;
+  const loaded = loadKubeconfig(connection, sources, files);
+  if (typeof loaded === "string") return { error: loaded };
+  if (!loaded.getContextObject(context))
+    return {
+      error: `context "${context}" is not in the kubeconfig (${loaded.getContexts().length} contexts: ${loaded
+        .getContexts()
+        .map((c) => c.name)
+        .slice(0, 8)
+        .join(", ")})`,
+    };
+  const config = new KubeConfig();
+  config.loadFromString(loaded.exportConfig());
+  config.setCurrentContext(context);
+  return { config, context };
 }
 
 function loadKubeconfig(

@@ -65,6 +65,9 @@ export interface AgentReport {
   readonly apps: Readonly<Record<string, JsonMap>>;
 }
 
+/** The ConfigMap (in gitfleet-system) in which an agent keeps its latest report, for when it cannot push. */
+export const AGENT_STATUS_CONFIGMAP = "gitfleet-agent-status";
+
 /** status/agents/<cluster>.yaml, which the agent commits to the status branch. */
 export function agentReportPath(cluster: string): string {
   return `status/agents/${cluster}.yaml`;

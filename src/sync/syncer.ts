@@ -1,11 +1,15 @@
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-fleet.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ClusterSyncResult, syncCluster } from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
-import type { Inventory } from "./inventory.js";
+import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
+import { AGENT_STATUS_CONFIGMAP, type AgentReport, readAgentReport } from "./observed-status.js";
 import { RolloutPlanner } from "./rollout-planner.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
@@ -41,6 +45,8 @@ export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
   private readonly rollout = new RolloutPlanner();
+  private readonly reports = new Map<string, AgentReport>();
+  private readonly reading = new Set<Promise<void>>();
 
   constructor(private readonly options: SyncerOptions) {}
 
@@ -56,7 +62,10 @@ export class Syncer {
         : this.rollout.plan(desired, target.model, this.results, Date.now());
     for (const connection of this.options.connect(target.model)) {
       const { cluster } = connection;
-      if (connection.mode === "pull") continue;
+      if (connection.mode === "pull") {
+        if (connection.config) this.readReport(cluster, connection.config);
+        continue;
+      }
       if ("error" in connection) {
         this.record({
           cluster,
@@ -98,6 +107,34 @@ export class Syncer {
     }
   }
 
+  /** What pull-mode agents keep in their own clusters, read where the controller may (by cluster). */
+  agentReports(): ReadonlyMap<string, AgentReport> {
+    return this.reports;
+  }
+
+  // Reads a pull-mode agent's report from its ConfigMap, for agents that cannot push to the repo.
+  private readReport(cluster: string, config: KubeConfig): void {
+    const client = new MemberClient(cluster, config, { ...this.options.client, retries: 0 });
+    const read = client
+      .get({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        namespace: INVENTORY_NAMESPACE,
+        name: AGENT_STATUS_CONFIGMAP,
+      })
+      .then((configMap) => {
+        const report = configMap
+          ? readAgentReport(readEmittedYaml(String(asMap(configMap.data).report ?? "")))
+          : undefined;
+        if (report?.cluster === cluster) this.reports.set(cluster, report);
+      })
+      .catch((error: unknown) =>
+        this.options.logger.debug({ cluster, err: error }, "agent report not readable"),
+      )
+      .finally(() => this.reading.delete(read));
+    this.reading.add(read);
+  }
+
   /** The latest result per cluster. */
   latest(): ReadonlyMap<string, ClusterSyncResult> {
     return this.results;
@@ -105,12 +142,13 @@ export class Syncer {
 
   /** True while a worker has a sync running or queued. */
   get busy(): boolean {
-    return [...this.workers.values()].some((w) => w.busy);
+    return this.reading.size > 0 || [...this.workers.values()].some((w) => w.busy);
   }
 
   /** Waits until every worker is idle. */
   async idle(): Promise<void> {
-    while (this.busy) await Promise.all([...this.workers.values()].map((w) => w.idle()));
+    while (this.busy)
+      await Promise.all([...this.reading, ...[...this.workers.values()].map((w) => w.idle())]);
   }
 
   private worker(cluster: string, connection: Extract<MemberConnection, { config: unknown }>): ClusterWorker {

@@ -29,14 +29,18 @@ afterEach(async () => {
   for (const root of roots) root.cleanup();
 });
 
-function fleetWithNorthIn(mode: "push" | "pull", spec: FleetSpec = BASE_SPEC) {
+function fleetWithNorthIn(mode: "push" | "pull", spec: FleetSpec = BASE_SPEC, readable = false) {
   const files = new Map(fleetFiles(spec));
   const north = new TextDecoder().decode(files.get("clusters/north.yaml"));
-  files.set("clusters/north.yaml", new TextEncoder().encode(`${north}  connection:\n    mode: ${mode}\n`));
+  const context = readable ? "    context: north\n" : "";
+  files.set(
+    "clusters/north.yaml",
+    new TextEncoder().encode(`${north}  connection:\n    mode: ${mode}\n${context}`),
+  );
   return files;
 }
 
-async function setUp(mode: "push" | "pull") {
+async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?: boolean } = {}) {
   const root = tempDir(`gitfleet-agent-${mode}-`);
   roots.push(root);
   const started = await startMembers(
@@ -44,7 +48,7 @@ async function setUp(mode: "push" | "pull") {
     kubeconfigNextTo(root.dir),
   );
   members.push(...started.members);
-  createRepo(root.dir, fleetWithNorthIn(mode));
+  createRepo(root.dir, fleetWithNorthIn(mode, BASE_SPEC, options.readable));
   const { round, controller } = await pushController(root.dir, started.kubeconfig);
   const north = started.members.find((m) => m.name === "north") as SimulatedMember;
   const agent = new Agent({
@@ -55,7 +59,7 @@ async function setUp(mode: "push" | "pull") {
     client: new MemberClient("north", memberClientConfig(north)),
     logger,
     author: { name: "gitfleet agent", email: "agent@example.com" },
-    push: true,
+    push: options.push ?? true,
   });
   return { dir: root.dir, north, agent, round, controller };
 }
@@ -79,6 +83,21 @@ async function objectsIn(member: SimulatedMember): Promise<Record<string, JsonMa
 }
 
 describe("the pull-mode agent", () => {
+  it("without push rights keeps its report in its cluster, where the controller reads it", async () => {
+    const pull = await setUp("pull", { push: false, readable: true });
+    await pull.round();
+    const round = await pull.agent.round();
+    expect(round.report).toBe("kept");
+    expect(branchFiles(pull.dir, "gitfleet/status").has("status/agents/north.yaml")).toBe(false);
+    await pull.round();
+    const cart = asMap(
+      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get("status/apps/cart.yaml") ?? ""))
+        .observed,
+    );
+    expect(asMap(cart.north).syncedCommit).toMatch(/^[0-9a-f]{40}$/);
+    expect(asMap(cart.north).health).not.toBe("Unknown");
+  });
+
   it("converges its cluster to the state push mode gives, and reports through the status branch", async () => {
     const push = await setUp("push");
     await push.round();

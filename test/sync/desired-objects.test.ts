@@ -130,7 +130,7 @@ describe("resolveConnections", () => {
         { kubeconfig: file, env: { NORTH_KUBECONFIG: kubeconfig(["north"]) } },
       );
       const summary = connections.map((c) =>
-        "config" in c
+        c.mode === "push" && "config" in c
           ? [c.cluster, c.context, c.config.getCurrentCluster()?.name]
           : [c.cluster, c.mode, "error" in c ? c.error : ""],
       );
