@@ -159,6 +159,25 @@ describe("push-mode sync with the controller", () => {
     expect(gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status")).toMatch(/east: \d+ applied, 2 pruned/);
   });
 
+  it("corrects drift on the next resync and records it", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const { round } = await controller();
+    await round();
+    const edited = await fetch(
+      `${member("east").url}/api/v1/namespaces/shop/configmaps/web?fieldManager=kubectl-edit`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ data: { LEVEL: "debug" } }),
+      },
+    );
+    expect(edited.status).toBe(200);
+    await round();
+    expect(asMap((await live("east", "/api/v1/namespaces/shop/configmaps/web"))?.data).LEVEL).toBe("info");
+    const problems = asMap(asMap(statusFile("status/apps/web.yaml").observed).east).problems;
+    expect(problems).toEqual([{ object: "ConfigMap shop/web", action: "corrected", drift: ["data.LEVEL"] }]);
+  });
+
   it("keeps syncing the other members while one is down, and catches it up when it returns", async () => {
     createRepo(dir, fleetFiles(BASE_SPEC));
     const { controller: control, round } = await controller();
