@@ -29,6 +29,8 @@ export interface SyncerOptions {
   readonly client?: MemberClientOptions;
   /** Requests in flight per cluster. */
   readonly concurrency?: number;
+  /** Clusters synced at once (default 16): the others wait their turn in their own queues. */
+  readonly maxClusters?: number;
   /** Gate changes by each app's rollout (Serial, Parallel with maxUnavailableClusters); default true. */
   readonly rollout?: boolean;
   /** Called with every cluster's result as it comes. */
@@ -47,8 +49,11 @@ export class Syncer {
   private readonly rollout = new RolloutPlanner();
   private readonly reports = new Map<string, AgentReport>();
   private readonly reading = new Set<Promise<void>>();
+  private readonly slots: Slots;
 
-  constructor(private readonly options: SyncerOptions) {}
+  constructor(private readonly options: SyncerOptions) {
+    this.slots = new Slots(options.maxClusters ?? 16);
+  }
 
   /** Queues a sync of every push-mode cluster to the target; returns at once. */
   request(target: SyncTarget): void {
@@ -159,6 +164,7 @@ export class Syncer {
         key,
         new MemberClient(cluster, connection.config, this.options.client),
         (result) => this.record(result),
+        this.slots,
       );
       this.workers.set(cluster, worker);
     }
@@ -194,6 +200,7 @@ class ClusterWorker {
     readonly key: string,
     readonly client: MemberClient,
     private readonly done: (result: ClusterSyncResult) => void,
+    private readonly slots: Slots,
   ) {}
 
   get busy(): boolean {
@@ -213,9 +220,39 @@ class ClusterWorker {
 
   private async drain(): Promise<void> {
     while (this.pending) {
+      await this.slots.take();
+      // The newest job at the moment a slot frees up is the one that runs.
       const job = this.pending;
       this.pending = undefined;
-      this.done(await job());
+      try {
+        if (job) this.done(await job());
+      } finally {
+        this.slots.give();
+      }
     }
+  }
+}
+
+/** A counting semaphore: at most `size` holders at once, the others served in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = Math.max(1, size);
+  }
+
+  take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
   }
 }

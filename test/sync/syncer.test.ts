@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/log/logger.js";
+import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { loadFleet } from "../../src/model/load-fleet.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
+import { resolveConnections } from "../../src/sync/connections.js";
+import { Syncer } from "../../src/sync/syncer.js";
+import { tempDir } from "../helpers/git-repo.js";
+import { writeKubeconfig } from "../helpers/member.js";
+import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
+
+/** The syncer's queues: each cluster on its own, and no more than maxClusters syncing at once. */
+let root: { dir: string; cleanup: () => void };
+let members: SimulatedMember[];
+
+beforeEach(async () => {
+  root = tempDir("gitfleet-syncer-");
+  members = await Promise.all(BASE_SPEC.clusters.map(({ name }) => startMember({ name })));
+});
+afterEach(async () => {
+  await Promise.all(members.map((m) => m.close()));
+  root.cleanup();
+});
+
+async function syncAll(maxClusters: number): Promise<string[]> {
+  const kubeconfig = writeKubeconfig(join(root.dir, "kubeconfig"), members);
+  // Every write in any member, in the order they happen, by cluster.
+  const writes: string[] = [];
+  const stops = members.map((m) =>
+    m.api.store.watch(Number(m.api.store.currentVersion()), () => writes.push(m.name)),
+  );
+  const { model } = loadFleet(fleetFiles(BASE_SPEC));
+  if (!model) throw new Error("the fleet does not validate");
+  const syncer = new Syncer({
+    connect: (fleet) => resolveConnections(fleet.clusters, { kubeconfig, env: {} }),
+    logger: createLogger({ level: "silent" }),
+    maxClusters,
+    rollout: false,
+  });
+  syncer.request({
+    sourceCommit: "c".repeat(40),
+    model,
+    objects: renderFleet(model).objects,
+    inventories: new Map(),
+  });
+  await syncer.idle();
+  for (const stop of stops) stop?.stop();
+  expect(
+    [...syncer.latest().values()].every((r) => r.reachable && r.objects.every((o) => o.action === "created")),
+  ).toBe(true);
+  return writes;
+}
+
+// How many times the cluster being written to changes along the sequence.
+const switches = (writes: readonly string[]) =>
+  writes.filter((name, i) => i > 0 && name !== writes[i - 1]).length;
+
+describe("Syncer", () => {
+  it("syncs one cluster after another when maxClusters is 1", async () => {
+    const writes = await syncAll(1);
+    expect(new Set(writes).size).toBe(BASE_SPEC.clusters.length);
+    expect(switches(writes)).toBe(BASE_SPEC.clusters.length - 1);
+  });
+
+  it("syncs clusters side by side otherwise", async () => {
+    for (const member of members) member.faults.delayMs = 5;
+    const writes = await syncAll(16);
+    expect(switches(writes)).toBeGreaterThan(BASE_SPEC.clusters.length - 1);
+  });
+});
