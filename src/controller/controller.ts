@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
+import type { ClusterCondition, ClusterProber } from "../failover/prober.js";
+import type { JsonMap } from "../model/json.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
-import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/cluster-sync.js";
 import {
@@ -27,6 +28,8 @@ export interface ControllerOptions {
   readonly statusIntervalMs: number;
   /** Members are synced again after this long even without a new commit: drift and health (fleet.yaml driftInterval). */
   readonly resyncIntervalMs: number;
+  /** Probes the members' /readyz: their condition and taints go to status/clusters/. */
+  readonly prober?: ClusterProber;
   /** Asks the loop for another round (after sync results, or to look again at progressing apps). */
   readonly trigger?: (reason: string) => void;
   /** Milliseconds since the epoch; injectable for tests. */
@@ -86,7 +89,8 @@ export class Controller implements Reconciles {
     // Agents' reports: committed to the status branch, or (fresher, and the only ones from agents
     // that cannot push) read from their clusters where a Cluster names credentials to read them.
     const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
-    const reportsKey = [...reports.values()].map((r) => JSON.stringify(r)).join("\n");
+    const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
+    const reportsKey = JSON.stringify([[...reports.values()], [...conditions]]);
     if (
       (results.size === 0 && reports.size === 0) ||
       (sameResults(results, this.flushedResults) && reportsKey === this.flushedReports)
@@ -97,7 +101,7 @@ export class Controller implements Reconciles {
       this.later(wait, "status interval");
       return "waiting";
     }
-    const { blocks, files } = observedFiles(state.render.objects, results, reports);
+    const { blocks, files } = observedFiles(state.render.objects, results, reports, conditions);
     const snapshot = new Map(results);
     const outcome = await this.reconciler.publishObserved(
       blocks,
@@ -153,6 +157,7 @@ function observedFiles(
   objects: ReconcileState["render"]["objects"],
   results: ReadonlyMap<string, ClusterSyncResult>,
   reports: ReadonlyMap<string, AgentReport>,
+  conditions: ReadonlyMap<string, JsonMap>,
 ): { blocks: Map<string, string>; files: Map<string, string> } {
   const blocks = new Map<string, string>();
   const appClusters = new Map<string, Set<string>>();
@@ -166,10 +171,16 @@ function observedFiles(
   // Pull-mode clusters: what their agents reported.
   for (const [cluster, report] of reports)
     if (!results.has(cluster))
-      blocks.set(clusterStatusPath(cluster), emitYaml({ observed: report.observed }));
+      blocks.set(
+        clusterStatusPath(cluster),
+        clusterObserved(undefined, conditions.get(cluster), report.observed),
+      );
+  for (const [cluster, condition] of conditions)
+    if (!results.has(cluster) && !reports.has(cluster))
+      blocks.set(clusterStatusPath(cluster), clusterObserved(undefined, condition));
   const files = new Map<string, string>();
   for (const result of results.values()) {
-    blocks.set(clusterStatusPath(result.cluster), clusterObserved(result));
+    blocks.set(clusterStatusPath(result.cluster), clusterObserved(result, conditions.get(result.cluster)));
     if (result.reachable)
       files.set(
         inventoryPath(result.cluster),
@@ -177,6 +188,22 @@ function observedFiles(
       );
   }
   return { blocks, files };
+}
+
+// Each probed cluster's condition as status/clusters/ records it: nothing in it moves but on a change.
+function conditionBlocks(conditions: ReadonlyMap<string, ClusterCondition>): Map<string, JsonMap> {
+  return new Map(
+    [...conditions].map(([cluster, { health, taints }]) => [
+      cluster,
+      {
+        ready: health.ready,
+        ...(health.reason ? { reason: health.reason } : {}),
+        since: new Date(health.since).toISOString(),
+        ...(health.lastError && !health.ready ? { lastError: health.lastError } : {}),
+        taints: taints.map((t) => `${t.key}:${t.effect}`),
+      },
+    ]),
+  );
 }
 
 // The reports pull-mode agents committed, by cluster.

@@ -1,4 +1,6 @@
 import type { Logger } from "pino";
+import { ClusterProber } from "../failover/prober.js";
+import type { FleetModel } from "../model/types.js";
 import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
 import type { MemberClientOptions } from "../sync/member-client.js";
 import { Syncer } from "../sync/syncer.js";
@@ -16,21 +18,33 @@ export interface SyncingOptions {
   readonly client?: MemberClientOptions;
 }
 
-/** A reconciler made into the push-mode controller: a syncer reaching each member, and the controller driving both. */
+/**
+ * A reconciler made into the push-mode controller: a syncer reaching each member, a prober of their
+ * health, and the controller driving them. The prober is started by the caller (a long-running
+ * controller), not by a one-off reconcile.
+ */
 export function syncingController(
   reconciler: Reconciler,
   options: SyncingOptions,
-): { syncer: Syncer; controller: Controller } {
+): { syncer: Syncer; controller: Controller; prober: ClusterProber } {
+  const connect = (model: FleetModel) => resolveConnections(model.clusters, options.connections);
   const syncer = new Syncer({
-    connect: (model) => resolveConnections(model.clusters, options.connections),
+    connect,
     logger: options.logger,
     ...(options.client ? { client: options.client } : {}),
+  });
+  const prober = new ClusterProber({
+    connect,
+    model: () => reconciler.snapshot().state.model,
+    logger: options.logger,
+    onChange: () => options.trigger?.("cluster health"),
   });
   const controller = new Controller(reconciler, syncer, {
     logger: options.logger,
     statusIntervalMs: options.statusIntervalMs,
     resyncIntervalMs: options.resyncIntervalMs,
+    prober,
     ...(options.trigger ? { trigger: options.trigger } : {}),
   });
-  return { syncer, controller };
+  return { syncer, controller, prober };
 }

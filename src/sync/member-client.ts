@@ -144,13 +144,14 @@ export class MemberClient {
     }
   }
 
-  /** The member answers /readyz. */
-  async ready(): Promise<boolean> {
+  /** One probe of /readyz, not retried: ready (200), unready (any other answer), or unreachable (no answer in time). */
+  async probe(): Promise<{ outcome: "ready" | "unready" | "unreachable"; error?: string }> {
     try {
       await this.request("GET", "/readyz", undefined, undefined, 0);
-      return true;
-    } catch {
-      return false;
+      return { outcome: "ready" };
+    } catch (error) {
+      const unreachable = error instanceof MemberApiError && error.code === 0;
+      return { outcome: unreachable ? "unreachable" : "unready", error: (error as Error).message };
     }
   }
 

@@ -130,8 +130,18 @@ function unreachable(result: ClusterSyncResult): JsonMap {
 }
 
 /** A cluster's observed block: reachable, the commit it runs, counts by health and by problem, a blocked prune. Pure. */
-export function clusterObserved(result: ClusterSyncResult): string {
-  return emitYaml({ observed: clusterObservedValue(result) });
+export function clusterObserved(
+  result: ClusterSyncResult | undefined,
+  condition?: JsonMap,
+  reported?: JsonMap,
+): string {
+  // The probes' condition first, then what the last sync (or the agent) saw.
+  return emitYaml({
+    observed: {
+      ...(condition ? { condition } : {}),
+      ...(result ? clusterObservedValue(result) : (reported ?? {})),
+    },
+  });
 }
 
 function clusterObservedValue(result: ClusterSyncResult): JsonMap {

@@ -34,7 +34,7 @@ export async function pushController(dir: string, kubeconfig: string) {
     controllerId: "test-controller",
     logger,
   });
-  const { syncer, controller } = syncingController(reconciler, {
+  const { syncer, controller, prober } = syncingController(reconciler, {
     connections: { kubeconfig, env: {} },
     logger,
     statusIntervalMs: 0,
@@ -47,7 +47,7 @@ export async function pushController(dir: string, kubeconfig: string) {
     await syncer.idle();
     await controller.flush();
   };
-  return { reconciler, controller, syncer, round };
+  return { reconciler, controller, syncer, prober, round };
 }
 
 /** A YAML file of the status branch, parsed. */

@@ -91,7 +91,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     logger,
   });
   let loop: ReconcileLoop | undefined;
-  const { syncer, controller } = syncingController(reconciler, {
+  const { syncer, controller, prober } = syncingController(reconciler, {
     // Clusters that name their kubeconfig by an environment variable get the demo's one.
     connections: {
       kubeconfig,
@@ -117,6 +117,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     },
   });
   loop.start();
+  prober.start();
   // Pull-mode clusters run their agent, as they would inside the member.
   const agents = await startAgents(model, members, repoDir, logger, intervalMs, () => loop?.trigger("agent"));
   await loop.idle();
@@ -129,6 +130,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     process.once("SIGINT", resolve);
   });
   await agents.stop();
+  prober.stop();
   await loop.stop();
   controller.stop();
   await syncer.idle();

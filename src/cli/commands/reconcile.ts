@@ -6,6 +6,7 @@ import { type FleetSettings, readFleetSettings } from "../../controller/fleet-se
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
 import { syncingController } from "../../controller/syncing-controller.js";
+import type { ClusterProber } from "../../failover/prober.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
@@ -154,7 +155,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
     `sync to member clusters: ${flags.sync ? "on" : "off"}`,
   );
   let loop: ReconcileLoop | undefined;
-  const { syncer, controller } = syncParts(flags, settings, reconciler, logger, (reason) =>
+  const { syncer, controller, prober } = syncParts(flags, settings, reconciler, logger, (reason) =>
     loop?.trigger(reason),
   );
   if (flags.once) return reconcileOnce(reconciler, controller, syncer, output);
@@ -173,6 +174,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
       })
     : undefined;
   loop.start();
+  prober?.start();
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -180,6 +182,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   logger.info("stopping: finishing the reconcile in flight");
   await server?.close();
   await loop.stop();
+  prober?.stop();
   controller?.stop();
   await syncer?.idle();
   return ExitCode.Ok;
@@ -192,7 +195,7 @@ function syncParts(
   reconciler: Reconciler,
   logger: Logger,
   trigger: (reason: string) => void,
-): { syncer?: Syncer; controller?: Controller } {
+): { syncer?: Syncer; controller?: Controller; prober?: ClusterProber } {
   if (!flags.sync) return {};
   return syncingController(reconciler, {
     connections: { ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), env: process.env },

@@ -1,0 +1,116 @@
+import type { Logger } from "pino";
+import type { FleetModel, Taint } from "../model/types.js";
+import type { MemberConnection } from "../sync/connections.js";
+import { MemberClient } from "../sync/member-client.js";
+import {
+  afterProbe,
+  type ClusterHealth,
+  clusterHealthSettings,
+  healthTaints,
+  initialHealth,
+} from "./cluster-health.js";
+
+export interface ProberOptions {
+  /** How to reach each cluster of a fleet. */
+  readonly connect: (model: FleetModel) => readonly MemberConnection[];
+  /** The fleet as the status branch last rendered it (its clusters, its clusterHealth settings). */
+  readonly model: () => FleetModel | undefined;
+  readonly logger: Logger;
+  /** Called when a cluster's condition or taints change. */
+  readonly onChange?: () => void;
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly now?: () => number;
+}
+
+/** A cluster's condition and the taints it adds, as of now. */
+export interface ClusterCondition {
+  readonly health: ClusterHealth;
+  readonly taints: readonly Taint[];
+}
+
+/**
+ * Probes every member's /readyz on fleet.yaml's probeInterval, each with probeTimeout, and keeps each
+ * cluster's condition (cluster-health.ts): NotReady after failureThreshold failures, Ready after
+ * successThreshold successes, NoExecute after noExecuteAfter. Members the controller cannot reach by
+ * configuration (pull mode without credentials, or none) are not probed.
+ */
+export class ClusterProber {
+  private readonly health = new Map<string, ClusterHealth>();
+  private readonly clients = new Map<string, { key: string; client: MemberClient }>();
+  private timer: NodeJS.Timeout | undefined;
+  private reported = "";
+
+  constructor(private readonly options: ProberOptions) {}
+
+  /** Probes now and then on the interval until stopped. */
+  start(): void {
+    const tick = async () => {
+      await this.probeOnce().catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, "probing failed"),
+      );
+      const model = this.options.model();
+      this.timer = setTimeout(tick, clusterHealthSettings(model?.fleet?.spec).probeIntervalMs);
+      this.timer.unref();
+    };
+    void tick();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** One probe of every reachable member; tells onChange when a condition or its taints changed. */
+  async probeOnce(): Promise<void> {
+    const model = this.options.model();
+    if (!model) return;
+    const settings = clusterHealthSettings(model.fleet?.spec);
+    const connections = this.options.connect(model).filter((c) => "config" in c && c.config !== undefined);
+    await Promise.all(
+      connections.map(async (connection) => {
+        const client = this.client(connection, settings.probeTimeoutMs);
+        if (!client) return;
+        const probe = await client.probe();
+        const at = this.now();
+        const before = this.health.get(connection.cluster) ?? initialHealth(at);
+        const after = afterProbe(before, { at, ...probe }, settings);
+        if (before.ready !== after.ready)
+          this.options.logger.warn(
+            { cluster: connection.cluster, ready: after.ready, reason: after.reason, error: after.lastError },
+            after.ready ? "cluster Ready again" : "cluster NotReady",
+          );
+        this.health.set(connection.cluster, after);
+      }),
+    );
+    const now = JSON.stringify([...this.conditions()].map(([c, v]) => [c, v.health.ready, v.taints]));
+    if (now !== this.reported) {
+      this.reported = now;
+      this.options.onChange?.();
+    }
+  }
+
+  /** Every probed cluster's condition and taints, as of now. */
+  conditions(): Map<string, ClusterCondition> {
+    const settings = clusterHealthSettings(this.options.model()?.fleet?.spec);
+    const now = this.now();
+    return new Map(
+      [...this.health].map(([cluster, health]) => [
+        cluster,
+        { health, taints: healthTaints(health, now, settings) },
+      ]),
+    );
+  }
+
+  private client(connection: MemberConnection, timeoutMs: number): MemberClient | undefined {
+    if (!("config" in connection) || !connection.config) return undefined;
+    const key = `${connection.config.getCurrentContext()} ${connection.config.getCurrentCluster()?.server ?? ""} ${timeoutMs}`;
+    const known = this.clients.get(connection.cluster);
+    if (known?.key === key) return known.client;
+    const client = new MemberClient(connection.cluster, connection.config, { timeoutMs, retries: 0 });
+    this.clients.set(connection.cluster, { key, client });
+    return client;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}
