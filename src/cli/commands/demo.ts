@@ -123,7 +123,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   await loop.idle();
   await printed;
   output.out(
-    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\nfaults: curl -X POST ${members[0]?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":30}'\n\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
+    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\ntake a member down: curl -X POST ${members[0]?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":60}' (NotReady after the fleet's clusterHealth thresholds, shown below)\n\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
   );
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
@@ -212,7 +212,27 @@ async function observedProgress(repoDir: string): Promise<{ healthy: boolean; te
   const header = healthy
     ? `members converged: every app Healthy in every cluster (${placements} app placements)`
     : `members converging: ${ready} of ${placements} app placements Healthy (ready/desired replicas)`;
-  return { healthy, text: `\n${header}\n${lines.join("\n")}\n` };
+  const conditions = await notReadyClusters(repoDir);
+  return {
+    healthy: healthy && conditions.length === 0,
+    text: `\n${header}\n${[...lines, ...conditions].join("\n")}\n`,
+  };
+}
+
+// Clusters the probes found NotReady, with the taints that adds, from status/clusters/.
+async function notReadyClusters(repoDir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const [path, bytes] of await statusFiles(repoDir, "status/clusters")) {
+    const condition = asMap(
+      asMap(asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {}).observed).condition,
+    );
+    if (condition.ready !== false) continue;
+    const cluster = path.replace(/^status\/clusters\/|\.yaml$/g, "");
+    lines.push(
+      `  cluster ${cluster} NotReady (${String(condition.reason)} since ${String(condition.since)}): ${asList(condition.taints).map(String).join(", ")}`,
+    );
+  }
+  return lines.sort();
 }
 
 // The files under a directory of the status branch.
