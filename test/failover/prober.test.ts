@@ -1,27 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap } from "../../src/model/json.js";
-import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { kubeconfigNextTo, pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
+import { createRepo, gitIn } from "../helpers/git-repo.js";
+import { membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /** Probing members' /readyz through the controller: conditions and taints on the status branch. */
-let dir: string;
-let cleanup: () => void;
-let members: SimulatedMember[];
-let kubeconfig: string;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = tempDir("gitfleet-prober-"));
-  ({ members, kubeconfig } = await startMembers(
-    BASE_SPEC.clusters.map((c) => c.name),
-    kubeconfigNextTo(dir),
-  ));
-});
-afterEach(async () => {
-  await Promise.all(members.map((m) => m.close()));
-  cleanup();
-});
+const fleet = membersPerTest(
+  "gitfleet-prober-",
+  BASE_SPEC.clusters.map((c) => c.name),
+);
 
 const FLEET_YAML =
   "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\nspec:\n  clusterHealth:\n    failureThreshold: 2\n    successThreshold: 2\n    noExecuteAfter: 1s\n";
@@ -30,12 +18,12 @@ describe("cluster health probing", () => {
   it("marks a member that stops answering NotReady after the threshold, NoExecute after the grace period, Ready after enough successes", async () => {
     const files = new Map(fleetFiles(BASE_SPEC));
     files.set("fleet.yaml", new TextEncoder().encode(FLEET_YAML));
-    createRepo(dir, files);
-    const { round, prober } = await pushController(dir, kubeconfig);
+    createRepo(fleet.dir, files);
+    const { round, prober } = await pushController(fleet.dir, fleet.kubeconfig);
     await round();
-    const west = members.find((m) => m.name === "west") as SimulatedMember;
+    const west = fleet.members.find((m) => m.name === "west") as SimulatedMember;
     const condition = (cluster: string) =>
-      asMap(asMap(statusFile(dir, `status/clusters/${cluster}.yaml`).observed).condition);
+      asMap(asMap(statusFile(fleet.dir, `status/clusters/${cluster}.yaml`).observed).condition);
 
     await prober.probeOnce();
     await round();
@@ -52,7 +40,7 @@ describe("cluster health probing", () => {
       taints: ["gitfleet.io/unreachable:NoSchedule"],
     });
     expect(condition("east")).toMatchObject({ ready: true, taints: [] });
-    expect(gitIn(dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
+    expect(gitIn(fleet.dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
 
     // The grace period passes with the member still down: NoExecute too.
     await new Promise((resolve) => setTimeout(resolve, 1100));

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { syncingController } from "../../src/controller/syncing-controller.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
@@ -7,7 +8,7 @@ import { type SimulatedMember, startMember } from "../../src/member/member-serve
 import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { branchFiles } from "./git-repo.js";
+import { branchFiles, tempDir } from "./git-repo.js";
 import { writeKubeconfig } from "./member.js";
 
 /** Simulated members with nodes and pods, one per cluster name, and a kubeconfig for them. */
@@ -62,3 +63,24 @@ export async function liveObject(member: SimulatedMember, path: string): Promise
 }
 
 export const kubeconfigNextTo = (dir: string) => join(dir, "..", `${dir.split("/").pop()}.kubeconfig`);
+
+/**
+ * For each test: a temporary directory for the fleet repo and simulated members (with nodes and
+ * pods) for the clusters, closed and removed afterwards. Read the fields inside tests.
+ */
+export function membersPerTest(prefix: string, clusters: readonly string[]) {
+  const fleet = { dir: "", members: [] as SimulatedMember[], kubeconfig: "" };
+  let cleanup = () => {};
+  beforeEach(async () => {
+    ({ dir: fleet.dir, cleanup } = tempDir(prefix));
+    ({ members: fleet.members, kubeconfig: fleet.kubeconfig } = await startMembers(
+      clusters,
+      kubeconfigNextTo(fleet.dir),
+    ));
+  });
+  afterEach(async () => {
+    await Promise.all(fleet.members.map((m) => m.close()));
+    cleanup();
+  });
+  return fleet;
+}

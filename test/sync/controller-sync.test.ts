@@ -1,13 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Controller } from "../../src/controller/controller.js";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
-import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import {
-  kubeconfigNextTo,
   liveObject,
+  membersPerTest,
   pushController,
-  startMembers,
   statusFile as statusFileOf,
 } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
@@ -17,27 +16,15 @@ import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.j
  * syncer applying it to four simulated members over HTTP, and the members' observations committed
  * back. The fleet is the one the reconcile tests use (five apps, a CRD and its custom resource).
  */
-let dir: string;
-let cleanup: () => void;
-let members: SimulatedMember[];
-let kubeconfig: string;
+const fleet = membersPerTest(
+  "gitfleet-sync-",
+  BASE_SPEC.clusters.map((c) => c.name),
+);
 
-beforeEach(async () => {
-  ({ dir, cleanup } = tempDir("gitfleet-sync-"));
-  ({ members, kubeconfig } = await startMembers(
-    BASE_SPEC.clusters.map((c) => c.name),
-    kubeconfigNextTo(dir),
-  ));
-});
-afterEach(async () => {
-  await Promise.all(members.map((m) => m.close()));
-  cleanup();
-});
-
-const controller = () => pushController(dir, kubeconfig);
-const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
+const controller = () => pushController(fleet.dir, fleet.kubeconfig);
+const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 const live = (cluster: string, path: string) => liveObject(member(cluster), path);
-const statusFile = (path: string) => statusFileOf(dir, path);
+const statusFile = (path: string) => statusFileOf(fleet.dir, path);
 
 // Resyncs until every app is Healthy in every cluster it is rendered to (as status/apps/ records it).
 async function converge(
@@ -65,7 +52,7 @@ const APPS = ["web", "api", "cart", "jobs", "docs", "widgets", "gadgets"];
 
 describe("push-mode sync with the controller", () => {
   it("syncs the fleet, records observed status and inventories, and converges to Healthy", async () => {
-    const source = createRepo(dir, fleetFiles(BASE_SPEC));
+    const source = createRepo(fleet.dir, fleetFiles(BASE_SPEC));
     const { controller: control, round } = await controller();
     await round();
     const web = await live("east", "/apis/apps/v1/namespaces/shop/deployments/web");
@@ -91,32 +78,32 @@ describe("push-mode sync with the controller", () => {
     const pods = asMap(await live("east", "/api/v1/namespaces/shop/pods?labelSelector=app%3Dweb"));
     expect((pods.items as JsonMap[]).filter((p) => asMap(p.status).phase === "Running")).toHaveLength(2);
     // Observed status commits say what happened and name the source commit.
-    const log = gitIn(dir, "log", "--format=%s", "gitfleet/status");
+    const log = gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status");
     expect(log).toMatch(/^sync: east Healthy, north Healthy, south Healthy, west Healthy$/m);
-    // No change in the members: another round commits nothing.
-    const tip = gitIn(dir, "rev-parse", "gitfleet/status");
+    // No change in the fleet.members: another round commits nothing.
+    const tip = gitIn(fleet.dir, "rev-parse", "gitfleet/status");
     control.resyncSoon();
     await round();
-    expect(gitIn(dir, "rev-parse", "gitfleet/status")).toBe(tip);
+    expect(gitIn(fleet.dir, "rev-parse", "gitfleet/status")).toBe(tip);
   });
 
   it("applies a change, prunes a removed app, and touches nothing on an invalid commit", async () => {
-    createRepo(dir, fleetFiles(BASE_SPEC));
+    createRepo(fleet.dir, fleetFiles(BASE_SPEC));
     const { round } = await controller();
     await round();
     const withWebAt9: FleetSpec = {
       ...BASE_SPEC,
       apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: 9 } : a)),
     };
-    commitTree(dir, fleetFiles(withWebAt9), "web to 9");
+    commitTree(fleet.dir, fleetFiles(withWebAt9), "web to 9");
     await round();
     expect(asMap((await live("east", "/apis/apps/v1/namespaces/shop/deployments/web"))?.spec).replicas).toBe(
       3,
     );
 
-    // A broken commit: the members keep the last valid render, nothing is pruned.
+    // A broken commit: the fleet.members keep the last valid render, nothing is pruned.
     commitTree(
-      dir,
+      fleet.dir,
       fleetFiles({ ...withWebAt9, apps: withWebAt9.apps.filter((a) => a.name !== "api"), broken: "web" }),
       "broken",
     );
@@ -126,7 +113,7 @@ describe("push-mode sync with the controller", () => {
 
     // The same removal, valid: a third of east's and west's inventories, over the 30% budget.
     const withoutApi = { ...withWebAt9, apps: withWebAt9.apps.filter((a) => a.name !== "api") };
-    commitTree(dir, fleetFiles(withoutApi), "remove api");
+    commitTree(fleet.dir, fleetFiles(withoutApi), "remove api");
     await round();
     expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/api")).toBeDefined();
     const tokens = ["east", "west"].map((cluster) => {
@@ -144,7 +131,7 @@ describe("push-mode sync with the controller", () => {
         `apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: test\nspec:\n  pruning:\n    allowPrune: "${tokens.join(" ")}"\n`,
       ),
     );
-    commitTree(dir, allowed, "allow pruning api");
+    commitTree(fleet.dir, allowed, "allow pruning api");
     await round();
     for (const cluster of ["east", "west"]) {
       expect(await live(cluster, "/apis/apps/v1/namespaces/shop/deployments/api")).toBeUndefined();
@@ -156,11 +143,13 @@ describe("push-mode sync with the controller", () => {
       ).toBe(false);
     }
     expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
-    expect(gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status")).toMatch(/east: \d+ applied, 2 pruned/);
+    expect(gitIn(fleet.dir, "log", "-1", "--format=%B", "gitfleet/status")).toMatch(
+      /east: \d+ applied, 2 pruned/,
+    );
   });
 
   it("corrects drift on the next resync and records it", async () => {
-    createRepo(dir, fleetFiles(BASE_SPEC));
+    createRepo(fleet.dir, fleetFiles(BASE_SPEC));
     const { round } = await controller();
     await round();
     const edited = await fetch(
@@ -178,8 +167,8 @@ describe("push-mode sync with the controller", () => {
     expect(problems).toEqual([{ object: "ConfigMap shop/web", action: "corrected", drift: ["data.LEVEL"] }]);
   });
 
-  it("keeps syncing the other members while one is down, and catches it up when it returns", async () => {
-    createRepo(dir, fleetFiles(BASE_SPEC));
+  it("keeps syncing the other fleet.members while one is down, and catches it up when it returns", async () => {
+    createRepo(fleet.dir, fleetFiles(BASE_SPEC));
     const { controller: control, round } = await controller();
     await member("west").faults.down();
     await round();
@@ -189,7 +178,7 @@ describe("push-mode sync with the controller", () => {
     expect(asMap(asMap(statusFile("status/apps/web.yaml").observed).east).syncedCommit).toMatch(
       /^[0-9a-f]{40}$/,
     );
-    expect(gitIn(dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
+    expect(gitIn(fleet.dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
     await member("west").faults.up();
     control.resyncSoon();
     await round();
@@ -198,7 +187,7 @@ describe("push-mode sync with the controller", () => {
   });
 
   it("reports a hand-made object that blocks a rendered one, and never prunes it", async () => {
-    createRepo(dir, fleetFiles(BASE_SPEC));
+    createRepo(fleet.dir, fleetFiles(BASE_SPEC));
     const { round } = await controller();
     await fetch(`${member("south").url}/api/v1/namespaces`, {
       method: "POST",
@@ -230,7 +219,7 @@ describe("push-mode sync with the controller", () => {
     ]);
     // Removing docs from the fleet prunes what gitfleet made and leaves the hand-made ConfigMap.
     commitTree(
-      dir,
+      fleet.dir,
       fleetFiles({ ...BASE_SPEC, apps: BASE_SPEC.apps.filter((a) => a.name !== "docs") }),
       "remove docs",
     );

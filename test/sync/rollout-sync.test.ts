@@ -1,35 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
-import { commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
-import {
-  kubeconfigNextTo,
-  liveObject,
-  pushController,
-  startMembers,
-  statusFile,
-} from "../helpers/sync-fleet.js";
+import { commitTree, createRepo } from "../helpers/git-repo.js";
+import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /** An app's rollout across clusters, through the controller, against members with nodes and pods. */
-let dir: string;
-let cleanup: () => void;
-let members: SimulatedMember[];
-let kubeconfig: string;
+const fleet = membersPerTest(
+  "gitfleet-rollout-",
+  BASE_SPEC.clusters.map((c) => c.name),
+);
 
-beforeEach(async () => {
-  ({ dir, cleanup } = tempDir("gitfleet-rollout-"));
-  ({ members, kubeconfig } = await startMembers(
-    BASE_SPEC.clusters.map((c) => c.name),
-    kubeconfigNextTo(dir),
-  ));
-});
-afterEach(async () => {
-  await Promise.all(members.map((m) => m.close()));
-  cleanup();
-});
-
-const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
+const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 const WEB = "/apis/apps/v1/namespaces/shop/deployments/web";
 
 // The fleet with web rolled out serially: south, then east, then west.
@@ -50,13 +32,13 @@ const image = (deployment: JsonMap | undefined) =>
 
 describe("a Serial rollout", () => {
   it("reaches each cluster only when the one before is Healthy, and says why the others wait", async () => {
-    createRepo(dir, serialFleet());
-    const { round } = await pushController(dir, kubeconfig);
+    createRepo(fleet.dir, serialFleet());
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
     await round();
     expect(await liveObject(member("south"), WEB)).toBeDefined();
     expect(await liveObject(member("east"), WEB)).toBeUndefined();
     expect(await liveObject(member("west"), WEB)).toBeUndefined();
-    expect(asMap(asMap(statusFile(dir, "status/apps/web.yaml").observed).east)).toMatchObject({
+    expect(asMap(asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed).east)).toMatchObject({
       rollout: "waiting for south to be Healthy",
     });
     // Rounds as pods get ready: east follows south, west follows east.
@@ -74,12 +56,12 @@ describe("a Serial rollout", () => {
   });
 
   it("is superseded cleanly by a newer commit: clusters not yet reached skip the older version", async () => {
-    createRepo(dir, serialFleet());
-    const { round } = await pushController(dir, kubeconfig);
+    createRepo(fleet.dir, serialFleet());
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
     const healthyEverywhere = async () => {
       for (let i = 0; i < 80; i++) {
         await round();
-        const web = asMap(statusFile(dir, "status/apps/web.yaml").observed);
+        const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
         if (
           ["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy" && !asMap(web[c]).rollout)
         )
@@ -93,11 +75,11 @@ describe("a Serial rollout", () => {
       ...BASE_SPEC,
       apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, tag } : a)),
     });
-    commitTree(dir, serialFleet(tagged(2)), "web 1.2.0");
+    commitTree(fleet.dir, serialFleet(tagged(2)), "web 1.2.0");
     await round();
     expect(image(await liveObject(member("south"), WEB))).toMatch(/web:1\.2\.0$/);
     expect(image(await liveObject(member("east"), WEB))).toMatch(/web:1\.1\.0$/);
-    commitTree(dir, serialFleet(tagged(3)), "web 1.3.0");
+    commitTree(fleet.dir, serialFleet(tagged(3)), "web 1.3.0");
     const eastImages = new Set<string>();
     for (let i = 0; i < 80 && !image(await liveObject(member("west"), WEB)).endsWith("web:1.3.0"); i++) {
       await round();
@@ -109,11 +91,11 @@ describe("a Serial rollout", () => {
   });
 
   it("halts at a cluster that does not become Healthy in time, and leaves the rest on the old version", async () => {
-    createRepo(dir, serialFleet());
-    const { round } = await pushController(dir, kubeconfig);
+    createRepo(fleet.dir, serialFleet());
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
     for (let i = 0; i < 80; i++) {
       await round();
-      const web = asMap(statusFile(dir, "status/apps/web.yaml").observed);
+      const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
       if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) break;
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
@@ -125,11 +107,13 @@ describe("a Serial rollout", () => {
       ...BASE_SPEC,
       apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, tag: 2 } : a)),
     };
-    commitTree(dir, serialFleet(next), "web 1.2.0");
+    commitTree(fleet.dir, serialFleet(next), "web 1.2.0");
     let reason = "";
     for (let i = 0; i < 100 && !reason.startsWith("rollout halted"); i++) {
       await round();
-      reason = String(asMap(asMap(statusFile(dir, "status/apps/web.yaml").observed).west).rollout ?? "");
+      reason = String(
+        asMap(asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed).west).rollout ?? "",
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(reason).toBe("rollout halted: east did not become Healthy in time");
