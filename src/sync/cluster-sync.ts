@@ -1,5 +1,7 @@
 import { asMap, type JsonMap, valueAt } from "../model/json.js";
+import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
+import { identityOf } from "../render/place-resources.js";
 import { MANAGED_BY } from "../render/tracking.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { applyPlan } from "./apply-order.js";
@@ -559,10 +561,14 @@ async function listManaged(
 }
 
 function identityOfLive(object: JsonMap): string {
-  const apiVersion = String(object.apiVersion);
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
   const metadata = asMap(object.metadata);
-  return `${group}/${String(object.kind)}/${String(metadata.namespace ?? "")}/${String(metadata.name)}`;
+  const namespace = typeof metadata.namespace === "string" ? metadata.namespace : undefined;
+  return identityOf(
+    groupOf(String(object.apiVersion)),
+    String(object.kind),
+    namespace,
+    String(metadata.name),
+  );
 }
 
 function addressOf(object: JsonMap): ObjectAddress {

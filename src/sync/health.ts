@@ -1,4 +1,5 @@
 import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
+import { groupKind, groupOf } from "../model/kinds.js";
 import type { HealthOperator, ResourceInterpreterSpec } from "../model/types.js";
 
 /** How an object (or an app in a cluster) is doing, Argo CD's vocabulary. */
@@ -42,9 +43,7 @@ export function assessHealth(
   if (!live) return { status: "Missing", reason: "not found in the cluster" };
   const metadata = asMap(live.metadata);
   if (metadata.deletionTimestamp !== undefined) return { status: "Progressing", reason: "being deleted" };
-  const apiVersion = String(live.apiVersion ?? "");
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  const rule = BUILT_IN[`${group}/${String(live.kind)}`];
+  const rule = BUILT_IN[groupKind(groupOf(String(live.apiVersion ?? "")), String(live.kind))];
   if (rule) return rule(live);
   if (interpreter?.health || interpreter?.statusPaths?.observedGeneration)
     return interpretedHealth(live, interpreter);

@@ -1,5 +1,7 @@
 import { asList, asMap, isJsonMap, type Json, type JsonMap, valueAt } from "../model/json.js";
+import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
+import { identityOf } from "../render/place-resources.js";
 import type { DesiredObject } from "./cluster-sync.js";
 import { FIELD_MANAGER } from "./member-client.js";
 
@@ -9,9 +11,15 @@ export function hpaTargets(hpas: Iterable<JsonMap>): Set<string> {
   for (const hpa of hpas) {
     const ref = asMap(asMap(hpa.spec).scaleTargetRef);
     if (typeof ref.kind !== "string" || typeof ref.name !== "string") continue;
-    const apiVersion = String(ref.apiVersion ?? "apps/v1");
-    const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-    targets.add(`${group}/${ref.kind}/${String(asMap(hpa.metadata).namespace ?? "")}/${ref.name}`);
+    const namespace = asMap(hpa.metadata).namespace;
+    targets.add(
+      identityOf(
+        groupOf(String(ref.apiVersion ?? "apps/v1")),
+        ref.kind,
+        typeof namespace === "string" ? namespace : undefined,
+        ref.name,
+      ),
+    );
   }
   return targets;
 }

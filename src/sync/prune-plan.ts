@@ -1,6 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { compareStrings } from "../model/file-tree.js";
+import { groupKind, groupOf } from "../model/kinds.js";
 import type { Inventory, InventoryEntry } from "./inventory.js";
 
 /** What decides whether a sync may prune. */
@@ -83,10 +84,7 @@ export function parseAllowPrune(text: string | undefined): string[] {
 }
 
 function groupKindOf(entry: InventoryEntry): string {
-  const group = entry.apiVersion.includes("/")
-    ? entry.apiVersion.slice(0, entry.apiVersion.indexOf("/"))
-    : "";
-  return `${group}/${entry.kind}`;
+  return groupKind(groupOf(entry.apiVersion), entry.kind);
 }
 
 // Namespaced objects first, then cluster-scoped ones, Namespaces and CRDs last: the reverse of applying.
