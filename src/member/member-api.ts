@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { asMap, isJsonMap, type Json, type JsonMap, valueAt } from "../model/json.js";
+import { asMap, isJsonMap, type Json, type JsonMap, valueAt, withValueAt } from "../model/json.js";
 import type { JsonPatchOperation } from "../model/types.js";
 import { applyJsonPatch } from "../render/patch/json-patch.js";
 import { schemaFor } from "../render/patch/patch-schema.js";
@@ -708,13 +708,6 @@ function crdScalePaths(scale: JsonMap): ScalePaths {
     statusReplicasPath: String(scale.statusReplicasPath ?? BUILT_IN_SCALE.statusReplicasPath),
     ...(typeof scale.labelSelectorPath === "string" ? { labelSelectorPath: scale.labelSelectorPath } : {}),
   };
-}
-
-/** A copy of root with the value at path set, creating maps on the way. */
-function withValueAt(root: JsonMap, path: readonly string[], value: Json): JsonMap {
-  const [head, ...rest] = path;
-  if (head === undefined) return root;
-  return { ...root, [head]: rest.length === 0 ? value : withValueAt(asMap(root[head]), rest, value) };
 }
 
 // The resource one served version of a CRD adds to discovery.

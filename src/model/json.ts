@@ -30,3 +30,19 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): Json
   // Callers pass parsed YAML or JSON, so whatever is found is JSON.
   return node as Json | undefined;
 }
+
+/** A copy of root with the value at path set, creating maps on the way. */
+export function withValueAt(root: JsonMap, path: readonly string[], value: Json): JsonMap {
+  const [head, ...rest] = path;
+  if (head === undefined) return root;
+  return { ...root, [head]: rest.length === 0 ? value : withValueAt(asMap(root[head]), rest, value) };
+}
+
+/** A copy of root without the value at path (root itself when there is none). */
+export function withoutValueAt(root: JsonMap, path: readonly string[]): JsonMap {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in root)) return root;
+  const { [head]: value, ...others } = root;
+  if (rest.length === 0) return others;
+  return isJsonMap(value) ? { ...others, [head]: withoutValueAt(value, rest) } : root;
+}

@@ -1,4 +1,4 @@
-import { asList, asMap, isJsonMap, type Json, type JsonMap, valueAt } from "../model/json.js";
+import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
@@ -50,8 +50,8 @@ export function leaveReplicasToHpa(
   const current = valueAt(live, segments);
   const object =
     ownedByAnother(live, segments) || typeof current !== "number"
-      ? without(desired.object, segments)
-      : withValue(desired.object, segments, current);
+      ? withoutValueAt(desired.object, segments)
+      : withValueAt(desired.object, segments, current);
   return { ...desired, object, digest: `${desired.digest}~hpa` };
 }
 
@@ -67,18 +67,4 @@ function ownedByAnother(live: JsonMap, path: readonly string[]): boolean {
       ) !== undefined
     );
   });
-}
-
-function withValue(object: JsonMap, path: readonly string[], value: Json): JsonMap {
-  const [head, ...rest] = path;
-  if (head === undefined) return object;
-  return { ...object, [head]: rest.length === 0 ? value : withValue(asMap(object[head]), rest, value) };
-}
-
-function without(object: JsonMap, path: readonly string[]): JsonMap {
-  const [head, ...rest] = path;
-  if (head === undefined || !(head in object)) return object;
-  const { [head]: value, ...others } = object;
-  if (rest.length === 0) return others;
-  return isJsonMap(value) ? { ...others, [head]: without(value, rest) } : object;
 }
