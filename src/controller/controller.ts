@@ -68,7 +68,7 @@ export class Controller implements Reconciles {
     const due =
       !this.requested ||
       this.requested.render !== state.render ||
-      now - this.requested.at >= this.resyncInterval();
+      now - this.requested.at >= this.options.resyncIntervalMs;
     // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
     if (due && state.model && state.renderedCommit) {
       this.requested = { render: state.render, at: now };
@@ -141,10 +141,6 @@ export class Controller implements Reconciles {
       this.options.trigger?.(reason);
     }, ms);
     this.timer.unref();
-  }
-
-  private resyncInterval(): number {
-    return this.options.resyncIntervalMs;
   }
 
   private now(): number {

@@ -129,14 +129,14 @@ const MANAGED_SELECTOR = `${MANAGED_BY.key}=${MANAGED_BY.value}`;
 export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncResult> {
   const { cluster, client, sourceCommit } = input;
   const seen = await observe(input);
-  if ("error" in seen) return unreachable(input, seen.error, seen.inventory);
+  if ("error" in seen) return notSynced(input, seen.error, seen.inventory);
   const inventory = new Map(seen.inventory);
   const held = input.held ?? new Map<string, string>();
   let text = seen.text;
   try {
     text = await recordIntent(input, inventory, text, held);
   } catch (error) {
-    return unreachable(input, message(error), seen.inventory);
+    return notSynced(input, message(error), seen.inventory);
   }
   const namespaceErrors = await ensureNamespaces(client, input.desired, held);
   const objects = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
@@ -212,7 +212,12 @@ async function recordIntent(
   return writeInventory(input.client, input.sourceCommit, inventory, text);
 }
 
-function unreachable(input: ClusterSyncInput, error: string, inventory: Inventory): ClusterSyncResult {
+/** The result for a cluster that was not synced at all (unreachable, no connection, a failure), and why. */
+export function notSynced(
+  input: Pick<ClusterSyncInput, "cluster" | "sourceCommit">,
+  error: string,
+  inventory: Inventory,
+): ClusterSyncResult {
   return {
     cluster: input.cluster,
     sourceCommit: input.sourceCommit,

@@ -4,7 +4,7 @@ import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { type ClusterSyncResult, syncCluster } from "./cluster-sync.js";
+import { type ClusterSyncResult, notSynced, syncCluster } from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
@@ -65,6 +65,8 @@ export class Syncer {
       this.options.rollout === false
         ? { holds: new Map<string, Map<string, string>>() }
         : this.rollout.plan(desired, target.model, this.results, Date.now());
+    const syncedAs = (cluster: string) => ({ cluster, sourceCommit: target.sourceCommit });
+    const inventoryOf = (cluster: string) => target.inventories.get(cluster) ?? new Map();
     for (const connection of this.options.connect(target.model)) {
       const { cluster } = connection;
       if (connection.mode === "pull") {
@@ -72,16 +74,7 @@ export class Syncer {
         continue;
       }
       if ("error" in connection) {
-        this.record({
-          cluster,
-          sourceCommit: target.sourceCommit,
-          reachable: false,
-          error: `no connection: ${connection.error}`,
-          objects: [],
-          pruned: [],
-          retained: [],
-          inventory: target.inventories.get(cluster) ?? new Map(),
-        });
+        this.record(notSynced(syncedAs(cluster), `no connection: ${connection.error}`, inventoryOf(cluster)));
         continue;
       }
       const worker = this.worker(cluster, connection);
@@ -92,21 +85,16 @@ export class Syncer {
           sourceCommit: target.sourceCommit,
           desired: desired.get(cluster) ?? [],
           prune,
-          knownInventory: target.inventories.get(cluster) ?? new Map(),
+          knownInventory: inventoryOf(cluster),
           interpreterFor,
           held: holds.get(cluster) ?? new Map<string, string>(),
           ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
-        }).catch(
-          (error: unknown): ClusterSyncResult => ({
-            cluster,
-            sourceCommit: target.sourceCommit,
-            reachable: false,
-            error: `sync failed: ${error instanceof Error ? error.message : String(error)}`,
-            objects: [],
-            pruned: [],
-            retained: [],
-            inventory: target.inventories.get(cluster) ?? new Map(),
-          }),
+        }).catch((error: unknown) =>
+          notSynced(
+            syncedAs(cluster),
+            `sync failed: ${error instanceof Error ? error.message : String(error)}`,
+            inventoryOf(cluster),
+          ),
         ),
       );
     }
