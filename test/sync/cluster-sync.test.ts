@@ -82,6 +82,26 @@ function sync(objects: DesiredObject[], extra: Partial<ClusterSyncInput> = {}) {
   });
 }
 
+const CONTENT_TYPES = {
+  json: "application/json",
+  merge: "application/merge-patch+json",
+  apply: "application/apply-patch+yaml",
+} as const;
+
+// A raw request to the member, as another client (a person, a controller) would make it.
+function send(
+  method: "POST" | "PATCH",
+  path: string,
+  body: unknown,
+  type: keyof typeof CONTENT_TYPES = "json",
+) {
+  return fetch(`${member.url}${path}`, {
+    method,
+    headers: { "content-type": CONTENT_TYPES[type] },
+    body: JSON.stringify(body),
+  });
+}
+
 async function live(path: string): Promise<JsonMap | undefined> {
   const response = await fetch(`${member.url}${path}`);
   return response.status === 404 ? undefined : ((await response.json()) as JsonMap);
@@ -148,11 +168,7 @@ describe("syncCluster", () => {
       kind: "ConfigMap",
       metadata: { name: "handmade", namespace: "shop", labels: tracking("web") },
     };
-    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(handMade),
-    });
+    await send("POST", `/api/v1/namespaces/shop/configmaps`, handMade);
     const result = await sync([namespace("shop"), configMap("a")]);
     expect(result.pruned).toEqual([]);
     expect(await live("/api/v1/namespaces/shop/configmaps/handmade")).toBeDefined();
@@ -168,10 +184,9 @@ describe("syncCluster", () => {
 
   it("adopts an existing object without recreating it when the Placement says Adopt", async () => {
     await sync([namespace("shop")]);
-    await fetch(`${member.url}/apis/apps/v1/namespaces/shop/deployments`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ...deployment(2).object, metadata: { name: "web", namespace: "shop" } }),
+    await send("POST", `/apis/apps/v1/namespaces/shop/deployments`, {
+      ...deployment(2).object,
+      metadata: { name: "web", namespace: "shop" },
     });
     const uid = asMap((await live("/apis/apps/v1/namespaces/shop/deployments/web"))?.metadata).uid;
     const result = await sync([namespace("shop"), deployment(2, "web:1", { adopt: true })]);
@@ -184,18 +199,16 @@ describe("syncCluster", () => {
 
   it("reports a conflict with another field manager, naming it, and takes the field only with force", async () => {
     await sync([namespace("shop"), deployment(2)]);
-    const response = await fetch(
-      `${member.url}/apis/apps/v1/namespaces/shop/deployments/web?fieldManager=hpa-controller&force=true`,
+    const response = await send(
+      "PATCH",
+      `/apis/apps/v1/namespaces/shop/deployments/web?fieldManager=hpa-controller&force=true`,
       {
-        method: "PATCH",
-        headers: { "content-type": "application/apply-patch+yaml" },
-        body: JSON.stringify({
-          apiVersion: "apps/v1",
-          kind: "Deployment",
-          metadata: { name: "web", namespace: "shop" },
-          spec: { replicas: 7 },
-        }),
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web", namespace: "shop" },
+        spec: { replicas: 7 },
       },
+      "apply",
     );
     expect(response.status).toBe(200);
     const result = await sync([namespace("shop"), deployment(4)]);
@@ -211,27 +224,21 @@ describe("syncCluster", () => {
 
   it("stops applying replicas of a workload a member-side HPA scales", async () => {
     await sync([namespace("shop"), deployment(2)]);
-    await fetch(`${member.url}/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        apiVersion: "autoscaling/v2",
-        kind: "HorizontalPodAutoscaler",
-        metadata: { name: "web", namespace: "shop" },
-        spec: {
-          scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
-          minReplicas: 2,
-          maxReplicas: 10,
-        },
-      }),
-    });
-    const scale = await fetch(
-      `${member.url}/apis/apps/v1/namespaces/shop/deployments/web/scale?fieldManager=hpa`,
-      {
-        method: "PATCH",
-        headers: { "content-type": "application/merge-patch+json" },
-        body: JSON.stringify({ spec: { replicas: 6 } }),
+    await send("POST", `/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers`, {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "web", namespace: "shop" },
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+        minReplicas: 2,
+        maxReplicas: 10,
       },
+    });
+    const scale = await send(
+      "PATCH",
+      `/apis/apps/v1/namespaces/shop/deployments/web/scale?fieldManager=hpa`,
+      { spec: { replicas: 6 } },
+      "merge",
     );
     expect(scale.status).toBe(200);
     const result = await sync([namespace("shop"), deployment(2, "web:2")]);
@@ -269,11 +276,12 @@ describe("syncCluster", () => {
   it("corrects drift, or only reports it when selfHeal is off", async () => {
     await sync([namespace("shop"), configMap("a", "1")]);
     const edit = () =>
-      fetch(`${member.url}/api/v1/namespaces/shop/configmaps/a?fieldManager=kubectl-edit`, {
-        method: "PATCH",
-        headers: { "content-type": "application/merge-patch+json" },
-        body: JSON.stringify({ data: { value: "by hand" } }),
-      });
+      send(
+        "PATCH",
+        `/api/v1/namespaces/shop/configmaps/a?fieldManager=kubectl-edit`,
+        { data: { value: "by hand" } },
+        "merge",
+      );
     await edit();
     const healed = await sync([namespace("shop"), configMap("a", "1")]);
     expect(healed.objects.find((o) => o.identity === "/ConfigMap/shop/a")).toMatchObject({
@@ -313,20 +321,17 @@ describe("syncCluster", () => {
 
   it("keeps an object marked gitfleet.io/prune: disabled, and one replaced by a look-alike", async () => {
     await sync([namespace("shop"), configMap("keep"), configMap("replaced"), configMap("stay")]);
-    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps/keep`, {
-      method: "PATCH",
-      headers: { "content-type": "application/merge-patch+json" },
-      body: JSON.stringify({ metadata: { annotations: { "gitfleet.io/prune": "disabled" } } }),
-    });
+    await send(
+      "PATCH",
+      `/api/v1/namespaces/shop/configmaps/keep`,
+      { metadata: { annotations: { "gitfleet.io/prune": "disabled" } } },
+      "merge",
+    );
     await fetch(`${member.url}/api/v1/namespaces/shop/configmaps/replaced`, { method: "DELETE" });
-    await fetch(`${member.url}/api/v1/namespaces/shop/configmaps`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        metadata: { name: "replaced", namespace: "shop", labels: tracking("web") },
-      }),
+    await send("POST", `/api/v1/namespaces/shop/configmaps`, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "replaced", namespace: "shop", labels: tracking("web") },
     });
     const result = await sync([namespace("shop"), configMap("stay")]);
     expect(Object.fromEntries(result.pruned.map((p) => [p.identity, p.outcome]))).toEqual({
