@@ -59,7 +59,6 @@ export interface AgentRound {
 export class Agent {
   private fleet: { commit: string; model: FleetModel } | undefined;
   private readonly parseCache = createParseCache();
-  private lastSynced: string | undefined;
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -84,13 +83,7 @@ export class Agent {
       knownInventory: inventoryText ? inventoryFromStatus(readEmittedYaml(inventoryText)) : new Map(),
       interpreterFor: interpreterLookup(model),
     });
-    this.lastSynced = renderedCommit;
     return { result, report: await this.report(result, tip, files) };
-  }
-
-  /** The rendered commit the last round synced. */
-  get synced(): string | undefined {
-    return this.lastSynced;
   }
 
   private async statusFiles(tip: string): Promise<Map<string, string>> {
