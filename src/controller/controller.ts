@@ -1,4 +1,7 @@
 import type { Logger } from "pino";
+import { nextWake } from "../failover/failover-scope.js";
+import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
+import { observedWorkloads } from "../failover/observed-workloads.js";
 import type { ClusterCondition, ClusterProber } from "../failover/prober.js";
 import type { JsonMap } from "../model/json.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
@@ -53,17 +56,46 @@ export class Controller implements Reconciles {
   private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
   private flushedReports: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** (workload, cluster) → when its pods were first seen Unschedulable. */
+  private readonly unschedulableSince = new Map<string, number>();
 
   constructor(
     private readonly reconciler: Reconciler,
     private readonly syncer: Syncer,
     private readonly options: ControllerOptions,
-  ) {}
+  ) {
+    reconciler.observeWith(() => this.observations());
+  }
+
+  /**
+   * What the render takes in besides the fleet repo: each probed cluster's condition and taints, and
+   * each workload's replicas as the members (and agents) report them.
+   */
+  observations(): FleetObservations {
+    const now = this.now();
+    const { state, syncFiles } = this.reconciler.snapshot();
+    const clusters = new Map<string, ObservedCondition>();
+    for (const [cluster, { health, taints }] of this.options.prober?.conditions() ?? new Map())
+      clusters.set(cluster, {
+        ready: health.ready,
+        ...(health.reason ? { reason: health.reason } : {}),
+        since: health.since,
+        taints,
+      });
+    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
+    const workloads = observedWorkloads(
+      { results: this.syncer.latest(), reports, decisions: state.render.decisions, now },
+      this.unschedulableSince,
+    );
+    return { now, clusters, workloads };
+  }
 
   async reconcile(): Promise<ControllerReport> {
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles } = this.reconciler.snapshot();
+    this.wakeAtNextDeadline(state);
     // A new render (not a status commit of the sync's own) or a due resync asks the members again.
     const due =
       !this.requested ||
@@ -123,9 +155,28 @@ export class Controller implements Reconciles {
     return outcome;
   }
 
-  /** Stops the timer this controller set. */
+  /** Stops the timers this controller set. */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.wake) clearTimeout(this.wake.timer);
+  }
+
+  // A toleration, grace period or cool-down that runs out changes the render with no new observation:
+  // a round is asked for then.
+  private wakeAtNextDeadline(state: ReconcileState): void {
+    if (!state.model || !this.options.trigger) return;
+    const at = nextWake(state.model, state.render, this.observations());
+    if (at === undefined || this.wake?.at === at) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined;
+        this.options.trigger?.("failover deadline");
+      },
+      Math.max(0, at - this.now()) + 5,
+    );
+    timer.unref();
+    this.wake = { at, timer };
   }
 
   /** Resync everything on the next round (progress checks and tests). */

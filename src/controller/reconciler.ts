@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { FleetObservations } from "../failover/observations.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
@@ -9,6 +10,8 @@ import { createParseCache, loadFleet, type ParseCache } from "../model/load-flee
 import { ALL } from "../reconcile/affected-apps.js";
 import {
   EMPTY_STATE,
+  failoverDue,
+  failoverStep,
   type ReconcileOutcome,
   type ReconcileState,
   reconcileStep,
@@ -42,7 +45,7 @@ export interface ReconcilerOptions {
 
 /** What one reconcile did. */
 export interface ReconcileReport {
-  /** up-to-date: the source commit was reconciled already; committed: a status commit was published. */
+  /** up-to-date: the source commit was reconciled already (and no observation moved anything); committed: a status commit was published. */
   readonly result: "up-to-date" | "committed" | "unchanged";
   readonly sourceCommit: string;
   readonly statusCommit: string | undefined;
@@ -80,12 +83,26 @@ export class Reconciler {
   /** What the sync wrote on the status branch: observed blocks of status files, and whole files it owns (inventories). */
   private observed = new Map<string, string>();
   private syncFiles = new Map<string, string>();
+  private observations: (() => FleetObservations) | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     if (options.branch === options.statusBranch)
       throw new ReconcileError(
         `the status branch must differ from the source branch (both are "${options.branch}"): gitfleet never writes to people's branch`,
       );
+  }
+
+  /**
+   * Where observations come from (cluster conditions, workloads' replicas, the time): the render takes
+   * them in, and a change that moves replicas is reconciled even when the source branch did not move.
+   */
+  observeWith(source: () => FleetObservations): void {
+    this.observations = source;
+  }
+
+  /** The observed block of a status file on the branch (status/clusters/<c>.yaml's holds the probes' condition). */
+  observedBlock(path: string): string | undefined {
+    return this.observed.get(path);
   }
 
   /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
@@ -117,8 +134,8 @@ export class Reconciler {
     if (!this.state || tip !== this.statusTip)
       if (!(await this.followSyncCommits(tip))) await this.restore(tip);
     watch.lap("restore");
-    const state = this.state ?? EMPTY_STATE;
-    if (state.sourceCommit === head) {
+    const next = await this.nextOutcome(head, watch);
+    if (!next)
       return {
         result: "up-to-date",
         sourceCommit: head,
@@ -129,9 +146,7 @@ export class Reconciler {
         filesChanged: 0,
         durationsMs: watch.laps(),
       };
-    }
-    await this.refuseOwnCommit(head);
-    const { outcome, headTree } = await this.step(state, head, watch);
+    const { outcome, headTree } = next;
     const message = outcome.message;
     const written = await this.write(tip, this.withObserved(outcome.changes), message, head);
     watch.lap("write");
@@ -175,7 +190,29 @@ export class Reconciler {
     return { ...base, result: "committed", statusCommit: written.oid, durationsMs: watch.laps() };
   }
 
-  private accept(outcome: ReconcileOutcome, statusTip: string | undefined, headTree: string): void {
+  // The source branch's new tip reconciled, or — with the tip reconciled already — what new
+  // observations move (failover); undefined when neither changes anything.
+  private async nextOutcome(
+    head: string,
+    watch: Stopwatch,
+  ): Promise<{ outcome: ReconcileOutcome; headTree: string | undefined } | undefined> {
+    const state = this.state ?? EMPTY_STATE;
+    const observations = this.observations?.();
+    if (state.sourceCommit === head) {
+      if (!observations || !failoverDue(state, observations)) return undefined;
+      const outcome = failoverStep(state, observations);
+      watch.lap("reconcile");
+      return { outcome, headTree: this.renderedTree };
+    }
+    await this.refuseOwnCommit(head);
+    return this.step(state, head, watch, observations);
+  }
+
+  private accept(
+    outcome: ReconcileOutcome,
+    statusTip: string | undefined,
+    headTree: string | undefined,
+  ): void {
     this.state = outcome.state;
     this.statusTip = statusTip;
     if (outcome.valid) this.renderedTree = headTree;
@@ -185,6 +222,7 @@ export class Reconciler {
     state: ReconcileState,
     head: string,
     watch: Stopwatch,
+    observations: FleetObservations | undefined,
   ): Promise<{ outcome: ReconcileOutcome; headTree: string }> {
     const { repo } = this.options;
     const headTree = await repo.treeOf(head);
@@ -208,7 +246,13 @@ export class Reconciler {
       changedPaths = ALL;
     }
     watch.lap("read");
-    const outcome = reconcileStep(state, { sourceCommit: head, tree, changedPaths, cache: this.parseCache });
+    const outcome = reconcileStep(state, {
+      sourceCommit: head,
+      tree,
+      changedPaths,
+      cache: this.parseCache,
+      ...(observations ? { observations } : {}),
+    });
     watch.lap("reconcile");
     return { outcome, headTree };
   }

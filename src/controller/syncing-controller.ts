@@ -1,6 +1,10 @@
 import type { Logger } from "pino";
+import { clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { ClusterProber } from "../failover/prober.js";
+import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
+import { clusterStatusPath } from "../reconcile/status-files.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
 import type { MemberClientOptions } from "../sync/member-client.js";
 import { Syncer } from "../sync/syncer.js";
@@ -36,6 +40,17 @@ export function syncingController(
   const prober = new ClusterProber({
     connect,
     model: () => reconciler.snapshot().state.model,
+    restore: (cluster) => {
+      const block = reconciler.observedBlock(clusterStatusPath(cluster));
+      const settings = clusterHealthSettings(reconciler.snapshot().state.model?.fleet?.spec);
+      try {
+        return block
+          ? recordedHealth(asMap(asMap(readEmittedYaml(block)).observed).condition, settings)
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     logger: options.logger,
     onChange: () => options.trigger?.("cluster health"),
   });

@@ -1,5 +1,7 @@
 import { parseDuration } from "../model/duration.js";
-import type { FleetSpec, Taint } from "../model/types.js";
+import type { FleetSpec } from "../model/types.js";
+import { NOT_READY_TAINT, UNREACHABLE_TAINT } from "../schedule/plugins/taint-toleration.js";
+import type { TimedTaint } from "../schedule/types.js";
 
 /** How probes turn into a cluster's condition (fleet.yaml spec.clusterHealth). */
 export interface ClusterHealthSettings {
@@ -18,7 +20,7 @@ export const DEFAULT_CLUSTER_HEALTH: ClusterHealthSettings = {
   probeTimeoutMs: 5_000,
   failureThreshold: 3,
   successThreshold: 3,
-  noExecuteAfterMs: 5 * 60_000,
+  noExecuteAfterMs: 60_000,
 };
 
 /** fleet.yaml's clusterHealth with the defaults filled in. */
@@ -85,19 +87,44 @@ export function afterProbe(
   return health.ready ? failed : { ...failed, reason };
 }
 
-/** The taint keys gitfleet adds to a NotReady cluster (Karmada's, in gitfleet's domain). */
-export const NOT_READY_TAINT = "gitfleet.io/not-ready";
-export const UNREACHABLE_TAINT = "gitfleet.io/unreachable";
-
 /**
  * The taints a cluster's condition adds: none while Ready; NoSchedule once NotReady, and NoExecute
  * as well once it has been NotReady for `noExecuteAfterMs` — the grace period before its workloads
  * are moved. The key says whether the member answered unready or not at all. Pure.
  */
-export function healthTaints(health: ClusterHealth, now: number, settings: ClusterHealthSettings): Taint[] {
+export function healthTaints(
+  health: ClusterHealth,
+  now: number,
+  settings: ClusterHealthSettings,
+): TimedTaint[] {
   if (health.ready) return [];
   const key = health.reason === "Unreachable" ? UNREACHABLE_TAINT : NOT_READY_TAINT;
-  const taints: Taint[] = [{ key, effect: "NoSchedule" }];
-  if (now - health.since >= settings.noExecuteAfterMs) taints.push({ key, effect: "NoExecute" });
+  const taints: TimedTaint[] = [{ key, effect: "NoSchedule", addedAt: health.since }];
+  const noExecuteAt = health.since + settings.noExecuteAfterMs;
+  if (now >= noExecuteAt) taints.push({ key, effect: "NoExecute", addedAt: noExecuteAt });
   return taints;
+}
+
+/**
+ * A condition as status/clusters/<cluster>.yaml records it (`observed.condition`), back as health: a
+ * NotReady cluster counts as having failed enough probes, so it stays NotReady until it has answered
+ * `successThreshold` times. Undefined when there is no readable condition.
+ */
+export function recordedHealth(
+  condition: unknown,
+  settings: ClusterHealthSettings,
+): ClusterHealth | undefined {
+  if (typeof condition !== "object" || condition === null) return undefined;
+  const { ready, reason, since, lastError } = condition as Record<string, unknown>;
+  const at = typeof since === "string" ? Date.parse(since) : Number.NaN;
+  if (typeof ready !== "boolean" || Number.isNaN(at)) return undefined;
+  if (ready) return { ready, since: at, failures: 0, successes: settings.successThreshold };
+  return {
+    ready,
+    since: at,
+    reason: reason === "NotReady" ? "NotReady" : "Unreachable",
+    failures: settings.failureThreshold,
+    successes: 0,
+    ...(typeof lastError === "string" ? { lastError } : {}),
+  };
 }

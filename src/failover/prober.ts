@@ -16,6 +16,8 @@ export interface ProberOptions {
   /** The fleet as the status branch last rendered it (its clusters, its clusterHealth settings). */
   readonly model: () => FleetModel | undefined;
   readonly logger: Logger;
+  /** A cluster's condition as the status branch last recorded it: a restarted controller continues from it. */
+  readonly restore?: (cluster: string) => ClusterHealth | undefined;
   /** Called when a cluster's condition or taints change. */
   readonly onChange?: () => void;
   /** Milliseconds since the epoch; injectable for tests. */
@@ -71,7 +73,10 @@ export class ClusterProber {
         if (!client) return;
         const probe = await client.probe();
         const at = this.now();
-        const before = this.health.get(connection.cluster) ?? initialHealth(at);
+        const before =
+          this.health.get(connection.cluster) ??
+          this.options.restore?.(connection.cluster) ??
+          initialHealth(at);
         const after = afterProbe(before, { at, ...probe }, settings);
         if (before.ready !== after.ready)
           this.options.logger.warn(

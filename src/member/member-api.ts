@@ -209,24 +209,31 @@ export class MemberApi {
   }
 
   // The objects a list or watch with these selectors wants.
-  private selection(query: URLSearchParams): (object: JsonMap) => boolean {
+  // Pods also select by phase and node, as a real API server's field selectors allow.
+  private selection(query: URLSearchParams, kind: string): (object: JsonMap) => boolean {
     let labels: ReturnType<typeof parseLabelSelectorQuery>;
     let fields: ReturnType<typeof parseFieldSelectorQuery>;
+    const podFields = kind === "Pod" ? ["status.phase", "spec.nodeName"] : [];
     try {
       labels = parseLabelSelectorQuery(query.get("labelSelector") ?? "");
       fields = parseFieldSelectorQuery(query.get("fieldSelector") ?? "", [
         "metadata.name",
         "metadata.namespace",
+        ...podFields,
       ]);
     } catch (error) {
       throw badRequest((error as Error).message);
     }
     return (object) => {
       const metadata = asMap(object.metadata);
-      const fieldValues = {
+      const fieldValues: Record<string, string> = {
         "metadata.name": String(metadata.name ?? ""),
         "metadata.namespace": String(metadata.namespace ?? ""),
       };
+      if (podFields.length > 0) {
+        fieldValues["status.phase"] = String(asMap(object.status).phase ?? "");
+        fieldValues["spec.nodeName"] = String(asMap(object.spec).nodeName ?? "");
+      }
       return meets(labels, asMap(metadata.labels) as Record<string, string>) && meets(fields, fieldValues);
     };
   }
@@ -238,7 +245,7 @@ export class MemberApi {
    * and the stream ends after timeoutSeconds.
    */
   private watch(target: Target, query: URLSearchParams): ApiResponse {
-    const selected = this.selection(query);
+    const selected = this.selection(query, target.resource.kind);
     const given = query.get("resourceVersion") ?? "";
     const from = given === "" || given === "0" ? undefined : Number(given);
     if (from !== undefined && !Number.isInteger(from))
@@ -302,7 +309,7 @@ export class MemberApi {
 
   private list(target: Target, query: URLSearchParams): JsonMap {
     const { resource } = target;
-    const items = this.store.list(resource, target.namespace).filter(this.selection(query));
+    const items = this.store.list(resource, target.namespace).filter(this.selection(query, resource.kind));
     return {
       kind: `${resource.kind}List`,
       apiVersion: groupVersion(resource.group, resource.version),

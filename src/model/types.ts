@@ -200,6 +200,7 @@ export interface PlacementSpec {
       readonly unschedulableSeconds?: number;
       readonly purgeMode?: PurgeMode;
       readonly gracePeriodSeconds?: number;
+      readonly coolDownSeconds?: number;
     };
   };
   readonly rollout?: RolloutSpec;

@@ -1,3 +1,6 @@
+import { failoverMessage } from "../failover/failover-message.js";
+import { type FailoverKeys, failoverKeys, failoverScope } from "../failover/failover-scope.js";
+import type { FleetObservations } from "../failover/observations.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
@@ -30,6 +33,8 @@ export interface ReconcileState {
   readonly appCommits: ReadonlyMap<string, string>;
   /** The status branch's files under rendered/ and status/, by path. */
   readonly files: ReadonlyMap<string, string>;
+  /** The observations `render` was made with, as keys (undefined: none, or not known since a restart). */
+  readonly failoverKeys?: FailoverKeys;
 }
 
 /** The state before the first reconcile. */
@@ -52,6 +57,8 @@ export interface ReconcileInput {
   readonly changedPaths: readonly string[] | typeof ALL;
   /** Parsed files kept between reconciles. */
   readonly cache?: ParseCache;
+  /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
+  readonly observations?: FleetObservations;
 }
 
 /** The next state, the file changes that take the status branch there (null deletes), and why. */
@@ -77,9 +84,104 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const loaded = loadFleet(input.tree, input.cache);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const model = loaded.model;
-  const scope =
+  const sourceScope =
     state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
-  const render = scope === ALL ? renderFleet(model, state.render) : renderFleet(model, state.render, scope);
+  const observed = input.observations
+    ? failoverScope(state.failoverKeys, failoverKeys(model, state.render, input.observations))
+    : new Set<string>();
+  const scope = union(sourceScope, observed);
+  const derived = deriveRender(state, model, scope, input.observations, input.sourceCommit);
+  const { changes, render } = derived;
+  changes.set(
+    SOURCE_STATUS_PATH,
+    sourceStatusText({
+      sourceCommit: input.sourceCommit,
+      renderedCommit: input.sourceCommit,
+      valid: true,
+      problems: loaded.problems,
+    }),
+  );
+  const summary = derived.summary(input.sourceCommit);
+  const next: ReconcileState = {
+    sourceCommit: input.sourceCommit,
+    renderedCommit: input.sourceCommit,
+    tree: input.tree,
+    model,
+    render,
+    appCommits: derived.appCommits,
+    files: state.files,
+    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+  };
+  return finish(next, changes, changeMessage(summary), loaded, scope, summary);
+}
+
+/**
+ * Whether observations (a cluster's condition, a toleration or grace period running out, a watched
+ * workload's report) change what the last valid render would give: then `failoverStep` is due. Pure.
+ */
+export function failoverDue(state: ReconcileState, observations: FleetObservations): boolean {
+  if (!state.model) return false;
+  const scope = failoverScope(state.failoverKeys, failoverKeys(state.model, state.render, observations));
+  return scope === ALL || scope.size > 0;
+}
+
+/**
+ * Renders again, with the same valid source commit, what new observations affect: replicas leave
+ * clusters whose NoExecute taints have run out of toleration, old replicas go once their replacements
+ * are ready, capped clusters give up unschedulable replicas. The commit says what moved and why
+ * (`failover: cluster west Unreachable for 75s; web 10 → east +5, north +5`). status/source.yaml is
+ * not touched: the loop's position in the source branch does not move. Pure.
+ */
+export function failoverStep(state: ReconcileState, observations: FleetObservations): ReconcileOutcome {
+  const model = state.model;
+  const renderedCommit = state.renderedCommit;
+  if (!model || !renderedCommit) throw new Error("failoverStep needs a state with a valid render");
+  const scope = failoverScope(state.failoverKeys, failoverKeys(model, state.render, observations));
+  const derived = deriveRender(state, model, scope, observations, undefined);
+  const summary = derived.summary(renderedCommit);
+  const message = failoverMessage({
+    model,
+    summary,
+    before: state.render,
+    after: derived.render,
+    observations,
+  });
+  const next: ReconcileState = {
+    ...state,
+    render: derived.render,
+    appCommits: derived.appCommits,
+    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+  };
+  const loaded = { model, problems: [] } as unknown as LoadResult;
+  return finish(next, derived.changes, message, loaded, scope, summary);
+}
+
+function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {
+  if (a === ALL || b === "all") return ALL;
+  return b.size === 0 ? a : new Set([...a, ...b]);
+}
+
+interface Derived {
+  readonly render: RenderResult;
+  readonly changes: Map<string, string | null>;
+  readonly appCommits: Map<string, string>;
+  readonly keys: FailoverKeys | undefined;
+  readonly summary: (sourceCommit: string) => ChangeSummary;
+}
+
+// Renders the scope and derives the rendered/ and status/ files that differ. Apps whose output
+// changed are stamped with `sourceCommit`, or keep theirs when it is undefined (a failover step).
+function deriveRender(
+  state: ReconcileState,
+  model: FleetModel,
+  scope: Affected,
+  observations: FleetObservations | undefined,
+  sourceCommit: string | undefined,
+): Derived {
+  const render =
+    scope === ALL
+      ? renderFleet(model, state.render, undefined, observations)
+      : renderFleet(model, state.render, scope, observations);
   const examined =
     scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope;
   const before = outputsOf(state.render, examined);
@@ -92,7 +194,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     before,
     after,
     changes,
-    sourceCommit: input.sourceCommit,
+    sourceCommit,
   });
   const clusterCounts = objectChanges(before, after, changes);
   const clusters = scope === ALL ? allClusters(model, state.files) : new Set(clusterCounts.keys());
@@ -102,31 +204,18 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
       clusterStatusPath(cluster),
       modelClusters.has(cluster) ? clusterStatusText(cluster, objectsOn(render, cluster)) : null,
     );
-  changes.set(
-    SOURCE_STATUS_PATH,
-    sourceStatusText({
-      sourceCommit: input.sourceCommit,
-      renderedCommit: input.sourceCommit,
-      valid: true,
-      problems: loaded.problems,
-    }),
-  );
-  const summary: ChangeSummary = {
-    sourceCommit: input.sourceCommit,
-    apps: changedApps.sort(compareStrings),
-    clusters: clusterCounts,
-    distributions: distributionChanges(before, after, changedApps),
-  };
-  const next: ReconcileState = {
-    sourceCommit: input.sourceCommit,
-    renderedCommit: input.sourceCommit,
-    tree: input.tree,
-    model,
+  return {
     render,
+    changes,
     appCommits,
-    files: state.files,
+    keys: observations ? failoverKeys(model, render, observations) : undefined,
+    summary: (commit) => ({
+      sourceCommit: commit,
+      apps: changedApps.sort(compareStrings),
+      clusters: clusterCounts,
+      distributions: distributionChanges(before, after, changedApps),
+    }),
   };
-  return finish(next, changes, changeMessage(summary), loaded, scope, summary);
 }
 
 interface AppStatusInput {
@@ -136,7 +225,8 @@ interface AppStatusInput {
   readonly before: ReadonlyMap<string, AppOutput>;
   readonly after: ReadonlyMap<string, AppOutput>;
   readonly changes: Map<string, string | null>;
-  readonly sourceCommit: string;
+  /** Stamped on apps whose output changed; undefined keeps each app's own (failover). */
+  readonly sourceCommit: string | undefined;
 }
 
 // Writes status/apps/<app>.yaml for the examined apps; an app keeps its source commit unless its output changed.
@@ -155,7 +245,8 @@ function appStatuses(input: AppStatusInput): { appCommits: Map<string, string>; 
       changes.set(appStatusPath(app), null);
       continue;
     }
-    const commit = same ? (state.appCommits.get(app) ?? input.sourceCommit) : input.sourceCommit;
+    const own = state.appCommits.get(app) ?? input.sourceCommit ?? state.renderedCommit ?? "";
+    const commit = same || input.sourceCommit === undefined ? own : input.sourceCommit;
     appCommits.set(app, commit);
     changes.set(appStatusPath(app), appStatusText(app, commit, now));
   }

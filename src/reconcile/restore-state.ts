@@ -1,7 +1,8 @@
 import { parse } from "yaml";
+import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
-import { asList, asMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { FleetModel } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
@@ -169,6 +170,17 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     placement: String(workload.placement),
     replicas: Number(workload.replicas),
     decision: workload.decision as unknown as ScheduleDecision,
+    ...(isJsonMap(workload.failover) ? { failover: failoverRecord(workload.failover) } : {}),
+  };
+}
+
+// A failover record as status/apps/ writes it; lists that are missing count as empty.
+function failoverRecord(value: JsonMap): FailoverRecord {
+  return {
+    ...(typeof value.placement === "string" ? { placement: value.placement } : {}),
+    movedOff: asList(value.movedOff) as unknown as FailoverRecord["movedOff"],
+    keeping: asList(value.keeping) as unknown as FailoverRecord["keeping"],
+    capped: asList(value.capped) as unknown as FailoverRecord["capped"],
   };
 }
 

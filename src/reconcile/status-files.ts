@@ -69,12 +69,16 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
     const entry = clusters[object.cluster] ?? { objects: 0 };
     clusters[object.cluster] = { ...entry, objects: (entry.objects as number) + 1 };
   }
-  for (const workload of output.decisions)
-    for (const [cluster, replicas] of Object.entries(workload.decision.clusters)) {
+  for (const workload of output.decisions) {
+    const kept = new Map((workload.failover?.keeping ?? []).map((k) => [k.cluster, k.replicas]));
+    const counts = { ...workload.decision.clusters };
+    for (const [cluster, replicas] of kept) counts[cluster] = Math.max(replicas, counts[cluster] ?? 0);
+    for (const [cluster, replicas] of Object.entries(counts)) {
       const entry = clusters[cluster] ?? { objects: 0 };
       const desired = { ...(entry.desiredReplicas as JsonMap | undefined), [workload.resource]: replicas };
       clusters[cluster] = { ...entry, desiredReplicas: desired };
     }
+  }
   return emitYaml({
     app,
     sourceCommit,
@@ -86,6 +90,7 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
       replicas: w.replicas,
       // Through JSON, so optional fields that are absent stay absent.
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,
+      ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),
     })),
     errors: output.errors.map((e) => ({
       cluster: e.cluster,

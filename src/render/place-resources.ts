@@ -1,3 +1,9 @@
+import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
+import {
+  type FailoverConstraints,
+  failoverConstraints,
+  settleFailover,
+} from "../failover/workload-failover.js";
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { type Json, type JsonMap, valueAt } from "../model/json.js";
@@ -31,10 +37,21 @@ export interface RenderContext {
   readonly profiles: ReadonlyMap<string, Profile>;
   /** Replicas (1 for objects without replicas) per cluster in the previous render, by identity. */
   readonly previous: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  /** The previous render's workload decisions, by identity: their failover records. */
+  readonly previousDecisions: ReadonlyMap<string, WorkloadDecision>;
+  /** What the members report, and the time failover decisions are made at. */
+  readonly observations: FleetObservations | undefined;
 }
 
-/** Builds the context once per render; `previous` is the last render, whose placement counts as current. */
-export function renderContext(model: FleetModel, previous: RenderResult | undefined): RenderContext {
+/**
+ * Builds the context once per render; `previous` is the last render, whose placement counts as
+ * current; `observations` add the probed clusters' condition and taints to the Cluster files'.
+ */
+export function renderContext(
+  model: FleetModel,
+  previous: RenderResult | undefined,
+  observations?: FleetObservations,
+): RenderContext {
   const profiles = new Map<string, Profile>();
   for (const spec of model.fleet?.spec.schedulerProfiles ?? []) {
     const built = buildProfile(spec);
@@ -42,12 +59,14 @@ export function renderContext(model: FleetModel, previous: RenderResult | undefi
   }
   return {
     model,
-    clusters: model.clusters.map(clusterState),
+    clusters: model.clusters.map((c) => clusterState(c, observations?.clusters.get(c.metadata.name))),
     facts: new Map(model.clusters.map((c) => [c.metadata.name, clusterFacts(c)])),
     selections: indexSelections(model),
     interpreterFor: indexInterpreters(model),
     profiles,
     previous: previousPlacement(previous),
+    previousDecisions: new Map((previous?.decisions ?? []).map((d) => [d.identity, d])),
+    observations,
   };
 }
 
@@ -64,14 +83,15 @@ function previousPlacement(previous: RenderResult | undefined): Map<string, Reco
   return placement;
 }
 
-// Without observations (this render reads only the repo), every cluster counts as Ready with unknown capacity.
-function clusterState(cluster: Cluster): ClusterState {
+// The Cluster file's facts and taints (drain is a NoExecute taint), and what the probes observed;
+// a cluster nobody probed counts as Ready with unknown capacity.
+function clusterState(cluster: Cluster, observed: ObservedCondition | undefined): ClusterState {
   const drainTaint = cluster.spec.drain ? [{ key: "gitfleet.io/drain", effect: "NoExecute" as const }] : [];
   return {
     ...clusterFacts(cluster),
-    taints: [...(cluster.spec.taints ?? []), ...drainTaint],
+    taints: [...(cluster.spec.taints ?? []), ...drainTaint, ...(observed?.taints ?? [])],
     unschedulable: cluster.spec.unschedulable === true,
-    ready: true,
+    ready: observed?.ready ?? true,
   };
 }
 
@@ -94,25 +114,58 @@ export function placeResource(
   const placement = [...placements].sort(
     (a, b) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0),
   )[0] as Placement;
+  return placeWorkload(context, resource, placement);
+}
+
+// A workload: scheduled with failover's constraints; old replicas failover keeps stay where they are.
+function placeWorkload(
+  context: RenderContext,
+  resource: Resource,
+  placement: Placement,
+): { destination: Destination; decision: WorkloadDecision } {
   const replicas = readReplicas(resource, context.interpreterFor);
-  const decision = schedule(context, resource, placement, replicas);
   const divided =
     placement.spec.replicaScheduling !== undefined &&
     (placement.spec.replicaScheduling.type ?? "Divided") === "Divided";
+  const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
+  const subject = {
+    record: context.previousDecisions.get(identity)?.failover,
+    placement: placement.spec,
+    current: context.previous.get(identity) ?? {},
+    observed: context.observations?.workloads.get(identity) ?? new Map(),
+    now: context.observations?.now ?? 0,
+    divided,
+  };
+  const constraints = failoverConstraints(subject);
+  let decision = schedule(context, resource, placement, replicas, constraints);
+  // Replicas leaving a cluster on a NoExecute taint go to the clusters below their share, and stay.
+  if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
+    decision = schedule(context, resource, placement, replicas, { ...constraints, keepCurrent: true });
+  const failover = settleFailover(subject, constraints, decision);
   const clusters = new Map<string, number | undefined>();
   for (const name of decision.diagnosis.selected) {
     const count = decision.clusters[name] ?? 0;
     if (!divided || count > 0) clusters.set(name, count);
   }
-  const workload = {
-    identity: identityOf(resource.group, resource.kind, resource.namespace, resource.name),
+  for (const [name, count] of failover.kept) clusters.set(name, count);
+  const workload: WorkloadDecision = {
+    identity,
     app: resource.app,
     resource: describeResource(resource),
     placement: placement.metadata.name,
     replicas,
     decision,
+    ...(failover.record ? { failover: failover.record } : {}),
+    ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
   return { destination: { clusters, placements: new Set([placement.metadata.name]) }, decision: workload };
+}
+
+// A cluster that held replicas was removed by a NoExecute taint.
+function evicts(decision: ScheduleDecision, current: Readonly<Record<string, number>>): boolean {
+  return Object.entries(current).some(
+    ([cluster, count]) => count > 0 && decision.diagnosis.filtered[cluster]?.includes(":NoExecute}"),
+  );
 }
 
 function schedule(
@@ -120,6 +173,7 @@ function schedule(
   resource: Resource,
   placement: Placement,
   replicas: number,
+  failover?: FailoverConstraints,
 ): ScheduleDecision {
   const metadata = resource.object.metadata as JsonMap;
   const template = podTemplateOf(resource, context.interpreterFor);
@@ -141,6 +195,9 @@ function schedule(
       current:
         context.previous.get(identityOf(resource.group, resource.kind, resource.namespace, resource.name)) ??
         {},
+      ...(context.observations ? { now: context.observations.now } : {}),
+      ...(failover?.keepCurrent ? { keepCurrent: true } : {}),
+      ...(failover && Object.keys(failover.caps).length > 0 ? { caps: failover.caps } : {}),
     },
     profile,
   );
@@ -164,6 +221,40 @@ export function followDependents(context: RenderContext, destinations: Map<Resou
       destinations.set(dependent, target);
     }
   }
+}
+
+/**
+ * Where failover keeps an app's old replicas on a cluster, the app's other objects (Services,
+ * ConfigMaps, …) that were there stay too, until the old replicas go.
+ */
+export function keepAlongside(
+  context: RenderContext,
+  destinations: Map<Resource, Destination>,
+  decisions: readonly WorkloadDecision[],
+): void {
+  const keptByApp = keptClustersByApp(decisions);
+  if (keptByApp.size === 0) return;
+  const workloads = new Set(decisions.map((d) => d.identity));
+  for (const [resource, destination] of destinations) {
+    const kept = keptByApp.get(resource.app);
+    const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
+    if (!kept || workloads.has(identity)) continue;
+    const before = context.previous.get(identity) ?? {};
+    for (const cluster of kept)
+      if (before[cluster] !== undefined && !destination.clusters.has(cluster))
+        destination.clusters.set(cluster, undefined);
+  }
+}
+
+function keptClustersByApp(decisions: readonly WorkloadDecision[]): Map<string, Set<string>> {
+  const keptByApp = new Map<string, Set<string>>();
+  for (const decision of decisions)
+    for (const kept of decision.failover?.keeping ?? []) {
+      const clusters = keptByApp.get(decision.app) ?? new Set<string>();
+      clusters.add(kept.cluster);
+      keptByApp.set(decision.app, clusters);
+    }
+  return keptByApp;
 }
 
 // The ConfigMaps, Secrets, PVCs and ServiceAccounts in the repo that a workload's pod spec references.

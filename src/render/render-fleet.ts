@@ -1,3 +1,5 @@
+import type { FleetObservations } from "../failover/observations.js";
+import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
@@ -14,6 +16,7 @@ import {
   type Destination,
   followDependents,
   identityOf,
+  keepAlongside,
   placeResource,
   type RenderContext,
   renderContext,
@@ -46,6 +49,10 @@ export interface WorkloadDecision {
   /** The replicas the template asks for: the total a Divided workload splits, or what each cluster gets when Duplicated. */
   readonly replicas: number;
   readonly decision: ScheduleDecision;
+  /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
+  readonly failover?: FailoverRecord;
+  /** The next time (ms) its failover can change without a new observation (not kept in status). */
+  readonly wakeAt?: number;
 }
 
 /** An object that could not be rendered for a cluster, naming the Override file and rule when one failed. */
@@ -82,8 +89,9 @@ export function renderFleet(
   model: FleetModel,
   previous?: RenderResult,
   scope?: ReadonlySet<string>,
+  observations?: FleetObservations,
 ): RenderResult {
-  const fresh = renderApps(model, previous, scope);
+  const fresh = renderApps(model, previous, scope, observations);
   return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
 }
 
@@ -91,8 +99,9 @@ function renderApps(
   model: FleetModel,
   previous: RenderResult | undefined,
   scope: ReadonlySet<string> | undefined,
+  observations: FleetObservations | undefined,
 ): RenderResult {
-  const context = renderContext(model, previous);
+  const context = renderContext(model, previous, observations);
   const destinations = new Map<Resource, Destination>();
   const decisions: WorkloadDecision[] = [];
   // 1. Place every resource its Placements select.
@@ -103,8 +112,9 @@ function renderApps(
     destinations.set(resource, placed.destination);
     if (placed.decision) decisions.push(placed.decision);
   }
-  // 2. Dependents follow their workloads.
+  // 2. Dependents follow their workloads; an app's other objects stay where failover keeps its old replicas.
   followDependents(context, destinations);
+  keepAlongside(context, destinations, decisions);
   if (scope)
     for (const resource of destinations.keys()) if (!scope.has(resource.app)) destinations.delete(resource);
   // 3. Render each resource for each of its clusters.

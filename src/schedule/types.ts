@@ -22,7 +22,8 @@ export interface NodeState {
  * here is about one workload, so a reconcile builds one per cluster and shares it between workloads.
  */
 export interface ClusterState extends ClusterFacts {
-  readonly taints: readonly Taint[];
+  /** The Cluster file's taints and those observed health adds; `addedAt` (ms) times a NoExecute toleration's seconds. */
+  readonly taints: readonly TimedTaint[];
   /** Cordoned: keeps its replicas, takes no new ones. */
   readonly unschedulable: boolean;
   readonly ready: boolean;
@@ -35,6 +36,11 @@ export interface ClusterState extends ClusterFacts {
   readonly nodes?: readonly NodeState[];
   /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */
   readonly apiEnablements?: readonly string[];
+}
+
+/** A taint with the time it was added, when known (observed health taints): tolerationSeconds count from it. */
+export interface TimedTaint extends Taint {
+  readonly addedAt?: number;
 }
 
 /** The workload being scheduled: its identity, and its pod template for the estimator. */
@@ -64,6 +70,15 @@ export interface SchedulingProblem {
   readonly available?: Readonly<Record<string, number>>;
   /** Recompute the division from scratch (a rebalance trigger), ignoring current counts. */
   readonly rebalance?: boolean;
+  /**
+   * Keep the current counts where the total allows, as avoidDisruption does: after a failover,
+   * replicas do not move back to a cluster that recovers.
+   */
+  readonly keepCurrent?: boolean;
+  /** The most replicas of this workload a cluster may hold (application failover: what runs there). */
+  readonly caps?: Readonly<Record<string, number>>;
+  /** Milliseconds since the epoch: when NoExecute tolerations with tolerationSeconds run out. Default: never. */
+  readonly now?: number;
 }
 
 /** Why clusters were left out and how the decision was reached, for people and for status. */

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap, valueAt } from "../model/json.js";
+import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
@@ -64,6 +64,8 @@ export interface ObjectResult {
   /** For workloads: what the rendered object asks for and what the member reports ready. */
   readonly desiredReplicas?: number;
   readonly readyReplicas?: number;
+  /** For workloads short of ready replicas: their pods Pending as Unschedulable (application failover). */
+  readonly unschedulableReplicas?: number;
   /** Why the object waits (the app's rollout has not reached this cluster). */
   readonly held?: string;
 }
@@ -139,10 +141,11 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     return notSynced(input, message(error), seen.inventory);
   }
   const namespaceErrors = await ensureNamespaces(client, input.desired, held);
-  const objects = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
+  const applied = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
     const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
     return namespaceError ? { ...o, error: namespaceError } : o;
   });
+  const objects = await withUnschedulable(client, input.desired, applied);
   // What a held app ran before stays until its rollout reaches this cluster.
   const keep = new Set(input.desired.map((d) => d.identity));
   for (const entry of inventory.values()) if (held.has(entry.app)) keep.add(entry.identity);
@@ -470,6 +473,45 @@ function replicasOf(
     desiredReplicas: typeof wanted === "number" ? wanted : 1,
     readyReplicas: typeof ready === "number" ? ready : 0,
   };
+}
+
+/**
+ * Counts, for each workload short of ready replicas, its pods the member's scheduler could not place
+ * (Pending, PodScheduled=False, reason Unschedulable), matched by namespace and the workload's
+ * spec.selector.matchLabels. One list of Pending pods per sync, and only when a workload is short.
+ */
+async function withUnschedulable(
+  client: MemberClient,
+  desired: readonly DesiredObject[],
+  objects: ObjectResult[],
+): Promise<ObjectResult[]> {
+  const short = objects.filter((o) => (o.readyReplicas ?? 0) < (o.desiredReplicas ?? 0));
+  if (short.length === 0) return objects;
+  const pending = await client.list("v1", "Pod", "", "status.phase=Pending").catch(() => undefined);
+  const unschedulable = (pending ?? []).filter((pod) =>
+    asList(asMap(pod.status).conditions).some((c) => {
+      const condition = asMap(c);
+      return (
+        condition.type === "PodScheduled" &&
+        condition.status === "False" &&
+        condition.reason === "Unschedulable"
+      );
+    }),
+  );
+  if (unschedulable.length === 0) return objects;
+  const byIdentity = new Map(desired.map((d) => [d.identity, d.object]));
+  return objects.map((o) => {
+    const workload = short.includes(o) ? byIdentity.get(o.identity) : undefined;
+    const selector = asMap(asMap(asMap(workload?.spec).selector).matchLabels);
+    if (!workload || Object.keys(selector).length === 0) return o;
+    const namespace = asMap(workload.metadata).namespace;
+    const count = unschedulable.filter((pod) => {
+      const metadata = asMap(pod.metadata);
+      const labels = asMap(metadata.labels);
+      return metadata.namespace === namespace && Object.entries(selector).every(([k, v]) => labels[k] === v);
+    }).length;
+    return count > 0 ? { ...o, unschedulableReplicas: count } : o;
+  });
 }
 
 // CRDs must be Established before objects of their kinds can be applied.

@@ -112,11 +112,16 @@ export class MemberClient {
     }
   }
 
-  /** Every object of a kind in all namespaces matching a label selector; undefined when the kind is not served. */
-  async list(apiVersion: string, kind: string, labelSelector: string): Promise<JsonMap[] | undefined> {
+  /** Every object of a kind in all namespaces matching a label (and field) selector; undefined when the kind is not served. */
+  async list(
+    apiVersion: string,
+    kind: string,
+    labelSelector: string,
+    fieldSelector?: string,
+  ): Promise<JsonMap[] | undefined> {
     const resource = await this.resource(apiVersion, kind);
     if (!resource) return undefined;
-    const query = new URLSearchParams({ labelSelector });
+    const query = new URLSearchParams({ labelSelector, ...(fieldSelector ? { fieldSelector } : {}) });
     const list = asMap(
       await this.request("GET", `${prefix(apiVersion)}/${resource.plural}?${query.toString()}`),
     );

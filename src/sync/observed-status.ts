@@ -96,9 +96,12 @@ export function readAgentReport(value: unknown): AgentReport | undefined {
 function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
   const health = worstHealth(objects.map((o) => described(o)));
   const ready: Record<string, string> = {};
-  for (const o of objects)
+  const unschedulable: Record<string, number> = {};
+  for (const o of objects) {
     if (o.desiredReplicas !== undefined)
       ready[describeIdentity(o.identity)] = `${o.readyReplicas ?? 0}/${o.desiredReplicas}`;
+    if (o.unschedulableReplicas) unschedulable[describeIdentity(o.identity)] = o.unschedulableReplicas;
+  }
   const problems = objects
     .filter((o) => o.error !== undefined || (o.drift?.length ?? 0) > 0)
     .map((o) => ({
@@ -114,6 +117,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
     ...(held ? { rollout: held } : {}),
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
+    ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),
     ...(problems.length > 0 ? { problems } : {}),
   };
 }

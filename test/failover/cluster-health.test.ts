@@ -95,15 +95,16 @@ describe("health taints", () => {
     const down = run(["unreachable", "unreachable", "unreachable"]);
     expect(healthTaints(initialHealth(0), 0, settings)).toEqual([]);
     expect(healthTaints(down, down.since + 59_999, settings)).toEqual([
-      { key: "gitfleet.io/unreachable", effect: "NoSchedule" },
+      { key: "gitfleet.io/unreachable", effect: "NoSchedule", addedAt: down.since },
     ]);
-    expect(healthTaints(down, down.since + 60_000, settings)).toEqual([
-      { key: "gitfleet.io/unreachable", effect: "NoSchedule" },
-      { key: "gitfleet.io/unreachable", effect: "NoExecute" },
+    // The NoExecute taint's time is when the grace period ended: tolerationSeconds count from it.
+    expect(healthTaints(down, down.since + 90_000, settings)).toEqual([
+      { key: "gitfleet.io/unreachable", effect: "NoSchedule", addedAt: down.since },
+      { key: "gitfleet.io/unreachable", effect: "NoExecute", addedAt: down.since + 60_000 },
     ]);
     const unready = run(["unready", "unready", "unready"]);
     expect(healthTaints(unready, unready.since, settings)).toEqual([
-      { key: "gitfleet.io/not-ready", effect: "NoSchedule" },
+      { key: "gitfleet.io/not-ready", effect: "NoSchedule", addedAt: unready.since },
     ]);
   });
 

@@ -72,6 +72,35 @@ describe("scheduling decisions", () => {
     expect(decision.clusters).toEqual({ b: 10 });
   });
 
+  it.each([
+    ["within the failover toleration (300 s by default): kept, frozen", 299_000, { a: 5, b: 5 }],
+    ["once the toleration has run out: moved", 300_000, { b: 10 }],
+  ])("a health NoExecute taint %s", (_name, elapsed, expected) => {
+    const noExecute = { key: "gitfleet.io/unreachable", effect: "NoExecute" as const, addedAt: 1_000 };
+    const result = scheduleWorkload({
+      ...problem(
+        DIVIDED,
+        [east("a", { currentReplicas: 5, taints: [noExecute] }), east("b", { currentReplicas: 5 })],
+        10,
+      ),
+      now: 1_000 + elapsed,
+    });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.decision.clusters).toEqual(expected);
+  });
+
+  it("keepCurrent holds the current counts when a cluster comes back, and caps lower a cluster's count", () => {
+    const clusters = [east("a", { currentReplicas: 5 }), east("b", { currentReplicas: 5 }), east("c")];
+    const fresh = scheduleWorkload(problem(DIVIDED, clusters, 10));
+    const kept = scheduleWorkload({ ...problem(DIVIDED, clusters, 10), keepCurrent: true });
+    const capped = scheduleWorkload({ ...problem(DIVIDED, clusters, 10), keepCurrent: true, caps: { a: 2 } });
+    if (!fresh.ok || !kept.ok || !capped.ok) throw new Error("scheduling failed");
+    expect(Object.values(fresh.decision.clusters).sort()).toEqual([3, 3, 4]);
+    expect(kept.decision.clusters).toEqual({ a: 5, b: 5 });
+    expect(capped.decision.clusters.a).toBe(2);
+    expect((capped.decision.clusters.b ?? 0) + (capped.decision.clusters.c ?? 0)).toBe(8);
+  });
+
   it("divides by static weights from clusters' fields (max of matching rules; unmatched clusters excluded)", () => {
     const placement: PlacementSpec = {
       replicaScheduling: {

@@ -31,11 +31,12 @@ export const ReplicaDivision: ReplicasPlugin = {
         ...(unschedulable > 0 ? { reason: "no cluster selected" } : {}),
       };
     }
-    const slots = toSlots(selected, scheduling);
+    const slots = toSlots(selected, scheduling, problem.caps ?? {});
     const division = divide(context, slots, scheduling);
-    const assignment = scheduling?.avoidDisruption
-      ? avoidDisruption(division, clampedCurrent(slots), order)
-      : division;
+    const assignment =
+      scheduling?.avoidDisruption || problem.keepCurrent
+        ? avoidDisruption(division, clampedCurrent(slots), order)
+        : division;
     const unschedulable = total - sumOf(assignment.values());
     const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots) : undefined;
     const used = new Set(slots.map((s) => s.name));
@@ -60,7 +61,11 @@ function divide(
   return division.seats;
 }
 
-function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaScheduling | undefined): Slot[] {
+function toSlots(
+  selected: readonly ScoredCandidate[],
+  scheduling: ReplicaScheduling | undefined,
+  caps: Readonly<Record<string, number>>,
+): Slot[] {
   const weights = staticWeights(selected, scheduling);
   const limits = scheduling?.clusterLimits ?? [];
   const slots: Slot[] = [];
@@ -75,6 +80,7 @@ function toSlots(selected: readonly ScoredCandidate[], scheduling: ReplicaSchedu
       max = Math.min(max, limit.maxReplicas ?? Number.POSITIVE_INFINITY);
     }
     const current = c.current;
+    max = Math.min(max, caps[c.cluster.name] ?? Number.POSITIVE_INFINITY);
     slots.push({
       name: c.cluster.name,
       weight,

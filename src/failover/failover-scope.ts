@@ -1,0 +1,99 @@
+import { compareStrings } from "../model/file-tree.js";
+import type { FleetModel } from "../model/types.js";
+import type { RenderResult } from "../render/render-fleet.js";
+import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
+import type { FleetObservations } from "./observations.js";
+
+// Which observations a render depends on, as keys: when a key changes, what it covers is rendered
+// again. Clusters' conditions reach every app; a workload's member reports matter only to a workload
+// failover is watching (old replicas kept, capacity capped, or application failover enabled).
+
+/** The observations the last render used, reduced to what can change its output. */
+export interface FailoverKeys {
+  /** Every cluster's condition and which NoExecute tolerations have run out. */
+  readonly clusters: string;
+  /** Per app, the reports and deadlines of the workloads failover watches. */
+  readonly apps: ReadonlyMap<string, string>;
+}
+
+/** The keys of a render made with these observations. Pure. */
+export function failoverKeys(
+  model: FleetModel,
+  render: RenderResult,
+  observations: FleetObservations,
+): FailoverKeys {
+  const { now } = observations;
+  const clusters = [...observations.clusters]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([name, c]) => [
+      name,
+      c.ready,
+      c.taints.map((t) => `${t.key}:${t.effect}`),
+      toleranceDeadlines(model, observations, name).filter((t) => t <= now).length,
+    ]);
+  const watched = new Set(
+    model.placements.filter((p) => p.spec.failover?.application).map((p) => p.metadata.name),
+  );
+  const apps = new Map<string, string[]>();
+  for (const decision of render.decisions) {
+    const record = decision.failover;
+    const watching =
+      watched.has(decision.placement) || (record && (record.keeping.length > 0 || record.capped.length > 0));
+    if (!watching) continue;
+    const seen = observations.workloads.get(decision.identity) ?? new Map();
+    const key = JSON.stringify([
+      decision.identity,
+      [...seen].sort(([a], [b]) => compareStrings(a, b)),
+      decision.wakeAt === undefined || decision.wakeAt > now,
+    ]);
+    apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
+  }
+  return {
+    clusters: JSON.stringify(clusters),
+    apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
+  };
+}
+
+/** What to render again when the keys moved: every app when a cluster's condition did, else the apps whose keys differ. */
+export function failoverScope(before: FailoverKeys | undefined, after: FailoverKeys): "all" | Set<string> {
+  if (!before || before.clusters !== after.clusters) return "all";
+  const apps = new Set<string>();
+  for (const [app, key] of after.apps) if (before.apps.get(app) !== key) apps.add(app);
+  for (const app of before.apps.keys()) if (!after.apps.has(app)) apps.add(app);
+  return apps;
+}
+
+/**
+ * When the tolerations of NoExecute taints observed on a cluster run out, per Placement (ms since
+ * the epoch): at each, some workloads stop tolerating the cluster and fail over.
+ */
+export function toleranceDeadlines(
+  model: FleetModel,
+  observations: FleetObservations,
+  cluster: string,
+): number[] {
+  const taints = (observations.clusters.get(cluster)?.taints ?? []).filter((t) => t.effect === "NoExecute");
+  const deadlines = new Set<number>();
+  for (const placement of model.placements)
+    for (const taint of taints)
+      for (const toleration of placementTolerations(placement.spec)) {
+        if (!tolerates(toleration, taint)) continue;
+        const until = toleratedUntil(toleration, taint);
+        if (until !== undefined) deadlines.add(until);
+      }
+  return [...deadlines].sort((a, b) => a - b);
+}
+
+/** The next time (ms) a render's output can change with no new observation: a toleration, grace period or cool-down ending. */
+export function nextWake(
+  model: FleetModel,
+  render: RenderResult,
+  observations: FleetObservations,
+): number | undefined {
+  const times: number[] = [];
+  for (const cluster of observations.clusters.keys())
+    for (const t of toleranceDeadlines(model, observations, cluster)) times.push(t);
+  for (const decision of render.decisions) if (decision.wakeAt !== undefined) times.push(decision.wakeAt);
+  const future = times.filter((t) => t > observations.now);
+  return future.length > 0 ? Math.min(...future) : undefined;
+}

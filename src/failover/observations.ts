@@ -1,0 +1,40 @@
+import type { TimedTaint } from "../schedule/types.js";
+
+// What the controller has observed of the members, as the render reads it. The render stays a pure
+// function: the same fleet, previous render and observations give the same output.
+
+/** A probed cluster's condition and the taints it adds. */
+export interface ObservedCondition {
+  readonly ready: boolean;
+  /** Why it is NotReady: it answered unready (NotReady) or not at all (Unreachable). */
+  readonly reason?: string;
+  /** When the condition last changed (ms since the epoch). */
+  readonly since: number;
+  readonly taints: readonly TimedTaint[];
+}
+
+/** One workload in one member, as the last sync saw it. */
+export interface ObservedReplicas {
+  /** The replicas the member's object asks for. */
+  readonly desired: number;
+  readonly ready: number;
+  /** Pods Pending with PodScheduled=False, reason Unschedulable. */
+  readonly unschedulable: number;
+  /** Since when (ms) some of its pods have been unschedulable without a break, when they are. */
+  readonly unschedulableSince?: number;
+}
+
+/** Everything observed that failover decisions read, and the time they are made at. */
+export interface FleetObservations {
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** Probed clusters; a cluster not in the map counts as Ready. */
+  readonly clusters: ReadonlyMap<string, ObservedCondition>;
+  /** Per workload identity (group/kind/namespace/name), per cluster. */
+  readonly workloads: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
+}
+
+/** Nothing observed: every cluster Ready, nothing known about workloads. */
+export function noObservations(now: number): FleetObservations {
+  return { now, clusters: new Map(), workloads: new Map() };
+}

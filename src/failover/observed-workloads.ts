@@ -1,0 +1,98 @@
+import { isJsonMap, type JsonMap } from "../model/json.js";
+import type { WorkloadDecision } from "../render/render-fleet.js";
+import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import { type AgentReport, describeIdentity } from "../sync/observed-status.js";
+import type { ObservedReplicas } from "./observations.js";
+
+/** What the members report per workload and cluster, from push-mode syncs and pull-mode agents' reports. */
+export interface WorkloadReports {
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  readonly reports: ReadonlyMap<string, AgentReport>;
+  /** The workloads of the render (agents report them by kind and name). */
+  readonly decisions: readonly WorkloadDecision[];
+  readonly now: number;
+}
+
+/**
+ * Per workload identity and cluster, the desired, ready and unschedulable replicas the members
+ * report. `since` remembers (identity, cluster) → when its pods were first seen unschedulable, and is
+ * updated: an entry starts when they are, and goes when they are not any more.
+ */
+export function observedWorkloads(
+  input: WorkloadReports,
+  since: Map<string, number>,
+): Map<string, Map<string, ObservedReplicas>> {
+  const seen: Seen = new Map();
+  fromResults(input, seen);
+  fromReports(input, seen);
+  const observed = new Map<string, Map<string, ObservedReplicas>>();
+  const still = new Set<string>();
+  for (const [identity, clusters] of seen) {
+    const entry = new Map<string, ObservedReplicas>();
+    for (const [cluster, value] of clusters) {
+      const key = `${identity}\0${cluster}`;
+      if (value.unschedulable === 0) {
+        entry.set(cluster, value);
+        continue;
+      }
+      const first = since.get(key) ?? input.now;
+      since.set(key, first);
+      still.add(key);
+      entry.set(cluster, { ...value, unschedulableSince: first });
+    }
+    observed.set(identity, entry);
+  }
+  for (const key of [...since.keys()]) if (!still.has(key)) since.delete(key);
+  return observed;
+}
+
+type Seen = Map<string, Map<string, Omit<ObservedReplicas, "unschedulableSince">>>;
+
+function add(
+  seen: Seen,
+  identity: string,
+  cluster: string,
+  value: Omit<ObservedReplicas, "unschedulableSince">,
+) {
+  const clusters = seen.get(identity) ?? new Map();
+  clusters.set(cluster, value);
+  seen.set(identity, clusters);
+}
+
+// Push mode: the controller's own syncs.
+function fromResults(input: WorkloadReports, seen: Seen): void {
+  for (const result of input.results.values())
+    for (const o of result.objects)
+      if (o.desiredReplicas !== undefined)
+        add(seen, o.identity, result.cluster, {
+          desired: o.desiredReplicas,
+          ready: o.readyReplicas ?? 0,
+          unschedulable: o.unschedulableReplicas ?? 0,
+        });
+}
+
+// Pull mode: agents report "ready: {Deployment shop/web: 3/5}" per app.
+function fromReports(input: WorkloadReports, seen: Seen): void {
+  for (const [cluster, report] of input.reports) {
+    if (input.results.has(cluster)) continue;
+    for (const decision of input.decisions) {
+      const value = reportedReplicas(report.apps[decision.app], describeIdentity(decision.identity));
+      if (value) add(seen, decision.identity, cluster, value);
+    }
+  }
+}
+
+function reportedReplicas(
+  app: JsonMap | undefined,
+  name: string,
+): Omit<ObservedReplicas, "unschedulableSince"> | undefined {
+  const ready = isJsonMap(app?.ready) ? app.ready[name] : undefined;
+  const match = typeof ready === "string" ? /^(\d+)\/(\d+)$/.exec(ready) : null;
+  if (!match) return undefined;
+  const pending = isJsonMap(app?.unschedulable) ? app.unschedulable[name] : undefined;
+  return {
+    desired: Number(match[2]),
+    ready: Number(match[1]),
+    unschedulable: typeof pending === "number" ? pending : 0,
+  };
+}
