@@ -108,6 +108,7 @@ export class Controller implements Reconciles {
         sourceCommit: state.renderedCommit,
         model: state.model,
         objects: state.render.objects,
+        decisions: state.render.decisions,
         inventories: inventoriesOf(syncFiles),
       });
     }

@@ -35,18 +35,15 @@ export function failoverMessage(input: FailoverMessageInput): string {
     if (found.move) moves.push(found.move);
     body.push(...found.body);
   }
-  const recovered = [...observations.clusters]
-    .filter(([cluster, c]) => c.ready && wasDown(cluster, input.before))
-    .map(([cluster]) => `cluster ${cluster} Ready again; nothing moves back`);
-  const subjectParts = [...[...causes].sort(compareStrings), ...moves];
+  const transitions = conditionChanges(input).filter((t) => ![...causes].some((c) => c.startsWith(t.prefix)));
+  const subjectParts = [...[...causes].sort(compareStrings), ...moves, ...transitions.map((t) => t.text)];
   const subject =
     subjectParts.length > 0
       ? `failover: ${subjectParts.join("; ")}`
       : body.length > 0
         ? `failover: ${body[0]}`
-        : recovered.length > 0
-          ? `failover: ${recovered.join("; ")}`
-          : `failover: ${summary.apps.length} apps rendered again after new observations`;
+        : `failover: ${summary.apps.length} apps rendered again after new observations`;
+  if (subject === `failover: ${body[0]}`) body.shift();
   const lines =
     body.length > MAX_BODY_LINES
       ? [...body.slice(0, MAX_BODY_LINES), `… and ${body.length - MAX_BODY_LINES} more`]
@@ -126,6 +123,31 @@ function keptLines(name: string, before: WorkloadDecision | undefined, after: Wo
   return lines;
 }
 
-function wasDown(cluster: string, render: RenderResult): boolean {
-  return render.decisions.some((d) => d.decision.diagnosis.filtered[cluster]?.includes("gitfleet.io/"));
+// A cluster whose probes' verdict reached the render: filtered by a health taint, or frozen as not ready.
+function downIn(cluster: string, render: RenderResult): boolean {
+  return render.decisions.some(
+    (d) =>
+      d.decision.diagnosis.filtered[cluster]?.includes("gitfleet.io/") ||
+      d.decision.diagnosis.frozen[cluster]?.startsWith("cluster not ready"),
+  );
+}
+
+// Clusters that went NotReady (their replicas stay, frozen) or came back (nothing moves back).
+function conditionChanges(input: FailoverMessageInput): { prefix: string; text: string }[] {
+  const changes: { prefix: string; text: string }[] = [];
+  for (const [cluster, condition] of [...input.observations.clusters].sort(([a], [b]) =>
+    compareStrings(a, b),
+  )) {
+    const before = downIn(cluster, input.before);
+    const after = downIn(cluster, input.after);
+    const prefix = `cluster ${cluster} `;
+    if (!before && after && !condition.ready)
+      changes.push({
+        prefix,
+        text: `${prefix}${condition.reason ?? "NotReady"}: its replicas stay, it takes no new ones`,
+      });
+    if (before && !after && condition.ready)
+      changes.push({ prefix, text: `${prefix}Ready again; nothing moves back` });
+  }
+  return changes;
 }

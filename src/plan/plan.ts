@@ -157,11 +157,20 @@ function schedulingNotes(
     const removed = d.decision.diagnosis.filtered[cluster];
     const kept = d.decision.diagnosis.frozen[cluster];
     if (removed !== undefined && ranBefore.has(d.identity))
-      filteredOut.push({ workload: d.resource, reason: removed });
+      filteredOut.push({ workload: d.resource, reason: removed + keptNote(d, cluster) });
     if (kept !== undefined && !frozenBefore.has(d.identity))
       frozen.push({ workload: d.resource, reason: kept });
   }
   return { filteredOut, frozen };
+}
+
+// Where failover keeps the old replicas until their replacements are ready, the plan says so.
+function keptNote(decision: RenderResult["decisions"][number], cluster: string): string {
+  const kept = decision.failover?.keeping.find((k) => k.cluster === cluster);
+  if (!kept) return "";
+  const until =
+    kept.purgeMode === "Never" ? "until the Placement changes" : "until the new ones are ready elsewhere";
+  return `; its ${kept.replicas} replicas stay ${until} (purgeMode ${kept.purgeMode})`;
 }
 
 function distributionChanges(base: RenderResult, head: RenderResult): DistributionChange[] {

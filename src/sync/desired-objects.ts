@@ -1,7 +1,7 @@
 import { asMap, type JsonMap } from "../model/json.js";
 import type { FleetModel, ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
-import type { RenderedObject } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { redactSecretValues, SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject, ObjectPolicy } from "./cluster-sync.js";
@@ -42,7 +42,7 @@ export function desiredByCluster(
 }
 
 /** The fleet's pruning rules: the budget from fleet.yaml, allowPrune tokens from fleet.yaml and the apps, apps that do not prune. */
-export function pruneSettings(model: FleetModel): PruneSettings {
+export function pruneSettings(model: FleetModel, decisions: readonly WorkloadDecision[] = []): PruneSettings {
   const pruning = model.fleet?.spec.pruning;
   const tokens = new Set(parseAllowPrune(pruning?.allowPrune));
   const noPrune = new Set<string>();
@@ -51,10 +51,15 @@ export function pruneSettings(model: FleetModel): PruneSettings {
     for (const token of parseAllowPrune(policy?.allowPrune)) tokens.add(token);
     if (policy?.prune === false) noPrune.add(app.name);
   }
+  // Apps whose replicas failover moved off a cluster, as "cluster\0app".
+  const failedOver = new Set(
+    decisions.flatMap((d) => (d.failover?.movedOff ?? []).map((m) => `${m.cluster}\0${d.app}`)),
+  );
   return {
     maxDeletionPercent: pruning?.maxDeletionPercent ?? DEFAULT_MAX_DELETION_PERCENT,
     allowedTokens: tokens,
     appPrunes: (app) => !noPrune.has(app),
+    failedOver: (cluster, app) => failedOver.has(`${cluster}\0${app}`),
   };
 }
 

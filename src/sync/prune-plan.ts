@@ -12,6 +12,12 @@ export interface PruneSettings {
   readonly allowedTokens: ReadonlySet<string>;
   /** False for apps whose syncPolicy.prune is false: their objects stay when they leave the rendered tree. */
   readonly appPrunes: (app: string) => boolean;
+  /**
+   * True for an app whose replicas failover moved off the cluster (a failed cluster, a drain): its
+   * objects leaving that cluster are gitfleet's own decision and do not count against the budget,
+   * so a cluster that returns after an outage is cleaned up without a token.
+   */
+  readonly failedOver?: (cluster: string, app: string) => boolean;
 }
 
 export const DEFAULT_MAX_DELETION_PERCENT = 30;
@@ -56,10 +62,11 @@ export function planPrune(
   const candidates = leaving.filter((entry) => settings.appPrunes(entry.app));
   if (candidates.length === 0) return { delete: [], retained };
   const reasons: string[] = [];
-  const share = (candidates.length / inventory.size) * 100;
-  if (share > settings.maxDeletionPercent)
+  const counted = candidates.filter((entry) => !settings.failedOver?.(cluster, entry.app));
+  const share = (counted.length / inventory.size) * 100;
+  if (counted.length > 0 && share > settings.maxDeletionPercent)
     reasons.push(
-      `would delete ${candidates.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
+      `would delete ${counted.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
     );
   const protectedOnes = candidates.filter((entry) => PROTECTED_KINDS.has(groupKindOf(entry)));
   if (protectedOnes.length > 0)

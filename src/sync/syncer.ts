@@ -2,7 +2,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
-import type { RenderedObject } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ClusterSyncResult, notSynced, syncCluster } from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
@@ -20,6 +20,8 @@ export interface SyncTarget {
   readonly objects: readonly RenderedObject[];
   /** Per cluster, the inventory the status branch holds (used when a member lost its own). */
   readonly inventories: ReadonlyMap<string, Inventory>;
+  /** The render's workload decisions: what failover moved decides what may be pruned beyond the budget. */
+  readonly decisions?: readonly WorkloadDecision[];
 }
 
 export interface SyncerOptions {
@@ -58,7 +60,7 @@ export class Syncer {
   /** Queues a sync of every push-mode cluster to the target; returns at once. */
   request(target: SyncTarget): void {
     const desired = desiredByCluster(target.objects, target.model);
-    const prune = pruneSettings(target.model);
+    const prune = pruneSettings(target.model, target.decisions);
     const interpreterFor = interpreterLookup(target.model);
     // Each app's rollout decides which clusters take its current rendering in this round.
     const { holds } =

@@ -123,7 +123,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   await loop.idle();
   await printed;
   output.out(
-    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\ntake a member down: curl -X POST ${members[0]?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":60}' (NotReady after the fleet's clusterHealth thresholds, shown below)\n\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
+    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
   );
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
@@ -137,6 +137,16 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   await printed;
   await Promise.all(members.map((member) => member.close()));
   return ExitCode.Ok;
+}
+
+// How to watch a failover: take down a member that runs web's replicas, for long enough.
+function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[]): string {
+  const web = reconciler.snapshot().state.render.decisions.find((d) => d.app === "web");
+  const target =
+    members.find(
+      (m) => (web?.decision.clusters[m.name] ?? 0) > 0 && m.name !== web?.decision.diagnosis.selected[0],
+    ) ?? members[0];
+  return `failover: take ${target?.name ?? "a member"} down for 3 minutes:\n  curl -X POST ${target?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":180}'\n  it is NotReady after 3 failed probes (2s apart), tainted NoExecute 30s later, and web tolerates that\n  for 30s (example-repo/fleet.yaml clusterHealth, placements/web.yaml failover): then web's replicas\n  move and the failover commit is printed below; when the member returns, nothing moves back.\n`;
 }
 
 async function commitAll(dir: string): Promise<void> {
@@ -261,8 +271,14 @@ class ProgressPrinter {
   async print(report: ControllerReport): Promise<void> {
     if (report.result === "committed") {
       const validity = report.valid ? "valid" : `invalid: ${report.errors} errors, see status/source.yaml`;
+      const message = report.statusCommit
+        ? (await git.readCommit({ fs, dir: this.repoDir, oid: report.statusCommit })).commit.message
+        : "";
+      // A failover commit tells what moved and why; a reconcile names the source commit.
       this.output.out(
-        `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
+        message.startsWith("failover:")
+          ? `\n${message.split("\n\n")[0]} (gitfleet/status ${report.statusCommit?.slice(0, 7)})\n`
+          : `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
       );
       if (report.valid) this.output.out(await desiredReplicas(this.repoDir));
       this.converged = false;

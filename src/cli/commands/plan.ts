@@ -73,7 +73,7 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
     output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
   }
-  const plan = planChange(baseRender, headRender, pruneSettings(head.model));
+  const plan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));
   const text =
     options.format === "json"
       ? `${JSON.stringify(plan, null, 2)}\n`
