@@ -22,13 +22,14 @@ export class RolloutPlanner {
     model: FleetModel,
     results: ReadonlyMap<string, ClusterSyncResult>,
     now: number,
+    movingOff: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
   ): { holds: Holds; halted: Map<string, string> } {
     const holds: Holds = new Map();
     const halted = new Map<string, string>();
     for (const [app, byCluster] of appsByCluster(desired)) {
       const spec = rolloutOf(app, byCluster, model);
       if (!spec) continue;
-      const gate = this.gate(app, byCluster, spec, model, results, now);
+      const gate = this.gate(app, byCluster, spec, { model, results, now, movingOff: movingOff.get(app) });
       for (const [cluster, reason] of gate.held) {
         const apps = holds.get(cluster) ?? new Map<string, string>();
         apps.set(app, reason);
@@ -44,14 +45,20 @@ export class RolloutPlanner {
     app: string,
     byCluster: ReadonlyMap<string, readonly DesiredObject[]>,
     spec: RolloutSpec,
-    model: FleetModel,
-    results: ReadonlyMap<string, ClusterSyncResult>,
-    now: number,
+    where: {
+      model: FleetModel;
+      results: ReadonlyMap<string, ClusterSyncResult>;
+      now: number;
+      movingOff: ReadonlySet<string> | undefined;
+    },
   ): ReturnType<typeof rolloutGate> {
+    const { model, results, now } = where;
     const order = rolloutOrder(model.clusters, [...byCluster.keys()], spec);
     const states = new Map<string, ClusterRolloutState>();
-    for (const cluster of order)
-      states.set(cluster, this.state(app, cluster, byCluster.get(cluster) ?? [], results.get(cluster), now));
+    for (const cluster of order) {
+      const state = this.state(app, cluster, byCluster.get(cluster) ?? [], results.get(cluster), now);
+      states.set(cluster, where.movingOff?.has(cluster) ? { ...state, passedOver: true } : state);
+    }
     const gate = rolloutGate(order, spec, states, spec.timeout ? parseDuration(spec.timeout) : undefined);
     for (const cluster of gate.allowed) {
       const key = `${app} ${cluster} ${digestOf(byCluster.get(cluster) ?? [])}`;
@@ -69,7 +76,8 @@ export class RolloutPlanner {
     result: ClusterSyncResult | undefined,
     now: number,
   ): ClusterRolloutState {
-    if (!result?.reachable) return { updated: false, healthy: false };
+    if (!result) return { updated: false, healthy: false };
+    if (!result.reachable) return { updated: false, healthy: false, passedOver: true };
     const entries = [...result.inventory.values()].filter((e) => e.app === app);
     const wanted = new Map(objects.map((o) => [o.identity, o.digest]));
     const updated =

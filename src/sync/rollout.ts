@@ -9,6 +9,11 @@ export interface ClusterRolloutState {
   readonly healthy: boolean;
   /** Milliseconds the cluster has been updating (allowed, not yet updated and Healthy); absent when not. */
   readonly updatingForMs?: number;
+  /**
+   * The rollout does not wait for this cluster: its member did not answer the last sync (it takes the
+   * change when it returns), or failover is moving the app off it.
+   */
+  readonly passedOver?: boolean;
 }
 
 /** Which clusters may take an app's current rendering now, and why the others wait. */
@@ -51,14 +56,18 @@ export function maxUnavailable(value: number | string | undefined, total: number
  * Which clusters may take the app's current rendering. Serial: clusters in order, each only once the
  * one before holds it and is Healthy. Parallel: every cluster that holds it already, plus at most
  * maxUnavailableClusters updating at once. A cluster updating for longer than the timeout halts the
- * rollout: the clusters after it wait until a new commit supersedes this one. Pure.
+ * rollout: the clusters after it wait until a new commit supersedes this one. Unreachable clusters
+ * and those failover moves the app off are passed over: waiting for them would hold back the very
+ * replicas that replace theirs. Pure.
  */
 export function rolloutGate(
-  order: readonly string[],
+  fullOrder: readonly string[],
   spec: RolloutSpec,
   states: ReadonlyMap<string, ClusterRolloutState>,
   timeoutMs: number | undefined,
 ): RolloutGate {
+  const passedOver = fullOrder.filter((c) => states.get(c)?.passedOver === true);
+  const order = fullOrder.filter((c) => states.get(c)?.passedOver !== true);
   const settled = (c: string) => states.get(c)?.updated === true && states.get(c)?.healthy === true;
   const overdue = order.find(
     (c) => !settled(c) && timeoutMs !== undefined && (states.get(c)?.updatingForMs ?? 0) > timeoutMs,
@@ -73,6 +82,7 @@ export function rolloutGate(
           maxUnavailable(spec.maxUnavailableClusters, order.length),
           overdue,
         );
+  for (const cluster of passedOver) gate.allowed.add(cluster);
   return { ...gate, ...(overdue ? { halted: overdue } : {}) };
 }
 

@@ -66,7 +66,13 @@ export class Syncer {
     const { holds } =
       this.options.rollout === false
         ? { holds: new Map<string, Map<string, string>>() }
-        : this.rollout.plan(desired, target.model, this.results, Date.now());
+        : this.rollout.plan(
+            desired,
+            target.model,
+            this.results,
+            Date.now(),
+            movingOff(target.decisions ?? []),
+          );
     const syncedAs = (cluster: string) => ({ cluster, sourceCommit: target.sourceCommit });
     const inventoryOf = (cluster: string) => target.inventories.get(cluster) ?? new Map();
     for (const connection of this.options.connect(target.model)) {
@@ -245,4 +251,18 @@ class Slots {
     if (next) next();
     else this.free++;
   }
+}
+
+// Per app, the clusters failover is moving it off (old replicas kept there, or capacity capped):
+// its rollout does not wait for them.
+function movingOff(decisions: readonly WorkloadDecision[]): Map<string, Set<string>> {
+  const apps = new Map<string, Set<string>>();
+  for (const d of decisions) {
+    const clusters = [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])].map((k) => k.cluster);
+    if (clusters.length === 0) continue;
+    const set = apps.get(d.app) ?? new Set<string>();
+    for (const cluster of clusters) set.add(cluster);
+    apps.set(d.app, set);
+  }
+  return apps;
 }

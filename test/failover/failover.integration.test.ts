@@ -74,6 +74,9 @@ spec:
     application:
       unschedulableSeconds: 1
       coolDownSeconds: 600
+  rollout:
+    strategy: Serial
+    order: [west, east, north]
 `;
 
 function fleetRepo(overrides: Record<string, string> = {}) {

@@ -239,6 +239,20 @@ describe("cluster failover in the render", () => {
     expect(webOf(render).decision.diagnosis.unschedulableReason).toContain("no cluster");
   });
 
+  it("shrinks nothing anywhere when the Placement cannot be met without the failed cluster", () => {
+    const placed = fleet(
+      `  spreadConstraints:\n    - spreadByField: provider\n      minGroups: 3\n${DIVIDED}  failover:\n    cluster:\n      tolerationSeconds: 0\n`,
+    );
+    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    expect(renderedReplicas(first)).toEqual({ east: 2, north: 2, west: 2 });
+    const now = T0 + 120_000;
+    const render = renderFleet(placed, first, undefined, observe(now, westDown(now, T0, T0 + 60_000)));
+    expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
+    expect(webOf(render).decision.unschedulable).toBe(6);
+    expect(webOf(render).decision.diagnosis.unschedulableReason).toMatch(/provider/);
+    expect(clustersWith(render, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north", "west"]);
+  });
+
   it("never moves more than the Placement allows: a cluster's maxReplicas caps what it takes", () => {
     const placed = fleet(
       `  replicaScheduling:\n    type: Divided\n    clusterLimits:\n      - targetCluster:\n          clusterNames: [east]\n        maxReplicas: 2\n  failover:\n    cluster:\n      tolerationSeconds: 0\n`,

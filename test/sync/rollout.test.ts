@@ -18,6 +18,24 @@ const ORDER = ["a", "b", "c", "d"];
 
 describe("Serial rollout", () => {
   const serial = { strategy: "Serial" as const };
+  it("passes over an unreachable cluster (or one failover moves the app off)", () => {
+    const gate = rolloutGate(
+      ORDER,
+      serial,
+      states({ a: { updated: false, healthy: false, passedOver: true }, b: state(true, true) }),
+      undefined,
+    );
+    expect([...gate.allowed].sort()).toEqual(["a", "b", "c"]);
+    expect(Object.fromEntries(gate.held)).toEqual({ d: "waiting for c to be Healthy" });
+    const parallel = rolloutGate(
+      ORDER,
+      { strategy: "Parallel", maxUnavailableClusters: 1 },
+      states({ a: { updated: false, healthy: false, passedOver: true } }),
+      undefined,
+    );
+    expect([...parallel.allowed].sort()).toEqual(["a", "b"]);
+  });
+
   it.each([
     ["nothing updated: only the first", {}, ["a"], { b: "waiting for a to be Healthy" }],
     [

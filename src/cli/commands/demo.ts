@@ -141,10 +141,16 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
 
 // How to watch a failover: take down a member that runs web's replicas, for long enough.
 function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[]): string {
-  const web = reconciler.snapshot().state.render.decisions.find((d) => d.app === "web");
+  const { render, model } = reconciler.snapshot().state;
+  const web = render.decisions.find((d) => d.app === "web");
+  const region = (name: string) => model?.clusters.find((c) => c.metadata.name === name)?.spec.region;
+  const runsWeb = (name: string) => (web?.decision.clusters[name] ?? 0) > 0;
+  // One whose region keeps another of web's clusters, so that web's spread constraint still holds.
   const target =
     members.find(
-      (m) => (web?.decision.clusters[m.name] ?? 0) > 0 && m.name !== web?.decision.diagnosis.selected[0],
+      (m) =>
+        runsWeb(m.name) &&
+        members.some((o) => o !== m && runsWeb(o.name) && region(o.name) === region(m.name)),
     ) ?? members[0];
   return `failover: take ${target?.name ?? "a member"} down for 3 minutes:\n  curl -X POST ${target?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":180}'\n  it is NotReady after 3 failed probes (2s apart), tainted NoExecute 30s later, and web tolerates that\n  for 30s (example-repo/fleet.yaml clusterHealth, placements/web.yaml failover): then web's replicas\n  move and the failover commit is printed below; when the member returns, nothing moves back.\n`;
 }
