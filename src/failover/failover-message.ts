@@ -42,7 +42,7 @@ export function failoverMessage(input: FailoverMessageInput): string {
       ? `failover: ${subjectParts.join("; ")}`
       : body.length > 0
         ? `failover: ${body[0]}`
-        : `failover: ${summary.apps.length} apps rendered again after new observations`;
+        : `failover: ${listed(summary.apps)}: status updated after new observations (no replica moved)`;
   if (subject === `failover: ${body[0]}`) body.shift();
   const lines =
     body.length > MAX_BODY_LINES
@@ -147,7 +147,24 @@ function conditionChanges(input: FailoverMessageInput): { prefix: string; text: 
         text: `${prefix}${condition.reason ?? "NotReady"}: its replicas stay, it takes no new ones`,
       });
     if (before && !after && condition.ready)
-      changes.push({ prefix, text: `${prefix}Ready again; nothing moves back` });
+      changes.push({
+        prefix,
+        // The Placement may still ask for replicas there (clusterLimits minReplicas): then the move says so.
+        text: gainsOn(cluster, input) ? `${prefix}Ready again` : `${prefix}Ready again; nothing moves back`,
+      });
   }
   return changes;
+}
+
+function gainsOn(cluster: string, input: FailoverMessageInput): boolean {
+  const before = new Map(input.before.decisions.map((d) => [d.identity, d]));
+  return input.after.decisions.some(
+    (d) => (d.decision.clusters[cluster] ?? 0) > (before.get(d.identity)?.decision.clusters[cluster] ?? 0),
+  );
+}
+
+function listed(apps: readonly string[]): string {
+  return apps.length <= 3
+    ? apps.join(", ")
+    : `${apps.slice(0, 3).join(", ")} and ${apps.length - 3} more apps`;
 }

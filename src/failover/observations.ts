@@ -22,6 +22,8 @@ export interface ObservedReplicas {
   readonly unschedulable: number;
   /** Since when (ms) some of its pods have been unschedulable without a break, when they are. */
   readonly unschedulableSince?: number;
+  /** A HorizontalPodAutoscaler in the member owns the count: `desired` is the HPA's, not gitfleet's. */
+  readonly scaledByHpa?: boolean;
 }
 
 /** Everything observed that failover decisions read, and the time they are made at. */

@@ -68,6 +68,7 @@ function fromResults(input: WorkloadReports, seen: Seen): void {
           desired: o.desiredReplicas,
           ready: o.readyReplicas ?? 0,
           unschedulable: o.unschedulableReplicas ?? 0,
+          ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
         });
 }
 

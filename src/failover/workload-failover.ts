@@ -251,7 +251,10 @@ function purged(
   return replacementsReady(kept.cluster, subject.observed, decision);
 }
 
-/** Every other cluster that holds replicas reports the count it is asked for, all ready. */
+/**
+ * Every other cluster that holds replicas reports the count it is asked for, all ready; where a
+ * member's HorizontalPodAutoscaler owns the count, all of the HPA's replicas ready.
+ */
 export function replacementsReady(
   cluster: string,
   observed: ReadonlyMap<string, ObservedReplicas>,
@@ -260,6 +263,7 @@ export function replacementsReady(
   return Object.entries(decision.clusters).every(([name, count]) => {
     if (name === cluster || count === 0) return true;
     const seen = observed.get(name);
+    if (seen?.scaledByHpa) return seen.ready >= seen.desired;
     return seen !== undefined && seen.desired === count && seen.ready >= count;
   });
 }

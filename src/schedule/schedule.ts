@@ -119,7 +119,9 @@ interface FilterSubject {
   readonly remembered: (FilterResult | undefined)[];
 }
 
-// The first filter that removes the cluster wins; one that only forbids growth freezes a cluster that holds replicas.
+// The first filter that removes the cluster wins; one that only forbids growth freezes a cluster that
+// holds replicas, and removes one that holds none unless a later filter removes it outright (that
+// reason is the stronger one: a NotReady cluster the replicas left says NoExecute, not "not ready").
 function runFilters(context: SchedulingContext, subject: FilterSubject, profile: Profile): Verdict {
   const { cluster, current, remembered } = subject;
   const plugins = profile.filter;
@@ -132,10 +134,11 @@ function runFilters(context: SchedulingContext, subject: FilterSubject, profile:
     if (result.status === "Success") continue;
     if (result.status === "Error")
       return { error: `${plugin.name}: cluster ${cluster.name}: ${result.message}` };
-    if (!result.keepsExisting || current === 0) return { removed: result.reason };
+    if (!result.keepsExisting) return { removed: result.reason };
     frozen ??= result.reason;
   }
-  return frozen === undefined ? PASSED : { frozen };
+  if (frozen === undefined) return PASSED;
+  return current === 0 ? { removed: frozen } : { frozen };
 }
 
 function rankCandidates(

@@ -66,6 +66,8 @@ export interface ObjectResult {
   readonly readyReplicas?: number;
   /** For workloads short of ready replicas: their pods Pending as Unschedulable (application failover). */
   readonly unschedulableReplicas?: number;
+  /** A HorizontalPodAutoscaler in the member owns the replicas: desiredReplicas is its count, not gitfleet's. */
+  readonly scaledByHpa?: boolean;
   /** Why the object waits (the app's rollout has not reached this cluster). */
   readonly held?: string;
 }
@@ -143,7 +145,9 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   const namespaceErrors = await ensureNamespaces(client, input.desired, held);
   const applied = (await applyAll(input, inventory, seen.live, seen.targets)).map((o) => {
     const namespaceError = o.action === "failed" ? namespaceErrors.get(o.identity) : undefined;
-    return namespaceError ? { ...o, error: namespaceError } : o;
+    const scaled =
+      seen.targets.has(o.identity) && o.desiredReplicas !== undefined ? { scaledByHpa: true } : {};
+    return namespaceError ? { ...o, ...scaled, error: namespaceError } : { ...o, ...scaled };
   });
   const objects = await withUnschedulable(client, input.desired, applied);
   // What a held app ran before stays until its rollout reaches this cluster.

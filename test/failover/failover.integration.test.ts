@@ -184,6 +184,29 @@ describe("failover on simulated members", () => {
     expect(condition.ready).toBe(true);
   });
 
+  it("continues a failover after a controller restart, from the status branch", async () => {
+    createRepo(fleet.dir, fleetRepo());
+    const first = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(first, () => allReady({ east: 2, west: 2, north: 2 }));
+    await member("west").faults.down();
+    await until(first, () => keeping().length > 0);
+    first.controller.stop();
+    // A new controller knows nothing in memory: the condition, the move and the kept replicas come from Git.
+    const second = await pushController(fleet.dir, fleet.kubeconfig);
+    const seen = new Set<string>();
+    await until(
+      second,
+      async () => (await allReady({ east: 3, north: 3 })) && keeping().length === 0,
+      async () => {
+        seen.add(JSON.stringify(decided()));
+      },
+    );
+    expect(seen).toEqual(new Set([JSON.stringify({ east: 3, north: 3 })]));
+    expect(subjects().filter((s) => s.includes("Ready again"))).toEqual([]);
+    const condition = asMap(asMap(statusFile(fleet.dir, "status/clusters/west.yaml").observed).condition);
+    expect(condition).toMatchObject({ ready: false, reason: "Unreachable" });
+  });
+
   it("moves replicas a member cannot schedule (its nodes lost) after unschedulableSeconds", async () => {
     createRepo(fleet.dir, fleetRepo());
     const controller = await pushController(fleet.dir, fleet.kubeconfig);

@@ -176,6 +176,30 @@ describe("cluster failover in the render", () => {
       expect(clustersWith(render, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north"]);
     });
 
+    it("counts replacements ready where a member's HPA owns the count and has it all ready", () => {
+      const now = at + 30_000;
+      const hpa = (desired: number, readyCount: number): ObservedReplicas => ({
+        desired,
+        ready: readyCount,
+        unschedulable: 0,
+        scaledByHpa: true,
+      });
+      const waiting = renderFleet(
+        model,
+        failed,
+        undefined,
+        observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 1), north: hpa(2, 2) }),
+      );
+      expect(renderedReplicas(waiting)).toEqual({ east: 3, north: 3, west: 2 });
+      const done = renderFleet(
+        model,
+        failed,
+        undefined,
+        observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 2), north: hpa(2, 2) }),
+      );
+      expect(renderedReplicas(done)).toEqual({ east: 3, north: 3 });
+    });
+
     it("drops them after gracePeriodSeconds even when the replacements never become ready", () => {
       const now = at + 600_000;
       const render = renderFleet(model, failed, undefined, observe(now, westDown(now, T0, noExecuteAt)));

@@ -24,7 +24,7 @@ function edit(path: string, change: (text: string) => string): void {
   writeFileSync(file, change(readFileSync(file, "utf8")));
 }
 
-function plan(head: string, format = "text") {
+function plan(head: string, format = "text", base = "main") {
   const result = spawnSync(
     process.execPath,
     [
@@ -33,7 +33,7 @@ function plan(head: string, format = "text") {
       "--repo",
       repo,
       "--base",
-      "main",
+      base,
       "--head",
       head,
       "--format",
@@ -42,6 +42,10 @@ function plan(head: string, format = "text") {
     { encoding: "utf8" },
   );
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function gitfleet(...args: string[]) {
+  return spawnSync(process.execPath, [join(root, "bin/gitfleet.js"), ...args], { encoding: "utf8" });
 }
 
 // Each scenario is a branch off main with one commit.
@@ -142,5 +146,45 @@ describe("gitfleet plan", () => {
     const { code, stderr } = plan("no-such-branch");
     expect(stderr).toContain('unknown revision "no-such-branch"');
     expect(code).toBe(1);
+  });
+});
+
+describe("gitfleet plan on top of the status branch", () => {
+  it("plans a drain from what the clusters run: a cordoned cluster's replicas move, and stay until the new ones are ready", () => {
+    // aws-use1 is cordoned, then drained by the next pull request.
+    sh(["checkout", "-q", "-b", "cordon", "main"]);
+    edit("clusters/aws-use1.yaml", (t) =>
+      t.replace("  zone: us-east-1a\n", "  zone: us-east-1a\n  unschedulable: true\n"),
+    );
+    sh(["commit", "-q", "-am", "cordon aws-use1"]);
+    sh(["checkout", "-q", "-b", "drain", "cordon"]);
+    edit("clusters/aws-use1.yaml", (t) =>
+      t.replace("  unschedulable: true\n", "  unschedulable: true\n  drain: true\n"),
+    );
+    sh(["commit", "-q", "-am", "drain aws-use1"]);
+    sh(["checkout", "-q", "main"]);
+    // Without a status branch the base is rendered afresh: a cordoned cluster with no replicas, nothing to move.
+    expect(plan("drain", "text", "cordon").stdout).not.toContain("web (app web)");
+    // The controller reconciled main, then the cordon: aws-use1 kept web's replicas.
+    for (const branch of ["main", "cordon"])
+      expect(
+        gitfleet(
+          "reconcile",
+          "--repo",
+          repo,
+          "--branch",
+          branch,
+          "--once",
+          "--no-sync",
+          "--log-level",
+          "error",
+        ).status,
+      ).toBe(0);
+    const { stdout, code } = plan("drain", "text", "cordon");
+    expect(code).toBe(2);
+    expect(stdout).toMatch(/Deployment shop\/web \(app web\): aws-use1 \d+ → 0/);
+    expect(stdout).toMatch(
+      /! Deployment shop\/web no longer placed here: untolerated taint \{gitfleet.io\/drain:NoExecute\}; its \d+ replicas stay until the new ones are ready elsewhere \(purgeMode Gracefully\)/,
+    );
   });
 });

@@ -143,8 +143,10 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
 function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[]): string {
   const { render, model } = reconciler.snapshot().state;
   const web = render.decisions.find((d) => d.app === "web");
+  const api = render.decisions.find((d) => d.app === "storefront-api");
   const region = (name: string) => model?.clusters.find((c) => c.metadata.name === name)?.spec.region;
-  const runsWeb = (name: string) => (web?.decision.clusters[name] ?? 0) > 0;
+  const runsWeb = (name: string) =>
+    (web?.decision.clusters[name] ?? 0) > 0 && (api?.decision.clusters[name] ?? 0) > 0;
   // One whose region keeps another of web's clusters, so that web's spread constraint still holds.
   const target =
     members.find(
@@ -152,7 +154,13 @@ function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[
         runsWeb(m.name) &&
         members.some((o) => o !== m && runsWeb(o.name) && region(o.name) === region(m.name)),
     ) ?? members[0];
-  return `failover: take ${target?.name ?? "a member"} down for 3 minutes:\n  curl -X POST ${target?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":180}'\n  it is NotReady after 3 failed probes (2s apart), tainted NoExecute 30s later, and web tolerates that\n  for 30s (example-repo/fleet.yaml clusterHealth, placements/web.yaml failover): then web's replicas\n  move and the failover commit is printed below; when the member returns, nothing moves back.\n`;
+  return `failover: take ${target?.name ?? "a member"} down for 3 minutes:
+  curl -X POST ${target?.url ?? ""}/_gitfleet/faults -d '{"downForSeconds":180}'
+  it is NotReady after 3 failed probes (2s apart) and tainted NoExecute 30s later (example-repo/fleet.yaml
+  clusterHealth); storefront-api and web tolerate that for 30s (their Placements' failover), then their
+  replicas move — the failover commit is printed below. web's count in each member is its HPA's; the
+  old replicas go once the new ones are ready. When the member returns, nothing moves back.
+`;
 }
 
 async function commitAll(dir: string): Promise<void> {

@@ -1,12 +1,17 @@
 import { Command, Option } from "commander";
 import { readTreeAtRevision } from "../../git/read-tree.js";
+import type { FileTree } from "../../model/file-tree.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import { formatValidationReport } from "../../model/summary.js";
+import type { FleetModel } from "../../model/types.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planChange } from "../../plan/plan.js";
+import { restoreState } from "../../reconcile/restore-state.js";
+import { SOURCE_STATUS_PATH } from "../../reconcile/status-files.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { type RenderResult, renderFleet } from "../../render/render-fleet.js";
 import { pruneSettings } from "../../sync/desired-objects.js";
+import { splitObserved } from "../../sync/observed-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -15,6 +20,7 @@ interface PlanOptions {
   readonly base: string;
   readonly head: string;
   readonly format: "text" | "markdown" | "json";
+  readonly statusBranch: string;
 }
 
 const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
@@ -33,6 +39,11 @@ export function registerPlan(
       .requiredOption("--repo <dir>", "the fleet repo (a work tree or a bare repository)")
       .requiredOption("--base <rev>", "the revision the clusters run now (branch, tag or commit)")
       .requiredOption("--head <rev>", "the proposed revision")
+      .option(
+        "--status-branch <branch>",
+        "where gitfleet records what the clusters run (failover moves, cordoned clusters' replicas): the base is planned on top of it when it exists",
+        "gitfleet/status",
+      )
       .addOption(
         new Option("--format <format>", "output format")
           .choices(["text", "markdown", "json"])
@@ -67,7 +78,8 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
   const base = loadFleet(baseTree);
   if (!base.model)
     output.err(`gitfleet: the base revision ${options.base} is invalid; planning against an empty fleet\n`);
-  const baseRender = base.model ? renderFleet(base.model) : EMPTY;
+  const running = base.model ? await statusRender(options, baseTree, base.model) : undefined;
+  const baseRender = base.model ? renderFleet(base.model, running) : EMPTY;
   const headRender = renderFleet(head.model, baseRender);
   if (headRender.errors.length > 0) {
     output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
@@ -82,4 +94,20 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
         : formatPlanText(plan);
   output.out(text);
   return plan.changed ? ExitCode.Changes : ExitCode.Ok;
+}
+
+// What the status branch says the clusters run, when the repository has one: cordoned clusters keep
+// their replicas, failover's moves and kept replicas hold — so the plan is exactly what will happen.
+async function statusRender(
+  options: PlanOptions,
+  baseTree: FileTree,
+  model: FleetModel,
+): Promise<RenderResult | undefined> {
+  const tree = await readTreeAtRevision(options.repo, options.statusBranch).catch(() => undefined);
+  if (!tree) return undefined;
+  const files = new Map<string, string>();
+  for (const [path, bytes] of tree)
+    if (path.startsWith("rendered/") || path.startsWith("status/apps/") || path === SOURCE_STATUS_PATH)
+      files.set(path, splitObserved(new TextDecoder().decode(bytes)).base);
+  return restoreState(files, baseTree, model).render;
 }
