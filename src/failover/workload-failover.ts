@@ -184,13 +184,20 @@ function keptAfter(
     const waits = kept.purgeMode !== "Directly" && (subject.divided || kept.purgeMode === "Never");
     if (waits || decision.unschedulable > 0) keeping.set(move.cluster, kept);
   }
-  // A failover the Placement cannot satisfy elsewhere (capacity, spread constraints) shrinks nothing:
-  // every cluster keeps what it runs until the replicas can go somewhere.
-  if (moves.length > 0 && decision.unschedulable > 0)
-    for (const [cluster, replicas] of Object.entries(subject.current))
-      if (replicas > (decision.clusters[cluster] ?? 0) && !keeping.has(cluster))
-        keeping.set(cluster, keptFor(cluster, replicas, "Gracefully", subject.placement, subject.now));
+  if (moves.length > 0 && decision.unschedulable > 0) shrinkNothing(subject, decision, keeping);
   return [...keeping.values()];
+}
+
+// A failover the Placement cannot satisfy elsewhere (capacity, spread constraints) shrinks nothing:
+// every cluster keeps what it runs until the replicas can go somewhere.
+function shrinkNothing(
+  subject: FailoverSubject,
+  decision: ScheduleDecision,
+  keeping: Map<string, KeptReplicas>,
+): void {
+  for (const [cluster, replicas] of Object.entries(subject.current))
+    if (replicas > (decision.clusters[cluster] ?? 0) && !keeping.has(cluster))
+      keeping.set(cluster, keptFor(cluster, replicas, "Gracefully", subject.placement, subject.now));
 }
 
 type Move = MovedOff & { readonly purgeMode: PurgeMode };
