@@ -6,6 +6,8 @@ export interface FleetSize {
   readonly clusters: number;
   /** Place each app on this many named clusters instead of a shard of an eighth of the fleet. */
   readonly clustersPerApp?: number;
+  /** Seconds each Placement tolerates a NotReady cluster's NoExecute taint (failover.cluster.tolerationSeconds). */
+  readonly failoverTolerationSeconds?: number;
 }
 
 const REGIONS = ["us-east", "us-west", "eu-west", "eu-central", "ap-south"];
@@ -149,8 +151,13 @@ metadata:
   name: ${name}
 spec:
   apps: [${name}]
-${affinity(a, size)}${scheduling}`,
+${affinity(a, size)}${scheduling}${failover(size)}`,
   };
+}
+
+function failover(size: FleetSize): string {
+  const seconds = size.failoverTolerationSeconds;
+  return seconds === undefined ? "" : `  failover:\n    cluster:\n      tolerationSeconds: ${seconds}\n`;
 }
 
 function affinity(a: number, size: FleetSize): string {

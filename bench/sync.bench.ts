@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { syncingController } from "../src/controller/syncing-controller.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
 import { createLogger } from "../src/log/logger.js";
+import type { WorkloadDecision } from "../src/render/render-fleet.js";
 import type { ClusterSyncResult } from "../src/sync/cluster-sync.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
@@ -32,7 +34,7 @@ default:
 
 const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-sync-"));
 const fleet = join(dir, "fleet");
-const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
+const tree = generateFleet({ apps, clusters, clustersPerApp: 2, failoverTolerationSeconds: 5 });
 commitFleet(fleet, tree);
 writeFileSync(join(dir, "profile.yaml"), PROFILE);
 const kubeconfig = join(dir, "kubeconfig");
@@ -71,7 +73,7 @@ const reconciler = new Reconciler({
   controllerId: "bench",
   logger,
 });
-const { syncer, controller } = syncingController(reconciler, {
+const { syncer, controller, prober } = syncingController(reconciler, {
   connections: { kubeconfig, env: {} },
   logger,
   statusIntervalMs: 0,
@@ -117,6 +119,96 @@ async function throughToHealthy(label: string): Promise<void> {
   );
 }
 
+/**
+ * A member stops answering (closed port, through the simulator's fault endpoint): the time until it
+ * is NotReady, until the failover commit, and until every replica of the Divided apps it ran is
+ * ready in the other clusters; the failover reconcile's duration (a full render of the fleet).
+ */
+async function failoverPhase(): Promise<void> {
+  writeFileSync(join(fleet, "fleet.yaml"), FAILOVER_FLEET_YAML);
+  git(fleet, "add", "fleet.yaml");
+  git(fleet, "commit", "-q", "-m", "probe every second, NoExecute after 5s");
+  await throughToHealthy("fleet.yaml: clusterHealth for the failover run");
+  // Every tenth app is Divided, and those run on cluster-0000 (staging) and cluster-0003.
+  const victim = "cluster-0003";
+  const state = reconciler.snapshot().state;
+  const moving = state.render.decisions.filter(
+    (d) =>
+      (d.decision.clusters[victim] ?? 0) > 0 && Object.keys(d.decision.clusters).length > 1 && d.replicas > 0,
+  );
+  const divided = moving.filter(
+    (d) => Object.values(d.decision.clusters).reduce((a, b) => a + b, 0) === d.replicas,
+  );
+  const url = memberUrl(victim);
+  await fetch(`${url}/_gitfleet/faults`, { method: "POST", body: JSON.stringify({ downForSeconds: 600 }) });
+  const down = performance.now();
+  let notReady: number | undefined;
+  let moved: number | undefined;
+  let failoverReconcileMs = 0;
+  let ready: number | undefined;
+  while (ready === undefined && performance.now() - down < 120_000) {
+    await prober.probeOnce();
+    if (notReady === undefined && prober.conditions().get(victim)?.health.ready === false)
+      notReady = performance.now();
+    controller.resyncSoon();
+    const report = await controller.reconcile();
+    if (moved === undefined && report.result === "committed" && failoverMoved(divided, victim)) {
+      moved = performance.now();
+      failoverReconcileMs = (report.durationsMs.reconcile ?? 0) + (report.durationsMs.write ?? 0);
+    }
+    await syncer.idle();
+    await controller.flush();
+    if (moved !== undefined && replacementsReady(divided, victim)) ready = performance.now();
+    else await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const at = (t: number | undefined) => (t === undefined ? "never" : `${((t - down) / 1000).toFixed(1)} s`);
+  process.stdout.write(
+    `  failover: ${victim} down (probe every 1s, failureThreshold 3, noExecuteAfter 5s, tolerationSeconds 5); ${divided.length} Divided workloads to move\n` +
+      `    NotReady after                          ${at(notReady)}\n` +
+      `    failover commit after                   ${at(moved)} (render and write ${failoverReconcileMs.toFixed(0)} ms)\n` +
+      `    all their replicas ready elsewhere after ${at(ready)}\n`,
+  );
+}
+
+const FAILOVER_FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: bench
+spec:
+  clusterHealth:
+    probeInterval: 1s
+    probeTimeout: 1s
+    failureThreshold: 3
+    successThreshold: 3
+    noExecuteAfter: 5s
+`;
+
+function memberUrl(cluster: string): string {
+  const config = parse(readFileSync(kubeconfig, "utf8")) as {
+    clusters: { name: string; cluster: { server: string } }[];
+  };
+  const found = config.clusters.find((c) => c.name === cluster);
+  if (!found) throw new Error(`no ${cluster} in the simulator's kubeconfig`);
+  return found.cluster.server;
+}
+
+// Every workload that ran on the victim has left it in the render.
+function failoverMoved(workloads: readonly WorkloadDecision[], victim: string): boolean {
+  const now = new Map(reconciler.snapshot().state.render.decisions.map((d) => [d.identity, d]));
+  return workloads.every((w) => (now.get(w.identity)?.decision.clusters[victim] ?? 0) === 0);
+}
+
+// Every one of those workloads has its whole total ready in the clusters that answer.
+function replacementsReady(workloads: readonly WorkloadDecision[], victim: string): boolean {
+  const results = [...syncer.latest().values()].filter((r) => r.reachable && r.cluster !== victim);
+  return workloads.every((w) => {
+    const readyCount = results
+      .flatMap((r) => r.objects.filter((o) => o.identity === w.identity))
+      .reduce((sum, o) => sum + (o.readyReplicas ?? 0), 0);
+    return readyCount >= w.replicas;
+  });
+}
+
 try {
   process.stdout.write(
     `\nsync: ${apps} apps on ${clusters} simulated members (each app on 2), members in a separate process\n`,
@@ -134,6 +226,7 @@ try {
   process.stdout.write(
     `  a resync with nothing to change (drift and health check of every object) ${(performance.now() - start).toFixed(0)} ms\n`,
   );
+  await failoverPhase();
   process.stdout.write(`  peak RSS of the controller ${peakRssMiB().toFixed(0)} MiB\n`);
 } finally {
   controller.stop();
