@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { FleetObservations } from "../failover/observations.js";
+import { type FleetObservations, noObservations } from "../failover/observations.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
@@ -197,9 +197,10 @@ export class Reconciler {
     watch: Stopwatch,
   ): Promise<{ outcome: ReconcileOutcome; headTree: string | undefined } | undefined> {
     const state = this.state ?? EMPTY_STATE;
-    const observations = this.observations?.();
+    // Without a source of observations (no sync), the render still needs the time: failover records carry it.
+    const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
     if (state.sourceCommit === head) {
-      if (!observations || !failoverDue(state, observations)) return undefined;
+      if (!this.observations || !failoverDue(state, observations)) return undefined;
       const outcome = failoverStep(state, observations);
       watch.lap("reconcile");
       return { outcome, headTree: this.renderedTree };
@@ -222,7 +223,7 @@ export class Reconciler {
     state: ReconcileState,
     head: string,
     watch: Stopwatch,
-    observations: FleetObservations | undefined,
+    observations: FleetObservations,
   ): Promise<{ outcome: ReconcileOutcome; headTree: string }> {
     const { repo } = this.options;
     const headTree = await repo.treeOf(head);
@@ -251,7 +252,7 @@ export class Reconciler {
       tree,
       changedPaths,
       cache: this.parseCache,
-      ...(observations ? { observations } : {}),
+      observations,
     });
     watch.lap("reconcile");
     return { outcome, headTree };

@@ -14,6 +14,8 @@ export interface FailoverKeys {
   readonly clusters: string;
   /** Per app, the reports and deadlines of the workloads failover watches. */
   readonly apps: ReadonlyMap<string, string>;
+  /** Some cluster is NotReady or carries a health taint. */
+  readonly disturbed: boolean;
 }
 
 /** The keys of a render made with these observations. Pure. */
@@ -51,12 +53,18 @@ export function failoverKeys(
   return {
     clusters: JSON.stringify(clusters),
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
+    disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
 }
 
-/** What to render again when the keys moved: every app when a cluster's condition did, else the apps whose keys differ. */
+/**
+ * What to render again when the keys moved: every app when a cluster's condition did, else the apps
+ * whose keys differ. Without keys from before (a restart), only a disturbed fleet is rendered whole;
+ * a quiet one renders again just the apps failover watches.
+ */
 export function failoverScope(before: FailoverKeys | undefined, after: FailoverKeys): "all" | Set<string> {
-  if (!before || before.clusters !== after.clusters) return "all";
+  if (!before) return after.disturbed ? "all" : new Set(after.apps.keys());
+  if (before.clusters !== after.clusters) return "all";
   const apps = new Set<string>();
   for (const [app, key] of after.apps) if (before.apps.get(app) !== key) apps.add(app);
   for (const app of before.apps.keys()) if (!after.apps.has(app)) apps.add(app);

@@ -92,5 +92,9 @@ describe("the failover step", () => {
     const afterRestart = failoverStep(restored, ready);
     expect(live.message).toBe("failover: web: the 2 old replicas on west are removed");
     expect(afterRestart.changes).toEqual(live.changes);
+    // A restart knows no earlier observations: a quiet fleet is not rendered again, a disturbed one is.
+    const quiet = restoreState(live.state.files, tree, live.state.model);
+    expect(failoverDue(quiet, { now: T0 + 200_000, clusters: new Map(), workloads: new Map() })).toBe(false);
+    expect(failoverDue(quiet, westDown(T0 + 200_000))).toBe(true);
   });
 });
