@@ -8,6 +8,7 @@ import { formatPlanText } from "../../src/plan/format-plan.js";
 import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
+import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 
 // Failover end to end: simulated members with fault injection, the controller probing, reconciling
@@ -35,28 +36,7 @@ spec:
   region: r-${name}
 ${extra}`;
 
-const deployment = (replicas: number) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.0.0
-          resources:
-            requests:
-              cpu: 100m
-              memory: 64Mi
-`;
+const deployment = (replicas: number) => webDeployment(replicas, "100m");
 
 const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
 kind: Placement

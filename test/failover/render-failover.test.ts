@@ -4,7 +4,7 @@ import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { type RenderResult, renderFleet } from "../../src/render/render-fleet.js";
 import type { TimedTaint } from "../../src/schedule/types.js";
-import { minimalFleetWith } from "../helpers/minimal-fleet.js";
+import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
 
 // Failover as the render sees it: a fleet, the previous render, and observations at a time.
 
@@ -21,24 +21,7 @@ spec:
   provider: onprem
   region: eu-north
 `,
-    "apps/web/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 6
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.0.0
-`,
+    "apps/web/deployment.yaml": webDeployment(6),
     "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: Placement
 metadata:

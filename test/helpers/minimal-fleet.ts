@@ -74,6 +74,13 @@ spec:
 `,
 };
 
+/** The minimal fleet's web Deployment with another replica count and CPU request. */
+export function webDeployment(replicas: number, cpu = "250m"): string {
+  return (MINIMAL_FLEET["apps/web/deployment.yaml"] ?? "")
+    .replace("replicas: 4", `replicas: ${replicas}`)
+    .replace("cpu: 250m", `cpu: ${cpu}`);
+}
+
 /** A file's new content: text, raw bytes (for encoding cases), or null to remove the file. */
 export type FileChange = string | Uint8Array | null;
 
