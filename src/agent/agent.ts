@@ -7,6 +7,7 @@ import { createParseCache, loadFleet } from "../model/load-fleet.js";
 import type { FleetModel } from "../model/types.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
+import type { RenderResult } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ClusterSyncResult, syncCluster } from "../sync/cluster-sync.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
@@ -21,6 +22,7 @@ import {
   AGENT_STATUS_CONFIGMAP,
   agentReportPath,
   agentReportText,
+  splitObserved,
   syncCommitMessage,
 } from "../sync/observed-status.js";
 
@@ -74,13 +76,17 @@ export class Agent {
     const model = await this.modelAt(renderedCommit);
     const objects = restoreState(rendered(files, cluster), new Map(), model).render.objects;
     const inventoryText = files.get(inventoryPath(cluster));
+    const knownInventory = inventoryText ? inventoryFromStatus(readEmittedYaml(inventoryText)) : new Map();
+    const leaving = new Set<string>();
+    const here = new Set(objects.map((o) => o.identity));
+    for (const entry of knownInventory.values()) if (!here.has(entry.identity)) leaving.add(entry.app);
     const result = await syncCluster({
       cluster,
       client: this.options.client,
       sourceCommit: renderedCommit,
       desired: desiredByCluster(objects, model).get(cluster) ?? [],
-      prune: pruneSettings(model),
-      knownInventory: inventoryText ? inventoryFromStatus(readEmittedYaml(inventoryText)) : new Map(),
+      prune: pruneSettings(model, await this.decisionsOf(tip, leaving, model)),
+      knownInventory,
       interpreterFor: interpreterLookup(model),
     });
     return { result, report: await this.report(result, tip, files) };
@@ -100,6 +106,26 @@ export class Agent {
       path === agentReportPath(cluster);
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
     return new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+  }
+
+  // The workload decisions of the apps leaving this cluster, from status/apps/: what failover moved
+  // off it is pruned outside the deletion budget, as in push mode.
+  private async decisionsOf(
+    tip: string,
+    apps: ReadonlySet<string>,
+    model: FleetModel,
+  ): Promise<RenderResult["decisions"]> {
+    if (apps.size === 0) return [];
+    const { repo } = this.options;
+    const wanted = (path: string) =>
+      path === "status/" ||
+      path === "status/apps/" ||
+      apps.has(/^status\/apps\/(.+)\.yaml$/.exec(path)?.[1] ?? "");
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
+    const files = new Map(
+      [...raw].map(([path, bytes]) => [path, splitObserved(new TextDecoder().decode(bytes)).base]),
+    );
+    return restoreState(files, new Map(), model).render.decisions;
   }
 
   private async modelAt(commit: string): Promise<FleetModel> {

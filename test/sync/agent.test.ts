@@ -165,4 +165,33 @@ describe("the pull-mode agent", () => {
     );
     expect(Object.keys(await objectsIn(pull.north)).some((k) => k.includes("/cart"))).toBe(false);
   });
+
+  it("prunes what a drain moved off its cluster without a token, once the replacements run elsewhere", async () => {
+    const pull = await setUp("pull");
+    await pull.round();
+    await pull.agent.round();
+    expect(Object.keys(await objectsIn(pull.north)).some((k) => k.includes("/cart"))).toBe(true);
+    // Drain north by commit: cart and jobs leave it, which is far over the 30% deletion budget.
+    const files = fleetWithNorthIn("pull");
+    const north = new TextDecoder().decode(files.get("clusters/north.yaml"));
+    files.set("clusters/north.yaml", new TextEncoder().encode(`${north}  drain: true\n`));
+    commitTree(pull.dir, files, "drain north");
+    let pruned: string[] = [];
+    for (let i = 0; i < 100 && !pruned.includes("apps/Deployment/shop/cart"); i++) {
+      await pull.round();
+      const round = await pull.agent.round();
+      expect(round.result?.pruneBlocked).toBeUndefined();
+      pruned = [
+        ...pruned,
+        ...(round.result?.pruned ?? []).filter((p) => p.outcome === "deleted").map((p) => p.identity),
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(pruned).toEqual(
+      expect.arrayContaining(["apps/Deployment/shop/cart", "apps/Deployment/batch/jobs"]),
+    );
+    expect(
+      Object.keys(await objectsIn(pull.north)).some((k) => k.includes("/cart") || k.includes("/jobs")),
+    ).toBe(false);
+  });
 });
