@@ -1,0 +1,281 @@
+import { parseDuration } from "../model/duration.js";
+import type { Migration, MigrationBatch } from "../model/types.js";
+import type { HealthStatus } from "../sync/health.js";
+
+// A Migration's batches as a state machine, advanced from the source (approvals, rollbacks, batch
+// contents), what the members report, and the time. Pure: the status it returns is written to
+// status/migrations/<name>.yaml and read back, so a restarted controller continues in every state.
+
+export type BatchState =
+  | "Pending"
+  | "WaitingApproval"
+  | "Syncing"
+  | "Observing"
+  | "Succeeded"
+  | "Failed"
+  | "RolledBack";
+
+/** One batch as status/migrations/<name>.yaml records it. */
+export interface BatchStatus {
+  readonly name: string;
+  readonly state: BatchState;
+  /** ISO time of the last state change. */
+  readonly since: string;
+  /** The source commit in which the batch was approved when it started. */
+  readonly approvedIn?: string;
+  /** ISO time the batch's apps were all synced and Healthy: the observation window starts here. */
+  readonly observingSince?: string;
+  /** Why it is in this state (what it waits for, which app failed where). */
+  readonly reason?: string;
+  /** The app/cluster pairs the batch covers, with the health last seen there. */
+  readonly apps: Readonly<Record<string, Readonly<Record<string, HealthStatus>>>>;
+}
+
+/** A Migration's status: its batches, and pairs detached because they left the migration. */
+export interface MigrationStatus {
+  readonly migration: string;
+  readonly batches: readonly BatchStatus[];
+  /** "app/cluster" pairs gitfleet adopted and then detached (rolled back or removed): left alone since. */
+  readonly detached: readonly string[];
+}
+
+/** What the members report for one app in one cluster. */
+export interface PairReport {
+  readonly health: HealthStatus;
+  /** The source commit the cluster runs for the app. */
+  readonly syncedCommit?: string;
+}
+
+/** Everything one step reads. */
+export interface MigrationInput {
+  readonly migration: Migration;
+  readonly previous: MigrationStatus | undefined;
+  /** The valid source commit rendered now (approvals are read from it). */
+  readonly sourceCommit: string;
+  /** The clusters the render places an app on. */
+  readonly clustersOf: (app: string) => readonly string[];
+  /** The members' report for an app in a cluster, if any. */
+  readonly report: (app: string, cluster: string) => PairReport | undefined;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+}
+
+/** What the sync does with an app in a cluster: apply (adopting), leave alone, or detach. */
+export type Gate =
+  | { readonly action: "sync" }
+  | { readonly action: "hold"; readonly reason: string }
+  | { readonly action: "detach"; readonly reason: string };
+
+/** The next status, the gate of every pair the migration covers, and a line per state change. */
+export interface MigrationOutcome {
+  readonly status: MigrationStatus;
+  readonly gates: ReadonlyMap<string, Gate>;
+  readonly changes: readonly string[];
+}
+
+const DEFAULT_OBSERVE_MS = 0;
+
+/** "app/cluster", the key of a pair. */
+export function pairKey(app: string, cluster: string): string {
+  return `${app}/${cluster}`;
+}
+
+/**
+ * Advances a Migration one step. A batch starts (Syncing) only when it is approved in the source and
+ * every batch before it has Succeeded; it observes once all its pairs run the rendered commit and are
+ * Healthy, and succeeds when they stayed so for `observe`. A Degraded pair fails it: with onFailure
+ * Halt the later batches wait; with Rollback its pairs are detached (RolledBack). `rollback: true`
+ * detaches a started batch on purpose, and a pair removed from the migration is detached. Pure.
+ */
+export function advanceMigration(input: MigrationInput): MigrationOutcome {
+  const { migration, previous } = input;
+  const changes: string[] = [];
+  const gates = new Map<string, Gate>();
+  const batches = advanceBatches(input, changes);
+  for (const batch of batches) for (const key of keysOf(batch)) gates.set(key, gateOf(batch, migration));
+  const detached = new Set(previous?.detached ?? []);
+  for (const batch of batches)
+    if (batch.state === "RolledBack") for (const key of keysOf(batch)) detached.add(key);
+  detachRemoved(input, gates, detached, changes);
+  for (const key of detached)
+    if (!gates.has(key))
+      gates.set(key, { action: "hold", reason: `detached by migration ${migration.metadata.name}` });
+  return {
+    status: { migration: migration.metadata.name, batches, detached: [...detached].sort() },
+    gates,
+    changes,
+  };
+}
+
+// Each batch in order; a batch that has not Succeeded holds back every batch after it.
+function advanceBatches(input: MigrationInput, changes: string[]): BatchStatus[] {
+  const { migration, previous } = input;
+  const at = new Date(input.now).toISOString();
+  const batches: BatchStatus[] = [];
+  let blockedBy: string | undefined;
+  for (const batch of migration.spec.batches) {
+    const before = previous?.batches.find((b) => b.name === batch.name);
+    const next = advanceBatch({ batch, before, pairs: pairsOf(batch, input), blockedBy, input, at });
+    if (next.state !== before?.state)
+      changes.push(
+        `${migration.metadata.name}/${batch.name}: ${before?.state ?? "new"} → ${next.state}${next.reason ? ` (${next.reason})` : ""}`,
+      );
+    batches.push(next);
+    if (next.state !== "Succeeded" && blockedBy === undefined) blockedBy = batch.name;
+  }
+  return batches;
+}
+
+// Pairs a started batch covered that no batch covers now were removed from the migration: detach them.
+function detachRemoved(
+  input: MigrationInput,
+  gates: Map<string, Gate>,
+  detached: Set<string>,
+  changes: string[],
+): void {
+  const name = input.migration.metadata.name;
+  for (const old of input.previous?.batches ?? []) {
+    if (!started(old.state)) continue;
+    for (const key of keysOf(old)) {
+      if (gates.has(key) || detached.has(key)) continue;
+      gates.set(key, { action: "detach", reason: `removed from migration ${name}` });
+      detached.add(key);
+      changes.push(`${name}: ${key} removed from the migration: detached`);
+    }
+  }
+}
+
+interface BatchStep {
+  readonly batch: MigrationBatch;
+  readonly before: BatchStatus | undefined;
+  readonly pairs: Record<string, Record<string, HealthStatus>>;
+  readonly blockedBy: string | undefined;
+  readonly input: MigrationInput;
+  readonly at: string;
+}
+
+function advanceBatch(step: BatchStep): BatchStatus {
+  const { batch, before, pairs, input, at } = step;
+  const state = before?.state;
+  const keep = (reason?: string): BatchStatus => ({
+    ...(before as BatchStatus),
+    apps: pairs,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  const enter = (next: BatchState, extra: Partial<BatchStatus> = {}): BatchStatus => ({
+    name: batch.name,
+    state: next,
+    since: at,
+    ...(before?.approvedIn ? { approvedIn: before.approvedIn } : {}),
+    apps: pairs,
+    ...extra,
+  });
+  if (state === "RolledBack") return keep();
+  if (batch.rollback && state !== undefined && started(state))
+    return enter("RolledBack", { reason: "rollback: true in the source" });
+  if (state === "Succeeded" || state === "Failed") return keep();
+  if (state === "Syncing" || state === "Observing") return progress(step, enter, keep);
+  // Not started yet.
+  if (step.blockedBy !== undefined)
+    return state === "Pending" ? keep() : enter("Pending", { reason: `waits for batch ${step.blockedBy}` });
+  if (!batch.approved)
+    return state === "WaitingApproval"
+      ? keep()
+      : enter("WaitingApproval", { reason: "approved: true in a reviewed commit starts it" });
+  return enter("Syncing", { approvedIn: input.sourceCommit, reason: "adopting" });
+}
+
+// A started batch: fails on a Degraded pair, observes once all pairs run the commit Healthy, and
+// succeeds when they stayed so for the observation window.
+function progress(
+  step: BatchStep,
+  enter: (next: BatchState, extra?: Partial<BatchStatus>) => BatchStatus,
+  keep: (reason?: string) => BatchStatus,
+): BatchStatus {
+  const { batch, before, pairs, input, at } = step;
+  const degraded = firstWith(pairs, (h) => h === "Degraded");
+  if (degraded) {
+    const reason = `${degraded} Degraded`;
+    return input.migration.spec.onFailure === "Rollback"
+      ? enter("RolledBack", { reason: `${reason}; onFailure: Rollback` })
+      : enter("Failed", { reason: `${reason}; onFailure: Halt` });
+  }
+  const settled = allSettled(pairs, batch, input);
+  if (before?.state === "Syncing")
+    return settled ? enter("Observing", { observingSince: at }) : keep("adopting");
+  if (!settled) return keep("not every app Healthy");
+  const window = observeMs(batch, input.migration);
+  const since = Date.parse(before?.observingSince ?? at);
+  return input.now - since >= window ? enter("Succeeded") : keep();
+}
+
+function allSettled(
+  pairs: Record<string, Record<string, HealthStatus>>,
+  batch: MigrationBatch,
+  input: MigrationInput,
+): boolean {
+  const keys = Object.entries(pairs).flatMap(([app, clusters]) => Object.keys(clusters).map((c) => [app, c]));
+  return (
+    keys.length > 0 &&
+    batch.apps.length > 0 &&
+    keys.every(([app = "", cluster = ""]) => {
+      const report = input.report(app, cluster);
+      return report?.health === "Healthy" && report.syncedCommit === input.sourceCommit;
+    })
+  );
+}
+
+function observeMs(batch: MigrationBatch, migration: Migration): number {
+  const text = batch.observe ?? migration.spec.observe;
+  return text === undefined ? DEFAULT_OBSERVE_MS : (parseDuration(text) ?? DEFAULT_OBSERVE_MS);
+}
+
+// The pairs a batch covers (its clusters, or everywhere the app is placed), with their health.
+function pairsOf(batch: MigrationBatch, input: MigrationInput): Record<string, Record<string, HealthStatus>> {
+  const pairs: Record<string, Record<string, HealthStatus>> = {};
+  for (const app of batch.apps) {
+    const placed = input.clustersOf(app);
+    const clusters = batch.clusters ? placed.filter((c) => batch.clusters?.includes(c)) : placed;
+    const health: Record<string, HealthStatus> = {};
+    for (const cluster of [...clusters].sort())
+      health[cluster] = input.report(app, cluster)?.health ?? "Unknown";
+    pairs[app] = health;
+  }
+  return pairs;
+}
+
+function gateOf(batch: BatchStatus, migration: Migration): Gate {
+  const name = `${migration.metadata.name}/${batch.name}`;
+  switch (batch.state) {
+    case "Syncing":
+    case "Observing":
+    case "Succeeded":
+    case "Failed":
+      return { action: "sync" };
+    case "RolledBack":
+      return { action: "detach", reason: `batch ${name} rolled back` };
+    case "WaitingApproval":
+      return { action: "hold", reason: `batch ${name} waits for approval` };
+    default:
+      return { action: "hold", reason: `batch ${name} ${batch.reason ?? "has not started"}` };
+  }
+}
+
+function started(state: BatchState): boolean {
+  return state === "Syncing" || state === "Observing" || state === "Succeeded" || state === "Failed";
+}
+
+function keysOf(batch: BatchStatus): string[] {
+  return Object.entries(batch.apps).flatMap(([app, clusters]) =>
+    Object.keys(clusters).map((cluster) => pairKey(app, cluster)),
+  );
+}
+
+function firstWith(
+  pairs: Record<string, Record<string, HealthStatus>>,
+  test: (health: HealthStatus) => boolean,
+): string | undefined {
+  for (const [app, clusters] of Object.entries(pairs))
+    for (const [cluster, health] of Object.entries(clusters)) if (test(health)) return `${app} in ${cluster}`;
+  return undefined;
+}

@@ -1,0 +1,52 @@
+import { asList, asMap, isJsonMap, type Json } from "../model/json.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+import type { HealthStatus } from "../sync/health.js";
+import type { BatchState, BatchStatus, MigrationStatus } from "./migration-state.js";
+
+/** status/migrations/<name>.yaml */
+export function migrationStatusPath(name: string): string {
+  return `status/migrations/${name}.yaml`;
+}
+
+/** The status file's text: byte-stable for the same status. */
+export function migrationStatusText(status: MigrationStatus): string {
+  return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
+}
+
+const STATES: readonly BatchState[] = [
+  "Pending",
+  "WaitingApproval",
+  "Syncing",
+  "Observing",
+  "Succeeded",
+  "Failed",
+  "RolledBack",
+];
+
+/** Reads a status file back; fields it does not know are dropped, a batch with an unknown state is skipped. */
+export function readMigrationStatus(value: unknown): MigrationStatus | undefined {
+  if (!isJsonMap(value) || typeof value.migration !== "string") return undefined;
+  const batches: BatchStatus[] = [];
+  for (const entry of asList(value.batches)) {
+    const batch = asMap(entry);
+    const state = STATES.find((s) => s === batch.state);
+    if (typeof batch.name !== "string" || !state || typeof batch.since !== "string") continue;
+    const apps: Record<string, Record<string, HealthStatus>> = {};
+    for (const [app, clusters] of Object.entries(asMap(batch.apps)))
+      apps[app] = Object.fromEntries(
+        Object.entries(asMap(clusters)).map(([cluster, health]) => [cluster, String(health) as HealthStatus]),
+      );
+    const text = (key: string) => (typeof batch[key] === "string" ? { [key]: batch[key] as string } : {});
+    batches.push({
+      name: batch.name,
+      state,
+      since: batch.since,
+      ...text("approvedIn"),
+      ...text("observingSince"),
+      ...text("reason"),
+      apps,
+    });
+  }
+  const detached = asList(value.detached).filter((d): d is string => typeof d === "string");
+  return { migration: value.migration, batches, detached };
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import {
+  advanceMigration,
+  type MigrationInput,
+  type MigrationStatus,
+  type PairReport,
+} from "../../src/migrate/migration-state.js";
+import { migrationStatusText, readMigrationStatus } from "../../src/migrate/migration-status-file.js";
+import type { Migration, MigrationBatch, MigrationSpec } from "../../src/model/types.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+
+// The Migration state machine: batches started only when approved and the one before Succeeded,
+// observed, failed, rolled back; every step survives a round trip through its status file.
+
+const SOURCE = "a".repeat(40);
+const T0 = Date.parse("2026-11-29T12:00:00Z");
+const MINUTE = 60_000;
+
+function migration(batches: MigrationBatch[], spec: Partial<MigrationSpec> = {}): Migration {
+  return {
+    apiVersion: "gitfleet.io/v1alpha1",
+    kind: "Migration",
+    metadata: { name: "shop-legacy" },
+    spec: { conflictResolution: "Adopt", onFailure: "Halt", observe: "10m", batches, ...spec },
+    origin: { file: "migrations/shop-legacy.yaml" },
+  } as unknown as Migration;
+}
+
+const BATCHES = (approved: [boolean, boolean, boolean]): MigrationBatch[] => [
+  { name: "test", apps: ["checkout", "catalog"], clusters: ["test-1"], approved: approved[0] },
+  { name: "staging", apps: ["checkout"], clusters: ["staging-1"], approved: approved[1] },
+  { name: "prod", apps: ["checkout"], clusters: ["prod-1", "prod-2"], approved: approved[2] },
+];
+
+const EVERYWHERE = ["test-1", "staging-1", "prod-1", "prod-2"];
+
+/** One step; `reports` gives every pair's health (Healthy at SOURCE by default). */
+function step(
+  m: Migration,
+  previous: MigrationStatus | undefined,
+  now: number,
+  reports: Record<string, PairReport> = {},
+  fallback: PairReport | undefined = { health: "Healthy", syncedCommit: SOURCE },
+) {
+  const input: MigrationInput = {
+    migration: m,
+    previous,
+    sourceCommit: SOURCE,
+    clustersOf: () => EVERYWHERE,
+    report: (app, cluster) => reports[`${app}/${cluster}`] ?? fallback,
+    now,
+  };
+  const outcome = advanceMigration(input);
+  // Whatever a step decides must survive the status file: a restart continues from it.
+  const reread = readMigrationStatus(readEmittedYaml(migrationStatusText(outcome.status)));
+  expect(reread).toEqual(outcome.status);
+  return outcome;
+}
+
+const states = (status: MigrationStatus) => status.batches.map((b) => `${b.name}:${b.state}`);
+
+describe("a migration's batches", () => {
+  it("start only when approved, one after the other, each observed before the next", () => {
+    const unapproved = step(migration(BATCHES([false, false, false])), undefined, T0);
+    expect(states(unapproved.status)).toEqual(["test:WaitingApproval", "staging:Pending", "prod:Pending"]);
+    expect(unapproved.gates.get("checkout/test-1")).toEqual({
+      action: "hold",
+      reason: "batch shop-legacy/test waits for approval",
+    });
+
+    // Batch 1 approved, batch 2 approved too early: batch 2 waits while batch 1 syncs and observes.
+    const m = migration(BATCHES([true, true, false]));
+    const syncing = step(
+      m,
+      unapproved.status,
+      T0 + MINUTE,
+      {},
+      { health: "Progressing", syncedCommit: SOURCE },
+    );
+    expect(states(syncing.status)).toEqual(["test:Syncing", "staging:Pending", "prod:Pending"]);
+    expect(syncing.status.batches[0]?.approvedIn).toBe(SOURCE);
+    expect(syncing.gates.get("catalog/test-1")).toEqual({ action: "sync" });
+    expect(syncing.gates.get("checkout/staging-1")?.action).toBe("hold");
+
+    const observing = step(m, syncing.status, T0 + 2 * MINUTE);
+    expect(states(observing.status)).toEqual(["test:Observing", "staging:Pending", "prod:Pending"]);
+    const still = step(m, observing.status, T0 + 11 * MINUTE);
+    expect(states(still.status)).toEqual(["test:Observing", "staging:Pending", "prod:Pending"]);
+
+    // Ten minutes Healthy: Succeeded, and the approved batch 2 starts; batch 3 waits for approval behind it.
+    const done = step(m, still.status, T0 + 12 * MINUTE);
+    expect(states(done.status)).toEqual(["test:Succeeded", "staging:Syncing", "prod:Pending"]);
+    expect(done.changes).toEqual([
+      "shop-legacy/test: Observing → Succeeded",
+      "shop-legacy/staging: Pending → Syncing (adopting)",
+    ]);
+  });
+
+  it("waits while a pair has not synced the rendered commit, even if it is Healthy", () => {
+    const m = migration(BATCHES([true, false, false]));
+    const first = step(m, undefined, T0);
+    const stale = step(m, first.status, T0 + MINUTE, {}, { health: "Healthy", syncedCommit: "b".repeat(40) });
+    expect(states(stale.status)[0]).toBe("test:Syncing");
+  });
+
+  it.each([
+    ["Halt", "Failed", { action: "sync" }],
+    ["Rollback", "RolledBack", { action: "detach", reason: "batch shop-legacy/test rolled back" }],
+  ] as const)("onFailure %s: a Degraded app in observation → %s", (onFailure, state, gate) => {
+    const m = migration(BATCHES([true, true, true]), { onFailure });
+    const syncing = step(m, undefined, T0);
+    const observing = step(m, syncing.status, T0 + MINUTE);
+    const failed = step(m, observing.status, T0 + 2 * MINUTE, {
+      "catalog/test-1": { health: "Degraded", syncedCommit: SOURCE },
+    });
+    expect(states(failed.status)).toEqual([`test:${state}`, "staging:Pending", "prod:Pending"]);
+    expect(failed.status.batches[0]?.reason).toContain("catalog in test-1 Degraded");
+    expect(failed.gates.get("catalog/test-1")).toEqual(gate);
+    // Later batches stay put though approved, also after the app recovers.
+    const later = step(m, failed.status, T0 + 60 * MINUTE);
+    expect(states(later.status)).toEqual([`test:${state}`, "staging:Pending", "prod:Pending"]);
+    if (state === "RolledBack") expect(later.status.detached).toEqual(["catalog/test-1", "checkout/test-1"]);
+  });
+
+  it("rolls a started batch back on purpose, and detaches an app removed from a batch", () => {
+    const m = migration(BATCHES([true, false, false]));
+    const syncing = step(m, undefined, T0);
+    const withoutCatalog = migration([
+      { name: "test", apps: ["checkout"], clusters: ["test-1"], approved: true },
+      ...BATCHES([true, false, false]).slice(1),
+    ]);
+    const removed = step(withoutCatalog, syncing.status, T0 + MINUTE);
+    expect(removed.gates.get("catalog/test-1")).toEqual({
+      action: "detach",
+      reason: "removed from migration shop-legacy",
+    });
+    expect(removed.status.detached).toEqual(["catalog/test-1"]);
+    // Once detached, it is left alone.
+    const after = step(withoutCatalog, removed.status, T0 + 2 * MINUTE);
+    expect(after.gates.get("catalog/test-1")).toEqual({
+      action: "hold",
+      reason: "detached by migration shop-legacy",
+    });
+
+    const rolledBack = migration([
+      { name: "test", apps: ["checkout"], clusters: ["test-1"], approved: true, rollback: true },
+      ...BATCHES([true, false, false]).slice(1),
+    ]);
+    const back = step(rolledBack, after.status, T0 + 3 * MINUTE);
+    expect(states(back.status)[0]).toBe("test:RolledBack");
+    expect(back.status.batches[0]?.reason).toBe("rollback: true in the source");
+    expect(back.gates.get("checkout/test-1")?.action).toBe("detach");
+    expect(back.status.detached).toEqual(["catalog/test-1", "checkout/test-1"]);
+  });
+
+  it("covers the clusters the batch names among those the app is placed on, or all of them", () => {
+    const m = migration([{ name: "all", apps: ["checkout"], approved: false }]);
+    const outcome = step(m, undefined, T0);
+    expect(Object.keys(outcome.status.batches[0]?.apps.checkout ?? {})).toEqual([...EVERYWHERE].sort());
+  });
+});
