@@ -3,11 +3,15 @@ import { nextWake } from "../failover/failover-scope.js";
 import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
 import { observedWorkloads } from "../failover/observed-workloads.js";
 import type { ClusterCondition, ClusterProber } from "../failover/prober.js";
+import type { PairReport } from "../migrate/migration-state.js";
+import { migrationStatusPath } from "../migrate/migration-status-file.js";
+import { advanceMigrations, type MigrationsRound, statusFromFile } from "../migrate/migrations.js";
 import type { JsonMap } from "../model/json.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import { worstHealth } from "../sync/health.js";
 import {
   type Inventory,
   inventoryFromStatus,
@@ -59,6 +63,9 @@ export class Controller implements Reconciles {
   private wake: { at: number; timer: NodeJS.Timeout } | undefined;
   /** (workload, cluster) → when its pods were first seen Unschedulable. */
   private readonly unschedulableSince = new Map<string, number>();
+  /** The migrations as of the last round: their status, and what they let the sync do. */
+  private migrations: MigrationsRound | undefined;
+  private requestedGates = "";
 
   constructor(
     private readonly reconciler: Reconciler,
@@ -95,21 +102,27 @@ export class Controller implements Reconciles {
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles } = this.reconciler.snapshot();
+    this.migrations = this.advanceMigrations(state, syncFiles, now);
+    const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     this.wakeAtNextDeadline(state);
-    // A new render (not a status commit of the sync's own) or a due resync asks the members again.
+    // A new render (not a status commit of the sync's own), a migration gate that moved, or a due
+    // resync asks the members again.
     const due =
       !this.requested ||
       this.requested.render !== state.render ||
+      gatesKey !== this.requestedGates ||
       now - this.requested.at >= this.options.resyncIntervalMs;
     // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
     if (due && state.model && state.renderedCommit) {
       this.requested = { render: state.render, at: now };
+      this.requestedGates = gatesKey;
       this.syncer.request({
         sourceCommit: state.renderedCommit,
         model: state.model,
         objects: state.render.objects,
         decisions: state.render.decisions,
         inventories: inventoriesOf(syncFiles),
+        ...(this.migrations ? { gates: this.migrations.gates } : {}),
       });
     }
     return { ...report, observed: await this.flush() };
@@ -123,7 +136,8 @@ export class Controller implements Reconciles {
     // that cannot push) read from their clusters where a Cluster names credentials to read them.
     const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
-    const reportsKey = JSON.stringify([[...reports.values()], [...conditions]]);
+    const migrationFiles = this.migrations?.files ?? new Map<string, string>();
+    const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
       (results.size === 0 && reports.size === 0) ||
       (sameResults(results, this.flushedResults) && reportsKey === this.flushedReports)
@@ -135,22 +149,30 @@ export class Controller implements Reconciles {
       return "waiting";
     }
     const { blocks, files } = observedFiles(state.render.objects, results, reports, conditions);
+    for (const [path, text] of migrationFiles) files.set(path, text);
     const snapshot = new Map(results);
+    // A migration's state changes name the commit that records them, not every later one.
+    const recorded = [...migrationFiles].every(([path, text]) => syncFiles.get(path) === text);
+    const changes = recorded ? [] : (this.migrations?.changes ?? []);
+    const synced = syncCommitMessage([...snapshot.values()]);
     const outcome = await this.reconciler.publishObserved(
       blocks,
       files,
-      syncCommitMessage([...snapshot.values()]),
+      changes.length > 0 ? `migration: ${changes.join("; ")}\n\n${synced}` : synced,
     );
     if (outcome !== "moved") {
       this.flushedResults = snapshot;
       this.flushedReports = reportsKey;
       this.lastFlush = this.now();
     }
-    // Apps still rolling out are looked at again after the status interval.
+    // Apps still rolling out, and migration batches adopting or observing, are looked at again after
+    // the status interval; apps a migration holds back wait for a commit, not for time.
+    const waiting = (cluster: string, o: ClusterSyncResult["objects"][number]) =>
+      (o.action === "held" && this.migrations?.gates.get(cluster)?.get(o.app)?.action !== "hold") ||
+      o.health.status !== "Healthy";
     if (
-      [...snapshot.values()].some(
-        (r) => !r.reachable || r.objects.some((o) => o.action === "held" || o.health.status !== "Healthy"),
-      )
+      this.migrations?.active ||
+      [...snapshot.values()].some((r) => !r.reachable || r.objects.some((o) => waiting(r.cluster, o)))
     )
       this.later(Math.max(this.options.statusIntervalMs, 1000), "progress");
     return outcome;
@@ -162,11 +184,33 @@ export class Controller implements Reconciles {
     if (this.wake) clearTimeout(this.wake.timer);
   }
 
-  // A toleration, grace period or cool-down that runs out changes the render with no new observation:
-  // a round is asked for then.
+  // Every Migration advanced with what the members report; undefined before a valid render.
+  private advanceMigrations(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    now: number,
+  ): MigrationsRound | undefined {
+    if (!state.model || !state.renderedCommit || state.model.migrations.length === 0) return undefined;
+    const results = this.syncer.latest();
+    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
+    const last = this.migrations?.statuses;
+    return advanceMigrations({
+      model: state.model,
+      objects: state.render.objects,
+      renderedCommit: state.renderedCommit,
+      previous: (name) => last?.get(name) ?? statusFromFile(syncFiles.get(migrationStatusPath(name))),
+      report: (app, cluster) => pairReport(app, results.get(cluster), reports.get(cluster)),
+      now,
+    });
+  }
+
+  // A toleration, grace period, cool-down or observation window that runs out changes what is
+  // decided with no new observation: a round is asked for then.
   private wakeAtNextDeadline(state: ReconcileState): void {
     if (!state.model || !this.options.trigger) return;
-    const at = nextWake(state.model, state.render, this.observations());
+    const times = [nextWake(state.model, state.render, this.observations()), this.migrations?.wakeAt];
+    const future = times.filter((t): t is number => t !== undefined);
+    const at = future.length > 0 ? Math.min(...future) : undefined;
     if (at === undefined || this.wake?.at === at) return;
     if (this.wake) clearTimeout(this.wake.timer);
     const timer = setTimeout(
@@ -290,4 +334,28 @@ function sameResults(
   if (!b || a.size !== b.size) return false;
   for (const [cluster, result] of a) if (b.get(cluster) !== result) return false;
   return true;
+}
+
+// One app in one cluster for a migration: its least healthy object and the commit the cluster runs
+// for it — none while the app is held back there (it has not taken the rendered commit).
+function pairReport(
+  app: string,
+  result: ClusterSyncResult | undefined,
+  report: AgentReport | undefined,
+): PairReport | undefined {
+  if (result?.reachable) {
+    const objects = result.objects.filter((o) => o.app === app);
+    if (objects.length === 0) return undefined;
+    const health = worstHealth(objects.map((o) => o.health)).status;
+    return objects.some((o) => o.action === "held")
+      ? { health }
+      : { health, syncedCommit: result.sourceCommit };
+  }
+  const entry = report?.apps[app];
+  if (!entry || typeof entry.health !== "string") return undefined;
+  const held = entry.rollout !== undefined;
+  return {
+    health: entry.health as PairReport["health"],
+    ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),
+  };
 }

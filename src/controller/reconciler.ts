@@ -425,9 +425,13 @@ export class Reconciler {
   }
 }
 
-// Files only the sync writes, whole: inventories, and pull-mode agents' reports.
+// Files only the sync writes, whole: inventories, pull-mode agents' reports, migrations' status.
 function isSyncFile(path: string): boolean {
-  return path.startsWith("status/inventory/") || path.startsWith("status/agents/");
+  return (
+    path.startsWith("status/inventory/") ||
+    path.startsWith("status/agents/") ||
+    path.startsWith("status/migrations/")
+  );
 }
 
 // Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").

@@ -99,7 +99,7 @@ export function advanceMigration(input: MigrationInput): MigrationOutcome {
   detachRemoved(input, gates, detached, changes);
   for (const key of detached)
     if (!gates.has(key))
-      gates.set(key, { action: "hold", reason: `detached by migration ${migration.metadata.name}` });
+      gates.set(key, { action: "hold", reason: `migration ${migration.metadata.name}: detached` });
   return {
     status: { migration: migration.metadata.name, batches, detached: [...detached].sort() },
     gates,
@@ -138,7 +138,7 @@ function detachRemoved(
     if (!started(old.state)) continue;
     for (const key of keysOf(old)) {
       if (gates.has(key) || detached.has(key)) continue;
-      gates.set(key, { action: "detach", reason: `removed from migration ${name}` });
+      gates.set(key, { action: "detach", reason: `migration ${name}: removed from the migration` });
       detached.add(key);
       changes.push(`${name}: ${key} removed from the migration: detached`);
     }
@@ -253,11 +253,11 @@ function gateOf(batch: BatchStatus, migration: Migration): Gate {
     case "Failed":
       return { action: "sync" };
     case "RolledBack":
-      return { action: "detach", reason: `batch ${name} rolled back` };
+      return { action: "detach", reason: `migration ${name} rolled back` };
     case "WaitingApproval":
-      return { action: "hold", reason: `batch ${name} waits for approval` };
+      return { action: "hold", reason: `migration ${name} waits for approval` };
     default:
-      return { action: "hold", reason: `batch ${name} ${batch.reason ?? "has not started"}` };
+      return { action: "hold", reason: `migration ${name} ${batch.reason ?? "has not started"}` };
   }
 }
 

@@ -323,7 +323,13 @@ async function applyOne(
   scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
   const waiting = input.held?.get(rendered.app);
-  if (waiting !== undefined) return heldBack(input, rendered, entry, listed, waiting);
+  if (waiting !== undefined) {
+    // An object gitfleet does not manage (yet) is looked up, so its health is what really runs.
+    const live =
+      listed ??
+      (entry ? undefined : await input.client.get(addressOf(rendered.object)).catch(() => undefined));
+    return heldBack(input, rendered, entry, live, waiting);
+  }
   if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
   try {
     // An object that is neither labelled nor in the inventory may still exist: look before creating.
@@ -360,6 +366,19 @@ function heldBack(
     // What runs is the old rendering: its replicas are the desired ones until the rollout arrives.
     const kept = settled(input, { ...desired, object: live }, "held", live, entry);
     return { ...kept, result: { ...kept.result, held: reason } };
+  }
+  if (live) {
+    // Not gitfleet's (a migration has not adopted it): reported as it runs, never recorded.
+    const interpreter = input.interpreterFor?.(String(live.apiVersion), String(live.kind));
+    const result: ObjectResult = {
+      identity: desired.identity,
+      app: desired.app,
+      action: "held",
+      health: assessHealth(live, interpreter),
+      ...replicasOf(live, live, interpreter),
+      held: reason,
+    };
+    return { result, entry: undefined };
   }
   return {
     result: {

@@ -114,7 +114,8 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
   return {
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
-    ...(held ? { rollout: held } : {}),
+    // A migration's hold is not a rollout's: the app waits for a reviewed commit, not for time.
+    ...(held ? (held.startsWith("migration ") ? { migration: held } : { rollout: held }) : {}),
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
     ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),

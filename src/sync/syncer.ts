@@ -1,10 +1,17 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import type { Gate } from "../migrate/migration-state.js";
 import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { type ClusterSyncResult, notSynced, syncCluster } from "./cluster-sync.js";
+import {
+  type ClusterSyncResult,
+  type DesiredObject,
+  detachApp,
+  notSynced,
+  syncCluster,
+} from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
@@ -22,6 +29,8 @@ export interface SyncTarget {
   readonly inventories: ReadonlyMap<string, Inventory>;
   /** The render's workload decisions: what failover moved decides what may be pruned beyond the budget. */
   readonly decisions?: readonly WorkloadDecision[];
+  /** Per cluster, what migrations allow for their apps: apply (adopting), leave alone, or detach. */
+  readonly gates?: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
 }
 
 export interface SyncerOptions {
@@ -71,7 +80,7 @@ export class Syncer {
             target.model,
             this.results,
             Date.now(),
-            movingOff(target.decisions ?? []),
+            passedOver(target.decisions ?? [], target.gates),
           );
     const syncedAs = (cluster: string) => ({ cluster, sourceCommit: target.sourceCommit });
     const inventoryOf = (cluster: string) => target.inventories.get(cluster) ?? new Map();
@@ -86,18 +95,31 @@ export class Syncer {
         continue;
       }
       const worker = this.worker(cluster, connection);
+      const gated = applyGates(desired.get(cluster) ?? [], holds.get(cluster), target.gates?.get(cluster));
       worker.enqueue(() =>
-        syncCluster({
-          cluster,
-          client: worker.client,
-          sourceCommit: target.sourceCommit,
-          desired: desired.get(cluster) ?? [],
-          prune,
-          knownInventory: inventoryOf(cluster),
-          interpreterFor,
-          held: holds.get(cluster) ?? new Map<string, string>(),
-          ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
-        }).catch((error: unknown) =>
+        (async () => {
+          // Apps a migration rolled back or dropped are detached first: labels and inventory entries
+          // go, the objects keep running, and the sync leaves them alone (they are held).
+          for (const app of gated.detach)
+            await detachApp({
+              cluster,
+              client: worker.client,
+              app,
+              sourceCommit: target.sourceCommit,
+              knownInventory: inventoryOf(cluster),
+            });
+          return syncCluster({
+            cluster,
+            client: worker.client,
+            sourceCommit: target.sourceCommit,
+            desired: gated.desired,
+            prune,
+            knownInventory: inventoryOf(cluster),
+            interpreterFor,
+            held: gated.held,
+            ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+          });
+        })().catch((error: unknown) =>
           notSynced(
             syncedAs(cluster),
             `sync failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -253,10 +275,16 @@ class Slots {
   }
 }
 
-// Per app, the clusters failover is moving it off (old replicas kept there, or capacity capped):
-// its rollout does not wait for them.
-function movingOff(decisions: readonly WorkloadDecision[]): Map<string, Set<string>> {
+// Per app, the clusters its rollout does not wait for: those failover is moving it off (old replicas
+// kept there, or capacity capped), and those a migration holds it back from or detaches it in.
+function passedOver(
+  decisions: readonly WorkloadDecision[],
+  gates: ReadonlyMap<string, ReadonlyMap<string, Gate>> | undefined,
+): Map<string, Set<string>> {
   const apps = new Map<string, Set<string>>();
+  for (const [cluster, byApp] of gates ?? [])
+    for (const [app, gate] of byApp)
+      if (gate.action !== "sync") apps.set(app, new Set([...(apps.get(app) ?? []), cluster]));
   for (const d of decisions) {
     const clusters = [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])].map((k) => k.cluster);
     if (clusters.length === 0) continue;
@@ -265,4 +293,28 @@ function movingOff(decisions: readonly WorkloadDecision[]): Map<string, Set<stri
     apps.set(d.app, set);
   }
   return apps;
+}
+
+/**
+ * One cluster's objects and holds with migrations' gates applied: apps a batch has not started are
+ * held (left as they run, never created or adopted), apps a started batch covers are adopted, apps
+ * to detach are held and listed.
+ */
+function applyGates(
+  desired: readonly DesiredObject[],
+  holds: ReadonlyMap<string, string> | undefined,
+  gates: ReadonlyMap<string, Gate> | undefined,
+): { desired: DesiredObject[]; held: Map<string, string>; detach: string[] } {
+  const held = new Map(holds ?? []);
+  const detach: string[] = [];
+  if (!gates) return { desired: [...desired], held, detach };
+  for (const [app, gate] of gates) {
+    if (gate.action === "sync") continue;
+    held.set(app, gate.reason);
+    if (gate.action === "detach") detach.push(app);
+  }
+  const adopted = desired.map((d) =>
+    gates.get(d.app)?.action === "sync" ? { ...d, policy: { ...d.policy, adopt: true } } : d,
+  );
+  return { desired: adopted, held, detach };
 }

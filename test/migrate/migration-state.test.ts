@@ -65,7 +65,7 @@ describe("a migration's batches", () => {
     expect(states(unapproved.status)).toEqual(["test:WaitingApproval", "staging:Pending", "prod:Pending"]);
     expect(unapproved.gates.get("checkout/test-1")).toEqual({
       action: "hold",
-      reason: "batch shop-legacy/test waits for approval",
+      reason: "migration shop-legacy/test waits for approval",
     });
 
     // Batch 1 approved, batch 2 approved too early: batch 2 waits while batch 1 syncs and observes.
@@ -105,7 +105,7 @@ describe("a migration's batches", () => {
 
   it.each([
     ["Halt", "Failed", { action: "sync" }],
-    ["Rollback", "RolledBack", { action: "detach", reason: "batch shop-legacy/test rolled back" }],
+    ["Rollback", "RolledBack", { action: "detach", reason: "migration shop-legacy/test rolled back" }],
   ] as const)("onFailure %s: a Degraded app in observation → %s", (onFailure, state, gate) => {
     const m = migration(BATCHES([true, true, true]), { onFailure });
     const syncing = step(m, undefined, T0);
@@ -132,14 +132,14 @@ describe("a migration's batches", () => {
     const removed = step(withoutCatalog, syncing.status, T0 + MINUTE);
     expect(removed.gates.get("catalog/test-1")).toEqual({
       action: "detach",
-      reason: "removed from migration shop-legacy",
+      reason: "migration shop-legacy: removed from the migration",
     });
     expect(removed.status.detached).toEqual(["catalog/test-1"]);
     // Once detached, it is left alone.
     const after = step(withoutCatalog, removed.status, T0 + 2 * MINUTE);
     expect(after.gates.get("catalog/test-1")).toEqual({
       action: "hold",
-      reason: "detached by migration shop-legacy",
+      reason: "migration shop-legacy: detached",
     });
 
     const rolledBack = migration([

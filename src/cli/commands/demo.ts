@@ -16,9 +16,11 @@ import { createLogger } from "../../log/logger.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
 import { parseSimulationProfile } from "../../member/simulation-profile.js";
-import { asList, asMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import type { FleetModel } from "../../model/types.js";
+import { renderFleet } from "../../render/render-fleet.js";
+import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";
 import { readEmittedYaml } from "../../render/yaml-reader.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { MemberClient } from "../../sync/member-client.js";
@@ -74,6 +76,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   }
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, simulatedKubeconfig(members), { mode: 0o600 });
+  const byHand = await deployByHand(model, members);
   output.out("simulated members (the Kubernetes API on 127.0.0.1):\n");
   for (const member of members) {
     const cluster = model.clusters.find((c) => c.metadata.name === member.name);
@@ -81,6 +84,10 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
       `  ${member.name.padEnd(12)} ${(cluster?.spec.provider ?? "").padEnd(5)} ${(cluster?.spec.region ?? "").padEnd(10)} ${member.url.padEnd(24)} ${capacity(member)}\n`,
     );
   }
+  if (byHand.count > 0)
+    output.out(
+      `\n${byHand.apps.join(" and ")} already run in ${byHand.clusters} members, created by hand (${byHand.count} objects):\nthe Migration in migrations/ brings them under gitfleet batch by batch; gitfleet leaves them alone until a batch is approved.\n`,
+    );
   const logger = createLogger({ level: "silent" });
   const reconciler = new Reconciler({
     repo: await FleetRepo.open({ location: repoDir }),
@@ -163,6 +170,40 @@ function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[
 `;
 }
 
+/**
+ * The apps the example's Migration brings under gitfleet run already, as a team deployed them by
+ * hand: their rendered objects without gitfleet's labels, applied by another field manager.
+ */
+async function deployByHand(
+  model: FleetModel,
+  members: readonly SimulatedMember[],
+): Promise<{ apps: string[]; clusters: number; count: number }> {
+  const apps = [...new Set(model.migrations.flatMap((m) => m.spec.batches.flatMap((b) => b.apps)))].sort();
+  const objects = renderFleet(model).objects.filter((o) => apps.includes(o.app));
+  const clusters = new Set<string>();
+  for (const member of members) {
+    const client = new MemberClient(member.name, memberClientConfig(member), { fieldManager: "kubectl" });
+    for (const object of objects.filter((o) => o.cluster === member.name)) {
+      const namespace = asMap(object.object.metadata).namespace;
+      if (typeof namespace === "string")
+        await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, false);
+      await client.apply(withoutTracking(object.object), false);
+      clusters.add(member.name);
+    }
+  }
+  return { apps, clusters: clusters.size, count: objects.length };
+}
+
+function withoutTracking(object: JsonMap): JsonMap {
+  const metadata = asMap(object.metadata);
+  const labels = { ...asMap(metadata.labels) };
+  delete labels[MANAGED_BY.key];
+  delete labels[APP_LABEL];
+  const annotations = { ...asMap(metadata.annotations) };
+  delete annotations[PLACEMENT_ANNOTATION];
+  return { ...object, metadata: { ...metadata, labels, annotations } };
+}
+
 async function commitAll(dir: string): Promise<void> {
   await git.init({ fs, dir, defaultBranch: "main" });
   const files = [...(await readDirectoryTree(dir)).keys()];
@@ -228,7 +269,12 @@ async function observedProgress(repoDir: string): Promise<{ healthy: boolean; te
       if (observed.health === "Healthy" && observed.rollout === undefined) ready++;
       else healthy = false;
       const replicas = Object.values(asMap(observed.ready)).map(String).join("+");
-      const waiting = observed.rollout === undefined ? "" : " (rollout waiting)";
+      const waiting =
+        observed.rollout !== undefined
+          ? " (rollout waiting)"
+          : observed.migration !== undefined
+            ? " (not adopted: migration waits)"
+            : "";
       return `${cluster}=${replicas ? `${replicas} ` : ""}${String(observed.health ?? "?")}${waiting}`;
     });
     if (clusters.length > 0) lines.push(`  ${String(app.app ?? path).padEnd(16)} ${clusters.join("  ")}`);

@@ -1,0 +1,114 @@
+import { parseDuration as parseDurationMs } from "../model/duration.js";
+import { compareStrings } from "../model/file-tree.js";
+import type { FleetModel } from "../model/types.js";
+import type { RenderedObject } from "../render/render-fleet.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import { advanceMigration, type Gate, type MigrationStatus, type PairReport } from "./migration-state.js";
+import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "./migration-status-file.js";
+
+/** Every Migration of the fleet advanced one step, and what the sync and the status branch get from it. */
+export interface MigrationsRound {
+  readonly statuses: ReadonlyMap<string, MigrationStatus>;
+  /** Per cluster, per app: what the sync may do. */
+  readonly gates: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
+  /** status/migrations/<name>.yaml, by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** A line per batch state change, for the commit message. */
+  readonly changes: readonly string[];
+  /** Some batch is adopting or observing: its members should be looked at again soon. */
+  readonly active: boolean;
+  /** The next time (ms) a batch's observation window ends. */
+  readonly wakeAt: number | undefined;
+}
+
+export interface MigrationsInput {
+  readonly model: FleetModel;
+  readonly objects: readonly RenderedObject[];
+  readonly renderedCommit: string;
+  /** The last status of each migration (in memory, else from status/migrations/ on the branch). */
+  readonly previous: (name: string) => MigrationStatus | undefined;
+  readonly report: (app: string, cluster: string) => PairReport | undefined;
+  readonly now: number;
+}
+
+/** Advances every Migration in the rendered fleet. Pure. */
+export function advanceMigrations(input: MigrationsInput): MigrationsRound {
+  const clustersByApp = new Map<string, Set<string>>();
+  for (const o of input.objects) {
+    const clusters = clustersByApp.get(o.app) ?? new Set<string>();
+    clusters.add(o.cluster);
+    clustersByApp.set(o.app, clusters);
+  }
+  const clustersOf = (app: string) => [...(clustersByApp.get(app) ?? [])].sort(compareStrings);
+  const statuses = new Map<string, MigrationStatus>();
+  const gates = new Map<string, Map<string, Gate>>();
+  const files = new Map<string, string>();
+  const changes: string[] = [];
+  for (const migration of [...input.model.migrations].sort((a, b) =>
+    compareStrings(a.metadata.name, b.metadata.name),
+  )) {
+    const outcome = advanceMigration({
+      migration,
+      previous: input.previous(migration.metadata.name),
+      sourceCommit: input.renderedCommit,
+      clustersOf,
+      report: input.report,
+      now: input.now,
+    });
+    statuses.set(migration.metadata.name, outcome.status);
+    files.set(migrationStatusPath(migration.metadata.name), migrationStatusText(outcome.status));
+    changes.push(...outcome.changes);
+    for (const [key, gate] of outcome.gates) {
+      const slash = key.lastIndexOf("/");
+      const app = key.slice(0, slash);
+      const cluster = key.slice(slash + 1);
+      const byApp = gates.get(cluster) ?? new Map<string, Gate>();
+      // The first migration (by name) that claims a pair decides it.
+      if (!byApp.has(app)) byApp.set(app, gate);
+      gates.set(cluster, byApp);
+    }
+  }
+  const batches = [...statuses.values()].flatMap((s) => s.batches);
+  const windows = input.model.migrations.flatMap((m) =>
+    m.spec.batches.map((b) => ({
+      migration: m.metadata.name,
+      batch: b.name,
+      observe: b.observe ?? m.spec.observe,
+    })),
+  );
+  return {
+    statuses,
+    gates,
+    files,
+    changes,
+    active: batches.some((b) => b.state === "Syncing" || b.state === "Observing"),
+    wakeAt: nextWindowEnd(statuses, windows, input.now),
+  };
+}
+
+function nextWindowEnd(
+  statuses: ReadonlyMap<string, MigrationStatus>,
+  windows: readonly { migration: string; batch: string; observe: string | undefined }[],
+  now: number,
+): number | undefined {
+  const ends: number[] = [];
+  for (const [name, status] of statuses)
+    for (const batch of status.batches) {
+      if (batch.state !== "Observing" || !batch.observingSince) continue;
+      const observe = windows.find((w) => w.migration === name && w.batch === batch.name)?.observe;
+      const ms = observe ? (parseDurationMs(observe) ?? 0) : 0;
+      ends.push(Date.parse(batch.observingSince) + ms);
+    }
+  const future = ends.filter((t) => t > now);
+  return future.length > 0 ? Math.min(...future) : undefined;
+}
+
+/** A migration's status as the status branch holds it (status/migrations/<name>.yaml), if readable. */
+export function statusFromFile(text: string | undefined): MigrationStatus | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return readMigrationStatus(readEmittedYaml(text));
+  } catch {
+    return undefined;
+  }
+}
