@@ -65,6 +65,8 @@ export class Controller implements Reconciles {
   private readonly unschedulableSince = new Map<string, number>();
   /** The migrations as of the last round: their status, and what they let the sync do. */
   private migrations: MigrationsRound | undefined;
+  /** Batch state changes not yet named in a commit message. */
+  private unrecorded: string[] = [];
   private requestedGates = "";
 
   constructor(
@@ -103,6 +105,7 @@ export class Controller implements Reconciles {
     const now = this.now();
     const { state, syncFiles } = this.reconciler.snapshot();
     this.migrations = this.advanceMigrations(state, syncFiles, now);
+    this.unrecorded.push(...(this.migrations?.changes ?? []));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     this.wakeAtNextDeadline(state);
     // A new render (not a status commit of the sync's own), a migration gate that moved, or a due
@@ -153,13 +156,15 @@ export class Controller implements Reconciles {
     const snapshot = new Map(results);
     // A migration's state changes name the commit that records them, not every later one.
     const recorded = [...migrationFiles].every(([path, text]) => syncFiles.get(path) === text);
-    const changes = recorded ? [] : (this.migrations?.changes ?? []);
+    if (recorded) this.unrecorded = [];
+    const changes = this.unrecorded;
     const synced = syncCommitMessage([...snapshot.values()]);
     const outcome = await this.reconciler.publishObserved(
       blocks,
       files,
       changes.length > 0 ? `migration: ${changes.join("; ")}\n\n${synced}` : synced,
     );
+    if (outcome === "committed") this.unrecorded = [];
     if (outcome !== "moved") {
       this.flushedResults = snapshot;
       this.flushedReports = reportsKey;
