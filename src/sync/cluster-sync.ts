@@ -323,13 +323,8 @@ async function applyOne(
   scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
   const waiting = input.held?.get(rendered.app);
-  if (waiting !== undefined) {
-    // An object gitfleet does not manage (yet) is looked up, so its health is what really runs.
-    const live =
-      listed ??
-      (entry ? undefined : await input.client.get(addressOf(rendered.object)).catch(() => undefined));
-    return heldBack(input, rendered, entry, live, waiting);
-  }
+  if (waiting !== undefined)
+    return heldBack(input, rendered, entry, await heldLive(input, rendered, entry, listed), waiting);
   if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
   try {
     // An object that is neither labelled nor in the inventory may still exist: look before creating.
@@ -355,6 +350,18 @@ async function applyOne(
 }
 
 // An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.
+// A held object as it runs: listed when gitfleet manages it, else looked up, so that an object a
+// migration has not adopted yet reports its real health.
+async function heldLive(
+  input: ClusterSyncInput,
+  rendered: DesiredObject,
+  entry: InventoryEntry | undefined,
+  listed: JsonMap | undefined,
+): Promise<JsonMap | undefined> {
+  if (listed || entry) return listed;
+  return input.client.get(addressOf(rendered.object)).catch(() => undefined);
+}
+
 function heldBack(
   input: ClusterSyncInput,
   desired: DesiredObject,

@@ -282,16 +282,15 @@ function passedOver(
   gates: ReadonlyMap<string, ReadonlyMap<string, Gate>> | undefined,
 ): Map<string, Set<string>> {
   const apps = new Map<string, Set<string>>();
+  const add = (app: string, cluster: string) => {
+    const set = apps.get(app) ?? new Set<string>();
+    set.add(cluster);
+    apps.set(app, set);
+  };
   for (const [cluster, byApp] of gates ?? [])
-    for (const [app, gate] of byApp)
-      if (gate.action !== "sync") apps.set(app, new Set([...(apps.get(app) ?? []), cluster]));
-  for (const d of decisions) {
-    const clusters = [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])].map((k) => k.cluster);
-    if (clusters.length === 0) continue;
-    const set = apps.get(d.app) ?? new Set<string>();
-    for (const cluster of clusters) set.add(cluster);
-    apps.set(d.app, set);
-  }
+    for (const [app, gate] of byApp) if (gate.action !== "sync") add(app, cluster);
+  for (const d of decisions)
+    for (const k of [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])]) add(d.app, k.cluster);
   return apps;
 }
 
