@@ -139,6 +139,9 @@ export class Controller implements Reconciles {
     // that cannot push) read from their clusters where a Cluster names credentials to read them.
     const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
+    // Migrations advanced with the results about to be committed, so both say the same.
+    this.migrations = this.advanceMigrations(state, syncFiles, this.now());
+    this.unrecorded.push(...(this.migrations?.changes ?? []));
     const migrationFiles = this.migrations?.files ?? new Map<string, string>();
     const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
@@ -159,11 +162,18 @@ export class Controller implements Reconciles {
     if (recorded) this.unrecorded = [];
     const changes = this.unrecorded;
     const synced = syncCommitMessage([...snapshot.values()]);
-    const outcome = await this.reconciler.publishObserved(
-      blocks,
-      files,
-      changes.length > 0 ? `migration: ${changes.join("; ")}\n\n${synced}` : synced,
-    );
+    // The sync's subject first; migration state changes after it, and each on a line of the body.
+    const [subject, ...body] = synced.split("\n");
+    const message =
+      changes.length > 0
+        ? [
+            `${subject}; migration: ${changes.join("; ")}`,
+            ...body,
+            "",
+            ...changes.map((c) => `migration ${c}`),
+          ].join("\n")
+        : synced;
+    const outcome = await this.reconciler.publishObserved(blocks, files, message);
     if (outcome === "committed") this.unrecorded = [];
     if (outcome !== "moved") {
       this.flushedResults = snapshot;

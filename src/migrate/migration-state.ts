@@ -201,10 +201,13 @@ function progress(
       : enter("Failed", { reason: `${reason}; onFailure: Halt` });
   }
   const settled = allSettled(pairs, batch, input);
-  if (before?.state === "Syncing")
-    return settled ? enter("Observing", { observingSince: at }) : keep("adopting");
-  if (!settled) return keep("not every app Healthy");
   const window = observeMs(batch, input.migration);
+  if (before?.state === "Syncing") {
+    if (!settled) return keep("adopting");
+    // Without an observation window there is nothing to observe.
+    return window === 0 ? enter("Succeeded") : enter("Observing", { observingSince: at });
+  }
+  if (!settled) return keep("not every app Healthy");
   const since = Date.parse(before?.observingSince ?? at);
   return input.now - since >= window ? enter("Succeeded") : keep();
 }

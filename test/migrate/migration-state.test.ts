@@ -96,6 +96,12 @@ describe("a migration's batches", () => {
     ]);
   });
 
+  it("succeeds without observing when no observation window is set", () => {
+    const m = migration(BATCHES([true, false, false]), { observe: undefined });
+    const syncing = step(m, undefined, T0);
+    expect(states(step(m, syncing.status, T0 + MINUTE).status)[0]).toBe("test:Succeeded");
+  });
+
   it("waits while a pair has not synced the rendered commit, even if it is Healthy", () => {
     const m = migration(BATCHES([true, false, false]));
     const first = step(m, undefined, T0);
