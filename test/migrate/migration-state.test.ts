@@ -97,7 +97,7 @@ describe("a migration's batches", () => {
   });
 
   it("succeeds without observing when no observation window is set", () => {
-    const m = migration(BATCHES([true, false, false]), { observe: undefined });
+    const m = migration(BATCHES([true, false, false]), { observe: "0s" });
     const syncing = step(m, undefined, T0);
     expect(states(step(m, syncing.status, T0 + MINUTE).status)[0]).toBe("test:Succeeded");
   });
