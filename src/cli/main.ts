@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerAgent } from "./commands/agent.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
@@ -31,6 +32,7 @@ export function buildProgram(
   registerPlan(program, output, setExit);
   registerReconcile(program, output, setExit);
   registerAgent(program, output, setExit);
+  registerMigrate(program, output, setExit);
   registerSimulate(program, output, setExit);
   registerDemo(program, output, setExit);
   return program;

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
@@ -9,6 +11,7 @@ import { liveObject, membersPerTest, pushController, statusFile } from "../helpe
 // batches: adoption keeps their pods, unapproved batches are not touched, a rollback detaches.
 
 const fleet = membersPerTest("gitfleet-migrate-", ["east", "west", "north"]);
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 
 const DEPLOYMENT = {
   apiVersion: "apps/v1",
@@ -191,6 +194,23 @@ describe("migrating running apps in batches", () => {
         .readyReplicas,
     ).toBe(2);
     expect(await labelsIn(member("north"))).toEqual({});
+    // `gitfleet migrate status` prints the batches from the status branch.
+    const printed = spawnSync(process.execPath, [BIN, "migrate", "status", "shop", "--repo", fleet.dir], {
+      encoding: "utf8",
+    });
+    expect(printed.status).toBe(0);
+    const lines = printed.stdout.split("\n");
+    expect(lines[0]).toBe("migration shop");
+    expect(lines[1]).toMatch(/^BATCH +STATE +SINCE +APPS +REASON$/);
+    expect(lines[2]).toMatch(/^test +Succeeded +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +checkout east=Healthy$/);
+    expect(lines[3]).toMatch(/^staging +RolledBack +\S+ +checkout west=\w+ +rollback: true in the source$/);
+    expect(lines[4]).toMatch(/^prod +Pending +\S+ +checkout north=Healthy +waits for batch staging$/);
+    expect(lines[5]).toBe("detached (left alone): checkout/west");
+    const unknown = spawnSync(process.execPath, [BIN, "migrate", "status", "nope", "--repo", fleet.dir], {
+      encoding: "utf8",
+    });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('no migration "nope"');
     const timeline = gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status").split("\n");
     console.log(timeline.filter((l) => l.startsWith("migration")).join("\n"));
   });
