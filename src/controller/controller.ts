@@ -63,6 +63,8 @@ export class Controller implements Reconciles {
   private wake: { at: number; timer: NodeJS.Timeout } | undefined;
   /** (workload, cluster) → when its pods were first seen Unschedulable. */
   private readonly unschedulableSince = new Map<string, number>();
+  /** The observations the reconcile of this round was made with. */
+  private lastObservations: FleetObservations | undefined;
   /** The migrations as of the last round: their status, and what they let the sync do. */
   private migrations: MigrationsRound | undefined;
   /** Batch state changes not yet named in a commit message. */
@@ -97,7 +99,8 @@ export class Controller implements Reconciles {
       { results: this.syncer.latest(), reports, decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
-    return { now, clusters, workloads };
+    this.lastObservations = { now, clusters, workloads };
+    return this.lastObservations;
   }
 
   async reconcile(): Promise<ControllerReport> {
@@ -182,12 +185,11 @@ export class Controller implements Reconciles {
     }
     // Apps still rolling out, and migration batches adopting or observing, are looked at again after
     // the status interval; apps a migration holds back wait for a commit, not for time.
-    const waiting = (cluster: string, o: ClusterSyncResult["objects"][number]) =>
-      (o.action === "held" && this.migrations?.gates.get(cluster)?.get(o.app)?.action !== "hold") ||
-      o.health.status !== "Healthy";
+    const waiting = (o: ClusterSyncResult["objects"][number]) =>
+      (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
     if (
       this.migrations?.active ||
-      [...snapshot.values()].some((r) => !r.reachable || r.objects.some((o) => waiting(r.cluster, o)))
+      [...snapshot.values()].some((r) => !r.reachable || r.objects.some(waiting))
     )
       this.later(Math.max(this.options.statusIntervalMs, 1000), "progress");
     return outcome;
@@ -223,7 +225,8 @@ export class Controller implements Reconciles {
   // decided with no new observation: a round is asked for then.
   private wakeAtNextDeadline(state: ReconcileState): void {
     if (!state.model || !this.options.trigger) return;
-    const times = [nextWake(state.model, state.render, this.observations()), this.migrations?.wakeAt];
+    const seen = this.lastObservations ?? this.observations();
+    const times = [nextWake(state.model, state.render, seen), this.migrations?.wakeAt];
     const future = times.filter((t): t is number => t !== undefined);
     const at = future.length > 0 ? Math.min(...future) : undefined;
     if (at === undefined || this.wake?.at === at) return;

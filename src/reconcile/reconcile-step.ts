@@ -112,7 +112,14 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     files: state.files,
     ...(derived.keys ? { failoverKeys: derived.keys } : {}),
   };
-  return finish(next, changes, changeMessage(summary), loaded, scope, summary);
+  return finish(
+    next,
+    changes,
+    changeMessage(summary),
+    { valid: true, problems: loaded.problems },
+    scope,
+    summary,
+  );
 }
 
 /**
@@ -152,8 +159,8 @@ export function failoverStep(state: ReconcileState, observations: FleetObservati
     appCommits: derived.appCommits,
     ...(derived.keys ? { failoverKeys: derived.keys } : {}),
   };
-  const loaded = { model, problems: [] } as unknown as LoadResult;
-  return finish(next, derived.changes, message, loaded, scope, summary);
+  // The source did not move: its validation stands as status/source.yaml records it.
+  return finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
 }
 
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {
@@ -271,7 +278,7 @@ function invalidOutcome(state: ReconcileState, input: ReconcileInput, loaded: Lo
     { ...state, sourceCommit: input.sourceCommit },
     changes,
     message,
-    loaded,
+    { valid: false, problems: loaded.problems },
     new Set(),
     undefined,
   );
@@ -282,7 +289,7 @@ function finish(
   state: ReconcileState,
   candidates: ReadonlyMap<string, string | null>,
   message: string,
-  loaded: LoadResult,
+  verdict: { readonly valid: boolean; readonly problems: readonly Problem[] },
   scope: Affected,
   summary: ChangeSummary | undefined,
 ): ReconcileOutcome {
@@ -298,8 +305,8 @@ function finish(
     state: { ...state, files },
     changes,
     message,
-    valid: loaded.model !== undefined,
-    problems: loaded.problems,
+    valid: verdict.valid,
+    problems: verdict.problems,
     scope,
     summary,
   };

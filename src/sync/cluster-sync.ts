@@ -68,8 +68,10 @@ export interface ObjectResult {
   readonly unschedulableReplicas?: number;
   /** A HorizontalPodAutoscaler in the member owns the replicas: desiredReplicas is its count, not gitfleet's. */
   readonly scaledByHpa?: boolean;
-  /** Why the object waits (the app's rollout has not reached this cluster). */
+  /** Why the object waits (the app's rollout has not reached this cluster, or a migration has not started there). */
   readonly held?: string;
+  /** What holds it back: a rollout waits for time, a migration for a reviewed commit. */
+  readonly heldBy?: Hold["by"];
 }
 
 export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";
@@ -115,7 +117,13 @@ export interface ClusterSyncInput {
   /** How long to wait for applied CRDs to be Established (default 30 s). */
   readonly crdTimeoutMs?: number;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
-  readonly held?: ReadonlyMap<string, string>;
+  readonly held?: ReadonlyMap<string, Hold>;
+}
+
+/** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */
+export interface Hold {
+  readonly reason: string;
+  readonly by: "rollout" | "migration";
 }
 
 /** The annotation that keeps an object when it leaves the rendered tree. */
@@ -135,7 +143,7 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   const seen = await observe(input);
   if ("error" in seen) return notSynced(input, seen.error, seen.inventory);
   const inventory = new Map(seen.inventory);
-  const held = input.held ?? new Map<string, string>();
+  const held = input.held ?? new Map<string, Hold>();
   let text = seen.text;
   try {
     text = await recordIntent(input, inventory, text, held);
@@ -211,7 +219,7 @@ async function recordIntent(
   input: ClusterSyncInput,
   inventory: Map<string, InventoryEntry>,
   text: string | undefined,
-  held: ReadonlyMap<string, string>,
+  held: ReadonlyMap<string, Hold>,
 ): Promise<string | undefined> {
   const fresh = input.desired.filter((d) => !inventory.has(d.identity) && !held.has(d.app));
   if (fresh.length === 0) return text;
@@ -245,7 +253,7 @@ export function notSynced(
 async function ensureNamespaces(
   client: MemberClient,
   desired: readonly DesiredObject[],
-  held: ReadonlyMap<string, string>,
+  held: ReadonlyMap<string, Hold>,
 ): Promise<Map<string, string>> {
   const errors = new Map<string, string>();
   for (const [namespace, identities] of implicitNamespaces(desired, held)) {
@@ -264,7 +272,7 @@ async function ensureNamespaces(
 // The namespaces objects live in that the rendered tree has no Namespace for, each with its objects.
 function implicitNamespaces(
   desired: readonly DesiredObject[],
-  held: ReadonlyMap<string, string>,
+  held: ReadonlyMap<string, Hold>,
 ): Map<string, string[]> {
   // A rendered Namespace whose app's rollout has not reached the cluster is not applied in this sync:
   // the objects of other apps in it still need it.
@@ -367,12 +375,13 @@ function heldBack(
   desired: DesiredObject,
   entry: InventoryEntry | undefined,
   live: JsonMap | undefined,
-  reason: string,
+  hold: Hold,
 ): Applied {
+  const { reason, by } = hold;
   if (live && entry) {
     // What runs is the old rendering: its replicas are the desired ones until the rollout arrives.
     const kept = settled(input, { ...desired, object: live }, "held", live, entry);
-    return { ...kept, result: { ...kept.result, held: reason } };
+    return { ...kept, result: { ...kept.result, held: reason, heldBy: by } };
   }
   if (live) {
     // Not gitfleet's (a migration has not adopted it): reported as it runs, never recorded.
@@ -384,6 +393,7 @@ function heldBack(
       health: assessHealth(live, interpreter),
       ...replicasOf(live, live, interpreter),
       held: reason,
+      heldBy: by,
     };
     return { result, entry: undefined };
   }
@@ -394,6 +404,7 @@ function heldBack(
       action: "held",
       health: { status: "Progressing", reason },
       held: reason,
+      heldBy: by,
     },
     entry,
   };

@@ -110,12 +110,12 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
       ...(o.error ? { error: o.error } : {}),
       ...(o.drift?.length ? { drift: [...o.drift] } : {}),
     }));
-  const held = objects.find((o) => o.held !== undefined)?.held;
+  const hold = objects.find((o) => o.held !== undefined);
   return {
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
     // A migration's hold is not a rollout's: the app waits for a reviewed commit, not for time.
-    ...(held ? (held.startsWith("migration ") ? { migration: held } : { rollout: held }) : {}),
+    ...(hold?.held ? { [hold.heldBy === "migration" ? "migration" : "rollout"]: hold.held } : {}),
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
     ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),

@@ -9,6 +9,7 @@ import {
   type ClusterSyncResult,
   type DesiredObject,
   detachApp,
+  type Hold,
   notSynced,
   syncCluster,
 } from "./cluster-sync.js";
@@ -303,13 +304,15 @@ function applyGates(
   desired: readonly DesiredObject[],
   holds: ReadonlyMap<string, string> | undefined,
   gates: ReadonlyMap<string, Gate> | undefined,
-): { desired: DesiredObject[]; held: Map<string, string>; detach: string[] } {
-  const held = new Map(holds ?? []);
+): { desired: DesiredObject[]; held: Map<string, Hold>; detach: string[] } {
+  const held = new Map<string, Hold>(
+    [...(holds ?? [])].map(([app, reason]) => [app, { reason, by: "rollout" }]),
+  );
   const detach: string[] = [];
   if (!gates) return { desired: [...desired], held, detach };
   for (const [app, gate] of gates) {
     if (gate.action === "sync") continue;
-    held.set(app, gate.reason);
+    held.set(app, { reason: gate.reason, by: "migration" });
     if (gate.action === "detach") detach.push(app);
   }
   const adopted = desired.map((d) =>

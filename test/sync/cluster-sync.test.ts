@@ -423,11 +423,12 @@ describe("syncCluster", () => {
   it("holds an app its rollout has not reached, and still makes the namespace other apps need from it", async () => {
     // The namespace belongs to app "platform", whose rollout has not reached this cluster yet.
     const result = await sync([namespace("shop"), configMap("a")], {
-      held: new Map([["platform", "waiting for west to be Healthy"]]),
+      held: new Map([["platform", { reason: "waiting for west to be Healthy", by: "rollout" as const }]]),
     });
     expect(result.objects.find((o) => o.identity === "/Namespace//shop")).toMatchObject({
       action: "held",
       held: "waiting for west to be Healthy",
+      heldBy: "rollout",
     });
     expect(result.objects.find((o) => o.identity === "/ConfigMap/shop/a")?.action).toBe("created");
     // Made bare, not recorded: the held Namespace joins the inventory when its rollout arrives.
