@@ -32,6 +32,8 @@ export interface Faults {
   loseNodes(count: number): string[];
   /** Brings lost nodes back. */
   restoreNodes(): void;
+  /** Images no node can pull (pods using them stay in ImagePullBackOff); an empty list clears it. */
+  unpullableImages(images: readonly string[]): void;
 }
 
 const MAX_BODY_BYTES = 3 * 2 ** 20;
@@ -67,6 +69,10 @@ export async function startMember(
       return world.loseNodes(count);
     },
     restoreNodes: () => world?.restoreNodes(),
+    unpullableImages: (images) => {
+      if (!world) throw new Error(`member ${options.name} runs no pods: start it with a world`);
+      world.setUnpullableImages(images);
+    },
   };
   const server: Server = createServer(async (request, response) => {
     if (request.url === FAULTS_PATH) {
@@ -122,7 +128,7 @@ export async function startMember(
 export const FAULTS_PATH = "/_gitfleet/faults";
 
 /**
- * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes",
+ * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes", "unpullableImages",
  * "downForSeconds" }` (any subset) changes a running member's faults — for demos, from outside the
  * process; GET shows them. Not part of the Kubernetes API: no client calls it by accident. Never
  * slowed down or failed itself, so faults can always be cleared.
@@ -162,6 +168,7 @@ function setFaults(faults: Faults, body: Record<string, unknown>): string[] {
   if (typeof body.errorFraction === "number" && body.errorFraction >= 0 && body.errorFraction <= 1)
     faults.errorFraction = body.errorFraction;
   if (body.restoreNodes === true) faults.restoreNodes();
+  if (Array.isArray(body.unpullableImages)) faults.unpullableImages(body.unpullableImages.map(String));
   return typeof body.loseNodes === "number" ? faults.loseNodes(body.loseNodes) : [];
 }
 

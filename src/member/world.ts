@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import { asList, asMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import { parseQuantity } from "../model/quantity.js";
+import {
+  DEFAULT_PROGRESS_DEADLINE_SECONDS,
+  progressCondition,
+  type RolloutCounts,
+} from "./deployment-progress.js";
 import type { MemberApi } from "./member-api.js";
 import { type RolloutSet, rolloutPolicy, rolloutStep } from "./rollout.js";
 
@@ -65,6 +70,9 @@ export class World {
   private stopped = false;
   private stopWatch: (() => void) | undefined;
   private readonly lists = new Map<string, CachedList>();
+  /** Per Deployment uid: the pass that checks its progress deadline. */
+  private unpullable = new Set<string>();
+  private readonly deadlines = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly api: MemberApi,
@@ -129,6 +137,15 @@ export class World {
         },
       });
     }
+  }
+
+  /**
+   * Images no node can pull from now on (a registry that lost them, a tag never pushed): pods using
+   * them stay Pending in ImagePullBackOff and never get ready, until the list no longer names them.
+   */
+  setUnpullableImages(images: readonly string[]): void {
+    this.unpullable = new Set(images);
+    this.schedule();
   }
 
   stop(): void {
@@ -427,6 +444,7 @@ export class World {
         this.ready.has(uid)
       )
         continue;
+      if (this.backOff(pod)) continue;
       this.ready.add(uid);
       const timer = setTimeout(() => {
         this.timers.delete(timer);
@@ -447,6 +465,34 @@ export class World {
       }, this.options.readyDelayMs ?? 200);
       this.timers.add(timer);
     }
+  }
+
+  // A bound pod with an image no node can pull waits in ImagePullBackOff (written once).
+  private backOff(pod: JsonMap): boolean {
+    const containers = asList(asMap(pod.spec).containers).map((c) => asMap(c));
+    const missing = containers.find((c) => this.unpullable.has(String(c.image)));
+    if (!missing) return false;
+    const waiting = {
+      reason: "ImagePullBackOff",
+      message: `Back-off pulling image "${String(missing.image)}"`,
+    };
+    const status = {
+      phase: "Pending",
+      conditions: [
+        { type: "PodScheduled", status: "True" },
+        { type: "Ready", status: "False", reason: "ContainersNotReady" },
+      ],
+      containerStatuses: containers.map((c) => ({
+        name: String(c.name),
+        image: String(c.image),
+        ready: false,
+        state: this.unpullable.has(String(c.image))
+          ? { waiting }
+          : { waiting: { reason: "PodInitializing" } },
+      })),
+    };
+    if (!sameJson(asMap(pod.status), status)) this.patchPod(pod, { status });
+    return true;
   }
 
   /**
@@ -528,12 +574,16 @@ export class World {
       .digest("hex")
       .slice(0, 10);
     const updated = sets.find((rs) => asMap(rs.metadata).name === `${String(metadata.name)}-${hash}`);
-    const status = {
-      observedGeneration: metadata.generation ?? 1,
+    const counts = {
       replicas: sum("replicas"),
       updatedReplicas: Number(asMap(updated?.status).replicas ?? 0),
       readyReplicas: sum("readyReplicas"),
       availableReplicas: available,
+    };
+    const progress = this.progressOf(deployment, counts, desired, `${String(metadata.name)}-${hash}`);
+    const status = {
+      observedGeneration: metadata.generation ?? 1,
+      ...counts,
       unavailableReplicas: desired - available > 0 ? desired - available : null,
       conditions: [
         {
@@ -541,10 +591,60 @@ export class World {
           status: available >= desired ? "True" : "False",
           reason: available >= desired ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
         },
+        progress,
       ],
     };
     if (!sameJson(asMap(deployment.status), status))
       this.patch(deployment, "/apis/apps/v1", "deployments/status", { status }, "deployments");
+  }
+
+  // The Progressing condition, and a pass when its deadline runs out while nothing progresses.
+  private progressOf(
+    deployment: JsonMap,
+    after: RolloutCounts,
+    desired: number,
+    replicaSetName: string,
+  ): JsonMap {
+    const metadata = asMap(deployment.metadata);
+    const status = asMap(deployment.status);
+    const deadlineSeconds = asMap(deployment.spec).progressDeadlineSeconds;
+    const outcome = progressCondition({
+      current: asList(status.conditions)
+        .map((c) => asMap(c))
+        .find((c) => c.type === "Progressing"),
+      before: {
+        replicas: Number(status.replicas ?? 0),
+        updatedReplicas: Number(status.updatedReplicas ?? 0),
+        readyReplicas: Number(status.readyReplicas ?? 0),
+        availableReplicas: Number(status.availableReplicas ?? 0),
+      },
+      after,
+      desired,
+      newGeneration: status.observedGeneration !== (metadata.generation ?? 1),
+      deadlineSeconds:
+        typeof deadlineSeconds === "number" ? deadlineSeconds : DEFAULT_PROGRESS_DEADLINE_SECONDS,
+      replicaSetName,
+      now: Date.now(),
+    });
+    const uid = String(metadata.uid);
+    if (outcome.deadlineAt !== undefined && this.deadlines.get(uid)?.at !== outcome.deadlineAt) {
+      const previous = this.deadlines.get(uid);
+      if (previous) {
+        clearTimeout(previous.timer);
+        this.timers.delete(previous.timer);
+      }
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          this.deadlines.delete(uid);
+          this.schedule();
+        },
+        Math.max(0, outcome.deadlineAt - Date.now()) + PASS_MS,
+      );
+      this.timers.add(timer);
+      this.deadlines.set(uid, { at: outcome.deadlineAt, timer });
+    }
+    return outcome.condition;
   }
 
   // Objects whose controller is gone go too, as the garbage collector removes dependents.

@@ -68,6 +68,56 @@ describe("the world inside a simulated member", () => {
     expect(member?.api.store.currentVersion()).toBe(version);
   });
 
+  it("times a rollout out whose image cannot be pulled, keeps the old pods, and completes once it can", async () => {
+    const { core, apps } = await clients({ name: "registry", world: { readyDelayMs: 10 } });
+    await apps.createNamespacedDeployment({
+      namespace: "default",
+      body: {
+        ...deployment(2, "100m"),
+        spec: { ...deployment(2, "100m").spec, progressDeadlineSeconds: 1 },
+      } as k8s.V1Deployment,
+    });
+    const progressing = (d: k8s.V1Deployment) => d.status?.conditions?.find((c) => c.type === "Progressing");
+    await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return progressing(d)?.reason === "NewReplicaSetAvailable" ? d : undefined;
+    });
+    const before = (await core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.metadata?.uid);
+    member?.faults.unpullableImages(["registry.example.com/web:2.0.0"]);
+    await apps.patchNamespacedDeployment(
+      {
+        name: "web",
+        namespace: "default",
+        body: {
+          spec: {
+            template: { spec: { containers: [{ name: "main", image: "registry.example.com/web:2.0.0" }] } },
+          },
+        },
+      },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+    );
+    const timedOut = await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return progressing(d)?.reason === "ProgressDeadlineExceeded" ? d : undefined;
+    }, 5_000);
+    expect(progressing(timedOut)).toMatchObject({ status: "False" });
+    const pods = (await core.listNamespacedPod({ namespace: "default" })).items;
+    const waiting = pods.filter((p) => p.status?.phase === "Pending");
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ImagePullBackOff");
+    // maxUnavailable 25% of 2 rounds down to 0: both old pods keep running.
+    expect(pods.filter((p) => before.includes(p.metadata?.uid)).map((p) => p.status?.phase)).toEqual([
+      "Running",
+      "Running",
+    ]);
+    member?.faults.unpullableImages([]);
+    const done = await until(async () => {
+      const d = await apps.readNamespacedDeployment({ name: "web", namespace: "default" });
+      return progressing(d)?.reason === "NewReplicaSetAvailable" ? d : undefined;
+    }, 5_000);
+    expect(done.status).toMatchObject({ updatedReplicas: 2, availableReplicas: 2 });
+  });
+
   it("leaves pods that fit on no node Pending and Unschedulable, and the Deployment short of available", async () => {
     const { core, apps } = await clients({
       name: "small",
