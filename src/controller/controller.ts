@@ -365,9 +365,12 @@ function pairReport(
     const objects = result.objects.filter((o) => o.app === app);
     if (objects.length === 0) return undefined;
     const health = worstHealth(objects.map((o) => o.health)).status;
-    return objects.some((o) => o.action === "held")
-      ? { health }
-      : { health, syncedCommit: result.sourceCommit };
+    const conflict = objects.find((o) => o.action === "conflict");
+    return {
+      health,
+      ...(objects.some((o) => o.action === "held") ? {} : { syncedCommit: result.sourceCommit }),
+      ...(conflict ? { conflict: `${conflict.identity}: ${conflict.error ?? "conflict"}` } : {}),
+    };
   }
   const entry = report?.apps[app];
   if (!entry || typeof entry.health !== "string") return undefined;

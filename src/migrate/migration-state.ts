@@ -44,6 +44,8 @@ export interface PairReport {
   readonly health: HealthStatus;
   /** The source commit the cluster runs for the app. */
   readonly syncedCommit?: string;
+  /** An object of the app gitfleet may not take over (another field manager's, or Abort), with why. */
+  readonly conflict?: string;
 }
 
 /** Everything one step reads. */
@@ -62,7 +64,7 @@ export interface MigrationInput {
 
 /** What the sync does with an app in a cluster: apply (adopting), leave alone, or detach. */
 export type Gate =
-  | { readonly action: "sync" }
+  | { readonly action: "sync"; readonly adopt: boolean }
   | { readonly action: "hold"; readonly reason: string }
   | { readonly action: "detach"; readonly reason: string };
 
@@ -73,7 +75,8 @@ export interface MigrationOutcome {
   readonly changes: readonly string[];
 }
 
-const DEFAULT_OBSERVE_MS = 0;
+/** How long a synced batch is watched when neither it nor its Migration says: 10 minutes. */
+const DEFAULT_OBSERVE_MS = 10 * 60_000;
 
 /** "app/cluster", the key of a pair. */
 export function pairKey(app: string, cluster: string): string {
@@ -93,9 +96,7 @@ export function advanceMigration(input: MigrationInput): MigrationOutcome {
   const gates = new Map<string, Gate>();
   const batches = advanceBatches(input, changes);
   for (const batch of batches) for (const key of keysOf(batch)) gates.set(key, gateOf(batch, migration));
-  const detached = new Set(previous?.detached ?? []);
-  for (const batch of batches)
-    if (batch.state === "RolledBack") for (const key of keysOf(batch)) detached.add(key);
+  const detached = detachedPairs(previous, batches, gates);
   detachRemoved(input, gates, detached, changes);
   for (const key of detached)
     if (!gates.has(key))
@@ -105,6 +106,20 @@ export function advanceMigration(input: MigrationInput): MigrationOutcome {
     gates,
     changes,
   };
+}
+
+// Pairs detached before, and those of rolled-back batches; a detached pair that a started batch
+// covers again is managed again, until it leaves once more.
+function detachedPairs(
+  previous: MigrationStatus | undefined,
+  batches: readonly BatchStatus[],
+  gates: ReadonlyMap<string, Gate>,
+): Set<string> {
+  const detached = new Set(previous?.detached ?? []);
+  for (const [key, gate] of gates) if (gate.action === "sync") detached.delete(key);
+  for (const batch of batches)
+    if (batch.state === "RolledBack") for (const key of keysOf(batch)) detached.add(key);
+  return detached;
 }
 
 // Each batch in order; a batch that has not Succeeded holds back every batch after it.
@@ -193,26 +208,48 @@ function progress(
   keep: (reason?: string) => BatchStatus,
 ): BatchStatus {
   const { batch, before, pairs, input, at } = step;
-  const degraded = firstWith(pairs, (h) => h === "Degraded");
-  if (degraded) {
-    const reason = `${degraded} Degraded`;
+  const failure = failureOf(pairs, input);
+  if (failure)
     return input.migration.spec.onFailure === "Rollback"
-      ? enter("RolledBack", { reason: `${reason}; onFailure: Rollback` })
-      : enter("Failed", { reason: `${reason}; onFailure: Halt` });
-  }
-  const settled = allSettled(pairs, batch, input);
+      ? enter("RolledBack", { reason: `${failure}; onFailure: Rollback` })
+      : enter("Failed", { reason: `${failure}; onFailure: Halt` });
   const window = observeMs(batch, input.migration);
   if (before?.state === "Syncing") {
-    if (!settled) return keep("adopting");
+    if (!allSynced(pairs, batch, input)) return keep("adopting");
     // Without an observation window there is nothing to observe.
     return window === 0 ? enter("Succeeded") : enter("Observing", { observingSince: at });
   }
-  if (!settled) return keep("not every app Healthy");
-  const since = Date.parse(before?.observingSince ?? at);
-  return input.now - since >= window ? enter("Succeeded") : keep();
+  // Observing: every app must stay Healthy for the whole window; one reported otherwise starts it
+  // again. No report yet (a restarted controller before its first sync) is no news: it waits.
+  const reported = (app: string, cluster: string) => input.report(app, cluster) !== undefined;
+  const unhealthy = firstWith(pairs, (h, app, cluster) => h !== "Healthy" && reported(app, cluster));
+  if (firstWith(pairs, (_, app, cluster) => !reported(app, cluster)) !== undefined && !unhealthy)
+    return keep("waits for the members' report");
+  if (unhealthy) {
+    const { observingSince: _, ...rest } = before as BatchStatus;
+    return { ...rest, apps: pairs, reason: `${unhealthy}: the window starts again once it is Healthy` };
+  }
+  if (before?.observingSince === undefined)
+    return { ...(before as BatchStatus), apps: pairs, observingSince: at, reason: "observing again" };
+  return input.now - Date.parse(before.observingSince) >= window ? enter("Succeeded") : keep();
 }
 
-function allSettled(
+// A Degraded app, or an object gitfleet may not take over, fails a started batch.
+function failureOf(
+  pairs: Record<string, Record<string, HealthStatus>>,
+  input: MigrationInput,
+): string | undefined {
+  const degraded = firstWith(pairs, (h) => h === "Degraded");
+  if (degraded) return degraded;
+  for (const [app, clusters] of Object.entries(pairs))
+    for (const cluster of Object.keys(clusters)) {
+      const conflict = input.report(app, cluster)?.conflict;
+      if (conflict) return `${app} in ${cluster}: ${conflict}`;
+    }
+  return undefined;
+}
+
+function allSynced(
   pairs: Record<string, Record<string, HealthStatus>>,
   batch: MigrationBatch,
   input: MigrationInput,
@@ -228,7 +265,8 @@ function allSettled(
   );
 }
 
-function observeMs(batch: MigrationBatch, migration: Migration): number {
+/** A batch's observation window (its own, else its Migration's, else 10 minutes), in ms. */
+export function observeMs(batch: MigrationBatch, migration: Migration): number {
   const text = batch.observe ?? migration.spec.observe;
   return text === undefined ? DEFAULT_OBSERVE_MS : (parseDuration(text) ?? DEFAULT_OBSERVE_MS);
 }
@@ -254,7 +292,7 @@ function gateOf(batch: BatchStatus, migration: Migration): Gate {
     case "Observing":
     case "Succeeded":
     case "Failed":
-      return { action: "sync" };
+      return { action: "sync", adopt: migration.spec.conflictResolution !== "Abort" };
     case "RolledBack":
       return { action: "detach", reason: `migration ${name} rolled back` };
     case "WaitingApproval":
@@ -276,9 +314,10 @@ function keysOf(batch: BatchStatus): string[] {
 
 function firstWith(
   pairs: Record<string, Record<string, HealthStatus>>,
-  test: (health: HealthStatus) => boolean,
+  test: (health: HealthStatus, app: string, cluster: string) => boolean,
 ): string | undefined {
   for (const [app, clusters] of Object.entries(pairs))
-    for (const [cluster, health] of Object.entries(clusters)) if (test(health)) return `${app} in ${cluster}`;
+    for (const [cluster, health] of Object.entries(clusters))
+      if (test(health, app, cluster)) return `${app} in ${cluster} ${health}`;
   return undefined;
 }

@@ -1,9 +1,14 @@
-import { parseDuration as parseDurationMs } from "../model/duration.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { advanceMigration, type Gate, type MigrationStatus, type PairReport } from "./migration-state.js";
+import {
+  advanceMigration,
+  type Gate,
+  type MigrationStatus,
+  observeMs,
+  type PairReport,
+} from "./migration-state.js";
 import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "./migration-status-file.js";
 
 /** Every Migration of the fleet advanced one step, and what the sync and the status branch get from it. */
@@ -69,35 +74,27 @@ export function advanceMigrations(input: MigrationsInput): MigrationsRound {
     }
   }
   const batches = [...statuses.values()].flatMap((s) => s.batches);
-  const windows = input.model.migrations.flatMap((m) =>
-    m.spec.batches.map((b) => ({
-      migration: m.metadata.name,
-      batch: b.name,
-      observe: b.observe ?? m.spec.observe,
-    })),
-  );
   return {
     statuses,
     gates,
     files,
     changes,
     active: batches.some((b) => b.state === "Syncing" || b.state === "Observing"),
-    wakeAt: nextWindowEnd(statuses, windows, input.now),
+    wakeAt: nextWindowEnd(input.model, statuses, input.now),
   };
 }
 
 function nextWindowEnd(
+  model: FleetModel,
   statuses: ReadonlyMap<string, MigrationStatus>,
-  windows: readonly { migration: string; batch: string; observe: string | undefined }[],
   now: number,
 ): number | undefined {
   const ends: number[] = [];
-  for (const [name, status] of statuses)
-    for (const batch of status.batches) {
-      if (batch.state !== "Observing" || !batch.observingSince) continue;
-      const observe = windows.find((w) => w.migration === name && w.batch === batch.name)?.observe;
-      const ms = observe ? (parseDurationMs(observe) ?? 0) : 0;
-      ends.push(Date.parse(batch.observingSince) + ms);
+  for (const migration of model.migrations)
+    for (const batch of statuses.get(migration.metadata.name)?.batches ?? []) {
+      const spec = migration.spec.batches.find((b) => b.name === batch.name);
+      if (batch.state !== "Observing" || !batch.observingSince || !spec) continue;
+      ends.push(Date.parse(batch.observingSince) + observeMs(spec, migration));
     }
   const future = ends.filter((t) => t > now);
   return future.length > 0 ? Math.min(...future) : undefined;

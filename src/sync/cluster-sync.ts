@@ -19,6 +19,7 @@ import {
 } from "./inventory.js";
 import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
 import { type PruneSettings, planPrune } from "./prune-plan.js";
+import { takeOverFields } from "./take-over.js";
 
 /** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
 export interface ObjectPolicy {
@@ -347,14 +348,28 @@ async function applyOne(
       : entry?.digest === desired.digest
         ? "corrected"
         : "configured";
-    // Correcting drift takes back the fields gitfleet applied and someone changed; a new rendering
-    // that meets another manager's fields reports the conflict unless the policy forces.
-    const applied = await input.client.apply(desired.object, desired.policy.force || action === "corrected");
+    // Correcting drift takes back the fields gitfleet applied and someone changed; adopting takes the
+    // fields the rendered object sets from whoever set them by hand (`gitfleet plan` lists them);
+    // a new rendering that meets another manager's fields reports the conflict unless the policy forces.
+    const adopting = current !== undefined && !entry?.uid && !appliedByGitfleet(current);
+    const applied = await applyObject(input.client, desired, action === "corrected", adopting);
     const next = { ...intentEntry(desired), digest: desired.digest };
     return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
   } catch (error) {
     return failed(rendered, entry, error);
   }
+}
+
+async function applyObject(
+  client: MemberClient,
+  desired: DesiredObject,
+  correcting: boolean,
+  adopting: boolean,
+): Promise<JsonMap> {
+  const applied = await client.apply(desired.object, desired.policy.force || correcting || adopting);
+  if (!adopting) return applied;
+  await takeOverFields(client, addressOf(desired.object));
+  return (await client.get(addressOf(desired.object))) ?? applied;
 }
 
 // An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.
@@ -452,7 +467,7 @@ function refused(desired: DesiredObject): Applied {
       action: "conflict",
       health: { status: "Unknown", reason: "not managed by gitfleet" },
       error:
-        "exists in the cluster and gitfleet did not create it; set conflictResolution: Adopt on the Placement to take it over",
+        "exists in the cluster and gitfleet did not create it; set conflictResolution: Adopt on the Placement (or migrate it with a Migration) to take it over",
     },
     entry: undefined,
   };

@@ -315,8 +315,10 @@ function applyGates(
     held.set(app, { reason: gate.reason, by: "migration" });
     if (gate.action === "detach") detach.push(app);
   }
-  const adopted = desired.map((d) =>
-    gates.get(d.app)?.action === "sync" ? { ...d, policy: { ...d.policy, adopt: true } } : d,
-  );
+  // A started batch adopts what already runs, unless its Migration says conflictResolution: Abort.
+  const adopted = desired.map((d) => {
+    const gate = gates.get(d.app);
+    return gate?.action === "sync" && gate.adopt ? { ...d, policy: { ...d.policy, adopt: true } } : d;
+  });
   return { desired: adopted, held, detach };
 }

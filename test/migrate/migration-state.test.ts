@@ -79,7 +79,7 @@ describe("a migration's batches", () => {
     );
     expect(states(syncing.status)).toEqual(["test:Syncing", "staging:Pending", "prod:Pending"]);
     expect(syncing.status.batches[0]?.approvedIn).toBe(SOURCE);
-    expect(syncing.gates.get("catalog/test-1")).toEqual({ action: "sync" });
+    expect(syncing.gates.get("catalog/test-1")).toEqual({ action: "sync", adopt: true });
     expect(syncing.gates.get("checkout/staging-1")?.action).toBe("hold");
 
     const observing = step(m, syncing.status, T0 + 2 * MINUTE);
@@ -102,6 +102,64 @@ describe("a migration's batches", () => {
     expect(states(step(m, syncing.status, T0 + MINUTE).status)[0]).toBe("test:Succeeded");
   });
 
+  it("observes for 10 minutes when neither the batch nor the Migration sets a window", () => {
+    const { observe: _, ...spec } = migration(BATCHES([true, false, false])).spec;
+    const m = { ...migration(BATCHES([true, false, false])), spec };
+    const observing = step(m, step(m, undefined, T0).status, T0 + MINUTE);
+    expect(states(step(m, observing.status, T0 + 10 * MINUTE).status)[0]).toBe("test:Observing");
+    expect(states(step(m, observing.status, T0 + 11 * MINUTE).status)[0]).toBe("test:Succeeded");
+  });
+
+  it("starts the window again when an app is not Healthy during it, without failing the batch", () => {
+    const m = migration(BATCHES([true, false, false]));
+    const observing = step(m, step(m, undefined, T0).status, T0 + MINUTE);
+    const wobbly = step(m, observing.status, T0 + 9 * MINUTE, {
+      "checkout/test-1": { health: "Progressing", syncedCommit: SOURCE },
+    });
+    expect(states(wobbly.status)[0]).toBe("test:Observing");
+    expect(wobbly.status.batches[0]?.observingSince).toBeUndefined();
+    expect(wobbly.status.batches[0]?.reason).toBe(
+      "checkout in test-1 Progressing: the window starts again once it is Healthy",
+    );
+    const again = step(m, wobbly.status, T0 + 10 * MINUTE);
+    expect(again.status.batches[0]?.observingSince).toBe(new Date(T0 + 10 * MINUTE).toISOString());
+    // Ten minutes after the first start is not enough any more; ten after the restart is.
+    expect(states(step(m, again.status, T0 + 12 * MINUTE).status)[0]).toBe("test:Observing");
+    expect(states(step(m, again.status, T0 + 20 * MINUTE).status)[0]).toBe("test:Succeeded");
+  });
+
+  it.each([
+    ["Adopt", true],
+    ["Abort", false],
+  ] as const)(
+    "conflictResolution %s: the sync adopts = %s; an object it may not take fails the batch",
+    (resolution, adopt) => {
+      const m = migration(BATCHES([true, false, false]), { conflictResolution: resolution });
+      const syncing = step(m, undefined, T0, {}, { health: "Unknown" });
+      expect(syncing.gates.get("checkout/test-1")).toEqual({ action: "sync", adopt });
+      const conflict =
+        "apps/v1/Deployment shop/checkout: exists in the cluster and gitfleet did not create it";
+      const failed = step(m, syncing.status, T0 + MINUTE, {
+        "checkout/test-1": { health: "Unknown", syncedCommit: SOURCE, conflict },
+      });
+      expect(states(failed.status)[0]).toBe("test:Failed");
+      expect(failed.status.batches[0]?.reason).toBe(`checkout in test-1: ${conflict}; onFailure: Halt`);
+    },
+  );
+
+  it("detaches a pair again that was detached, managed again by a batch, and removed once more", () => {
+    const one = [{ name: "test", apps: ["checkout"], clusters: ["test-1"], approved: true }];
+    const both = [{ name: "test", apps: ["checkout", "catalog"], clusters: ["test-1"], approved: true }];
+    const started = step(migration(both), undefined, T0);
+    const removed = step(migration(one), started.status, T0 + MINUTE);
+    expect(removed.status.detached).toEqual(["catalog/test-1"]);
+    const back = step(migration(both), removed.status, T0 + 2 * MINUTE);
+    expect(back.gates.get("catalog/test-1")).toEqual({ action: "sync", adopt: true });
+    expect(back.status.detached).toEqual([]);
+    const again = step(migration(one), back.status, T0 + 3 * MINUTE);
+    expect(again.gates.get("catalog/test-1")?.action).toBe("detach");
+  });
+
   it("waits while a pair has not synced the rendered commit, even if it is Healthy", () => {
     const m = migration(BATCHES([true, false, false]));
     const first = step(m, undefined, T0);
@@ -110,7 +168,7 @@ describe("a migration's batches", () => {
   });
 
   it.each([
-    ["Halt", "Failed", { action: "sync" }],
+    ["Halt", "Failed", { action: "sync", adopt: true }],
     ["Rollback", "RolledBack", { action: "detach", reason: "migration shop-legacy/test rolled back" }],
   ] as const)("onFailure %s: a Degraded app in observation → %s", (onFailure, state, gate) => {
     const m = migration(BATCHES([true, true, true]), { onFailure });

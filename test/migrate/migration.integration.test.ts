@@ -13,60 +13,70 @@ import { liveObject, membersPerTest, pushController, statusFile } from "../helpe
 const fleet = membersPerTest("gitfleet-migrate-", ["east", "west", "north"]);
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 
-const DEPLOYMENT = {
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name: "checkout", namespace: "shop" },
-  spec: {
-    replicas: 2,
-    selector: { matchLabels: { app: "checkout" } },
-    template: {
-      metadata: { labels: { app: "checkout" } },
-      spec: {
-        containers: [
-          {
-            name: "checkout",
-            image: "ghcr.io/example/checkout:1.0.0",
-            resources: { requests: { cpu: "100m", memory: "64Mi" } },
-          },
-        ],
+const IMAGE = "ghcr.io/example/checkout:1.0.0";
+const BROKEN = "ghcr.io/example/checkout:2.0.0";
+
+/** An app's Deployment as its team runs it (and as the fleet repo renders it, namespace aside). */
+function deployment(app: string, image = IMAGE) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: app, namespace: "shop" },
+    spec: {
+      replicas: 2,
+      progressDeadlineSeconds: 2,
+      selector: { matchLabels: { app } },
+      template: {
+        metadata: { labels: { app } },
+        spec: {
+          containers: [{ name: app, image, resources: { requests: { cpu: "100m", memory: "64Mi" } } }],
+        },
       },
     },
-  },
-};
+  };
+}
 
 const cluster = (name: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p\n  region: r-${name}\n`;
 
-function fleetRepo(batches: string) {
-  return fileTreeFromText({
+interface FleetOptions {
+  readonly apps?: readonly string[];
+  readonly image?: string;
+  readonly onFailure?: "Halt" | "Rollback";
+  readonly observe?: string;
+}
+
+function fleetRepo(batches: string, options: FleetOptions = {}) {
+  const apps = options.apps ?? ["checkout"];
+  const files: Record<string, string> = {
     "clusters/east.yaml": cluster("east"),
     "clusters/west.yaml": cluster("west"),
     "clusters/north.yaml": cluster("north"),
-    "apps/checkout/app.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: checkout\nspec:\n  namespace: shop\n",
-    "apps/checkout/deployment.yaml": JSON.stringify(
-      { ...DEPLOYMENT, metadata: { name: "checkout" } },
-      null,
-      2,
-    ),
-    "placements/checkout.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: checkout\nspec:\n  apps: [checkout]\n",
     "migrations/shop.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: Migration
 metadata:
   name: shop
 spec:
   conflictResolution: Adopt
-  onFailure: Halt
-  observe: 1s
+  onFailure: ${options.onFailure ?? "Halt"}
+  observe: ${options.observe ?? "1s"}
   batches:
 ${batches}`,
-  });
+  };
+  for (const app of apps) {
+    const { metadata: _, ...rest } = deployment(app, options.image);
+    files[`apps/${app}/app.yaml`] =
+      `apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ${app}\nspec:\n  namespace: shop\n`;
+    files[`apps/${app}/deployment.yaml`] = JSON.stringify({ ...rest, metadata: { name: app } }, null, 2);
+    files[`placements/${app}.yaml`] =
+      `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ${app}\nspec:\n  apps: [${app}]\n`;
+  }
+  return fileTreeFromText(files);
 }
 
-const batch = (name: string, clusterName: string, flags = "") =>
-  `    - name: ${name}\n      apps: [checkout]\n      clusters: [${clusterName}]\n${flags}`;
+const batch = (name: string, clusterName: string, flags = "", apps = ["checkout"]) =>
+  `    - name: ${name}\n      apps: [${apps.join(", ")}]\n      clusters: [${clusterName}]\n${flags}`;
+const APPROVED = "      approved: true\n";
 
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -80,40 +90,60 @@ async function request(m: SimulatedMember, path: string, body: unknown): Promise
   if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
 }
 
-/** The app as a team runs it today: created by hand in every member. */
-async function runByHand(): Promise<void> {
+/** The apps as a team runs them today: created by hand in every member. */
+async function runByHand(apps: readonly string[] = ["checkout"]): Promise<void> {
   for (const m of fleet.members) {
     await request(m, "/api/v1/namespaces", {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name: "shop" },
     });
-    await request(m, "/apis/apps/v1/namespaces/shop/deployments", DEPLOYMENT);
+    for (const app of apps) await request(m, "/apis/apps/v1/namespaces/shop/deployments", deployment(app));
   }
-  for (let i = 0; i < 100 && !(await everywhereReady()); i++) await sleep(50);
+  for (let i = 0; i < 100 && !(await everywhereReady(apps)); i++) await sleep(50);
 }
 
-async function everywhereReady(): Promise<boolean> {
-  for (const m of fleet.members) {
-    const live = await liveObject(m, "/apis/apps/v1/namespaces/shop/deployments/checkout");
-    if (asMap(live?.status).readyReplicas !== 2) return false;
-  }
+async function everywhereReady(apps: readonly string[]): Promise<boolean> {
+  for (const m of fleet.members)
+    for (const app of apps) {
+      const live = await liveObject(m, `/apis/apps/v1/namespaces/shop/deployments/${app}`);
+      if (asMap(live?.status).readyReplicas !== 2) return false;
+    }
   return true;
 }
 
-async function podUids(m: SimulatedMember): Promise<string[]> {
+/** The uids of an app's pods, with their phase: "uid Running". */
+async function podUids(m: SimulatedMember, app = "checkout"): Promise<string[]> {
   const list = asMap(
-    await (await fetch(`${m.url}/api/v1/namespaces/shop/pods?labelSelector=app%3Dcheckout`)).json(),
+    await (await fetch(`${m.url}/api/v1/namespaces/shop/pods?labelSelector=app%3D${app}`)).json(),
   );
   return asList(list.items)
-    .map((p) => String(asMap(asMap(p).metadata).uid))
+    .map((p) => `${String(asMap(asMap(p).metadata).uid)} ${String(asMap(asMap(p).status).phase)}`)
     .sort();
 }
 
-async function labelsIn(m: SimulatedMember): Promise<JsonMap> {
+async function labelsIn(m: SimulatedMember, app = "checkout"): Promise<JsonMap> {
   return asMap(
-    asMap((await liveObject(m, "/apis/apps/v1/namespaces/shop/deployments/checkout"))?.metadata).labels,
+    asMap((await liveObject(m, `/apis/apps/v1/namespaces/shop/deployments/${app}`))?.metadata).labels,
   );
+}
+
+function batchStatus(name: string): JsonMap {
+  const status = statusFile(fleet.dir, "status/migrations/shop.yaml");
+  return asMap(asList(status.batches).find((b) => asMap(b).name === name));
+}
+
+/** Stops a controller and starts another on the same repo and members, as a restarted pod would. */
+async function restart(controller: Awaited<ReturnType<typeof pushController>>) {
+  controller.controller.stop();
+  return pushController(fleet.dir, fleet.kubeconfig);
+}
+
+async function rounds(controller: Awaited<ReturnType<typeof pushController>>, count: number) {
+  for (let i = 0; i < count; i++) {
+    await controller.round();
+    await sleep(100);
+  }
 }
 
 function batchStates(): Record<string, string> {
@@ -144,9 +174,7 @@ describe("migrating running apps in batches", () => {
     for (const uids of before.values()) expect(uids).toHaveLength(2);
     createRepo(
       fleet.dir,
-      fleetRepo(
-        `${batch("test", "east", "      approved: true\n")}${batch("staging", "west")}${batch("prod", "north")}`,
-      ),
+      fleetRepo(`${batch("test", "east", APPROVED)}${batch("staging", "west")}${batch("prod", "north")}`),
     );
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
 
@@ -162,18 +190,24 @@ describe("migrating running apps in batches", () => {
     expect(log).toContain("migration: shop/test: new → Syncing (adopting)");
     expect(log).toMatch(/migration: shop\/test: Observing → Succeeded/);
 
+    // Restarted while staging waits for approval and prod is Pending: still nothing happens there.
+    const waiting = await restart(controller);
+    await rounds(waiting, 3);
+    expect(batchStates()).toEqual({ test: "Succeeded", staging: "WaitingApproval", prod: "Pending" });
+    expect(await labelsIn(member("west"))).toEqual({});
+    expect(await podUids(member("east"))).toEqual(before.get("east"));
+
     // A controller restart in the middle of the staging batch continues from the status branch.
     commitTree(
       fleet.dir,
       fleetRepo(
-        `${batch("test", "east", "      approved: true\n")}${batch("staging", "west", "      approved: true\n")}${batch("prod", "north")}`,
+        `${batch("test", "east", APPROVED)}${batch("staging", "west", APPROVED)}${batch("prod", "north")}`,
       ),
       "approve staging",
     );
-    await controller.round();
+    await waiting.round();
     expect(batchStates().staging).toMatch(/Syncing|Observing/);
-    controller.controller.stop();
-    const restarted = await pushController(fleet.dir, fleet.kubeconfig);
+    const restarted = await restart(waiting);
     await until(restarted, () => batchStates().staging === "Succeeded");
     expect(batchStates()).toEqual({ test: "Succeeded", staging: "Succeeded", prod: "WaitingApproval" });
     expect(await podUids(member("west"))).toEqual(before.get("west"));
@@ -182,7 +216,7 @@ describe("migrating running apps in batches", () => {
     commitTree(
       fleet.dir,
       fleetRepo(
-        `${batch("test", "east", "      approved: true\n")}${batch("staging", "west", "      approved: true\n      rollback: true\n")}${batch("prod", "north")}`,
+        `${batch("test", "east", APPROVED)}${batch("staging", "west", `${APPROVED}      rollback: true\n`)}${batch("prod", "north")}`,
       ),
       "roll staging back",
     );
@@ -194,6 +228,12 @@ describe("migrating running apps in batches", () => {
         .readyReplicas,
     ).toBe(2);
     expect(await labelsIn(member("north"))).toEqual({});
+    // Restarted after the rollback: the detached app stays detached.
+    const afterRollback = await restart(restarted);
+    await rounds(afterRollback, 3);
+    expect(await labelsIn(member("west"))).toEqual({});
+    expect(batchStates().staging).toBe("RolledBack");
+    afterRollback.controller.stop();
     // `gitfleet migrate status` prints the batches from the status branch.
     const printed = spawnSync(process.execPath, [BIN, "migrate", "status", "shop", "--repo", fleet.dir], {
       encoding: "utf8",
@@ -211,7 +251,92 @@ describe("migrating running apps in batches", () => {
     });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no migration "nope"');
-    const timeline = gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status").split("\n");
-    console.log(timeline.filter((l) => l.startsWith("migration")).join("\n"));
+  });
+
+  it.each([
+    ["Halt", "Failed"],
+    ["Rollback", "RolledBack"],
+  ] as const)(
+    "an app that degrades while its batch is observed: onFailure %s → %s, and the approved later batches wait",
+    async (onFailure, failedState) => {
+      await runByHand();
+      const before = await podUids(member("east"));
+      // Every batch approved at once: the later ones wait for the first.
+      const batches = `${batch("test", "east", APPROVED)}${batch("staging", "west", APPROVED)}${batch("prod", "north", APPROVED)}`;
+      createRepo(fleet.dir, fleetRepo(batches, { onFailure, observe: "10m" }));
+      const first = await pushController(fleet.dir, fleet.kubeconfig);
+      await until(first, () => batchStates().test === "Observing");
+      expect(batchStates()).toEqual({ test: "Observing", staging: "Pending", prod: "Pending" });
+      expect(batchStatus("staging").reason).toBe("waits for batch test");
+      // Restarted while observing: the window goes on from when it started.
+      const since = batchStatus("test").observingSince;
+      const controller = await restart(first);
+      await rounds(controller, 2);
+      expect(batchStatus("test")).toMatchObject({ state: "Observing", observingSince: since });
+
+      // A new image that east cannot pull: the rollout stalls past its progress deadline — Degraded.
+      member("east").faults.unpullableImages([BROKEN]);
+      commitTree(
+        fleet.dir,
+        fleetRepo(batches, { onFailure, observe: "10m", image: BROKEN }),
+        "checkout 2.0.0",
+      );
+      await until(controller, () => batchStates().test === failedState);
+      expect(batchStatus("test").reason).toBe(`checkout in east Degraded; onFailure: ${onFailure}`);
+      const log = gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status");
+      expect(log).toContain(
+        `migration: shop/test: Observing → ${failedState} (checkout in east Degraded; onFailure: ${onFailure})`,
+      );
+      // The old pods never stopped: the stalled rollout keeps them.
+      expect((await podUids(member("east"))).filter((p) => before.includes(p))).toEqual(before);
+
+      // Restarted after the failure: the later batches still wait, though approved; west and north untouched.
+      const later = await restart(controller);
+      await rounds(later, 3);
+      expect(batchStates()).toEqual({ test: failedState, staging: "Pending", prod: "Pending" });
+      expect(batchStatus("staging").reason).toBe("waits for batch test");
+      expect(await labelsIn(member("west"))).toEqual({});
+      expect(await labelsIn(member("north"))).toEqual({});
+      const east = await labelsIn(member("east"));
+      if (onFailure === "Rollback") {
+        // Detached: no longer gitfleet's, still running, nothing deleted.
+        expect(east["gitfleet.io/app"]).toBeUndefined();
+        const inventory = statusFile(fleet.dir, "status/inventory/east.yaml");
+        expect(JSON.stringify(inventory)).not.toContain("checkout");
+        expect((await podUids(member("east"))).filter((p) => before.includes(p))).toEqual(before);
+      } else expect(east["gitfleet.io/app"]).toBe("checkout");
+      later.controller.stop();
+    },
+  );
+
+  it("detaches an app removed from a started batch and keeps managing the others", async () => {
+    const apps = ["checkout", "catalog"];
+    await runByHand(apps);
+    const before = await podUids(member("east"), "catalog");
+    createRepo(fleet.dir, fleetRepo(`${batch("test", "east", APPROVED, apps)}`, { apps, observe: "0s" }));
+    const controller = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(controller, () => batchStates().test === "Succeeded");
+    expect(await labelsIn(member("east"), "catalog")).toMatchObject({ "gitfleet.io/app": "catalog" });
+
+    commitTree(
+      fleet.dir,
+      fleetRepo(`${batch("test", "east", APPROVED)}`, { apps, observe: "0s" }),
+      "take catalog out of the migration",
+    );
+    await until(
+      controller,
+      async () => (await labelsIn(member("east"), "catalog"))["gitfleet.io/app"] === undefined,
+    );
+    expect(await podUids(member("east"), "catalog")).toEqual(before);
+    expect(await labelsIn(member("east"))).toMatchObject({ "gitfleet.io/app": "checkout" });
+    expect(asList(statusFile(fleet.dir, "status/migrations/shop.yaml").detached)).toEqual(["catalog/east"]);
+    expect(gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status")).toContain(
+      "migration: shop: catalog/east removed from the migration: detached",
+    );
+    // Not in any migration's started batch and not adopted: never touched again, here or elsewhere.
+    await rounds(controller, 3);
+    expect(await labelsIn(member("east"), "catalog")).toEqual({});
+    expect(await labelsIn(member("west"), "catalog")).toEqual({});
+    controller.controller.stop();
   });
 });

@@ -1,0 +1,49 @@
+import { asList, asMap, type JsonMap } from "../model/json.js";
+import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+
+/**
+ * After adopting an object, gitfleet becomes the only owner of the fields people set by hand: the
+ * managedFields entries of other managers' plain writes (kubectl create/edit/patch, a script's
+ * PUT) to the object itself are removed, so the next change gitfleet renders does not conflict with
+ * them. Controllers' writes to subresources (status, scale) and other managers' server-side applies
+ * stay: those owners still act on the object. Conditional on the resourceVersion read; nothing else
+ * changes, no pod restarts. Returns the managers whose entries went.
+ */
+export async function takeOverFields(
+  client: MemberClient,
+  address: ObjectAddress,
+): Promise<readonly string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const live = await client.get(address);
+    const patch = live ? takeOverPatch(live) : undefined;
+    if (!live || !patch) return [];
+    try {
+      await client.mergePatch(address, patch.patch, `${FIELD_MANAGER}-adopt`);
+      return patch.removed;
+    } catch (error) {
+      // A controller's status write got in between: read again.
+      if (!(error instanceof MemberApiError && error.code === 409) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const MAX_ATTEMPTS = 5;
+
+/** The merge patch that leaves gitfleet the owner of the hand-set fields, if any other owns some. Pure. */
+export function takeOverPatch(live: JsonMap): { patch: JsonMap; removed: string[] } | undefined {
+  const metadata = asMap(live.metadata);
+  const entries = asList(metadata.managedFields).map((e) => asMap(e));
+  const byHand = (e: JsonMap) =>
+    e.manager !== FIELD_MANAGER && e.operation === "Update" && (e.subresource ?? "") === "";
+  const removed = entries.filter(byHand);
+  if (removed.length === 0) return undefined;
+  return {
+    patch: {
+      metadata: {
+        resourceVersion: metadata.resourceVersion ?? null,
+        managedFields: entries.filter((e) => !byHand(e)),
+      },
+    },
+    removed: removed.map((e) => String(e.manager)),
+  };
+}
