@@ -34,7 +34,8 @@ describe("taking over hand-set fields after adoption", () => {
       return;
     }
     expect(outcome?.removed).toEqual(removed);
-    const kept = (outcome?.patch.metadata as { managedFields: { manager: string }[] }).managedFields;
+    const metadata = (outcome?.patch.metadata ?? {}) as { managedFields?: { manager: string }[] };
+    const kept = metadata.managedFields ?? [];
     expect(kept.map((e) => e.manager)).toEqual(
       ["gitfleet", ...others.map((e) => String(e.manager))].filter((m) => !removed.includes(m)),
     );
