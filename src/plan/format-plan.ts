@@ -1,4 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
+import { migrationLines } from "./format-migration-plan.js";
 import type { ClusterPlan, DistributionChange, ObjectChange, Plan } from "./plan.js";
 
 /** "web: aws-use1 3 → 2, gcp-euw1 3 → 2" — one workload's replicas per cluster, before → after. */
@@ -18,7 +19,11 @@ function totals(plan: Plan): string {
   const n = plan.clusters.length;
   const frozen = count((c) => c.frozen);
   const changes = `${count((c) => c.added)} added, ${count((c) => c.changed)} changed, ${count((c) => c.removed)} removed`;
-  return `${n} cluster${n === 1 ? "" : "s"} change: ${changes}${frozen > 0 ? `, ${frozen} workloads frozen` : ""}`;
+  const batches = plan.migrations?.batches.length ?? 0;
+  const migrations = `${batches} migration batch${batches === 1 ? "" : "es"} change${batches === 1 ? "s" : ""}`;
+  if (n === 0 && plan.distributions.length === 0 && batches > 0)
+    return `no rendered object changes; ${migrations}`;
+  return `${n} cluster${n === 1 ? "" : "s"} change: ${changes}${frozen > 0 ? `, ${frozen} workloads frozen` : ""}${batches > 0 ? `; ${migrations}` : ""}`;
 }
 
 /** The plan for a terminal: a summary line, distributions, then each cluster's changes with diffs. */
@@ -27,6 +32,8 @@ export function formatPlanText(plan: Plan): string {
   const lines = [`Plan: ${totals(plan)}`];
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
+  if (plan.migrations && plan.migrations.batches.length > 0)
+    lines.push("", "Migrations:", ...migrationLines(plan.migrations).map((l) => `  ${l}`));
   for (const cluster of plan.clusters)
     lines.push("", `cluster ${cluster.cluster}:`, ...clusterLines(cluster));
   return `${lines.join("\n")}\n`;
@@ -78,6 +85,8 @@ export function formatPlanMarkdown(plan: Plan): string {
       "",
       ...plan.distributions.map((d) => `- ${escapeMarkdown(formatDistribution(d))}`),
     );
+  if (plan.migrations && plan.migrations.batches.length > 0)
+    lines.push("", "**Migrations**", "", "```", ...migrationLines(plan.migrations), "```");
   for (const c of plan.clusters) lines.push("", ...clusterDetails(c));
   return `${lines.join("\n")}\n`;
 }

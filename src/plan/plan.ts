@@ -3,6 +3,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
 import type { InventoryEntry } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
+import type { MigrationPlan } from "./migration-plan.js";
 
 /** One object that a cluster gains, loses or sees changed. */
 export interface ObjectChange {
@@ -48,6 +49,8 @@ export interface DistributionChange {
 export interface Plan {
   readonly clusters: readonly ClusterPlan[];
   readonly distributions: readonly DistributionChange[];
+  /** Batches the change approves or rolls back, and what adopting changes in what runs. */
+  readonly migrations?: MigrationPlan;
   readonly changed: boolean;
 }
 

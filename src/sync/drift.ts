@@ -11,6 +11,13 @@ const IGNORED_METADATA = new Set([
   "selfLink",
 ]);
 
+/** One field where a live object departs from the rendered one. */
+export interface DriftedField {
+  readonly path: string;
+  readonly rendered: Json | undefined;
+  readonly live: Json | undefined;
+}
+
 /**
  * Where a live object departs from what gitfleet rendered, as dotted paths (at most `limit`): every
  * field the rendered object sets must be present in the live object with the same value; fields the
@@ -18,7 +25,12 @@ const IGNORED_METADATA = new Set([
  * item by item, maps by the rendered keys. Secret `stringData` is write-only and skipped. Pure.
  */
 export function driftedPaths(rendered: JsonMap, live: JsonMap, limit = 5): string[] {
-  const found: string[] = [];
+  return driftedFields(rendered, live, limit).map((field) => field.path);
+}
+
+/** driftedPaths with the values on each side. Pure. */
+export function driftedFields(rendered: JsonMap, live: JsonMap, limit = 5): DriftedField[] {
+  const found: DriftedField[] = [];
   for (const [key, value] of Object.entries(rendered)) {
     if (IGNORED_TOP.has(key) || (key === "stringData" && rendered.kind === "Secret")) continue;
     if (key === "metadata" && isJsonMap(value) && isJsonMap(live.metadata)) {
@@ -36,7 +48,7 @@ function compare(
   want: Json | undefined,
   have: Json | undefined,
   path: string,
-  found: string[],
+  found: DriftedField[],
   limit: number,
 ): void {
   if (found.length >= limit) return;
@@ -44,18 +56,19 @@ function compare(
   if (have === undefined && isEmpty(want)) return;
   if (isJsonMap(want)) compareMaps(want, have, path, found, limit);
   else if (Array.isArray(want)) compareLists(want, have, path, found, limit);
-  else if (want !== have && !(want === null && have === undefined)) found.push(path);
+  else if (want !== have && !(want === null && have === undefined))
+    found.push({ path, rendered: want, live: have });
 }
 
 function compareMaps(
   want: JsonMap,
   have: Json | undefined,
   path: string,
-  found: string[],
+  found: DriftedField[],
   limit: number,
 ): void {
   if (!isJsonMap(have)) {
-    found.push(path);
+    found.push({ path, rendered: want, live: have });
     return;
   }
   for (const [key, value] of Object.entries(want)) compare(value, have[key], `${path}.${key}`, found, limit);
@@ -65,11 +78,11 @@ function compareLists(
   want: Json[],
   have: Json | undefined,
   path: string,
-  found: string[],
+  found: DriftedField[],
   limit: number,
 ): void {
   if (!Array.isArray(have) || have.length !== want.length) {
-    found.push(path);
+    found.push({ path, rendered: want, live: have });
     return;
   }
   for (const [index, item] of want.entries()) compare(item, have[index], `${path}[${index}]`, found, limit);

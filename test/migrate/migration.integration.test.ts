@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { SimulatedMember } from "../../src/member/member-server.js";
@@ -67,7 +67,11 @@ ${batches}`,
     const { metadata: _, ...rest } = deployment(app, options.image);
     files[`apps/${app}/app.yaml`] =
       `apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ${app}\nspec:\n  namespace: shop\n`;
-    files[`apps/${app}/deployment.yaml`] = JSON.stringify({ ...rest, metadata: { name: app } }, null, 2);
+    files[`apps/${app}/deployment.yaml`] = JSON.stringify(
+      { ...rest, metadata: { name: app, labels: { tier: "web" } } },
+      null,
+      2,
+    );
     files[`placements/${app}.yaml`] =
       `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ${app}\nspec:\n  apps: [${app}]\n`;
   }
@@ -77,6 +81,22 @@ ${batches}`,
 const batch = (name: string, clusterName: string, flags = "", apps = ["checkout"]) =>
   `    - name: ${name}\n      apps: [${apps.join(", ")}]\n      clusters: [${clusterName}]\n${flags}`;
 const APPROVED = "      approved: true\n";
+
+/** The CLI in a child process, waited for without blocking this one. */
+function cli(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args]);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -197,6 +217,17 @@ describe("migrating running apps in batches", () => {
     expect(await labelsIn(member("west"))).toEqual({});
     expect(await podUids(member("east"))).toEqual(before.get("east"));
 
+    // The team changed west by hand since; the pull request that approves staging shows, before it
+    // is merged, what adopting changes there: gitfleet plan reads what runs (GETs only).
+    const edited = await fetch(
+      `${member("west").url}/apis/apps/v1/namespaces/shop/deployments/checkout?fieldManager=kubectl-edit`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ spec: { progressDeadlineSeconds: 600 } }),
+      },
+    );
+    expect(edited.status).toBe(200);
     // A controller restart in the middle of the staging batch continues from the status branch.
     commitTree(
       fleet.dir,
@@ -204,6 +235,29 @@ describe("migrating running apps in batches", () => {
         `${batch("test", "east", APPROVED)}${batch("staging", "west", APPROVED)}${batch("prod", "north")}`,
       ),
       "approve staging",
+    );
+    // (Not spawnSync: the members answer from this process.)
+    const plan = (...extra: string[]) =>
+      cli(["plan", "--repo", fleet.dir, "--base", "main~1", "--head", "main", ...extra]);
+    const compared = await plan("--kubeconfig", fleet.kubeconfig);
+    expect(compared.stderr).toBe("");
+    expect(compared.status).toBe(2);
+    expect(compared.stdout).toContain(
+      [
+        "Plan: no rendered object changes; 1 migration batch changes",
+        "",
+        "Migrations:",
+        "  shop/staging starts when merged (every batch before it has Succeeded): its apps are adopted",
+        "    checkout in west:",
+        "      ~ Deployment shop/checkout: adopted, changing 2 fields",
+        '          metadata.labels: (unset) → {"tier":"web"}',
+        "          spec.progressDeadlineSeconds: 600 → 2",
+        "    nothing is deleted: adopting never deletes",
+      ].join("\n"),
+    );
+    // Without a kubeconfig the plan says what it could not compare.
+    expect((await plan()).stdout).toContain(
+      "    (what runs was not read: pass --kubeconfig to compare each object with the cluster)\n    checkout in west:\n      ? Deployment shop/checkout: adopted if it runs, else created",
     );
     await waiting.round();
     expect(batchStates().staging).toMatch(/Syncing|Observing/);
@@ -228,10 +282,10 @@ describe("migrating running apps in batches", () => {
         .readyReplicas,
     ).toBe(2);
     expect(await labelsIn(member("north"))).toEqual({});
-    // Restarted after the rollback: the detached app stays detached.
+    // Restarted after the rollback: the detached app stays detached (the label adoption set stays, as it runs).
     const afterRollback = await restart(restarted);
     await rounds(afterRollback, 3);
-    expect(await labelsIn(member("west"))).toEqual({});
+    expect(await labelsIn(member("west"))).toEqual({ tier: "web" });
     expect(batchStates().staging).toBe("RolledBack");
     afterRollback.controller.stop();
     // `gitfleet migrate status` prints the batches from the status branch.
@@ -335,7 +389,7 @@ describe("migrating running apps in batches", () => {
     );
     // Not in any migration's started batch and not adopted: never touched again, here or elsewhere.
     await rounds(controller, 3);
-    expect(await labelsIn(member("east"), "catalog")).toEqual({});
+    expect(await labelsIn(member("east"), "catalog")).toEqual({ tier: "web" });
     expect(await labelsIn(member("west"), "catalog")).toEqual({});
     controller.controller.stop();
   });

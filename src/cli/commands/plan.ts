@@ -6,6 +6,7 @@ import { formatValidationReport } from "../../model/summary.js";
 import type { FleetModel } from "../../model/types.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planChange } from "../../plan/plan.js";
+import { planMigrations } from "../../plan/plan-migrations.js";
 import { restoreState } from "../../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../../reconcile/status-files.js";
 import { formatRenderError } from "../../render/format-render.js";
@@ -21,6 +22,7 @@ interface PlanOptions {
   readonly head: string;
   readonly format: "text" | "markdown" | "json";
   readonly statusBranch: string;
+  readonly kubeconfig?: string;
 }
 
 const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
@@ -43,6 +45,10 @@ export function registerPlan(
         "--status-branch <branch>",
         "where gitfleet records what the clusters run (failover moves, cordoned clusters' replicas): the base is planned on top of it when it exists",
         "gitfleet/status",
+      )
+      .option(
+        "--kubeconfig <file>",
+        "compare the objects of migration batches the change starts with what runs in the clusters (read only; a context per member, as for reconcile)",
       )
       .addOption(
         new Option("--format <format>", "output format")
@@ -78,14 +84,29 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
   const base = loadFleet(baseTree);
   if (!base.model)
     output.err(`gitfleet: the base revision ${options.base} is invalid; planning against an empty fleet\n`);
-  const running = base.model ? await statusRender(options, baseTree, base.model) : undefined;
+  const statusTree = await readTreeAtRevision(options.repo, options.statusBranch).catch(() => undefined);
+  const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
   const baseRender = base.model ? renderFleet(base.model, running) : EMPTY;
   const headRender = renderFleet(head.model, baseRender);
   if (headRender.errors.length > 0) {
     output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
   }
-  const plan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));
+  const objectsPlan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));
+  const migrations = await planMigrations({
+    base: base.model,
+    head: head.model,
+    objects: headRender.objects,
+    statusTree,
+    ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(
+      `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
+  const plan = migrations
+    ? { ...objectsPlan, migrations, changed: objectsPlan.changed || migrations.batches.length > 0 }
+    : objectsPlan;
   const text =
     options.format === "json"
       ? `${JSON.stringify(plan, null, 2)}\n`
@@ -98,13 +119,7 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
 
 // What the status branch says the clusters run, when the repository has one: cordoned clusters keep
 // their replicas, failover's moves and kept replicas hold — so the plan is exactly what will happen.
-async function statusRender(
-  options: PlanOptions,
-  baseTree: FileTree,
-  model: FleetModel,
-): Promise<RenderResult | undefined> {
-  const tree = await readTreeAtRevision(options.repo, options.statusBranch).catch(() => undefined);
-  if (!tree) return undefined;
+function statusRender(tree: FileTree, baseTree: FileTree, model: FleetModel): RenderResult | undefined {
   const files = new Map<string, string>();
   for (const [path, bytes] of tree)
     if (path.startsWith("rendered/") || path.startsWith("status/apps/") || path === SOURCE_STATUS_PATH)

@@ -1,0 +1,80 @@
+import { migrationStatusPath } from "../migrate/migration-status-file.js";
+import { statusFromFile } from "../migrate/migrations.js";
+import type { FileTree } from "../model/file-tree.js";
+import type { JsonMap } from "../model/json.js";
+import type { FleetModel } from "../model/types.js";
+import type { RenderedObject } from "../render/render-fleet.js";
+import { resolveConnections } from "../sync/connections.js";
+import { MemberClient } from "../sync/member-client.js";
+import { compareWithLive, type MigrationPlan, migrationChanges, startingObjects } from "./migration-plan.js";
+
+export interface PlanMigrationsInput {
+  readonly base: FleetModel | undefined;
+  readonly head: FleetModel;
+  readonly objects: readonly RenderedObject[];
+  /** The status branch's tree, if the repository has one. */
+  readonly statusTree: FileTree | undefined;
+  /** Read the live objects of starting batches through this kubeconfig. */
+  readonly kubeconfig?: string;
+}
+
+/**
+ * The migration part of `gitfleet plan`: the batches the change decides (from the source and the
+ * status branch) and, with a kubeconfig, each object of a starting batch compared with what runs.
+ * Reads only: GETs, never a write. Undefined when the head has no Migration.
+ */
+export async function planMigrations(input: PlanMigrationsInput): Promise<MigrationPlan | undefined> {
+  if (input.head.migrations.length === 0) return undefined;
+  const decoder = new TextDecoder();
+  const status = (name: string) => {
+    const bytes = input.statusTree?.get(migrationStatusPath(name));
+    return statusFromFile(bytes ? decoder.decode(bytes) : undefined);
+  };
+  const batches = migrationChanges({ base: input.base, head: input.head, objects: input.objects, status });
+  const starting = startingObjects(batches, input.objects);
+  if (!input.kubeconfig || starting.length === 0)
+    return { batches, adoptions: compareWithLive(starting, undefined), comparedWithLive: false };
+  const live = await readLive(input.head, starting, input.kubeconfig);
+  return {
+    batches,
+    adoptions: compareWithLive(starting, (o) => live.get(o.path)),
+    comparedWithLive: true,
+  };
+}
+
+// The live object of each rendered object, by path; a cluster it cannot reach fails the plan, which
+// must not present a guess as what runs.
+async function readLive(
+  model: FleetModel,
+  objects: readonly RenderedObject[],
+  kubeconfig: string,
+): Promise<Map<string, JsonMap | undefined>> {
+  const clusters = new Set(objects.map((o) => o.cluster));
+  const connections = resolveConnections(
+    model.clusters.filter((c) => clusters.has(c.metadata.name)),
+    { kubeconfig, env: process.env },
+  );
+  const clients = new Map<string, MemberClient>();
+  for (const connection of connections) {
+    if (!("config" in connection) || !connection.config)
+      throw new Error(
+        `cannot read what runs in ${connection.cluster}: ${"error" in connection ? connection.error : "a pull-mode cluster without credentials"}`,
+      );
+    clients.set(connection.cluster, new MemberClient(connection.cluster, connection.config, { retries: 1 }));
+  }
+  const live = new Map<string, JsonMap | undefined>();
+  for (const o of objects) {
+    const metadata = o.object.metadata as { name?: string; namespace?: string };
+    const client = clients.get(o.cluster) as MemberClient;
+    live.set(
+      o.path,
+      await client.get({
+        apiVersion: String(o.object.apiVersion),
+        kind: String(o.object.kind),
+        namespace: metadata.namespace,
+        name: String(metadata.name),
+      }),
+    );
+  }
+  return live;
+}
