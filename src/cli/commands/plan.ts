@@ -6,7 +6,6 @@ import { formatValidationReport } from "../../model/summary.js";
 import type { FleetModel } from "../../model/types.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planChange } from "../../plan/plan.js";
-import { planMigrations } from "../../plan/plan-migrations.js";
 import { restoreState } from "../../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../../reconcile/status-files.js";
 import { formatRenderError } from "../../render/format-render.js";
@@ -15,6 +14,7 @@ import { pruneSettings } from "../../sync/desired-objects.js";
 import { splitObserved } from "../../sync/observed-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { planMigrations } from "../plan-migrations.js";
 
 interface PlanOptions {
   readonly repo: string;

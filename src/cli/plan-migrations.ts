@@ -3,10 +3,15 @@ import { statusFromFile } from "../migrate/migrations.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
+import {
+  compareWithLive,
+  type MigrationPlan,
+  migrationChanges,
+  startingObjects,
+} from "../plan/migration-plan.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { resolveConnections } from "../sync/connections.js";
 import { MemberClient } from "../sync/member-client.js";
-import { compareWithLive, type MigrationPlan, migrationChanges, startingObjects } from "./migration-plan.js";
 
 export interface PlanMigrationsInput {
   readonly base: FleetModel | undefined;
