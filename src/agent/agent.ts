@@ -3,13 +3,16 @@ import { wantedSource } from "../controller/reconciler.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { gatesForCluster } from "../migrate/migration-state.js";
+import { migrationStatusPath } from "../migrate/migration-status-file.js";
+import { statusFromFile } from "../migrate/migrations.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
 import type { FleetModel } from "../model/types.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import type { RenderResult } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { type ClusterSyncResult, syncCluster } from "../sync/cluster-sync.js";
+import { type ClusterSyncResult, detachApp, syncCluster } from "../sync/cluster-sync.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
@@ -18,6 +21,7 @@ import {
   inventoryStatusText,
 } from "../sync/inventory.js";
 import type { MemberClient } from "../sync/member-client.js";
+import { applyGates } from "../sync/migration-gates.js";
 import {
   AGENT_STATUS_CONFIGMAP,
   agentReportPath,
@@ -80,14 +84,28 @@ export class Agent {
     const leaving = new Set<string>();
     const here = new Set(objects.map((o) => o.identity));
     for (const entry of knownInventory.values()) if (!here.has(entry.identity)) leaving.add(entry.app);
+    // Migrations gate the agent's sync as they gate the controller's: from their recorded status.
+    const gates = gatesForCluster(cluster, model.migrations, (name) =>
+      statusFromFile(files.get(migrationStatusPath(name))),
+    );
+    const gated = applyGates(desiredByCluster(objects, model).get(cluster) ?? [], undefined, gates);
+    for (const app of gated.detach)
+      await detachApp({
+        cluster,
+        client: this.options.client,
+        app,
+        sourceCommit: renderedCommit,
+        knownInventory,
+      });
     const result = await syncCluster({
       cluster,
       client: this.options.client,
       sourceCommit: renderedCommit,
-      desired: desiredByCluster(objects, model).get(cluster) ?? [],
+      desired: gated.desired,
       prune: pruneSettings(model, await this.decisionsOf(tip, leaving, model)),
       knownInventory,
       interpreterFor: interpreterLookup(model),
+      held: gated.held,
     });
     return { result, report: await this.report(result, tip, files) };
   }
@@ -103,7 +121,9 @@ export class Agent {
       path === "status/inventory/" ||
       path === inventoryPath(cluster) ||
       path === "status/agents/" ||
-      path === agentReportPath(cluster);
+      path === agentReportPath(cluster) ||
+      path === "status/migrations/" ||
+      path.startsWith("status/migrations/");
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
     return new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
   }

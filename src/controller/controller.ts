@@ -374,7 +374,7 @@ function pairReport(
   }
   const entry = report?.apps[app];
   if (!entry || typeof entry.health !== "string") return undefined;
-  const held = entry.rollout !== undefined;
+  const held = entry.rollout !== undefined || entry.migration !== undefined;
   return {
     health: entry.health as PairReport["health"],
     ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),

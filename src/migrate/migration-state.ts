@@ -285,6 +285,51 @@ function pairsOf(batch: MigrationBatch, input: MigrationInput): Record<string, R
   return pairs;
 }
 
+/**
+ * What a pull-mode agent may do with each app in its cluster, from the Migrations of the rendered
+ * source and their status as the controller recorded it (status/migrations/): the same gates the
+ * controller gives its own sync. A batch with no recorded status yet holds its apps; pairs detached
+ * before are detached again (a no-op once their objects left the inventory). Pure.
+ */
+export function gatesForCluster(
+  cluster: string,
+  migrations: readonly Migration[],
+  status: (name: string) => MigrationStatus | undefined,
+): Map<string, Gate> {
+  const gates = new Map<string, Gate>();
+  const byName = [...migrations].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  // The first migration (by name) that claims an app decides it, as in advanceMigrations.
+  for (const migration of byName)
+    for (const [app, gate] of migrationGates(cluster, migration, status(migration.metadata.name)))
+      if (!gates.has(app)) gates.set(app, gate);
+  return gates;
+}
+
+// One migration's gates in one cluster; within a migration a later batch decides, as in advanceMigration.
+function migrationGates(
+  cluster: string,
+  migration: Migration,
+  recorded: MigrationStatus | undefined,
+): Map<string, Gate> {
+  const name = migration.metadata.name;
+  const own = new Map<string, Gate>();
+  for (const batch of migration.spec.batches) {
+    if (batch.clusters && !batch.clusters.includes(cluster)) continue;
+    const state = recorded?.batches.find((b) => b.name === batch.name);
+    const gate: Gate = state
+      ? gateOf(state, migration)
+      : { action: "hold", reason: `migration ${name}/${batch.name} has not started` };
+    for (const app of batch.apps) own.set(app, gate);
+  }
+  for (const key of recorded?.detached ?? []) {
+    const slash = key.lastIndexOf("/");
+    const app = key.slice(0, slash);
+    if (key.slice(slash + 1) === cluster && !own.has(app))
+      own.set(app, { action: "detach", reason: `migration ${name}: detached` });
+  }
+  return own;
+}
+
 function gateOf(batch: BatchStatus, migration: Migration): Gate {
   const name = `${migration.metadata.name}/${batch.name}`;
   switch (batch.state) {

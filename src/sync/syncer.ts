@@ -5,18 +5,12 @@ import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import {
-  type ClusterSyncResult,
-  type DesiredObject,
-  detachApp,
-  type Hold,
-  notSynced,
-  syncCluster,
-} from "./cluster-sync.js";
+import { type ClusterSyncResult, detachApp, notSynced, syncCluster } from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
+import { applyGates } from "./migration-gates.js";
 import { AGENT_STATUS_CONFIGMAP, type AgentReport, readAgentReport } from "./observed-status.js";
 import { RolloutPlanner } from "./rollout-planner.js";
 
@@ -293,32 +287,4 @@ function passedOver(
   for (const d of decisions)
     for (const k of [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])]) add(d.app, k.cluster);
   return apps;
-}
-
-/**
- * One cluster's objects and holds with migrations' gates applied: apps a batch has not started are
- * held (left as they run, never created or adopted), apps a started batch covers are adopted, apps
- * to detach are held and listed.
- */
-function applyGates(
-  desired: readonly DesiredObject[],
-  holds: ReadonlyMap<string, string> | undefined,
-  gates: ReadonlyMap<string, Gate> | undefined,
-): { desired: DesiredObject[]; held: Map<string, Hold>; detach: string[] } {
-  const held = new Map<string, Hold>(
-    [...(holds ?? [])].map(([app, reason]) => [app, { reason, by: "rollout" }]),
-  );
-  const detach: string[] = [];
-  if (!gates) return { desired: [...desired], held, detach };
-  for (const [app, gate] of gates) {
-    if (gate.action === "sync") continue;
-    held.set(app, { reason: gate.reason, by: "migration" });
-    if (gate.action === "detach") detach.push(app);
-  }
-  // A started batch adopts what already runs, unless its Migration says conflictResolution: Abort.
-  const adopted = desired.map((d) => {
-    const gate = gates.get(d.app);
-    return gate?.action === "sync" && gate.adopt ? { ...d, policy: { ...d.policy, adopt: true } } : d;
-  });
-  return { desired: adopted, held, detach };
 }

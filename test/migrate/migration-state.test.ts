@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   advanceMigration,
+  gatesForCluster,
   type MigrationInput,
   type MigrationStatus,
   type PairReport,
@@ -221,5 +222,32 @@ describe("a migration's batches", () => {
     const m = migration([{ name: "all", apps: ["checkout"], approved: false }]);
     const outcome = step(m, undefined, T0);
     expect(Object.keys(outcome.status.batches[0]?.apps.checkout ?? {})).toEqual([...EVERYWHERE].sort());
+  });
+
+  it("gives a pull-mode agent the gates its cluster gets, from the recorded status alone", () => {
+    const m = migration(BATCHES([true, true, false]));
+    const gates = (recorded: MigrationStatus | undefined, cluster: string, model = m) =>
+      Object.fromEntries(
+        [...gatesForCluster(cluster, [model], () => recorded)].map(([app, g]) => [app, g.action]),
+      );
+    // Nothing recorded yet: every app a batch covers here is held.
+    expect(gates(undefined, "test-1")).toEqual({ checkout: "hold", catalog: "hold" });
+    const started = step(m, undefined, T0).status;
+    expect(gates(started, "test-1")).toEqual({ checkout: "sync", catalog: "sync" });
+    expect(gates(started, "staging-1")).toEqual({ checkout: "hold" });
+    expect(gates(started, "elsewhere")).toEqual({});
+    const rolledBack = step(
+      migration([{ ...BATCHES([true, false, false])[0], rollback: true } as MigrationBatch]),
+      started,
+      T0 + MINUTE,
+    ).status;
+    expect(gates(rolledBack, "test-1")).toEqual({ checkout: "detach", catalog: "detach" });
+    // A pair detached because it left the migration is detached (again) too.
+    const withoutCatalog = migration([
+      { name: "test", apps: ["checkout"], clusters: ["test-1"], approved: true },
+    ]);
+    const removed = step(withoutCatalog, started, T0 + MINUTE).status;
+    expect(removed.detached).toEqual(["catalog/test-1"]);
+    expect(gates(removed, "test-1", withoutCatalog)).toEqual({ checkout: "sync", catalog: "detach" });
   });
 });

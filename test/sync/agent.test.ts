@@ -194,4 +194,86 @@ describe("the pull-mode agent", () => {
       Object.keys(await objectsIn(pull.north)).some((k) => k.includes("/cart") || k.includes("/jobs")),
     ).toBe(false);
   });
+
+  it("applies migration gates: leaves an unapproved app alone, adopts it once approved, detaches it on rollback", async () => {
+    const pull = await setUp("pull");
+    const migration = (flags: string) =>
+      `apiVersion: gitfleet.io/v1alpha1\nkind: Migration\nmetadata:\n  name: move\nspec:\n  observe: 0s\n  batches:\n    - name: north\n      apps: [jobs]\n      clusters: [north]\n${flags}`;
+    const files = fleetWithNorthIn("pull");
+    files.set("migrations/move.yaml", new TextEncoder().encode(migration("")));
+    commitTree(pull.dir, files, "migrate jobs in north");
+    // jobs' ConfigMap already runs in north, made by hand.
+    const configMaps = `${pull.north.url}/api/v1/namespaces/batch/configmaps`;
+    await fetch(`${pull.north.url}/api/v1/namespaces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: "batch" } }),
+    });
+    const created = asMap(
+      await (
+        await fetch(configMaps, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "jobs", namespace: "batch" },
+            data: { LEVEL: "info" },
+          }),
+        })
+      ).json(),
+    );
+    const live = async () => asMap(await (await fetch(`${configMaps}/jobs`)).json());
+    const labels = async () => asMap(asMap((await live()).metadata).labels);
+    const deployment = async () =>
+      (await fetch(`${pull.north.url}/apis/apps/v1/namespaces/batch/deployments/jobs`)).status;
+
+    await pull.round();
+    expect([...branchFiles(pull.dir, "gitfleet/status").keys()]).toContain(
+      "rendered/north/batch/apps.Deployment.jobs.yaml",
+    );
+    await pull.agent.round();
+    // Not approved: the agent neither adopts nor creates.
+    expect(await labels()).toEqual({});
+    expect(await deployment()).toBe(404);
+
+    files.set("migrations/move.yaml", new TextEncoder().encode(migration("      approved: true\n")));
+    commitTree(pull.dir, files, "approve north");
+    const state = () =>
+      String(
+        asMap(
+          asList(
+            asMap(
+              readEmittedYaml(
+                branchFiles(pull.dir, "gitfleet/status").get("status/migrations/move.yaml") ?? "",
+              ),
+            ).batches,
+          )[0],
+        ).state,
+      );
+    for (let i = 0; i < 40 && state() !== "Succeeded"; i++) {
+      await pull.round();
+      await pull.agent.round();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(state()).toBe("Succeeded");
+    expect(await labels()).toMatchObject({ "gitfleet.io/app": "jobs" });
+    expect(asMap((await live()).metadata).uid).toBe(asMap(created.metadata).uid);
+    expect(await deployment()).toBe(200);
+
+    files.set(
+      "migrations/move.yaml",
+      new TextEncoder().encode(migration("      approved: true\n      rollback: true\n")),
+    );
+    commitTree(pull.dir, files, "roll north back");
+    await pull.round();
+    expect(state()).toBe("RolledBack");
+    await pull.agent.round();
+    expect(await labels()).toEqual({});
+    expect(asMap((await live()).metadata).uid).toBe(asMap(created.metadata).uid);
+    expect(await deployment()).toBe(200);
+    // And it stays so on later rounds.
+    await pull.agent.round();
+    expect(await labels()).toEqual({});
+  });
 });
