@@ -3,7 +3,7 @@ import type { BatchChange, FieldChange, MigrationPlan, ObjectAdoption } from "./
 
 /**
  * The migration part of a plan, as lines: each batch the change approves (starts at merge, or waits
- * behind which batch), and for one that starts, per app and cluster what adopting does to each
+ * behind which batch), and per app and cluster what adopting does to each
  * object — adopting unchanged, adopting and changing which fields (and whether pods restart),
  * creating — and that nothing is deleted; then what the change detaches.
  */
@@ -11,7 +11,7 @@ export function migrationLines(plan: MigrationPlan): string[] {
   const lines: string[] = [];
   for (const change of plan.batches) {
     lines.push(headline(change));
-    if (change.action !== "starts") {
+    if (change.action === "detaches") {
       for (const p of change.pairs) lines.push(`  ${p.app} in ${p.cluster}`);
       continue;
     }
@@ -35,7 +35,7 @@ function headline(change: BatchChange): string {
     case "starts":
       return `${name} starts when merged (${change.reason}): its apps are adopted`;
     case "waits":
-      return `${name} approved; it ${change.reason}, then starts`;
+      return `${name} approved; it ${change.reason}, then starts: its apps are adopted`;
     default:
       return `${name} detaches (${change.reason}): gitfleet's labels go, the objects keep running, nothing is deleted`;
   }

@@ -51,7 +51,7 @@ export interface FieldChange {
 /** The migration part of a plan. */
 export interface MigrationPlan {
   readonly batches: readonly BatchChange[];
-  /** For the pairs of batches that start: each rendered object against what runs. */
+  /** For the pairs of batches the change approves: each rendered object against what runs. */
   readonly adoptions: readonly ObjectAdoption[];
   /** Whether the live objects were read (a kubeconfig reached the clusters). */
   readonly comparedWithLive: boolean;
@@ -228,12 +228,16 @@ export function compareWithLive(
   });
 }
 
-/** The rendered objects of the pairs that start, in path order. */
+/**
+ * The rendered objects of the pairs a change approves, in path order: those of a batch that starts
+ * at merge, and of one that starts later on its own — the approving pull request is where they are
+ * reviewed.
+ */
 export function startingObjects(
   changes: readonly BatchChange[],
   objects: readonly RenderedObject[],
 ): RenderedObject[] {
-  const starting = new Set(changes.filter((c) => c.action === "starts").flatMap((c) => c.pairs.map(keyOf)));
+  const starting = new Set(changes.filter((c) => c.action !== "detaches").flatMap((c) => c.pairs.map(keyOf)));
   return objects.filter((o) => starting.has(keyOf(o))).sort((a, b) => compareStrings(a.path, b.path));
 }
 

@@ -169,6 +169,27 @@ describe("the migration part of a plan", () => {
     ]);
   });
 
+  it("compares the objects of an approved batch that waits too: its pull request is where they are reviewed", () => {
+    const changes = migrationChanges({
+      base: model([batch("test", "east", { approved: true }), batch("staging", "west")]),
+      head: model([batch("test", "east", { approved: true }), batch("staging", "west", { approved: true })]),
+      objects: OBJECTS,
+      status: () => status({ test: "Observing", staging: "Pending" }),
+    });
+    expect(changes.map((c) => c.action)).toEqual(["waits"]);
+    const starting = startingObjects(changes, OBJECTS);
+    expect(starting.map((o) => `${o.app}/${o.cluster}`)).toEqual(["catalog/west", "checkout/west"]);
+    const lines = migrationLines({
+      batches: changes,
+      adoptions: compareWithLive(starting, () => undefined),
+      comparedWithLive: true,
+    });
+    expect(lines[0]).toBe(
+      "shop/staging approved; it waits for batch test (Observing), then starts: its apps are adopted",
+    );
+    expect(lines).toContain("    + Deployment shop/checkout: not running here, created");
+  });
+
   it("never shows a Secret's values", () => {
     const secret = (value: string): JsonMap => ({
       apiVersion: "v1",
