@@ -112,21 +112,7 @@ describe("the migration part of a plan", () => {
   });
 
   it("compares each object of a starting batch with what runs: adopt as is, adopt changing fields, create", () => {
-    const changes = migrationChanges({
-      base: model([batch("test", "east")]),
-      head: model([batch("test", "east", { approved: true })]),
-      objects: [
-        ...OBJECTS,
-        rendered("catalog", "east", {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "catalog", namespace: "shop" },
-          data: { a: "1" },
-        }),
-      ],
-      status: () => undefined,
-    });
-    const starting = startingObjects(changes, [
+    const objects = [
       ...OBJECTS,
       rendered("catalog", "east", {
         apiVersion: "v1",
@@ -134,7 +120,14 @@ describe("the migration part of a plan", () => {
         metadata: { name: "catalog", namespace: "shop" },
         data: { a: "1" },
       }),
-    ]);
+    ];
+    const changes = migrationChanges({
+      base: model([batch("test", "east")]),
+      head: model([batch("test", "east", { approved: true })]),
+      objects,
+      status: () => undefined,
+    });
+    const starting = startingObjects(changes, objects);
     expect(starting.map((o) => `${o.app}/${o.cluster}/${String(o.object.kind)}`)).toEqual([
       "catalog/east/ConfigMap",
       "catalog/east/Deployment",
