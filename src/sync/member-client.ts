@@ -168,6 +168,11 @@ export class MemberClient {
     return (await this.groupVersion(apiVersion)).get(kind);
   }
 
+  /** A request by path, for what the typed calls do not cover (subresources such as pods/status). */
+  raw(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+    return this.request(method, path, body, contentType);
+  }
+
   /** Forgets what discovery said, e.g. after CRDs were applied. */
   forgetDiscovery(): void {
     this.discovery.clear();

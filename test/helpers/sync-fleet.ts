@@ -25,7 +25,11 @@ export async function startMembers(
 }
 
 /** The controller (reconciler, syncer) on a local repository; `round` reconciles, syncs and commits what it saw. */
-export async function pushController(dir: string, kubeconfig: string) {
+export async function pushController(
+  dir: string,
+  kubeconfig: string,
+  env: Readonly<Record<string, string>> = {},
+) {
   const logger = createLogger({ level: "silent" });
   const reconciler = new Reconciler({
     repo: await FleetRepo.open({ location: dir }),
@@ -36,7 +40,7 @@ export async function pushController(dir: string, kubeconfig: string) {
     logger,
   });
   const { syncer, controller, prober } = syncingController(reconciler, {
-    connections: { kubeconfig, env: {} },
+    connections: { kubeconfig, env },
     logger,
     statusIntervalMs: 0,
     resyncIntervalMs: 3_600_000,

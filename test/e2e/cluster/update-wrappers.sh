@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerates the wrapper modules' go.mod/go.sum for a Kubernetes and an etcd version. Only our own
+# files change: the replace lines pin each k8s.io staging module to the release's published tag,
+# read from k8s.io/kubernetes's own go.mod in the module cache. Run it when moving versions; the
+# build (build.sh) never changes these files.
+set -euo pipefail
+K8S=${K8S_VERSION:-v1.36.3}
+ETCD=${ETCD_VERSION:-v3.6.16}
+STAGING=v0.${K8S#v1.}
+export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=
+here=$(cd "$(dirname "$0")" && pwd)
+
+cd "$here/k8s"
+rm -f go.mod go.sum
+go mod init gitfleet.e2e/controlplane-k8s >/dev/null 2>&1
+go mod edit -go=1.26.0
+upstream=$(cd "$(mktemp -d)" && go mod download -json "k8s.io/kubernetes@$K8S" |
+  sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+for m in $(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/.*#\1#p' "$upstream"); do
+  go mod edit -replace="$m=$m@$STAGING"
+done
+go mod edit -require="k8s.io/kubernetes@$K8S"
+godebug=$(sed -n 's/^godebug default=\(go[0-9.]*\)$/\1/p' "$upstream" | head -1)
+[ -n "$godebug" ] && go mod edit -godebug="default=$godebug"
+for c in kube-apiserver kube-controller-manager kube-scheduler; do
+  go mod edit -tool="k8s.io/kubernetes/cmd/$c"
+done
+go mod tidy
+
+cd "$here/etcd"
+rm -f go.mod go.sum
+go mod init gitfleet.e2e/controlplane-etcd >/dev/null 2>&1
+go mod edit -go=1.26.0
+go mod edit -require="go.etcd.io/etcd/server/v3@$ETCD" -tool=go.etcd.io/etcd/server/v3
+go mod tidy
+echo "wrappers: k8s.io/kubernetes $K8S (staging $STAGING), etcd $ETCD"

@@ -1,0 +1,407 @@
+import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SimulatedMember } from "../../src/member/member-server.js";
+import type { FileTree } from "../../src/model/file-tree.js";
+import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { MemberClient } from "../../src/sync/member-client.js";
+import { readExampleRepo } from "../helpers/example-repo.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
+import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { NodeSimulator } from "./cluster/node-simulator.js";
+
+/**
+ * The second test tier: gitfleet against three real Kubernetes control planes (kube-apiserver,
+ * kube-controller-manager and kube-scheduler built from the k8s.io/kubernetes module, one shared
+ * etcd), whose nodes are simulated. The example fleet's other four clusters are simulated members,
+ * so the whole fleet syncs; every assertion is about the real ones.
+ */
+
+const REAL = ["aws-use1", "gcp-euw1", "idc-east-1"];
+const SIMULATED = ["idc-east-2", "idc-west-1", "staging-1", "test-1"];
+const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
+
+let planes: ControlPlanes;
+let simulated: SimulatedMember[] = [];
+const nodes: NodeSimulator[] = [];
+const clients = new Map<string, MemberClient>();
+let kubeconfig = "";
+let simKubeconfig = "";
+let repo: { dir: string; cleanup: () => void };
+let controller: Awaited<ReturnType<typeof pushController>>;
+let example: FileTree;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const client = (cluster: string) => clients.get(cluster) as MemberClient;
+
+async function get(cluster: string, path: string): Promise<JsonMap | undefined> {
+  return (await client(cluster)
+    .raw("GET", path)
+    .catch((error: unknown) => {
+      if (/404|not found/i.test(String(error))) return undefined;
+      throw error;
+    })) as JsonMap | undefined;
+}
+
+/** Rounds of the controller until `done` holds (or fails naming what was last seen). */
+async function until(
+  what: string,
+  done: () => Promise<boolean> | boolean,
+  timeoutMs = 180_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    await controller.prober.probeOnce();
+    await controller.round();
+    if (await done()) return;
+    await sleep(500);
+  }
+  throw new Error(`${what}: not reached in ${timeoutMs / 1000} s`);
+}
+
+function file(tree: FileTree, path: string): string {
+  return new TextDecoder().decode(tree.get(path));
+}
+
+function withFile(tree: FileTree, path: string, text: string | undefined): FileTree {
+  const next = new Map(tree);
+  if (text === undefined) next.delete(path);
+  else next.set(path, new TextEncoder().encode(text));
+  return next;
+}
+
+// The example fleet with failover and probes quick enough for a test: NotReady after 3 failed
+// 1-second probes, NoExecute 2 s later, tolerated for 2 s.
+function quickFailover(tree: FileTree): FileTree {
+  let next = withFile(
+    tree,
+    "fleet.yaml",
+    file(tree, "fleet.yaml")
+      .replace("probeInterval: 2s", "probeInterval: 1s")
+      .replace("noExecuteAfter: 30s", "noExecuteAfter: 2s"),
+  );
+  for (const placement of ["placements/web.yaml", "placements/storefront-api.yaml"])
+    next = withFile(
+      next,
+      placement,
+      file(next, placement).replace("tolerationSeconds: 30", "tolerationSeconds: 2"),
+    );
+  return next;
+}
+
+async function deploymentIn(cluster: string, namespace: string, name: string): Promise<JsonMap | undefined> {
+  return get(cluster, `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+}
+
+async function podUids(cluster: string, namespace: string, selector: string): Promise<string[]> {
+  const list = asMap(
+    await client(cluster).raw(
+      "GET",
+      `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(selector)}`,
+    ),
+  );
+  return asList(list.items)
+    .map((p) => String(asMap(asMap(p).metadata).uid))
+    .sort();
+}
+
+beforeAll(async () => {
+  const binDir = execFileSync("bash", [BUILD], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    .trim()
+    .split("\n")
+    .pop() as string;
+  const started = Date.now();
+  planes = await startControlPlanes({ binDir, names: REAL });
+  console.log(`e2e: ${REAL.length} control planes ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  repo = tempDir("gitfleet-e2e-fleet-");
+  simKubeconfig = join(repo.dir, "..", `${repo.dir.split("/").pop()}-sim.kubeconfig`);
+  const members = await startMembers(SIMULATED, simKubeconfig);
+  simulated = members.members;
+  // One kubeconfig: the real clusters' contexts and the simulated members'.
+  const merged = new k8s.KubeConfig();
+  merged.loadFromFile(planes.kubeconfig);
+  const others = new k8s.KubeConfig();
+  others.loadFromFile(members.kubeconfig);
+  merged.mergeConfig(others);
+  kubeconfig = join(planes.runDir, "fleet.kubeconfig");
+  writeFileSync(kubeconfig, merged.exportConfig());
+  for (const plane of planes.clusters) {
+    const config = new k8s.KubeConfig();
+    config.loadFromFile(planes.kubeconfig);
+    config.setCurrentContext(plane.name);
+    const c = new MemberClient(plane.name, config, { retries: 2 });
+    clients.set(plane.name, c);
+    const simulator = new NodeSimulator({
+      cluster: plane.name,
+      client: c,
+      nodes: 3,
+      allocatable: { cpu: "8", memory: "32Gi", pods: "110" },
+    });
+    await simulator.start();
+    nodes.push(simulator);
+  }
+  example = quickFailover(await readExampleRepo());
+  createRepo(repo.dir, example);
+  // idc-west-1's Cluster names its credentials by an environment variable (kubeconfigEnv).
+  controller = await pushController(repo.dir, kubeconfig, { GITFLEET_KUBECONFIG_IDC_WEST_1: kubeconfig });
+}, 900_000);
+
+afterAll(async () => {
+  controller?.controller.stop();
+  for (const simulator of nodes) simulator.stop();
+  await Promise.all(simulated.map((m) => m.close()));
+  const pids = planes?.pids() ?? [];
+  await planes?.stop();
+  repo?.cleanup();
+  rmSync(simKubeconfig, { force: true });
+  // Nothing is left behind.
+  const alive = pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  expect(alive).toEqual([]);
+}, 60_000);
+
+describe("gitfleet against real Kubernetes API servers", () => {
+  it("syncs the example fleet into the real clusters: namespaces, RBAC, the CRD before its custom resources, workloads that get ready", async () => {
+    await until("web and storefront-api ready in every real cluster", async () => {
+      for (const cluster of REAL) {
+        const web = await deploymentIn(cluster, "shop", "web");
+        const api = await deploymentIn(cluster, "shop", "storefront-api");
+        for (const d of [web, api]) {
+          const wanted = asMap(d?.spec).replicas;
+          if (!d || typeof wanted !== "number" || asMap(d.status).readyReplicas !== wanted) return false;
+        }
+      }
+      return true;
+    });
+    for (const cluster of REAL) {
+      const web = await deploymentIn(cluster, "shop", "web");
+      expect(asMap(asMap(web?.metadata).labels)).toMatchObject({
+        "app.kubernetes.io/managed-by": "gitfleet",
+        "gitfleet.io/app": "web",
+      });
+      // gitfleet's field manager owns what it applied, as the real server records it.
+      const managers = asList(asMap(web?.metadata).managedFields).map(
+        (m) => `${String(asMap(m).manager)}/${String(asMap(m).operation)}`,
+      );
+      expect(managers).toContain("gitfleet/Apply");
+      expect(managers).toContain("kube-controller-manager/Update");
+    }
+    // arena's CloneSet CRD is Established before its custom resource is applied. (arena rolls out
+    // one cluster at a time and no CloneSet controller runs here, so it reaches only the first.)
+    let withArena = 0;
+    for (const cluster of REAL) {
+      const cloneSet = await get(
+        cluster,
+        "/apis/apps.kruise.io/v1alpha1/namespaces/games/clonesets/arena",
+      ).catch(() => undefined);
+      if (!cloneSet) continue;
+      withArena++;
+      const crd = await get(
+        cluster,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clonesets.apps.kruise.io",
+      );
+      const established = asList(asMap(crd?.status).conditions).find((c) => asMap(c).type === "Established");
+      expect(asMap(established).status).toBe("True");
+      expect(Date.parse(String(asMap(established).lastTransitionTime))).toBeLessThanOrEqual(
+        Date.parse(String(asMap(cloneSet.metadata).creationTimestamp)),
+      );
+    }
+    expect(withArena).toBeGreaterThan(0);
+    // The inventory ConfigMap in each real cluster, and status on the branch.
+    for (const cluster of REAL)
+      expect(
+        await get(cluster, "/api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory"),
+      ).toBeDefined();
+    const status = statusFile(repo.dir, "status/apps/web.yaml");
+    for (const cluster of REAL) expect(asMap(asMap(status.observed)[cluster]).health).toBe("Healthy");
+  });
+
+  it("reports a field another manager owns instead of overwriting it, and corrects drift on a field it owns", async () => {
+    // A team's tool takes SESSION_TTL in aws-use1 with its own server-side apply.
+    await client("aws-use1").raw(
+      "PATCH",
+      "/api/v1/namespaces/shop/configmaps/web-config?fieldManager=team-tool&force=true",
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "web-config", namespace: "shop" },
+        data: { SESSION_TTL: "45m" },
+      },
+      "application/apply-patch+yaml",
+    );
+    // The fleet changes it too: gitfleet's apply meets team-tool's ownership → 409, reported.
+    example = withFile(
+      example,
+      "apps/web/configmap.yaml",
+      file(example, "apps/web/configmap.yaml").replace("SESSION_TTL: 30m", "SESSION_TTL: 60m"),
+    );
+    commitTree(repo.dir, example, "web: longer sessions");
+    await until("the conflict reported", () =>
+      JSON.stringify(statusFile(repo.dir, "status/apps/web.yaml")).includes("team-tool"),
+    );
+    const live = await get("aws-use1", "/api/v1/namespaces/shop/configmaps/web-config");
+    expect(asMap(live?.data).SESSION_TTL).toBe("45m");
+    // web rolls out Serially from aws-use1: the conflict there holds the clusters after it.
+    expect(
+      asMap((await get("gcp-euw1", "/api/v1/namespaces/shop/configmaps/web-config"))?.data).SESSION_TTL,
+    ).toBe("30m");
+    // The team hands the field back (applies without it): gitfleet's change goes through everywhere.
+    await client("aws-use1").raw(
+      "PATCH",
+      "/api/v1/namespaces/shop/configmaps/web-config?fieldManager=team-tool",
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web-config", namespace: "shop" } },
+      "application/apply-patch+yaml",
+    );
+    await until("60m everywhere", async () => {
+      for (const cluster of REAL) {
+        const cm = await get(cluster, "/api/v1/namespaces/shop/configmaps/web-config");
+        if (asMap(cm?.data).SESSION_TTL !== "60m") return false;
+      }
+      return true;
+    });
+
+    // Drift: someone edits a field gitfleet owns (kubectl edit is a plain update): corrected.
+    await client("gcp-euw1").raw(
+      "PATCH",
+      "/api/v1/namespaces/shop/configmaps/web-config?fieldManager=kubectl-edit",
+      { data: { CATALOG_URL: "http://elsewhere:8080" } },
+      "application/merge-patch+json",
+    );
+    await until("drift corrected", async () => {
+      const cm = await get("gcp-euw1", "/api/v1/namespaces/shop/configmaps/web-config");
+      return asMap(cm?.data).CATALOG_URL === "http://catalog.shop.svc:8080";
+    });
+  });
+
+  it("adopts a Deployment a team created by hand without restarting its pods", async () => {
+    const legacy = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "ledger", namespace: "shop", labels: { "app.kubernetes.io/name": "ledger" } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { "app.kubernetes.io/name": "ledger" } },
+        template: {
+          metadata: { labels: { "app.kubernetes.io/name": "ledger" } },
+          spec: { containers: [{ name: "ledger", image: "ghcr.io/example-shop/ledger:1.0.0" }] },
+        },
+      },
+    };
+    await client("aws-use1").raw(
+      "POST",
+      "/apis/apps/v1/namespaces/shop/deployments?fieldManager=kubectl-create",
+      legacy,
+    );
+    for (
+      let i = 0;
+      i < 240 && asMap((await deploymentIn("aws-use1", "shop", "ledger"))?.status).readyReplicas !== 2;
+      i++
+    )
+      await sleep(250);
+    const before = await podUids("aws-use1", "shop", "app.kubernetes.io/name=ledger");
+    expect(before).toHaveLength(2);
+    const { metadata: _, ...rest } = legacy;
+    let next = withFile(
+      example,
+      "apps/ledger/app.yaml",
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ledger\nspec:\n  namespace: shop\n",
+    );
+    next = withFile(
+      next,
+      "apps/ledger/deployment.yaml",
+      JSON.stringify({ ...rest, metadata: { name: "ledger", labels: legacy.metadata.labels } }, null, 2),
+    );
+    next = withFile(
+      next,
+      "placements/ledger.yaml",
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ledger\nspec:\n  apps: [ledger]\n  clusterAffinity:\n    clusterNames: [aws-use1]\n",
+    );
+    next = withFile(
+      next,
+      "migrations/ledger.yaml",
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Migration\nmetadata:\n  name: ledger\nspec:\n  observe: 0s\n  batches:\n    - name: aws\n      apps: [ledger]\n      clusters: [aws-use1]\n      approved: true\n",
+    );
+    commitTree(repo.dir, next, "migrate ledger");
+    example = next;
+    await until("ledger adopted", async () => {
+      const d = await deploymentIn("aws-use1", "shop", "ledger");
+      return asMap(asMap(d?.metadata).labels)["gitfleet.io/app"] === "ledger";
+    });
+    expect(await podUids("aws-use1", "shop", "app.kubernetes.io/name=ledger")).toEqual(before);
+    const managers = asList(
+      asMap((await deploymentIn("aws-use1", "shop", "ledger"))?.metadata).managedFields,
+    ).map((m) => String(asMap(m).manager));
+    // The hand-creator's plain write gave its fields up to gitfleet.
+    expect(managers).toContain("gitfleet");
+    expect(managers).not.toContain("kubectl-create");
+  });
+
+  it("fails over when a member's API server is killed, and moves nothing back when it returns", async () => {
+    const aws = planes.clusters.find((c) => c.name === "aws-use1");
+    if (!aws) throw new Error("no aws-use1");
+    const total = (d: JsonMap | undefined) => Number(asMap(d?.status).readyReplicas ?? 0);
+    await aws.stopApiServer();
+    const killedAt = Date.now();
+    await until(
+      "storefront-api's 8 replicas ready on the other real clusters",
+      async () => {
+        const log = gitIn(repo.dir, "log", "--format=%s", "gitfleet/status");
+        if (!/failover: cluster aws-use1 Unreachable for/.test(log)) return false;
+        const spec = (d: JsonMap | undefined) => Number(asMap(d?.spec).replicas ?? 0);
+        const gcp = await deploymentIn("gcp-euw1", "shop", "storefront-api");
+        const idc = await deploymentIn("idc-east-1", "shop", "storefront-api");
+        return total(gcp) === spec(gcp) && total(idc) === spec(idc) && spec(gcp) + spec(idc) === 8;
+      },
+      240_000,
+    );
+    console.log(
+      `e2e: aws-use1 API server killed → storefront-api's replicas ready elsewhere after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`,
+    );
+    await aws.startApiServer();
+    await until("aws-use1 Ready again", () =>
+      /cluster aws-use1 Ready again/.test(gitIn(repo.dir, "log", "--format=%s", "gitfleet/status")),
+    );
+    // Nothing moves back: aws-use1 runs no storefront-api, and its old objects were cleaned up.
+    const after = branchFiles(repo.dir, "gitfleet/status");
+    expect(after.get("rendered/aws-use1/shop/apps.Deployment.storefront-api.yaml")).toBeUndefined();
+    await until(
+      "aws-use1's old storefront-api pruned",
+      async () => !(await deploymentIn("aws-use1", "shop", "storefront-api")),
+    );
+  });
+
+  it("prunes an app removed from the fleet: the real garbage collector takes its pods", async () => {
+    const before = await podUids("idc-east-1", "shop", "app.kubernetes.io/name=storefront-api");
+    expect(before.length).toBeGreaterThan(0);
+    // The app, its Placement and its autoscaling rules go, and the image-registry Override stops naming it.
+    let next = example;
+    for (const path of [...next.keys()])
+      if (
+        /^(apps\/storefront-api\/|placements\/storefront-api\.yaml|autoscaling\/storefront-api-)/.test(path)
+      )
+        next = withFile(next, path, undefined);
+    next = withFile(
+      next,
+      "overrides/image-registry.yaml",
+      file(next, "overrides/image-registry.yaml").replace("apps: [web, storefront-api,", "apps: [web,"),
+    );
+    commitTree(repo.dir, next, "retire storefront-api");
+    example = next;
+    await until("storefront-api gone", async () => {
+      for (const cluster of REAL) if (await deploymentIn(cluster, "shop", "storefront-api")) return false;
+      return (await podUids("idc-east-1", "shop", "app.kubernetes.io/name=storefront-api")).length === 0;
+    });
+    // Everything else stays.
+    for (const cluster of REAL) expect(await deploymentIn(cluster, "shop", "web")).toBeDefined();
+  });
+});
