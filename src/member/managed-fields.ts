@@ -30,7 +30,8 @@ export function leavesOf(object: JsonMap, schema: MapSchema | undefined): Leaves
     if (SERVER_FIELDS.has(key)) continue;
     if (key === "metadata" && isJsonMap(value)) {
       const metadata = Object.fromEntries(Object.entries(value).filter(([k]) => !SERVER_METADATA.has(k)));
-      walk(metadata, fieldSchema(schema, key), [`f:${key}`], leaves);
+      // Name and namespace alone are nobody's fields: no empty "f:metadata" is recorded.
+      if (Object.keys(metadata).length > 0) walk(metadata, fieldSchema(schema, key), [`f:${key}`], leaves);
     } else walk(value, fieldSchema(schema, key), [`f:${key}`], leaves);
   }
   return leaves;

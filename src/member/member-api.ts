@@ -11,6 +11,7 @@ import {
   type ScalePaths,
   scalePath,
 } from "./api-resources.js";
+import { withServerDefaults } from "./defaults.js";
 import {
   coreVersionsBody,
   groupBody,
@@ -321,7 +322,11 @@ export class MemberApi {
   private create(target: Target, body: unknown, writer?: Writer): JsonMap {
     if (target.subresource)
       throw new StatusError(405, "MethodNotAllowed", "create is not supported on a subresource");
-    const object = this.checkedBody(target.resource, body);
+    const object = withServerDefaults(
+      target.resource.group,
+      target.resource.kind,
+      this.checkedBody(target.resource, body),
+    );
     const metadata = { ...asMap(object.metadata) };
     if (typeof metadata.name !== "string" && typeof metadata.generateName === "string")
       metadata.name = `${metadata.generateName}${randomUUID().slice(0, 5)}`;
@@ -432,7 +437,8 @@ export class MemberApi {
       given.resourceVersion !== was.resourceVersion
     )
       throw conflict(key.resource, key.name);
-    const versioned: JsonMap = { ...next, metadata: this.nextMetadata(key, current, next) };
+    const defaulted = withServerDefaults(key.resource.group, key.resource.kind, next);
+    const versioned: JsonMap = { ...defaulted, metadata: this.nextMetadata(key, current, defaulted) };
     const written = writer ? recordUpdate(current, versioned, writer) : versioned;
     // A write that changes nothing is not stored: no new resourceVersion, no event (as the API server does).
     if (sameContent(current, written)) return current;
@@ -498,7 +504,7 @@ export class MemberApi {
     const writer = { ...this.writer(target, request), manager };
     const live = this.store.get(key);
     const result = applyConfiguration(live, config, writer, request.query.get("force") === "true");
-    if ("conflicts" in result) throw applyConflict(result.conflicts, writer.apiVersion);
+    if ("conflicts" in result) throw applyConflict(result.conflicts);
     if (!live)
       return this.create(target, {
         ...result.object,
@@ -515,6 +521,7 @@ export class MemberApi {
       apiVersion: groupVersion(resource.group, resource.version),
       time: timestamp(this.now()),
       schema: schemaFor(resource.group, resource.kind),
+      ...(target.subresource ? { subresource: target.subresource } : {}),
     };
   }
 
@@ -662,11 +669,15 @@ function labelSelectorText(selector: JsonMap): string {
     .join(",");
 }
 
-// 409 naming each field and its manager, as kubectl prints it.
-function applyConflict(conflicts: readonly ApplyConflict[], apiVersion: string): StatusError {
-  const lines = conflicts.map(
-    (c) => `conflict with "${c.manager}" using ${apiVersion}: ${describePath(c.path)}`,
-  );
+// 409 naming each field and its manager as the API server does: an applier by name; a plain writer
+// with its apiVersion and the time of its write; a subresource writer with the subresource.
+function applyConflict(conflicts: readonly ApplyConflict[]): StatusError {
+  const owner = (c: ApplyConflict) => {
+    const name = `"${c.manager}"${c.subresource ? ` with subresource "${c.subresource}"` : ""}`;
+    if (c.operation === "Apply") return name;
+    return c.time ? `${name} using ${c.apiVersion} at ${c.time}` : `${name} using ${c.apiVersion}`;
+  };
+  const lines = conflicts.map((c) => `conflict with ${owner(c)}: ${describePath(c.path)}`);
   const count = conflicts.length === 1 ? "1 conflict" : `${conflicts.length} conflicts`;
   const message =
     conflicts.length === 1
@@ -751,7 +762,11 @@ function checkPreconditions(
       throw new StatusError(
         409,
         "Conflict",
-        `Operation cannot be fulfilled on ${key.resource.name}${key.resource.group ? `.${key.resource.group}` : ""} "${key.name}": Precondition failed: ${field === "uid" ? "UID" : "ResourceVersion"} in precondition: ${wanted}, ${field === "uid" ? "UID" : "ResourceVersion"} in object meta: ${String(metadata[field] ?? "")}`,
+        `Operation cannot be fulfilled on ${key.resource.name}${key.resource.group ? `.${key.resource.group}` : ""} "${key.name}": ${
+          field === "uid"
+            ? `the UID in the precondition (${wanted}) does not match the UID in record (${String(metadata.uid ?? "")}). The object might have been deleted and then recreated`
+            : `the ResourceVersion in the precondition (${wanted}) does not match the ResourceVersion in record (${String(metadata.resourceVersion ?? "")}). The object might have been modified`
+        }`,
         { name: key.name, group: key.resource.group, kind: key.resource.name },
       );
   }

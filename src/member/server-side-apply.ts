@@ -8,6 +8,8 @@ interface ManagerEntry {
   readonly operation: "Apply" | "Update";
   readonly apiVersion: string;
   readonly time: string;
+  /** "status" or "scale" for a write to that subresource. */
+  readonly subresource?: string;
   readonly fields: Set<string>;
 }
 
@@ -17,11 +19,17 @@ export interface Writer {
   readonly apiVersion: string;
   readonly time: string;
   readonly schema: MapSchema | undefined;
+  /** The subresource written through, if any (managedFields records it). */
+  readonly subresource?: string;
 }
 
 /** A field another manager owns with a different value. */
 export interface ApplyConflict {
   readonly manager: string;
+  readonly operation: "Apply" | "Update";
+  readonly apiVersion: string;
+  readonly time: string;
+  readonly subresource?: string;
   /** The leaf path key. */
   readonly path: string;
 }
@@ -34,6 +42,9 @@ function entriesOf(object: JsonMap | undefined): ManagerEntry[] {
     operation: entry.operation === "Apply" ? "Apply" : "Update",
     apiVersion: String(entry.apiVersion ?? ""),
     time: String(entry.time ?? ""),
+    ...(typeof entry.subresource === "string" && entry.subresource !== ""
+      ? { subresource: entry.subresource }
+      : {}),
     fields: fromFieldsV1(entry.fieldsV1),
   }));
 }
@@ -48,8 +59,11 @@ function withEntries(object: JsonMap, entries: readonly ManagerEntry[]): JsonMap
       time: entry.time,
       fieldsType: "FieldsV1",
       fieldsV1: toFieldsV1([...entry.fields].sort()),
+      ...(entry.subresource ? { subresource: entry.subresource } : {}),
     }));
-  return { ...object, metadata: { ...asMap(object.metadata), managedFields } };
+  // Nobody owns anything: the API server keeps no managedFields at all.
+  const { managedFields: _, ...metadata } = asMap(object.metadata);
+  return { ...object, metadata: managedFields.length > 0 ? { ...metadata, managedFields } : metadata };
 }
 
 const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
@@ -98,7 +112,11 @@ function conflictsOf(
   const conflicts: ApplyConflict[] = [];
   for (const [path, value] of applied) {
     if (!current.has(path) || same(current.get(path), value)) continue;
-    for (const entry of others) if (entry.fields.has(path)) conflicts.push({ manager: entry.manager, path });
+    for (const entry of others)
+      if (entry.fields.has(path)) {
+        const { fields: _, ...owner } = entry;
+        conflicts.push({ ...owner, path });
+      }
   }
   return conflicts;
 }
@@ -120,7 +138,12 @@ export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, write
   const replaced = Array.isArray(given) && !sameManagers(given, asMap(previous?.metadata).managedFields);
   const entries = entriesOf(replaced ? next : previous);
   for (const entry of entries) for (const path of [...changed, ...removed]) entry.fields.delete(path);
-  const existing = entries.find((entry) => entry.manager === writer.manager && entry.operation === "Update");
+  const existing = entries.find(
+    (entry) =>
+      entry.manager === writer.manager &&
+      entry.operation === "Update" &&
+      (entry.subresource ?? "") === (writer.subresource ?? ""),
+  );
   const mine: ManagerEntry = {
     ...writer,
     operation: "Update",

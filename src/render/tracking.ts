@@ -6,6 +6,12 @@ export const MANAGED_BY = { key: "app.kubernetes.io/managed-by", value: "gitflee
 export const APP_LABEL = "gitfleet.io/app";
 /** The annotation naming the Placements that put the object on the cluster. */
 export const PLACEMENT_ANNOTATION = "gitfleet.io/placement";
+/**
+ * On a Namespace gitfleet created bare because objects need it (no app renders it): marks it as
+ * gitfleet's, so a Namespace an app renders later takes it over. An apply of nothing but a name
+ * leaves no managedFields on a real API server, so without a mark it would look like anybody's.
+ */
+export const IMPLICIT_NAMESPACE_ANNOTATION = "gitfleet.io/implicit-namespace";
 
 /**
  * Adds gitfleet's tracking metadata: the managed-by and app labels and the placement annotation.

@@ -2,7 +2,7 @@ import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
-import { MANAGED_BY } from "../render/tracking.js";
+import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { applyPlan } from "./apply-order.js";
 import { type DetachOutcome, detachObject } from "./detach.js";
@@ -261,7 +261,14 @@ async function ensureNamespaces(
     try {
       const address = { apiVersion: "v1", kind: "Namespace", namespace: undefined, name: namespace };
       if (!(await client.get(address)))
-        await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, false);
+        await client.apply(
+          {
+            apiVersion: "v1",
+            kind: "Namespace",
+            metadata: { name: namespace, annotations: { [IMPLICIT_NAMESPACE_ANNOTATION]: "true" } },
+          },
+          false,
+        );
     } catch (error) {
       for (const identity of identities)
         errors.set(identity, `namespace ${namespace} could not be created: ${message(error)}`);
@@ -438,12 +445,20 @@ export function decide(
 ): Step {
   // Present, yet neither in the inventory with a uid nor ever applied by gitfleet: somebody else's
   // object, even if it carries gitfleet's labels.
-  if (current && !entry?.uid && !desired.policy.adopt && !appliedByGitfleet(current))
+  if (current && !entry?.uid && !desired.policy.adopt && !appliedByGitfleet(current) && !madeBare(current))
     return { kind: "refuse" };
   const drift = current ? driftedPaths(desired.object, current) : [];
   if (!current || entry?.digest !== desired.digest) return { kind: "apply", drift };
   if (drift.length === 0) return { kind: "keep", action: "unchanged", drift };
   return desired.policy.selfHeal ? { kind: "apply", drift } : { kind: "keep", action: "drifted", drift };
+}
+
+// A Namespace gitfleet created bare for the objects in it.
+function madeBare(live: JsonMap): boolean {
+  return (
+    live.kind === "Namespace" &&
+    asMap(asMap(live.metadata).annotations)[IMPLICIT_NAMESPACE_ANNOTATION] === "true"
+  );
 }
 
 // gitfleet's field manager has applied this object before (an inventory lost, a crash before it was written).

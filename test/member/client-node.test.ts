@@ -135,9 +135,10 @@ describe("a simulated member through @kubernetes/client-node", () => {
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
     );
     // The container list merged by name: the one container changed its image, nothing was replaced.
-    expect(strategic.spec?.template.spec?.containers).toEqual([
-      { name: "main", image: "registry.example.com/web:1.1.0" },
-    ]);
+    // (With the fields the server defaults, as a real API server returns them.)
+    expect(
+      strategic.spec?.template.spec?.containers.map((c) => [c.name, c.image, c.imagePullPolicy]),
+    ).toEqual([["main", "registry.example.com/web:1.1.0", "IfNotPresent"]]);
     expect(strategic.metadata?.generation).toBe(2);
     const labelled = await apps().patchNamespacedDeployment(
       { name: "web", namespace: "default", body: { metadata: { labels: { tier: null, owner: "shop" } } } },

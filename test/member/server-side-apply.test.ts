@@ -23,6 +23,7 @@ afterAll(async () => {
 });
 
 const apps = () => config.makeApiClient(k8s.AppsV1Api);
+const k8sCore = () => config.makeApiClient(k8s.CoreV1Api);
 
 function web(replicas: number, extra: Record<string, string> = {}, sidecar = true): k8s.V1Deployment {
   return {
@@ -86,11 +87,11 @@ describe("server-side apply on a simulated member", () => {
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
     );
     const refused = await conflictOf(apply(web(3), "gitfleet"));
-    expect(refused).toMatchObject({
-      code: 409,
-      message: 'Apply failed with 1 conflict: conflict with "autoscaler" using apps/v1: .spec.replicas',
-      causes: [{ field: ".spec.replicas" }],
-    });
+    // A plain writer is named with its apiVersion and the time of its write, as the API server does.
+    expect(refused).toMatchObject({ code: 409, causes: [{ field: ".spec.replicas" }] });
+    expect(refused.message).toMatch(
+      /^Apply failed with 1 conflict: conflict with "autoscaler" using apps\/v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.spec\.replicas$/,
+    );
     // The same value is no conflict: ownership is shared.
     const shared = await apply(web(7), "gitfleet");
     expect(shared.spec?.replicas).toBe(7);
@@ -144,7 +145,8 @@ describe("server-side apply on a simulated member", () => {
       `${dir}/cm2.yaml`,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('conflict with "kubectl" using v1: .data.level');
+    // An applier is named alone.
+    expect(refused.stderr).toContain('conflict with "kubectl": .data.level');
     const forced = await kubectl(
       "apply",
       "--server-side",
@@ -156,5 +158,67 @@ describe("server-side apply on a simulated member", () => {
     );
     expect(forced).toMatchObject({ code: 0, stdout: "configmap/settings serverside-applied\n" });
     expect((await kubectl("get", "cm", "settings", "-o", "jsonpath={.data.level}")).stdout).toBe("debug");
+  });
+
+  // Each of these was a difference test/e2e/parity.e2e.ts found between a simulated member and a real
+  // kube-apiserver; the simulator now answers as the real one.
+  it("answers as a real API server: no empty metadata fields, subresource writers, Deployment defaults, precondition messages", async () => {
+    const created = await apply(web(2), "gitfleet");
+    // The applied Deployment names only name and namespace besides its labels: ...
+    const configMap = await k8sCore().createNamespacedConfigMap({
+      namespace: "default",
+      body: { metadata: { name: "plain", namespace: "default" }, data: { a: "1" } },
+      fieldManager: "alpha",
+    });
+    // ... and a ConfigMap with only a name and namespace records no "f:metadata" at all.
+    expect(Object.keys(configMap.metadata?.managedFields?.[0]?.fieldsV1 as object)).toEqual(["f:data"]);
+    // The server's defaults are filled in.
+    expect(created.spec).toMatchObject({
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
+    });
+    expect(created.spec?.template.spec).toMatchObject({
+      restartPolicy: "Always",
+      dnsPolicy: "ClusterFirst",
+      schedulerName: "default-scheduler",
+      terminationGracePeriodSeconds: 30,
+    });
+    expect(created.spec?.template.spec?.containers[0]).toMatchObject({
+      imagePullPolicy: "IfNotPresent",
+      terminationMessagePath: "/dev/termination-log",
+    });
+    // An apply of nothing but a name owns nothing: no managedFields at all.
+    const bare = await k8sCore().patchNamespace(
+      {
+        name: "bare",
+        body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "bare" } },
+        fieldManager: "alpha",
+      },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.ServerSideApply),
+    );
+    expect(bare.metadata?.uid).toBeDefined();
+    expect(bare.metadata?.managedFields).toBeUndefined();
+    // A write through the scale subresource is recorded as such.
+    await apps().patchNamespacedDeploymentScale(
+      { name: "web", namespace: "default", body: { spec: { replicas: 5 } }, fieldManager: "scaler" },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    const scaled = await apps().readNamespacedDeployment({ name: "web", namespace: "default" });
+    expect(scaled.metadata?.managedFields?.find((m) => m.manager === "scaler")?.subresource).toBe("scale");
+    // A delete for another uid is refused with the API server's words.
+    const refused = await k8sCore()
+      .deleteNamespacedConfigMap({
+        name: "plain",
+        namespace: "default",
+        body: { preconditions: { uid: "00000000-0000-0000-0000-000000000000" } },
+      })
+      .then(
+        () => "",
+        (error: unknown) => String((error as { body?: unknown }).body),
+      );
+    expect(refused).toContain(
+      `the UID in the precondition (00000000-0000-0000-0000-000000000000) does not match the UID in record (${configMap.metadata?.uid}). The object might have been deleted and then recreated`,
+    );
   });
 });
