@@ -51,6 +51,8 @@ export async function startControlPlanes(options: {
   readonly binDir: string;
   readonly names: readonly string[];
   readonly runDir?: string;
+  /** Start controller-managers and schedulers (default true); false: API servers alone. */
+  readonly controllers?: boolean;
 }): Promise<ControlPlanes> {
   const base = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   removeStaleRuns(base);
@@ -143,37 +145,39 @@ export async function startControlPlanes(options: {
       users.push(entry);
       const own = join(dir, "admin.kubeconfig");
       writeFileSync(own, kubeconfigText([entry]));
-      launch(
-        "kube-controller-manager",
-        [
-          `--kubeconfig=${own}`,
-          `--authentication-kubeconfig=${own}`,
-          `--authorization-kubeconfig=${own}`,
-          `--controllers=${CONTROLLERS.join(",")}`,
-          "--leader-elect=false",
-          "--secure-port=0",
-          "--profiling=false",
-          "--kube-api-qps=200",
-          "--kube-api-burst=400",
-          "--node-monitor-grace-period=20s",
-          "--v=1",
-        ],
-        join(dir, "controller-manager.log"),
-      );
-      launch(
-        "kube-scheduler",
-        [
-          `--kubeconfig=${own}`,
-          `--authentication-kubeconfig=${own}`,
-          `--authorization-kubeconfig=${own}`,
-          "--leader-elect=false",
-          "--bind-address=127.0.0.1",
-          `--secure-port=${await freePort()}`,
-          "--profiling=false",
-          "--v=1",
-        ],
-        join(dir, "scheduler.log"),
-      );
+      if (options.controllers !== false) {
+        launch(
+          "kube-controller-manager",
+          [
+            `--kubeconfig=${own}`,
+            `--authentication-kubeconfig=${own}`,
+            `--authorization-kubeconfig=${own}`,
+            `--controllers=${CONTROLLERS.join(",")}`,
+            "--leader-elect=false",
+            "--secure-port=0",
+            "--profiling=false",
+            "--kube-api-qps=200",
+            "--kube-api-burst=400",
+            "--node-monitor-grace-period=20s",
+            "--v=1",
+          ],
+          join(dir, "controller-manager.log"),
+        );
+        launch(
+          "kube-scheduler",
+          [
+            `--kubeconfig=${own}`,
+            `--authentication-kubeconfig=${own}`,
+            `--authorization-kubeconfig=${own}`,
+            "--leader-elect=false",
+            "--bind-address=127.0.0.1",
+            `--secure-port=${await freePort()}`,
+            "--profiling=false",
+            "--v=1",
+          ],
+          join(dir, "scheduler.log"),
+        );
+      }
       clusters.push({
         name,
         server,
