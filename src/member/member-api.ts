@@ -23,6 +23,7 @@ import {
 } from "./discovery.js";
 import { describePath } from "./managed-fields.js";
 import { type ObjectKey, ObjectStore } from "./object-store.js";
+import { type LoadRule, POD_METRICS, podMetrics } from "./pod-metrics.js";
 import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "./query-selectors.js";
 import { type ApplyConflict, applyConfiguration, recordUpdate, type Writer } from "./server-side-apply.js";
 import { alreadyExists, badRequest, conflict, invalid, notFound, StatusError } from "./status-error.js";
@@ -87,9 +88,16 @@ export class MemberApi {
     );
   }
 
-  /** Every resource served: the built-in ones and those CRDs added. */
+  /** Every resource served: the built-in ones, metrics.k8s.io's pods, and those CRDs added. */
   resources(): readonly ApiResource[] {
-    return [...BUILT_IN_RESOURCES, ...this.custom];
+    return [...BUILT_IN_RESOURCES, POD_METRICS, ...this.custom];
+  }
+
+  private load: readonly LoadRule[] = [];
+
+  /** Drives the CPU and memory usage metrics.k8s.io reports for matching pods (the last rule that matches wins). */
+  setLoad(rules: readonly LoadRule[]): void {
+    this.load = [...rules];
   }
 
   handle(request: ApiRequest, serverAddress = "127.0.0.1"): ApiResponse {
@@ -152,6 +160,7 @@ export class MemberApi {
 
   private route(request: ApiRequest, target: Target): ApiResponse {
     const { method } = request;
+    if (target.resource === POD_METRICS) return this.metrics(request, target);
     if (target.name === undefined) {
       const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
       if (method === "GET" && watching) return this.watch(target, request.query);
@@ -170,6 +179,33 @@ export class MemberApi {
     if (method === "PATCH") return { status: 200, body: this.view(target, this.patch(target, request)) };
     if (method === "DELETE") return { status: 200, body: this.delete(key, asMap(request.body)) };
     throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
+  }
+
+  // metrics.k8s.io: computed from the pods on each read, as metrics-server answers; read-only.
+  private metrics(request: ApiRequest, target: Target): ApiResponse {
+    if (request.method !== "GET")
+      throw new StatusError(
+        405,
+        "MethodNotAllowed",
+        `${request.method} is not supported on pods.metrics.k8s.io`,
+      );
+    const pods = this.resources().find((r) => r.group === "" && r.name === "pods") as ApiResource;
+    const at = timestamp(this.now());
+    const matches = this.selection(request.query, "Pod");
+    const items = this.store
+      .list(pods, target.namespace)
+      .filter((pod) => target.name === undefined || asMap(pod.metadata).name === target.name)
+      .filter(matches)
+      .map((pod) => podMetrics(pod, this.load, at))
+      .filter((m): m is JsonMap => m !== undefined);
+    if (target.name === undefined)
+      return {
+        status: 200,
+        body: { kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items },
+      };
+    const one = items[0];
+    if (!one) throw new StatusError(404, "NotFound", `podmetrics.metrics.k8s.io "${target.name}" not found`);
+    return { status: 200, body: one };
   }
 
   private keyOf(target: Target): ObjectKey & { name: string } {

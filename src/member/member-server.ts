@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
 import { MemberApi, type MemberOptions } from "./member-api.js";
+import type { LoadRule } from "./pod-metrics.js";
 import { badRequest, StatusError } from "./status-error.js";
 import { World, type WorldOptions } from "./world.js";
 
@@ -34,6 +35,8 @@ export interface Faults {
   restoreNodes(): void;
   /** Images no node can pull (pods using them stay in ImagePullBackOff); an empty list clears it. */
   unpullableImages(images: readonly string[]): void;
+  /** The CPU/memory usage metrics.k8s.io reports for matching pods; an empty list goes back to idle. */
+  load(rules: readonly LoadRule[]): void;
 }
 
 const MAX_BODY_BYTES = 3 * 2 ** 20;
@@ -69,6 +72,7 @@ export async function startMember(
       return world.loseNodes(count);
     },
     restoreNodes: () => world?.restoreNodes(),
+    load: (rules) => api.setLoad(rules),
     unpullableImages: (images) => {
       if (!world) throw new Error(`member ${options.name} runs no pods: start it with a world`);
       world.setUnpullableImages(images);
@@ -128,7 +132,7 @@ export async function startMember(
 export const FAULTS_PATH = "/_gitfleet/faults";
 
 /**
- * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes", "unpullableImages",
+ * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes", "unpullableImages", "load",
  * "downForSeconds" }` (any subset) changes a running member's faults — for demos, from outside the
  * process; GET shows them. Not part of the Kubernetes API: no client calls it by accident. Never
  * slowed down or failed itself, so faults can always be cleared.
@@ -169,7 +173,22 @@ function setFaults(faults: Faults, body: Record<string, unknown>): string[] {
     faults.errorFraction = body.errorFraction;
   if (body.restoreNodes === true) faults.restoreNodes();
   if (Array.isArray(body.unpullableImages)) faults.unpullableImages(body.unpullableImages.map(String));
+  if (Array.isArray(body.load)) faults.load(body.load.map(loadRule));
   return typeof body.loseNodes === "number" ? faults.loseNodes(body.loseNodes) : [];
+}
+
+// {"namespace": "shop", "selector": {"app": "web"}, "cpu": "900m"} from a faults request.
+function loadRule(value: unknown): LoadRule {
+  const rule = (value ?? {}) as Record<string, unknown>;
+  const selector = Object.fromEntries(
+    Object.entries((rule.selector ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+  );
+  return {
+    namespace: String(rule.namespace ?? "default"),
+    selector,
+    ...(typeof rule.cpu === "string" ? { cpu: rule.cpu } : {}),
+    ...(typeof rule.memory === "string" ? { memory: rule.memory } : {}),
+  };
 }
 
 async function serve(api: MemberApi, request: IncomingMessage, response: ServerResponse): Promise<void> {

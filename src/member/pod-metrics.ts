@@ -1,0 +1,60 @@
+import { asList, asMap, type JsonMap } from "../model/json.js";
+import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
+import type { ApiResource } from "./api-resources.js";
+
+// metrics.k8s.io as metrics-server serves it, computed from the member's pods: every Running pod's
+// containers report usage — by default a tenth of their CPU request and half their memory request,
+// or what a load rule drives (tests and the demo raise a workload's CPU to make an autoscaler act).
+
+/** PodMetrics: read-only, namespaced, get and list. */
+export const POD_METRICS: ApiResource = {
+  group: "metrics.k8s.io",
+  version: "v1beta1",
+  name: "pods",
+  singularName: "",
+  kind: "PodMetrics",
+  namespaced: true,
+  verbs: ["get", "list"],
+};
+
+/** Drives the usage of matching pods: per container CPU (a quantity, e.g. "900m") and memory. */
+export interface LoadRule {
+  readonly namespace: string;
+  /** matchLabels on the pods. */
+  readonly selector: Readonly<Record<string, string>>;
+  readonly cpu?: string;
+  readonly memory?: string;
+}
+
+/** The PodMetrics of one pod, or undefined while it is not Running (metrics-server has none yet). */
+export function podMetrics(pod: JsonMap, rules: readonly LoadRule[], timestamp: string): JsonMap | undefined {
+  if (asMap(pod.status).phase !== "Running") return undefined;
+  const metadata = asMap(pod.metadata);
+  const labels = asMap(metadata.labels);
+  const rule = [...rules]
+    .reverse()
+    .find(
+      (r) =>
+        r.namespace === metadata.namespace && Object.entries(r.selector).every(([k, v]) => labels[k] === v),
+    );
+  return {
+    kind: "PodMetrics",
+    apiVersion: "metrics.k8s.io/v1beta1",
+    metadata: { name: metadata.name ?? "", namespace: metadata.namespace ?? "", labels },
+    timestamp,
+    window: "15s",
+    containers: asList(asMap(pod.spec).containers).map((c) => {
+      const requests = asMap(asMap(asMap(c).resources).requests);
+      const cpuRequest = parseMilliQuantity(String(requests.cpu ?? "0")) ?? 0;
+      const memoryRequest = parseQuantity(String(requests.memory ?? "0")) ?? 0;
+      const cpu = rule?.cpu ? (parseMilliQuantity(rule.cpu) ?? 0) : Math.max(1, Math.round(cpuRequest / 10));
+      const memory = rule?.memory
+        ? (parseQuantity(rule.memory) ?? 0)
+        : Math.round(memoryRequest / 2) || 1024 ** 2;
+      return {
+        name: asMap(c).name ?? "",
+        usage: { cpu: `${cpu}m`, memory: `${Math.round(memory / 1024)}Ki` },
+      };
+    }),
+  };
+}
