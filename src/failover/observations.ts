@@ -34,6 +34,11 @@ export interface FleetObservations {
   readonly clusters: ReadonlyMap<string, ObservedCondition>;
   /** Per workload identity (group/kind/namespace/name), per cluster. */
   readonly workloads: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
+  /**
+   * Per workload identity: the global total a FederatedHPA decided, which replaces the replicas of
+   * the source; the Placement divides it as it divides any total.
+   */
+  readonly autoscaled?: ReadonlyMap<string, { readonly replicas: number; readonly by: string }>;
 }
 
 /** Nothing observed: every cluster Ready, nothing known about workloads. */

@@ -123,11 +123,12 @@ function placeWorkload(
   resource: Resource,
   placement: Placement,
 ): { destination: Destination; decision: WorkloadDecision } {
-  const replicas = readReplicas(resource, context.interpreterFor);
+  const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
+  const autoscaled = context.observations?.autoscaled?.get(identity);
+  const replicas = autoscaled?.replicas ?? readReplicas(resource, context.interpreterFor);
   const divided =
     placement.spec.replicaScheduling !== undefined &&
     (placement.spec.replicaScheduling.type ?? "Divided") === "Divided";
-  const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
   const subject = {
     record: context.previousDecisions.get(identity)?.failover,
     placement: placement.spec,
@@ -142,23 +143,35 @@ function placeWorkload(
   if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
     decision = schedule(context, resource, placement, replicas, { ...constraints, keepCurrent: true });
   const failover = settleFailover(subject, constraints, decision);
-  const clusters = new Map<string, number | undefined>();
-  for (const name of decision.diagnosis.selected) {
-    const count = decision.clusters[name] ?? 0;
-    if (!divided || count > 0) clusters.set(name, count);
-  }
-  for (const [name, count] of failover.kept) clusters.set(name, count);
+  const clusters = destinationClusters(decision, divided, failover.kept);
   const workload: WorkloadDecision = {
     identity,
     app: resource.app,
     resource: describeResource(resource),
     placement: placement.metadata.name,
     replicas,
+    ...(autoscaled ? { autoscaledBy: autoscaled.by } : {}),
     decision,
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
   return { destination: { clusters, placements: new Set([placement.metadata.name]) }, decision: workload };
+}
+
+// Replicas per selected cluster (a Divided workload's empty clusters left out), and the old replicas
+// failover keeps where they are.
+function destinationClusters(
+  decision: ScheduleDecision,
+  divided: boolean,
+  kept: Iterable<[string, number]>,
+): Map<string, number | undefined> {
+  const clusters = new Map<string, number | undefined>();
+  for (const name of decision.diagnosis.selected) {
+    const count = decision.clusters[name] ?? 0;
+    if (!divided || count > 0) clusters.set(name, count);
+  }
+  for (const [name, count] of kept) clusters.set(name, count);
+  return clusters;
 }
 
 // A cluster that held replicas was removed by a NoExecute taint.

@@ -48,6 +48,8 @@ export interface WorkloadDecision {
   readonly placement: string;
   /** The replicas the template asks for: the total a Divided workload splits, or what each cluster gets when Duplicated. */
   readonly replicas: number;
+  /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
+  readonly autoscaledBy?: string;
   readonly decision: ScheduleDecision;
   /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
   readonly failover?: FailoverRecord;
