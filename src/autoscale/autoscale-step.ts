@@ -1,0 +1,137 @@
+import type { FederatedHPA, FleetModel } from "../model/types.js";
+import type { WorkloadDecision } from "../render/render-fleet.js";
+import { decideReplicas, EMPTY_HISTORY, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
+
+// One round of the centralized FederatedHPAs: for each, the global total its target should run,
+// from the pods of every member, the autoscaler's history and the time — at most one change per
+// workload per interval, so the status branch does not turn into noise. Pure; the controller
+// samples the members, feeds the totals to the render as observations, and commits the result.
+
+/** What the step needs to know about one autoscaler between rounds (kept in the status branch). */
+export interface AutoscalerState {
+  readonly history: HpaHistory;
+  /** The total it decided last (the render's input). */
+  readonly replicas: number;
+  /** When the total last changed (ms). */
+  readonly changedAt?: number;
+}
+
+export interface AutoscaleInput {
+  readonly model: FleetModel;
+  /** The current render's workload decisions (the source's totals and where they run). */
+  readonly decisions: readonly WorkloadDecision[];
+  /** Per workload identity: its pods' samples per resource, from every member. */
+  readonly samples: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
+  /** Per FederatedHPA ("namespace/name"): its state from the last round. */
+  readonly states: ReadonlyMap<string, AutoscalerState>;
+  readonly now: number;
+  /** The least time between two changes of one workload's total (ms). */
+  readonly intervalMs: number;
+}
+
+/** One change of a total, for the status commit's message. */
+export interface ScaleChange {
+  readonly autoscaler: string;
+  readonly workload: string;
+  readonly from: number;
+  readonly to: number;
+  readonly reason: string;
+}
+
+export interface AutoscaleOutcome {
+  /** Per workload identity: the total to render, and the FederatedHPA that decided it. */
+  readonly autoscaled: ReadonlyMap<string, { readonly replicas: number; readonly by: string }>;
+  readonly states: ReadonlyMap<string, AutoscalerState>;
+  readonly changes: readonly ScaleChange[];
+}
+
+/** The identity (group/kind/namespace/name) of the workload a FederatedHPA scales. */
+export function targetOf(hpa: FederatedHPA): string {
+  const { apiVersion, kind, name } = hpa.spec.scaleTargetRef;
+  const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+  return `${group}/${kind}/${hpa.metadata.namespace ?? ""}/${name}`;
+}
+
+/** The FederatedHPAs that set a global total: mode centralized, or unset on a Divided workload. */
+export function centralized(hpa: FederatedHPA, decision: WorkloadDecision | undefined): boolean {
+  if (hpa.spec.mode) return hpa.spec.mode === "centralized";
+  // Unset: centralized for a Divided workload (one total split), distributed for a Duplicated one.
+  return (
+    decision !== undefined && Object.keys(decision.decision.clusters).length > 0 && !duplicated(decision)
+  );
+}
+
+function duplicated(decision: WorkloadDecision): boolean {
+  const counts = Object.values(decision.decision.clusters);
+  return counts.length > 1 && counts.every((c) => c === decision.replicas);
+}
+
+export function autoscaleStep(input: AutoscaleInput): AutoscaleOutcome {
+  const autoscaled = new Map<string, { replicas: number; by: string }>();
+  const states = new Map<string, AutoscalerState>();
+  const changes: ScaleChange[] = [];
+  for (const hpa of input.model.federatedHPAs) {
+    const identity = targetOf(hpa);
+    const decision = input.decisions.find((d) => d.identity === identity);
+    if (!decision || !centralized(hpa, decision)) continue;
+    const key = `${hpa.metadata.namespace ?? ""}/${hpa.metadata.name}`;
+    const one = stepOne(hpa, decision, input.states.get(key), input);
+    autoscaled.set(identity, { replicas: one.state.replicas, by: hpa.metadata.name });
+    states.set(key, one.state);
+    if (one.change) changes.push(one.change);
+  }
+  return { autoscaled, states, changes };
+}
+
+// One autoscaler: nothing sampled (members unreachable) or a change too recent keeps the total.
+function stepOne(
+  hpa: FederatedHPA,
+  decision: WorkloadDecision,
+  before: AutoscalerState | undefined,
+  input: AutoscaleInput,
+): { state: AutoscalerState; change?: ScaleChange } {
+  const current = before?.replicas ?? decision.replicas;
+  const samples = input.samples.get(decision.identity);
+  const settling = before?.changedAt !== undefined && input.now - before.changedAt < input.intervalMs;
+  if (!samples || settling) return { state: before ?? { history: EMPTY_HISTORY, replicas: current } };
+  const next = decideReplicas(
+    hpa.spec,
+    { currentReplicas: current, samples },
+    before?.history ?? EMPTY_HISTORY,
+    input.now,
+  );
+  if (next.desiredReplicas === current)
+    return {
+      state: {
+        history: next.history,
+        replicas: current,
+        ...(before?.changedAt !== undefined ? { changedAt: before.changedAt } : {}),
+      },
+    };
+  return {
+    state: { history: next.history, replicas: next.desiredReplicas, changedAt: input.now },
+    change: {
+      autoscaler: hpa.metadata.name,
+      workload: decision.resource,
+      from: current,
+      to: next.desiredReplicas,
+      reason: next.limitedBy ? `${next.reason}; ${next.limitedBy}` : next.reason,
+    },
+  };
+}
+
+/**
+ * "storefront-api: hpa 8 → 12 (cpu 95% > 65%) aws-use1=3→5 gcp-euw1=2→3 idc-east-1=3→4": a change
+ * with what each cluster runs before and after the render divided the new total.
+ */
+export function scaleMessage(
+  change: ScaleChange,
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+): string {
+  const clusters = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const moves = clusters
+    .filter((c) => (before[c] ?? 0) !== (after[c] ?? 0))
+    .map((c) => `${c}=${before[c] ?? 0}→${after[c] ?? 0}`);
+  return `${change.autoscaler}: hpa ${change.from} → ${change.to} (${change.reason})${moves.length > 0 ? ` ${moves.join(" ")}` : ""}`;
+}
