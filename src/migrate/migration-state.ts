@@ -1,4 +1,5 @@
 import { parseDuration } from "../model/duration.js";
+import { compareStrings } from "../model/file-tree.js";
 import type { Migration, MigrationBatch } from "../model/types.js";
 import type { HealthStatus } from "../sync/health.js";
 
@@ -150,7 +151,7 @@ function detachRemoved(
 ): void {
   const name = input.migration.metadata.name;
   for (const old of input.previous?.batches ?? []) {
-    if (!started(old.state)) continue;
+    if (!isStarted(old.state)) continue;
     for (const key of keysOf(old)) {
       if (gates.has(key) || detached.has(key)) continue;
       gates.set(key, { action: "detach", reason: `migration ${name}: removed from the migration` });
@@ -186,7 +187,7 @@ function advanceBatch(step: BatchStep): BatchStatus {
     ...extra,
   });
   if (state === "RolledBack") return keep();
-  if (batch.rollback && state !== undefined && started(state))
+  if (batch.rollback && isStarted(state))
     return enter("RolledBack", { reason: "rollback: true in the source" });
   if (state === "Succeeded" || state === "Failed") return keep();
   if (state === "Syncing" || state === "Observing") return progress(step, enter, keep);
@@ -271,17 +272,32 @@ export function observeMs(batch: MigrationBatch, migration: Migration): number {
   return text === undefined ? DEFAULT_OBSERVE_MS : (parseDuration(text) ?? DEFAULT_OBSERVE_MS);
 }
 
-// The pairs a batch covers (its clusters, or everywhere the app is placed), with their health.
+/** Where the render places each app: its clusters, sorted. */
+export function placedClusters(objects: readonly { readonly app: string; readonly cluster: string }[]) {
+  const byApp = new Map<string, Set<string>>();
+  for (const o of objects) byApp.set(o.app, (byApp.get(o.app) ?? new Set<string>()).add(o.cluster));
+  return (app: string): string[] => [...(byApp.get(app) ?? [])].sort(compareStrings);
+}
+
+/** The app/cluster pairs a batch covers: its clusters, or everywhere the app is placed. */
+export function batchPairs(
+  batch: MigrationBatch,
+  clustersOf: (app: string) => readonly string[],
+): { app: string; cluster: string }[] {
+  return batch.apps.flatMap((app) =>
+    [...clustersOf(app)]
+      .sort(compareStrings)
+      .filter((cluster) => !batch.clusters || batch.clusters.includes(cluster))
+      .map((cluster) => ({ app, cluster })),
+  );
+}
+
+// The pairs a batch covers, with their health.
 function pairsOf(batch: MigrationBatch, input: MigrationInput): Record<string, Record<string, HealthStatus>> {
   const pairs: Record<string, Record<string, HealthStatus>> = {};
-  for (const app of batch.apps) {
-    const placed = input.clustersOf(app);
-    const clusters = batch.clusters ? placed.filter((c) => batch.clusters?.includes(c)) : placed;
-    const health: Record<string, HealthStatus> = {};
-    for (const cluster of [...clusters].sort())
-      health[cluster] = input.report(app, cluster)?.health ?? "Unknown";
-    pairs[app] = health;
-  }
+  for (const app of batch.apps) pairs[app] = {};
+  for (const { app, cluster } of batchPairs(batch, input.clustersOf))
+    (pairs[app] as Record<string, HealthStatus>)[cluster] = input.report(app, cluster)?.health ?? "Unknown";
   return pairs;
 }
 
@@ -347,14 +363,20 @@ function gateOf(batch: BatchStatus, migration: Migration): Gate {
   }
 }
 
-function started(state: BatchState): boolean {
+/** A batch that has started: its apps were adopted (and are managed unless rolled back). */
+export function isStarted(state: BatchState | undefined): boolean {
   return state === "Syncing" || state === "Observing" || state === "Succeeded" || state === "Failed";
 }
 
-function keysOf(batch: BatchStatus): string[] {
+/** The app/cluster pairs a batch's status records. */
+export function statusPairs(batch: BatchStatus): { app: string; cluster: string }[] {
   return Object.entries(batch.apps).flatMap(([app, clusters]) =>
-    Object.keys(clusters).map((cluster) => pairKey(app, cluster)),
+    Object.keys(clusters).map((cluster) => ({ app, cluster })),
   );
+}
+
+function keysOf(batch: BatchStatus): string[] {
+  return statusPairs(batch).map((p) => pairKey(p.app, p.cluster));
 }
 
 function firstWith(

@@ -8,6 +8,7 @@ import {
   type MigrationStatus,
   observeMs,
   type PairReport,
+  placedClusters,
 } from "./migration-state.js";
 import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "./migration-status-file.js";
 
@@ -38,13 +39,7 @@ export interface MigrationsInput {
 
 /** Advances every Migration in the rendered fleet. Pure. */
 export function advanceMigrations(input: MigrationsInput): MigrationsRound {
-  const clustersByApp = new Map<string, Set<string>>();
-  for (const o of input.objects) {
-    const clusters = clustersByApp.get(o.app) ?? new Set<string>();
-    clusters.add(o.cluster);
-    clustersByApp.set(o.app, clusters);
-  }
-  const clustersOf = (app: string) => [...(clustersByApp.get(app) ?? [])].sort(compareStrings);
+  const clustersOf = placedClusters(input.objects);
   const statuses = new Map<string, MigrationStatus>();
   const gates = new Map<string, Map<string, Gate>>();
   const files = new Map<string, string>();

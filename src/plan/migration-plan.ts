@@ -1,4 +1,11 @@
-import type { BatchStatus, MigrationStatus } from "../migrate/migration-state.js";
+import {
+  batchPairs,
+  isStarted,
+  type MigrationStatus,
+  pairKey,
+  placedClusters,
+  statusPairs,
+} from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asMap, type Json, type JsonMap } from "../model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../model/types.js";
@@ -6,6 +13,7 @@ import type { RenderedObject } from "../render/render-fleet.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { driftedFields } from "../sync/drift.js";
+import { objectName } from "./plan.js";
 
 // What a change does to migrations: the batches a pull request approves (and whether they start at
 // merge or wait), the apps it detaches, and — for a batch that starts — what adopting each rendered
@@ -68,16 +76,8 @@ export interface MigrationPlanInput {
 
 /** The batches a change approves, rolls back, or takes apps out of. */
 export function migrationChanges(input: MigrationPlanInput): BatchChange[] {
-  const clustersByApp = new Map<string, Set<string>>();
-  for (const o of input.objects)
-    clustersByApp.set(o.app, (clustersByApp.get(o.app) ?? new Set()).add(o.cluster));
-  const pairsOf = (batch: MigrationBatch): MigrationPair[] =>
-    batch.apps.flatMap((app) =>
-      [...(clustersByApp.get(app) ?? [])]
-        .filter((cluster) => !batch.clusters || batch.clusters.includes(cluster))
-        .sort(compareStrings)
-        .map((cluster) => ({ app, cluster })),
-    );
+  const clustersOf = placedClusters(input.objects);
+  const pairsOf = (batch: MigrationBatch): MigrationPair[] => batchPairs(batch, clustersOf);
   return [...input.head.migrations]
     .sort((a, b) => compareStrings(a.metadata.name, b.metadata.name))
     .flatMap((migration) => {
@@ -153,7 +153,7 @@ function removedPairs(
 ): MigrationPair[] {
   const covered = new Set(migration.spec.batches.flatMap(pairsOf).map(keyOf));
   const started: MigrationPair[] = status
-    ? status.batches.filter((b) => isStarted(b.state)).flatMap(pairsOfStatus)
+    ? status.batches.filter((b) => isStarted(b.state)).flatMap(statusPairs)
     : (before?.spec.batches.filter((b) => b.approved) ?? []).flatMap(pairsOf);
   const seen = new Set<string>();
   return started.filter((p) => {
@@ -164,17 +164,7 @@ function removedPairs(
   });
 }
 
-function pairsOfStatus(batch: BatchStatus): MigrationPair[] {
-  return Object.entries(batch.apps).flatMap(([app, clusters]) =>
-    Object.keys(clusters).map((cluster) => ({ app, cluster })),
-  );
-}
-
-function isStarted(state: BatchStatus["state"] | undefined): boolean {
-  return state === "Syncing" || state === "Observing" || state === "Succeeded" || state === "Failed";
-}
-
-const keyOf = (p: MigrationPair) => `${p.app}/${p.cluster}`;
+const keyOf = (p: MigrationPair) => pairKey(p.app, p.cluster);
 
 // gitfleet's own labels and annotations: every adopted object gets them, people need not review them.
 const TRACKING_LABELS: readonly string[] = [MANAGED_BY.key, APP_LABEL];
@@ -206,7 +196,7 @@ export function compareWithLive(
   live: ((object: RenderedObject) => JsonMap | undefined) | undefined,
 ): ObjectAdoption[] {
   return objects.map((o) => {
-    const object = describe(o.object);
+    const object = objectName(o.object);
     if (!live)
       return { object, app: o.app, cluster: o.cluster, verdict: "unknown", fields: [], restartsPods: false };
     const current = live(o);
@@ -239,9 +229,4 @@ export function startingObjects(
 ): RenderedObject[] {
   const starting = new Set(changes.filter((c) => c.action !== "detaches").flatMap((c) => c.pairs.map(keyOf)));
   return objects.filter((o) => starting.has(keyOf(o))).sort((a, b) => compareStrings(a.path, b.path));
-}
-
-function describe(object: JsonMap): string {
-  const metadata = object.metadata as { name?: string; namespace?: string };
-  return `${String(object.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ""}${String(metadata.name)}`;
 }
