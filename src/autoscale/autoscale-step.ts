@@ -1,4 +1,6 @@
+import { groupOf } from "../model/kinds.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
+import { identityOf } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
 import { decideReplicas, EMPTY_HISTORY, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
 
@@ -48,8 +50,7 @@ export interface AutoscaleOutcome {
 /** The identity (group/kind/namespace/name) of the workload a FederatedHPA scales. */
 export function targetOf(hpa: FederatedHPA): string {
   const { apiVersion, kind, name } = hpa.spec.scaleTargetRef;
-  const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
-  return `${group}/${kind}/${hpa.metadata.namespace ?? ""}/${name}`;
+  return identityOf(groupOf(apiVersion), kind, hpa.metadata.namespace, name);
 }
 
 /** The FederatedHPAs that set a global total: mode centralized, or unset on a Divided workload. */

@@ -375,8 +375,7 @@ async function applyObject(
 ): Promise<JsonMap> {
   const applied = await client.apply(desired.object, desired.policy.force || correcting || adopting);
   if (!adopting) return applied;
-  await takeOverFields(client, addressOf(desired.object));
-  return (await client.get(addressOf(desired.object))) ?? applied;
+  return (await takeOverFields(client, addressOf(desired.object))) ?? applied;
 }
 
 // An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.

@@ -1,7 +1,8 @@
 import { asList, asMap, type JsonMap } from "../model/json.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
-import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { FIELD_MANAGER, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { patchAsRead } from "./patch-as-read.js";
 
 export type DetachOutcome = "detached" | "gone" | "failed";
 
@@ -15,29 +16,14 @@ export async function detachObject(
   client: MemberClient,
   address: ObjectAddress,
 ): Promise<{ outcome: DetachOutcome; error?: string }> {
-  // Controllers write status all the time: a conflict on the resourceVersion read means "read again".
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await detachOnce(client, address).catch((error: unknown) => afterFailure(error, attempt));
-    if (outcome !== "again") return outcome;
+  try {
+    // Its own field manager: the patch must not make gitfleet an owner again.
+    const done = await patchAsRead(client, address, `${FIELD_MANAGER}-detach`, detachPatch);
+    return { outcome: done.outcome === "gone" ? "gone" : "detached" };
+  } catch (error) {
+    return { outcome: "failed", error: error instanceof Error ? error.message : String(error) };
   }
 }
-
-function afterFailure(error: unknown, attempt: number): { outcome: DetachOutcome; error?: string } | "again" {
-  const status = error instanceof MemberApiError ? error.code : undefined;
-  if (status === 404) return { outcome: "gone" };
-  if (status === 409 && attempt < MAX_ATTEMPTS) return "again";
-  return { outcome: "failed", error: error instanceof Error ? error.message : String(error) };
-}
-
-async function detachOnce(client: MemberClient, address: ObjectAddress): Promise<{ outcome: DetachOutcome }> {
-  const live = await client.get(address);
-  if (!live) return { outcome: "gone" };
-  // Its own field manager: the patch must not make gitfleet an owner again.
-  await client.mergePatch(address, detachPatch(live), `${FIELD_MANAGER}-detach`);
-  return { outcome: "detached" };
-}
-
-const MAX_ATTEMPTS = 5;
 
 /** The merge patch that detaches a live object. Pure. */
 export function detachPatch(live: JsonMap): JsonMap {

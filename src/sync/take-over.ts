@@ -1,5 +1,6 @@
 import { asList, asMap, type JsonMap } from "../model/json.js";
-import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { FIELD_MANAGER, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { patchAsRead } from "./patch-as-read.js";
 
 /**
  * After adopting an object, gitfleet becomes the only owner of the fields people set by hand: the
@@ -7,27 +8,20 @@ import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } 
  * PUT) to the object itself are removed, so the next change gitfleet renders does not conflict with
  * them. Controllers' writes to subresources (status, scale) and other managers' server-side applies
  * stay: those owners still act on the object. Conditional on the resourceVersion read; nothing else
- * changes, no pod restarts. Returns the managers whose entries went.
+ * changes, no pod restarts. Returns the object as it is afterwards (undefined if it is gone).
  */
 export async function takeOverFields(
   client: MemberClient,
   address: ObjectAddress,
-): Promise<readonly string[]> {
-  for (let attempt = 1; ; attempt++) {
-    const live = await client.get(address);
-    const patch = live ? takeOverPatch(live) : undefined;
-    if (!live || !patch) return [];
-    try {
-      await client.mergePatch(address, patch.patch, `${FIELD_MANAGER}-adopt`);
-      return patch.removed;
-    } catch (error) {
-      // A controller's status write got in between: read again.
-      if (!(error instanceof MemberApiError && error.code === 409) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
+): Promise<JsonMap | undefined> {
+  const done = await patchAsRead(
+    client,
+    address,
+    `${FIELD_MANAGER}-adopt`,
+    (live) => takeOverPatch(live)?.patch,
+  );
+  return done.outcome === "gone" ? undefined : done.object;
 }
-
-const MAX_ATTEMPTS = 5;
 
 /** The merge patch that leaves gitfleet the owner of the hand-set fields, if any other owns some. Pure. */
 export function takeOverPatch(live: JsonMap): { patch: JsonMap; removed: string[] } | undefined {
