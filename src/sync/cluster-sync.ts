@@ -688,7 +688,8 @@ function identityOfLive(object: JsonMap): string {
   );
 }
 
-function addressOf(object: JsonMap): ObjectAddress {
+/** Where an object is addressed in a member: apiVersion, kind, namespace, name. */
+export function addressOf(object: JsonMap): ObjectAddress {
   const metadata = asMap(object.metadata);
   return {
     apiVersion: String(object.apiVersion),
