@@ -16,6 +16,28 @@ export interface AutoscalerState {
   readonly replicas: number;
   /** When the total last changed (ms). */
   readonly changedAt?: number;
+  /** Why it last changed ("cpu 91% > 70%"), for the render's record. */
+  readonly reason?: string;
+  /** Bounds a CronScale rule set in place of the spec's minReplicas/maxReplicas, until its next rule. */
+  readonly bounds?: CronBounds;
+}
+
+/** minReplicas/maxReplicas a CronScale rule set on a FederatedHPA. */
+export interface CronBounds {
+  readonly minReplicas?: number;
+  readonly maxReplicas?: number;
+  /** "cronScale/rule" that set them. */
+  readonly by: string;
+}
+
+/** The spec with a CronScale rule's bounds in place of its own. */
+export function effectiveSpec(hpa: FederatedHPA, bounds: CronBounds | undefined): FederatedHPA["spec"] {
+  if (!bounds) return hpa.spec;
+  return {
+    ...hpa.spec,
+    ...(bounds.minReplicas !== undefined ? { minReplicas: bounds.minReplicas } : {}),
+    ...(bounds.maxReplicas !== undefined ? { maxReplicas: bounds.maxReplicas } : {}),
+  };
 }
 
 export interface AutoscaleInput {
@@ -42,9 +64,25 @@ export interface ScaleChange {
 
 export interface AutoscaleOutcome {
   /** Per workload identity: the total to render, and the FederatedHPA that decided it. */
-  readonly autoscaled: ReadonlyMap<string, { readonly replicas: number; readonly by: string }>;
+  readonly autoscaled: ReadonlyMap<string, Autoscaled>;
   readonly states: ReadonlyMap<string, AutoscalerState>;
   readonly changes: readonly ScaleChange[];
+}
+
+/** A total an autoscaler decided for a workload, the render's input in place of the source's count. */
+export interface Autoscaled {
+  readonly replicas: number;
+  /** The FederatedHPA (or "cronscale/<name>") that decided it. */
+  readonly by: string;
+  /** Why it last changed. */
+  readonly reason?: string;
+}
+
+/** The key of a FederatedHPA or CronScale in states and status files: "namespace/name". */
+export function autoscalerKey(object: {
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}): string {
+  return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
 }
 
 /** The identity (group/kind/namespace/name) of the workload a FederatedHPA scales. */
@@ -68,16 +106,20 @@ function duplicated(decision: WorkloadDecision): boolean {
 }
 
 export function autoscaleStep(input: AutoscaleInput): AutoscaleOutcome {
-  const autoscaled = new Map<string, { replicas: number; by: string }>();
+  const autoscaled = new Map<string, Autoscaled>();
   const states = new Map<string, AutoscalerState>();
   const changes: ScaleChange[] = [];
   for (const hpa of input.model.federatedHPAs) {
     const identity = targetOf(hpa);
     const decision = input.decisions.find((d) => d.identity === identity);
     if (!decision || !centralized(hpa, decision)) continue;
-    const key = `${hpa.metadata.namespace ?? ""}/${hpa.metadata.name}`;
+    const key = autoscalerKey(hpa);
     const one = stepOne(hpa, decision, input.states.get(key), input);
-    autoscaled.set(identity, { replicas: one.state.replicas, by: hpa.metadata.name });
+    autoscaled.set(identity, {
+      replicas: one.state.replicas,
+      by: hpa.metadata.name,
+      ...(one.state.reason ? { reason: one.state.reason } : {}),
+    });
     states.set(key, one.state);
     if (one.change) changes.push(one.change);
   }
@@ -96,27 +138,28 @@ function stepOne(
   const settling = before?.changedAt !== undefined && input.now - before.changedAt < input.intervalMs;
   if (!samples || settling) return { state: before ?? { history: EMPTY_HISTORY, replicas: current } };
   const next = decideReplicas(
-    hpa.spec,
+    effectiveSpec(hpa, before?.bounds),
     { currentReplicas: current, samples },
     before?.history ?? EMPTY_HISTORY,
     input.now,
   );
   if (next.desiredReplicas === current)
-    return {
-      state: {
-        history: next.history,
-        replicas: current,
-        ...(before?.changedAt !== undefined ? { changedAt: before.changedAt } : {}),
-      },
-    };
+    return { state: { ...(before ?? {}), history: next.history, replicas: current } };
+  const reason = next.limitedBy ? `${next.reason}; ${next.limitedBy}` : next.reason;
   return {
-    state: { history: next.history, replicas: next.desiredReplicas, changedAt: input.now },
+    state: {
+      ...(before ?? {}),
+      history: next.history,
+      replicas: next.desiredReplicas,
+      changedAt: input.now,
+      reason,
+    },
     change: {
       autoscaler: hpa.metadata.name,
       workload: decision.resource,
       from: current,
       to: next.desiredReplicas,
-      reason: next.limitedBy ? `${next.reason}; ${next.limitedBy}` : next.reason,
+      reason,
     },
   };
 }
@@ -134,5 +177,39 @@ export function scaleMessage(
   const moves = clusters
     .filter((c) => (before[c] ?? 0) !== (after[c] ?? 0))
     .map((c) => `${c}=${before[c] ?? 0}→${after[c] ?? 0}`);
-  return `${change.autoscaler}: hpa ${change.from} → ${change.to} (${change.reason})${moves.length > 0 ? ` ${moves.join(" ")}` : ""}`;
+  const cron = change.autoscaler.startsWith("cronscale/");
+  const who = cron ? `${change.autoscaler.slice("cronscale/".length)}: cronscale` : `${change.autoscaler}: hpa`;
+  return `${who} ${change.from} → ${change.to} (${change.reason})${moves.length > 0 ? ` ${moves.join(" ")}` : ""}`;
+}
+
+/**
+ * The lines of a status commit for the totals autoscalers changed between two renders: one per
+ * workload whose total moved, with its autoscaler, reason and each cluster before → after.
+ */
+export function scaleLines(
+  before: readonly WorkloadDecision[],
+  after: readonly WorkloadDecision[],
+  autoscaled: ReadonlyMap<string, Autoscaled> | undefined,
+): string[] {
+  const old = new Map(before.map((d) => [d.identity, d]));
+  const lines: string[] = [];
+  for (const decision of after) {
+    const previous = old.get(decision.identity);
+    const by = autoscaled?.get(decision.identity);
+    if (!previous || !by || previous.replicas === decision.replicas) continue;
+    lines.push(
+      scaleMessage(
+        {
+          autoscaler: by.by,
+          workload: decision.resource,
+          from: previous.replicas,
+          to: decision.replicas,
+          reason: by.reason ?? "autoscaled",
+        },
+        previous.decision.clusters,
+        decision.decision.clusters,
+      ),
+    );
+  }
+  return lines;
 }

@@ -26,6 +26,7 @@ import {
   syncCommitMessage,
 } from "../sync/observed-status.js";
 import type { Syncer } from "../sync/syncer.js";
+import type { Autoscaler } from "./autoscaler.js";
 import type { Reconciles } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
 
@@ -41,6 +42,8 @@ export interface ControllerOptions {
   readonly trigger?: (reason: string) => void;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number;
+  /** Samples members for FederatedHPAs and runs CronScale rules; its totals feed the render. */
+  readonly autoscaler?: Autoscaler;
 }
 
 /** What one round did: the reconcile's report and, with sync on, whether observed status was committed. */
@@ -77,6 +80,11 @@ export class Controller implements Reconciles {
     private readonly options: ControllerOptions,
   ) {
     reconciler.observeWith(() => this.observations());
+    const { autoscaler } = options;
+    if (autoscaler)
+      reconciler.attachWith((syncFiles) =>
+        autoscaler.attachment(reconciler.snapshot().state.model, syncFiles),
+      );
   }
 
   /**
@@ -99,11 +107,19 @@ export class Controller implements Reconciles {
       { results: this.syncer.latest(), reports, decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
-    this.lastObservations = { now, clusters, workloads };
+    const scaled = this.options.autoscaler?.round(state, syncFiles, workloads, now);
+    this.lastObservations = {
+      now,
+      clusters,
+      workloads,
+      ...(scaled ? { autoscaled: scaled.autoscaled, distributed: scaled.distributed } : {}),
+    };
     return this.lastObservations;
   }
 
   async reconcile(): Promise<ControllerReport> {
+    // Pods are sampled for the render this round makes (the state as of the last one).
+    await this.options.autoscaler?.sample(this.reconciler.snapshot().state, this.now());
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles } = this.reconciler.snapshot();
@@ -226,7 +242,11 @@ export class Controller implements Reconciles {
   private wakeAtNextDeadline(state: ReconcileState): void {
     if (!state.model || !this.options.trigger) return;
     const seen = this.lastObservations ?? this.observations();
-    const times = [nextWake(state.model, state.render, seen), this.migrations?.wakeAt];
+    const times = [
+      nextWake(state.model, state.render, seen),
+      this.migrations?.wakeAt,
+      this.options.autoscaler?.latest()?.wakeAt,
+    ];
     const future = times.filter((t): t is number => t !== undefined);
     const at = future.length > 0 ? Math.min(...future) : undefined;
     if (at === undefined || this.wake?.at === at) return;

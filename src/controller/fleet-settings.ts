@@ -12,6 +12,8 @@ export interface FleetSettings {
   readonly statusIntervalMs?: number;
   /** spec.driftInterval: members are compared with the rendered tree (and corrected) this often. */
   readonly driftIntervalMs?: number;
+  /** spec.autoscaleInterval: FederatedHPAs sample and may change a total this often. */
+  readonly autoscaleIntervalMs?: number;
   readonly author?: { readonly name: string; readonly email: string };
 }
 
@@ -42,11 +44,13 @@ export async function readFleetSettings(repo: FleetRepo, branch: string): Promis
   const interval = duration(spec.reconcileInterval);
   const statusInterval = duration(spec.statusInterval);
   const driftInterval = duration(spec.driftInterval);
+  const autoscaleInterval = duration(spec.autoscaleInterval);
   return {
     ...(typeof spec.statusBranch === "string" ? { statusBranch: spec.statusBranch } : {}),
     ...(interval ? { reconcileIntervalMs: interval } : {}),
     ...(statusInterval ? { statusIntervalMs: statusInterval } : {}),
     ...(driftInterval ? { driftIntervalMs: driftInterval } : {}),
+    ...(autoscaleInterval !== undefined ? { autoscaleIntervalMs: autoscaleInterval } : {}),
     ...(typeof author?.name === "string" && typeof author.email === "string"
       ? { author: { name: author.name, email: author.email } }
       : {}),

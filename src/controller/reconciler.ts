@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { NOTHING_MOVED } from "../failover/failover-message.js";
 import { type FleetObservations, noObservations } from "../failover/observations.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
@@ -58,6 +59,16 @@ export interface ReconcileReport {
   readonly durationsMs: Readonly<Record<string, number>>;
 }
 
+/** Files besides the render that the next status commit carries (status/autoscaling/), and why they changed. */
+export interface Attachment {
+  /** Only the files that differ from the branch (null deletes). */
+  readonly files: ReadonlyMap<string, string | null>;
+  /** Lines for the commit message. */
+  readonly notes: readonly string[];
+  /** Called once a commit carrying them landed. */
+  readonly committed: () => void;
+}
+
 /** A reconcile that cannot proceed for a reason the operator must fix. */
 export class ReconcileError extends Error {
   override readonly name = "ReconcileError";
@@ -84,6 +95,7 @@ export class Reconciler {
   private observed = new Map<string, string>();
   private syncFiles = new Map<string, string>();
   private observations: (() => FleetObservations) | undefined;
+  private attached: ((syncFiles: ReadonlyMap<string, string>) => Attachment) | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     if (options.branch === options.statusBranch)
@@ -98,6 +110,14 @@ export class Reconciler {
    */
   observeWith(source: () => FleetObservations): void {
     this.observations = source;
+  }
+
+  /**
+   * Files the controller keeps on the status branch besides the render (autoscalers' state): they go
+   * with the next reconcile's commit, or in a commit of their own when nothing else changed.
+   */
+  attachWith(source: (syncFiles: ReadonlyMap<string, string>) => Attachment): void {
+    this.attached = source;
   }
 
   /** The observed block of a status file on the branch (status/clusters/<c>.yaml's holds the probes' condition). */
@@ -134,7 +154,9 @@ export class Reconciler {
     if (!this.state || tip !== this.statusTip)
       if (!(await this.followSyncCommits(tip))) await this.restore(tip);
     watch.lap("restore");
-    const next = await this.nextOutcome(head, watch);
+    const found = await this.nextOutcome(head, watch);
+    const attachment = this.attached?.(this.syncFiles);
+    const next = withAttachment(found, attachment, this.state ?? EMPTY_STATE, this.renderedTree);
     if (!next)
       return {
         result: "up-to-date",
@@ -167,6 +189,7 @@ export class Reconciler {
     await this.options.onStage?.("published");
     watch.lap("publish");
     this.accept(outcome, written.oid, headTree);
+    if (attachment) this.attachmentCommitted(attachment);
     if (await repo.compactCache()) {
       // The cache was started afresh: what the state points into is gone, so the next reconcile rebuilds it.
       this.state = undefined;
@@ -207,6 +230,14 @@ export class Reconciler {
     }
     await this.refuseOwnCommit(head);
     return this.step(state, head, watch, observations);
+  }
+
+  private attachmentCommitted(attachment: Attachment): void {
+    if (attachment.files.size === 0) return;
+    for (const [path, text] of attachment.files)
+      if (text === null) this.syncFiles.delete(path);
+      else this.syncFiles.set(path, text);
+    attachment.committed();
   }
 
   private accept(
@@ -425,13 +456,54 @@ export class Reconciler {
   }
 }
 
-// Files only the sync writes, whole: inventories, pull-mode agents' reports, migrations' status.
+// Files only the sync and the controller write, whole: inventories, pull-mode agents' reports,
+// migrations' and autoscalers' status.
 function isSyncFile(path: string): boolean {
   return (
     path.startsWith("status/inventory/") ||
     path.startsWith("status/agents/") ||
-    path.startsWith("status/migrations/")
+    path.startsWith("status/migrations/") ||
+    path.startsWith("status/autoscaling/")
   );
+}
+
+// The reconcile's outcome with the attached files added (their lines in the message), or an outcome
+// of their own when the reconcile changed nothing.
+function withAttachment(
+  found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
+  attachment: Attachment | undefined,
+  state: ReconcileState,
+  renderedTree: string | undefined,
+): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
+  if (!attachment || attachment.files.size === 0) return found;
+  const notes = attachment.notes;
+  if (found) {
+    const changes = new Map([...found.outcome.changes, ...attachment.files]);
+    // An observation step that moved no replica is said by the attachment's lines alone.
+    const quiet = found.outcome.message.split("\n")[0]?.endsWith(NOTHING_MOVED) ?? false;
+    if (quiet && notes.length > 0)
+      return {
+        ...found,
+        outcome: { ...found.outcome, changes, message: `autoscale: ${notes.join("; ")}` },
+      };
+    const message =
+      notes.length > 0
+        ? `${found.outcome.message}\n\n${notes.map((n) => `autoscale: ${n}`).join("\n")}`
+        : found.outcome.message;
+    return { ...found, outcome: { ...found.outcome, changes, message } };
+  }
+  return {
+    headTree: renderedTree,
+    outcome: {
+      state,
+      changes: new Map(attachment.files),
+      message: `autoscale: ${notes.length > 0 ? notes.join("; ") : "autoscalers' status recorded"}`,
+      valid: true,
+      problems: [],
+      scope: new Set(),
+      summary: undefined,
+    },
+  };
 }
 
 // Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").

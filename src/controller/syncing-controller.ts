@@ -8,6 +8,7 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
 import type { MemberClientOptions } from "../sync/member-client.js";
 import { Syncer } from "../sync/syncer.js";
+import { Autoscaler } from "./autoscaler.js";
 import { Controller } from "./controller.js";
 import type { Reconciler } from "./reconciler.js";
 
@@ -20,7 +21,14 @@ export interface SyncingOptions {
   /** Asks the loop for another round. */
   readonly trigger?: (reason: string) => void;
   readonly client?: MemberClientOptions;
+  /** FederatedHPAs sample pods at most this often and change a total at most once per this long (fleet.yaml autoscaleInterval). */
+  readonly autoscaleIntervalMs?: number;
+  /** Milliseconds since the epoch for decisions (CronScale rules, windows); injectable for tests. */
+  readonly now?: () => number;
 }
+
+/** fleet.yaml autoscaleInterval's default: the Kubernetes HPA controller's sync period. */
+export const DEFAULT_AUTOSCALE_INTERVAL_MS = 15_000;
 
 /**
  * A reconciler made into the push-mode controller: a syncer reaching each member, a prober of their
@@ -54,12 +62,20 @@ export function syncingController(
     logger: options.logger,
     onChange: () => options.trigger?.("cluster health"),
   });
+  const autoscaler = new Autoscaler({
+    connect,
+    logger: options.logger,
+    intervalMs: options.autoscaleIntervalMs ?? DEFAULT_AUTOSCALE_INTERVAL_MS,
+    ...(options.client ? { client: options.client } : {}),
+  });
   const controller = new Controller(reconciler, syncer, {
+    autoscaler,
     logger: options.logger,
     statusIntervalMs: options.statusIntervalMs,
     resyncIntervalMs: options.resyncIntervalMs,
     prober,
     ...(options.trigger ? { trigger: options.trigger } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   return { syncer, controller, prober };
 }

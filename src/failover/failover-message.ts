@@ -17,6 +17,9 @@ export interface FailoverMessageInput {
 
 const MAX_BODY_LINES = 40;
 
+/** The end of a failover commit's subject when new observations moved no replica. */
+export const NOTHING_MOVED = "status updated after new observations (no replica moved)";
+
 /**
  * `failover: cluster west Unreachable for 75s; web 10 → east +5, north +5` — the clusters replicas
  * left and why, then per workload how many moved and where; a body line per move, per old replica
@@ -42,7 +45,7 @@ export function failoverMessage(input: FailoverMessageInput): string {
       ? `failover: ${subjectParts.join("; ")}`
       : body.length > 0
         ? `failover: ${body[0]}`
-        : `failover: ${listed(summary.apps)}: status updated after new observations (no replica moved)`;
+        : `failover: ${listed(summary.apps)}: ${NOTHING_MOVED}`;
   if (subject === `failover: ${body[0]}`) body.shift();
   const lines =
     body.length > MAX_BODY_LINES

@@ -38,6 +38,8 @@ export function failoverKeys(
   );
   const apps = new Map<string, string[]>();
   for (const decision of render.decisions) {
+    const scaling = autoscaleKey(decision, observations);
+    if (scaling) apps.set(decision.app, [...(apps.get(decision.app) ?? []), scaling]);
     const record = decision.failover;
     const watching =
       watched.has(decision.placement) || (record && (record.keeping.length > 0 || record.capped.length > 0));
@@ -55,6 +57,18 @@ export function failoverKeys(
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// What autoscalers feed the render for a workload: its total, or its member HPAs' distribution and
+// bounds. Undefined when nothing scales it (and nothing did in this render).
+function autoscaleKey(
+  decision: RenderResult["decisions"][number],
+  observations: FleetObservations,
+): string | undefined {
+  const total = observations.autoscaled?.get(decision.identity);
+  const distributed = observations.distributed?.get(decision.identity);
+  if (!total && !distributed && !decision.autoscaledBy && !decision.memberHpas) return undefined;
+  return JSON.stringify([decision.identity, total ?? null, distributed ?? null]);
 }
 
 /**

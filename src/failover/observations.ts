@@ -1,3 +1,4 @@
+import type { Autoscaled, CronBounds } from "../autoscale/autoscale-step.js";
 import type { TimedTaint } from "../schedule/types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
@@ -38,7 +39,19 @@ export interface FleetObservations {
    * Per workload identity: the global total a FederatedHPA decided, which replaces the replicas of
    * the source; the Placement divides it as it divides any total.
    */
-  readonly autoscaled?: ReadonlyMap<string, { readonly replicas: number; readonly by: string }>;
+  readonly autoscaled?: ReadonlyMap<string, Autoscaled>;
+  /**
+   * Per workload identity a distributed FederatedHPA scales: the members' replicas as last recorded
+   * (the distribution its bounds are split by) and bounds a CronScale rule set.
+   */
+  readonly distributed?: ReadonlyMap<string, DistributedScaling>;
+}
+
+/** What a distributed FederatedHPA's member HPAs are rendered from, besides its spec. */
+export interface DistributedScaling {
+  /** Per cluster, the replicas the member's HPA keeps, as recorded on the status branch. */
+  readonly distribution?: Readonly<Record<string, number>>;
+  readonly bounds?: CronBounds;
 }
 
 /** Nothing observed: every cluster Ready, nothing known about workloads. */

@@ -20,9 +20,10 @@ export type Affected = ReadonlySet<string> | typeof ALL;
  * (a dependent goes wherever the workloads that reference it go, across apps); and the apps holding
  * custom resources whose CustomResourceDefinition is in a changed app (it decides their scope).
  *
- * FederatedHPA, CronScale and Migration files change no rendered object today; when the renderer
- * starts reading one of them, it must be added here — the incremental-equals-full property test edits
- * them to catch exactly that. Pure.
+ * A FederatedHPA or CronScale changes every app too (a distributed FederatedHPA renders member HPAs
+ * for its target; an autoscaler's mode depends on how its target is scheduled). Migration files
+ * change no rendered object; when the renderer starts reading them, they must be added here — the
+ * incremental-equals-full property test edits them to catch exactly that. Pure.
  */
 export function affectedApps(
   changedPaths: readonly string[],
@@ -40,7 +41,8 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
   if (role.role === "app-definition" || role.role === "manifest") affected.add(role.app);
   if (role.role !== "gitfleet") return affected;
   const kind = path.split("/")[0];
-  if (kind === "clusters" || kind === "interpreters" || path === "fleet.yaml") return ALL;
+  if (kind === "clusters" || kind === "interpreters" || kind === "autoscaling" || path === "fleet.yaml")
+    return ALL;
   if (kind === "placements" || kind === "overrides")
     for (const model of [before, after]) for (const app of appsSelectedFrom(model, path)) affected.add(app);
   return affected;

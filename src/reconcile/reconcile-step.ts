@@ -1,3 +1,4 @@
+import { scaleLines } from "../autoscale/autoscale-step.js";
 import { failoverMessage } from "../failover/failover-message.js";
 import { type FailoverKeys, failoverKeys, failoverScope } from "../failover/failover-scope.js";
 import type { FleetObservations } from "../failover/observations.js";
@@ -146,13 +147,15 @@ export function failoverStep(state: ReconcileState, observations: FleetObservati
   const scope = failoverScope(state.failoverKeys, failoverKeys(model, state.render, observations));
   const derived = deriveRender(state, model, scope, observations, undefined);
   const summary = derived.summary(renderedCommit);
-  const message = failoverMessage({
+  const failover = failoverMessage({
     model,
     summary,
     before: state.render,
     after: derived.render,
     observations,
   });
+  const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
+  const message = scaled.length === 0 ? failover : autoscaleMessage(scaled, failover, observations);
   const next: ReconcileState = {
     ...state,
     render: derived.render,
@@ -161,6 +164,19 @@ export function failoverStep(state: ReconcileState, observations: FleetObservati
   };
   // The source did not move: its validation stands as status/source.yaml records it.
   return finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
+}
+
+// A step that autoscalers' totals explain on a quiet fleet is an autoscale commit; with clusters
+// disturbed, failover speaks first and the scaling follows in the body.
+function autoscaleMessage(
+  scaled: readonly string[],
+  failover: string,
+  observations: FleetObservations,
+): string {
+  const disturbed = [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0);
+  if (disturbed) return `${failover}\n\n${scaled.map((line) => `autoscale: ${line}`).join("\n")}`;
+  const subject = `autoscale: ${scaled.join("; ")}`;
+  return scaled.length > 1 ? `${subject}\n\n${scaled.join("\n")}` : subject;
 }
 
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {

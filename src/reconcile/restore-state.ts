@@ -169,6 +169,10 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     resource: String(workload.resource),
     placement: String(workload.placement),
     replicas: Number(workload.replicas),
+    ...(typeof workload.autoscaledBy === "string" ? { autoscaledBy: workload.autoscaledBy } : {}),
+    ...(isJsonMap(workload.memberHpas)
+      ? { memberHpas: workload.memberHpas as unknown as NonNullable<WorkloadDecision["memberHpas"]> }
+      : {}),
     decision: workload.decision as unknown as ScheduleDecision,
     ...(isJsonMap(workload.failover) ? { failover: failoverRecord(workload.failover) } : {}),
   };

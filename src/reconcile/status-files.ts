@@ -88,6 +88,8 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
       resource: w.resource,
       placement: w.placement,
       replicas: w.replicas,
+      ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
+      ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
       // Through JSON, so optional fields that are absent stay absent.
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,
       ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),

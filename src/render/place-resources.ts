@@ -16,6 +16,7 @@ import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
 import { scheduleWorkload } from "../schedule/schedule.js";
 import type { ClusterState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
+import { memberHpasFor } from "./member-hpas.js";
 import type { RenderResult, WorkloadDecision } from "./render-fleet.js";
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
@@ -155,7 +156,11 @@ function placeWorkload(
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
-  return { destination: { clusters, placements: new Set([placement.metadata.name]) }, decision: workload };
+  const memberHpas = memberHpasFor(context.model, workload, clusters, context.observations);
+  return {
+    destination: { clusters, placements: new Set([placement.metadata.name]) },
+    decision: memberHpas ? { ...workload, memberHpas } : workload,
+  };
 }
 
 // Replicas per selected cluster (a Divided workload's empty clusters left out), and the old replicas

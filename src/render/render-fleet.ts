@@ -8,6 +8,7 @@ import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { tieBreakOrder } from "../schedule/division/fnv.js";
 import type { ScheduleDecision } from "../schedule/types.js";
+import { type MemberHpas, memberHpaObjects } from "./member-hpas.js";
 import { renderedPath } from "./naming.js";
 import { applyOverriders } from "./override/apply-overriders.js";
 import { applicableRules } from "./override/select-overrides.js";
@@ -50,6 +51,8 @@ export interface WorkloadDecision {
   readonly replicas: number;
   /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
   readonly autoscaledBy?: string;
+  /** A distributed FederatedHPA: the member HPA each cluster gets, with its share of the bounds. */
+  readonly memberHpas?: MemberHpas;
   readonly decision: ScheduleDecision;
   /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
   readonly failover?: FailoverRecord;
@@ -121,6 +124,7 @@ function renderApps(
     for (const resource of destinations.keys()) if (!scope.has(resource.app)) destinations.delete(resource);
   // 3. Render each resource for each of its clusters.
   const { objects, errors } = renderDestinations(context, destinations);
+  objects.push(...memberHpaObjects(context.model, decisions));
   objects.sort((a, b) => compareStrings(a.path, b.path));
   return { objects, decisions, errors: errors.sort(compareErrors) };
 }

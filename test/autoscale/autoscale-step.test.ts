@@ -64,7 +64,7 @@ describe("a round of the centralized FederatedHPAs", () => {
 
   it("scales the global total up under load, and says why", () => {
     const up = step(pods(6, 130));
-    expect(up.autoscaled.get(WEB)).toEqual({ replicas: 12, by: "web" });
+    expect(up.autoscaled.get(WEB)).toEqual({ replicas: 12, by: "web", reason: "cpu 130% > 65%" });
     expect(up.changes).toEqual([
       { autoscaler: "web", workload: "Deployment shop/web", from: 6, to: 12, reason: "cpu 130% > 65%" },
     ]);

@@ -29,6 +29,7 @@ export async function pushController(
   dir: string,
   kubeconfig: string,
   env: Readonly<Record<string, string>> = {},
+  options: { readonly autoscaleIntervalMs?: number; readonly now?: () => number } = {},
 ) {
   const logger = createLogger({ level: "silent" });
   const reconciler = new Reconciler({
@@ -38,6 +39,7 @@ export async function pushController(
     author: { name: "gitfleet", email: "gitfleet@example.com" },
     controllerId: "test-controller",
     logger,
+    ...(options.now ? { now: options.now } : {}),
   });
   const { syncer, controller, prober } = syncingController(reconciler, {
     connections: { kubeconfig, env },
@@ -45,6 +47,8 @@ export async function pushController(
     statusIntervalMs: 0,
     resyncIntervalMs: 3_600_000,
     client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
+    autoscaleIntervalMs: options.autoscaleIntervalMs ?? 0,
+    ...(options.now ? { now: options.now } : {}),
   });
   const round = async () => {
     controller.resyncSoon();

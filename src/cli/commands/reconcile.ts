@@ -202,6 +202,9 @@ function syncParts(
     logger,
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
+    ...(settings.autoscaleIntervalMs !== undefined
+      ? { autoscaleIntervalMs: settings.autoscaleIntervalMs }
+      : {}),
     trigger,
   });
 }

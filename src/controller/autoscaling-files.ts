@@ -1,0 +1,198 @@
+import { autoscalerKey, targetOf } from "../autoscale/autoscale-step.js";
+import type { AutoscalingStatus, CronRun, CronStatus, HpaStatus } from "../autoscale/autoscaling-round.js";
+import type { RuleRecord } from "../autoscale/cron-scale.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import type { FleetModel } from "../model/types.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+
+// status/autoscaling/: what each FederatedHPA and CronScale decided last, so that a restarted
+// controller continues where it stopped — the total, a cron rule's bounds, the distribution member
+// HPAs settled on, the scale events rate policies count, and every rule's last run (a rule missed
+// while the controller was down runs once at start). A file changes only when a decision does:
+// recommendations kept for the scale-down stabilization window stay in memory.
+
+export const AUTOSCALING_DIRECTORY = "status/autoscaling/";
+
+const fileName = (key: string) => (key.startsWith("/") ? key.slice(1) : key.replace("/", "."));
+
+/** status/autoscaling/hpa/<namespace.>name.yaml */
+export function hpaStatusPath(key: string): string {
+  return `${AUTOSCALING_DIRECTORY}hpa/${fileName(key)}.yaml`;
+}
+
+/** status/autoscaling/cron/<namespace.>name.yaml */
+export function cronStatusPath(key: string): string {
+  return `${AUTOSCALING_DIRECTORY}cron/${fileName(key)}.yaml`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const ms = (value: unknown) => (typeof value === "string" ? Date.parse(value) : Number.NaN);
+
+/** Every status file of the autoscalers in the model; files of autoscalers gone are null. */
+export function autoscalingFiles(
+  model: FleetModel,
+  status: AutoscalingStatus,
+  existing: Iterable<string>,
+): Map<string, string | null> {
+  const files = new Map<string, string | null>();
+  for (const hpa of model.federatedHPAs) {
+    const state = status.hpas.get(autoscalerKey(hpa));
+    if (!state) continue;
+    files.set(
+      hpaStatusPath(autoscalerKey(hpa)),
+      emitYaml({ federatedHPA: hpa.metadata.name, target: targetOf(hpa), ...hpaFields(state) }),
+    );
+  }
+  for (const cron of model.cronScales) {
+    const state = status.crons.get(autoscalerKey(cron));
+    if (!state) continue;
+    const { kind, name } = cron.spec.scaleTargetRef;
+    files.set(
+      cronStatusPath(autoscalerKey(cron)),
+      emitYaml({ cronScale: cron.metadata.name, target: `${kind} ${name}`, ...cronFields(state) }),
+    );
+  }
+  for (const path of existing)
+    if (path.startsWith(AUTOSCALING_DIRECTORY) && !files.has(path)) files.set(path, null);
+  return files;
+}
+
+function hpaFields(state: HpaStatus): JsonMap {
+  return JSON.parse(
+    JSON.stringify({
+      replicas: state.replicas,
+      ...(state.changedAt !== undefined ? { changedAt: iso(state.changedAt) } : {}),
+      reason: state.reason,
+      bounds: state.bounds,
+      distribution: state.distribution,
+      ...(state.recordedAt !== undefined ? { recordedAt: iso(state.recordedAt) } : {}),
+      // Scale events within the policies' periods: what rate limits count after a restart.
+      events: state.history.events.map((e) => ({ at: iso(e.at), change: e.change })),
+    }),
+  ) as JsonMap;
+}
+
+function cronFields(state: CronStatus): JsonMap {
+  return JSON.parse(
+    JSON.stringify({
+      since: iso(state.history.since),
+      ...(state.nextAt !== undefined ? { nextRun: iso(state.nextAt) } : {}),
+      replicas: state.replicas,
+      rules: state.history.rules.map((r) => ({
+        rule: r.rule,
+        lastFired: iso(r.firedAt),
+        outcome: r.outcome,
+        by: r.by,
+      })),
+      runs: state.runs.map((r) => ({
+        rule: r.rule,
+        firedAt: iso(r.firedAt),
+        ranAt: iso(r.ranAt),
+        outcome: r.outcome,
+        result: r.result,
+      })),
+    }),
+  ) as JsonMap;
+}
+
+/**
+ * The autoscalers' status as the branch's files hold it. The stabilization window's recommendations
+ * are not kept: a restarted autoscaler counts its current total as recommended at `now`, so it
+ * scales down no sooner than a full window after the restart. Unreadable files count as absent.
+ */
+export function readAutoscalingStatus(
+  model: FleetModel,
+  files: ReadonlyMap<string, string>,
+  now: number,
+): AutoscalingStatus {
+  const hpas = new Map<string, HpaStatus>();
+  const crons = new Map<string, CronStatus>();
+  for (const hpa of model.federatedHPAs) {
+    const value = parse(files.get(hpaStatusPath(autoscalerKey(hpa))));
+    const state = value && readHpa(value, now);
+    if (state) hpas.set(autoscalerKey(hpa), state);
+  }
+  for (const cron of model.cronScales) {
+    const value = parse(files.get(cronStatusPath(autoscalerKey(cron))));
+    const state = value && readCron(value);
+    if (state) crons.set(autoscalerKey(cron), state);
+  }
+  return { hpas, crons };
+}
+
+function parse(text: string | undefined): JsonMap | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = readEmittedYaml(text);
+    return isJsonMap(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readHpa(value: JsonMap, now: number): HpaStatus | undefined {
+  if (typeof value.replicas !== "number") return undefined;
+  const bounds = asMap(value.bounds);
+  const changedAt = ms(value.changedAt);
+  const recordedAt = ms(value.recordedAt);
+  const distribution = isJsonMap(value.distribution)
+    ? Object.fromEntries(Object.entries(value.distribution).map(([c, n]) => [c, Number(n)]))
+    : undefined;
+  return {
+    replicas: value.replicas,
+    history: {
+      recommendations: [{ at: now, replicas: value.replicas }],
+      events: asList(value.events)
+        .map((e) => ({ at: ms(asMap(e).at), change: Number(asMap(e).change) }))
+        .filter((e) => Number.isFinite(e.at) && Number.isFinite(e.change)),
+    },
+    ...(Number.isFinite(changedAt) ? { changedAt } : {}),
+    ...(typeof value.reason === "string" ? { reason: value.reason } : {}),
+    ...(typeof bounds.by === "string"
+      ? {
+          bounds: {
+            by: bounds.by,
+            ...(typeof bounds.minReplicas === "number" ? { minReplicas: bounds.minReplicas } : {}),
+            ...(typeof bounds.maxReplicas === "number" ? { maxReplicas: bounds.maxReplicas } : {}),
+          },
+        }
+      : {}),
+    ...(distribution ? { distribution } : {}),
+    ...(Number.isFinite(recordedAt) ? { recordedAt } : {}),
+  };
+}
+
+function readCron(value: JsonMap): CronStatus | undefined {
+  const since = ms(value.since);
+  if (!Number.isFinite(since)) return undefined;
+  const rules: RuleRecord[] = asList(value.rules).flatMap((entry) => {
+    const r = asMap(entry);
+    const firedAt = ms(r.lastFired);
+    if (typeof r.rule !== "string" || !Number.isFinite(firedAt)) return [];
+    const outcome = r.outcome === "superseded" ? "superseded" : "applied";
+    return [{ rule: r.rule, firedAt, outcome, ...(typeof r.by === "string" ? { by: r.by } : {}) }];
+  });
+  const runs: CronRun[] = asList(value.runs).flatMap((entry) => {
+    const r = asMap(entry);
+    const firedAt = ms(r.firedAt);
+    const ranAt = ms(r.ranAt);
+    if (typeof r.rule !== "string" || !Number.isFinite(firedAt) || !Number.isFinite(ranAt)) return [];
+    return [
+      {
+        rule: r.rule,
+        firedAt,
+        ranAt,
+        outcome: r.outcome === "superseded" ? "superseded" : "applied",
+        result: String(r.result ?? ""),
+      },
+    ];
+  });
+  const nextAt = ms(value.nextRun);
+  return {
+    history: { since, rules },
+    runs,
+    ...(typeof value.replicas === "number" ? { replicas: value.replicas } : {}),
+    ...(Number.isFinite(nextAt) ? { nextAt } : {}),
+  };
+}

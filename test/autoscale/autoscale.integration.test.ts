@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { splitBounds } from "../../src/autoscale/distributed-split.js";
+import type { SimulatedMember } from "../../src/member/member-server.js";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { asList, asMap } from "../../src/model/json.js";
+import { createRepo, gitIn } from "../helpers/git-repo.js";
+import { webDeployment } from "../helpers/minimal-fleet.js";
+import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
+
+// Autoscaling end to end on simulated members: load driven on the pods' metrics, the controller
+// sampling metrics.k8s.io in every member, deciding a global total, the Placement dividing it, and
+// every decision a status commit.
+
+const fleet = membersPerTest("gitfleet-autoscale-", ["east", "west"]);
+
+const cluster = (name: string) =>
+  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p-${name}\n  region: r-${name}\n`;
+
+const placement = (east: number, west: number) => `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata:
+  name: web
+spec:
+  apps: [web]
+  replicaScheduling:
+    type: Divided
+    divisionPreference: Weighted
+    weightPreference:
+      staticWeightList:
+        - targetCluster: {clusterNames: [east]}
+          weight: ${east}
+        - targetCluster: {clusterNames: [west]}
+          weight: ${west}
+`;
+
+const federatedHpa = (extra = "") => `apiVersion: gitfleet.io/v1alpha1
+kind: FederatedHPA
+metadata:
+  name: web
+  namespace: shop
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+${extra}  minReplicas: 2
+  maxReplicas: 12
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleUp:
+      policies: [{type: Percent, value: 100, periodSeconds: 1}]
+    scaleDown:
+      stabilizationWindowSeconds: 3
+`;
+
+function fleetRepo(files: Record<string, string>) {
+  return fileTreeFromText({
+    "fleet.yaml": "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\n",
+    "clusters/east.yaml": cluster("east"),
+    "clusters/west.yaml": cluster("west"),
+    "apps/web/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
+    "apps/web/deployment.yaml": webDeployment(3, "100m"),
+    ...files,
+  });
+}
+
+const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
+const DEPLOYMENT = "/apis/apps/v1/namespaces/shop/deployments/web";
+const HPA = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/web";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const subjects = () => gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status").split("\n");
+const webStatus = () => asMap(asList(statusFile(fleet.dir, "status/apps/web.yaml").workloads)[0]);
+
+async function replicasIn(name: string): Promise<number | undefined> {
+  const live = await liveObject(member(name), DEPLOYMENT);
+  const replicas = asMap(live?.spec).replicas;
+  return typeof replicas === "number" ? replicas : undefined;
+}
+
+async function counts(): Promise<Record<string, number | undefined>> {
+  return { east: await replicasIn("east"), west: await replicasIn("west") };
+}
+
+type Controller = Awaited<ReturnType<typeof pushController>>;
+
+/** Runs rounds until `done` holds. */
+async function until(controller: Controller, done: () => boolean | Promise<boolean>, rounds = 120) {
+  for (let i = 0; i < rounds; i++) {
+    await controller.round();
+    if (await done()) return;
+    await sleep(100);
+  }
+  throw new Error(
+    `not reached after ${rounds} rounds: members ${JSON.stringify(await counts())}; status ${subjects().slice(0, 5).join(" | ")}`,
+  );
+}
+
+const load = (cpu: string) => {
+  for (const m of fleet.members) m.faults.load([{ namespace: "shop", selector: { app: "web" }, cpu }]);
+};
+
+describe("a centralized FederatedHPA on simulated members", () => {
+  it("scales the global total up under load within its bounds, divides it by the Placement, and scales down after the stabilization window", async () => {
+    createRepo(fleet.dir, fleetRepo({ "placements/web.yaml": placement(2, 1), "autoscaling/web.yaml": federatedHpa() }));
+    const controller = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(controller, async () => JSON.stringify(await counts()) === '{"east":2,"west":1}');
+
+    // Each pod at 90m of its 100m request: 90% against a 50% target.
+    load("90m");
+    await until(controller, async () => (await replicasIn("east")) === 8 && (await replicasIn("west")) === 4);
+    const scaled = subjects().filter((s) => s.startsWith("autoscale: "));
+    // The first step: 3 × 90/50 → 6 (within +100% per second), divided 2:1.
+    expect(scaled.at(-1)).toBe("autoscale: web: hpa 3 → 6 (cpu 90% > 50%) east=2→4 west=1→2");
+    // It stops at maxReplicas however loud the pods are.
+    expect(scaled[0]).toMatch(/^autoscale: web: hpa \d+ → 12 \(cpu \d+% > 50%; TooManyReplicas\)/);
+    expect(webStatus()).toMatchObject({ replicas: 12, autoscaledBy: "web" });
+    expect(statusFile(fleet.dir, "status/autoscaling/hpa/shop.web.yaml")).toMatchObject({
+      federatedHPA: "web",
+      target: "apps/Deployment/shop/web",
+      replicas: 12,
+    });
+    // People's files are never edited: the source still asks for 3.
+    expect(gitIn(fleet.dir, "show", "main:apps/web/deployment.yaml")).toContain("replicas: 3");
+
+    // Load falls to idle (10% of the request): nothing happens within the 3 s window, then down.
+    load("10m");
+    const calmAt = Date.now();
+    await until(controller, async () => (await replicasIn("east")) !== 8);
+    // The window counts from the last loud recommendation, made in the round just before calmAt.
+    expect(Date.now() - calmAt).toBeGreaterThanOrEqual(2500);
+    await until(controller, async () => JSON.stringify(await counts()) === '{"east":1,"west":1}');
+    expect(webStatus()).toMatchObject({ replicas: 2 });
+    const down = subjects().filter((s) => s.startsWith("autoscale: "));
+    expect(down[0]).toMatch(/^autoscale: web: hpa \d+ → 2 \(cpu 10% < 50%/);
+  }, 120_000);
+
+  it("continues after a restart with the total it decided, and waits a full window before scaling down", async () => {
+    createRepo(fleet.dir, fleetRepo({ "placements/web.yaml": placement(1, 1), "autoscaling/web.yaml": federatedHpa() }));
+    const first = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(first, async () => (await replicasIn("east")) === 2);
+    load("90m");
+    await until(first, async () => JSON.stringify(await counts()) === '{"east":6,"west":6}');
+    first.controller.stop();
+
+    load("10m");
+    const restartedAt = Date.now();
+    const second = await pushController(fleet.dir, fleet.kubeconfig);
+    await second.round();
+    // The restarted controller renders the autoscaled total, not the source's 3.
+    expect(await counts()).toEqual({ east: 6, west: 6 });
+    expect(subjects()[0]).not.toMatch(/→ 3/);
+    expect(statusFile(fleet.dir, "status/apps/web.yaml").workloads).toMatchObject([{ replicas: 12 }]);
+    await until(second, async () => (await replicasIn("east")) !== 6);
+    // The restarted autoscaler counts its total as recommended at the restart: a full window first.
+    expect(Date.now() - restartedAt).toBeGreaterThanOrEqual(3000);
+  }, 120_000);
+});
+
+describe("a distributed FederatedHPA on simulated members", () => {
+  it("renders a member HPA per cluster with min/max split by the distribution, leaves replicas to them, and splits again when the members scale", async () => {
+    createRepo(
+      fleet.dir,
+      fleetRepo({
+        "placements/web.yaml": placement(4, 1),
+        "apps/web/deployment.yaml": webDeployment(5, "100m"),
+        "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace("maxReplicas: 12", "maxReplicas: 10"),
+      }),
+    );
+    const controller = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(controller, async () => (await liveObject(member("west"), HPA)) !== undefined);
+    // 2/10 over weights 4:1 (the scheduler put 4 and 1): east 1..8, west 1..2.
+    expect(splitBounds(2, 10, { east: 4, west: 1 }).clusters).toEqual({
+      east: { minReplicas: 1, maxReplicas: 8 },
+      west: { minReplicas: 1, maxReplicas: 2 },
+    });
+    for (const [name, min, max] of [
+      ["east", 1, 8],
+      ["west", 1, 2],
+    ] as const)
+      expect(asMap((await liveObject(member(name), HPA))?.spec)).toMatchObject({
+        minReplicas: min,
+        maxReplicas: max,
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+      });
+
+    // east's member HPA scales its Deployment to 7 (as kube-controller-manager does, through /scale).
+    const scale = await fetch(`${member("east").url}${DEPLOYMENT}/scale?fieldManager=kube-controller-manager`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ spec: { replicas: 7 } }),
+    });
+    expect(scale.status).toBe(200);
+    const resplit = splitBounds(2, 10, { east: 7, west: 1 }).clusters;
+    await until(
+      controller,
+      async () => asMap((await liveObject(member("east"), HPA))?.spec).maxReplicas === resplit.east?.maxReplicas,
+    );
+    // gitfleet follows: the member keeps 7 (no reset to the rendered 4), the distribution is recorded.
+    expect(await replicasIn("east")).toBe(7);
+    expect(statusFile(fleet.dir, "status/autoscaling/hpa/shop.web.yaml")).toMatchObject({
+      distribution: { east: 7, west: 1 },
+    });
+    expect(asMap(webStatus().memberHpas)).toMatchObject({
+      autoscaler: "web",
+      clusters: { east: { replicas: 7, ...resplit.east }, west: { replicas: 1, ...resplit.west } },
+    });
+    expect(subjects()).toContain("autoscale: web: member HPAs run east=4→7 west=1; bounds split again");
+  }, 120_000);
+});
