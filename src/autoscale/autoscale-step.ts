@@ -178,7 +178,9 @@ export function scaleMessage(
     .filter((c) => (before[c] ?? 0) !== (after[c] ?? 0))
     .map((c) => `${c}=${before[c] ?? 0}→${after[c] ?? 0}`);
   const cron = change.autoscaler.startsWith("cronscale/");
-  const who = cron ? `${change.autoscaler.slice("cronscale/".length)}: cronscale` : `${change.autoscaler}: hpa`;
+  const who = cron
+    ? `${change.autoscaler.slice("cronscale/".length)}: cronscale`
+    : `${change.autoscaler}: hpa`;
   return `${who} ${change.from} → ${change.to} (${change.reason})${moves.length > 0 ? ` ${moves.join(" ")}` : ""}`;
 }
 

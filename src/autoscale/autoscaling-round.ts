@@ -49,6 +49,8 @@ export interface CronStatus {
   readonly runs: readonly CronRun[];
   /** The targetReplicas of the last rule applied to a workload target (the render's total for it). */
   readonly replicas?: number;
+  /** Which rule set `replicas`, and its schedule. */
+  readonly reason?: string;
   /** The next time one of its rules fires (ms). */
   readonly nextAt?: number;
 }
@@ -109,10 +111,14 @@ export function autoscalingRound(input: RoundInput): RoundOutcome {
   changes.push(...stepped.changes);
   const autoscaled = new Map(stepped.autoscaled);
   for (const cron of input.model.cronScales) {
-    const replicas = crons.get(autoscalerKey(cron))?.replicas;
+    const { replicas, reason } = crons.get(autoscalerKey(cron)) ?? {};
     const identity = workloadTarget(cron);
     if (replicas !== undefined && identity && !autoscaled.has(identity))
-      autoscaled.set(identity, { replicas, by: `cronscale/${cron.metadata.name}` });
+      autoscaled.set(identity, {
+        replicas,
+        by: `cronscale/${cron.metadata.name}`,
+        ...(reason ? { reason } : {}),
+      });
   }
   const distributed = recordDistributions(input, hpas, notes);
   const nexts = [...crons.values()].map((c) => c.nextAt).filter((t): t is number => t !== undefined);
@@ -154,9 +160,11 @@ function runCron(
     history: step.history,
     runs: before?.runs ?? [],
     ...(before?.replicas !== undefined ? { replicas: before.replicas } : {}),
+    ...(before?.reason !== undefined ? { reason: before.reason } : {}),
     ...(step.nextAt !== undefined ? { nextAt: step.nextAt } : {}),
   };
-  if (!step.apply) return { status: base, changes: [], notes: [] };
+  const followed = before ? [] : [`cronscale ${cron.metadata.name}: followed from now on`];
+  if (!step.apply) return { status: base, changes: [], notes: followed };
   const { rule, firedAt } = step.apply;
   const name = `${cron.metadata.name}/${rule.name}`;
   const applied = applyRule(cron, rule, name, hpas, input);
@@ -178,10 +186,12 @@ function runCron(
     status: {
       ...base,
       runs: keepRuns([...base.runs, ...superseded, run], cron.spec.rules),
-      ...(applied.replicas !== undefined ? { replicas: applied.replicas } : {}),
+      ...(applied.replicas !== undefined
+        ? { replicas: applied.replicas, reason: applied.change?.reason ?? name }
+        : {}),
     },
     changes: applied.change ? [applied.change] : [],
-    notes: [`cronscale ${name}: ${applied.result}${late}`],
+    notes: [...followed, `cronscale ${name}: ${applied.result}${late}`],
   };
 }
 
@@ -203,7 +213,7 @@ function applyRule(
   const hpa = input.model.federatedHPAs.find((h) => targetOf(h) === identity && centralized(h, decision));
   const state = hpa ? hpas.get(autoscalerKey(hpa)) : undefined;
   const from = state?.replicas ?? decision?.replicas ?? 0;
-  const reason = `cronscale ${name}`;
+  const reason = `rule ${rule.name}, ${rule.schedule} ${rule.timeZone ?? "UTC"}`;
   if (hpa) {
     // The FederatedHPA takes the new total as its current one and scales on from it.
     hpas.set(autoscalerKey(hpa), {

@@ -79,6 +79,7 @@ function cronFields(state: CronStatus): JsonMap {
       since: iso(state.history.since),
       ...(state.nextAt !== undefined ? { nextRun: iso(state.nextAt) } : {}),
       replicas: state.replicas,
+      reason: state.reason,
       rules: state.history.rules.map((r) => ({
         rule: r.rule,
         lastFired: iso(r.firedAt),
@@ -193,6 +194,7 @@ function readCron(value: JsonMap): CronStatus | undefined {
     history: { since, rules },
     runs,
     ...(typeof value.replicas === "number" ? { replicas: value.replicas } : {}),
+    ...(typeof value.reason === "string" ? { reason: value.reason } : {}),
     ...(Number.isFinite(nextAt) ? { nextAt } : {}),
   };
 }

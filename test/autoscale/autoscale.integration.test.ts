@@ -101,7 +101,10 @@ const load = (cpu: string) => {
 
 describe("a centralized FederatedHPA on simulated members", () => {
   it("scales the global total up under load within its bounds, divides it by the Placement, and scales down after the stabilization window", async () => {
-    createRepo(fleet.dir, fleetRepo({ "placements/web.yaml": placement(2, 1), "autoscaling/web.yaml": federatedHpa() }));
+    createRepo(
+      fleet.dir,
+      fleetRepo({ "placements/web.yaml": placement(2, 1), "autoscaling/web.yaml": federatedHpa() }),
+    );
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
     await until(controller, async () => JSON.stringify(await counts()) === '{"east":2,"west":1}');
 
@@ -135,7 +138,10 @@ describe("a centralized FederatedHPA on simulated members", () => {
   }, 120_000);
 
   it("continues after a restart with the total it decided, and waits a full window before scaling down", async () => {
-    createRepo(fleet.dir, fleetRepo({ "placements/web.yaml": placement(1, 1), "autoscaling/web.yaml": federatedHpa() }));
+    createRepo(
+      fleet.dir,
+      fleetRepo({ "placements/web.yaml": placement(1, 1), "autoscaling/web.yaml": federatedHpa() }),
+    );
     const first = await pushController(fleet.dir, fleet.kubeconfig);
     await until(first, async () => (await replicasIn("east")) === 2);
     load("90m");
@@ -163,7 +169,10 @@ describe("a distributed FederatedHPA on simulated members", () => {
       fleetRepo({
         "placements/web.yaml": placement(4, 1),
         "apps/web/deployment.yaml": webDeployment(5, "100m"),
-        "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace("maxReplicas: 12", "maxReplicas: 10"),
+        "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
+          "maxReplicas: 12",
+          "maxReplicas: 10",
+        ),
       }),
     );
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
@@ -184,16 +193,20 @@ describe("a distributed FederatedHPA on simulated members", () => {
       });
 
     // east's member HPA scales its Deployment to 7 (as kube-controller-manager does, through /scale).
-    const scale = await fetch(`${member("east").url}${DEPLOYMENT}/scale?fieldManager=kube-controller-manager`, {
-      method: "PATCH",
-      headers: { "content-type": "application/merge-patch+json" },
-      body: JSON.stringify({ spec: { replicas: 7 } }),
-    });
+    const scale = await fetch(
+      `${member("east").url}${DEPLOYMENT}/scale?fieldManager=kube-controller-manager`,
+      {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ spec: { replicas: 7 } }),
+      },
+    );
     expect(scale.status).toBe(200);
     const resplit = splitBounds(2, 10, { east: 7, west: 1 }).clusters;
     await until(
       controller,
-      async () => asMap((await liveObject(member("east"), HPA))?.spec).maxReplicas === resplit.east?.maxReplicas,
+      async () =>
+        asMap((await liveObject(member("east"), HPA))?.spec).maxReplicas === resplit.east?.maxReplicas,
     );
     // gitfleet follows: the member keeps 7 (no reset to the rendered 4), the distribution is recorded.
     expect(await replicasIn("east")).toBe(7);
