@@ -72,7 +72,7 @@ export interface AutoscaleOutcome {
 /** A total an autoscaler decided for a workload, the render's input in place of the source's count. */
 export interface Autoscaled {
   readonly replicas: number;
-  /** The FederatedHPA (or "cronscale/<name>") that decided it. */
+  /** The FederatedHPA (or "cronscale/<name>", "scaledown/<name>") that decided it. */
   readonly by: string;
   /** Why it last changed. */
   readonly reason?: string;
@@ -177,10 +177,11 @@ export function scaleMessage(
   const moves = clusters
     .filter((c) => (before[c] ?? 0) !== (after[c] ?? 0))
     .map((c) => `${c}=${before[c] ?? 0}→${after[c] ?? 0}`);
-  const cron = change.autoscaler.startsWith("cronscale/");
-  const who = cron
-    ? `${change.autoscaler.slice("cronscale/".length)}: cronscale`
-    : `${change.autoscaler}: hpa`;
+  // "web" is a FederatedHPA; "cronscale/peak" and "scaledown/drain" name the other deciders.
+  const [kind, name] = change.autoscaler.includes("/")
+    ? change.autoscaler.split("/", 2)
+    : ["hpa", change.autoscaler];
+  const who = `${name}: ${kind === "scaledown" ? "scale-down" : kind}`;
   return `${who} ${change.from} → ${change.to} (${change.reason})${moves.length > 0 ? ` ${moves.join(" ")}` : ""}`;
 }
 

@@ -1,4 +1,4 @@
-import type { DistributedScaling, ObservedReplicas } from "../failover/observations.js";
+import type { DistributedScaling, HeldDivision, ObservedReplicas } from "../failover/observations.js";
 import { groupOf } from "../model/kinds.js";
 import type { CronScale, CronScaleRule, FederatedHPA, FleetModel } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
@@ -16,6 +16,7 @@ import {
 } from "./autoscale-step.js";
 import { type CronScaleHistory, dueCronRule } from "./cron-scale.js";
 import { EMPTY_HISTORY, type PodSample } from "./hpa-algorithm.js";
+import { type ScaleDownRound, type ScaleDownStatus, scaleDowns } from "./scale-down.js";
 
 // One round of everything that sets replica counts besides people: CronScale rules that are due
 // (bounds of a FederatedHPA, or a workload's total), the centralized FederatedHPAs' totals, and the
@@ -59,9 +60,14 @@ export interface AutoscalingStatus {
   /** By "namespace/name". */
   readonly hpas: ReadonlyMap<string, HpaStatus>;
   readonly crons: ReadonlyMap<string, CronStatus>;
+  readonly scaleDowns: ReadonlyMap<string, ScaleDownStatus>;
 }
 
-export const EMPTY_AUTOSCALING: AutoscalingStatus = { hpas: new Map(), crons: new Map() };
+export const EMPTY_AUTOSCALING: AutoscalingStatus = {
+  hpas: new Map(),
+  crons: new Map(),
+  scaleDowns: new Map(),
+};
 
 export interface RoundInput {
   readonly model: FleetModel;
@@ -83,6 +89,8 @@ export interface RoundOutcome {
   readonly autoscaled: ReadonlyMap<string, Autoscaled>;
   /** Per workload identity a distributed FederatedHPA scales: what its member HPAs are split by. */
   readonly distributed: ReadonlyMap<string, DistributedScaling>;
+  /** Per workload identity: the division a targeted scale-down holds. */
+  readonly held: ReadonlyMap<string, HeldDivision>;
   /** Totals that changed this round (their lines are written once the render divided them). */
   readonly changes: readonly ScaleChange[];
   /** Lines for the status commit about everything else: cron rules run, distributions recorded. */
@@ -106,30 +114,77 @@ export function autoscalingRound(input: RoundInput): RoundOutcome {
     changes.push(...ran.changes);
     notes.push(...ran.notes);
   }
+  const requests = runScaleDowns(input, hpas);
+  changes.push(...requests.changes);
+  notes.push(...requests.notes);
   const stepped = autoscaleStep({ ...input, states: hpas });
   for (const [key, state] of stepped.states) hpas.set(key, { ...hpas.get(key), ...state });
   changes.push(...stepped.changes);
-  const autoscaled = new Map(stepped.autoscaled);
-  for (const cron of input.model.cronScales) {
-    const { replicas, reason } = crons.get(autoscalerKey(cron)) ?? {};
-    const identity = workloadTarget(cron);
-    if (replicas !== undefined && identity && !autoscaled.has(identity))
-      autoscaled.set(identity, {
-        replicas,
-        by: `cronscale/${cron.metadata.name}`,
-        ...(reason ? { reason } : {}),
-      });
-  }
+  const autoscaled = totals(input.model, stepped.autoscaled, requests.totals, crons);
   const distributed = recordDistributions(input, hpas, notes);
   const nexts = [...crons.values()].map((c) => c.nextAt).filter((t): t is number => t !== undefined);
   return {
-    status: { hpas, crons },
+    status: { hpas, crons, scaleDowns: requests.statuses },
     autoscaled,
     distributed,
+    held: requests.held,
     changes,
     notes,
     ...(nexts.length > 0 ? { wakeAt: Math.min(...nexts) } : {}),
   };
+}
+
+// The totals the render takes: a FederatedHPA's, else a scale-down request's, else a CronScale's.
+function totals(
+  model: FleetModel,
+  fromHpas: ReadonlyMap<string, Autoscaled>,
+  fromRequests: ReadonlyMap<string, Autoscaled>,
+  crons: ReadonlyMap<string, CronStatus>,
+): Map<string, Autoscaled> {
+  const autoscaled = new Map(fromHpas);
+  for (const [identity, total] of fromRequests)
+    if (!autoscaled.has(identity)) autoscaled.set(identity, total);
+  for (const cron of model.cronScales) {
+    const { replicas, reason } = crons.get(autoscalerKey(cron)) ?? {};
+    const identity = workloadTarget(cron);
+    if (replicas === undefined || !identity || autoscaled.has(identity)) continue;
+    autoscaled.set(identity, {
+      replicas,
+      by: `cronscale/${cron.metadata.name}`,
+      ...(reason ? { reason } : {}),
+    });
+  }
+  return autoscaled;
+}
+
+// Targeted scale-downs; a centralized FederatedHPA that owns the count takes the new total.
+function runScaleDowns(input: RoundInput, hpas: Map<string, HpaStatus>): ScaleDownRound {
+  const owner = (identity: string) => {
+    const decision = input.decisions.find((d) => d.identity === identity);
+    const hpa = input.model.federatedHPAs.find((h) => targetOf(h) === identity && centralized(h, decision));
+    return hpa && { hpa, decision };
+  };
+  return scaleDowns({
+    model: input.model,
+    decisions: input.decisions,
+    previous: input.previous.scaleDowns,
+    now: input.now,
+    ownedTotal: (identity) => {
+      const found = owner(identity);
+      return found && (hpas.get(autoscalerKey(found.hpa))?.replicas ?? found.decision?.replicas);
+    },
+    setTotal: (identity, replicas, reason) => {
+      const found = owner(identity);
+      if (!found) return;
+      const key = autoscalerKey(found.hpa);
+      hpas.set(key, {
+        ...(hpas.get(key) ?? { history: EMPTY_HISTORY }),
+        replicas,
+        changedAt: input.now,
+        reason,
+      });
+    },
+  });
 }
 
 // The identity of a CronScale's workload target (undefined when it targets a FederatedHPA).

@@ -127,7 +127,9 @@ export class Autoscaler {
     now: number,
   ): RoundOutcome | undefined {
     const model = state.model;
-    if (!model || (model.federatedHPAs.length === 0 && model.cronScales.length === 0)) {
+    const autoscalers =
+      model && model.federatedHPAs.length + model.cronScales.length + model.scaleDownRequests.length;
+    if (!model || !autoscalers) {
       this.last = undefined;
       return undefined;
     }

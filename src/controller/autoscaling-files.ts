@@ -1,6 +1,7 @@
 import { autoscalerKey, targetOf } from "../autoscale/autoscale-step.js";
 import type { AutoscalingStatus, CronRun, CronStatus, HpaStatus } from "../autoscale/autoscaling-round.js";
 import type { RuleRecord } from "../autoscale/cron-scale.js";
+import { requestTarget, type ScaleDownStatus } from "../autoscale/scale-down.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
@@ -19,6 +20,11 @@ const fileName = (key: string) => (key.startsWith("/") ? key.slice(1) : key.repl
 /** status/autoscaling/hpa/<namespace.>name.yaml */
 export function hpaStatusPath(key: string): string {
   return `${AUTOSCALING_DIRECTORY}hpa/${fileName(key)}.yaml`;
+}
+
+/** status/autoscaling/scaledown/<namespace.>name.yaml */
+export function scaleDownStatusPath(key: string): string {
+  return `${AUTOSCALING_DIRECTORY}scaledown/${fileName(key)}.yaml`;
 }
 
 /** status/autoscaling/cron/<namespace.>name.yaml */
@@ -51,6 +57,18 @@ export function autoscalingFiles(
     files.set(
       cronStatusPath(autoscalerKey(cron)),
       emitYaml({ cronScale: cron.metadata.name, target: `${kind} ${name}`, ...cronFields(state) }),
+    );
+  }
+  for (const request of model.scaleDownRequests) {
+    const state = status.scaleDowns.get(autoscalerKey(request));
+    if (!state) continue;
+    files.set(
+      scaleDownStatusPath(autoscalerKey(request)),
+      emitYaml({
+        scaleDownRequest: request.metadata.name,
+        target: requestTarget(request),
+        ...(JSON.parse(JSON.stringify({ ...state, at: iso(state.at) })) as JsonMap),
+      }),
     );
   }
   for (const path of existing)
@@ -119,7 +137,13 @@ export function readAutoscalingStatus(
     const state = value && readCron(value);
     if (state) crons.set(autoscalerKey(cron), state);
   }
-  return { hpas, crons };
+  const scaleDowns = new Map<string, ScaleDownStatus>();
+  for (const request of model.scaleDownRequests) {
+    const value = parse(files.get(scaleDownStatusPath(autoscalerKey(request))));
+    const state = value && readScaleDown(value);
+    if (state) scaleDowns.set(autoscalerKey(request), state);
+  }
+  return { hpas, crons, scaleDowns };
 }
 
 function parse(text: string | undefined): JsonMap | undefined {
@@ -196,5 +220,25 @@ function readCron(value: JsonMap): CronStatus | undefined {
     ...(typeof value.replicas === "number" ? { replicas: value.replicas } : {}),
     ...(typeof value.reason === "string" ? { reason: value.reason } : {}),
     ...(Number.isFinite(nextAt) ? { nextAt } : {}),
+  };
+}
+
+function readScaleDown(value: JsonMap): ScaleDownStatus | undefined {
+  const at = ms(value.at);
+  const state = value.state === "Done" || value.state === "Refused" ? value.state : undefined;
+  if (!state || typeof value.cluster !== "string" || !Number.isFinite(at)) return undefined;
+  const number = (key: string) => (typeof value[key] === "number" ? { [key]: value[key] as number } : {});
+  return {
+    state,
+    cluster: value.cluster,
+    pods: asList(value.pods).map(String),
+    at,
+    ...(typeof value.reason === "string" ? { reason: value.reason } : {}),
+    ...number("from"),
+    ...number("total"),
+    ...number("sourceReplicas"),
+    ...(isJsonMap(value.clusters)
+      ? { clusters: Object.fromEntries(Object.entries(value.clusters).map(([c, n]) => [c, Number(n)])) }
+      : {}),
   };
 }

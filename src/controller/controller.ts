@@ -112,7 +112,9 @@ export class Controller implements Reconciles {
       now,
       clusters,
       workloads,
-      ...(scaled ? { autoscaled: scaled.autoscaled, distributed: scaled.distributed } : {}),
+      ...(scaled
+        ? { autoscaled: scaled.autoscaled, distributed: scaled.distributed, held: scaled.held }
+        : {}),
     };
     return this.lastObservations;
   }

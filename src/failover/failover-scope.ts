@@ -67,8 +67,10 @@ function autoscaleKey(
 ): string | undefined {
   const total = observations.autoscaled?.get(decision.identity);
   const distributed = observations.distributed?.get(decision.identity);
-  if (!total && !distributed && !decision.autoscaledBy && !decision.memberHpas) return undefined;
-  return JSON.stringify([decision.identity, total ?? null, distributed ?? null]);
+  const held = observations.held?.get(decision.identity);
+  if (!total && !distributed && !held && !decision.autoscaledBy && !decision.memberHpas && !decision.heldBy)
+    return undefined;
+  return JSON.stringify([decision.identity, total ?? null, distributed ?? null, held ?? null]);
 }
 
 /**

@@ -45,6 +45,20 @@ export interface FleetObservations {
    * (the distribution its bounds are split by) and bounds a CronScale rule set.
    */
   readonly distributed?: ReadonlyMap<string, DistributedScaling>;
+  /** Per workload identity: the division a targeted scale-down holds while the total is its own. */
+  readonly held?: ReadonlyMap<string, HeldDivision>;
+}
+
+/** What a done targeted scale-down keeps in the render. */
+export interface HeldDivision {
+  /** The total it applies to: a different total divides afresh. */
+  readonly total: number;
+  /** Per cluster, the replicas it holds. */
+  readonly clusters: Readonly<Record<string, number>>;
+  /** Per cluster, the pod names its pods-to-delete field gets. */
+  readonly podsToDelete: Readonly<Record<string, readonly string[]>>;
+  /** The ScaleDownRequest. */
+  readonly by: string;
 }
 
 /** What a distributed FederatedHPA's member HPAs are rendered from, besides its spec. */

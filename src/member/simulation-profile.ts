@@ -20,6 +20,7 @@ export const DEFAULT_PROFILE: SimulationProfile = {
       kind: "CloneSet",
       replicasPath: "spec.replicas",
       podTemplatePath: "spec.template",
+      podsToDeletePath: "spec.scaleStrategy.podsToDelete",
     },
   ],
   poolsFor: () => DEFAULT_NODE_POOLS,
@@ -103,6 +104,9 @@ function readWorkload(
     kind: field("kind"),
     replicasPath: field("replicasPath"),
     podTemplatePath: field("podTemplatePath"),
+    ...(typeof value.podsToDeletePath === "string" && value.podsToDeletePath !== ""
+      ? { podsToDeletePath: value.podsToDeletePath }
+      : {}),
   };
 }
 

@@ -44,6 +44,8 @@ export interface CustomWorkload {
   readonly replicasPath: string;
   /** Dotted, e.g. "spec.template". */
   readonly podTemplatePath: string;
+  /** Dotted, e.g. "spec.scaleStrategy.podsToDelete": pods named there are deleted first (OpenKruise's CloneSet). */
+  readonly podsToDeletePath?: string;
 }
 
 export const DEFAULT_NODE_POOLS: readonly NodePool[] = [
@@ -223,6 +225,16 @@ export class World {
     const template = asMap(valueAt(object, workload.podTemplatePath.split(".")));
     const want = typeof replicas === "number" ? replicas : 1;
     const owner = { ...object, spec: { template } };
+    // As OpenKruise does: the pods named in podsToDelete go (replaced if replicas did not drop).
+    const named = workload.podsToDeletePath
+      ? valueAt(object, workload.podsToDeletePath.split("."))
+      : undefined;
+    const doomed = new Set(Array.isArray(named) ? named.map(String) : []);
+    if (doomed.size > 0) {
+      for (const pod of this.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata))
+        if (doomed.has(String(asMap(pod.metadata).name)) && !asMap(pod.metadata).deletionTimestamp)
+          this.remove(pod, "/api/v1", "pods");
+    }
     this.ensurePods(
       owner,
       workload.kind,
@@ -233,6 +245,7 @@ export class World {
       },
       true,
       String(object.apiVersion),
+      doomed,
     );
   }
 
@@ -373,10 +386,14 @@ export class World {
     nameOf: (i: number) => string,
     shrink = true,
     apiVersion?: string,
+    gone: ReadonlySet<string> = new Set(),
   ): void {
     const metadata = asMap(owner.metadata);
     const namespace = String(metadata.namespace);
-    const pods = this.ownedBy(`/api/v1/namespaces/${namespace}/pods`, metadata);
+    // Pods deleted by name this tick (podsToDelete) no longer count.
+    const pods = this.ownedBy(`/api/v1/namespaces/${namespace}/pods`, metadata).filter(
+      (p) => !gone.has(String(asMap(p.metadata).name)),
+    );
     const template = asMap(asMap(owner.spec).template);
     const taken = new Set(pods.map((p) => asMap(p.metadata).name));
     let index = 0;

@@ -13,7 +13,7 @@ const KIND_DIRECTORIES: Readonly<Record<string, readonly GitfleetKind[]>> = {
   placements: ["Placement"],
   overrides: ["Override"],
   interpreters: ["ResourceInterpreter"],
-  autoscaling: ["FederatedHPA", "CronScale"],
+  autoscaling: ["FederatedHPA", "CronScale", "ScaleDownRequest"],
   migrations: ["Migration"],
 };
 

@@ -263,6 +263,7 @@ function assembleModel(
     interpreters: ofKind("ResourceInterpreter"),
     federatedHPAs: ofKind("FederatedHPA"),
     cronScales: ofKind("CronScale"),
+    scaleDownRequests: ofKind("ScaleDownRequest"),
     migrations: ofKind("Migration"),
   };
 }

@@ -9,6 +9,7 @@ import migration from "../../schema/migration.schema.json" with { type: "json" }
 import override from "../../schema/override.schema.json" with { type: "json" };
 import placement from "../../schema/placement.schema.json" with { type: "json" };
 import resourceInterpreter from "../../schema/resource-interpreter.schema.json" with { type: "json" };
+import scaleDownRequest from "../../schema/scale-down-request.schema.json" with { type: "json" };
 import { STRING_FORMATS } from "./formats.js";
 import type { GitfleetKind } from "./types.js";
 
@@ -23,6 +24,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "resource-interpreter.schema.json": resourceInterpreter,
   "federated-hpa.schema.json": federatedHpa,
   "cron-scale.schema.json": cronScale,
+  "scale-down-request.schema.json": scaleDownRequest,
   "migration.schema.json": migration,
 };
 
@@ -35,6 +37,7 @@ const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   ResourceInterpreter: resourceInterpreter,
   FederatedHPA: federatedHpa,
   CronScale: cronScale,
+  ScaleDownRequest: scaleDownRequest,
   Migration: migration,
 };
 

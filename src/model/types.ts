@@ -335,6 +335,12 @@ export type CronScale = FleetObject<
   { readonly scaleTargetRef: ObjectReference; readonly rules: readonly CronScaleRule[] }
 >;
 
+/** Removes named pods from one cluster: its share drops by their number (targeted scale-down). */
+export type ScaleDownRequest = FleetObject<
+  "ScaleDownRequest",
+  { readonly scaleTargetRef: ObjectReference; readonly cluster: string; readonly pods: readonly string[] }
+>;
+
 export interface MigrationBatch {
   readonly name: string;
   readonly apps: readonly string[];
@@ -387,6 +393,7 @@ export interface FleetModel {
   readonly interpreters: readonly ResourceInterpreter[];
   readonly federatedHPAs: readonly FederatedHPA[];
   readonly cronScales: readonly CronScale[];
+  readonly scaleDownRequests: readonly ScaleDownRequest[];
   readonly migrations: readonly Migration[];
 }
 
@@ -400,4 +407,5 @@ export type GitfleetKind =
   | "ResourceInterpreter"
   | "FederatedHPA"
   | "CronScale"
+  | "ScaleDownRequest"
   | "Migration";

@@ -170,6 +170,7 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     placement: String(workload.placement),
     replicas: Number(workload.replicas),
     ...(typeof workload.autoscaledBy === "string" ? { autoscaledBy: workload.autoscaledBy } : {}),
+    ...(typeof workload.heldBy === "string" ? { heldBy: workload.heldBy } : {}),
     ...(isJsonMap(workload.memberHpas)
       ? { memberHpas: workload.memberHpas as unknown as NonNullable<WorkloadDecision["memberHpas"]> }
       : {}),

@@ -1,4 +1,4 @@
-import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
+import type { FleetObservations, HeldDivision, ObservedCondition } from "../failover/observations.js";
 import {
   type FailoverConstraints,
   failoverConstraints,
@@ -26,6 +26,8 @@ import type { RenderResult, WorkloadDecision } from "./render-fleet.js";
 export interface Destination {
   readonly clusters: Map<string, number | undefined>;
   readonly placements: Set<string>;
+  /** Per cluster, pod names for the workload's pods-to-delete field (a targeted scale-down). */
+  readonly podsToDelete?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What placing and rendering read: the model, cluster states and indexes built once per render. */
@@ -144,6 +146,8 @@ function placeWorkload(
   if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
     decision = schedule(context, resource, placement, replicas, { ...constraints, keepCurrent: true });
   const failover = settleFailover(subject, constraints, decision);
+  const held = heldDivision(context, identity, replicas, divided && !failover.record);
+  if (held) decision = { ...decision, clusters: { ...held.clusters } };
   const clusters = destinationClusters(decision, divided, failover.kept);
   const workload: WorkloadDecision = {
     identity,
@@ -152,15 +156,37 @@ function placeWorkload(
     placement: placement.metadata.name,
     replicas,
     ...(autoscaled ? { autoscaledBy: autoscaled.by } : {}),
+    ...(held ? { heldBy: held.by } : {}),
     decision,
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
-  const memberHpas = memberHpasFor(context.model, workload, clusters, context.observations);
-  return {
-    destination: { clusters, placements: new Set([placement.metadata.name]) },
-    decision: memberHpas ? { ...workload, memberHpas } : workload,
-  };
+  return withScaling(context, workload, {
+    clusters,
+    placements: new Set([placement.metadata.name]),
+    ...(held ? { podsToDelete: held.podsToDelete } : {}),
+  });
+}
+
+// A workload's member HPAs, when a distributed FederatedHPA scales it.
+function withScaling(
+  context: RenderContext,
+  workload: WorkloadDecision,
+  destination: Destination,
+): { destination: Destination; decision: WorkloadDecision } {
+  const memberHpas = memberHpasFor(context.model, workload, destination.clusters, context.observations);
+  return { destination, decision: memberHpas ? { ...workload, memberHpas } : workload };
+}
+
+// A targeted scale-down's division: it holds while the total is its own and failover moves nothing.
+function heldDivision(
+  context: RenderContext,
+  identity: string,
+  replicas: number,
+  holdable: boolean,
+): HeldDivision | undefined {
+  const held = context.observations?.held?.get(identity);
+  return holdable && held?.total === replicas ? held : undefined;
 }
 
 // Replicas per selected cluster (a Divided workload's empty clusters left out), and the old replicas
@@ -310,7 +336,8 @@ export function identityOf(group: string, kind: string, namespace: string | unde
   return `${group}/${kind}/${namespace ?? ""}/${name}`;
 }
 
-function readReplicas(resource: Resource, interpreterFor: InterpreterLookup): number {
+/** The replicas a workload template asks for (a Job: its parallelism); 1 when unset, as Kubernetes defaults it. */
+export function readReplicas(resource: Resource, interpreterFor: InterpreterLookup): number {
   const key = groupKind(resource.group, resource.kind);
   const path =
     key === "batch/Job"

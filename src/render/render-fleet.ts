@@ -2,7 +2,7 @@ import type { FleetObservations } from "../failover/observations.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
-import type { JsonMap } from "../model/json.js";
+import { type JsonMap, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
@@ -51,6 +51,8 @@ export interface WorkloadDecision {
   readonly replicas: number;
   /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
   readonly autoscaledBy?: string;
+  /** The ScaleDownRequest whose division the clusters hold (a targeted scale-down). */
+  readonly heldBy?: string;
   /** A distributed FederatedHPA: the member HPA each cluster gets, with its share of the bounds. */
   readonly memberHpas?: MemberHpas;
   readonly decision: ScheduleDecision;
@@ -144,6 +146,7 @@ function renderDestinations(
         replicas,
         completions: completions.get(cluster),
         placements: destination.placements,
+        podsToDelete: destination.podsToDelete?.[cluster],
       });
       if ("error" in rendered) errors.push(rendered.error);
       else objects.push(rendered);
@@ -201,6 +204,7 @@ interface Assignment {
   readonly replicas: number | undefined;
   readonly completions: number | undefined;
   readonly placements: ReadonlySet<string>;
+  readonly podsToDelete: readonly string[] | undefined;
 }
 
 function renderForCluster(
@@ -236,6 +240,10 @@ function renderForCluster(
     object = result.value as JsonMap;
   }
   for (const path of interpreter?.spec.retainPaths ?? []) object = withoutPath(object, path.split("."));
+  // A targeted scale-down names the pods the member removes (after retainPaths: it is meant to be set).
+  const podsPath = interpreter?.spec.podsToDeletePath;
+  if (assignment.podsToDelete && podsPath)
+    object = withValueAt(object, podsPath.split("."), [...assignment.podsToDelete]);
   object = withTracking(object, resource.app, [...assignment.placements].sort(compareStrings));
   if (key === "/Secret") object = redactSecretValues(object);
   const path = renderedPath({

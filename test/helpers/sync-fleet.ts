@@ -18,7 +18,14 @@ export async function startMembers(
 ): Promise<{ members: SimulatedMember[]; kubeconfig: string }> {
   const members = await Promise.all(
     names.map((name) =>
-      startMember({ name, world: { nodePools: DEFAULT_PROFILE.poolsFor(name), readyDelayMs: 20 } }),
+      startMember({
+        name,
+        world: {
+          nodePools: DEFAULT_PROFILE.poolsFor(name),
+          readyDelayMs: 20,
+          workloads: DEFAULT_PROFILE.workloads,
+        },
+      }),
     ),
   );
   return { members, kubeconfig: writeKubeconfig(kubeconfigPath, members) };

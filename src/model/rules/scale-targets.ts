@@ -1,6 +1,13 @@
 import { indexInterpreters } from "../interpreter-index.js";
 import { groupKind, isWorkloadKind } from "../kinds.js";
-import type { CronScale, CronScaleRule, FederatedHPA, ObjectReference, Resource } from "../types.js";
+import type {
+  CronScale,
+  CronScaleRule,
+  FederatedHPA,
+  ObjectReference,
+  Resource,
+  ScaleDownRequest,
+} from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 /** FederatedHPA and CronScale targets must resolve to exactly one scalable template (or FederatedHPA). */
@@ -15,9 +22,33 @@ export function checkScaleTargets(context: RuleContext): void {
     else resolveWorkload(context, cron);
     checkCronRules(context, cron, targetsHpa);
   }
+  for (const request of model.scaleDownRequests) checkScaleDown(context, request);
 }
 
-function resolveWorkload(context: RuleContext, object: FederatedHPA | CronScale): void {
+// A targeted scale-down needs a target whose interpreter names the pods-to-delete field, and a cluster.
+function checkScaleDown(context: RuleContext, request: ScaleDownRequest): void {
+  const { model, reporter } = context;
+  const target = resolveWorkload(context, request);
+  if (target && !indexInterpreters(model)(target)?.spec.podsToDeletePath)
+    reporter.report({
+      origin: request.origin,
+      path: ["spec", "scaleTargetRef", "kind"],
+      code: "INVALID_FIELD_COMBINATION",
+      message: `${target.kind} has no pods-to-delete field: targeted scale-down needs a ResourceInterpreter for ${target.apiVersion} ${target.kind} with podsToDeletePath (an OpenKruise CloneSet's is spec.scaleStrategy.podsToDelete)`,
+    });
+  if (!model.clusters.some((c) => c.metadata.name === request.spec.cluster))
+    reporter.report({
+      origin: request.origin,
+      path: ["spec", "cluster"],
+      code: "UNKNOWN_REFERENCE",
+      message: `no Cluster "${request.spec.cluster}" under clusters/`,
+    });
+}
+
+function resolveWorkload(
+  context: RuleContext,
+  object: FederatedHPA | CronScale | ScaleDownRequest,
+): Resource | undefined {
   const { model, reporter } = context;
   const ref = object.spec.scaleTargetRef;
   const path = ["spec", "scaleTargetRef", "name"];
@@ -34,12 +65,12 @@ function resolveWorkload(context: RuleContext, object: FederatedHPA | CronScale)
       code: "UNKNOWN_REFERENCE",
       message: `no ${ref.kind} "${ref.name}" (apiVersion ${ref.apiVersion})${scope} in apps/`,
     });
-    return;
+    return undefined;
   }
   if (second) {
     const message = `${ref.kind} "${ref.name}" exists in namespaces ${candidates.map((c) => c.namespace).join(", ")}; set metadata.namespace to pick one`;
     reporter.report({ origin: object.origin, path, code: "UNKNOWN_REFERENCE", message });
-    return;
+    return undefined;
   }
   const interpreterFor = indexInterpreters(model);
   if (!isWorkloadKind(groupKind(target.group, target.kind), interpreterFor(target))) {
@@ -50,7 +81,9 @@ function resolveWorkload(context: RuleContext, object: FederatedHPA | CronScale)
       code: "INVALID_FIELD_COMBINATION",
       message,
     });
+    return undefined;
   }
+  return target;
 }
 
 function matchesRef(ref: ObjectReference, resource: Resource): boolean {

@@ -11,6 +11,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.interpreters,
     model.federatedHPAs,
     model.cronScales,
+    model.scaleDownRequests,
     model.migrations,
   ];
   for (const objects of groups) {
