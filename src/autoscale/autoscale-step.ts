@@ -85,10 +85,37 @@ export function autoscalerKey(object: {
   return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
 }
 
-/** The identity (group/kind/namespace/name) of the workload a FederatedHPA scales. */
-export function targetOf(hpa: FederatedHPA): string {
-  const { apiVersion, kind, name } = hpa.spec.scaleTargetRef;
-  return identityOf(groupOf(apiVersion), kind, hpa.metadata.namespace, name);
+/** An object that names a workload template: a FederatedHPA, a CronScale or a ScaleDownRequest. */
+interface Targeting {
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly spec: {
+    readonly scaleTargetRef: { readonly apiVersion: string; readonly kind: string; readonly name: string };
+  };
+}
+
+const templatesByRef = new WeakMap<FleetModel, Map<string, string[]>>();
+
+/**
+ * The identity (group/kind/namespace/name) of the workload template an autoscaler names. Without
+ * metadata.namespace the reference is found in whichever namespace holds it (validation makes sure
+ * only one does).
+ */
+export function targetOf(model: FleetModel, object: Targeting): string {
+  const { apiVersion, kind, name } = object.spec.scaleTargetRef;
+  const namespace = object.metadata.namespace;
+  if (namespace !== undefined) return identityOf(groupOf(apiVersion), kind, namespace, name);
+  let index = templatesByRef.get(model);
+  if (!index) {
+    index = new Map();
+    for (const r of model.apps.flatMap((a) => a.resources)) {
+      const key = `${r.apiVersion} ${r.kind} ${r.name}`;
+      index.set(key, [...(index.get(key) ?? []), identityOf(r.group, r.kind, r.namespace, r.name)]);
+    }
+    templatesByRef.set(model, index);
+  }
+  return (
+    index.get(`${apiVersion} ${kind} ${name}`)?.[0] ?? identityOf(groupOf(apiVersion), kind, undefined, name)
+  );
 }
 
 /** The FederatedHPAs that set a global total: mode centralized, or unset on a Divided workload. */
@@ -110,7 +137,7 @@ export function autoscaleStep(input: AutoscaleInput): AutoscaleOutcome {
   const states = new Map<string, AutoscalerState>();
   const changes: ScaleChange[] = [];
   for (const hpa of input.model.federatedHPAs) {
-    const identity = targetOf(hpa);
+    const identity = targetOf(input.model, hpa);
     const decision = input.decisions.find((d) => d.identity === identity);
     if (!decision || !centralized(hpa, decision)) continue;
     const key = autoscalerKey(hpa);

@@ -1,7 +1,5 @@
 import type { DistributedScaling, HeldDivision, ObservedReplicas } from "../failover/observations.js";
-import { groupOf } from "../model/kinds.js";
 import type { CronScale, CronScaleRule, FederatedHPA, FleetModel } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
 import {
   type Autoscaled,
@@ -146,7 +144,7 @@ function totals(
     if (!autoscaled.has(identity)) autoscaled.set(identity, total);
   for (const cron of model.cronScales) {
     const { replicas, reason } = crons.get(autoscalerKey(cron)) ?? {};
-    const identity = workloadTarget(cron);
+    const identity = workloadTarget(model, cron);
     if (replicas === undefined || !identity || autoscaled.has(identity)) continue;
     autoscaled.set(identity, {
       replicas,
@@ -161,7 +159,9 @@ function totals(
 function runScaleDowns(input: RoundInput, hpas: Map<string, HpaStatus>): ScaleDownRound {
   const owner = (identity: string) => {
     const decision = input.decisions.find((d) => d.identity === identity);
-    const hpa = input.model.federatedHPAs.find((h) => targetOf(h) === identity && centralized(h, decision));
+    const hpa = input.model.federatedHPAs.find(
+      (h) => targetOf(input.model, h) === identity && centralized(h, decision),
+    );
     return hpa && { hpa, decision };
   };
   return scaleDowns({
@@ -188,10 +188,8 @@ function runScaleDowns(input: RoundInput, hpas: Map<string, HpaStatus>): ScaleDo
 }
 
 // The identity of a CronScale's workload target (undefined when it targets a FederatedHPA).
-function workloadTarget(cron: CronScale): string | undefined {
-  const { apiVersion, kind, name } = cron.spec.scaleTargetRef;
-  if (kind === "FederatedHPA") return undefined;
-  return identityOf(groupOf(apiVersion), kind, cron.metadata.namespace, name);
+function workloadTarget(model: FleetModel, cron: CronScale): string | undefined {
+  return cron.spec.scaleTargetRef.kind === "FederatedHPA" ? undefined : targetOf(model, cron);
 }
 
 function hpaNamed(model: FleetModel, cron: CronScale): FederatedHPA | undefined {
@@ -262,10 +260,12 @@ function applyRule(
     if (!hpa) return { result: `no FederatedHPA ${cron.spec.scaleTargetRef.name}` };
     return setBounds(hpa, rule, name, hpas, input);
   }
-  const identity = workloadTarget(cron) ?? "";
+  const identity = workloadTarget(input.model, cron) ?? "";
   const target = rule.targetReplicas ?? 0;
   const decision = input.decisions.find((d) => d.identity === identity);
-  const hpa = input.model.federatedHPAs.find((h) => targetOf(h) === identity && centralized(h, decision));
+  const hpa = input.model.federatedHPAs.find(
+    (h) => targetOf(input.model, h) === identity && centralized(h, decision),
+  );
   const state = hpa ? hpas.get(autoscalerKey(hpa)) : undefined;
   const from = state?.replicas ?? decision?.replicas ?? 0;
   const reason = `rule ${rule.name}, ${rule.schedule} ${rule.timeZone ?? "UTC"}`;
@@ -318,7 +318,7 @@ function setBounds(
     by: name,
   };
   const result = `FederatedHPA ${hpa.metadata.name} min ${old.minReplicas ?? 1} → ${bounds.minReplicas}, max ${old.maxReplicas} → ${bounds.maxReplicas}`;
-  const decision = input.decisions.find((d) => d.identity === targetOf(hpa));
+  const decision = input.decisions.find((d) => d.identity === targetOf(input.model, hpa));
   const next: HpaStatus = {
     ...(state ?? { history: EMPTY_HISTORY, replicas: decision?.replicas ?? 0 }),
     bounds,
@@ -369,7 +369,7 @@ function recordDistributions(
 ): Map<string, DistributedScaling> {
   const distributed = new Map<string, DistributedScaling>();
   for (const hpa of input.model.federatedHPAs) {
-    const identity = targetOf(hpa);
+    const identity = targetOf(input.model, hpa);
     const decision = input.decisions.find((d) => d.identity === identity);
     if (!decision || centralized(hpa, decision)) continue;
     const key = autoscalerKey(hpa);
@@ -386,10 +386,7 @@ function recordDistributions(
       };
       hpas.set(key, state);
     }
-    distributed.set(identity, {
-      ...(state?.distribution ? { distribution: state.distribution } : {}),
-      ...(state?.bounds ? { bounds: state.bounds } : {}),
-    });
+    distributed.set(identity, state ? scalingOf(state) : {});
   }
   return distributed;
 }
@@ -433,4 +430,52 @@ function describeCounts(
       return was === undefined || was === count ? `${cluster}=${count}` : `${cluster}=${was}→${count}`;
     })
     .join(" ");
+}
+
+/**
+ * What the autoscalers' recorded status feeds the render, without running anything: the totals
+ * FederatedHPAs, CronScales and scale-down requests set, and the distributions member HPAs settled
+ * on — so that a plan renders a change on top of what the clusters really run. Pure.
+ */
+export function standingScaling(
+  model: FleetModel,
+  decisions: readonly WorkloadDecision[],
+  status: AutoscalingStatus,
+): Pick<RoundOutcome, "autoscaled" | "distributed"> {
+  const fromHpas = new Map<string, Autoscaled>();
+  const distributed = new Map<string, DistributedScaling>();
+  for (const hpa of model.federatedHPAs) {
+    const state = status.hpas.get(autoscalerKey(hpa));
+    const identity = targetOf(model, hpa);
+    const decision = decisions.find((d) => d.identity === identity);
+    if (!state) continue;
+    if (centralized(hpa, decision)) fromHpas.set(identity, totalOf(hpa, state));
+    else distributed.set(identity, scalingOf(state));
+  }
+  const fromRequests = new Map<string, Autoscaled>();
+  for (const request of model.scaleDownRequests) {
+    const done = status.scaleDowns.get(autoscalerKey(request));
+    if (done?.state === "Done" && done.total !== undefined)
+      fromRequests.set(targetOf(model, request), {
+        replicas: done.total,
+        by: `scaledown/${request.metadata.name}`,
+      });
+  }
+  return { autoscaled: totals(model, fromHpas, fromRequests, status.crons), distributed };
+}
+
+function totalOf(hpa: FederatedHPA, state: HpaStatus): Autoscaled {
+  return {
+    replicas: state.replicas,
+    by: hpa.metadata.name,
+    ...(state.reason ? { reason: state.reason } : {}),
+  };
+}
+
+// What a distributed FederatedHPA's member HPAs are split by: the recorded distribution, cron bounds.
+function scalingOf(state: HpaStatus): DistributedScaling {
+  return {
+    ...(state.distribution ? { distribution: state.distribution } : {}),
+    ...(state.bounds ? { bounds: state.bounds } : {}),
+  };
 }

@@ -1,10 +1,9 @@
 import type { HeldDivision } from "../failover/observations.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
-import { groupOf } from "../model/kinds.js";
 import type { FleetModel, ScaleDownRequest } from "../model/types.js";
 import { identityOf, readReplicas } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
-import { autoscalerKey, type ScaleChange } from "./autoscale-step.js";
+import { autoscalerKey, type ScaleChange, targetOf } from "./autoscale-step.js";
 
 // Targeted scale-down: a request in Git names a cluster and the pods to remove. It runs once — its
 // status says Done (or Refused, and why) — and from then on holds the division it made: the cluster
@@ -38,12 +37,6 @@ export interface ScaleDownRound {
   readonly notes: string[];
 }
 
-/** A request's target identity. */
-export function requestTarget(request: ScaleDownRequest): string {
-  const { apiVersion, kind, name } = request.spec.scaleTargetRef;
-  return identityOf(groupOf(apiVersion), kind, request.metadata.namespace, name);
-}
-
 /**
  * Runs the requests not run yet (a request whose cluster or pods changed is a new one) and holds
  * the division of those done. `ownedTotal` says whether an autoscaler owns a workload's total; then
@@ -69,7 +62,7 @@ export function scaleDowns(input: {
   const interpreterFor = indexInterpreters(input.model);
   for (const request of input.model.scaleDownRequests) {
     const key = autoscalerKey(request);
-    const identity = requestTarget(request);
+    const identity = targetOf(input.model, request);
     const decision = input.decisions.find((d) => d.identity === identity);
     const before = input.previous.get(key);
     const same =
@@ -121,7 +114,7 @@ function hold(
   interpreterFor: ReturnType<typeof indexInterpreters>,
 ): void {
   if (status.state !== "Done" || status.total === undefined || !status.clusters) return;
-  const identity = requestTarget(request);
+  const identity = targetOf(input.model, request);
   const template = input.model.apps
     .flatMap((a) => a.resources)
     .find((r) => identityOf(r.group, r.kind, r.namespace, r.name) === identity);

@@ -52,7 +52,7 @@ export class Autoscaler {
     const samples = new Map<string, Record<string, PodSample[]>>();
     await Promise.all(
       model.federatedHPAs.map(async (hpa) => {
-        const identity = targetOf(hpa);
+        const identity = targetOf(model, hpa);
         const decision = state.render.decisions.find((d) => d.identity === identity);
         if (!decision || !centralized(hpa, decision)) return;
         const found = await this.sampleWorkload(

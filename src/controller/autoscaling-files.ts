@@ -1,7 +1,7 @@
 import { autoscalerKey, targetOf } from "../autoscale/autoscale-step.js";
 import type { AutoscalingStatus, CronRun, CronStatus, HpaStatus } from "../autoscale/autoscaling-round.js";
 import type { RuleRecord } from "../autoscale/cron-scale.js";
-import { requestTarget, type ScaleDownStatus } from "../autoscale/scale-down.js";
+import type { ScaleDownStatus } from "../autoscale/scale-down.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
@@ -47,7 +47,7 @@ export function autoscalingFiles(
     if (!state) continue;
     files.set(
       hpaStatusPath(autoscalerKey(hpa)),
-      emitYaml({ federatedHPA: hpa.metadata.name, target: targetOf(hpa), ...hpaFields(state) }),
+      emitYaml({ federatedHPA: hpa.metadata.name, target: targetOf(model, hpa), ...hpaFields(state) }),
     );
   }
   for (const cron of model.cronScales) {
@@ -66,7 +66,7 @@ export function autoscalingFiles(
       scaleDownStatusPath(autoscalerKey(request)),
       emitYaml({
         scaleDownRequest: request.metadata.name,
-        target: requestTarget(request),
+        target: targetOf(model, request),
         ...(JSON.parse(JSON.stringify({ ...state, at: iso(state.at) })) as JsonMap),
       }),
     );

@@ -25,7 +25,8 @@ export type ProblemCode =
   | "NOT_PLACED"
   | "SCOPE_MISMATCH"
   | "INVALID_SECRET_DATA"
-  | "UNUSED_FILE";
+  | "UNUSED_FILE"
+  | "REPLICAS_UNDER_AUTOSCALER";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

@@ -30,6 +30,12 @@ function totals(plan: Plan): string {
 export function formatPlanText(plan: Plan): string {
   if (!plan.changed) return "No changes: every cluster gets exactly what it gets now.\n";
   const lines = [`Plan: ${totals(plan)}`];
+  if (plan.warnings && plan.warnings.length > 0)
+    lines.push(
+      "",
+      "Warnings:",
+      ...plan.warnings.map((w) => `  ${w.file}:${w.line}:${w.column}: ${w.message}`),
+    );
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
   if (plan.migrations && plan.migrations.batches.length > 0)
@@ -73,6 +79,15 @@ export function formatPlanMarkdown(plan: Plan): string {
     "| cluster | added | changed | removed | no longer placed | frozen |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
   ];
+  if (plan.warnings && plan.warnings.length > 0)
+    lines.splice(
+      3,
+      0,
+      "**Warnings**",
+      "",
+      ...plan.warnings.map((w) => `- ⚠ \`${w.file}:${w.line}:${w.column}\` ${escapeMarkdown(w.message)}`),
+      "",
+    );
   for (const c of plan.clusters) {
     lines.push(
       `| ${c.cluster} | ${c.added.length} | ${c.changed.length} | ${c.removed.length} | ${c.filteredOut.length} | ${c.frozen.length} |`,

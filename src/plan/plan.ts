@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import { compareStrings } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
+import type { Problem } from "../model/problem.js";
 import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
 import type { InventoryEntry } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
@@ -52,6 +53,8 @@ export interface Plan {
   readonly distributions: readonly DistributionChange[];
   /** Batches the change approves or rolls back, and what adopting changes in what runs. */
   readonly migrations?: MigrationPlan;
+  /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
+  readonly warnings?: readonly Problem[];
   readonly changed: boolean;
 }
 

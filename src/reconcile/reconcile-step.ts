@@ -7,6 +7,7 @@ import { compareStrings } from "../model/file-tree.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { Problem } from "../model/problem.js";
 import type { FleetModel } from "../model/types.js";
+import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { type RenderResult, renderFleet, type WorkloadDecision } from "../render/render-fleet.js";
 import { type Affected, ALL, affectedApps } from "./affected-apps.js";
 import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
@@ -85,6 +86,8 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const loaded = loadFleet(input.tree, input.cache);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const model = loaded.model;
+  // A replicas change under an autoscaler is said where it was made; it changes nothing.
+  const problems = [...loaded.problems, ...replicasUnderAutoscalers(state.model, model, input.tree)];
   const sourceScope =
     state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
   const observed = input.observations
@@ -99,7 +102,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
       sourceCommit: input.sourceCommit,
       renderedCommit: input.sourceCommit,
       valid: true,
-      problems: loaded.problems,
+      problems,
     }),
   );
   const summary = derived.summary(input.sourceCommit);
@@ -113,14 +116,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     files: state.files,
     ...(derived.keys ? { failoverKeys: derived.keys } : {}),
   };
-  return finish(
-    next,
-    changes,
-    changeMessage(summary),
-    { valid: true, problems: loaded.problems },
-    scope,
-    summary,
-  );
+  return finish(next, changes, changeMessage(summary), { valid: true, problems }, scope, summary);
 }
 
 /**

@@ -34,7 +34,7 @@ export function memberHpasFor(
   clusters: ReadonlyMap<string, number | undefined>,
   observations: FleetObservations | undefined,
 ): MemberHpas | undefined {
-  const hpa = model.federatedHPAs.find((h) => targetOf(h) === decision.identity);
+  const hpa = model.federatedHPAs.find((h) => targetOf(model, h) === decision.identity);
   if (!hpa || centralized(hpa, decision)) return undefined;
   const placed = [...clusters].filter(([, count]) => (count ?? 0) > 0);
   if (placed.length === 0) return undefined;

@@ -3,6 +3,7 @@ import { asMap } from "../model/json.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { ClusterSyncResult, DesiredObject } from "./cluster-sync.js";
+import { textDigest } from "./inventory.js";
 import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
 
 /** Per cluster, the apps whose current rendering waits there, and why. */
@@ -16,6 +17,8 @@ export type Holds = Map<string, Map<string, string>>;
  */
 export class RolloutPlanner {
   private readonly updatingSince = new Map<string, number>();
+  /** Per "app cluster": the objects, replica counts left out, of the last rendering the cluster took. */
+  private readonly taken = new Map<string, string>();
 
   plan(
     desired: ReadonlyMap<string, readonly DesiredObject[]>,
@@ -80,11 +83,17 @@ export class RolloutPlanner {
     if (!result.reachable) return { updated: false, healthy: false, passedOver: true };
     const entries = [...result.inventory.values()].filter((e) => e.app === app);
     const wanted = new Map(objects.map((o) => [o.identity, o.digest]));
-    const updated =
+    const applied =
       objects.every((o) => {
         const digest = result.inventory.get(o.identity)?.digest ?? "";
         return digest === o.digest || digest.startsWith(`${o.digest}~`);
       }) && entries.every((e) => wanted.has(e.identity));
+    // A new rendering that differs from the one the cluster took only in replica counts (an
+    // autoscaler's, a failover's) is a scale, not a rollout: it is not held behind other clusters.
+    const key = `${app} ${cluster}`;
+    const shape = shapeOf(objects);
+    if (applied) this.taken.set(key, shape);
+    const updated = applied || this.taken.get(key) === shape;
     const mine = result.objects.filter((o) => o.app === app);
     const healthy =
       mine.length > 0 && mine.every((o) => o.action !== "held" && o.health.status === "Healthy");
@@ -130,4 +139,18 @@ function digestOf(objects: readonly DesiredObject[]): string {
     .map((o) => o.digest)
     .sort()
     .join(",");
+}
+
+// The objects as a rollout sees them: everything but spec.replicas.
+function shapeOf(objects: readonly DesiredObject[]): string {
+  const text = [...objects]
+    .sort((a, b) => (a.identity < b.identity ? -1 : 1))
+    .map((o) => {
+      const spec = asMap(o.object.spec);
+      if (!("replicas" in spec)) return `${o.identity} ${JSON.stringify(o.object)}`;
+      const { replicas: _replicas, ...rest } = spec;
+      return `${o.identity} ${JSON.stringify({ ...o.object, spec: rest })}`;
+    })
+    .join("\n");
+  return textDigest(text);
 }

@@ -38,6 +38,7 @@ describe("schemas", () => {
       "override.schema.json",
       "placement.schema.json",
       "resource-interpreter.schema.json",
+      "scale-down-request.schema.json",
     ]);
   });
 

@@ -24,6 +24,7 @@ import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracki
 import { readEmittedYaml } from "../../render/yaml-reader.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { MemberClient } from "../../sync/member-client.js";
+import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -111,10 +112,14 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     logger,
     statusIntervalMs: 1000,
     resyncIntervalMs: intervalMs * 6,
+    // The demo samples pods more often than fleet.yaml's default (15s), so a scale-up shows soon.
+    autoscaleIntervalMs: 5_000,
     trigger: (reason) => loop?.trigger(reason),
   });
   let printed = Promise.resolve();
-  const progress = new ProgressPrinter(output, repoDir);
+  const progress = new ProgressPrinter(output, repoDir, (subject) => {
+    if (subject.startsWith(`autoscale: ${DEMO_LOAD_APP}: hpa`)) stopDemoLoad(members);
+  });
   loop = new ReconcileLoop(controller, {
     intervalMs,
     logger,
@@ -130,8 +135,9 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   await loop.idle();
   await printed;
   output.out(
-    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}\nMembers converge below as pods become ready.\nCtrl-C to stop.\n`,
+    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}\nMembers converge below as pods become ready.\n`,
   );
+  output.out(`${startDemoLoad(model, members) ?? ""}Ctrl-C to stop.\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -326,6 +332,8 @@ class ProgressPrinter {
   constructor(
     private readonly output: CommandOutput,
     private readonly repoDir: string,
+    /** Told the subject of every status commit printed. */
+    private readonly onCommit: (subject: string) => void = () => {},
   ) {}
 
   async print(report: ControllerReport): Promise<void> {
@@ -334,10 +342,12 @@ class ProgressPrinter {
       const message = report.statusCommit
         ? (await git.readCommit({ fs, dir: this.repoDir, oid: report.statusCommit })).commit.message
         : "";
-      // A failover commit tells what moved and why; a reconcile names the source commit.
+      // A failover or autoscale commit tells what moved and why; a reconcile names the source commit.
+      const subject = message.split("\n\n")[0] ?? "";
+      this.onCommit(subject);
       this.output.out(
-        message.startsWith("failover:")
-          ? `\n${message.split("\n\n")[0]} (gitfleet/status ${report.statusCommit?.slice(0, 7)})\n`
+        /^(failover|autoscale):/.test(message)
+          ? `\n${subject} (gitfleet/status ${report.statusCommit?.slice(0, 7)})\n`
           : `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
       );
       if (report.valid) this.output.out(await desiredReplicas(this.repoDir));

@@ -1,4 +1,7 @@
 import { Command, Option } from "commander";
+import { standingScaling } from "../../autoscale/autoscaling-round.js";
+import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../../controller/autoscaling-files.js";
+import { type FleetObservations, noObservations } from "../../failover/observations.js";
 import { readTreeAtRevision } from "../../git/read-tree.js";
 import type { FileTree } from "../../model/file-tree.js";
 import { loadFleet } from "../../model/load-fleet.js";
@@ -6,6 +9,7 @@ import { formatValidationReport } from "../../model/summary.js";
 import type { FleetModel } from "../../model/types.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planChange } from "../../plan/plan.js";
+import { replicasUnderAutoscalers } from "../../plan/replicas-under-autoscalers.js";
 import { restoreState } from "../../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../../reconcile/status-files.js";
 import { formatRenderError } from "../../render/format-render.js";
@@ -86,8 +90,13 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
     output.err(`gitfleet: the base revision ${options.base} is invalid; planning against an empty fleet\n`);
   const statusTree = await readTreeAtRevision(options.repo, options.statusBranch).catch(() => undefined);
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
-  const baseRender = base.model ? renderFleet(base.model, running) : EMPTY;
-  const headRender = renderFleet(head.model, baseRender);
+  // Totals the autoscalers decided stand: a plan shows the change on top of what really runs.
+  const scaled = (model: FleetModel, decisions: RenderResult["decisions"]) =>
+    statusTree ? autoscaledObservations(statusTree, model, decisions) : undefined;
+  const baseRender = base.model
+    ? renderFleet(base.model, running, undefined, scaled(base.model, running?.decisions ?? []))
+    : EMPTY;
+  const headRender = renderFleet(head.model, baseRender, undefined, scaled(head.model, baseRender.decisions));
   if (headRender.errors.length > 0) {
     output.err(`${headRender.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
@@ -104,9 +113,11 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
       `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,
     );
   });
+  const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
+  const planned = warnings.length > 0 ? { ...objectsPlan, warnings } : objectsPlan;
   const plan = migrations
-    ? { ...objectsPlan, migrations, changed: objectsPlan.changed || migrations.batches.length > 0 }
-    : objectsPlan;
+    ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
+    : planned;
   const text =
     options.format === "json"
       ? `${JSON.stringify(plan, null, 2)}\n`
@@ -115,6 +126,20 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
         : formatPlanText(plan);
   output.out(text);
   return plan.changed ? ExitCode.Changes : ExitCode.Ok;
+}
+
+// The autoscalers' standing totals and distributions, from status/autoscaling/.
+function autoscaledObservations(
+  tree: FileTree,
+  model: FleetModel,
+  decisions: RenderResult["decisions"],
+): FleetObservations {
+  const files = new Map<string, string>();
+  for (const [path, bytes] of tree)
+    if (path.startsWith(AUTOSCALING_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
+  const now = Date.now();
+  const standing = standingScaling(model, decisions, readAutoscalingStatus(model, files, now));
+  return { ...noObservations(now), ...standing };
 }
 
 // What the status branch says the clusters run, when the repository has one: cordoned clusters keep
