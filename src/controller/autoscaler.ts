@@ -160,6 +160,12 @@ export class Autoscaler {
     return { files, notes: [...this.notes], committed: () => (this.notes = []) };
   }
 
+  /** When the next sample is due (ms), while FederatedHPAs exist: the controller wakes for it. */
+  nextSampleAt(model: FleetModel | undefined): number | undefined {
+    if (!model || model.federatedHPAs.length === 0 || !Number.isFinite(this.sampledAt)) return undefined;
+    return this.sampledAt + Math.max(this.options.intervalMs, 1000);
+  }
+
   /** The last round's outcome. */
   latest(): RoundOutcome | undefined {
     return this.last;

@@ -239,8 +239,9 @@ export class Controller implements Reconciles {
     });
   }
 
-  // A toleration, grace period, cool-down or observation window that runs out changes what is
-  // decided with no new observation: a round is asked for then.
+  // A toleration, grace period, cool-down or observation window that runs out, a CronScale rule's
+  // time or the autoscalers' next sample changes what is decided with no new observation: a round
+  // is asked for then.
   private wakeAtNextDeadline(state: ReconcileState): void {
     if (!state.model || !this.options.trigger) return;
     const seen = this.lastObservations ?? this.observations();
@@ -248,6 +249,7 @@ export class Controller implements Reconciles {
       nextWake(state.model, state.render, seen),
       this.migrations?.wakeAt,
       this.options.autoscaler?.latest()?.wakeAt,
+      this.options.autoscaler?.nextSampleAt(state.model),
     ];
     const future = times.filter((t): t is number => t !== undefined);
     const at = future.length > 0 ? Math.min(...future) : undefined;
@@ -256,7 +258,7 @@ export class Controller implements Reconciles {
     const timer = setTimeout(
       () => {
         this.wake = undefined;
-        this.options.trigger?.("failover deadline");
+        this.options.trigger?.("deadline");
       },
       Math.max(0, at - this.now()) + 5,
     );

@@ -93,10 +93,21 @@ export class ClusterProber {
     }
   }
 
-  /** Every probed cluster's condition and taints, as of now. */
+  /**
+   * Every probed cluster's condition and taints, as of now. A cluster not probed yet since a start
+   * has the condition the status branch recorded: the first status commit of a restarted controller
+   * must not drop a NotReady condition it has not probed again.
+   */
   conditions(): Map<string, ClusterCondition> {
-    const settings = clusterHealthSettings(this.options.model()?.fleet?.spec);
+    const model = this.options.model();
+    const settings = clusterHealthSettings(model?.fleet?.spec);
     const now = this.now();
+    for (const cluster of model?.clusters ?? []) {
+      const name = cluster.metadata.name;
+      if (this.health.has(name)) continue;
+      const recorded = this.options.restore?.(name);
+      if (recorded) this.health.set(name, recorded);
+    }
     return new Map(
       [...this.health].map(([cluster, health]) => [
         cluster,

@@ -81,6 +81,12 @@ function wordError(error: SchemaError, root: unknown): WordedError | undefined {
       return plain(`must have at least ${String(params.limit)} item${params.limit === 1 ? "" : "s"}`);
     case "minLength":
       return plain("must not be empty");
+    case "uniqueItems": {
+      const list = Array.isArray(value) ? value : [];
+      return plain(
+        `lists ${describe(list[Number(params.i)])} twice (items ${String(params.i)} and ${String(params.j)})`,
+      );
+    }
     case "minProperties":
       return plain(
         `must set at least one of: ${Object.keys((error.parentSchema as { properties?: object })?.properties ?? {}).join(", ")}`,

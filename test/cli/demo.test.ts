@@ -59,6 +59,13 @@ describe("gitfleet demo", () => {
       )
     ).stdout;
     expect(pods.trim().split("\n")).toHaveLength(6);
+    // The demo drives load on storefront-api's pods: its FederatedHPA scales the global total up,
+    // divided by the Placement's weights, as an autoscale commit on the status branch.
+    expect(printed).toMatch(/storefront-api's pods now use 450m CPU each/);
+    await waitFor(/\nautoscale: storefront-api: hpa 8 → \d+ \(cpu 90% > 65%\) aws-use1=3→\d+/);
+    expect(gitIn(String(repo), "log", "--format=%s", "gitfleet/status")).toMatch(
+      /^autoscale: storefront-api: hpa 8 → /m,
+    );
     // A person edits the fleet and commits: the loop picks it up.
     const placement = `${repo}/placements/web.yaml`;
     writeFileSync(placement, readFileSync(placement, "utf8").replace("weight: 2", "weight: 1"));

@@ -420,6 +420,27 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
     ],
   },
   {
+    name: "ScaleDownRequest on a Deployment (no pods-to-delete field) in a cluster that does not exist",
+    files: {
+      "autoscaling/drain.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: ScaleDownRequest\nmetadata:\n  name: drain\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  cluster: north\n  pods: [web-1, web-2]\n",
+    },
+    expected: [
+      "autoscaling/drain.yaml:8:11: error: /spec/scaleTargetRef/kind: Deployment has no pods-to-delete field: targeted scale-down needs a ResourceInterpreter for apps/v1 Deployment with podsToDeletePath (an OpenKruise CloneSet's is spec.scaleStrategy.podsToDelete) [INVALID_FIELD_COMBINATION]",
+      'autoscaling/drain.yaml:10:12: error: /spec/cluster: no Cluster "north" under clusters/ [UNKNOWN_REFERENCE]',
+    ],
+  },
+  {
+    name: "ScaleDownRequest naming a pod twice",
+    files: {
+      "autoscaling/drain.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: ScaleDownRequest\nmetadata:\n  name: drain\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  cluster: east\n  pods: [web-1, web-1]\n",
+    },
+    expected: [
+      'autoscaling/drain.yaml:11:9: error: /spec/pods: lists "web-1" twice (items 0 and 1) [SCHEMA_VIOLATION]',
+    ],
+  },
+  {
     name: "CronScale with an invalid cron schedule",
     files: {
       "autoscaling/peak.yaml":

@@ -58,6 +58,7 @@ describe("schemas", () => {
     "ResourceInterpreter",
     "FederatedHPA",
     "CronScale",
+    "ScaleDownRequest",
     "Migration",
   ];
   it.each(kinds)("%s compiles in ajv strict mode and rejects an empty object", (kind) => {

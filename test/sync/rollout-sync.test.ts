@@ -90,6 +90,39 @@ describe("a Serial rollout", () => {
     expect([...eastImages].sort()).toEqual(["1.1.0", "1.3.0"]);
   });
 
+  it("lets a change of replicas alone (a scale, not a rollout) reach every cluster at once", async () => {
+    createRepo(fleet.dir, serialFleet());
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    for (let i = 0; i < 80; i++) {
+      await round();
+      const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
+      if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) break;
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    const replicas = async (name: string) =>
+      Number(asMap((await liveObject(member(name), WEB))?.spec).replicas);
+    const before = await Promise.all(["south", "east", "west"].map(replicas));
+    // south cannot run new pods: a rollout would stop there; a scale goes everywhere in one round.
+    member("south").faults.loseNodes(3);
+    const scaled: FleetSpec = {
+      ...BASE_SPEC,
+      apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: a.replicas * 2 } : a)),
+    };
+    commitTree(fleet.dir, serialFleet(scaled), "web: twice the replicas");
+    await round();
+    const after = await Promise.all(["south", "east", "west"].map(replicas));
+    expect(after.every((n, i) => n > (before[i] ?? 0))).toBe(true);
+    // An image change after it is a rollout again: held behind south, which cannot become Healthy.
+    const next: FleetSpec = {
+      ...scaled,
+      apps: scaled.apps.map((a) => (a.name === "web" ? { ...a, tag: 2 } : a)),
+    };
+    commitTree(fleet.dir, serialFleet(next), "web 1.2.0");
+    await round();
+    expect(image(await liveObject(member("south"), WEB))).toMatch(/web:1\.2\.0$/);
+    expect(image(await liveObject(member("east"), WEB))).toMatch(/web:1\.1\.0$/);
+  });
+
   it("halts at a cluster that does not become Healthy in time, and leaves the rest on the old version", async () => {
     createRepo(fleet.dir, serialFleet());
     const { round } = await pushController(fleet.dir, fleet.kubeconfig);
