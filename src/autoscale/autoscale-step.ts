@@ -18,6 +18,8 @@ export interface AutoscalerState {
   readonly changedAt?: number;
   /** Why it last changed ("cpu 91% > 70%"), for the render's record. */
   readonly reason?: string;
+  /** The algorithm's last scale event: kept on the status branch, it seeds rate policies after a restart. */
+  readonly lastEvent?: { readonly at: number; readonly change: number };
   /** Bounds a CronScale rule set in place of the spec's minReplicas/maxReplicas, until its next rule. */
   readonly bounds?: CronBounds;
 }
@@ -180,6 +182,7 @@ function stepOne(
       replicas: next.desiredReplicas,
       changedAt: input.now,
       reason,
+      lastEvent: { at: input.now, change: next.desiredReplicas - current },
     },
     change: {
       autoscaler: hpa.metadata.name,

@@ -11,7 +11,8 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 // controller continues where it stopped — the total, a cron rule's bounds, the distribution member
 // HPAs settled on, the scale events rate policies count, and every rule's last run (a rule missed
 // while the controller was down runs once at start). A file changes only when a decision does:
-// recommendations kept for the scale-down stabilization window stay in memory.
+// recommendations kept for the scale-down stabilization window stay in memory, and of the scale
+// events only the last is kept.
 
 export const AUTOSCALING_DIRECTORY = "status/autoscaling/";
 
@@ -85,8 +86,10 @@ function hpaFields(state: HpaStatus): JsonMap {
       bounds: state.bounds,
       distribution: state.distribution,
       ...(state.recordedAt !== undefined ? { recordedAt: iso(state.recordedAt) } : {}),
-      // Scale events within the policies' periods: what rate limits count after a restart.
-      events: state.history.events.map((e) => ({ at: iso(e.at), change: e.change })),
+      // The last scale event: what rate policies count after a restart (the file changes with decisions only).
+      ...(state.lastEvent
+        ? { lastEvent: { at: iso(state.lastEvent.at), change: state.lastEvent.change } }
+        : {}),
     }),
   ) as JsonMap;
 }
@@ -161,6 +164,11 @@ function readHpa(value: JsonMap, now: number): HpaStatus | undefined {
   const bounds = asMap(value.bounds);
   const changedAt = ms(value.changedAt);
   const recordedAt = ms(value.recordedAt);
+  const event = asMap(value.lastEvent);
+  const lastEvent =
+    Number.isFinite(ms(event.at)) && typeof event.change === "number"
+      ? { at: ms(event.at), change: event.change }
+      : undefined;
   const distribution = isJsonMap(value.distribution)
     ? Object.fromEntries(Object.entries(value.distribution).map(([c, n]) => [c, Number(n)]))
     : undefined;
@@ -168,10 +176,9 @@ function readHpa(value: JsonMap, now: number): HpaStatus | undefined {
     replicas: value.replicas,
     history: {
       recommendations: [{ at: now, replicas: value.replicas }],
-      events: asList(value.events)
-        .map((e) => ({ at: ms(asMap(e).at), change: Number(asMap(e).change) }))
-        .filter((e) => Number.isFinite(e.at) && Number.isFinite(e.change)),
+      events: lastEvent ? [lastEvent] : [],
     },
+    ...(lastEvent ? { lastEvent } : {}),
     ...(Number.isFinite(changedAt) ? { changedAt } : {}),
     ...(typeof value.reason === "string" ? { reason: value.reason } : {}),
     ...(typeof bounds.by === "string"
