@@ -6,32 +6,13 @@ import { asList, asMap } from "../../src/model/json.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
+import { webOnTwoClusters } from "../helpers/two-clusters.js";
 
 // Autoscaling end to end on simulated members: load driven on the pods' metrics, the controller
 // sampling metrics.k8s.io in every member, deciding a global total, the Placement dividing it, and
 // every decision a status commit.
 
 const fleet = membersPerTest("gitfleet-autoscale-", ["east", "west"]);
-
-const cluster = (name: string) =>
-  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p-${name}\n  region: r-${name}\n`;
-
-const placement = (east: number, west: number) => `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-    divisionPreference: Weighted
-    weightPreference:
-      staticWeightList:
-        - targetCluster: {clusterNames: [east]}
-          weight: ${east}
-        - targetCluster: {clusterNames: [west]}
-          weight: ${west}
-`;
 
 const federatedHpa = (extra = "") => `apiVersion: gitfleet.io/v1alpha1
 kind: FederatedHPA
@@ -52,16 +33,8 @@ ${extra}  minReplicas: 2
       stabilizationWindowSeconds: 3
 `;
 
-function fleetRepo(files: Record<string, string>) {
-  return fileTreeFromText({
-    "fleet.yaml": "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\n",
-    "clusters/east.yaml": cluster("east"),
-    "clusters/west.yaml": cluster("west"),
-    "apps/web/app.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
-    "apps/web/deployment.yaml": webDeployment(3, "100m"),
-    ...files,
-  });
+function fleetRepo(files: Record<string, string>, weights: [number, number]) {
+  return fileTreeFromText({ ...webOnTwoClusters(...weights), ...files });
 }
 
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
@@ -101,10 +74,7 @@ const load = (cpu: string) => {
 
 describe("a centralized FederatedHPA on simulated members", () => {
   it("scales the global total up under load within its bounds, divides it by the Placement, and scales down after the stabilization window", async () => {
-    createRepo(
-      fleet.dir,
-      fleetRepo({ "placements/web.yaml": placement(2, 1), "autoscaling/web.yaml": federatedHpa() }),
-    );
+    createRepo(fleet.dir, fleetRepo({ "autoscaling/web.yaml": federatedHpa() }, [2, 1]));
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
     await until(controller, async () => JSON.stringify(await counts()) === '{"east":2,"west":1}');
 
@@ -138,10 +108,7 @@ describe("a centralized FederatedHPA on simulated members", () => {
   }, 120_000);
 
   it("continues after a restart with the total it decided, and waits a full window before scaling down", async () => {
-    createRepo(
-      fleet.dir,
-      fleetRepo({ "placements/web.yaml": placement(1, 1), "autoscaling/web.yaml": federatedHpa() }),
-    );
+    createRepo(fleet.dir, fleetRepo({ "autoscaling/web.yaml": federatedHpa() }, [1, 1]));
     const first = await pushController(fleet.dir, fleet.kubeconfig);
     await until(first, async () => (await replicasIn("east")) === 2);
     load("90m");
@@ -166,14 +133,16 @@ describe("a distributed FederatedHPA on simulated members", () => {
   it("renders a member HPA per cluster with min/max split by the distribution, leaves replicas to them, and splits again when the members scale", async () => {
     createRepo(
       fleet.dir,
-      fleetRepo({
-        "placements/web.yaml": placement(4, 1),
-        "apps/web/deployment.yaml": webDeployment(5, "100m"),
-        "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
-          "maxReplicas: 12",
-          "maxReplicas: 10",
-        ),
-      }),
+      fleetRepo(
+        {
+          "apps/web/deployment.yaml": webDeployment(5, "100m"),
+          "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
+            "maxReplicas: 12",
+            "maxReplicas: 10",
+          ),
+        },
+        [4, 1],
+      ),
     );
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
     await until(controller, async () => (await liveObject(member("west"), HPA)) !== undefined);

@@ -3,40 +3,16 @@ import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
+import { webOnTwoClusters } from "../helpers/two-clusters.js";
 
 // CronScale in the controller, with an injected clock: a rule fires at its time in its time zone,
 // and a rule missed while the controller was down runs once when it starts again.
 
 const fleet = membersPerTest("gitfleet-cron-", ["east", "west"]);
 
-const cluster = (name: string) =>
-  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p-${name}\n  region: r-${name}\n`;
-
 const FILES = {
-  "fleet.yaml": "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\n",
-  "clusters/east.yaml": cluster("east"),
-  "clusters/west.yaml": cluster("west"),
-  "apps/web/app.yaml":
-    "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
-  "apps/web/deployment.yaml": webDeployment(3, "100m"),
-  "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-    divisionPreference: Weighted
-    weightPreference:
-      staticWeightList:
-        - targetCluster: {clusterNames: [east]}
-          weight: 2
-        - targetCluster: {clusterNames: [west]}
-          weight: 1
-`,
+  ...webOnTwoClusters(2, 1),
   "autoscaling/web-peak.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: CronScale
 metadata:

@@ -5,15 +5,13 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
+import { twoClusterFiles, weightedPlacement } from "../helpers/two-clusters.js";
 
 // Targeted scale-down of an OpenKruise CloneSet on simulated members: a request in Git names pods in
 // one cluster; exactly those pods go, that cluster runs that many fewer, the other cluster is not
 // touched, and the request runs once — across more reconciles and a restart.
 
 const fleet = membersPerTest("gitfleet-scaledown-", ["east", "west"]);
-
-const cluster = (name: string) =>
-  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p-${name}\n  region: r-${name}\n`;
 
 const CRD = readFileSync(new URL("../../example-repo/apps/arena/crd-cloneset.yaml", import.meta.url), "utf8");
 const INTERPRETER = readFileSync(
@@ -42,28 +40,11 @@ spec:
 `;
 
 const FILES = {
-  "fleet.yaml": "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\n",
-  "clusters/east.yaml": cluster("east"),
-  "clusters/west.yaml": cluster("west"),
+  ...twoClusterFiles("game", "games"),
   "interpreters/cloneset.yaml": INTERPRETER,
-  "apps/game/app.yaml":
-    "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: game\nspec:\n  namespace: games\n",
   "apps/game/crd.yaml": CRD,
   "apps/game/cloneset.yaml": CLONESET,
-  "placements/game.yaml": `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: game
-spec:
-  apps: [game]
-  replicaScheduling:
-    type: Divided
-    divisionPreference: Weighted
-    weightPreference:
-      staticWeightList:
-        - targetCluster: {clusterNames: [east, west]}
-          weight: 1
-`,
+  "placements/game.yaml": weightedPlacement("game", 1, 1),
 };
 
 const request = (pods: readonly string[]) => `apiVersion: gitfleet.io/v1alpha1

@@ -27,6 +27,16 @@ function serialFleet(spec: FleetSpec = BASE_SPEC) {
   return files;
 }
 
+// Rounds until web is Healthy in every cluster (or 80 rounds passed).
+async function healthyEverywhere(round: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    await round();
+    const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
+    if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) return;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
 const image = (deployment: JsonMap | undefined) =>
   String(asMap(asList(asMap(asMap(asMap(deployment?.spec).template).spec).containers)[0]).image ?? "");
 
@@ -93,12 +103,7 @@ describe("a Serial rollout", () => {
   it("lets a change of replicas alone (a scale, not a rollout) reach every cluster at once", async () => {
     createRepo(fleet.dir, serialFleet());
     const { round } = await pushController(fleet.dir, fleet.kubeconfig);
-    for (let i = 0; i < 80; i++) {
-      await round();
-      const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
-      if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) break;
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
+    await healthyEverywhere(round);
     const replicas = async (name: string) =>
       Number(asMap((await liveObject(member(name), WEB))?.spec).replicas);
     const before = await Promise.all(["south", "east", "west"].map(replicas));
@@ -126,12 +131,7 @@ describe("a Serial rollout", () => {
   it("halts at a cluster that does not become Healthy in time, and leaves the rest on the old version", async () => {
     createRepo(fleet.dir, serialFleet());
     const { round } = await pushController(fleet.dir, fleet.kubeconfig);
-    for (let i = 0; i < 80; i++) {
-      await round();
-      const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
-      if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) break;
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
+    await healthyEverywhere(round);
     const before = image(await liveObject(member("west"), WEB));
     expect(before).toMatch(/web:1\.1\.0$/);
     // east loses its nodes: web's new pods cannot run there.
