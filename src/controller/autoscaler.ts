@@ -7,11 +7,13 @@ import {
 } from "../autoscale/autoscaling-round.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
 import type { ObservedReplicas } from "../failover/observations.js";
-import { asMap } from "../model/json.js";
-import type { FleetModel } from "../model/types.js";
+import { asMap, valueAt } from "../model/json.js";
+import type { FleetModel, Resource } from "../model/types.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
+import { identityOf } from "../render/place-resources.js";
 import type { MemberConnection } from "../sync/connections.js";
-import { MemberClient, type MemberClientOptions } from "../sync/member-client.js";
+import { interpreterLookup } from "../sync/desired-objects.js";
+import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../sync/member-client.js";
 import { podSamples, SAMPLED_RESOURCES } from "../sync/pod-samples.js";
 import { autoscalingFiles, readAutoscalingStatus } from "./autoscaling-files.js";
 import type { Attachment } from "./reconciler.js";
@@ -35,6 +37,8 @@ export interface AutoscalerOptions {
 export class Autoscaler {
   private status: AutoscalingStatus | undefined;
   private samples = new Map<string, Record<string, PodSample[]>>();
+  /** Distributed targets' replicas per cluster, as last read from the members. */
+  private members = new Map<string, Map<string, ObservedReplicas>>();
   private sampledAt = Number.NEGATIVE_INFINITY;
   private last: RoundOutcome | undefined;
   /** Lines of rounds whose files no status commit carried yet. */
@@ -50,11 +54,17 @@ export class Autoscaler {
     this.sampledAt = now;
     const connections = new Map(this.options.connect(model).map((c) => [c.cluster, c]));
     const samples = new Map<string, Record<string, PodSample[]>>();
+    const members = new Map<string, Map<string, ObservedReplicas>>();
     await Promise.all(
       model.federatedHPAs.map(async (hpa) => {
         const identity = targetOf(model, hpa);
         const decision = state.render.decisions.find((d) => d.identity === identity);
-        if (!decision || !centralized(hpa, decision)) return;
+        if (!decision) return;
+        if (!centralized(hpa, decision)) {
+          const read = await this.readMembers(model, decision, connections);
+          if (read) members.set(identity, read);
+          return;
+        }
         const found = await this.sampleWorkload(
           model,
           identity,
@@ -65,6 +75,38 @@ export class Autoscaler {
       }),
     );
     this.samples = samples;
+    this.members = members;
+  }
+
+  // A distributed FederatedHPA's workload as each member's HPA keeps it: its replicas in every
+  // cluster it is placed in (undefined when one cannot be read; the sync's reports stand then).
+  private async readMembers(
+    model: FleetModel,
+    decision: ReconcileState["render"]["decisions"][number],
+    connections: ReadonlyMap<string, MemberConnection>,
+  ): Promise<Map<string, ObservedReplicas> | undefined> {
+    const template = model.apps
+      .flatMap((a) => a.resources)
+      .find((r) => identityOf(r.group, r.kind, r.namespace, r.name) === decision.identity);
+    if (!template) return undefined;
+    const path = (
+      interpreterLookup(model)(template.apiVersion, template.kind)?.replicasPath ?? "spec.replicas"
+    ).split(".");
+    const read = new Map<string, ObservedReplicas>();
+    for (const [cluster, count] of Object.entries(decision.decision.clusters)) {
+      if (count === 0) continue;
+      const client = this.client(connections.get(cluster));
+      const live = client && (await client.get(addressOf(template)).catch(() => undefined));
+      const replicas = live ? valueAt(live, path) : undefined;
+      if (typeof replicas !== "number") return undefined;
+      const ready = asMap(live?.status).readyReplicas;
+      read.set(cluster, {
+        desired: replicas,
+        ready: typeof ready === "number" ? ready : 0,
+        unschedulable: 0,
+      });
+    }
+    return read;
   }
 
   // Every cluster's pods of one workload, or undefined when a cluster it runs in could not be read:
@@ -134,11 +176,14 @@ export class Autoscaler {
       return undefined;
     }
     this.status ??= readAutoscalingStatus(model, syncFiles, now);
+    // What the autoscaler read of distributed workloads is fresher than the last sync's reports.
+    const seen = new Map(members);
+    for (const [identity, read] of this.members) seen.set(identity, read);
     const outcome = autoscalingRound({
       model,
       decisions: state.render.decisions,
       samples: this.samples,
-      members,
+      members: seen,
       previous: this.status,
       now,
       intervalMs: this.options.intervalMs,
@@ -176,4 +221,13 @@ export class Autoscaler {
     if (!model || !this.status) return new Map();
     return autoscalingFiles(model, this.status, existing);
   }
+}
+
+function addressOf(template: Resource): ObjectAddress {
+  return {
+    apiVersion: template.apiVersion,
+    kind: template.kind,
+    name: template.name,
+    namespace: template.namespace,
+  };
 }
