@@ -28,14 +28,11 @@ function totals(plan: Plan): string {
 
 /** The plan for a terminal: a summary line, distributions, then each cluster's changes with diffs. */
 export function formatPlanText(plan: Plan): string {
-  if (!plan.changed) return "No changes: every cluster gets exactly what it gets now.\n";
-  const lines = [`Plan: ${totals(plan)}`];
-  if (plan.warnings && plan.warnings.length > 0)
-    lines.push(
-      "",
-      "Warnings:",
-      ...plan.warnings.map((w) => `  ${w.file}:${w.line}:${w.column}: ${w.message}`),
-    );
+  const warnings = (plan.warnings ?? []).map((w) => `  ${w.file}:${w.line}:${w.column}: ${w.message}`);
+  const warned = warnings.length > 0 ? ["", "Warnings:", ...warnings] : [];
+  if (!plan.changed)
+    return `${["No changes: every cluster gets exactly what it gets now.", ...warned].join("\n")}\n`;
+  const lines = [`Plan: ${totals(plan)}`, ...warned];
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
   if (plan.migrations && plan.migrations.batches.length > 0)
@@ -70,7 +67,12 @@ function clusterLines(cluster: ClusterPlan): string[] {
  * cluster's details collapsed, so a change touching fifty clusters stays readable.
  */
 export function formatPlanMarkdown(plan: Plan): string {
-  if (!plan.changed) return "### gitfleet plan\n\nNo changes: every cluster gets exactly what it gets now.\n";
+  const warnings = (plan.warnings ?? []).map(
+    (w) => `- ⚠ \`${w.file}:${w.line}:${w.column}\` ${escapeMarkdown(w.message)}`,
+  );
+  const warned = warnings.length > 0 ? ["**Warnings**", "", ...warnings, ""] : [];
+  if (!plan.changed)
+    return `${["### gitfleet plan", "", ...warned, "No changes: every cluster gets exactly what it gets now."].join("\n")}\n`;
   const lines = [
     "### gitfleet plan",
     "",
@@ -79,15 +81,7 @@ export function formatPlanMarkdown(plan: Plan): string {
     "| cluster | added | changed | removed | no longer placed | frozen |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
   ];
-  if (plan.warnings && plan.warnings.length > 0)
-    lines.splice(
-      3,
-      0,
-      "**Warnings**",
-      "",
-      ...plan.warnings.map((w) => `- ⚠ \`${w.file}:${w.line}:${w.column}\` ${escapeMarkdown(w.message)}`),
-      "",
-    );
+  lines.splice(3, 0, ...warned);
   for (const c of plan.clusters) {
     lines.push(
       `| ${c.cluster} | ${c.added.length} | ${c.changed.length} | ${c.removed.length} | ${c.filteredOut.length} | ${c.frozen.length} |`,

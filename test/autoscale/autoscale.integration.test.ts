@@ -1,9 +1,11 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { splitBounds } from "../../src/autoscale/distributed-split.js";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
-import { createRepo, gitIn } from "../helpers/git-repo.js";
+import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { webOnTwoClusters } from "../helpers/two-clusters.js";
@@ -37,6 +39,7 @@ function fleetRepo(files: Record<string, string>, weights: [number, number]) {
   return fileTreeFromText({ ...webOnTwoClusters(...weights), ...files });
 }
 
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 const DEPLOYMENT = "/apis/apps/v1/namespaces/shop/deployments/web";
 const HPA = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/web";
@@ -65,6 +68,15 @@ async function until(controller: Controller, done: () => boolean | Promise<boole
   }
   throw new Error(
     `not reached after ${rounds} rounds: members ${JSON.stringify(await counts())}; status ${subjects().slice(0, 5).join(" | ")}`,
+  );
+}
+
+/** The gitfleet CLI, asynchronously (the members answer from this process). */
+function gitfleet(...args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, [BIN, ...args], { encoding: "utf8" }, (error, stdout) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout }),
+    ),
   );
 }
 
@@ -126,6 +138,40 @@ describe("a centralized FederatedHPA on simulated members", () => {
     await until(second, async () => (await replicasIn("east")) !== 6);
     // The restarted autoscaler counts its total as recommended at the restart: a full window first.
     expect(Date.now() - restartedAt).toBeGreaterThanOrEqual(3000);
+  }, 120_000);
+});
+
+describe("a pull request that changes replicas under a FederatedHPA", () => {
+  it("is planned on top of the autoscaled total with a warning at the line, and merged changes nothing", async () => {
+    createRepo(fleet.dir, fleetRepo({ "autoscaling/web.yaml": federatedHpa() }, [1, 1]));
+    const controller = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(controller, async () => (await replicasIn("east")) === 2);
+    load("90m");
+    await until(controller, async () => JSON.stringify(await counts()) === '{"east":6,"west":6}');
+    load("50m");
+
+    const files = fleetRepo(
+      { "autoscaling/web.yaml": federatedHpa(), "apps/web/deployment.yaml": webDeployment(5, "100m") },
+      [1, 1],
+    );
+    gitIn(fleet.dir, "checkout", "-qb", "more-replicas");
+    commitTree(fleet.dir, files, "web: 5 replicas");
+    gitIn(fleet.dir, "checkout", "-q", "main");
+    const plan = await gitfleet("plan", "--repo", fleet.dir, "--base", "main", "--head", "more-replicas");
+    const line =
+      webDeployment(5, "100m")
+        .split("\n")
+        .findIndex((l) => l.includes("replicas: 5")) + 1;
+    expect(plan).toEqual({
+      code: 0,
+      stdout: `No changes: every cluster gets exactly what it gets now.\n\nWarnings:\n  apps/web/deployment.yaml:${line}:13: replicas 3 → 5 changes nothing: FederatedHPA web (autoscaling/web.yaml) owns this workload's count; change its minReplicas/maxReplicas to move the total\n`,
+    });
+
+    // Merged: the reconcile records the warning; the clusters keep the autoscaled total.
+    gitIn(fleet.dir, "merge", "-q", "--ff-only", "more-replicas");
+    await controller.round();
+    expect(statusFile(fleet.dir, "status/source.yaml")).toMatchObject({ valid: true, warnings: 1 });
+    expect(await counts()).toEqual({ east: 6, west: 6 });
   }, 120_000);
 });
 
