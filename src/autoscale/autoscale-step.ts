@@ -2,7 +2,7 @@ import { groupOf } from "../model/kinds.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
-import { decideReplicas, EMPTY_HISTORY, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
+import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
 
 // One round of the centralized FederatedHPAs: for each, the global total its target should run,
 // from the pods of every member, the autoscaler's history and the time — at most one change per
@@ -165,11 +165,12 @@ function stepOne(
   const current = before?.replicas ?? decision.replicas;
   const samples = input.samples.get(decision.identity);
   const settling = before?.changedAt !== undefined && input.now - before.changedAt < input.intervalMs;
-  if (!samples || settling) return { state: before ?? { history: EMPTY_HISTORY, replicas: current } };
+  if (!samples || settling)
+    return { state: before ?? { history: firstSight(current, input.now), replicas: current } };
   const next = decideReplicas(
     effectiveSpec(hpa, before?.bounds),
     { currentReplicas: current, samples },
-    before?.history ?? EMPTY_HISTORY,
+    before?.history ?? firstSight(current, input.now),
     input.now,
   );
   if (next.desiredReplicas === current)
@@ -192,6 +193,15 @@ function stepOne(
       reason,
     },
   };
+}
+
+/**
+ * The history of an autoscaler seen for the first time: its current count recommended now, as the
+ * Kubernetes HPA controller seeds it, so that it does not scale down before a full stabilization
+ * window has passed.
+ */
+export function firstSight(replicas: number, now: number): HpaHistory {
+  return { recommendations: [{ at: now, replicas }], events: [] };
 }
 
 /**

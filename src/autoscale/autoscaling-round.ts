@@ -9,11 +9,12 @@ import {
   type CronBounds,
   centralized,
   effectiveSpec,
+  firstSight,
   type ScaleChange,
   targetOf,
 } from "./autoscale-step.js";
 import { type CronScaleHistory, dueCronRule } from "./cron-scale.js";
-import { EMPTY_HISTORY, type PodSample } from "./hpa-algorithm.js";
+import type { PodSample } from "./hpa-algorithm.js";
 import { type ScaleDownRound, type ScaleDownStatus, scaleDowns } from "./scale-down.js";
 
 // One round of everything that sets replica counts besides people: CronScale rules that are due
@@ -178,7 +179,7 @@ function runScaleDowns(input: RoundInput, hpas: Map<string, HpaStatus>): ScaleDo
       if (!found) return;
       const key = autoscalerKey(found.hpa);
       hpas.set(key, {
-        ...(hpas.get(key) ?? { history: EMPTY_HISTORY }),
+        ...(hpas.get(key) ?? { history: firstSight(replicas, input.now) }),
         replicas,
         changedAt: input.now,
         reason,
@@ -272,7 +273,7 @@ function applyRule(
   if (hpa) {
     // The FederatedHPA takes the new total as its current one and scales on from it.
     hpas.set(autoscalerKey(hpa), {
-      ...(state ?? { history: EMPTY_HISTORY }),
+      ...(state ?? { history: firstSight(target, input.now) }),
       replicas: target,
       changedAt: input.now,
       reason,
@@ -320,7 +321,10 @@ function setBounds(
   const result = `FederatedHPA ${hpa.metadata.name} min ${old.minReplicas ?? 1} → ${bounds.minReplicas}, max ${old.maxReplicas} → ${bounds.maxReplicas}`;
   const decision = input.decisions.find((d) => d.identity === targetOf(input.model, hpa));
   const next: HpaStatus = {
-    ...(state ?? { history: EMPTY_HISTORY, replicas: decision?.replicas ?? 0 }),
+    ...(state ?? {
+      history: firstSight(decision?.replicas ?? 0, input.now),
+      replicas: decision?.replicas ?? 0,
+    }),
     bounds,
   };
   if (!centralized(hpa, decision) || !decision) {
@@ -380,7 +384,7 @@ function recordDistributions(
       const old = state?.distribution ?? decision.memberHpas?.clusters;
       notes.push(`${hpa.metadata.name}: member HPAs run ${describeCounts(old, seen)}; bounds split again`);
       state = {
-        ...(state ?? { history: EMPTY_HISTORY, replicas: decision.replicas }),
+        ...(state ?? { history: firstSight(decision.replicas, input.now), replicas: decision.replicas }),
         distribution: seen,
         recordedAt: input.now,
       };

@@ -8,6 +8,8 @@ export interface SimulationProfile {
   readonly readyDelayMs: number;
   /** Custom workload kinds whose pods members run. */
   readonly workloads: readonly CustomWorkload[];
+  /** Members run their HorizontalPodAutoscalers this often (ms); off when unset. */
+  readonly hpaPeriodMs?: number;
   poolsFor(cluster: string): readonly NodePool[];
 }
 
@@ -30,6 +32,7 @@ export const DEFAULT_PROFILE: SimulationProfile = {
  * Reads a simulation profile (YAML):
  *
  *     readyDelayMs: 200
+ *     hpaPeriodMs: 15000          # members run their HorizontalPodAutoscalers (off when unset)
  *     default:  { nodePools: [ { count: 3, allocatable: { cpu: "8", memory: 32Gi, pods: "110" } } ] }
  *     clusters:
  *       idc-west-1: { nodePools: [ { count: 2, allocatable: { cpu: "16", nvidia.com/gpu: "4" }, taints: [ … ] } ] }
@@ -59,7 +62,15 @@ export function parseSimulationProfile(text: string, file: string): SimulationPr
     root.workloads === undefined
       ? DEFAULT_PROFILE.workloads
       : asList(root.workloads).map((w, i) => readWorkload(asMap(w), ["workloads", i], where));
-  return { readyDelayMs, workloads, poolsFor: (cluster) => clusters.get(cluster) ?? defaults };
+  const hpaPeriodMs = root.hpaPeriodMs;
+  if (hpaPeriodMs !== undefined && (typeof hpaPeriodMs !== "number" || hpaPeriodMs <= 0))
+    throw new Error(`${where(["hpaPeriodMs"])}: hpaPeriodMs must be a positive number`);
+  return {
+    readyDelayMs,
+    workloads,
+    ...(hpaPeriodMs !== undefined ? { hpaPeriodMs } : {}),
+    poolsFor: (cluster) => clusters.get(cluster) ?? defaults,
+  };
 }
 
 function readPool(

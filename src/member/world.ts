@@ -6,6 +6,7 @@ import {
   progressCondition,
   type RolloutCounts,
 } from "./deployment-progress.js";
+import { HpaController } from "./hpa-controller.js";
 import type { MemberApi } from "./member-api.js";
 import { type RolloutSet, rolloutPolicy, rolloutStep } from "./rollout.js";
 
@@ -34,6 +35,8 @@ export interface WorldOptions {
   readonly workloads?: readonly CustomWorkload[];
   /** How long a bound pod takes to become Running and Ready. Default 200 ms. */
   readonly readyDelayMs?: number;
+  /** Run HorizontalPodAutoscalers, evaluating each this often (ms); off when unset. */
+  readonly hpaPeriodMs?: number;
 }
 
 /** A custom resource kind that runs pods: where its replica count and pod template are. */
@@ -75,11 +78,14 @@ export class World {
   /** Per Deployment uid: the pass that checks its progress deadline. */
   private unpullable = new Set<string>();
   private readonly deadlines = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly autoscalers: HpaController | undefined;
 
   constructor(
     private readonly api: MemberApi,
     private readonly options: WorldOptions = {},
-  ) {}
+  ) {
+    this.autoscalers = options.hpaPeriodMs ? new HpaController(api, options.hpaPeriodMs) : undefined;
+  }
 
   start(): void {
     let index = 0;
@@ -88,6 +94,7 @@ export class World {
     const subscription = this.api.store.watch(Number(this.api.store.currentVersion()), () => this.schedule());
     this.stopWatch = subscription?.stop;
     this.schedule();
+    this.autoscalers?.start();
   }
 
   /**
@@ -152,6 +159,7 @@ export class World {
 
   stop(): void {
     this.stopped = true;
+    this.autoscalers?.stop();
     this.stopWatch?.();
     for (const timer of this.timers) clearTimeout(timer);
   }

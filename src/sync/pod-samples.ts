@@ -11,8 +11,11 @@ export const SAMPLED_RESOURCES = ["cpu", "memory"] as const;
  * summed requests of their containers, and their usage from metrics.k8s.io (none while the member
  * serves no metrics API, or the pod has no metrics yet). CPU in cores, memory in bytes.
  */
+/** What sampling needs of a member: list objects of a kind by label (and field) selector. */
+export type PodLister = Pick<MemberClient, "cluster" | "list">;
+
 export async function podSamples(
-  client: MemberClient,
+  client: PodLister,
   namespace: string,
   matchLabels: Readonly<Record<string, string>>,
 ): Promise<Record<string, PodSample[]>> {

@@ -242,3 +242,44 @@ describe("a distributed FederatedHPA on simulated members", () => {
     expect(subjects()).toContain("autoscale: web: member HPAs run east=4→7 west=1; bounds split again");
   }, 120_000);
 });
+
+describe("a distributed FederatedHPA with members that run their HPAs", () => {
+  const withHpas = membersPerTest("gitfleet-autoscale-hpa-", ["east", "west"], { hpaPeriodMs: 200 });
+  const on = (name: string) => withHpas.members.find((m) => m.name === name) as SimulatedMember;
+
+  it("follows a member HPA that scales under load, and splits the bounds again", async () => {
+    createRepo(
+      withHpas.dir,
+      fleetRepo(
+        {
+          "apps/web/deployment.yaml": webDeployment(5, "100m"),
+          "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
+            "maxReplicas: 12",
+            "maxReplicas: 10",
+          ),
+        },
+        [4, 1],
+      ),
+    );
+    const controller = await pushController(withHpas.dir, withHpas.kubeconfig);
+    const eastReplicas = async () => Number(asMap((await liveObject(on("east"), DEPLOYMENT))?.spec).replicas);
+    for (let i = 0; i < 60 && (await liveObject(on("west"), HPA)) === undefined; i++) {
+      await controller.round();
+      await sleep(100);
+    }
+    // Only east's pods are loaded: its member HPA (1..8, 50%) scales east up; west stays.
+    on("east").faults.load([{ namespace: "shop", selector: { app: "web" }, cpu: "90m" }]);
+    const split = splitBounds(2, 10, { east: 8, west: 1 }).clusters;
+    for (let i = 0; i < 100; i++) {
+      await controller.round();
+      const hpa = asMap((await liveObject(on("east"), HPA))?.spec);
+      if ((await eastReplicas()) === 8 && hpa.maxReplicas === split.east?.maxReplicas) break;
+      await sleep(100);
+    }
+    expect(await eastReplicas()).toBe(8);
+    expect(Number(asMap((await liveObject(on("west"), DEPLOYMENT))?.spec).replicas)).toBe(1);
+    expect(asMap((await liveObject(on("east"), HPA))?.spec)).toMatchObject(split.east ?? {});
+    const log = gitIn(withHpas.dir, "log", "--format=%s", "gitfleet/status");
+    expect(log).toMatch(/^autoscale: web: member HPAs run east=\d+→8 west=1; bounds split again$/m);
+  }, 120_000);
+});

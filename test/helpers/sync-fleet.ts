@@ -6,6 +6,7 @@ import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
+import type { WorldOptions } from "../../src/member/world.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { branchFiles, tempDir } from "./git-repo.js";
@@ -15,6 +16,7 @@ import { writeKubeconfig } from "./member.js";
 export async function startMembers(
   names: readonly string[],
   kubeconfigPath: string,
+  world: Partial<WorldOptions> = {},
 ): Promise<{ members: SimulatedMember[]; kubeconfig: string }> {
   const members = await Promise.all(
     names.map((name) =>
@@ -24,6 +26,7 @@ export async function startMembers(
           nodePools: DEFAULT_PROFILE.poolsFor(name),
           readyDelayMs: 20,
           workloads: DEFAULT_PROFILE.workloads,
+          ...world,
         },
       }),
     ),
@@ -83,7 +86,11 @@ export const kubeconfigNextTo = (dir: string) => join(dir, "..", `${dir.split("/
  * For each test: a temporary directory for the fleet repo and simulated members (with nodes and
  * pods) for the clusters, closed and removed afterwards. Read the fields inside tests.
  */
-export function membersPerTest(prefix: string, clusters: readonly string[]) {
+export function membersPerTest(
+  prefix: string,
+  clusters: readonly string[],
+  world: Partial<WorldOptions> = {},
+) {
   const fleet = { dir: "", members: [] as SimulatedMember[], kubeconfig: "" };
   let cleanup = () => {};
   beforeEach(async () => {
@@ -91,6 +98,7 @@ export function membersPerTest(prefix: string, clusters: readonly string[]) {
     ({ members: fleet.members, kubeconfig: fleet.kubeconfig } = await startMembers(
       clusters,
       kubeconfigNextTo(fleet.dir),
+      world,
     ));
   });
   afterEach(async () => {

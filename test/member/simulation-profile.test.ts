@@ -5,6 +5,7 @@ describe("simulation profiles", () => {
   it("gives each cluster its own node pools, the default to the others", () => {
     const profile = parseSimulationProfile(
       `readyDelayMs: 50
+hpaPeriodMs: 1000
 default:
   nodePools:
     - count: 2
@@ -20,6 +21,8 @@ clusters:
       "sim.yaml",
     );
     expect(profile.readyDelayMs).toBe(50);
+    expect(profile.hpaPeriodMs).toBe(1000);
+    expect(DEFAULT_PROFILE.hpaPeriodMs).toBeUndefined();
     expect(profile.poolsFor("aws-use1")).toEqual([
       { count: 2, allocatable: { cpu: "8", memory: "32Gi", pods: "110" } },
     ]);
@@ -44,6 +47,7 @@ clusters:
       'sim.yaml:4:26: "lots" is not a quantity',
     ],
     ["readyDelayMs: -1\n", "sim.yaml:1:15: readyDelayMs must be a non-negative number"],
+    ["hpaPeriodMs: soon\n", "sim.yaml:1:14: hpaPeriodMs must be a positive number"],
   ])("names the file, line and column of a mistake: %j", (text, message) => {
     expect(() => parseSimulationProfile(text, "sim.yaml")).toThrow(message);
   });

@@ -71,6 +71,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
           nodePools: profile.poolsFor(name),
           workloads: profile.workloads,
           readyDelayMs: profile.readyDelayMs,
+          ...(profile.hpaPeriodMs ? { hpaPeriodMs: profile.hpaPeriodMs } : {}),
         },
       }),
     );

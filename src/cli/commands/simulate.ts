@@ -89,6 +89,7 @@ async function runSimulate(options: SimulateOptions, output: CommandOutput): Pro
         world: {
           nodePools: profile.poolsFor(name),
           readyDelayMs: profile.readyDelayMs,
+          ...(profile.hpaPeriodMs ? { hpaPeriodMs: profile.hpaPeriodMs } : {}),
           workloads: profile.workloads,
         },
       }),
