@@ -71,6 +71,20 @@ async function until(controller: Controller, done: () => boolean | Promise<boole
   );
 }
 
+// web of 5 over weights 4:1 (east 4, west 1), a distributed FederatedHPA of 2..10.
+function distributedFleet() {
+  return fleetRepo(
+    {
+      "apps/web/deployment.yaml": webDeployment(5, "100m"),
+      "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
+        "maxReplicas: 12",
+        "maxReplicas: 10",
+      ),
+    },
+    [4, 1],
+  );
+}
+
 /** The gitfleet CLI, asynchronously (the members answer from this process). */
 function gitfleet(...args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) =>
@@ -177,19 +191,7 @@ describe("a pull request that changes replicas under a FederatedHPA", () => {
 
 describe("a distributed FederatedHPA on simulated members", () => {
   it("renders a member HPA per cluster with min/max split by the distribution, leaves replicas to them, and splits again when the members scale", async () => {
-    createRepo(
-      fleet.dir,
-      fleetRepo(
-        {
-          "apps/web/deployment.yaml": webDeployment(5, "100m"),
-          "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
-            "maxReplicas: 12",
-            "maxReplicas: 10",
-          ),
-        },
-        [4, 1],
-      ),
-    );
+    createRepo(fleet.dir, distributedFleet());
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
     await until(controller, async () => (await liveObject(member("west"), HPA)) !== undefined);
     // 2/10 over weights 4:1 (the scheduler put 4 and 1): east 1..8, west 1..2.
@@ -248,19 +250,7 @@ describe("a distributed FederatedHPA with members that run their HPAs", () => {
   const on = (name: string) => withHpas.members.find((m) => m.name === name) as SimulatedMember;
 
   it("follows a member HPA that scales under load, and splits the bounds again", async () => {
-    createRepo(
-      withHpas.dir,
-      fleetRepo(
-        {
-          "apps/web/deployment.yaml": webDeployment(5, "100m"),
-          "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
-            "maxReplicas: 12",
-            "maxReplicas: 10",
-          ),
-        },
-        [4, 1],
-      ),
-    );
+    createRepo(withHpas.dir, distributedFleet());
     const controller = await pushController(withHpas.dir, withHpas.kubeconfig);
     const eastReplicas = async () => Number(asMap((await liveObject(on("east"), DEPLOYMENT))?.spec).replicas);
     for (let i = 0; i < 60 && (await liveObject(on("west"), HPA)) === undefined; i++) {
