@@ -25,6 +25,8 @@ export interface Faults {
   down(): Promise<void>;
   /** Answers again, on the same port. */
   up(): Promise<void>;
+  /** Answers again after `ms` (unless the member is closed first). */
+  upAfter(ms: number): void;
   /** Every answer waits this long (milliseconds). */
   delayMs: number;
   /** This fraction of requests (0 to 1) gets a 500, spread evenly. */
@@ -58,6 +60,8 @@ export async function startMember(
   const world = options.world ? new World(api, options.world) : undefined;
   world?.start();
   let failures = 0;
+  let closed = false;
+  const upTimers = new Set<NodeJS.Timeout>();
   const faults: Faults = {
     delayMs: 0,
     errorFraction: 0,
@@ -66,7 +70,19 @@ export async function startMember(
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-    up: () => new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve())),
+    // A member closed meanwhile stays closed: a timed outage ending after close must not reopen it.
+    up: () =>
+      new Promise((resolve) => {
+        if (closed) resolve();
+        else server.listen(port, "127.0.0.1", () => resolve());
+      }),
+    upAfter: (ms) => {
+      const timer = setTimeout(() => {
+        upTimers.delete(timer);
+        void faults.up();
+      }, ms);
+      upTimers.add(timer);
+    },
     loseNodes: (count) => {
       if (!world) throw new Error(`member ${options.name} runs no nodes: start it with a world`);
       return world.loseNodes(count);
@@ -120,6 +136,8 @@ export async function startMember(
     faults,
     close: () =>
       new Promise((resolve) => {
+        closed = true;
+        for (const timer of upTimers) clearTimeout(timer);
         world?.stop();
         server.closeAllConnections();
         if (!server.listening) resolve();
@@ -153,9 +171,9 @@ async function controlFaults(
     const lost = setFaults(faults, body);
     if (typeof body.downForSeconds === "number" && body.downForSeconds > 0) {
       const seconds = body.downForSeconds;
-      // Down once this answer is out; up again after the given time (the timer keeps the process alive).
+      // Down once this answer is out; up again after the given time, unless the member closes first.
       response.on("finish", () => {
-        void faults.down().then(() => setTimeout(() => void faults.up(), seconds * 1000));
+        void faults.down().then(() => faults.upAfter(seconds * 1000));
       });
       respond(response, 202, { down: true, forSeconds: seconds });
       return;

@@ -68,3 +68,19 @@ describe("fault injection", () => {
     throw new Error("the member did not come back");
   });
 });
+
+describe("a timed outage", () => {
+  it("does not reopen a member that was closed before it ended (a process stopping is not kept alive)", async () => {
+    const short = await startMember({ name: "short" });
+    const response = await fetch(`${short.url}/_gitfleet/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ downForSeconds: 0.3 }),
+    });
+    expect(response.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await short.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(fetch(`${short.url}/version`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+  });
+});
