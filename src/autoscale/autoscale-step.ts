@@ -1,5 +1,5 @@
 import { groupOf } from "../model/kinds.js";
-import type { FederatedHPA, FleetModel } from "../model/types.js";
+import type { FederatedHPA, FleetModel, Resource } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
 import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
@@ -95,7 +95,35 @@ interface Targeting {
   };
 }
 
-const templatesByRef = new WeakMap<FleetModel, Map<string, string[]>>();
+/** The workload templates of a model, by identity and by reference (apiVersion, kind, name). */
+interface TemplateIndex {
+  readonly byIdentity: ReadonlyMap<string, Resource>;
+  readonly byRef: ReadonlyMap<string, readonly string[]>;
+}
+
+const templateIndexes = new WeakMap<FleetModel, TemplateIndex>();
+
+// Built once per model: autoscalers look their targets up on every round.
+function templateIndex(model: FleetModel): TemplateIndex {
+  const known = templateIndexes.get(model);
+  if (known) return known;
+  const byIdentity = new Map<string, Resource>();
+  const byRef = new Map<string, string[]>();
+  for (const r of model.apps.flatMap((a) => a.resources)) {
+    const identity = identityOf(r.group, r.kind, r.namespace, r.name);
+    byIdentity.set(identity, r);
+    const key = `${r.apiVersion} ${r.kind} ${r.name}`;
+    byRef.set(key, [...(byRef.get(key) ?? []), identity]);
+  }
+  const index = { byIdentity, byRef };
+  templateIndexes.set(model, index);
+  return index;
+}
+
+/** The template of a workload identity (group/kind/namespace/name). */
+export function templateOf(model: FleetModel, identity: string): Resource | undefined {
+  return templateIndex(model).byIdentity.get(identity);
+}
 
 /**
  * The identity (group/kind/namespace/name) of the workload template an autoscaler names. Without
@@ -106,17 +134,9 @@ export function targetOf(model: FleetModel, object: Targeting): string {
   const { apiVersion, kind, name } = object.spec.scaleTargetRef;
   const namespace = object.metadata.namespace;
   if (namespace !== undefined) return identityOf(groupOf(apiVersion), kind, namespace, name);
-  let index = templatesByRef.get(model);
-  if (!index) {
-    index = new Map();
-    for (const r of model.apps.flatMap((a) => a.resources)) {
-      const key = `${r.apiVersion} ${r.kind} ${r.name}`;
-      index.set(key, [...(index.get(key) ?? []), identityOf(r.group, r.kind, r.namespace, r.name)]);
-    }
-    templatesByRef.set(model, index);
-  }
   return (
-    index.get(`${apiVersion} ${kind} ${name}`)?.[0] ?? identityOf(groupOf(apiVersion), kind, undefined, name)
+    templateIndex(model).byRef.get(`${apiVersion} ${kind} ${name}`)?.[0] ??
+    identityOf(groupOf(apiVersion), kind, undefined, name)
   );
 }
 

@@ -1,9 +1,9 @@
 import type { HeldDivision } from "../failover/observations.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import type { FleetModel, ScaleDownRequest } from "../model/types.js";
-import { identityOf, readReplicas } from "../render/place-resources.js";
+import { readReplicas } from "../render/place-resources.js";
 import type { WorkloadDecision } from "../render/render-fleet.js";
-import { autoscalerKey, type ScaleChange, targetOf } from "./autoscale-step.js";
+import { autoscalerKey, type ScaleChange, targetOf, templateOf } from "./autoscale-step.js";
 
 // Targeted scale-down: a request in Git names a cluster and the pods to remove. It runs once — its
 // status says Done (or Refused, and why) — and from then on holds the division it made: the cluster
@@ -59,7 +59,6 @@ export function scaleDowns(input: {
     changes: [],
     notes: [],
   };
-  const interpreterFor = indexInterpreters(input.model);
   for (const request of input.model.scaleDownRequests) {
     const key = autoscalerKey(request);
     const identity = targetOf(input.model, request);
@@ -72,7 +71,7 @@ export function scaleDowns(input: {
     if (!status) continue;
     round.statuses.set(key, status);
     if (!same) ran(round, request, status, decision, input);
-    hold(round, request, status, input, interpreterFor);
+    hold(round, request, status, input);
   }
   return round;
 }
@@ -111,14 +110,10 @@ function hold(
   request: ScaleDownRequest,
   status: ScaleDownStatus,
   input: Parameters<typeof scaleDowns>[0],
-  interpreterFor: ReturnType<typeof indexInterpreters>,
 ): void {
   if (status.state !== "Done" || status.total === undefined || !status.clusters) return;
   const identity = targetOf(input.model, request);
-  const template = input.model.apps
-    .flatMap((a) => a.resources)
-    .find((r) => identityOf(r.group, r.kind, r.namespace, r.name) === identity);
-  const source = template ? readReplicas(template, interpreterFor) : undefined;
+  const source = templateReplicas(input.model, identity);
   const owned = input.ownedTotal(identity);
   // An autoscaler that moved on, or (none owning the count) a person who changed the template's
   // replicas, ends the hold.
@@ -153,18 +148,21 @@ function run(
       state: "Refused",
       reason: `${decision.resource} runs ${running} in ${cluster}, fewer than the ${pods.length} pods named`,
     };
-  const interpreterFor = indexInterpreters(input.model);
-  const template = input.model.apps
-    .flatMap((a) => a.resources)
-    .find((r) => identityOf(r.group, r.kind, r.namespace, r.name) === decision.identity);
+  const sourceReplicas = templateReplicas(input.model, decision.identity);
   return {
     ...base,
     state: "Done",
     from: decision.replicas,
     total: decision.replicas - pods.length,
     clusters: { ...decision.decision.clusters, [cluster]: running - pods.length },
-    ...(template ? { sourceReplicas: readReplicas(template, interpreterFor) } : {}),
+    ...(sourceReplicas !== undefined ? { sourceReplicas } : {}),
   };
+}
+
+// What the workload's template asks for: a person changing it ends a request's hold.
+function templateReplicas(model: FleetModel, identity: string): number | undefined {
+  const template = templateOf(model, identity);
+  return template ? readReplicas(template, indexInterpreters(model)) : undefined;
 }
 
 function describe(decision: WorkloadDecision | undefined, status: ScaleDownStatus): string {

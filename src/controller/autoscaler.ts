@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { centralized, targetOf } from "../autoscale/autoscale-step.js";
+import { centralized, targetOf, templateOf } from "../autoscale/autoscale-step.js";
 import {
   type AutoscalingStatus,
   autoscalingRound,
@@ -10,7 +10,6 @@ import type { ObservedReplicas } from "../failover/observations.js";
 import { asMap, valueAt } from "../model/json.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { identityOf } from "../render/place-resources.js";
 import type { MemberConnection } from "../sync/connections.js";
 import { interpreterLookup } from "../sync/desired-objects.js";
 import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../sync/member-client.js";
@@ -85,9 +84,7 @@ export class Autoscaler {
     decision: ReconcileState["render"]["decisions"][number],
     connections: ReadonlyMap<string, MemberConnection>,
   ): Promise<Map<string, ObservedReplicas> | undefined> {
-    const template = model.apps
-      .flatMap((a) => a.resources)
-      .find((r) => identityOf(r.group, r.kind, r.namespace, r.name) === decision.identity);
+    const template = templateOf(model, decision.identity);
     if (!template) return undefined;
     const path = (
       interpreterLookup(model)(template.apiVersion, template.kind)?.replicasPath ?? "spec.replicas"
@@ -118,9 +115,7 @@ export class Autoscaler {
     connections: ReadonlyMap<string, MemberConnection>,
   ): Promise<Record<string, PodSample[]> | undefined> {
     const [, , namespace = "", name = ""] = identity.split("/");
-    const template = model.apps
-      .flatMap((a) => a.resources)
-      .find((r) => `${r.group}/${r.kind}/${r.namespace ?? ""}/${r.name}` === identity);
+    const template = templateOf(model, identity);
     const matchLabels = asMap(asMap(asMap(template?.object.spec).selector).matchLabels) as Record<
       string,
       string
