@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import { NOTHING_MOVED } from "../failover/failover-message.js";
 import { type FleetObservations, noObservations } from "../failover/observations.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
@@ -480,8 +479,7 @@ function withAttachment(
   if (found) {
     const changes = new Map([...found.outcome.changes, ...attachment.files]);
     // An observation step that moved no replica is said by the attachment's lines alone.
-    const quiet = found.outcome.message.split("\n")[0]?.endsWith(NOTHING_MOVED) ?? false;
-    if (quiet && notes.length > 0)
+    if (found.outcome.quiet && notes.length > 0)
       return {
         ...found,
         outcome: { ...found.outcome, changes, message: `autoscale: ${notes.join("; ")}` },

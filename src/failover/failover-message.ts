@@ -17,15 +17,19 @@ export interface FailoverMessageInput {
 
 const MAX_BODY_LINES = 40;
 
-/** The end of a failover commit's subject when new observations moved no replica. */
-export const NOTHING_MOVED = "status updated after new observations (no replica moved)";
+/** A failover commit's message, and whether it has anything to say beyond "status updated". */
+export interface FailoverMessage {
+  readonly text: string;
+  /** False when new observations moved no replica and changed no condition (the message says so). */
+  readonly moved: boolean;
+}
 
 /**
  * `failover: cluster west Unreachable for 75s; web 10 → east +5, north +5` — the clusters replicas
  * left and why, then per workload how many moved and where; a body line per move, per old replica
  * set kept or removed, per capacity cap. Pure.
  */
-export function failoverMessage(input: FailoverMessageInput): string {
+export function failoverMessage(input: FailoverMessageInput): FailoverMessage {
   const { summary, observations } = input;
   const before = new Map(input.before.decisions.map((d) => [d.identity, d]));
   const now = new Date(observations.now).toISOString();
@@ -45,13 +49,16 @@ export function failoverMessage(input: FailoverMessageInput): string {
       ? `failover: ${subjectParts.join("; ")}`
       : body.length > 0
         ? `failover: ${body[0]}`
-        : `failover: ${listed(summary.apps)}: ${NOTHING_MOVED}`;
+        : `failover: ${listed(summary.apps)}: status updated after new observations (no replica moved)`;
   if (subject === `failover: ${body[0]}`) body.shift();
   const lines =
     body.length > MAX_BODY_LINES
       ? [...body.slice(0, MAX_BODY_LINES), `… and ${body.length - MAX_BODY_LINES} more`]
       : body;
-  return lines.length > 0 ? `${subject}\n\n${lines.join("\n")}` : subject;
+  return {
+    text: lines.length > 0 ? `${subject}\n\n${lines.join("\n")}` : subject,
+    moved: subjectParts.length > 0 || body.length > 0,
+  };
 }
 
 // One workload's part of the message: why replicas left, where they went, what stays or goes.

@@ -1,5 +1,5 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
-import { failoverMessage } from "../failover/failover-message.js";
+import { type FailoverMessage, failoverMessage } from "../failover/failover-message.js";
 import { type FailoverKeys, failoverKeys, failoverScope } from "../failover/failover-scope.js";
 import type { FleetObservations } from "../failover/observations.js";
 import type { FileTree } from "../model/file-tree.js";
@@ -73,6 +73,8 @@ export interface ReconcileOutcome {
   /** The apps rendered again (ALL for a full render). */
   readonly scope: Affected;
   readonly summary: ChangeSummary | undefined;
+  /** An observation step that moved no replica: its message only says the status was updated. */
+  readonly quiet?: boolean;
 }
 
 /**
@@ -151,7 +153,7 @@ export function failoverStep(state: ReconcileState, observations: FleetObservati
     observations,
   });
   const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
-  const message = scaled.length === 0 ? failover : autoscaleMessage(scaled, failover, observations);
+  const message = scaled.length === 0 ? failover.text : autoscaleMessage(scaled, failover);
   const next: ReconcileState = {
     ...state,
     render: derived.render,
@@ -159,18 +161,14 @@ export function failoverStep(state: ReconcileState, observations: FleetObservati
     ...(derived.keys ? { failoverKeys: derived.keys } : {}),
   };
   // The source did not move: its validation stands as status/source.yaml records it.
-  return finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
+  const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
+  return failover.moved || scaled.length > 0 ? outcome : { ...outcome, quiet: true };
 }
 
-// A step that autoscalers' totals explain on a quiet fleet is an autoscale commit; with clusters
-// disturbed, failover speaks first and the scaling follows in the body.
-function autoscaleMessage(
-  scaled: readonly string[],
-  failover: string,
-  observations: FleetObservations,
-): string {
-  const disturbed = [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0);
-  if (disturbed) return `${failover}\n\n${scaled.map((line) => `autoscale: ${line}`).join("\n")}`;
+// A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,
+// it speaks first and the scaling follows in the body.
+function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage): string {
+  if (failover.moved) return `${failover.text}\n\n${scaled.map((line) => `autoscale: ${line}`).join("\n")}`;
   const subject = `autoscale: ${scaled.join("; ")}`;
   return scaled.length > 1 ? `${subject}\n\n${scaled.join("\n")}` : subject;
 }
