@@ -17,8 +17,8 @@ export type Holds = Map<string, Map<string, string>>;
  */
 export class RolloutPlanner {
   private readonly updatingSince = new Map<string, number>();
-  /** Per "app cluster": the objects, replica counts left out, of the last rendering the cluster took. */
-  private readonly taken = new Map<string, string>();
+  /** Per "app cluster": the objects of the last rendering the cluster took. */
+  private readonly taken = new Map<string, readonly DesiredObject[]>();
 
   plan(
     desired: ReadonlyMap<string, readonly DesiredObject[]>,
@@ -90,10 +90,11 @@ export class RolloutPlanner {
       }) && entries.every((e) => wanted.has(e.identity));
     // A new rendering that differs from the one the cluster took only in replica counts (an
     // autoscaler's, a failover's) is a scale, not a rollout: it is not held behind other clusters.
+    // Compared only for a cluster that holds another rendering: the common case hashes nothing.
     const key = `${app} ${cluster}`;
-    const shape = shapeOf(objects);
-    if (applied) this.taken.set(key, shape);
-    const updated = applied || this.taken.get(key) === shape;
+    if (applied) this.taken.set(key, objects);
+    const taken = this.taken.get(key);
+    const updated = applied || (taken !== undefined && shapeOf(taken) === shapeOf(objects));
     const mine = result.objects.filter((o) => o.app === app);
     const healthy =
       mine.length > 0 && mine.every((o) => o.action !== "held" && o.health.status === "Healthy");
