@@ -5,7 +5,7 @@ import { noObservations } from "../../src/failover/observations.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
+import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
 
 // A round of the centralized FederatedHPAs: the global total from every member's pods, at most one
 // change per interval, and the line the status commit gets.
@@ -14,24 +14,12 @@ const WEB = "apps/Deployment/shop/web";
 const T0 = Date.parse("2026-11-29T12:00:00Z");
 const MINUTE = 60_000;
 
-function fleet(scheduling: string, mode = ""): FleetModel {
+function fleet(scheduling: string, mode?: "centralized" | "distributed"): FleetModel {
   const loaded = loadFleet(
     minimalFleetWith({
       "apps/web/deployment.yaml": webDeployment(6),
       "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: web\nspec:\n  apps: [web]\n${scheduling}`,
-      "autoscaling/web.yaml": `apiVersion: gitfleet.io/v1alpha1
-kind: FederatedHPA
-metadata:
-  name: web
-  namespace: shop
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-${mode}  minReplicas: 2
-  maxReplicas: 30
-  metrics:
-    - type: Resource
-      resource: {name: cpu, target: {type: Utilization, averageUtilization: 65}}
-`,
+      "autoscaling/web.yaml": webFederatedHpa({ min: 2, max: 30, cpu: 65, ...(mode ? { mode } : {}) }),
     }),
   );
   if (!loaded.model)

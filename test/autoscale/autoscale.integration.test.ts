@@ -6,7 +6,7 @@ import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
+import { webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { webOnTwoClusters } from "../helpers/two-clusters.js";
 
@@ -16,24 +16,14 @@ import { webOnTwoClusters } from "../helpers/two-clusters.js";
 
 const fleet = membersPerTest("gitfleet-autoscale-", ["east", "west"]);
 
-const federatedHpa = (extra = "") => `apiVersion: gitfleet.io/v1alpha1
-kind: FederatedHPA
-metadata:
-  name: web
-  namespace: shop
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-${extra}  minReplicas: 2
-  maxReplicas: 12
-  metrics:
-    - type: Resource
-      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-  behavior:
+const BEHAVIOR = `  behavior:
     scaleUp:
       policies: [{type: Percent, value: 100, periodSeconds: 1}]
     scaleDown:
       stabilizationWindowSeconds: 3
 `;
+const federatedHpa = (mode?: "distributed", max = 12) =>
+  webFederatedHpa({ min: 2, max, cpu: 50, more: BEHAVIOR, ...(mode ? { mode } : {}) });
 
 function fleetRepo(files: Record<string, string>, weights: [number, number]) {
   return fileTreeFromText({ ...webOnTwoClusters(...weights), ...files });
@@ -76,10 +66,7 @@ function distributedFleet() {
   return fleetRepo(
     {
       "apps/web/deployment.yaml": webDeployment(5, "100m"),
-      "autoscaling/web.yaml": federatedHpa("  mode: distributed\n").replace(
-        "maxReplicas: 12",
-        "maxReplicas: 10",
-      ),
+      "autoscaling/web.yaml": federatedHpa("distributed", 10),
     },
     [4, 1],
   );

@@ -9,24 +9,13 @@ import { noObservations } from "../../src/failover/observations.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
+import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
 
 // One round of everything that scales: CronScale rules (on a FederatedHPA's bounds or a workload's
 // total, missed ones caught up once), centralized totals, and distributions recorded from members.
 
 const WEB = "apps/Deployment/shop/web";
 const at = (iso: string) => Date.parse(iso);
-
-const HPA = (mode = "") => `apiVersion: gitfleet.io/v1alpha1
-kind: FederatedHPA
-metadata:
-  name: web
-  namespace: shop
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-${mode}  minReplicas: 2
-  maxReplicas: 10
-`;
 
 const CRON = (target: string, rules: string) => `apiVersion: gitfleet.io/v1alpha1
 kind: CronScale
@@ -68,7 +57,7 @@ function input(fleet: FleetModel, now: number, extra: Partial<RoundInput> = {}):
 describe("a round of the autoscalers", () => {
   it("sets a FederatedHPA's bounds from a cron rule and moves its total inside them at once", () => {
     const fleet = model({
-      "autoscaling/web.yaml": HPA(),
+      "autoscaling/web.yaml": webFederatedHpa({ min: 2, max: 10 }),
       "autoscaling/peak.yaml": CRON(
         "{apiVersion: gitfleet.io/v1alpha1, kind: FederatedHPA, name: web}",
         '    - {name: sale, schedule: "0 9 * * *", targetMinReplicas: 8, targetMaxReplicas: 20}\n',
@@ -143,7 +132,9 @@ describe("a round of the autoscalers", () => {
   });
 
   it("records a distributed FederatedHPA's member replicas once all report, at most once per interval", () => {
-    const fleet = model({ "autoscaling/web.yaml": HPA("  mode: distributed\n") });
+    const fleet = model({
+      "autoscaling/web.yaml": webFederatedHpa({ min: 2, max: 10, mode: "distributed" }),
+    });
     const members = (east: number, west: number) =>
       new Map([
         [

@@ -93,3 +93,23 @@ export function minimalFleetWith(changes: Readonly<Record<string, FileChange>>):
   }
   return tree;
 }
+
+/** A FederatedHPA for web in shop: bounds, an optional mode and CPU target, more spec lines after. */
+export function webFederatedHpa(options: {
+  readonly min: number;
+  readonly max: number;
+  readonly mode?: "centralized" | "distributed";
+  readonly cpu?: number;
+  readonly more?: string;
+}): string {
+  return `apiVersion: gitfleet.io/v1alpha1
+kind: FederatedHPA
+metadata:
+  name: web
+  namespace: shop
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+${options.mode ? `  mode: ${options.mode}\n` : ""}  minReplicas: ${options.min}
+  maxReplicas: ${options.max}
+${options.cpu === undefined ? "" : `  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: ${options.cpu}}}\n`}${options.more ?? ""}`;
+}
