@@ -181,7 +181,9 @@ describe("gitfleet against real Kubernetes API servers", () => {
           if (!d || typeof wanted !== "number" || asMap(d.status).readyReplicas !== wanted) return false;
         }
       }
-      return true;
+      // And the status branch has recorded it (a round's sync can see the pods a moment before ready).
+      const observed = asMap(statusFile(repo.dir, "status/apps/web.yaml").observed);
+      return REAL.every((cluster) => asMap(observed[cluster]).health === "Healthy");
     });
     for (const cluster of REAL) {
       const web = await deploymentIn(cluster, "shop", "web");
