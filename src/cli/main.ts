@@ -7,6 +7,7 @@ import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
 import { type ReadInput, registerSchedule } from "./commands/schedule.js";
 import { registerSimulate } from "./commands/simulate.js";
+import { registerStatus } from "./commands/status.js";
 import { registerValidate } from "./commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { type CommandOutput, processOutput } from "./output.js";
@@ -34,6 +35,7 @@ export function buildProgram(
   registerAgent(program, output, setExit);
   registerMigrate(program, output, setExit);
   registerSimulate(program, output, setExit);
+  registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);
   return program;
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 /** The pure core (DESIGN.md §2) does no I/O and reads no clock, randomness or environment. */
-const CORE_DIRS = ["model", "schedule", "render", "plan", "reconcile", "autoscale"];
+const CORE_DIRS = ["model", "schedule", "render", "plan", "reconcile", "autoscale", "observe"];
 const FORBIDDEN: readonly [string, RegExp][] = [
   ["a Node.js built-in", /from "node:/],
   ["the filesystem", /from "(fs|path|os|child_process|net|http|https)"/],

@@ -1,0 +1,73 @@
+import { Command, Option } from "commander";
+import { FleetRepo } from "../../git/fleet-repo.js";
+import { StatusReader } from "../../git/status-reader.js";
+import { formatStatus } from "../../observe/format-status.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+
+interface StatusOptions {
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch: string;
+  readonly format: "text" | "json";
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+}
+
+/** `gitfleet status`: the dashboard's overview in the terminal, read from the status branch. */
+export function registerStatus(
+  program: Command,
+  output: CommandOutput,
+  setExit: (code: ExitCodeValue) => void,
+): void {
+  program.addCommand(
+    new Command("status")
+      .description(
+        "print the fleet from the status branch: clusters (health, capacity), apps (ready/desired replicas per cluster), worst first, and why anything is not Healthy",
+      )
+      .requiredOption(
+        "--repo <path-or-url>",
+        "the fleet repo: a local path (work tree or bare) or an http(s) URL",
+      )
+      .option("--branch <name>", "the source branch (its Cluster files name regions and providers)", "main")
+      .option("--status-branch <name>", "the branch gitfleet writes", "gitfleet/status")
+      .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+      .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
+      .option(
+        "--token-env <name>",
+        "for a URL: environment variable holding the Git access token",
+        "GITFLEET_GIT_TOKEN",
+      )
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 every cluster and app Healthy, 2 something is not Healthy (or still Progressing), 1 no status branch or an error.",
+      )
+      .action(async (options: StatusOptions) => {
+        setExit(await runStatus(options, output));
+      }),
+  );
+}
+
+async function runStatus(options: StatusOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const fail = (error: unknown): never => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  };
+  const repo = await FleetRepo.open({
+    location: options.repo,
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    ...(process.env[options.tokenEnv] ? { token: process.env[options.tokenEnv] as string } : {}),
+  }).catch(fail);
+  await repo.fetch([options.branch, options.statusBranch]).catch(fail);
+  const reader = new StatusReader(repo, { source: options.branch, status: options.statusBranch });
+  if (!(await reader.tip())) {
+    output.err(`gitfleet: no ${options.statusBranch} branch in ${repo.describe()}: nothing reconciled yet\n`);
+    return ExitCode.Failed;
+  }
+  const view = await reader.view().catch(fail);
+  output.out(options.format === "json" ? `${JSON.stringify(view, null, 2)}\n` : formatStatus(view));
+  const healthy =
+    view.source.valid &&
+    view.clusters.every((c) => c.state === "Healthy") &&
+    view.apps.every((a) => a.health === "Healthy");
+  return healthy ? ExitCode.Ok : ExitCode.Changes;
+}

@@ -1,0 +1,138 @@
+import type { AppView, ClusterView, FleetView } from "./fleet-view.js";
+
+/** More clusters than this and the apps table sums replicas instead of a column per cluster. */
+const MAX_CLUSTER_COLUMNS = 8;
+
+/**
+ * `gitfleet status`: the fleet overview in the terminal — the clusters table, the apps table with
+ * ready/desired replicas per cluster, both worst first, then why anything is not Healthy, and the
+ * migrations' batches.
+ */
+export function formatStatus(view: FleetView): string {
+  const lines: string[] = [];
+  const source = view.source;
+  lines.push(
+    `status ${short(view.statusCommit)} · source ${short(source.sourceCommit)} ${
+      source.valid
+        ? "valid"
+        : `INVALID (${source.errors} errors in status/source.yaml; rendered/ stays at ${short(source.renderedCommit)})`
+    }`,
+    "",
+  );
+  lines.push(
+    ...table(
+      ["CLUSTER", "STATE", "PROVIDER", "REGION", "MODE", "CPU", "MEMORY", "PODS", "OBJECTS", "REASON"],
+      view.clusters.map(clusterRow),
+    ),
+  );
+  lines.push("");
+  lines.push(...appsTable(view));
+  const troubles = [...clusterTroubles(view.clusters), ...appTroubles(view.apps)];
+  if (troubles.length > 0) lines.push("", "Not Healthy:", ...troubles.map((t) => `  ${t}`));
+  if (view.migrations.length > 0) {
+    lines.push("", "Migrations:");
+    for (const migration of view.migrations)
+      lines.push(
+        `  ${migration.migration}: ${migration.batches.map((b) => `${b.name} ${b.state}`).join(", ")}`,
+      );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function clusterRow(cluster: ClusterView): string[] {
+  const capacity = cluster.capacity;
+  const use = (resource: "cpu" | "memory" | "pods") =>
+    capacity
+      ? `${amount(resource, capacity[resource].requested)}/${amount(resource, capacity[resource].allocatable)}`
+      : "-";
+  return [
+    cluster.name,
+    cluster.state,
+    cluster.provider ?? "-",
+    cluster.region ?? "-",
+    `${cluster.mode}${cluster.unschedulable ? ",cordoned" : ""}`,
+    use("cpu"),
+    use("memory"),
+    use("pods"),
+    String(cluster.objects),
+    cluster.reason ?? "",
+  ];
+}
+
+function appsTable(view: FleetView): string[] {
+  const used = new Set(view.apps.flatMap((app) => app.workloads.flatMap((w) => Object.keys(w.clusters))));
+  const clusters = [...used].sort();
+  if (clusters.length <= MAX_CLUSTER_COLUMNS)
+    return table(
+      ["APP", "HEALTH", ...clusters],
+      view.apps.map((app) => [
+        app.name,
+        app.health,
+        ...clusters.map((c) => replicas(app, c) ?? (app.clusters[c] ? "✓" : "-")),
+      ]),
+    );
+  return table(
+    ["APP", "HEALTH", "READY/DESIRED", "CLUSTERS"],
+    view.apps.map((app) => {
+      const cells = app.workloads.flatMap((w) => Object.values(w.clusters));
+      const desired = cells.reduce((sum, c) => sum + c.desired, 0);
+      const ready = cells.reduce((sum, c) => sum + (c.ready ?? 0), 0);
+      return [
+        app.name,
+        app.health,
+        cells.length > 0 ? `${ready}/${desired}` : "-",
+        String(Object.keys(app.clusters).length),
+      ];
+    }),
+  );
+}
+
+// Ready/desired of an app's workloads in one cluster; undefined when none of them runs there.
+function replicas(app: AppView, cluster: string): string | undefined {
+  const cells = app.workloads.flatMap((w) => (w.clusters[cluster] ? [w.clusters[cluster]] : []));
+  if (cells.length === 0) return undefined;
+  const desired = cells.reduce((sum, c) => sum + c.desired, 0);
+  const ready = cells.reduce((sum, c) => sum + (c.ready ?? 0), 0);
+  return `${ready}/${desired}`;
+}
+
+function clusterTroubles(clusters: readonly ClusterView[]): string[] {
+  return clusters
+    .filter((c) => c.state !== "Healthy" && c.state !== "Progressing")
+    .map((c) => `cluster ${c.name}: ${c.state}${c.reason ? ` — ${c.reason}` : ""}`);
+}
+
+function appTroubles(apps: readonly AppView[]): string[] {
+  const lines: string[] = [];
+  for (const app of apps)
+    for (const [cluster, entry] of Object.entries(app.clusters).sort(([a], [b]) => (a < b ? -1 : 1)))
+      if (entry.health === "Degraded" || entry.health === "Missing")
+        lines.push(`${app.name} in ${cluster}: ${entry.health}${entry.reason ? ` — ${entry.reason}` : ""}`);
+  return lines;
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function short(commit: string | undefined): string {
+  return commit ? commit.slice(0, 7) : "none";
+}
+
+/** CPU in cores, memory in Gi (Mi under 1Gi), pods by number. */
+export function amount(resource: "cpu" | "memory" | "pods", value: number): string {
+  if (value === 0) return "0";
+  if (resource === "memory") {
+    const gib = value / 2 ** 30;
+    return gib >= 1 ? `${Number(gib.toFixed(gib >= 10 ? 0 : 1))}Gi` : `${Math.round(value / 2 ** 20)}Mi`;
+  }
+  if (resource === "cpu") return String(Number(value.toFixed(value >= 10 ? 0 : 1)));
+  return String(Math.round(value));
+}

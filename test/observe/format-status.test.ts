@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
+import { amount, formatStatus } from "../../src/observe/format-status.js";
+import { fleetFiles } from "./status-files.js";
+
+const FACTS: ClusterFacts[] = [
+  { name: "east", provider: "aws", region: "us-east", mode: "push", unschedulable: false, labels: {} },
+  { name: "west", provider: "gcp", region: "eu-west", mode: "push", unschedulable: false, labels: {} },
+];
+
+describe("gitfleet status's text", () => {
+  it("prints clusters and apps worst first, then why anything is not Healthy (golden)", async () => {
+    const text = formatStatus(fleetView(fleetFiles(), FACTS, "d".repeat(40)));
+    await expect(text).toMatchFileSnapshot("../golden/status/fleet.txt");
+    // Worst first in both tables, whatever the golden file says.
+    const lines = text.split("\n");
+    expect(lines.findIndex((l) => l.startsWith("west "))).toBeLessThan(
+      lines.findIndex((l) => l.startsWith("east ")),
+    );
+    expect(lines.findIndex((l) => l.startsWith("web "))).toBeLessThan(
+      lines.findIndex((l) => l.startsWith("api ")),
+    );
+    expect(text).toContain("web in west: Degraded — Deployment shop/web: 1 of 2 replicas ready");
+  });
+
+  it.each([
+    ["cpu", 0.6, "0.6"],
+    ["cpu", 12, "12"],
+    ["memory", 805306368, "768Mi"],
+    ["memory", 51539607552, "48Gi"],
+    ["memory", 1.5 * 2 ** 30, "1.5Gi"],
+    ["pods", 6, "6"],
+    ["cpu", 0, "0"],
+  ] as const)("%s %d reads %s", (resource, value, text) => {
+    expect(amount(resource, value)).toBe(text);
+  });
+});
