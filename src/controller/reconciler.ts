@@ -39,6 +39,10 @@ export interface ReconcilerOptions {
   readonly now?: () => number;
   /** Waits between attempts; injectable for tests. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Told as a reconcile finishes each stage (fetch, restore, read, reconcile, write, publish): progress output. */
+  readonly onProgress?: (stage: string) => void;
+  /** Called after every status commit this reconciler published, with its message. */
+  readonly onCommit?: (commit: { readonly oid: string; readonly message: string }) => void;
   /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
   readonly onStage?: (stage: "written" | "published") => void | Promise<void>;
 }
@@ -144,7 +148,7 @@ export class Reconciler {
 
   private async attempt(attempt: number): Promise<ReconcileReport | undefined> {
     const { repo, branch, statusBranch, logger } = this.options;
-    const watch = new Stopwatch();
+    const watch = new Stopwatch(undefined, this.options.onProgress);
     await repo.fetch([branch, statusBranch]);
     watch.lap("fetch");
     const head = await repo.branchTip(branch);
@@ -186,6 +190,7 @@ export class Reconciler {
     await this.options.onStage?.("written");
     if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return undefined;
     await this.options.onStage?.("published");
+    this.options.onCommit?.({ oid: written.oid, message });
     watch.lap("publish");
     this.accept(outcome, written.oid, headTree);
     if (attachment) this.attachmentCommitted(attachment);
@@ -384,6 +389,7 @@ export class Reconciler {
     if (written.status === "unchanged") return "unchanged";
     if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return "moved";
     this.statusTip = written.oid;
+    this.options.onCommit?.({ oid: written.oid, message });
     for (const [path, block] of blocks) if (changes.has(path)) this.observed.set(path, block);
     for (const [path, text] of files) this.syncFiles.set(path, text);
     return "committed";

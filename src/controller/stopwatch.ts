@@ -3,7 +3,11 @@ export class Stopwatch {
   private last: number;
   private readonly recorded: Record<string, number> = {};
 
-  constructor(private readonly now: () => number = () => performance.now()) {
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    /** Told each stage as it ends. */
+    private readonly onLap?: (stage: string) => void,
+  ) {
     this.last = now();
   }
 
@@ -12,6 +16,7 @@ export class Stopwatch {
     const now = this.now();
     this.recorded[stage] = Math.round(((this.recorded[stage] ?? 0) + now - this.last) * 10) / 10;
     this.last = now;
+    this.onLap?.(stage);
   }
 
   laps(): Readonly<Record<string, number>> {

@@ -5,6 +5,7 @@ import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { clusterStatusPath } from "../reconcile/status-files.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import type { ClusterSyncResult } from "../sync/cluster-sync.js";
 import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
 import type { MemberClientOptions } from "../sync/member-client.js";
 import { Syncer } from "../sync/syncer.js";
@@ -23,6 +24,10 @@ export interface SyncingOptions {
   readonly client?: MemberClientOptions;
   /** FederatedHPAs sample pods at most this often and change a total at most once per this long (fleet.yaml autoscaleInterval). */
   readonly autoscaleIntervalMs?: number;
+  /** Told as each cluster's sync goes through its objects (progress output). */
+  readonly onSyncProgress?: (cluster: string, done: number, total: number) => void;
+  /** Told each cluster's sync result (metrics). */
+  readonly onSyncResult?: (result: ClusterSyncResult) => void;
   /** Milliseconds since the epoch for decisions (CronScale rules, windows); injectable for tests. */
   readonly now?: () => number;
 }
@@ -44,6 +49,8 @@ export function syncingController(
     connect,
     logger: options.logger,
     ...(options.client ? { client: options.client } : {}),
+    ...(options.onSyncResult ? { onResult: options.onSyncResult } : {}),
+    ...(options.onSyncProgress ? { onProgress: options.onSyncProgress } : {}),
   });
   const prober = new ClusterProber({
     connect,

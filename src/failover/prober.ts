@@ -10,6 +10,9 @@ import {
   initialHealth,
 } from "./cluster-health.js";
 
+/** How soon the prober looks again when the first reconcile has not given it a fleet yet. */
+const NO_MODEL_RETRY_MS = 250;
+
 export interface ProberOptions {
   /** How to reach each cluster of a fleet. */
   readonly connect: (model: FleetModel) => readonly MemberConnection[];
@@ -50,8 +53,12 @@ export class ClusterProber {
       await this.probeOnce().catch((error: unknown) =>
         this.options.logger.warn({ err: error }, "probing failed"),
       );
+      // Before the first reconcile there is no fleet to probe: look again soon, not a whole default interval later.
       const model = this.options.model();
-      this.timer = setTimeout(tick, clusterHealthSettings(model?.fleet?.spec).probeIntervalMs);
+      this.timer = setTimeout(
+        tick,
+        model ? clusterHealthSettings(model.fleet?.spec).probeIntervalMs : NO_MODEL_RETRY_MS,
+      );
       this.timer.unref();
     };
     void tick();

@@ -21,6 +21,9 @@ export interface RepoLocation {
   readonly maxCachePacks?: number;
 }
 
+/** Told about every fetch and push, for metrics: "rejected" is a lost race on the branch. */
+export type GitObserver = (operation: "fetch" | "push", result: "ok" | "error" | "rejected") => void;
+
 /**
  * One fleet repository, opened once and kept for the life of the controller (isomorphic-git's cache
  * object holds the parsed pack indexes; opening it per reconcile would reload them). A local path is
@@ -30,6 +33,8 @@ export interface RepoLocation {
 export class FleetRepo {
   /** isomorphic-git's cache, shared by every read of this repository. */
   readonly cache: object = {};
+  /** Told about fetches and pushes (the controller's metrics). */
+  observer: GitObserver | undefined;
 
   private constructor(
     readonly gitdir: string,
@@ -71,6 +76,17 @@ export class FleetRepo {
 
   /** For a remote: fetches the tips of the branches (shallow, one branch each); missing branches are skipped. */
   async fetch(branches: readonly string[]): Promise<void> {
+    if (!this.url) return;
+    try {
+      await this.fetchBranches(branches);
+      this.observer?.("fetch", "ok");
+    } catch (error) {
+      this.observer?.("fetch", "error");
+      throw error;
+    }
+  }
+
+  private async fetchBranches(branches: readonly string[]): Promise<void> {
     if (!this.url) return;
     for (const branch of branches) {
       try {
@@ -123,6 +139,22 @@ export class FleetRepo {
    * local ref, or a push to the remote naming the old value. `objects` are what the commit added.
    */
   async publish(
+    branch: string,
+    expected: string | undefined,
+    commit: string,
+    objects: readonly string[],
+  ): Promise<boolean> {
+    try {
+      const moved = await this.publishOnce(branch, expected, commit, objects);
+      this.observer?.("push", moved ? "ok" : "rejected");
+      return moved;
+    } catch (error) {
+      this.observer?.("push", "error");
+      throw error;
+    }
+  }
+
+  private async publishOnce(
     branch: string,
     expected: string | undefined,
     commit: string,

@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { answerApi, type FleetApiSources } from "./fleet-api.js";
+import { serveDashboard } from "./static-files.js";
+import { StatusEvents } from "./status-events.js";
 import { judgeWebhook } from "./webhook.js";
 
 /** Push payloads are small; GitHub caps them at 25 MB, real ones are kilobytes. */
@@ -17,22 +20,33 @@ export interface ControllerServerOptions {
   /** True once the first reconcile finished. */
   readonly ready: () => boolean;
   readonly logger: Logger;
+  /** GET /metrics: the Prometheus exposition. */
+  readonly metrics?: { text(): Promise<string>; readonly contentType: string };
+  /** GET /api/…: the read-only JSON API, and /api/events for live updates. */
+  readonly api?: FleetApiSources;
+  /** The built dashboard (served at / when given). */
+  readonly dashboardDir?: string;
 }
 
 export interface ControllerServer {
   /** http://host:port */
   readonly url: string;
+  /** Tells live dashboards to look again (after a reconcile). */
+  notify(): void;
   close(): Promise<void>;
 }
 
 /**
  * The controller's HTTP endpoint: `POST /webhook` (GitHub, GitLab, Gitea and Forgejo push events,
- * signature-checked), `GET /healthz` (the process is alive) and `GET /readyz` (the first reconcile
- * finished).
+ * signature-checked), `GET /healthz` (the process is alive), `GET /readyz` (the first reconcile
+ * finished), `GET /metrics` (Prometheus), the read-only JSON API under `/api/` with live updates at
+ * `/api/events`, and the dashboard at `/`.
  */
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
+  const api = options.api;
+  const events = api ? new StatusEvents(() => api.status.tip()) : undefined;
   const server: Server = createServer((request, response) => {
-    route(options, request, response).catch((error: unknown) => {
+    route(options, events, request, response).catch((error: unknown) => {
       options.logger.error({ err: error }, "HTTP request failed");
       if (!response.headersSent) send(response, 500, "internal error");
     });
@@ -45,21 +59,62 @@ export async function startControllerServer(options: ControllerServerOptions): P
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   options.logger.info({ url }, "listening");
-  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url,
+    notify: () => void events?.check(),
+    close: () => {
+      events?.close();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function route(
   options: ControllerServerOptions,
+  events: StatusEvents | undefined,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const path = url.pathname;
   if (path === "/healthz") return send(response, 200, "ok");
   if (path === "/readyz")
     return options.ready()
       ? send(response, 200, "ready")
       : send(response, 503, "not ready: the first reconcile has not finished");
-  if (path !== "/webhook") return send(response, 404, "not found");
+  if (path === "/webhook") return webhook(options, request, response);
+  return readOnly(options, events, url, request, response);
+}
+
+// GET endpoints: metrics, the JSON API, live events and the dashboard.
+async function readOnly(
+  options: ControllerServerOptions,
+  events: StatusEvents | undefined,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const path = url.pathname;
+  if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "use GET");
+  if (path === "/metrics" && options.metrics) {
+    const text = await options.metrics.text();
+    response.writeHead(200, { "content-type": options.metrics.contentType }).end(text);
+    return;
+  }
+  if (path === "/api/events" && events) return events.subscribe(response);
+  if (path.startsWith("/api/") && options.api)
+    return json(response, await answerApi(options.api, path, url.searchParams));
+  if (options.dashboardDir && !path.startsWith("/api/"))
+    return serveDashboard(options.dashboardDir, path, response);
+  return send(response, 404, "not found");
+}
+
+async function webhook(
+  options: ControllerServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   if (request.method !== "POST") return send(response, 405, "use POST");
   if (options.webhookSecret === undefined)
     return send(response, 404, "the webhook is not configured (no secret)");
@@ -88,6 +143,15 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
     request.on("end", () => resolve(Buffer.concat(chunks)));
     request.on("error", reject);
   });
+}
+
+function json(response: ServerResponse, answer: { status: number; body: unknown }): void {
+  response
+    .writeHead(answer.status, {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-cache",
+    })
+    .end(JSON.stringify(answer.body));
 }
 
 function send(response: ServerResponse, status: number, message: string): void {

@@ -5,6 +5,7 @@ import { identityOf } from "../render/place-resources.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { applyPlan } from "./apply-order.js";
+import { type ClusterCapacity, readCapacity } from "./cluster-capacity.js";
 import { type DetachOutcome, detachObject } from "./detach.js";
 import { driftedPaths } from "./drift.js";
 import { assessHealth, type Health } from "./health.js";
@@ -101,6 +102,8 @@ export interface ClusterSyncResult {
   /** Objects that left the rendered tree but stay: their app does not prune. */
   readonly retained: readonly string[];
   readonly inventory: Inventory;
+  /** The member's nodes and what its pods request, read after the sync (absent when it cannot be read). */
+  readonly capacity?: ClusterCapacity;
 }
 
 export interface ClusterSyncInput {
@@ -117,6 +120,8 @@ export interface ClusterSyncInput {
   readonly concurrency?: number;
   /** How long to wait for applied CRDs to be Established (default 30 s). */
   readonly crdTimeoutMs?: number;
+  /** Told after each object is applied or compared (progress of a large sync). */
+  readonly onObject?: (done: number, total: number) => void;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
   readonly held?: ReadonlyMap<string, Hold>;
 }
@@ -172,11 +177,13 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
   );
   const blocked = prune.blocked;
+  const capacity = await readCapacity(client);
   return {
     cluster,
     sourceCommit,
     reachable: true,
     ...(error ? { error } : {}),
+    ...(capacity ? { capacity } : {}),
     objects,
     pruned,
     ...(blocked
@@ -306,10 +313,19 @@ async function applyAll(
   scaledByHpa: ReadonlySet<string>,
 ): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
+  let handled = 0;
   for (const { phase, items } of applyPlan(input.desired, (d) => d.object)) {
-    const done = await mapConcurrently(items, input.concurrency ?? 8, (desired) =>
-      applyOne(input, desired, inventory.get(desired.identity), live.get(desired.identity), scaledByHpa),
-    );
+    const done = await mapConcurrently(items, input.concurrency ?? 8, async (desired) => {
+      const applied = await applyOne(
+        input,
+        desired,
+        inventory.get(desired.identity),
+        live.get(desired.identity),
+        scaledByHpa,
+      );
+      input.onObject?.(++handled, input.desired.length);
+      return applied;
+    });
     if (phase === "crds") {
       await waitEstablished(input, done);
       input.client.forgetDiscovery();

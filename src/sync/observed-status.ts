@@ -1,6 +1,7 @@
 import { compareStrings } from "../model/file-tree.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
+import { capacityRecord } from "./cluster-capacity.js";
 import type { ClusterSyncResult, ObjectResult } from "./cluster-sync.js";
 import { type Health, type HealthStatus, worstHealth } from "./health.js";
 
@@ -165,6 +166,7 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
     drifted: count("drifted"),
   };
   if (result.error) observed.error = result.error;
+  if (result.capacity) observed.capacity = capacityRecord(result.capacity);
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
     observed.pruneBlocked = {

@@ -41,6 +41,8 @@ export interface SyncerOptions {
   readonly rollout?: boolean;
   /** Called with every cluster's result as it comes. */
   readonly onResult?: (result: ClusterSyncResult) => void;
+  /** Told as each cluster's sync goes through its objects: how many of how many (progress output). */
+  readonly onProgress?: (cluster: string, done: number, total: number) => void;
 }
 
 /**
@@ -113,6 +115,7 @@ export class Syncer {
             interpreterFor,
             held: gated.held,
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+            ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
           });
         })().catch((error: unknown) =>
           notSynced(
@@ -123,6 +126,11 @@ export class Syncer {
         ),
       );
     }
+  }
+
+  private progressOf(cluster: string): (done: number, total: number) => void {
+    const report = this.options.onProgress;
+    return (done, total) => report?.(cluster, done, total);
   }
 
   /** What pull-mode agents keep in their own clusters, read where the controller may (by cluster). */

@@ -16,17 +16,21 @@ import { createLogger } from "../../log/logger.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
 import { parseSimulationProfile } from "../../member/simulation-profile.js";
+import type { FleetMetrics } from "../../metrics/fleet-metrics.js";
 import { asList, asMap, type JsonMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import type { FleetModel } from "../../model/types.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";
 import { readEmittedYaml } from "../../render/yaml-reader.js";
+import type { ControllerServer } from "../../server/http-server.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { MemberClient } from "../../sync/member-client.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { progressFor, reconcileProgress, syncProgress } from "../progress.js";
+import { controllerMetrics, type ServedParts, serveController } from "../serve-controller.js";
 
 const EXAMPLE_REPO = fileURLToPath(new URL("../../../../example-repo", import.meta.url));
 const EXAMPLE_PROFILE = fileURLToPath(new URL("../../../../example-simulation.yaml", import.meta.url));
@@ -43,13 +47,18 @@ export function registerDemo(
         "run gitfleet end to end on this machine: the example fleet in a temporary Git repository, a simulated member per cluster, and the controller writing the status branch and syncing the members",
       )
       .option("--interval <seconds>", "how often the demo repository is reconciled", "5")
-      .action(async (options: { interval: string }) => {
-        setExit(await runDemo(output, Number(options.interval) * 1000));
+      .option(
+        "--listen <host:port>",
+        "where the dashboard, JSON API and /metrics listen (a busy port falls back to a free one)",
+        "127.0.0.1:8080",
+      )
+      .action(async (options: { interval: string; listen: string }) => {
+        setExit(await runDemo(output, Number(options.interval) * 1000, options.listen));
       }),
   );
 }
 
-async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitCodeValue> {
+async function runDemo(output: CommandOutput, intervalMs: number, listen: string): Promise<ExitCodeValue> {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-demo-"));
   const repoDir = join(dir, "fleet");
   cpSync(EXAMPLE_REPO, repoDir, { recursive: true });
@@ -61,8 +70,12 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   );
   const profile = parseSimulationProfile(readFileSync(EXAMPLE_PROFILE, "utf8"), EXAMPLE_PROFILE);
   const members: SimulatedMember[] = [];
+  // Start-up progress: bars on a terminal, log records on stderr otherwise.
+  const progress = progressFor({ stream: process.stderr, logger: createLogger({ level: "info" }) });
+  const starting = progress.task("start members", model.clusters.length);
   for (const cluster of model.clusters) {
     const name = cluster.metadata.name;
+    starting.update(members.length, name);
     members.push(
       await startMember({
         name,
@@ -76,6 +89,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
       }),
     );
   }
+  starting.finish(`${members.length} members`);
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, simulatedKubeconfig(members), { mode: 0o600 });
   const byHand = await deployByHand(model, members);
@@ -91,8 +105,13 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
       `\n${byHand.apps.join(" and ")} already run in ${byHand.clusters} members, created by hand (${byHand.count} objects):\nthe Migration in migrations/ brings them under gitfleet batch by batch; gitfleet leaves them alone until a batch is approved.\n`,
     );
   const logger = createLogger({ level: "silent" });
+  const repo = await FleetRepo.open({ location: repoDir });
+  const parts: ServedParts = {};
+  const metrics = controllerMetrics(repo, parts);
   const reconciler = new Reconciler({
-    repo: await FleetRepo.open({ location: repoDir }),
+    repo,
+    onProgress: reconcileProgress(progress),
+    onCommit: ({ message }) => metrics.committed(message),
     branch: "main",
     statusBranch: "gitfleet/status",
     author: { name: "gitfleet demo", email: "gitfleet@localhost" },
@@ -116,9 +135,16 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     // The demo samples pods more often than fleet.yaml's default (15s), so a scale-up shows soon.
     autoscaleIntervalMs: 5_000,
     trigger: (reason) => loop?.trigger(reason),
+    onSyncProgress: syncProgress(progress),
+    onSyncResult: (result) => metrics.synced(result),
   });
-  let printed = Promise.resolve();
-  const progress = new ProgressPrinter(output, repoDir, (subject) => {
+  Object.assign(parts, { reconciler, syncer, controller, prober });
+  // What the rounds print waits until the start-up bars are gone.
+  let startedUp: () => void = () => {};
+  let printed = new Promise<void>((resolve) => {
+    startedUp = resolve;
+  });
+  const printer = new ProgressPrinter(output, repoDir, (subject) => {
     if (subject.startsWith(`autoscale: ${DEMO_LOAD_APP}: hpa`)) stopDemoLoad(members);
   });
   loop = new ReconcileLoop(controller, {
@@ -126,15 +152,25 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     logger,
     onReconcile: ({ report, error }) => {
       if (error) output.out(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      if (report) printed = printed.then(() => progress.print(report as ControllerReport));
+      if (report) printed = printed.then(() => printer.print(report as ControllerReport));
+      metrics.reconciled({ ...(report ? { report } : {}), error });
+      server?.notify();
     },
   });
+  parts.loop = loop;
+  const server = await serveDemo(listen, loop, metrics, repo);
   loop.start();
   prober.start();
   // Pull-mode clusters run their agent, as they would inside the member.
   const agents = await startAgents(model, members, repoDir, logger, intervalMs, () => loop?.trigger("agent"));
   await loop.idle();
+  await syncer.idle();
+  progress.stop();
+  startedUp();
   await printed;
+  output.out(
+    `\ndashboard: ${server.url}/  (the JSON API under ${server.url}/api/, Prometheus metrics at ${server.url}/metrics)\n`,
+  );
   output.out(
     `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}\nMembers converge below as pods become ready.\n`,
   );
@@ -143,6 +179,7 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
+  await server.close();
   await agents.stop();
   prober.stop();
   await loop.stop();
@@ -151,6 +188,30 @@ async function runDemo(output: CommandOutput, intervalMs: number): Promise<ExitC
   await printed;
   await Promise.all(members.map((member) => member.close()));
   return ExitCode.Ok;
+}
+
+// The dashboard on the port asked for, or on a free one when that is taken (another demo, another service).
+async function serveDemo(
+  listen: string,
+  loop: ReconcileLoop,
+  metrics: FleetMetrics,
+  repo: FleetRepo,
+): Promise<ControllerServer> {
+  const options = {
+    webhookSecret: undefined,
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    loop,
+    metrics,
+    repo,
+    logger: createLogger({ level: "silent" }),
+  };
+  try {
+    return await serveController({ ...options, listen });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    return serveController({ ...options, listen: listen.replace(/:\d+$/, ":0") });
+  }
 }
 
 // How to watch a failover: take down a member that runs web's replicas, for long enough.

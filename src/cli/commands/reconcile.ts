@@ -5,16 +5,19 @@ import type { Controller } from "../../controller/controller.js";
 import { type FleetSettings, readFleetSettings } from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
-import { syncingController } from "../../controller/syncing-controller.js";
+import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
 import type { ClusterProber } from "../../failover/prober.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
-import { startControllerServer } from "../../server/http-server.js";
+import type { ControllerServer } from "../../server/http-server.js";
+import type { ClusterSyncResult } from "../../sync/cluster-sync.js";
 import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { progressFor, reconcileProgress, syncProgress } from "../progress.js";
+import { controllerMetrics, type ServedParts, serveController } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
 interface LoopFlags {
@@ -61,7 +64,7 @@ export function registerReconcile(
   program.addCommand(
     loopCommand("run")
       .description(
-        "run the controller: reconcile on every poll and on push webhooks; serve /webhook, /healthz and /readyz",
+        "run the controller: reconcile on every poll and on push webhooks; serve the dashboard, the JSON API, /metrics, /webhook, /healthz and /readyz",
       )
       .option("--listen <host:port>", "where the HTTP endpoint listens", "127.0.0.1:8080")
       .option(
@@ -77,9 +80,13 @@ export function registerReconcile(
 
 function loopCommand(name: string): Command {
   return new Command(name)
-    .requiredOption(
-      "--repo <path-or-url>",
-      "the fleet repo: a local path (work tree or bare, used in place) or an http(s) URL",
+    .addOption(
+      new Option(
+        "--repo <path-or-url>",
+        "the fleet repo: a local path (work tree or bare, used in place) or an http(s) URL",
+      )
+        .env("GITFLEET_REPO")
+        .makeOptionMandatory(),
     )
     .option("--branch <name>", "the branch people commit intent to", "main")
     .option(
@@ -127,6 +134,86 @@ function loopCommand(name: string): Command {
 
 async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean): Promise<ExitCodeValue> {
   const logger = createLogger({ level: flags.logLevel });
+  const { repo, settings } = await openFleet(flags);
+  const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
+  const parts: ServedParts = {};
+  const metrics = serve ? controllerMetrics(repo, parts) : undefined;
+  // A one-off reconcile of a large fleet shows how far it got (bars on a terminal, records otherwise).
+  const progress = flags.once ? progressFor({ stream: process.stderr, logger }) : undefined;
+  const reconciler: Reconciler = construct(
+    () =>
+      new Reconciler({
+        repo,
+        branch: flags.branch,
+        statusBranch,
+        author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+        controllerId: flags.controllerId,
+        logger,
+        ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
+        ...(metrics ? { onCommit: ({ message }: { message: string }) => metrics.committed(message) } : {}),
+        ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
+      }),
+  );
+  logger.info(
+    { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
+    `sync to member clusters: ${flags.sync ? "on" : "off"}`,
+  );
+  parts.reconciler = reconciler;
+  const { syncer, controller, prober } = syncParts(
+    flags,
+    settings,
+    reconciler,
+    logger,
+    (reason) => parts.loop?.trigger(reason),
+    {
+      ...(metrics ? { onSyncResult: (result: ClusterSyncResult) => metrics.synced(result) } : {}),
+      ...(progress ? { onSyncProgress: syncProgress(progress) } : {}),
+    },
+  );
+  Object.assign(parts, { syncer, controller, prober });
+  if (flags.once)
+    return reconcileOnce(reconciler, controller, syncer, output).finally(() => progress?.stop());
+  const intervalMs = flags.interval
+    ? durationFlag(flags.interval)
+    : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
+  let server: ControllerServer | undefined;
+  const looping = new ReconcileLoop(controller ?? reconciler, {
+    intervalMs,
+    logger,
+    onReconcile: (result) => {
+      metrics?.reconciled(result);
+      server?.notify();
+    },
+  });
+  parts.loop = looping;
+  server = metrics
+    ? await serveController({
+        listen: flags.listen ?? "127.0.0.1:8080",
+        webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
+        branch: flags.branch,
+        statusBranch,
+        loop: looping,
+        metrics,
+        repo,
+        logger,
+      })
+    : undefined;
+  looping.start();
+  prober?.start();
+  await new Promise<void>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+  });
+  logger.info("stopping: finishing the reconcile in flight");
+  await server?.close();
+  await looping.stop();
+  prober?.stop();
+  controller?.stop();
+  await syncer?.idle();
+  return ExitCode.Ok;
+}
+
+async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings: FleetSettings }> {
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
@@ -138,54 +225,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   const settings = await readFleetSettings(repo, flags.branch).catch((error: unknown) => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   });
-  const reconciler = construct(
-    () =>
-      new Reconciler({
-        repo,
-        branch: flags.branch,
-        statusBranch: flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH,
-        author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
-        controllerId: flags.controllerId,
-        logger,
-        ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
-      }),
-  );
-  logger.info(
-    { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
-    `sync to member clusters: ${flags.sync ? "on" : "off"}`,
-  );
-  let loop: ReconcileLoop | undefined;
-  const { syncer, controller, prober } = syncParts(flags, settings, reconciler, logger, (reason) =>
-    loop?.trigger(reason),
-  );
-  if (flags.once) return reconcileOnce(reconciler, controller, syncer, output);
-  const intervalMs = flags.interval
-    ? durationFlag(flags.interval)
-    : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
-  loop = new ReconcileLoop(controller ?? reconciler, { intervalMs, logger });
-  const server = serve
-    ? await startControllerServer({
-        listen: flags.listen ?? "127.0.0.1:8080",
-        webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
-        sourceBranch: flags.branch,
-        trigger: (reason) => loop.trigger(reason),
-        ready: () => loop.ready,
-        logger,
-      })
-    : undefined;
-  loop.start();
-  prober?.start();
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", resolve);
-    process.once("SIGINT", resolve);
-  });
-  logger.info("stopping: finishing the reconcile in flight");
-  await server?.close();
-  await loop.stop();
-  prober?.stop();
-  controller?.stop();
-  await syncer?.idle();
-  return ExitCode.Ok;
+  return { repo, settings };
 }
 
 // With sync on: a syncer reaching each member through the kubeconfig, and the controller that drives both.
@@ -195,6 +235,7 @@ function syncParts(
   reconciler: Reconciler,
   logger: Logger,
   trigger: (reason: string) => void,
+  hooks: Pick<SyncingOptions, "onSyncResult" | "onSyncProgress">,
 ): { syncer?: Syncer; controller?: Controller; prober?: ClusterProber } {
   if (!flags.sync) return {};
   return syncingController(reconciler, {
@@ -206,6 +247,7 @@ function syncParts(
       ? { autoscaleIntervalMs: settings.autoscaleIntervalMs }
       : {}),
     trigger,
+    ...hooks,
   });
 }
 

@@ -1,0 +1,222 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { eventKind } from "../observe/timeline.js";
+import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import { describeIdentity } from "../sync/observed-status.js";
+
+/** What the gauges read at scrape time: the controller's current state. */
+export interface MetricsSnapshot {
+  /** True once the first reconcile finished. */
+  readonly ready: boolean;
+  /** Each probed cluster's condition. */
+  readonly clusters: ReadonlyMap<string, { readonly ready: boolean }>;
+  /** The last sync result per cluster. */
+  readonly synced: ReadonlyMap<string, ClusterSyncResult>;
+  /** Each workload's decided replicas per cluster. */
+  readonly decisions: readonly {
+    readonly app: string;
+    readonly identity: string;
+    readonly clusters: Readonly<Record<string, number>>;
+  }[];
+}
+
+/** What a finished reconcile tells the metrics (the loop's report, or its error). */
+export interface ReconcileResult {
+  readonly report?: {
+    readonly result: string;
+    readonly sourceCommit: string;
+    readonly valid: boolean;
+    readonly attempts: number;
+    readonly durationsMs: Readonly<Record<string, number>>;
+  };
+  readonly error?: unknown;
+}
+
+/**
+ * The controller's Prometheus metrics (README, "Metrics"): counters fed by the loop, the writer, Git
+ * and the syncer as things happen; gauges read from the controller's state at every scrape.
+ */
+export class FleetMetrics {
+  readonly registry = new Registry();
+  private readonly reconcileSeconds: Histogram<"stage">;
+  private readonly reconciles: Counter<"result">;
+  private readonly sourceCommits: Counter;
+  private readonly statusCommits: Counter<"kind">;
+  private readonly failovers: Counter;
+  private readonly scaleEvents: Counter;
+  private readonly syncOperations: Counter<"cluster" | "result">;
+  private readonly gitOperations: Counter<"operation" | "result">;
+  private readonly publishRetries: Counter;
+  private lastSource: string | undefined;
+
+  constructor(snapshot: () => MetricsSnapshot) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.reconcileSeconds = new Histogram({
+      name: "gitfleet_reconcile_duration_seconds",
+      help: "Time a reconcile spends per stage (fetch, restore, read, reconcile, write, publish) and in all (total).",
+      labelNames: ["stage"],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.reconciles = new Counter({
+      name: "gitfleet_reconciles_total",
+      help: "Reconciles by result: committed, unchanged, up-to-date or error.",
+      labelNames: ["result"],
+      registers,
+    });
+    this.sourceCommits = new Counter({
+      name: "gitfleet_source_commits_total",
+      help: "Source commits reconciled (each new tip of the source branch once).",
+      registers,
+    });
+    this.statusCommits = new Counter({
+      name: "gitfleet_status_commits_total",
+      help: "Status commits published, by kind: reconcile, invalid, failover, scale, rollout, migration, sync.",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.failovers = new Counter({
+      name: "gitfleet_failovers_total",
+      help: "Failover commits: replicas moved off a cluster that is not Ready or cannot run them.",
+      registers,
+    });
+    this.scaleEvents = new Counter({
+      name: "gitfleet_scale_events_total",
+      help: "Autoscale commits: a FederatedHPA, CronScale or ScaleDownRequest changed a total or a division.",
+      registers,
+    });
+    this.syncOperations = new Counter({
+      name: "gitfleet_sync_operations_total",
+      help: "Objects handled by syncs, by cluster and result (created, configured, unchanged, drifted, held, conflict, failed, pruned, prune-failed).",
+      labelNames: ["cluster", "result"],
+      registers,
+    });
+    this.gitOperations = new Counter({
+      name: "gitfleet_git_operations_total",
+      help: "Fetches and pushes of the fleet repo by result: ok, error, or rejected (the status branch moved; retried).",
+      labelNames: ["operation", "result"],
+      registers,
+    });
+    this.publishRetries = new Counter({
+      name: "gitfleet_status_publish_retries_total",
+      help: "Reconcile attempts regenerated because another writer moved the status branch.",
+      registers,
+    });
+    this.gauges(snapshot, registers);
+  }
+
+  /** A finished reconcile. */
+  reconciled({ report, error }: ReconcileResult): void {
+    if (!report) {
+      this.reconciles.inc({ result: error ? "error" : "unknown" });
+      return;
+    }
+    this.reconciles.inc({ result: report.result });
+    let total = 0;
+    for (const [stage, ms] of Object.entries(report.durationsMs)) {
+      this.reconcileSeconds.observe({ stage }, ms / 1000);
+      total += ms;
+    }
+    this.reconcileSeconds.observe({ stage: "total" }, total / 1000);
+    if (report.attempts > 1) this.publishRetries.inc(report.attempts - 1);
+    if (report.sourceCommit !== this.lastSource) {
+      this.lastSource = report.sourceCommit;
+      this.sourceCommits.inc();
+    }
+  }
+
+  /** A status commit published. */
+  committed(message: string): void {
+    const [subject = "", ...body] = message.split("\n");
+    const kind = eventKind(subject, body);
+    this.statusCommits.inc({ kind });
+    if (kind === "failover") this.failovers.inc();
+    if (kind === "scale" || body.some((line) => line.startsWith("autoscale: "))) this.scaleEvents.inc();
+  }
+
+  /** One cluster's sync. */
+  synced(result: ClusterSyncResult): void {
+    const { cluster } = result;
+    if (!result.reachable) {
+      this.syncOperations.inc({ cluster, result: "unreachable" });
+      return;
+    }
+    for (const object of result.objects) this.syncOperations.inc({ cluster, result: object.action });
+    for (const pruned of result.pruned)
+      this.syncOperations.inc({ cluster, result: pruned.outcome === "failed" ? "prune-failed" : "pruned" });
+  }
+
+  /** A fetch or push of the fleet repo. */
+  git(operation: "fetch" | "push", result: "ok" | "error" | "rejected"): void {
+    this.gitOperations.inc({ operation, result });
+  }
+
+  /** The Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  // Gauges of the current state: recomputed from the snapshot at every scrape.
+  private gauges(snapshot: () => MetricsSnapshot, registers: Registry[]): void {
+    new Gauge({
+      name: "gitfleet_ready",
+      help: "1 once the first reconcile finished (what /readyz answers).",
+      registers,
+      collect() {
+        this.set(snapshot().ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_cluster_ready",
+      help: "Per probed cluster: 1 Ready, 0 NotReady (the probes' condition).",
+      labelNames: ["cluster"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cluster, { ready }] of snapshot().clusters) this.set({ cluster }, ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_cluster_reachable",
+      help: "Per synced cluster: 1 when its last sync reached it, 0 when it did not.",
+      labelNames: ["cluster"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cluster, result] of snapshot().synced) this.set({ cluster }, result.reachable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_app_desired_replicas",
+      help: "Replicas gitfleet decided for a workload in a cluster.",
+      labelNames: ["app", "workload", "cluster"],
+      registers,
+      collect() {
+        this.reset();
+        for (const decision of snapshot().decisions)
+          for (const [cluster, replicas] of Object.entries(decision.clusters))
+            this.set({ app: decision.app, workload: describeIdentity(decision.identity), cluster }, replicas);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_app_ready_replicas",
+      help: "Ready replicas of a workload in a cluster, as its last sync read them.",
+      labelNames: ["app", "workload", "cluster"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cluster, result] of snapshot().synced)
+          for (const object of result.objects)
+            if (object.desiredReplicas !== undefined)
+              this.set(
+                { app: object.app, workload: describeIdentity(object.identity), cluster },
+                object.readyReplicas ?? 0,
+              );
+      },
+    });
+  }
+}

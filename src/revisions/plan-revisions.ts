@@ -1,0 +1,114 @@
+import { standingScaling } from "../autoscale/autoscaling-round.js";
+import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../controller/autoscaling-files.js";
+import { type FleetObservations, noObservations } from "../failover/observations.js";
+import { readTreeAtRevision } from "../git/read-tree.js";
+import type { FileTree } from "../model/file-tree.js";
+import { loadFleet } from "../model/load-fleet.js";
+import { formatValidationReport } from "../model/summary.js";
+import type { FleetModel } from "../model/types.js";
+import { type Plan, planChange } from "../plan/plan.js";
+import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
+import { restoreState } from "../reconcile/restore-state.js";
+import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
+import { formatRenderError } from "../render/format-render.js";
+import { type RenderResult, renderFleet } from "../render/render-fleet.js";
+import { pruneSettings } from "../sync/desired-objects.js";
+import { splitObserved } from "../sync/observed-status.js";
+import { planMigrations } from "./plan-migrations.js";
+
+export interface PlanRevisionsInput {
+  /** A work tree or a bare repository. */
+  readonly repo: string;
+  readonly base: string;
+  readonly head: string;
+  /** Where gitfleet records what the clusters run: the base is planned on top of it when it exists. */
+  readonly statusBranch: string;
+  /** Compare the objects of starting migration batches with what runs (read only). */
+  readonly kubeconfig?: string;
+}
+
+/** A plan, or why there is none: a revision cannot be read, the head is invalid or does not render. */
+export type PlanOutcome =
+  | { readonly plan: Plan; readonly notes: readonly string[] }
+  | { readonly error: string; readonly notes: readonly string[] };
+
+/** Thrown when a revision cannot be read at all. */
+export class RevisionError extends Error {
+  override readonly name = "RevisionError";
+}
+
+const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
+
+/**
+ * What every cluster gets from going from BASE to HEAD, as `gitfleet plan` and the dashboard's plan
+ * view show it: the head rendered on top of what the status branch says runs (failover moves,
+ * cordoned clusters, the autoscalers' totals), so the plan is exactly what will happen.
+ */
+export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutcome> {
+  const read = (rev: string) =>
+    readTreeAtRevision(input.repo, rev).catch((error: unknown) => {
+      throw new RevisionError(
+        `cannot read ${input.repo} at ${rev}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  const [baseTree, headTree] = await Promise.all([read(input.base), read(input.head)]);
+  // The head must be valid: a plan of an invalid change would promise what cannot be applied.
+  const head = loadFleet(headTree);
+  if (!head.model) return { error: formatValidationReport(`${input.repo}@${input.head}`, head), notes: [] };
+  const notes: string[] = [];
+  const base = loadFleet(baseTree);
+  if (!base.model) notes.push(`the base revision ${input.base} is invalid; planning against an empty fleet`);
+  const statusTree = await readTreeAtRevision(input.repo, input.statusBranch).catch(() => undefined);
+  const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
+  // Totals the autoscalers decided stand: a plan shows the change on top of what really runs.
+  const scaled = (model: FleetModel, decisions: RenderResult["decisions"]) =>
+    statusTree ? autoscaledObservations(statusTree, model, decisions) : undefined;
+  const baseRender = base.model
+    ? renderFleet(base.model, running, undefined, scaled(base.model, running?.decisions ?? []))
+    : EMPTY;
+  const headRender = renderFleet(head.model, baseRender, undefined, scaled(head.model, baseRender.decisions));
+  if (headRender.errors.length > 0)
+    return { error: headRender.errors.map(formatRenderError).join("\n"), notes };
+  const objectsPlan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));
+  const migrations = await planMigrations({
+    base: base.model,
+    head: head.model,
+    objects: headRender.objects,
+    statusTree,
+    ...(input.kubeconfig ? { kubeconfig: input.kubeconfig } : {}),
+  }).catch((error: unknown) => {
+    throw new RevisionError(
+      `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
+  const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
+  const planned = warnings.length > 0 ? { ...objectsPlan, warnings } : objectsPlan;
+  const plan = migrations
+    ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
+    : planned;
+  return { plan, notes };
+}
+
+// The autoscalers' standing totals and distributions, from status/autoscaling/.
+function autoscaledObservations(
+  tree: FileTree,
+  model: FleetModel,
+  decisions: RenderResult["decisions"],
+): FleetObservations {
+  const files = new Map<string, string>();
+  for (const [path, bytes] of tree)
+    if (path.startsWith(AUTOSCALING_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
+  const now = Date.now();
+  const standing = standingScaling(model, decisions, readAutoscalingStatus(model, files, now));
+  return { ...noObservations(now), ...standing };
+}
+
+// What the status branch says the clusters run, when the repository has one: cordoned clusters keep
+// their replicas, failover's moves and kept replicas hold — so the plan is exactly what will happen.
+function statusRender(tree: FileTree, baseTree: FileTree, model: FleetModel): RenderResult | undefined {
+  const files = new Map<string, string>();
+  for (const [path, bytes] of tree)
+    if (path.startsWith("rendered/") || path.startsWith("status/apps/") || path === SOURCE_STATUS_PATH)
+      files.set(path, splitObserved(new TextDecoder().decode(bytes)).base);
+  return restoreState(files, baseTree, model).render;
+}

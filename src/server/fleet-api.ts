@@ -1,0 +1,120 @@
+import type { StatusReader } from "../git/status-reader.js";
+import { formatPlanText } from "../plan/format-plan.js";
+import type { Plan } from "../plan/plan.js";
+import { type PlanOutcome, RevisionError } from "../revisions/plan-revisions.js";
+
+/** What the JSON API reads from: the status branch, and plans between two revisions. */
+export interface FleetApiSources {
+  readonly status: StatusReader;
+  /** `gitfleet plan` between two revisions of the fleet repo. */
+  readonly plan: (base: string, head: string) => Promise<PlanOutcome>;
+}
+
+/** An answer of the API: a status and a JSON body. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+const MAX_HISTORY = 500;
+const REVISION = /^[A-Za-z0-9._/~^-]{1,200}$/;
+
+/**
+ * The read-only JSON API under /api/ (README, "HTTP endpoints"): the fleet overview, clusters, apps,
+ * one app with its objects per cluster, migrations, the status branch's history, one commit, and the
+ * plan between two revisions. Everything is read from Git, so an answer names the status commit it
+ * comes from.
+ */
+export async function answerApi(
+  sources: FleetApiSources,
+  path: string,
+  query: URLSearchParams,
+): Promise<ApiAnswer> {
+  const route = path.replace(/^\/api\/?/, "").replace(/\/$/, "");
+  const [head, name, ...rest] = route.split("/").map(decodeURIComponent);
+  if (rest.length > 0) return notFound(path);
+  switch (head) {
+    case "fleet":
+      return name === undefined ? ok(await sources.status.view()) : notFound(path);
+    case "clusters":
+      return list(sources, name, "clusters", path);
+    case "apps":
+      return name === undefined ? list(sources, undefined, "apps", path) : app(sources, name);
+    case "migrations":
+      return list(sources, name, "migrations", path);
+    case "history":
+      return history(sources, query);
+    case "commits": {
+      const commit = name && /^[0-9a-f]{4,40}$/.test(name) ? await sources.status.commit(name) : undefined;
+      return commit ? ok(commit) : { status: 404, body: { error: `no commit ${name ?? ""}` } };
+    }
+    case "plan":
+      return plan(sources, query);
+    default:
+      return notFound(path);
+  }
+}
+
+async function list(
+  sources: FleetApiSources,
+  name: string | undefined,
+  key: "clusters" | "migrations" | "apps",
+  path: string,
+): Promise<ApiAnswer> {
+  const view = await sources.status.view();
+  const items: readonly unknown[] = view[key];
+  if (name === undefined) return ok({ statusCommit: view.statusCommit ?? null, [key]: items });
+  const found = items.find((item) => {
+    const record = item as { name?: string; migration?: string };
+    return (record.name ?? record.migration) === name;
+  });
+  return found ? ok(found) : notFound(path);
+}
+
+async function app(sources: FleetApiSources, name: string): Promise<ApiAnswer> {
+  const view = await sources.status.view();
+  const found = view.apps.find((a) => a.name === name);
+  if (!found) return { status: 404, body: { error: `no app ${name} on the status branch` } };
+  const objects = await sources.status.appObjects(name, Object.keys(found.clusters));
+  return ok({ statusCommit: view.statusCommit ?? null, ...found, objects });
+}
+
+async function history(sources: FleetApiSources, query: URLSearchParams): Promise<ApiAnswer> {
+  const limit = Math.min(Number(query.get("limit") ?? 100) || 100, MAX_HISTORY);
+  const before = query.get("before") ?? undefined;
+  if (before !== undefined && !/^[0-9a-f]{40}$/.test(before))
+    return { status: 400, body: { error: "before: a full commit id" } };
+  return ok({ events: await sources.status.history(limit, before) });
+}
+
+async function plan(sources: FleetApiSources, query: URLSearchParams): Promise<ApiAnswer> {
+  const base = query.get("base");
+  const head = query.get("head");
+  if (
+    !base ||
+    !head ||
+    !REVISION.test(base) ||
+    !REVISION.test(head) ||
+    base.startsWith("-") ||
+    head.startsWith("-")
+  )
+    return { status: 400, body: { error: "base and head: two revisions (branch, tag or commit)" } };
+  let outcome: PlanOutcome;
+  try {
+    outcome = await sources.plan(base, head);
+  } catch (error) {
+    if (error instanceof RevisionError) return { status: 404, body: { error: error.message } };
+    throw error;
+  }
+  if ("error" in outcome) return { status: 422, body: { error: outcome.error, notes: outcome.notes } };
+  const result: Plan = outcome.plan;
+  return ok({ base, head, notes: outcome.notes, plan: result, text: formatPlanText(result) });
+}
+
+function ok(body: unknown): ApiAnswer {
+  return { status: 200, body };
+}
+
+function notFound(path: string): ApiAnswer {
+  return { status: 404, body: { error: `nothing at ${path}` } };
+}

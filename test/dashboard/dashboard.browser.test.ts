@@ -1,0 +1,180 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { asList, asMap } from "../../src/model/json.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { commitTree, gitIn } from "../helpers/git-repo.js";
+import { until } from "../helpers/member.js";
+import { webDeployment } from "../helpers/minimal-fleet.js";
+import {
+  dashboardFleet,
+  getJson,
+  type RunningController,
+  runController,
+} from "../helpers/running-controller.js";
+
+// The dashboard in a real browser (Debian's chromium driven by playwright-core) against `gitfleet
+// run` syncing simulated members: what a person sees. Screenshots go to test-artifacts/dashboard/.
+
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/dashboard/", import.meta.url));
+const CHROMIUM = process.env.GITFLEET_CHROMIUM ?? "/usr/bin/chromium";
+
+let controller: RunningController;
+let browser: Browser;
+let page: Page;
+/** Uncaught errors in the page: none may happen. */
+let pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  controller = await runController(dashboardFleet(), "gitfleet-dashboard-");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  await until(async () => {
+    const { body } = await getJson<{ apps: { name: string; health: string }[] }>(
+      `${controller.url}/api/apps`,
+    );
+    return body.apps.find((a) => a.name === "web")?.health === "Healthy" ? true : undefined;
+  }, 30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await controller?.stop();
+});
+
+afterEach(async () => {
+  await page?.close();
+  expect(pageErrors).toEqual([]);
+  pageErrors = [];
+});
+
+async function open(hash: string, width = 1280): Promise<Page> {
+  page = await browser.newPage({ viewport: { width, height: 900 } });
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  await page.goto(`${controller.url}/${hash}`);
+  return page;
+}
+
+const badge = (cluster: string) => page.getByTestId(`cluster-state-${cluster}`);
+
+describe("the dashboard", () => {
+  it("lists every cluster with its health and capacity, grouped by region", async () => {
+    await open("");
+    for (const cluster of ["east", "north", "west", "lab"])
+      await expect.poll(() => badge(cluster).textContent()).toBe("Healthy");
+    const inGroup = (group: string) =>
+      page
+        .getByTestId(`group-${group}`)
+        .locator("[data-cluster]")
+        .evaluateAll((cards) => cards.map((c) => c.getAttribute("data-cluster")).sort());
+    expect(await inGroup("us-east")).toEqual(["east", "north"]);
+    expect(await inGroup("eu-west")).toEqual(["lab", "west"]);
+    // Capacity as the members report it: three nodes of 4 CPUs each.
+    await expect.poll(() => page.locator('[data-cluster="east"]').innerText()).toMatch(/CPU\s+[\d.]+ \/ 12/);
+    expect(await page.locator('[data-cluster="east"]').innerText()).toMatch(/3\/3 nodes Ready/);
+    // The apps table: web's ready/desired per cluster.
+    const row = await page.locator('[data-app="web"]').innerText();
+    expect(row).toMatch(/web\s+Healthy/);
+    await page.screenshot({ path: `${ARTIFACTS}overview.png`, fullPage: true });
+  });
+
+  it("draws an app's replicas per cluster exactly as its status file says, and why clusters are left out", async () => {
+    await open("#/apps/web");
+    await page.getByTestId("chart-0").waitFor();
+    const shown = await page.getByTestId("status-commit").locator("code").first().textContent();
+    const file = asMap(
+      readEmittedYaml(gitIn(controller.repo, "show", `${shown}:status/apps/web.yaml`)) ?? {},
+    );
+    const decided = asMap(asMap(asMap(asList(file.workloads)[0]).decision).clusters);
+    const observed = asMap(file.observed);
+    expect(Object.keys(decided).sort()).toEqual(["east", "north", "west"]);
+    const widths: Record<string, number> = {};
+    for (const [cluster, desired] of Object.entries(decided)) {
+      const ready = String(asMap(asMap(observed[cluster]).ready)["Deployment shop/web"]).split("/")[0];
+      const bar = page.getByTestId(`bar-0-${cluster}`);
+      expect(await bar.getAttribute("data-desired")).toBe(String(desired));
+      expect(await bar.innerText()).toContain(`${ready} ready / ${desired} desired`);
+      widths[cluster] = (await bar.locator(".bar-desired").boundingBox())?.width ?? 0;
+    }
+    // The bars are drawn to scale: widths in the ratio of the desired replicas.
+    const [first, ...rest] = Object.entries(decided);
+    const unit = (widths[first?.[0] as string] ?? 0) / Number(first?.[1]);
+    for (const [cluster, desired] of rest)
+      expect((widths[cluster] ?? 0) / unit).toBeCloseTo(Number(desired), 1);
+    expect(await page.getByTestId("left-out-0").innerText()).toMatch(
+      /lab: untolerated taint \{gpu=true:NoSchedule\}/,
+    );
+    for (const cluster of Object.keys(decided))
+      expect(await page.getByTestId(`app-cluster-health-${cluster}`).textContent()).toBe("Healthy");
+    await page.screenshot({ path: `${ARTIFACTS}app-web.png`, fullPage: true });
+  });
+
+  it("renders gitfleet plan for two revisions", async () => {
+    commitTree(
+      controller.repo,
+      fileTreeFromText({ ...dashboardFleet(), "apps/web/deployment.yaml": webDeployment(9, "100m") }),
+      "web: 9",
+    );
+    gitIn(controller.repo, "branch", "-f", "more-web", "HEAD");
+    gitIn(controller.repo, "reset", "-q", "--hard", "HEAD~1");
+    await open("#/plan");
+    await page.getByLabel("base").fill("main");
+    await page.getByLabel("head").fill("more-web");
+    await page.getByRole("button", { name: "Plan" }).click();
+    const plan = page.getByTestId("plan");
+    await plan.waitFor();
+    const text = await plan.innerText();
+    expect(text).toMatch(/Changes from main to more-web/);
+    expect(text).toMatch(/Deployment shop\/web/);
+    await page.screenshot({ path: `${ARTIFACTS}plan.png`, fullPage: true });
+  });
+
+  it("reads well in a narrow window", async () => {
+    for (const hash of ["", "#/apps/web", "#/timeline"]) {
+      await open(hash, 390);
+      await page.locator("main section").first().waitFor();
+      const overflow = Number(
+        await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"),
+      );
+      expect(overflow, hash || "overview").toBeLessThanOrEqual(0);
+      if (hash === "") await page.screenshot({ path: `${ARTIFACTS}overview-narrow.png`, fullPage: true });
+      await page.close();
+    }
+  });
+
+  it("shows a stopped member NotReady without a reload, and its failover on the timeline", async () => {
+    await open("");
+    await expect.poll(() => badge("west").textContent()).toBe("Healthy");
+    await controller.member("west").close();
+    // Live: the page was not reloaded.
+    await expect.poll(() => badge("west").textContent(), { timeout: 30_000 }).toBe("NotReady");
+    await page.screenshot({ path: `${ARTIFACTS}overview-west-down.png`, fullPage: true });
+    const failover = await until(() => {
+      const subjects = gitIn(controller.repo, "log", "--format=%s", "gitfleet/status").split("\n");
+      return subjects.find((s) => s.startsWith("failover:") && s.includes("west"));
+    }, 30_000);
+    await page.getByRole("link", { name: "Timeline" }).click();
+    const event = page.locator('[data-kind="failover"]').filter({ hasText: failover });
+    await event.first().waitFor({ timeout: 10_000 });
+    expect(await event.first().locator(".kind").textContent()).toBe("failover");
+    await page.screenshot({ path: `${ARTIFACTS}timeline-failover.png`, fullPage: true });
+    // The event links to its commit: message and the files it changed.
+    await event.first().locator(".event-subject").click();
+    await expect.poll(() => page.locator("main").innerText()).toMatch(/files changed/);
+    expect(await page.locator("main").innerText()).toContain("status/apps/web.yaml");
+  });
+});

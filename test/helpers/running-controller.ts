@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SimulatedMember } from "../../src/member/member-server.js";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { createRepo, tempDir } from "./git-repo.js";
+import { webDeployment } from "./minimal-fleet.js";
+import { startMembers } from "./sync-fleet.js";
+
+// `gitfleet run` as a real process (the command the container image runs), syncing simulated members
+// that run in the test, with its HTTP endpoint on a free port: for the dashboard, API and metrics tests.
+
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+
+/** Probes every second; NotReady after 2 failures; replicas leave a NotReady cluster at once. */
+export const FAST_FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: dashboard
+spec:
+  reconcileInterval: 1s
+  statusInterval: 1s
+  clusterHealth:
+    probeInterval: 1s
+    failureThreshold: 2
+    successThreshold: 2
+    noExecuteAfter: 1s
+`;
+
+const cluster = (
+  name: string,
+  provider: string,
+  region: string,
+  extra = "",
+) => `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: ${name}
+spec:
+  provider: ${provider}
+  region: ${region}
+${extra}`;
+
+const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata:
+  name: web
+spec:
+  apps: [web]
+  replicaScheduling:
+    type: Divided
+    divisionPreference: Weighted
+    weightPreference:
+      staticWeightList:
+        - targetCluster: {clusterNames: [east]}
+          weight: 3
+        - targetCluster: {clusterNames: [west]}
+          weight: 2
+        - targetCluster: {clusterNames: [north]}
+          weight: 1
+  failover:
+    cluster:
+      tolerationSeconds: 0
+      purgeMode: Directly
+`;
+
+/**
+ * Four clusters in two regions — east and north in us-east, west and lab in eu-west — and web, six
+ * replicas divided 3:2:1 over the three that tolerate it: lab is tainted gpu=true and left out.
+ */
+export function dashboardFleet(): Record<string, string> {
+  return {
+    "fleet.yaml": FAST_FLEET_YAML,
+    "clusters/east.yaml": cluster("east", "aws", "us-east"),
+    "clusters/north.yaml": cluster("north", "idc", "us-east"),
+    "clusters/west.yaml": cluster("west", "gcp", "eu-west"),
+    "clusters/lab.yaml": cluster(
+      "lab",
+      "idc",
+      "eu-west",
+      '  taints:\n    - {key: gpu, value: "true", effect: NoSchedule}\n',
+    ),
+    "apps/web/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
+    "apps/web/deployment.yaml": webDeployment(6, "100m"),
+    "apps/web/config.yaml":
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  MODE: production\n",
+    "placements/web.yaml": PLACEMENT,
+  };
+}
+
+export interface RunningController {
+  /** http://127.0.0.1:port */
+  readonly url: string;
+  /** The fleet repo (a work tree on main). */
+  readonly repo: string;
+  readonly members: readonly SimulatedMember[];
+  member(name: string): SimulatedMember;
+  /** The controller's log records so far. */
+  readonly records: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** Creates the fleet repo, starts a simulated member per cluster and `gitfleet run` on a free port. */
+export async function runController(
+  files: Record<string, string>,
+  prefix: string,
+): Promise<RunningController> {
+  const { dir, cleanup } = tempDir(prefix);
+  const repo = join(dir, "fleet");
+  mkdirSync(repo);
+  createRepo(repo, fileTreeFromText(files));
+  const names = Object.keys(files)
+    .map((path) => /^clusters\/(.+)\.yaml$/.exec(path)?.[1])
+    .filter((name): name is string => name !== undefined);
+  const { members, kubeconfig } = await startMembers(names, join(dir, "kubeconfig"));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, "run", "--repo", repo, "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--interval", "1s"],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, GITFLEET_WEBHOOK_SECRET: "" } },
+  );
+  const records: Record<string, unknown>[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = "";
+    child.on("exit", (code) => reject(new Error(`gitfleet run exited early with ${code}`)));
+    child.stderr?.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        records.push(record);
+        if (record.msg === "listening") resolve(String(record.url));
+      }
+    });
+  });
+  return {
+    url,
+    repo,
+    members,
+    member: (name) => members.find((m) => m.name === name) as SimulatedMember,
+    records,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      child.kill("SIGKILL");
+      await Promise.all(members.map((m) => m.close()));
+      cleanup();
+    },
+  };
+}
+
+/** GET a JSON endpoint of the controller. */
+export async function getJson<T = Record<string, unknown>>(
+  url: string,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as T };
+}
