@@ -1,8 +1,17 @@
-# gitfleet controller image: a small Node.js 20 runtime, non-root, no build tools.
-# Build: docker build -t gitfleet .
-# Run:   docker run --rm -v "$PWD:/fleet:ro" gitfleet validate /fleet
-#        docker run -e GITFLEET_GIT_TOKEN -e GITFLEET_WEBHOOK_SECRET -p 8080:8080 gitfleet \
-#          run --repo https://git.example.com/platform/fleet.git --no-sync --listen 0.0.0.0:8080
+# gitfleet controller image: `gitfleet run` on Node.js 20, as a non-root user, no build tools.
+#
+# Build:  docker build -t gitfleet .
+# Run:    docker run -p 8080:8080 \
+#           -e GITFLEET_REPO=https://git.example.com/platform/fleet.git \
+#           -e GITFLEET_GIT_TOKEN -e GITFLEET_WEBHOOK_SECRET \
+#           -v /etc/gitfleet/members.kubeconfig:/etc/gitfleet/kubeconfig:ro \
+#           gitfleet
+#   GITFLEET_REPO       the fleet repo (an http(s) URL, or a path mounted into the container)
+#   GITFLEET_GIT_TOKEN  a token that may read the repo and push the status branch (never in the image)
+#   /etc/gitfleet/kubeconfig  a context per push-mode member cluster (KUBECONFIG points here)
+# Other commands: docker run --rm -v "$PWD:/fleet:ro" gitfleet validate /fleet
+# .ci/run checks this file with hadolint and runs the image's exact command (scripts/image-check.mjs).
+
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
@@ -10,22 +19,34 @@ COPY bin bin
 COPY schema schema
 COPY src src
 COPY bench bench
-# npm ci runs the prepare script, which compiles TypeScript into dist/.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+COPY web web
+# npm ci runs the prepare script: TypeScript into dist/, the dashboard into dist/dashboard/.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production
-# ssh-keygen signs status commits (--signing-key); nothing else is needed at run time.
-RUN apt-get update && apt-get install -y --no-install-recommends openssh-client && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    HOME=/home/node \
+    KUBECONFIG=/etc/gitfleet/kubeconfig
+# ssh-keygen signs status commits (--signing-key); nothing else is needed at run time. Debian's
+# security updates replace versions in place, so the package is not pinned to one.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends openssh-client \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist/src dist/src
+COPY --from=build /app/dist/schema dist/schema
+COPY --from=build /app/dist/dashboard dist/dashboard
 COPY --from=build /app/bin bin
 COPY --from=build /app/schema schema
 COPY example-repo example-repo
-USER node
-# gitfleet run --listen 0.0.0.0:8080 serves /webhook, /healthz and /readyz here.
+# The official image's node user (uid 1000): never root.
+USER 1000:1000
+# The dashboard, the JSON API, /metrics, /webhook, /healthz and /readyz.
 EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/gitfleet.js"]
-CMD ["validate", "/fleet"]
+CMD ["run", "--listen", "0.0.0.0:8080"]
