@@ -51,6 +51,7 @@ export function syncingController(
     ...(options.client ? { client: options.client } : {}),
     ...(options.onSyncResult ? { onResult: options.onSyncResult } : {}),
     ...(options.onSyncProgress ? { onProgress: options.onSyncProgress } : {}),
+    capacityIntervalMs: options.statusIntervalMs,
   });
   const prober = new ClusterProber({
     connect,

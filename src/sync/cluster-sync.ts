@@ -120,6 +120,8 @@ export interface ClusterSyncInput {
   readonly concurrency?: number;
   /** How long to wait for applied CRDs to be Established (default 30 s). */
   readonly crdTimeoutMs?: number;
+  /** Reads the member's capacity after the sync (default: list its nodes and pods every time). */
+  readonly capacity?: (client: MemberClient) => Promise<ClusterCapacity | undefined>;
   /** Told after each object is applied or compared (progress of a large sync). */
   readonly onObject?: (done: number, total: number) => void;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
@@ -177,7 +179,7 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
   );
   const blocked = prune.blocked;
-  const capacity = await readCapacity(client);
+  const capacity = await (input.capacity ?? readCapacity)(client);
   return {
     cluster,
     sourceCommit,

@@ -69,3 +69,49 @@ describe("Syncer", () => {
     expect(switches(writes)).toBeGreaterThan(BASE_SPEC.clusters.length - 1);
   });
 });
+
+describe("Syncer capacity readings", () => {
+  const world = { nodePools: [{ count: 2, allocatable: { cpu: "4", memory: "16Gi", pods: "110" } }] };
+
+  // Two syncs of the same fleet with a member's node resized in between: the CPU each sync reports.
+  async function cpuOfTwoSyncs(capacityIntervalMs: number): Promise<(number | undefined)[]> {
+    for (const member of members) await member.close();
+    members = await Promise.all(BASE_SPEC.clusters.map(({ name }) => startMember({ name, world })));
+    const kubeconfig = writeKubeconfig(join(root.dir, "kubeconfig"), members);
+    const { model } = loadFleet(fleetFiles(BASE_SPEC));
+    if (!model) throw new Error("the fleet does not validate");
+    const syncer = new Syncer({
+      connect: (fleet) => resolveConnections(fleet.clusters, { kubeconfig, env: {} }),
+      logger: createLogger({ level: "silent" }),
+      rollout: false,
+      capacityIntervalMs,
+    });
+    const [member] = members as [SimulatedMember];
+    const cpu: (number | undefined)[] = [];
+    for (const commit of ["c", "d"]) {
+      syncer.request({
+        sourceCommit: commit.repeat(40),
+        model,
+        objects: renderFleet(model).objects,
+        inventories: new Map(),
+      });
+      await syncer.idle();
+      cpu.push(syncer.latest().get(member.name)?.capacity?.allocatable.cpu);
+      const response = await fetch(`${member.url}/api/v1/nodes/${member.name}-node-0/status`, {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ status: { allocatable: { cpu: "12" } } }),
+      });
+      expect(response.status).toBe(200);
+    }
+    return cpu;
+  }
+
+  it("reads the member's nodes on every sync when the interval has passed", async () => {
+    expect(await cpuOfTwoSyncs(0)).toEqual([8, 16]);
+  });
+
+  it("reports the last reading within the interval instead of listing every pod again", async () => {
+    expect(await cpuOfTwoSyncs(3_600_000)).toEqual([8, 8]);
+  });
+});
