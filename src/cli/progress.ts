@@ -20,6 +20,11 @@ export interface ProgressTarget {
   readonly logger: Logger;
 }
 
+/** Bars on a terminal; `log` prints a line above them, so log records do not break the bars. */
+export interface TerminalProgress extends Progress {
+  log(line: string): void;
+}
+
 /**
  * Bars on a terminal (cli-progress, redrawn in place, at most ten times a second); on anything else
  * — a pipe, a file, a CI log — plain structured records: one when a task starts, one at each quarter,
@@ -29,7 +34,23 @@ export function progressFor(target: ProgressTarget): Progress {
   return target.stream.isTTY ? terminalProgress(target.stream) : loggedProgress(target.logger);
 }
 
-function terminalProgress(stream: NodeJS.WritableStream): Progress {
+/**
+ * A command's logger and progress together: on a terminal the log records go above the bars (the
+ * logger writes through them); elsewhere progress is log records.
+ */
+export function loggerWithProgress(
+  stream: NodeJS.WritableStream & { readonly isTTY?: boolean },
+  makeLogger: (destination?: { write(line: string): void }) => Logger,
+): { logger: Logger; progress: Progress } {
+  if (!stream.isTTY) {
+    const logger = makeLogger();
+    return { logger, progress: loggedProgress(logger) };
+  }
+  const progress = terminalProgress(stream);
+  return { logger: makeLogger({ write: (line) => progress.log(line) }), progress };
+}
+
+export function terminalProgress(stream: NodeJS.WritableStream): TerminalProgress {
   const bars = new MultiBar({
     stream: stream as NodeJS.WriteStream,
     format: " {task} [{bar}] {value}/{total} {detail}",
@@ -48,7 +69,12 @@ function terminalProgress(stream: NodeJS.WritableStream): Progress {
         finish: (detail = "done") => bar.update(Math.max(total, 1), { detail }),
       };
     },
-    stop: () => bars.stop(),
+    stop: () => {
+      // Lines logged since the last redraw are printed by the next one: draw once more first.
+      bars.update();
+      bars.stop();
+    },
+    log: (line) => bars.log(line.endsWith("\n") ? line : `${line}\n`),
   };
 }
 

@@ -9,8 +9,8 @@ import { commitTree, gitIn } from "../helpers/git-repo.js";
 import { until } from "../helpers/member.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import {
+  appHealthy,
   dashboardFleet,
-  getJson,
   type RunningController,
   runController,
 } from "../helpers/running-controller.js";
@@ -43,12 +43,7 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-  await until(async () => {
-    const { body } = await getJson<{ apps: { name: string; health: string }[] }>(
-      `${controller.url}/api/apps`,
-    );
-    return body.apps.find((a) => a.name === "web")?.health === "Healthy" ? true : undefined;
-  }, 30_000);
+  await appHealthy(controller, "web");
 }, 60_000);
 
 afterAll(async () => {

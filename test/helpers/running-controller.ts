@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { createRepo, tempDir } from "./git-repo.js";
+import { until } from "./member.js";
 import { webDeployment } from "./minimal-fleet.js";
 import { startMembers } from "./sync-fleet.js";
 
@@ -150,6 +151,16 @@ export async function runController(
       cleanup();
     },
   };
+}
+
+/** Waits until the status branch says the app is Healthy: every member synced it and its replicas are ready. */
+export async function appHealthy(controller: RunningController, app: string): Promise<void> {
+  await until(async () => {
+    const { body } = await getJson<{ apps: { name: string; health: string }[] }>(
+      `${controller.url}/api/apps`,
+    );
+    return body.apps.find((a) => a.name === app)?.health === "Healthy" ? true : undefined;
+  }, 30_000);
 }
 
 /** GET a JSON endpoint of the controller. */

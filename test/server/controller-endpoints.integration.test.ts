@@ -5,9 +5,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { commitTree, gitIn } from "../helpers/git-repo.js";
-import { until } from "../helpers/member.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import {
+  appHealthy,
   dashboardFleet,
   getJson,
   type RunningController,
@@ -23,13 +23,7 @@ let controller: RunningController;
 
 beforeAll(async () => {
   controller = await runController(dashboardFleet(), "gitfleet-endpoints-");
-  // Converged: every member synced, web ready everywhere it runs, the status branch says so.
-  await until(async () => {
-    const { body } = await getJson<{ apps: { name: string; health: string }[] }>(
-      `${controller.url}/api/apps`,
-    );
-    return body.apps.find((a) => a.name === "web")?.health === "Healthy" ? true : undefined;
-  }, 30_000);
+  await appHealthy(controller, "web");
 }, 60_000);
 
 afterAll(async () => {
@@ -155,6 +149,47 @@ describe("the JSON API", () => {
     expect(new TextDecoder().decode(chunk)).toMatch(
       /^event: status\ndata: \{"statusCommit":"[0-9a-f]{40}"\}/,
     );
+  });
+});
+
+describe("gitfleet status", () => {
+  it("prints the same clusters and apps as the API, from the status branch, and exits 0 when all is Healthy", async () => {
+    const { stdout } = await execFileAsync(process.execPath, [BIN, "status", "--repo", controller.repo]);
+    const { body } = await getJson<{ clusters: { name: string; state: string; region: string }[] }>(
+      `${controller.url}/api/clusters`,
+    );
+    for (const cluster of body.clusters)
+      expect(stdout).toMatch(new RegExp(`^${cluster.name} +${cluster.state} +\\S+ +${cluster.region} `, "m"));
+    const { body: web } = await getJson<{
+      workloads: { clusters: Record<string, { desired: number; ready: number }> }[];
+    }>(`${controller.url}/api/apps/web`);
+    const cells = web.workloads[0]?.clusters ?? {};
+    const header = stdout.split("\n").find((line) => line.startsWith("APP ")) ?? "";
+    const row = stdout.split("\n").find((line) => line.startsWith("web ")) ?? "";
+    const columns = header.split(/\s+/).slice(2);
+    expect(row.split(/\s+/).slice(2)).toEqual(
+      columns.map((c) => (cells[c] ? `${cells[c].ready}/${cells[c].desired}` : "-")),
+    );
+  });
+
+  it("exits 1 on a repository nothing reconciled yet", async () => {
+    const bare = `${controller.repo}-bare.git`;
+    gitIn(
+      controller.repo,
+      "clone",
+      "-q",
+      "--bare",
+      "--single-branch",
+      "--branch",
+      "main",
+      controller.repo,
+      bare,
+    );
+    const failed = await execFileAsync(process.execPath, [BIN, "status", "--repo", bare]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toMatch(/no gitfleet\/status branch/);
   });
 });
 

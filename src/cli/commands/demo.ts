@@ -71,8 +71,9 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
   const profile = parseSimulationProfile(readFileSync(EXAMPLE_PROFILE, "utf8"), EXAMPLE_PROFILE);
   const members: SimulatedMember[] = [];
   // Start-up progress: bars on a terminal, log records on stderr otherwise.
-  const progress = progressFor({ stream: process.stderr, logger: createLogger({ level: "info" }) });
-  const starting = progress.task("start members", model.clusters.length);
+  const progressLogger = createLogger({ level: "info" });
+  const memberProgress = progressFor({ stream: process.stderr, logger: progressLogger });
+  const starting = memberProgress.task("start members", model.clusters.length);
   for (const cluster of model.clusters) {
     const name = cluster.metadata.name;
     starting.update(members.length, name);
@@ -90,6 +91,7 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     );
   }
   starting.finish(`${members.length} members`);
+  memberProgress.stop();
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, simulatedKubeconfig(members), { mode: 0o600 });
   const byHand = await deployByHand(model, members);
@@ -105,6 +107,8 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
       `\n${byHand.apps.join(" and ")} already run in ${byHand.clusters} members, created by hand (${byHand.count} objects):\nthe Migration in migrations/ brings them under gitfleet batch by batch; gitfleet leaves them alone until a batch is approved.\n`,
     );
   const logger = createLogger({ level: "silent" });
+  // The first reconcile and sync as bars; what the rounds print waits until they are gone.
+  const progress = progressFor({ stream: process.stderr, logger: progressLogger });
   const repo = await FleetRepo.open({ location: repoDir });
   const parts: ServedParts = {};
   const metrics = controllerMetrics(repo, parts);

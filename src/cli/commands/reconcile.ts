@@ -16,7 +16,7 @@ import type { ClusterSyncResult } from "../../sync/cluster-sync.js";
 import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-import { progressFor, reconcileProgress, syncProgress } from "../progress.js";
+import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { controllerMetrics, type ServedParts, serveController } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
@@ -133,13 +133,16 @@ function loopCommand(name: string): Command {
 }
 
 async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean): Promise<ExitCodeValue> {
-  const logger = createLogger({ level: flags.logLevel });
+  // A one-off reconcile of a large fleet shows how far it got (bars on a terminal, records otherwise).
+  const { logger, progress } = flags.once
+    ? loggerWithProgress(process.stderr, (destination) =>
+        createLogger({ level: flags.logLevel, ...(destination ? { destination } : {}) }),
+      )
+    : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
   const { repo, settings } = await openFleet(flags);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const parts: ServedParts = {};
   const metrics = serve ? controllerMetrics(repo, parts) : undefined;
-  // A one-off reconcile of a large fleet shows how far it got (bars on a terminal, records otherwise).
-  const progress = flags.once ? progressFor({ stream: process.stderr, logger }) : undefined;
   const reconciler: Reconciler = construct(
     () =>
       new Reconciler({
@@ -171,8 +174,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
     },
   );
   Object.assign(parts, { syncer, controller, prober });
-  if (flags.once)
-    return reconcileOnce(reconciler, controller, syncer, output).finally(() => progress?.stop());
+  if (flags.once) return reconcileOnce(reconciler, controller, syncer, output, () => progress?.stop());
   const intervalMs = flags.interval
     ? durationFlag(flags.interval)
     : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
@@ -256,18 +258,9 @@ async function reconcileOnce(
   controller: Controller | undefined,
   syncer: Syncer | undefined,
   output: CommandOutput,
+  finished: () => void,
 ): Promise<ExitCodeValue> {
-  let report: ReconcileReport;
-  try {
-    report = await (controller ?? reconciler).reconcile();
-    if (controller && syncer) {
-      await syncer.idle();
-      await controller.flush();
-      controller.stop();
-    }
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
+  const report = await reconcileAndSync(reconciler, controller, syncer).finally(finished);
   const status = report.statusCommit ? report.statusCommit.slice(0, 7) : "none";
   const validity = report.valid
     ? "valid"
@@ -284,6 +277,24 @@ async function reconcileOnce(
       result.reachable && !result.objects.some((o) => o.action === "failed" || o.action === "conflict");
   }
   return report.valid && synced ? ExitCode.Ok : ExitCode.Failed;
+}
+
+async function reconcileAndSync(
+  reconciler: Reconciler,
+  controller: Controller | undefined,
+  syncer: Syncer | undefined,
+): Promise<ReconcileReport> {
+  try {
+    const report = await (controller ?? reconciler).reconcile();
+    if (controller && syncer) {
+      await syncer.idle();
+      await controller.flush();
+      controller.stop();
+    }
+    return report;
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function construct<T>(make: () => T): T {
