@@ -30,8 +30,8 @@ export class StatusEvents {
     });
     this.clients.add(response);
     response.on("close", () => this.clients.delete(response));
-    this.last = await this.tip();
-    response.write(event(this.last));
+    // The newcomer's answer only: the others hear of a change when check() sees one.
+    response.write(event(await this.tip()));
   }
 
   /** Looks at the status branch now (after a reconcile). */

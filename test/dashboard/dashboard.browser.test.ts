@@ -11,6 +11,7 @@ import { webDeployment } from "../helpers/minimal-fleet.js";
 import {
   appHealthy,
   dashboardFleet,
+  migrationFleet,
   type RunningController,
   runController,
 } from "../helpers/running-controller.js";
@@ -171,5 +172,37 @@ describe("the dashboard", () => {
     await event.first().locator(".event-subject").click();
     await expect.poll(() => page.locator("main").innerText()).toMatch(/files changed/);
     expect(await page.locator("main").innerText()).toContain("status/apps/web.yaml");
+  });
+});
+
+describe("the migration board", () => {
+  let migrating: RunningController;
+
+  beforeAll(async () => {
+    migrating = await runController(migrationFleet(), "gitfleet-dashboard-migration-");
+  }, 60_000);
+
+  afterAll(async () => {
+    await migrating?.stop();
+  });
+
+  it("shows each batch with its state and why, as status/migrations/ records them", async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`${migrating.url}/#/migrations`);
+    const batch = (name: string) => page.locator(`[data-batch="${name}"]`);
+    await expect
+      .poll(() => batch("first").locator(".badge").first().textContent(), { timeout: 30_000 })
+      .toBe("Succeeded");
+    await expect
+      .poll(() => batch("second").locator(".badge").first().textContent(), { timeout: 10_000 })
+      .toBe("WaitingApproval");
+    expect(await batch("second").innerText()).toMatch(/approved: true in a reviewed commit starts it/);
+    expect(await batch("first").innerText()).toMatch(/legacy in east\s+Healthy/);
+    // The same states as the status file the board reads.
+    const file = gitIn(migrating.repo, "show", "gitfleet/status:status/migrations/legacy.yaml");
+    expect(file).toMatch(/name: first\n\s+state: Succeeded/);
+    expect(file).toMatch(/name: second\n\s+state: WaitingApproval/);
+    await page.screenshot({ path: `${ARTIFACTS}migrations.png`, fullPage: true });
   });
 });

@@ -170,3 +170,38 @@ export async function getJson<T = Record<string, unknown>>(
   const response = await fetch(url);
   return { status: response.status, body: (await response.json()) as T };
 }
+
+/**
+ * Two clusters, an app that is only a ConfigMap, and a Migration bringing it under gitfleet: batch
+ * first (east) approved and observed for a second, batch second (west) not approved yet.
+ */
+export function migrationFleet(): Record<string, string> {
+  return {
+    "fleet.yaml": FAST_FLEET_YAML,
+    "clusters/east.yaml": cluster("east", "aws", "us-east"),
+    "clusters/west.yaml": cluster("west", "gcp", "eu-west"),
+    "apps/legacy/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: legacy\nspec:\n  namespace: legacy\n",
+    "apps/legacy/config.yaml":
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy-config\ndata:\n  MODE: production\n",
+    "placements/legacy.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: legacy\nspec:\n  apps: [legacy]\n  replicaScheduling:\n    type: Duplicated\n  conflictResolution: Adopt\n",
+    "migrations/legacy.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Migration
+metadata:
+  name: legacy
+spec:
+  conflictResolution: Adopt
+  observe: 1s
+  batches:
+    - name: first
+      apps: [legacy]
+      clusters: [east]
+      approved: true
+    - name: second
+      apps: [legacy]
+      clusters: [west]
+      approved: false
+`,
+  };
+}
