@@ -2,16 +2,15 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { commitTree, gitIn } from "../helpers/git-repo.js";
+import { gitIn } from "../helpers/git-repo.js";
 import { until } from "../helpers/member.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
 import {
   appHealthy,
   dashboardFleet,
   migrationFleet,
+  proposeMoreWeb,
   type RunningController,
   runController,
 } from "../helpers/running-controller.js";
@@ -120,13 +119,7 @@ describe("the dashboard", () => {
   });
 
   it("renders gitfleet plan for two revisions", async () => {
-    commitTree(
-      controller.repo,
-      fileTreeFromText({ ...dashboardFleet(), "apps/web/deployment.yaml": webDeployment(9, "100m") }),
-      "web: 9",
-    );
-    gitIn(controller.repo, "branch", "-f", "more-web", "HEAD");
-    gitIn(controller.repo, "reset", "-q", "--hard", "HEAD~1");
+    proposeMoreWeb(controller.repo);
     await open("#/plan");
     await page.getByLabel("base").fill("main");
     await page.getByLabel("head").fill("more-web");

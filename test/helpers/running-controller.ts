@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { createRepo, tempDir } from "./git-repo.js";
+import { commitTree, createRepo, gitIn, tempDir } from "./git-repo.js";
 import { until } from "./member.js";
 import { webDeployment } from "./minimal-fleet.js";
 import { startMembers } from "./sync-fleet.js";
@@ -161,6 +161,17 @@ export async function appHealthy(controller: RunningController, app: string): Pr
     );
     return body.apps.find((a) => a.name === app)?.health === "Healthy" ? true : undefined;
   }, 30_000);
+}
+
+/** A proposed change on branch more-web (web at 9 replicas), main left as it is: for plans. */
+export function proposeMoreWeb(repo: string): void {
+  commitTree(
+    repo,
+    fileTreeFromText({ ...dashboardFleet(), "apps/web/deployment.yaml": webDeployment(9, "100m") }),
+    "web: 9 replicas",
+  );
+  gitIn(repo, "branch", "-f", "more-web", "HEAD");
+  gitIn(repo, "reset", "-q", "--hard", "HEAD~1");
 }
 
 /** GET a JSON endpoint of the controller. */

@@ -3,13 +3,12 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { commitTree, gitIn } from "../helpers/git-repo.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
+import { gitIn } from "../helpers/git-repo.js";
 import {
   appHealthy,
   dashboardFleet,
   getJson,
+  proposeMoreWeb,
   type RunningController,
   runController,
 } from "../helpers/running-controller.js";
@@ -111,13 +110,7 @@ describe("the JSON API", () => {
   });
 
   it("plans between two revisions exactly as gitfleet plan does, and refuses what is not a revision", async () => {
-    commitTree(
-      controller.repo,
-      fileTreeFromText({ ...dashboardFleet(), "apps/web/deployment.yaml": webDeployment(9, "100m") }),
-      "web: 9 replicas",
-    );
-    gitIn(controller.repo, "branch", "-f", "more-web", "HEAD");
-    gitIn(controller.repo, "reset", "-q", "--hard", "HEAD~1");
+    proposeMoreWeb(controller.repo);
     const { status, body } = await getJson<{ text: string; plan: { changed: boolean } }>(
       `${controller.url}/api/plan?base=main&head=more-web`,
     );
