@@ -12,4 +12,9 @@ export function short(commit: string | null | undefined): string {
   return commit ? commit.slice(0, 7) : "—";
 }
 
+/** "1 app", "3 apps". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 export { amount } from "../../src/observe/format-status.js";

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { AppView, ClusterView, FleetView } from "../api.js";
 import { Badge, Meter, Problem, Section } from "../components.js";
-import { ago, amount } from "../format.js";
+import { ago, amount, plural } from "../format.js";
 
 type Grouping = "region" | "provider";
 
@@ -124,7 +124,7 @@ function ClusterCard({ cluster }: { cluster: ClusterView }) {
         <p class="muted small">capacity not reported</p>
       )}
       <p class="muted small">
-        {cluster.objects} objects · {Object.keys(cluster.apps).length} apps
+        {plural(cluster.objects, "object")} · {plural(Object.keys(cluster.apps).length, "app")}
       </p>
     </article>
   );
