@@ -81,13 +81,6 @@ export class StatusReader {
     const parent = read.parent[0];
     const parentTree = parent ? (await this.readCommit(parent))?.tree : undefined;
     const changes = await diffTrees(this.repo.gitdir, this.repo.cache, parentTree, read.tree);
-    const before = new Set(
-      parentTree
-        ? (await diffTrees(this.repo.gitdir, this.repo.cache, read.tree, parentTree))
-            .filter((c) => c.oid !== null)
-            .map((c) => c.path)
-        : [],
-    );
     return {
       ...timelineEvent(full, isoTime(read.committer.timestamp), read.message),
       ...(parent ? { parent } : {}),
@@ -98,9 +91,9 @@ export class StatusReader {
           change:
             c.oid === null
               ? ("removed" as const)
-              : before.has(c.path)
-                ? ("modified" as const)
-                : ("added" as const),
+              : c.previous === null
+                ? ("added" as const)
+                : ("modified" as const),
         }))
         .sort((a, b) => (a.path < b.path ? -1 : 1)),
     };

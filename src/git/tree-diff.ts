@@ -1,10 +1,12 @@
 import git from "isomorphic-git";
 import { gitFs as fs } from "./git-fs.js";
 
-/** A file that differs between two trees: its blob in the new tree, or null when it was removed. */
+/** A file that differs between two trees: its blob in the new tree, or null when it was removed; and in the old one. */
 export interface TreeChange {
   readonly path: string;
   readonly oid: string | null;
+  /** Its blob in the old tree, or null when it is new there. */
+  readonly previous: string | null;
 }
 
 /**
@@ -54,8 +56,9 @@ async function compareEntry(
   const aTree = a?.type === "tree" ? a.oid : undefined;
   const bTree = b?.type === "tree" ? b.oid : undefined;
   if (aTree || bTree) await walk(gitdir, cache, aTree, bTree, `${path}/`, changes);
-  if (b?.type === "blob") changes.push({ path, oid: b.oid });
-  else if (a?.type === "blob") changes.push({ path, oid: null });
+  const previous = a?.type === "blob" ? a.oid : null;
+  if (b?.type === "blob") changes.push({ path, oid: b.oid, previous });
+  else if (previous) changes.push({ path, oid: null, previous });
 }
 
 async function entries(gitdir: string, cache: object, tree: string | undefined): Promise<Map<string, Entry>> {

@@ -38,22 +38,24 @@ describe("tree diff", () => {
       "second",
     );
     const changes = await diffTrees(join(dir, ".git"), {}, tree(first), tree(second));
-    const ours = changes.map((c) => `${c.oid === null ? "D" : "M"} ${c.path}`).sort();
+    const kind = (c: (typeof changes)[number]) => (c.oid === null ? "D" : c.previous === null ? "A" : "M");
+    const ours = changes.map((c) => `${kind(c)} ${c.path}`).sort();
     const gits = gitIn(dir, "diff", "--name-status", "--no-renames", first, second)
       .split("\n")
-      .map((line) => line.replace(/^A\t|^M\t/, "M ").replace(/^D\t/, "D "))
+      .map((line) => line.replace("\t", " "))
       .sort();
     expect(ours).toEqual(gits);
     expect(ours).toEqual([
+      "A apps/new/deep/er/x.yaml",
+      "A notes/now-a-directory.md",
       "D apps/api/deployment.yaml",
       "D notes",
-      "M apps/new/deep/er/x.yaml",
       "M apps/web/deployment.yaml",
-      "M notes/now-a-directory.md",
     ]);
-    // Blob ids are the new content's.
+    // Blob ids are the new content's and the old one's.
     const web = changes.find((c) => c.path === "apps/web/deployment.yaml");
     expect(web?.oid).toBe(gitIn(dir, "rev-parse", `${second}:apps/web/deployment.yaml`));
+    expect(web?.previous).toBe(gitIn(dir, "rev-parse", `${first}:apps/web/deployment.yaml`));
   });
 
   it("lists everything from the empty tree, and nothing between equal trees", async () => {
