@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { DEFAULT_STATUS_INTERVAL_MS } from "../controller/fleet-settings.js";
 import { wantedSource } from "../controller/reconciler.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
@@ -6,12 +7,14 @@ import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
 import { gatesForCluster } from "../migrate/migration-state.js";
 import { migrationStatusPath } from "../migrate/migration-status-file.js";
 import { statusFromFile } from "../migrate/migrations.js";
+import { parseDuration } from "../model/duration.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
 import type { FleetModel } from "../model/types.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import type { RenderResult } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { CapacityReadings } from "../sync/cluster-capacity.js";
 import { type ClusterSyncResult, detachApp, syncCluster } from "../sync/cluster-sync.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
 import {
@@ -65,6 +68,7 @@ export interface AgentRound {
 export class Agent {
   private fleet: { commit: string; model: FleetModel } | undefined;
   private readonly parseCache = createParseCache();
+  private readonly capacities = new CapacityReadings();
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -106,6 +110,8 @@ export class Agent {
       knownInventory,
       interpreterFor: interpreterLookup(model),
       held: gated.held,
+      // Its report is committed at most once per status interval: nodes and pods are listed as often.
+      capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),
     });
     return { result, report: await this.report(result, tip, files) };
   }
@@ -226,4 +232,10 @@ function rendered(files: ReadonlyMap<string, string>, cluster: string): Map<stri
   return new Map(
     [...files].filter(([path]) => path.startsWith(`rendered/${cluster}/`) || path === SOURCE_STATUS_PATH),
   );
+}
+
+/** fleet.yaml spec.statusInterval, or its default. */
+function statusIntervalMs(model: FleetModel): number {
+  const given = model.fleet?.spec.statusInterval;
+  return (given && parseDuration(given)) || DEFAULT_STATUS_INTERVAL_MS;
 }

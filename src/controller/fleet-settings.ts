@@ -4,6 +4,9 @@ import type { FleetRepo } from "../git/fleet-repo.js";
 import { gitFs as fs } from "../git/git-fs.js";
 import { parseDuration } from "../model/duration.js";
 
+/** fleet.yaml spec.statusInterval's default: at most one observed-status commit per 30 s. */
+export const DEFAULT_STATUS_INTERVAL_MS = 30_000;
+
 /** The loop settings fleet.yaml may give (spec.statusBranch, spec.reconcileInterval, spec.commitAuthor). */
 export interface FleetSettings {
   readonly statusBranch?: string;

@@ -5,7 +5,7 @@ import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { type ClusterCapacity, readCapacity } from "./cluster-capacity.js";
+import { CapacityReadings } from "./cluster-capacity.js";
 import { type ClusterSyncResult, detachApp, notSynced, syncCluster } from "./cluster-sync.js";
 import type { MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
@@ -36,11 +36,7 @@ export interface SyncerOptions {
   readonly client?: MemberClientOptions;
   /** Requests in flight per cluster. */
   readonly concurrency?: number;
-  /**
-   * A member's capacity (its nodes and pods listed) is read at most once per this many milliseconds;
-   * syncs in between report the last reading. Listing every pod of a large cluster on every sync
-   * would cost more than the status it feeds, which is committed at most once per status interval.
-   */
+  /** A member's capacity (its nodes and pods listed) is read at most once per this many milliseconds. */
   readonly capacityIntervalMs?: number;
   /** Clusters synced at once (default 16): the others wait their turn in their own queues. */
   readonly maxClusters?: number;
@@ -61,10 +57,7 @@ export interface SyncerOptions {
 export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
-  private readonly capacities = new Map<
-    string,
-    { at: number; value: Promise<ClusterCapacity | undefined> }
-  >();
+  private readonly capacities = new CapacityReadings();
   private readonly rollout = new RolloutPlanner();
   private readonly reports = new Map<string, AgentReport>();
   private readonly reading = new Set<Promise<void>>();
@@ -127,7 +120,7 @@ export class Syncer {
             held: gated.held,
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
             ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
-            capacity: (client) => this.capacityOf(cluster, client),
+            capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
           });
         })().catch((error: unknown) =>
           notSynced(
@@ -138,16 +131,6 @@ export class Syncer {
         ),
       );
     }
-  }
-
-  // The member's capacity, read again once the last reading is older than the capacity interval.
-  private capacityOf(cluster: string, client: MemberClient): Promise<ClusterCapacity | undefined> {
-    const now = Date.now();
-    const last = this.capacities.get(cluster);
-    if (last && now - last.at < (this.options.capacityIntervalMs ?? 0)) return last.value;
-    const value = readCapacity(client);
-    this.capacities.set(cluster, { at: now, value });
-    return value;
   }
 
   private progressOf(cluster: string): (done: number, total: number) => void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/model/json.js";
-import { capacityRecord, summarizeCapacity } from "../../src/sync/cluster-capacity.js";
+import { CapacityReadings, capacityRecord, summarizeCapacity } from "../../src/sync/cluster-capacity.js";
 
 const node = (name: string, ready: boolean, allocatable: Record<string, string>): JsonMap => ({
   metadata: { name },
@@ -58,5 +58,29 @@ describe("a member's capacity summary", () => {
       memory: { allocatable: 24 * 2 ** 30, requested: 2 ** 20 },
       pods: { allocatable: 220, requested: 1 },
     });
+  });
+});
+
+describe("capacity readings", () => {
+  it("list a member's nodes and pods again only once the last reading is older than the interval", async () => {
+    let now = 0;
+    const listed: string[] = [];
+    const member = {
+      cluster: "east",
+      list: async (_apiVersion: string, kind: string) => {
+        listed.push(kind);
+        return kind === "Node" ? [node(`n${listed.length}`, true, { cpu: String(listed.length) })] : [];
+      },
+    };
+    const readings = new CapacityReadings(() => now);
+    const cpu = async (intervalMs: number) => (await readings.read(member, intervalMs))?.allocatable.cpu;
+    expect(await cpu(30_000)).toBe(1);
+    now = 29_999;
+    expect(await cpu(30_000)).toBe(1);
+    expect(listed).toEqual(["Node", "Pod"]);
+    now = 30_000;
+    expect(await cpu(30_000)).toBe(3);
+    expect(await cpu(0)).toBe(5);
+    expect(listed).toHaveLength(6);
   });
 });

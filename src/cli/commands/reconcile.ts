@@ -2,7 +2,11 @@ import { hostname } from "node:os";
 import { Command, Option } from "commander";
 import type { Logger } from "pino";
 import type { Controller } from "../../controller/controller.js";
-import { type FleetSettings, readFleetSettings } from "../../controller/fleet-settings.js";
+import {
+  DEFAULT_STATUS_INTERVAL_MS,
+  type FleetSettings,
+  readFleetSettings,
+} from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
 import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
@@ -41,7 +45,6 @@ interface LoopFlags {
 
 const DEFAULT_STATUS_BRANCH = "gitfleet/status";
 const DEFAULT_INTERVAL_MS = 3 * 60_000;
-const DEFAULT_STATUS_INTERVAL_MS = 30_000;
 const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
 const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
 
