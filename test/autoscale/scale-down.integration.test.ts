@@ -44,7 +44,7 @@ const FILES = {
   "interpreters/cloneset.yaml": INTERPRETER,
   "apps/game/crd.yaml": CRD,
   "apps/game/cloneset.yaml": CLONESET,
-  "placements/game.yaml": weightedPlacement("game", 1, 1),
+  "placements/game.yaml": weightedPlacement("game", { east: 1, west: 1 }),
 };
 
 const request = (pods: readonly string[]) => `apiVersion: gitfleet.io/v1alpha1

@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { spawnRun } from "../helpers/gitfleet-run.js";
 import { until } from "../helpers/member.js";
 import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /** `gitfleet run` as a real process: readiness, push webhooks (signed and not), graceful stop. */
-const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 const SECRET = "webhook-secret-for-tests";
 let dir: string;
 let cleanup: () => void;
@@ -24,29 +23,14 @@ afterEach(() => {
   cleanup();
 });
 
-function start(): Promise<string> {
-  child = spawn(
-    process.execPath,
-    [BIN, "run", "--repo", `${dir}/fleet`, "--no-sync", "--listen", "127.0.0.1:0", "--interval", "1h"],
-    {
-      env: { ...process.env, GITFLEET_WEBHOOK_SECRET: SECRET },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
+async function start(): Promise<string> {
+  const run = await spawnRun(
+    ["--repo", `${dir}/fleet`, "--no-sync", "--listen", "127.0.0.1:0", "--interval", "1h"],
+    { GITFLEET_WEBHOOK_SECRET: SECRET },
   );
-  let buffer = "";
-  return new Promise((resolve, reject) => {
-    child?.on("exit", (code) => reject(new Error(`gitfleet run exited early with ${code}`)));
-    child?.stderr?.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split("\n");
-      buffer = lines.pop() ?? "";
-      for (const line of lines) {
-        const record = JSON.parse(line) as Record<string, unknown>;
-        records.push(record);
-        if (record.msg === "listening") resolve(String(record.url));
-      }
-    });
-  });
+  child = run.child;
+  records = run.records;
+  return run.url;
 }
 
 function push(url: string, payload: string, signature: string): Promise<Response> {

@@ -10,6 +10,7 @@ import { renderFleet } from "../../src/render/render-fleet.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
+import { clusterYaml } from "../helpers/two-clusters.js";
 
 // Failover end to end: simulated members with fault injection, the controller probing, reconciling
 // and syncing them, every decision a commit on the status branch.
@@ -27,14 +28,7 @@ spec:
     noExecuteAfter: 1s
 `;
 
-const cluster = (name: string, extra = "") => `apiVersion: gitfleet.io/v1alpha1
-kind: Cluster
-metadata:
-  name: ${name}
-spec:
-  provider: p-${name}
-  region: r-${name}
-${extra}`;
+const cluster = (name: string, extra = "") => clusterYaml(name, { extra });
 
 const deployment = (replicas: number) => webDeployment(replicas, "100m");
 

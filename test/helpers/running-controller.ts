@@ -1,18 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { commitTree, createRepo, gitIn, tempDir } from "./git-repo.js";
+import { spawnRun } from "./gitfleet-run.js";
 import { until } from "./member.js";
 import { webDeployment } from "./minimal-fleet.js";
 import { startMembers } from "./sync-fleet.js";
+import { clusterYaml, weightedPlacement } from "./two-clusters.js";
 
 // `gitfleet run` as a real process (the command the container image runs), syncing simulated members
 // that run in the test, with its HTTP endpoint on a free port: for the dashboard, API and metrics tests.
-
-const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 
 /** Probes every second; NotReady after 2 failures; replicas leave a NotReady cluster at once. */
 export const FAST_FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
@@ -29,38 +27,11 @@ spec:
     noExecuteAfter: 1s
 `;
 
-const cluster = (
-  name: string,
-  provider: string,
-  region: string,
-  extra = "",
-) => `apiVersion: gitfleet.io/v1alpha1
-kind: Cluster
-metadata:
-  name: ${name}
-spec:
-  provider: ${provider}
-  region: ${region}
-${extra}`;
+const cluster = (name: string, provider: string, region: string, extra = "") =>
+  clusterYaml(name, { provider, region, extra });
 
-const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-    divisionPreference: Weighted
-    weightPreference:
-      staticWeightList:
-        - targetCluster: {clusterNames: [east]}
-          weight: 3
-        - targetCluster: {clusterNames: [west]}
-          weight: 2
-        - targetCluster: {clusterNames: [north]}
-          weight: 1
-  failover:
+// Divided 3:2:1; replicas leave a NotReady cluster at once.
+const PLACEMENT = `${weightedPlacement("web", { east: 3, west: 2, north: 1 })}  failover:
     cluster:
       tolerationSeconds: 0
       purgeMode: Directly
@@ -116,26 +87,10 @@ export async function runController(
     .map((path) => /^clusters\/(.+)\.yaml$/.exec(path)?.[1])
     .filter((name): name is string => name !== undefined);
   const { members, kubeconfig } = await startMembers(names, join(dir, "kubeconfig"));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [BIN, "run", "--repo", repo, "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--interval", "1s"],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, GITFLEET_WEBHOOK_SECRET: "" } },
+  const { child, url, records } = await spawnRun(
+    ["--repo", repo, "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--interval", "1s"],
+    { GITFLEET_WEBHOOK_SECRET: "" },
   );
-  const records: Record<string, unknown>[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = "";
-    child.on("exit", (code) => reject(new Error(`gitfleet run exited early with ${code}`)));
-    child.stderr?.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split("\n");
-      buffer = lines.pop() ?? "";
-      for (const line of lines) {
-        const record = JSON.parse(line) as Record<string, unknown>;
-        records.push(record);
-        if (record.msg === "listening") resolve(String(record.url));
-      }
-    });
-  });
   return {
     url,
     repo,

@@ -4,14 +4,16 @@ import { webDeployment } from "./minimal-fleet.js";
 // workload a Placement divides by static weights.
 
 /** clusters/<name>.yaml */
-export const clusterYaml = (name: string) =>
-  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: p-${name}\n  region: r-${name}\n`;
+export const clusterYaml = (
+  name: string,
+  { provider = `p-${name}`, region = `r-${name}`, extra = "" } = {},
+) =>
+  `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  provider: ${provider}\n  region: ${region}\n${extra}`;
 
-/** A Placement of `app` dividing its replicas over east and west by the given weights. */
+/** A Placement of `app` dividing its replicas over clusters by static weights, e.g. { east: 2, west: 1 }. */
 export const weightedPlacement = (
   app: string,
-  east: number,
-  west: number,
+  weights: Readonly<Record<string, number>>,
 ) => `apiVersion: gitfleet.io/v1alpha1
 kind: Placement
 metadata:
@@ -23,11 +25,12 @@ spec:
     divisionPreference: Weighted
     weightPreference:
       staticWeightList:
-        - targetCluster: {clusterNames: [east]}
-          weight: ${east}
-        - targetCluster: {clusterNames: [west]}
-          weight: ${west}
-`;
+${Object.entries(weights)
+  .map(
+    ([cluster, weight]) =>
+      `        - targetCluster: {clusterNames: [${cluster}]}\n          weight: ${weight}\n`,
+  )
+  .join("")}`;
 
 /** fleet.yaml, the two clusters, and an app in its own namespace. */
 export function twoClusterFiles(app: string, namespace: string): Record<string, string> {
@@ -44,6 +47,6 @@ export function webOnTwoClusters(east: number, west: number): Record<string, str
   return {
     ...twoClusterFiles("web", "shop"),
     "apps/web/deployment.yaml": webDeployment(3, "100m"),
-    "placements/web.yaml": weightedPlacement("web", east, west),
+    "placements/web.yaml": weightedPlacement("web", { east, west }),
   };
 }
