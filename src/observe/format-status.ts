@@ -1,4 +1,5 @@
 import type { AppView, ClusterView, FleetView } from "./fleet-view.js";
+import { textTable } from "./text-table.js";
 
 /** More clusters than this and the apps table sums replicas instead of a column per cluster. */
 const MAX_CLUSTER_COLUMNS = 8;
@@ -20,7 +21,7 @@ export function formatStatus(view: FleetView): string {
     "",
   );
   lines.push(
-    ...table(
+    ...textTable(
       ["CLUSTER", "STATE", "PROVIDER", "REGION", "MODE", "CPU", "MEMORY", "PODS", "OBJECTS", "REASON"],
       view.clusters.map(clusterRow),
     ),
@@ -63,7 +64,7 @@ function appsTable(view: FleetView): string[] {
   const used = new Set(view.apps.flatMap((app) => app.workloads.flatMap((w) => Object.keys(w.clusters))));
   const clusters = [...used].sort();
   if (clusters.length <= MAX_CLUSTER_COLUMNS)
-    return table(
+    return textTable(
       ["APP", "HEALTH", ...clusters],
       view.apps.map((app) => [
         app.name,
@@ -71,7 +72,7 @@ function appsTable(view: FleetView): string[] {
         ...clusters.map((c) => replicas(app, c) ?? (app.clusters[c] ? "✓" : "-")),
       ]),
     );
-  return table(
+  return textTable(
     ["APP", "HEALTH", "READY/DESIRED", "CLUSTERS"],
     view.apps.map((app) => {
       const cells = app.workloads.flatMap((w) => Object.values(w.clusters));
@@ -109,17 +110,6 @@ function appTroubles(apps: readonly AppView[]): string[] {
       if (entry.health === "Degraded" || entry.health === "Missing")
         lines.push(`${app.name} in ${cluster}: ${entry.health}${entry.reason ? ` — ${entry.reason}` : ""}`);
   return lines;
-}
-
-/** Columns padded to their widest cell; the last column is not padded. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
 }
 
 function short(commit: string | undefined): string {

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { readTreeAtRevision } from "../../git/read-tree.js";
 import type { MigrationStatus } from "../../migrate/migration-state.js";
 import { statusFromFile } from "../../migrate/migrations.js";
+import { textTable } from "../../observe/text-table.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -75,12 +76,6 @@ export function formatStatus(status: MigrationStatus): string {
     b.reason ?? "",
   ]);
   const header = ["BATCH", "STATE", "SINCE", "APPS", "REASON"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
   const detached = status.detached.length > 0 ? `detached (left alone): ${status.detached.join(", ")}\n` : "";
-  return `migration ${status.migration}\n${[line(header), ...rows.map(line)].join("\n")}\n${detached}`;
+  return `migration ${status.migration}\n${textTable(header, rows).join("\n")}\n${detached}`;
 }
