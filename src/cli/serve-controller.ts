@@ -5,11 +5,12 @@ import type { Reconciler } from "../controller/reconciler.js";
 import type { ClusterProber } from "../failover/prober.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { StatusReader } from "../git/status-reader.js";
-import { FleetMetrics, type MetricsSnapshot } from "../metrics/fleet-metrics.js";
+import { FleetMetrics, type MetricsSnapshot, type ReconcileResult } from "../metrics/fleet-metrics.js";
 import { planRevisions } from "../revisions/plan-revisions.js";
 import type { FleetApiSources } from "../server/fleet-api.js";
 import { type ControllerServer, startControllerServer } from "../server/http-server.js";
 import { dashboardDirectory } from "../server/static-files.js";
+import type { ClusterSyncResult } from "../sync/cluster-sync.js";
 import type { Syncer } from "../sync/syncer.js";
 
 /** The parts of a running controller the endpoints read from (filled in as they are made). */
@@ -21,38 +22,61 @@ export interface ServedParts {
   loop?: ReconcileLoop;
 }
 
-/** The controller's metrics, reading the parts' state at every scrape; Git operations counted on the repo. */
-export function controllerMetrics(repo: FleetRepo, parts: ServedParts): FleetMetrics {
-  const metrics = new FleetMetrics(() => metricsSnapshot(parts));
-  repo.observer = (operation, result) => metrics.git(operation, result);
-  return metrics;
-}
-
 export interface ServeOptions {
   readonly listen: string;
   readonly webhookSecret: string | undefined;
   readonly branch: string;
   readonly statusBranch: string;
-  readonly loop: ReconcileLoop;
-  readonly metrics: FleetMetrics;
-  readonly repo: FleetRepo;
   readonly logger: Logger;
 }
 
-/** `gitfleet run`'s (and the demo's) HTTP endpoint: dashboard, JSON API, metrics, webhook, health. */
-export function serveController(options: ServeOptions): Promise<ControllerServer> {
-  const { loop, logger } = options;
-  return startControllerServer({
-    listen: options.listen,
-    webhookSecret: options.webhookSecret,
-    sourceBranch: options.branch,
-    trigger: (reason) => loop.trigger(reason),
-    ready: () => loop.ready,
-    logger,
-    metrics: options.metrics,
-    api: fleetApi(options.repo, options.branch, options.statusBranch),
-    ...dashboard(logger),
-  });
+/**
+ * What `gitfleet run` and the demo serve, and the hooks that feed it: the metrics (Git operations
+ * counted on the repo, gauges read from the parts at every scrape), status commits, sync results and
+ * reconciles — after which live dashboards are told to look again.
+ */
+export class ControllerEndpoints {
+  readonly metrics: FleetMetrics;
+  private server: ControllerServer | undefined;
+
+  constructor(
+    private readonly repo: FleetRepo,
+    private readonly parts: ServedParts,
+  ) {
+    const metrics = new FleetMetrics(() => metricsSnapshot(parts));
+    repo.observer = (operation, result) => metrics.git(operation, result);
+    this.metrics = metrics;
+  }
+
+  /** For the Reconciler's onCommit. */
+  readonly onCommit = ({ message }: { readonly message: string }): void => this.metrics.committed(message);
+
+  /** For the syncer's results (SyncingOptions.onSyncResult). */
+  readonly onSyncResult = (result: ClusterSyncResult): void => this.metrics.synced(result);
+
+  /** For the loop's onReconcile. */
+  readonly onReconcile = (result: ReconcileResult): void => {
+    this.metrics.reconciled(result);
+    this.server?.notify();
+  };
+
+  /** Serves the dashboard, JSON API, metrics, webhook and health on one port (the parts' loop drives it). */
+  async serve(options: ServeOptions): Promise<ControllerServer> {
+    const { loop } = this.parts;
+    if (!loop) throw new Error("the controller's loop must exist before it is served");
+    this.server = await startControllerServer({
+      listen: options.listen,
+      webhookSecret: options.webhookSecret,
+      sourceBranch: options.branch,
+      trigger: (reason) => loop.trigger(reason),
+      ready: () => loop.ready,
+      logger: options.logger,
+      metrics: this.metrics,
+      api: fleetApi(this.repo, options.branch, options.statusBranch),
+      ...dashboard(options.logger),
+    });
+    return this.server;
+  }
 }
 
 // The JSON API's sources: the status branch as this repository holds it, and plans one at a time

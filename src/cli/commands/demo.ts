@@ -16,7 +16,6 @@ import { createLogger } from "../../log/logger.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../member/member-server.js";
 import { parseSimulationProfile } from "../../member/simulation-profile.js";
-import type { FleetMetrics } from "../../metrics/fleet-metrics.js";
 import { asList, asMap, type JsonMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
 import type { FleetModel } from "../../model/types.js";
@@ -30,7 +29,7 @@ import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { progressFor, reconcileProgress, syncProgress } from "../progress.js";
-import { controllerMetrics, type ServedParts, serveController } from "../serve-controller.js";
+import { ControllerEndpoints, type ServedParts } from "../serve-controller.js";
 
 const EXAMPLE_REPO = fileURLToPath(new URL("../../../../example-repo", import.meta.url));
 const EXAMPLE_PROFILE = fileURLToPath(new URL("../../../../example-simulation.yaml", import.meta.url));
@@ -111,11 +110,11 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
   const progress = progressFor({ stream: process.stderr, logger: progressLogger });
   const repo = await FleetRepo.open({ location: repoDir });
   const parts: ServedParts = {};
-  const metrics = controllerMetrics(repo, parts);
+  const endpoints = new ControllerEndpoints(repo, parts);
   const reconciler = new Reconciler({
     repo,
     onProgress: reconcileProgress(progress),
-    onCommit: ({ message }) => metrics.committed(message),
+    onCommit: endpoints.onCommit,
     branch: "main",
     statusBranch: "gitfleet/status",
     author: { name: "gitfleet demo", email: "gitfleet@localhost" },
@@ -140,7 +139,7 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     autoscaleIntervalMs: 5_000,
     trigger: (reason) => loop?.trigger(reason),
     onSyncProgress: syncProgress(progress),
-    onSyncResult: (result) => metrics.synced(result),
+    onSyncResult: endpoints.onSyncResult,
   });
   Object.assign(parts, { reconciler, syncer, controller, prober });
   // What the rounds print waits until the start-up bars are gone.
@@ -157,12 +156,11 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     onReconcile: ({ report, error }) => {
       if (error) output.out(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
       if (report) printed = printed.then(() => printer.print(report as ControllerReport));
-      metrics.reconciled({ ...(report ? { report } : {}), error });
-      server?.notify();
+      endpoints.onReconcile({ ...(report ? { report } : {}), error });
     },
   });
   parts.loop = loop;
-  const server = await serveDemo(listen, loop, metrics, repo);
+  const server = await serveDemo(listen, endpoints);
   loop.start();
   prober.start();
   // Pull-mode clusters run their agent, as they would inside the member.
@@ -195,26 +193,18 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
 }
 
 // The dashboard on the port asked for, or on a free one when that is taken (another demo, another service).
-async function serveDemo(
-  listen: string,
-  loop: ReconcileLoop,
-  metrics: FleetMetrics,
-  repo: FleetRepo,
-): Promise<ControllerServer> {
+async function serveDemo(listen: string, endpoints: ControllerEndpoints): Promise<ControllerServer> {
   const options = {
     webhookSecret: undefined,
     branch: "main",
     statusBranch: "gitfleet/status",
-    loop,
-    metrics,
-    repo,
     logger: createLogger({ level: "silent" }),
   };
   try {
-    return await serveController({ ...options, listen });
+    return await endpoints.serve({ ...options, listen });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    return serveController({ ...options, listen: listen.replace(/:\d+$/, ":0") });
+    return endpoints.serve({ ...options, listen: listen.replace(/:\d+$/, ":0") });
   }
 }
 

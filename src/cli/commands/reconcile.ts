@@ -15,13 +15,11 @@ import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
-import type { ControllerServer } from "../../server/http-server.js";
-import type { ClusterSyncResult } from "../../sync/cluster-sync.js";
 import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
-import { controllerMetrics, type ServedParts, serveController } from "../serve-controller.js";
+import { ControllerEndpoints, type ServedParts } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
 interface LoopFlags {
@@ -145,7 +143,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   const { repo, settings } = await openFleet(flags);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const parts: ServedParts = {};
-  const metrics = serve ? controllerMetrics(repo, parts) : undefined;
+  const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
   const reconciler: Reconciler = construct(
     () =>
       new Reconciler({
@@ -156,7 +154,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         controllerId: flags.controllerId,
         logger,
         ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
-        ...(metrics ? { onCommit: ({ message }: { message: string }) => metrics.committed(message) } : {}),
+        ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
         ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
       }),
   );
@@ -172,7 +170,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
     logger,
     (reason) => parts.loop?.trigger(reason),
     {
-      ...(metrics ? { onSyncResult: (result: ClusterSyncResult) => metrics.synced(result) } : {}),
+      ...(endpoints ? { onSyncResult: endpoints.onSyncResult } : {}),
       ...(progress ? { onSyncProgress: syncProgress(progress) } : {}),
     },
   );
@@ -181,28 +179,19 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   const intervalMs = flags.interval
     ? durationFlag(flags.interval)
     : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
-  let server: ControllerServer | undefined;
   const looping = new ReconcileLoop(controller ?? reconciler, {
     intervalMs,
     logger,
-    onReconcile: (result) => {
-      metrics?.reconciled(result);
-      server?.notify();
-    },
+    ...(endpoints ? { onReconcile: endpoints.onReconcile } : {}),
   });
   parts.loop = looping;
-  server = metrics
-    ? await serveController({
-        listen: flags.listen ?? "127.0.0.1:8080",
-        webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
-        branch: flags.branch,
-        statusBranch,
-        loop: looping,
-        metrics,
-        repo,
-        logger,
-      })
-    : undefined;
+  const server = await endpoints?.serve({
+    listen: flags.listen ?? "127.0.0.1:8080",
+    webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
+    branch: flags.branch,
+    statusBranch,
+    logger,
+  });
   looping.start();
   prober?.start();
   await new Promise<void>((resolve) => {
