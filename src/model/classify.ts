@@ -35,7 +35,7 @@ export function classifyPath(path: string): FileRole {
       ? { role: "gitfleet", kinds: ["Fleet"], directory: "" }
       : { role: "ignored" };
   }
-  const kinds = KIND_DIRECTORIES[top];
+  const kinds = Object.hasOwn(KIND_DIRECTORIES, top) ? KIND_DIRECTORIES[top] : undefined;
   if (kinds) return YAML_FILE.test(path) ? { role: "gitfleet", kinds, directory: top } : { role: "ignored" };
   if (top !== "apps" || second === undefined || !MANIFEST_FILE.test(path)) return { role: "ignored" };
   if (rest.length === 0) {

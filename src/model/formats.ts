@@ -1,5 +1,10 @@
 import { explainInvalidCron } from "./cron.js";
-import { explainInvalidDns1123Label, explainInvalidDns1123Subdomain } from "./names.js";
+import { isPrototypeKey } from "./json.js";
+import {
+  explainInvalidDns1123Label,
+  explainInvalidDns1123Subdomain,
+  explainInvalidFleetName,
+} from "./names.js";
 import { isQuantity } from "./quantity.js";
 
 const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
@@ -14,6 +19,22 @@ export interface StringFormat {
 /** Every custom format the schemas use; registered with ajv and used to word its errors. */
 export const STRING_FORMATS: readonly StringFormat[] = [
   { name: "dns1123-label", explain: explainInvalidDns1123Label },
+  { name: "fleet-name", explain: explainInvalidFleetName },
+  {
+    name: "field-path",
+    explain: (value) => explainPrototypeSegments(value, value.split(".")),
+  },
+  {
+    name: "patch-path",
+    explain: (value) =>
+      explainPrototypeSegments(
+        value,
+        value
+          .split("/")
+          .slice(1)
+          .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~")),
+      ),
+  },
   { name: "dns1123-subdomain", explain: explainInvalidDns1123Subdomain },
   {
     name: "duration",
@@ -35,3 +56,12 @@ export const STRING_FORMATS: readonly StringFormat[] = [
     },
   },
 ];
+
+// A path may not step through "__proto__", "constructor" or "prototype": in JavaScript those reach
+// an object's prototype, so a write along such a path would change every object of the process.
+function explainPrototypeSegments(path: string, segments: readonly string[]): string | undefined {
+  const bad = segments.find(isPrototypeKey);
+  return bad === undefined
+    ? undefined
+    : `"${path}" steps through "${bad}", which is not allowed: it reaches JavaScript's object prototype`;
+}

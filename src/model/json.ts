@@ -19,12 +19,58 @@ export function asList(value: unknown): Json[] {
   return Array.isArray(value) ? value : [];
 }
 
+/**
+ * Keys that reach a JavaScript object's prototype (`obj.__proto__`, `obj.constructor.prototype`):
+ * refused wherever the fleet repo names a key or a path, and never followed when walking data.
+ */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** True for a key that reaches an object's prototype. */
+export function isPrototypeKey(key: string): boolean {
+  return PROTOTYPE_KEYS.has(key);
+}
+
+/** The paths to every key in `value` that reaches a prototype, at any depth (at most `limit`). */
+export function prototypeKeyPaths(value: unknown, limit = 20): (string | number)[][] {
+  const found: (string | number)[][] = [];
+  const walk = (node: unknown, path: (string | number)[]): void => {
+    const children: [string | number, unknown][] = Array.isArray(node)
+      ? [...node.entries()]
+      : isJsonMap(node)
+        ? Object.entries(node)
+        : [];
+    for (const [key, child] of children) {
+      if (found.length >= limit) return;
+      if (typeof key === "string" && isPrototypeKey(key)) found.push([...path, key]);
+      else walk(child, [...path, key]);
+    }
+  };
+  walk(value, []);
+  return found;
+}
+
+/**
+ * A map's own value for a key, never an inherited one: `constructor` or `toString` of a map that
+ * lacks them is undefined here, where `map[key]` would give Object's.
+ */
+export function ownValue(map: JsonMap, key: string): Json | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/**
+ * Sets a map's own property: `__proto__` becomes an ordinary key (as JSON.parse and YAML make it),
+ * where `map[key] = value` would replace the map's prototype.
+ */
+export function setOwn(map: JsonMap, key: string, value: Json): void {
+  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The value at a path of keys and list indexes, or undefined where the path leaves the data. */
 export function valueAt(root: unknown, path: readonly (string | number)[]): Json | undefined {
   let node: unknown = root;
   for (const segment of path) {
-    if (Array.isArray(node)) node = node[Number(segment)];
-    else if (isJsonMap(node)) node = node[String(segment)];
+    if (Array.isArray(node)) node = Object.hasOwn(node, segment) ? node[Number(segment)] : undefined;
+    else if (isJsonMap(node)) node = ownValue(node, String(segment));
     else return undefined;
   }
   // Callers pass parsed YAML or JSON, so whatever is found is JSON.
@@ -35,13 +81,15 @@ export function valueAt(root: unknown, path: readonly (string | number)[]): Json
 export function withValueAt(root: JsonMap, path: readonly string[], value: Json): JsonMap {
   const [head, ...rest] = path;
   if (head === undefined) return root;
-  return { ...root, [head]: rest.length === 0 ? value : withValueAt(asMap(root[head]), rest, value) };
+  // A computed key in an object literal defines an own property, even for "__proto__".
+  const child = rest.length === 0 ? value : withValueAt(asMap(ownValue(root, head)), rest, value);
+  return { ...root, [head]: child };
 }
 
 /** A copy of root without the value at path (root itself when there is none). */
 export function withoutValueAt(root: JsonMap, path: readonly string[]): JsonMap {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in root)) return root;
+  if (head === undefined || !Object.hasOwn(root, head)) return root;
   const { [head]: value, ...others } = root;
   if (rest.length === 0) return others;
   return isJsonMap(value) ? { ...others, [head]: withoutValueAt(value, rest) } : root;

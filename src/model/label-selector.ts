@@ -5,7 +5,8 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Labels): b
   const matchLabels = selector.matchLabels;
   // for-in, not Object.entries: the scheduler calls this for every cluster of every workload.
   for (const key in matchLabels) {
-    if (labels[key] !== matchLabels[key]) return false;
+    if (!Object.hasOwn(matchLabels, key)) continue;
+    if (ownLabel(labels, key) !== matchLabels[key]) return false;
   }
   return (selector.matchExpressions ?? []).every((requirement) => matchesRequirement(requirement, labels));
 }
@@ -18,7 +19,7 @@ export function matchesRequirement(
   requirement: { readonly key: string; readonly operator: string; readonly values?: readonly string[] },
   labels: Labels,
 ): boolean {
-  const value = labels[requirement.key];
+  const value = ownLabel(labels, requirement.key);
   const values = requirement.values ?? [];
   switch (requirement.operator) {
     case "In":
@@ -39,6 +40,11 @@ export function matchesRequirement(
     default:
       return false;
   }
+}
+
+// A label's value: only the object's own labels count (a key "constructor" is not Object's).
+function ownLabel(labels: Labels, key: string): string | undefined {
+  return Object.hasOwn(labels, key) ? labels[key] : undefined;
 }
 
 /** True when a resource selector picks the resource (a name makes the label selector irrelevant). */

@@ -44,3 +44,14 @@ export function explainInvalidLabelValue(value: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why `name` cannot name a gitfleet object (a cluster, app, Placement, …), or undefined: a DNS-1123
+ * label that is not "constructor" or "prototype". gitfleet keys maps by these names, and those two
+ * would read JavaScript's object internals instead of a missing entry.
+ */
+export function explainInvalidFleetName(name: string): string | undefined {
+  if (name === "constructor" || name === "prototype")
+    return `"${name}" is reserved (it names JavaScript object internals); choose another name`;
+  return explainInvalidDns1123Label(name);
+}

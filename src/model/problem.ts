@@ -8,6 +8,7 @@ export type ProblemCode =
   | "NOT_UTF8"
   | "YAML_SYNTAX"
   | "NOT_AN_OBJECT"
+  | "FORBIDDEN_KEY"
   | "WRONG_KIND"
   | "SCHEMA_VIOLATION"
   | "MISSING_FIELD"

@@ -1,4 +1,5 @@
 import { KIND_DIRECTORY } from "./classify.js";
+import { prototypeKeyPaths } from "./json.js";
 import type { Reporter } from "./reporter.js";
 import { schemaProblems } from "./schema-problems.js";
 import { schemaValidator } from "./schemas.js";
@@ -47,6 +48,18 @@ export function readGitfleetObject(
   const name =
     isRecord(value.metadata) && typeof value.metadata.name === "string" ? value.metadata.name : undefined;
   const declared = name === undefined ? undefined : { kind, name };
+  // Keys that reach JavaScript's object prototype are refused in every gitfleet object, at any depth:
+  // merge patches, label maps and selectors are walked and written by key.
+  const forbidden = prototypeKeyPaths(value);
+  for (const path of forbidden)
+    reporter.report({
+      origin,
+      path,
+      code: "FORBIDDEN_KEY",
+      message: `the key "${String(path.at(-1))}" is not allowed: it reaches JavaScript's object prototype; remove or rename it`,
+      target: "key",
+    });
+  if (forbidden.length > 0) return { object: undefined, declared };
   const errors = schemaValidator(kind)(value);
   if (errors.length > 0) {
     reporter.problems.push(...schemaProblems(source, errors));

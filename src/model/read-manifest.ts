@@ -166,7 +166,8 @@ function readStringMap(
     const finding = checkMetadataEntry(field, key, value);
     if (finding)
       reporter.report({ origin, path: ["metadata", field, key], code: "INVALID_LABEL", ...finding });
-    if (typeof value === "string") out[key] = value;
+    if (typeof value === "string")
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -87,15 +87,20 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
   parsed.forEach((document, index) => {
-    const report: ReportAt = (offset, message, severity = "error") =>
-      problems.push({ ...yamlProblem(file, lineCounter, offset, message), severity });
+    const report: ReportAt = (offset, message, severity = "error", code = "YAML_SYNTAX") =>
+      problems.push({ ...yamlProblem(file, lineCounter, offset, message, code), severity });
     const value = readDocumentValue(document, report);
     if (value !== undefined) documents.push({ file, index, value, document, lineCounter });
   });
   return { documents, problems };
 }
 
-type ReportAt = (offset: number, message: string, severity?: Problem["severity"]) => void;
+type ReportAt = (
+  offset: number,
+  message: string,
+  severity?: Problem["severity"],
+  code?: Problem["code"],
+) => void;
 
 /** A document's plain value, or undefined when it is empty or cannot be a Kubernetes object. */
 function readDocumentValue(document: Document.Parsed, report: ReportAt): unknown {
@@ -104,9 +109,9 @@ function readDocumentValue(document: Document.Parsed, report: ReportAt): unknown
   for (const warning of document.warnings) report(warning.pos[0], warning.message, "warning");
   if (document.contents === null) return undefined;
   const start = document.contents.range[0];
-  const complexKey = findComplexKey(document);
-  if (complexKey !== undefined) {
-    report(complexKey, "mapping keys must be plain strings (Kubernetes objects are JSON)");
+  const badKey = findBadKey(document);
+  if (badKey !== undefined) {
+    report(badKey.offset, badKey.message, "error", badKey.code);
     return undefined;
   }
   const value = toPlainValue(document);
@@ -122,18 +127,31 @@ function readDocumentValue(document: Document.Parsed, report: ReportAt): unknown
   return value === null ? undefined : value;
 }
 
-// The offset of the first mapping key that is a collection or alias, which JSON cannot represent.
-function findComplexKey(document: Document.Parsed): number | undefined {
-  let offset: number | undefined;
+// The first mapping key no Kubernetes object may have: a collection or alias (JSON cannot represent
+// it), or "__proto__", which JavaScript reads as an object's prototype rather than as a field.
+function findBadKey(
+  document: Document.Parsed,
+): { offset: number; message: string; code: Problem["code"] } | undefined {
+  let found: { offset: number; message: string; code: Problem["code"] } | undefined;
   visit(document, {
     Pair(_, pair) {
-      if (isScalar(pair.key) || pair.key === null) return undefined;
-      offset = isNode(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
-      return visit.BREAK;
+      const offset = isNode(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
+      if (isScalar(pair.key) && pair.key.value === "__proto__")
+        found = { offset, code: "FORBIDDEN_KEY", message: FORBIDDEN_PROTO };
+      else if (!isScalar(pair.key) && pair.key !== null)
+        found = {
+          offset,
+          code: "YAML_SYNTAX",
+          message: "mapping keys must be plain strings (Kubernetes objects are JSON)",
+        };
+      return found ? visit.BREAK : undefined;
     },
   });
-  return offset;
+  return found;
 }
+
+const FORBIDDEN_PROTO =
+  'the key "__proto__" is not allowed: JavaScript reads it as an object\'s prototype, not as a field; remove or rename it';
 
 // True when the value contains itself (a self-referencing alias such as `&a [*a]`).
 function isRecursive(value: unknown, ancestors: Set<object> = new Set()): boolean {
@@ -154,7 +172,13 @@ function toPlainValue(document: Document.Parsed): unknown {
   }
 }
 
-function yamlProblem(file: string, lineCounter: LineCounter, offset: number, message: string): Problem {
+function yamlProblem(
+  file: string,
+  lineCounter: LineCounter,
+  offset: number,
+  message: string,
+  code: Problem["code"] = "YAML_SYNTAX",
+): Problem {
   const { line, col } = lineCounter.linePos(offset);
   const text = message.replace(/ at line \d+, column \d+.*$/s, "");
   return {
@@ -163,8 +187,8 @@ function yamlProblem(file: string, lineCounter: LineCounter, offset: number, mes
     column: col,
     path: "",
     severity: "error",
-    code: "YAML_SYNTAX",
-    message: `YAML: ${text}`,
+    code,
+    message: code === "YAML_SYNTAX" ? `YAML: ${text}` : text,
   };
 }
 

@@ -2,7 +2,7 @@ import type { FleetObservations } from "../failover/observations.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
-import { type JsonMap, withValueAt } from "../model/json.js";
+import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
@@ -265,11 +265,10 @@ function withNamespace(resource: Resource): JsonMap {
 
 function withoutPath(object: JsonMap, path: readonly string[]): JsonMap {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in object)) return object;
+  if (head === undefined || !Object.hasOwn(object, head)) return object;
   const copy = { ...object };
   const child = copy[head];
   if (rest.length === 0) delete copy[head];
-  else if (typeof child === "object" && child !== null && !Array.isArray(child))
-    copy[head] = withoutPath(child, rest);
+  else if (isJsonMap(child)) setOwn(copy, head, withoutPath(child, rest));
   return copy;
 }

@@ -1,4 +1,4 @@
-import type { Json, JsonMap } from "../model/json.js";
+import { isJsonMap, type Json, type JsonMap, ownValue, setOwn } from "../model/json.js";
 import type { GroupKind } from "../model/kinds.js";
 import type { ResourceInterpreter } from "../model/types.js";
 import type { NameOrder } from "../schedule/division/fnv.js";
@@ -30,13 +30,14 @@ export function writeReplicas(
     return object;
   const copy = structuredClone(object);
   let node: JsonMap = copy;
+  // Own properties only, set as own properties: a path can never walk into or replace a prototype.
   for (const segment of path.slice(0, -1)) {
-    const child = node[segment];
-    const next: JsonMap = typeof child === "object" && child !== null && !Array.isArray(child) ? child : {};
-    node[segment] = next;
+    const child = ownValue(node, segment);
+    const next: JsonMap = isJsonMap(child) ? child : {};
+    setOwn(node, segment, next);
     node = next;
   }
-  node[path.at(-1) ?? "replicas"] = count;
+  setOwn(node, path.at(-1) ?? "replicas", count);
   return copy;
 }
 

@@ -1,8 +1,9 @@
+import { prototypeKeyPaths } from "../model/json.js";
 import { formatProblem, type Problem } from "../model/problem.js";
 import { schemaProblems } from "../model/schema-problems.js";
 import { compileSchema, type KindValidator } from "../model/schemas.js";
 import type { PlacementSpec, Taint } from "../model/types.js";
-import { parseSourceFile } from "../model/yaml-source.js";
+import { locate, parseSourceFile } from "../model/yaml-source.js";
 import type { ClusterState, NodeState, SchedulingProblem, WorkloadInfo } from "./types.js";
 
 const quantity = { type: ["string", "number"] };
@@ -103,6 +104,16 @@ export function readSchedulingProblem(source: string, bytes: Uint8Array): ReadPr
   });
   if (parsed.problems.some((p) => p.severity === "error")) return fail(parsed.problems);
   if (!document || extra) return { ok: false, errors: [`${source}: expected exactly one JSON object`] };
+  const forbidden = prototypeKeyPaths(document.value);
+  if (forbidden.length > 0)
+    return fail(
+      forbidden.map((path) => ({
+        ...locate(document, path, "key"),
+        severity: "error" as const,
+        code: "FORBIDDEN_KEY" as const,
+        message: `the key "${String(path.at(-1))}" is not allowed: it reaches JavaScript's object prototype`,
+      })),
+    );
   validator ??= compileSchema(PROBLEM_SCHEMA);
   const errors = validator(document.value);
   if (errors.length > 0) return fail(schemaProblems(document, errors));

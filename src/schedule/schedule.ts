@@ -230,7 +230,7 @@ function mergeReasons(
   }
   // A plugin's result is built fresh for each call, so taking it over (and adding to it later) is safe.
   if (empty) return more as Record<string, string>;
-  for (const name in more) into[name] = more[name] ?? "";
+  for (const [name, why] of Object.entries(more)) into[name] = why;
   return into;
 }
 

@@ -1,4 +1,4 @@
-import { explainInvalidDns1123Label } from "../names.js";
+import { explainInvalidFleetName } from "../names.js";
 import type { RuleContext } from "./rule.js";
 
 /** clusters/<name>.yaml holds the cluster <name>; apps/<app>/ is a valid app name and app.yaml agrees. */
@@ -14,7 +14,7 @@ export function checkFileNames({ model, reporter }: RuleContext): void {
     });
   }
   for (const app of model.apps) {
-    const reason = explainInvalidDns1123Label(app.name);
+    const reason = explainInvalidFleetName(app.name);
     const first = app.resources[0]?.origin ?? app.definition?.origin;
     if (reason && first) {
       reporter.report({

@@ -1,4 +1,4 @@
-import { isJsonMap as isMap, type Json, type JsonMap, valueAt } from "../../model/json.js";
+import { isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn, valueAt } from "../../model/json.js";
 import type { CommandArgsOverrider, MetadataMapOverrider, Overriders } from "../../model/types.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import type { MapSchema } from "../patch/patch-schema.js";
@@ -90,7 +90,8 @@ function overrideList(
   for (const path of containerPaths(object, podSpecPath)) {
     const container = valueAt(object, path);
     if (!isMap(container) || container.name !== change.containerName) continue;
-    const current = Array.isArray(container[field]) ? (container[field] as Json[]) : [];
+    const listed = ownValue(container, field);
+    const current = Array.isArray(listed) ? listed : [];
     container[field] =
       change.operator === "add"
         ? [...current, ...change.value]
@@ -104,15 +105,17 @@ function overrideMetadata(
   field: "labels" | "annotations",
   change: MetadataMapOverrider,
 ): PatchResult {
-  const metadata = isMap(object.metadata) ? object.metadata : {};
+  const written = ownValue(object, "metadata");
+  const metadata = isMap(written) ? written : {};
   object.metadata = metadata;
-  const map = isMap(metadata[field]) ? (metadata[field] as JsonMap) : {};
+  const current = ownValue(metadata, field);
+  const map = isMap(current) ? current : {};
   for (const [key, value] of Object.entries(change.value)) {
-    if (change.operator === "add") map[key] = value;
-    else if (key in map && change.operator === "replace") map[key] = value;
+    if (change.operator === "add") setOwn(map, key, value);
+    else if (Object.hasOwn(map, key) && change.operator === "replace") setOwn(map, key, value);
     else if (change.operator === "remove") delete map[key];
   }
-  if (Object.keys(map).length > 0 || metadata[field] !== undefined) metadata[field] = map;
+  if (Object.keys(map).length > 0 || current !== undefined) metadata[field] = map;
   return { ok: true, value: object };
 }
 
@@ -133,5 +136,5 @@ function setAt(root: JsonMap, path: readonly (string | number)[], value: Json): 
   const parent = valueAt(root, path.slice(0, -1));
   const last = path.at(-1);
   if (Array.isArray(parent)) parent[Number(last)] = value;
-  else if (isMap(parent) && last !== undefined) parent[String(last)] = value;
+  else if (isMap(parent) && last !== undefined) setOwn(parent, String(last), value);
 }

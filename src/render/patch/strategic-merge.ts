@@ -1,4 +1,4 @@
-import { asList, isJsonMap as isMap, type Json, type JsonMap } from "../../model/json.js";
+import { asList, isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn } from "../../model/json.js";
 import type { FieldSchema, ListSchema, MapSchema } from "./patch-schema.js";
 
 /** A JSON value. */
@@ -46,7 +46,7 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: MapSchema | undefin
   for (const [key, patchValue] of Object.entries(patch)) {
     if (key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM)) continue;
     if (key.startsWith("$")) throw new PatchError(`unknown patch directive ${key}`);
-    mergeField(original, key, patchValue, schema?.fields[key]);
+    mergeField(original, key, patchValue, fieldSchema(schema, key));
   }
   // Deletions last, so "delete" wins over an add of the same value. (kubectl applies the two in Go map
   // order, which varies from run to run: for such a patch it gives either result.)
@@ -61,21 +61,31 @@ function mergeField(original: JsonMap, key: string, patchValue: Json, field: Fie
     delete original[key];
     return;
   }
-  const originalValue = original[key];
+  // Only the original's own fields merge: an inherited one ("constructor") is not part of the object.
+  const originalValue = ownValue(original, key);
   // A value the original lacks, or of another type, is taken from the patch, cleaned as kubectl does.
   if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue)) {
     const value = newValue(patchValue);
     if (value === undefined) delete original[key];
-    else original[key] = value;
+    else setOwn(original, key, value);
     return;
   }
   if (isMap(originalValue) && isMap(patchValue)) {
-    original[key] = mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined);
+    setOwn(original, key, mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined));
   } else if (Array.isArray(originalValue) && Array.isArray(patchValue)) {
-    original[key] = mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined);
+    setOwn(
+      original,
+      key,
+      mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined),
+    );
   } else {
-    original[key] = patchValue;
+    setOwn(original, key, patchValue);
   }
+}
+
+// The schema of a field, looked up as an own property (a field named "constructor" has none).
+function fieldSchema(schema: MapSchema | undefined, key: string): FieldSchema | undefined {
+  return schema && Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
 }
 
 function mapDirective(directive: Json, patch: JsonMap): JsonMap {
@@ -96,10 +106,14 @@ function applyRetainKeys(original: JsonMap, patch: JsonMap): void {
 }
 
 function deleteFromPrimitiveList(original: JsonMap, key: string, values: Json): void {
-  const list = original[key];
+  const list = ownValue(original, key);
   if (!Array.isArray(list)) return;
   if (!Array.isArray(values)) throw new PatchError(`${DELETE_FROM}${key} must be a list`);
-  original[key] = list.filter((item) => !values.some((value) => sameScalar(value, item)));
+  setOwn(
+    original,
+    key,
+    list.filter((item) => !values.some((value) => sameScalar(value, item))),
+  );
 }
 
 function mergeListField(original: Json[], patch: Json[], schema: ListSchema | undefined): Json[] {
@@ -142,7 +156,8 @@ function listDirective(item: JsonMap, mergeKey: string): "delete" | "replace" | 
   if (directive === "merge") throw new PatchError("merging lists cannot yet be specified in the patch");
   if (directive !== "delete")
     throw new PatchError(`invalid patch directive ${JSON.stringify(directive)} in a list`);
-  if (!(mergeKey in item)) throw new PatchError(`$patch: delete needs the merge key "${mergeKey}"`);
+  if (!Object.hasOwn(item, mergeKey))
+    throw new PatchError(`$patch: delete needs the merge key "${mergeKey}"`);
   return "delete";
 }
 
@@ -155,7 +170,7 @@ function mergeByKey(
   const merged = [...original];
   for (const item of items) {
     if (!isMap(item)) throw new PatchError("list items must all be mappings");
-    if (!(mergeKey in item))
+    if (!Object.hasOwn(item, mergeKey))
       throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
     const index = merged.findIndex((existing) => sameItem(existing, item, mergeKey));
     const existing = merged[index];
@@ -170,15 +185,13 @@ function mergeOrderedLists(original: JsonMap, patch: JsonMap, schema: MapSchema 
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ORDER)) continue;
     const field = key.slice(SET_ORDER.length);
-    const order = patch[key];
+    const order = ownValue(patch, key);
     if (!Array.isArray(order)) throw new PatchError(`${key} must be a list`);
-    const fieldSchema = schema?.fields[field];
-    original[field] = mergeInOrder(
+    const listSchema = fieldSchema(schema, field);
+    setOwn(
       original,
-      patch,
       field,
-      order,
-      fieldSchema?.kind === "list" ? fieldSchema : undefined,
+      mergeInOrder(original, patch, field, order, listSchema?.kind === "list" ? listSchema : undefined),
     );
     delete patch[key];
     delete patch[field];
@@ -193,11 +206,11 @@ function mergeInOrder(
   order: Json[],
   listSchema: ListSchema | undefined,
 ): Json[] {
-  const originalList = asList(original[field]);
-  const patchList = asList(patch[field]);
+  const originalList = asList(ownValue(original, field));
+  const patchList = asList(ownValue(patch, field));
   const mergeKey = listSchema?.mergeKey;
   checkSetElementOrder(patchList, order, mergeKey, SET_ORDER + field);
-  const deletions = asList(patch[DELETE_FROM + field]);
+  const deletions = asList(ownValue(patch, DELETE_FROM + field));
   const base = originalList.filter((item) => !deletions.some((d) => sameScalar(d, item)));
   const merges = listSchema?.strategy === "merge";
   const merged = merges ? mergeList(base, patchList, listSchema) : patchList;
@@ -318,7 +331,10 @@ function indexIn(list: Json[], item: Json, mergeKey: string | undefined): number
 function sameItem(a: Json, b: Json, mergeKey: string | undefined): boolean {
   if (mergeKey === undefined) return sameScalar(a, b);
   return (
-    isMap(a) && isMap(b) && a[mergeKey] !== undefined && sameScalar(a[mergeKey] ?? null, b[mergeKey] ?? null)
+    isMap(a) &&
+    isMap(b) &&
+    ownValue(a, mergeKey) !== undefined &&
+    sameScalar(ownValue(a, mergeKey) ?? null, ownValue(b, mergeKey) ?? null)
   );
 }
 
@@ -355,7 +371,7 @@ function newValue(value: Json): Json | undefined {
   for (const [key, child] of Object.entries(value)) {
     if (child === null) continue;
     const cleaned = newValue(child);
-    if (cleaned !== undefined) out[key] = cleaned;
+    if (cleaned !== undefined) setOwn(out, key, cleaned);
   }
   return out;
 }
