@@ -17,6 +17,7 @@ import {
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
+import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import { joinObserved, splitObserved } from "../sync/observed-status.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -160,17 +161,20 @@ export class Reconciler {
     const found = await this.nextOutcome(head, watch);
     const attachment = this.attached?.(this.syncFiles);
     const next = withAttachment(found, attachment, this.state ?? EMPTY_STATE, this.renderedTree);
-    if (!next)
+    if (!next) {
+      // Already reconciled — by this process, an earlier one or a controller that won the race: the
+      // verdict is the one recorded, so an invalid commit stays invalid however often it is asked.
+      const recorded = recordedVerdict(this.state ?? EMPTY_STATE, head);
       return {
         result: "up-to-date",
         sourceCommit: head,
         statusCommit: tip,
-        valid: true,
-        errors: 0,
+        ...recorded,
         attempts: attempt,
         filesChanged: 0,
         durationsMs: watch.laps(),
       };
+    }
     const { outcome, headTree } = next;
     const message = outcome.message;
     const written = await this.write(tip, this.withObserved(outcome.changes), message, head);
@@ -459,6 +463,13 @@ export class Reconciler {
     const now = (this.options.now ?? Date.now)();
     return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
   }
+}
+
+// Whether an already reconciled source commit was valid, and how many errors status/source.yaml holds.
+function recordedVerdict(state: ReconcileState, head: string): { valid: boolean; errors: number } {
+  if (state.renderedCommit === head) return { valid: true, errors: 0 };
+  const errors = /^errors: (\d+)$/m.exec(state.files.get(SOURCE_STATUS_PATH) ?? "")?.[1];
+  return { valid: false, errors: Math.max(1, Number(errors ?? 1)) };
 }
 
 // Files only the sync and the controller write, whole: inventories, pull-mode agents' reports,

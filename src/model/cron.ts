@@ -33,7 +33,38 @@ export function explainInvalidCron(schedule: string): string | undefined {
     const reason = explainInvalidField(parts[i] ?? "", field);
     if (reason) return reason;
   }
-  return undefined;
+  return explainImpossibleDate(parts[2] ?? "*", parts[3] ?? "*");
+}
+
+// Days each month can have (February in a leap year).
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// A schedule whose days of month exist in none of its months ("0 0 30 2 *") never runs; cron
+// libraries refuse it when they compute the next run, so it is refused here, before merge.
+function explainImpossibleDate(days: string, months: string): string | undefined {
+  const daySet = expandField(days, FIELDS[2] as CronField);
+  const monthSet = expandField(months, FIELDS[3] as CronField);
+  const longest = Math.max(...[...monthSet].map((m) => MONTH_DAYS[m - 1] ?? 31));
+  const first = Math.min(...daySet);
+  return first > longest
+    ? `day of month: no month in the schedule has a day ${first} (the longest has ${longest})`
+    : undefined;
+}
+
+// The values a valid field takes.
+function expandField(text: string, field: CronField): Set<number> {
+  const values = new Set<number>();
+  for (const item of text.split(",")) {
+    const [range = "", step = "1"] = item.split("/");
+    const [from, to] =
+      range === "*" || range === "?"
+        ? [field.min, field.max]
+        : ((bounds) => [bounds[0] ?? field.min, bounds[1] ?? (step === "1" ? bounds[0] : field.max)])(
+            range.split("-").map((b) => cronValue(b, field)),
+          );
+    for (let v = from ?? field.min; v <= (to ?? field.max); v += Number(step)) values.add(v);
+  }
+  return values;
 }
 
 function explainInvalidField(text: string, field: CronField): string | undefined {

@@ -9,6 +9,7 @@ export type ProblemCode =
   | "YAML_SYNTAX"
   | "NOT_AN_OBJECT"
   | "FORBIDDEN_KEY"
+  | "TOO_LARGE"
   | "WRONG_KIND"
   | "SCHEMA_VIOLATION"
   | "MISSING_FIELD"
@@ -27,7 +28,8 @@ export type ProblemCode =
   | "SCOPE_MISMATCH"
   | "INVALID_SECRET_DATA"
   | "UNUSED_FILE"
-  | "REPLICAS_UNDER_AUTOSCALER";
+  | "REPLICAS_UNDER_AUTOSCALER"
+  | "RENDER_FAILED";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

@@ -1,9 +1,12 @@
 import { type GroupKind, groupKind, groupOf, LABEL_NAMED_KINDS, PATH_SEGMENT_NAMED_KINDS } from "./kinds.js";
 import {
+  explainInvalidApiVersion,
   explainInvalidDns1123Label,
   explainInvalidDns1123Subdomain,
+  explainInvalidKind,
   explainInvalidLabelKey,
   explainInvalidLabelValue,
+  explainInvalidPathSegmentName,
 } from "./names.js";
 import { isRecord, kindOfValue } from "./read-gitfleet-object.js";
 import type { Reporter } from "./reporter.js";
@@ -58,6 +61,8 @@ export function readManifest(
   }
   const name = requireString(metadata, ["metadata", "name"], origin, reporter);
   if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
+  // The identity becomes a file path on the status branch: refuse what the API server would.
+  checkType(apiVersion, kind, origin, reporter);
   const key = groupKind(groupOf(apiVersion), kind);
   checkName(key, name, origin, reporter);
   const namespace = resolveNamespace(metadata.namespace, key, context, origin, reporter);
@@ -104,13 +109,20 @@ function requireString(
   return undefined;
 }
 
+// Reports an apiVersion or kind the API server would refuse.
+function checkType(apiVersion: string, kind: string, origin: Origin, reporter: Reporter): void {
+  const versionReason = explainInvalidApiVersion(apiVersion);
+  if (versionReason)
+    reporter.report({ origin, path: ["apiVersion"], code: "INVALID_NAME", message: versionReason });
+  const kindReason = explainInvalidKind(kind);
+  if (kindReason) reporter.report({ origin, path: ["kind"], code: "INVALID_NAME", message: kindReason });
+}
+
+// Reports a name the kind's naming rule refuses.
 function checkName(key: GroupKind, name: string, origin: Origin, reporter: Reporter): void {
   let reason: string | undefined;
   if (PATH_SEGMENT_NAMED_KINDS.has(key)) {
-    reason =
-      name === "." || name === ".." || /[/%]/.test(name)
-        ? `"${name}" may not be "." or ".." or contain '/' or '%'`
-        : undefined;
+    reason = explainInvalidPathSegmentName(name);
   } else if (LABEL_NAMED_KINDS.has(key)) {
     reason = explainInvalidDns1123Label(name);
   } else {

@@ -61,8 +61,25 @@ function goYamlFloat(tag: Tags[number]): Tags[number] {
 // Aliases can expand exponentially ("billion laughs"); bound them.
 const MAX_ALIAS_COUNT = 1000;
 
+/**
+ * The largest file the fleet repo may hold, and the largest document once its aliases are expanded.
+ * The API server takes requests of at most 3 MiB (and etcd objects of 1.5 MiB), so nothing larger
+ * can ever be applied; past these bounds a file is refused before it costs memory or time.
+ */
+export const MAX_FILE_BYTES = 8 * 2 ** 20;
+export const MAX_DOCUMENT_BYTES = 3 * 2 ** 20;
+
+const TOO_LARGE_DOCUMENT = `the document is larger than ${MAX_DOCUMENT_BYTES / 2 ** 20} MiB once its aliases are expanded; the API server takes no object that large`;
+
 /** Parses a file into its non-empty documents; syntax errors become problems, never exceptions. */
 export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
+  if (bytes.length > MAX_FILE_BYTES) {
+    const message = `the file is ${(bytes.length / 2 ** 20).toFixed(1)} MiB; files of the fleet repo may hold at most ${MAX_FILE_BYTES / 2 ** 20} MiB (split it)`;
+    return {
+      documents: [],
+      problems: [{ file, line: 1, column: 1, path: "", severity: "error", code: "TOO_LARGE", message }],
+    };
+  }
   const invalid = findInvalidUtf8(bytes);
   if (invalid >= 0) {
     const pos = byteOffsetToLinePos(bytes, invalid);
@@ -119,8 +136,13 @@ function readDocumentValue(document: Document.Parsed, report: ReportAt): unknown
     report(start, value.message);
     return undefined;
   }
-  if (isRecursive(value)) {
+  const expanded = expandedSize(value, MAX_DOCUMENT_BYTES);
+  if (expanded === "cycle") {
     report(start, "an alias refers to one of its own ancestors; Kubernetes objects cannot contain cycles");
+    return undefined;
+  }
+  if (expanded === "too-large") {
+    report(start, TOO_LARGE_DOCUMENT, "error", "TOO_LARGE");
     return undefined;
   }
   // A document holding only null ("---" followed by nothing, or a lone "~") is empty, as for kubectl.
@@ -153,14 +175,43 @@ function findBadKey(
 const FORBIDDEN_PROTO =
   'the key "__proto__" is not allowed: JavaScript reads it as an object\'s prototype, not as a field; remove or rename it';
 
-// True when the value contains itself (a self-referencing alias such as `&a [*a]`).
-function isRecursive(value: unknown, ancestors: Set<object> = new Set()): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (ancestors.has(value)) return true;
-  ancestors.add(value);
-  const found = Object.values(value).some((child) => isRecursive(child, ancestors));
-  ancestors.delete(value);
-  return found;
+/**
+ * The size of a document as it will be written out — every alias expanded, as the renderer and the
+ * API server see it — counted in characters of keys and scalars: "cycle" when it contains itself (a
+ * self-referencing alias such as `&a [*a]`), "too-large" as soon as it passes `limit`. The walk stops
+ * there, so an alias bomb costs `limit` steps, never its expansion.
+ */
+export function expandedSize(value: unknown, limit: number): number | "cycle" | "too-large" {
+  const measure = new ExpandedSize(limit);
+  return measure.walk(value) ?? measure.size;
+}
+
+class ExpandedSize {
+  size = 0;
+  private readonly ancestors = new Set<object>();
+
+  constructor(private readonly limit: number) {}
+
+  walk(node: unknown): "cycle" | "too-large" | undefined {
+    if (typeof node !== "object" || node === null) {
+      this.size += typeof node === "string" ? node.length + 2 : 8;
+      return this.size > this.limit ? "too-large" : undefined;
+    }
+    if (this.ancestors.has(node)) return "cycle";
+    this.ancestors.add(node);
+    const found = this.children(node);
+    this.ancestors.delete(node);
+    return found;
+  }
+
+  private children(node: object): "cycle" | "too-large" | undefined {
+    for (const [key, child] of Object.entries(node)) {
+      this.size += key.length + 2;
+      const found = this.walk(child);
+      if (found) return found;
+    }
+    return this.size > this.limit ? "too-large" : undefined;
+  }
 }
 
 function toPlainValue(document: Document.Parsed): unknown {

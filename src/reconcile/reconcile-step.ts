@@ -96,7 +96,14 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     ? failoverScope(state.failoverKeys, failoverKeys(model, state.render, input.observations))
     : new Set<string>();
   const scope = union(sourceScope, observed);
-  const derived = deriveRender(state, model, scope, input.observations, input.sourceCommit);
+  const derived = tryRender(() => deriveRender(state, model, scope, input.observations, input.sourceCommit));
+  // A commit that cannot be rendered at all is recorded as invalid, once, like one that does not validate.
+  if ("failure" in derived)
+    return invalidOutcome(state, input, {
+      ...loaded,
+      model: undefined,
+      problems: [...problems, derived.failure],
+    });
   const { changes, render } = derived;
   changes.set(
     SOURCE_STATUS_PATH,
@@ -176,6 +183,19 @@ function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage):
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {
   if (a === ALL || b === "all") return ALL;
   return b.size === 0 ? a : new Set([...a, ...b]);
+}
+
+// The render, or the problem that says it failed (never the content that made it fail).
+function tryRender(render: () => Derived): Derived | { readonly failure: Problem } {
+  try {
+    return render();
+  } catch (error) {
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const message = `the commit could not be rendered (${what.split("\n")[0]?.slice(0, 200) ?? ""}); nothing rendered changes until a commit that renders`;
+    return {
+      failure: { file: ".", line: 1, column: 1, path: "", severity: "error", code: "RENDER_FAILED", message },
+    };
+  }
 }
 
 interface Derived {

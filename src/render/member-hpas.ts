@@ -2,8 +2,8 @@ import { autoscalerKey, centralized, effectiveSpec, targetOf } from "../autoscal
 import { splitBounds } from "../autoscale/distributed-split.js";
 import type { FleetObservations } from "../failover/observations.js";
 import type { JsonMap } from "../model/json.js";
+import { renderedPath } from "../model/rendered-path.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
-import { renderedPath } from "./naming.js";
 import type { RenderedObject, WorkloadDecision } from "./render-fleet.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";

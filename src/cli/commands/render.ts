@@ -1,5 +1,5 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadFleet } from "../../model/load-fleet.js";
 import { formatValidationReport } from "../../model/summary.js";
@@ -60,10 +60,13 @@ async function runRender(dir: string, options: RenderOptions, output: CommandOut
   );
   if (unknown.length > 0) throw new CliError(`unknown cluster ${unknown.join(", ")}`, ExitCode.Usage);
   const objects = rendered.objects.filter((o) => wanted === undefined || wanted.includes(o.cluster));
-  // 3. Replace OUT/rendered with the new tree.
-  await rm(join(options.out, "rendered"), { recursive: true, force: true });
+  // 3. Replace OUT/rendered with the new tree; every file stays inside it, whatever the objects are named.
+  const root = resolve(options.out, "rendered");
+  const outside = objects.find((o) => !isInside(root, resolve(options.out, o.path)));
+  if (outside) throw new CliError(`refusing to write ${outside.path}: it is not inside ${root}`);
+  await rm(root, { recursive: true, force: true });
   for (const object of objects) {
-    const file = join(options.out, object.path);
+    const file = resolve(options.out, object.path);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, object.text);
   }
@@ -72,4 +75,10 @@ async function runRender(dir: string, options: RenderOptions, output: CommandOut
     `rendered ${objects.length} objects for ${clusters} clusters into ${join(options.out, "rendered")}\n`,
   );
   return ExitCode.Ok;
+}
+
+// True when `path` is `root` or below it (both resolved).
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }

@@ -23,6 +23,7 @@ export function checkManifestContent(context: RuleContext): void {
     if (key === "/PersistentVolumeClaim")
       checkQuantities(context, resource, ["spec", "resources", "requests"]);
     if (key === "/Secret") checkSecret(context, resource);
+    if (key === "/Secret" || key === "/ConfigMap") checkDataSize(context, resource);
     if (SELECTOR_KINDS.has(key)) checkWorkloadSelector(context, resource);
   }
 }
@@ -88,6 +89,42 @@ function checkSecret(context: RuleContext, resource: Resource): void {
       context.reporter.report({ origin: resource.origin, path, code: "INVALID_SECRET_DATA", message });
     }
   }
+}
+
+/** The API server's limit on a ConfigMap's or Secret's data (k8s.io/kubernetes core.MaxSecretSize). */
+const MAX_DATA_BYTES = 2 ** 20;
+
+// A ConfigMap counts keys and values of data and binaryData, a Secret its values (decoded), as the
+// API server counts them; past 1 MiB it refuses the object, so it is refused here, before merge.
+function checkDataSize(context: RuleContext, resource: Resource): void {
+  const secret = resource.kind === "Secret";
+  const total =
+    mapSize(resource.object.data, { keys: !secret, base64: secret }) +
+    mapSize(resource.object.binaryData, { keys: true, base64: true }) +
+    (secret ? mapSize(resource.object.stringData, { keys: false, base64: false }) : 0);
+  if (total <= MAX_DATA_BYTES) return;
+  context.reporter.report({
+    origin: resource.origin,
+    path: [],
+    code: "TOO_LARGE",
+    message: `${resource.kind} ${resource.name} holds ${(total / 2 ** 20).toFixed(1)} MiB of data; the API server refuses more than 1 MiB`,
+  });
+}
+
+// The bytes a data map holds: values (decoded from base64 where they are), and keys when counted.
+function mapSize(map: unknown, count: { keys: boolean; base64: boolean }): number {
+  if (!isRecord(map)) return 0;
+  let total = 0;
+  for (const [key, value] of Object.entries(map)) {
+    if (typeof value !== "string") continue;
+    const bytes = count.base64 ? Math.floor((value.length * 3) / 4) : utf8Length(value);
+    total += bytes + (count.keys ? utf8Length(key) : 0);
+  }
+  return total;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
 }
 
 function secretMapProblems(field: "data" | "stringData", map: unknown): [Path, string][] {

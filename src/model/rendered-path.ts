@@ -9,7 +9,11 @@ export interface RenderedIdentity {
 
 /**
  * `rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml`, with "core" for the core group.
- * Kubernetes names cannot contain "/" (RBAC names may contain ":"), so paths never collide.
+ * Injective for validated objects, so no two objects ever share a file: a namespace is a DNS label
+ * (never `_cluster`); a group is a lowercase DNS subdomain and never "core" (read-manifest refuses
+ * `core/v1`); a kind starts with a capital letter and holds no dot — so the first segment that starts
+ * with a capital letter is the kind, and everything after it (dots included) is the name, which
+ * cannot contain "/".
  */
 export function renderedPath(identity: RenderedIdentity): string {
   const scope = identity.namespace ?? "_cluster";

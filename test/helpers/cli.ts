@@ -1,0 +1,29 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
+
+/** What one `gitfleet …` process did. */
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `gitfleet ARGS` as a real process (the built bin) and waits for it. */
+export function gitfleetCli(
+  args: readonly string[],
+  options: {
+    readonly cwd?: string;
+    readonly env?: Readonly<Record<string, string>>;
+    readonly timeoutMs?: number;
+  } = {},
+): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { ...process.env, ...options.env },
+    timeout: options.timeoutMs ?? 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
