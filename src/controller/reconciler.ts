@@ -34,6 +34,8 @@ export interface ReconcilerOptions {
   readonly logger: Logger;
   /** Tries to publish a status commit before giving up when other writers keep moving the branch. Default 6. */
   readonly maxAttempts?: number;
+  /** The key of Secrets' value digests in rendered/ (the operator's; see render/secrets.ts). */
+  readonly secretDigestKey?: Uint8Array;
   /** Signs status commits when given (isomorphic-git's onSign). */
   readonly sign?: (payload: string) => Promise<string>;
   /** Milliseconds since the epoch; injectable for tests. */
@@ -232,7 +234,7 @@ export class Reconciler {
     const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
     if (state.sourceCommit === head) {
       if (!this.observations || !failoverDue(state, observations)) return undefined;
-      const outcome = failoverStep(state, observations);
+      const outcome = failoverStep(state, observations, this.options.secretDigestKey);
       watch.lap("reconcile");
       return { outcome, headTree: this.renderedTree };
     }
@@ -292,6 +294,7 @@ export class Reconciler {
       changedPaths,
       cache: this.parseCache,
       observations,
+      ...(this.options.secretDigestKey ? { secretDigestKey: this.options.secretDigestKey } : {}),
     });
     watch.lap("reconcile");
     return { outcome, headTree };

@@ -110,14 +110,31 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
     }
     const { documents, problems } = parseCached(path, tree.get(path) ?? new Uint8Array(), cache);
     reporter.problems.push(...problems);
-    for (const source of documents) {
-      reporter.register(source);
-      addDocument(out, role, source);
-    }
+    for (const document of documents)
+      for (const source of role.role === "manifest" ? listItems(document) : [document]) {
+        reporter.register(source);
+        addDocument(out, role, source);
+      }
     if (role.role !== "gitfleet") out.appNames.add(role.app);
   }
   if (cache) forgetRemoved(cache, tree);
   return out;
+}
+
+// The objects of a List document (kind: List, or any kind ending in List with `items`), each a
+// document of its own, as kubectl expands them; any other document stands for itself. A Secret
+// inside a List is then a Secret like any other: redacted, never written to Git.
+const listed = new WeakMap<SourceDocument, readonly SourceDocument[]>();
+function listItems(source: SourceDocument): readonly SourceDocument[] {
+  const value = source.value;
+  if (!isRecord(value) || typeof value.kind !== "string" || !value.kind.endsWith("List")) return [source];
+  if (!Array.isArray(value.items)) return [source];
+  let items = listed.get(source);
+  if (!items) {
+    items = (value.items as unknown[]).map((item, index) => ({ ...source, value: item, item: index }));
+    listed.set(source, items);
+  }
+  return items;
 }
 
 function forgetRemoved(cache: ParseCache, tree: FileTree): void {

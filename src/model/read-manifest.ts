@@ -32,7 +32,11 @@ export function readManifest(
   context: ManifestContext,
   reporter: Reporter,
 ): Resource | undefined {
-  const origin = { file: source.file, index: source.index };
+  const origin = {
+    file: source.file,
+    index: source.index,
+    ...(source.item === undefined ? {} : { item: source.item }),
+  };
   const object = source.value;
   if (!isRecord(object)) {
     reporter.report({

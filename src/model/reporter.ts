@@ -56,5 +56,5 @@ export function createReporter(): Reporter {
 }
 
 function sourceKey(origin: Origin): string {
-  return `${origin.index}:${origin.file}`;
+  return `${origin.index}:${origin.item ?? ""}:${origin.file}`;
 }

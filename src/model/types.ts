@@ -8,6 +8,8 @@
 export interface Origin {
   readonly file: string;
   readonly index: number;
+  /** For an object inside a List document (kind: List, ConfigMapList, …): its position in `items`. */
+  readonly item?: number;
 }
 
 export type Labels = Readonly<Record<string, string>>;

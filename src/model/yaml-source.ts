@@ -25,6 +25,8 @@ export interface SourceDocument {
   readonly value: unknown;
   readonly document: Document.Parsed;
   readonly lineCounter: LineCounter;
+  /** For an object inside a List document: its position in the List's `items` (paths are relative to it). */
+  readonly item?: number;
 }
 
 /** The documents of one file, and what kept other documents from parsing. */
@@ -258,7 +260,8 @@ export function locate(
 ): SourceLocation {
   let node: unknown = source.document.contents;
   let keyNode: unknown;
-  for (const segment of segments) {
+  const path = source.item === undefined ? segments : ["items", source.item, ...segments];
+  for (const segment of path) {
     const next = childOf(node, segment);
     if (next === undefined) break;
     node = next.value ?? next.key;
@@ -267,7 +270,7 @@ export function locate(
   const chosen = target === "key" && keyNode !== undefined ? keyNode : node;
   const offset = isNode(chosen) && chosen.range ? chosen.range[0] : 0;
   const { line, col } = source.lineCounter.linePos(offset);
-  return { file: source.file, line, column: col, path: toJsonPointer(segments) };
+  return { file: source.file, line, column: col, path: toJsonPointer(path) };
 }
 
 function childOf(node: unknown, segment: string | number): { key?: Node; value?: Node } | undefined {

@@ -78,5 +78,7 @@ function position(tree: FileTree, resource: Resource, path: readonly string[]) {
   const document = bytes
     ? parseSourceFile(resource.origin.file, bytes).documents.find((d) => d.index === resource.origin.index)
     : undefined;
-  return document ? locate(document, path) : { file: resource.origin.file, line: 1, column: 1, path: "" };
+  if (!document) return { file: resource.origin.file, line: 1, column: 1, path: "" };
+  const item = resource.origin.item;
+  return locate(item === undefined ? document : { ...document, item }, path);
 }

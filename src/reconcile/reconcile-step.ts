@@ -61,6 +61,8 @@ export interface ReconcileInput {
   readonly cache?: ParseCache;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
   readonly observations?: FleetObservations;
+  /** The key of Secrets' value digests (see render/secrets.ts). */
+  readonly secretDigestKey?: Uint8Array;
 }
 
 /** The next state, the file changes that take the status branch there (null deletes), and why. */
@@ -96,7 +98,14 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     ? failoverScope(state.failoverKeys, failoverKeys(model, state.render, input.observations))
     : new Set<string>();
   const scope = union(sourceScope, observed);
-  const derived = tryRender(() => deriveRender(state, model, scope, input.observations, input.sourceCommit));
+  const derived = tryRender(() =>
+    deriveRender(state, model, {
+      scope,
+      observations: input.observations,
+      sourceCommit: input.sourceCommit,
+      secretDigestKey: input.secretDigestKey,
+    }),
+  );
   // A commit that cannot be rendered at all is recorded as invalid, once, like one that does not validate.
   if ("failure" in derived)
     return invalidOutcome(state, input, {
@@ -145,12 +154,21 @@ export function failoverDue(state: ReconcileState, observations: FleetObservatio
  * (`failover: cluster west Unreachable for 75s; web 10 → east +5, north +5`). status/source.yaml is
  * not touched: the loop's position in the source branch does not move. Pure.
  */
-export function failoverStep(state: ReconcileState, observations: FleetObservations): ReconcileOutcome {
+export function failoverStep(
+  state: ReconcileState,
+  observations: FleetObservations,
+  secretDigestKey?: Uint8Array,
+): ReconcileOutcome {
   const model = state.model;
   const renderedCommit = state.renderedCommit;
   if (!model || !renderedCommit) throw new Error("failoverStep needs a state with a valid render");
   const scope = failoverScope(state.failoverKeys, failoverKeys(model, state.render, observations));
-  const derived = deriveRender(state, model, scope, observations, undefined);
+  const derived = deriveRender(state, model, {
+    scope,
+    observations,
+    sourceCommit: undefined,
+    secretDigestKey,
+  });
   const summary = derived.summary(renderedCommit);
   const failover = failoverMessage({
     model,
@@ -206,19 +224,23 @@ interface Derived {
   readonly summary: (sourceCommit: string) => ChangeSummary;
 }
 
-// Renders the scope and derives the rendered/ and status/ files that differ. Apps whose output
-// changed are stamped with `sourceCommit`, or keep theirs when it is undefined (a failover step).
-function deriveRender(
-  state: ReconcileState,
-  model: FleetModel,
-  scope: Affected,
-  observations: FleetObservations | undefined,
-  sourceCommit: string | undefined,
-): Derived {
-  const render =
-    scope === ALL
-      ? renderFleet(model, state.render, undefined, observations)
-      : renderFleet(model, state.render, scope, observations);
+interface DeriveInput {
+  readonly scope: Affected;
+  readonly observations: FleetObservations | undefined;
+  /** Stamped on apps whose output changed; undefined keeps each app's own (a failover step). */
+  readonly sourceCommit: string | undefined;
+  readonly secretDigestKey: Uint8Array | undefined;
+}
+
+// Renders the scope and derives the rendered/ and status/ files that differ.
+function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInput): Derived {
+  const { scope, observations, sourceCommit } = input;
+  const render = renderFleet(model, {
+    previous: state.render,
+    ...(scope === ALL ? {} : { scope }),
+    observations,
+    secretDigestKey: input.secretDigestKey,
+  });
   const examined =
     scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope;
   const before = outputsOf(state.render, examined);

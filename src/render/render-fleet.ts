@@ -23,7 +23,7 @@ import {
   renderContext,
 } from "./place-resources.js";
 import { divideJobCompletions, writeReplicas } from "./replicas.js";
-import { redactSecretValues } from "./secrets.js";
+import { redactSecretValues, secretValuesChanged } from "./secrets.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
 
@@ -92,23 +92,31 @@ export interface RenderResult {
  * has for it — the reconcile loop's incremental render. The caller answers for the scope being
  * closed: every app whose output can differ from `previous` must be in it (see affected-apps.ts).
  */
-export function renderFleet(
-  model: FleetModel,
-  previous?: RenderResult,
-  scope?: ReadonlySet<string>,
-  observations?: FleetObservations,
-): RenderResult {
-  const fresh = renderApps(model, previous, scope, observations);
+export function renderFleet(model: FleetModel, options: RenderOptions = {}): RenderResult {
+  const { previous, scope } = options;
+  const fresh = renderApps(model, options);
   return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
 }
 
-function renderApps(
-  model: FleetModel,
-  previous: RenderResult | undefined,
-  scope: ReadonlySet<string> | undefined,
-  observations: FleetObservations | undefined,
-): RenderResult {
+/** What a render takes besides the model; every field is optional. */
+export interface RenderOptions {
+  /** What the clusters run now (the last render). */
+  readonly previous?: RenderResult | undefined;
+  /** Only these apps are rendered again; the others keep what `previous` has. */
+  readonly scope?: ReadonlySet<string> | undefined;
+  /** What the members report, and the time. */
+  readonly observations?: FleetObservations | undefined;
+  /**
+   * The key of the Secrets' value digests (the operator's, never in Git). Default: an empty key —
+   * for tests and previews; the controller, `plan` and `render` always pass one.
+   */
+  readonly secretDigestKey?: Uint8Array | undefined;
+}
+
+function renderApps(model: FleetModel, options: RenderOptions): RenderResult {
+  const { previous, scope, observations } = options;
   const context = renderContext(model, previous, observations);
+  const secretKey = options.secretDigestKey ?? NO_KEY;
   const destinations = new Map<Resource, Destination>();
   const decisions: WorkloadDecision[] = [];
   // 1. Place every resource its Placements select.
@@ -125,15 +133,18 @@ function renderApps(
   if (scope)
     for (const resource of destinations.keys()) if (!scope.has(resource.app)) destinations.delete(resource);
   // 3. Render each resource for each of its clusters.
-  const { objects, errors } = renderDestinations(context, destinations);
+  const { objects, errors } = renderDestinations(context, destinations, secretKey);
   objects.push(...memberHpaObjects(context.model, decisions));
   objects.sort((a, b) => compareStrings(a.path, b.path));
   return { objects, decisions, errors: errors.sort(compareErrors) };
 }
 
+const NO_KEY = new Uint8Array();
+
 function renderDestinations(
   context: RenderContext,
   destinations: ReadonlyMap<Resource, Destination>,
+  secretKey: Uint8Array,
 ): { objects: RenderedObject[]; errors: RenderError[] } {
   const objects: RenderedObject[] = [];
   const errors: RenderError[] = [];
@@ -147,6 +158,7 @@ function renderDestinations(
         completions: completions.get(cluster),
         placements: destination.placements,
         podsToDelete: destination.podsToDelete?.[cluster],
+        secretKey,
       });
       if ("error" in rendered) errors.push(rendered.error);
       else objects.push(rendered);
@@ -205,6 +217,7 @@ interface Assignment {
   readonly completions: number | undefined;
   readonly placements: ReadonlySet<string>;
   readonly podsToDelete: readonly string[] | undefined;
+  readonly secretKey: Uint8Array;
 }
 
 function renderForCluster(
@@ -245,7 +258,12 @@ function renderForCluster(
   if (assignment.podsToDelete && podsPath)
     object = withValueAt(object, podsPath.split("."), [...assignment.podsToDelete]);
   object = withTracking(object, resource.app, [...assignment.placements].sort(compareStrings));
-  if (key === "/Secret") object = redactSecretValues(object);
+  if (key === "/Secret") {
+    // The sync applies a Secret's values as the fleet repo writes them, never as an Override made them.
+    if (secretValuesChanged(resource.object as JsonMap, object))
+      return { error: secretOverridden(resource, cluster) };
+    object = redactSecretValues(object, assignment.secretKey);
+  }
   const path = renderedPath({
     cluster,
     group: resource.group,
@@ -271,4 +289,15 @@ function withoutPath(object: JsonMap, path: readonly string[]): JsonMap {
   if (rest.length === 0) delete copy[head];
   else if (isJsonMap(child)) setOwn(copy, head, withoutPath(child, rest));
   return copy;
+}
+
+function secretOverridden(resource: Resource, cluster: string): RenderError {
+  return {
+    cluster,
+    app: resource.app,
+    resource: describeResource(resource),
+    file: resource.origin.file,
+    message:
+      "an Override changed this Secret's values; gitfleet applies Secret values only as the fleet repo writes them (write them in the Secret, or use a Secret per cluster)",
+  };
 }

@@ -25,6 +25,8 @@ export interface PlanRevisionsInput {
   readonly statusBranch: string;
   /** Compare the objects of starting migration batches with what runs (read only). */
   readonly kubeconfig?: string;
+  /** The key of Secrets' value digests: both revisions are rendered with it (see render/secrets.ts). */
+  readonly secretDigestKey?: Uint8Array;
 }
 
 /** A plan, or why there is none: a revision cannot be read, the head is invalid or does not render. */
@@ -64,9 +66,17 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const scaled = (model: FleetModel, decisions: RenderResult["decisions"]) =>
     statusTree ? autoscaledObservations(statusTree, model, decisions) : undefined;
   const baseRender = base.model
-    ? renderFleet(base.model, running, undefined, scaled(base.model, running?.decisions ?? []))
+    ? renderFleet(base.model, {
+        previous: running,
+        observations: scaled(base.model, running?.decisions ?? []),
+        secretDigestKey: input.secretDigestKey,
+      })
     : EMPTY;
-  const headRender = renderFleet(head.model, baseRender, undefined, scaled(head.model, baseRender.decisions));
+  const headRender = renderFleet(head.model, {
+    previous: baseRender,
+    observations: scaled(head.model, baseRender.decisions),
+    secretDigestKey: input.secretDigestKey,
+  });
   if (headRender.errors.length > 0)
     return { error: headRender.errors.map(formatRenderError).join("\n"), notes };
   const objectsPlan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));

@@ -2,7 +2,7 @@ import { asMap, type JsonMap } from "../model/json.js";
 import type { FleetModel, ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
-import { redactSecretValues, SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
+import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject, ObjectPolicy } from "./cluster-sync.js";
 import { textDigest } from "./inventory.js";
@@ -97,17 +97,16 @@ function secretSources(model: FleetModel): Map<string, JsonMap> {
   return secrets;
 }
 
+// A rendered Secret carries a digest of its values, never the values: they are read from the Secret
+// as the source commit writes it (the render refused any Secret an Override changed).
 function restoreSecret(object: JsonMap, source: JsonMap | undefined): { object: JsonMap; error?: string } {
   const digest = asMap(asMap(object.metadata).annotations)[SECRET_DIGEST_ANNOTATION];
   if (object.kind !== "Secret" || object.apiVersion !== "v1" || digest === undefined) return { object };
-  const sourceDigest = source
-    ? asMap(asMap(redactSecretValues(source).metadata).annotations)[SECRET_DIGEST_ANNOTATION]
-    : undefined;
-  if (!source || sourceDigest !== digest)
+  if (!source)
     return {
       object,
       error:
-        "the Secret's values in the fleet repo do not match the rendered digest (an Override changed them); gitfleet applies Secret values only as written",
+        "the Secret is not in the rendered source commit; gitfleet applies Secret values only as written",
     };
   return {
     object: {

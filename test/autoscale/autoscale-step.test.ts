@@ -39,7 +39,7 @@ const pods = (n: number, percent: number): PodSample[] =>
 
 describe("a round of the centralized FederatedHPAs", () => {
   const model = fleet(DIVIDED);
-  const decisions = renderFleet(model, undefined, undefined, noObservations(T0)).decisions;
+  const decisions = renderFleet(model, { observations: noObservations(T0) }).decisions;
   const step = (samples: PodSample[] | undefined, states = new Map(), now = T0) =>
     autoscaleStep({
       model,
@@ -76,7 +76,7 @@ describe("a round of the centralized FederatedHPAs", () => {
     const duplicated = fleet("  replicaScheduling:\n    type: Duplicated\n");
     const outcome = autoscaleStep({
       model: duplicated,
-      decisions: renderFleet(duplicated, undefined, undefined, noObservations(T0)).decisions,
+      decisions: renderFleet(duplicated, { observations: noObservations(T0) }).decisions,
       samples: new Map([[WEB, { cpu: pods(6, 130) }]]),
       states: new Map(),
       now: T0,

@@ -44,7 +44,7 @@ function model(files: Record<string, string>): FleetModel {
 function input(fleet: FleetModel, now: number, extra: Partial<RoundInput> = {}): RoundInput {
   return {
     model: fleet,
-    decisions: renderFleet(fleet, undefined, undefined, noObservations(now)).decisions,
+    decisions: renderFleet(fleet, { observations: noObservations(now) }).decisions,
     samples: new Map(),
     members: new Map(),
     previous: EMPTY_AUTOSCALING,

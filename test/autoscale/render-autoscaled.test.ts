@@ -50,12 +50,12 @@ function replicasOf(render: RenderResult): Record<string, number> {
 describe("an autoscaled total in the render", () => {
   it("replaces the source's replicas and is divided by the Placement's weights", () => {
     const model = fleet(WEIGHTED);
-    const source = renderFleet(model, undefined, undefined, noObservations(T0));
+    const source = renderFleet(model, { observations: noObservations(T0) });
     // 6 over 2:1:1 (west and north tie for the odd replica; the workload's tie-break decides).
     const first = replicasOf(source);
     expect(first.east).toBe(3);
     expect([first.west, first.north].sort()).toEqual([1, 2]);
-    const scaled = renderFleet(model, source, undefined, autoscaledTo(12));
+    const scaled = renderFleet(model, { previous: source, observations: autoscaledTo(12) });
     expect(replicasOf(scaled)).toEqual({ east: 6, west: 3, north: 3 });
     expect(scaled.decisions.find((d) => d.identity === WEB)).toMatchObject({
       replicas: 12,
@@ -63,15 +63,15 @@ describe("an autoscaled total in the render", () => {
     });
     // Without an autoscaler's total, the source's count again.
     expect(
-      renderFleet(model, scaled, undefined, noObservations(T0)).decisions.find((d) => d.identity === WEB)
+      renderFleet(model, { previous: scaled, observations: noObservations(T0) }).decisions.find((d) => d.identity === WEB)
         ?.replicas,
     ).toBe(6);
   });
 
   it("with avoidDisruption, a scale-up adds replicas without taking any from a cluster", () => {
     const model = fleet(`${WEIGHTED}    avoidDisruption: true\n`);
-    const before = renderFleet(model, undefined, undefined, noObservations(T0));
-    const after = renderFleet(model, before, undefined, autoscaledTo(9));
+    const before = renderFleet(model, { observations: noObservations(T0) });
+    const after = renderFleet(model, { previous: before, observations: autoscaledTo(9) });
     const was = replicasOf(before);
     const now = replicasOf(after);
     expect(Object.values(now).reduce((t, n) => t + n, 0)).toBe(9);

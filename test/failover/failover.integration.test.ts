@@ -229,8 +229,8 @@ describe("failover on simulated members", () => {
       "apps/web/deployment.yaml": deployment(10),
     });
     // The base as the clusters run it: rendered on top of the render before the cordon.
-    const baseRender = renderFleet(modelOf(base), renderFleet(modelOf(fleetRepo())));
-    const plan = formatPlanText(planChange(baseRender, renderFleet(modelOf(head), baseRender)));
+    const baseRender = renderFleet(modelOf(base), { previous: renderFleet(modelOf(fleetRepo())) });
+    const plan = formatPlanText(planChange(baseRender, renderFleet(modelOf(head), { previous: baseRender })));
     expect(plan).toContain("Deployment shop/web (app web): east 4 → 5, north 4 → 5, west 2 → 0");
     expect(plan).toContain(
       "! Deployment shop/web no longer placed here: untolerated taint {gitfleet.io/drain:NoExecute}; its 2 replicas stay until the new ones are ready elsewhere (purgeMode Gracefully)",

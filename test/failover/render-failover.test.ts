@@ -78,7 +78,7 @@ const ready = (n: number): ObservedReplicas => ({ desired: n, ready: n, unschedu
 
 describe("cluster failover in the render", () => {
   const model = fleet(DIVIDED);
-  const start = renderFleet(model, undefined, undefined, observe(T0));
+  const start = renderFleet(model, { observations: observe(T0) });
 
   it("starts evenly over three clusters", () => {
     expect(renderedReplicas(start)).toEqual({ east: 2, north: 2, west: 2 });
@@ -90,7 +90,7 @@ describe("cluster failover in the render", () => {
       [T0 + 10_000, { east: 2, north: 2, west: 2 }],
       [noExecuteAt + 299_000, { east: 2, north: 2, west: 2 }],
     ] as const) {
-      const render = renderFleet(model, start, undefined, observe(now, westDown(now, T0, noExecuteAt)));
+      const render = renderFleet(model, { previous: start, observations: observe(now, westDown(now, T0, noExecuteAt)) });
       expect(renderedReplicas(render)).toEqual(expected);
       expect(webOf(render).failover).toBeUndefined();
     }
@@ -99,7 +99,7 @@ describe("cluster failover in the render", () => {
   describe("after the toleration, purgeMode Gracefully (the default)", () => {
     const noExecuteAt = T0 + 60_000;
     const at = noExecuteAt + 300_000;
-    const failed = renderFleet(model, start, undefined, observe(at, westDown(at, T0, noExecuteAt)));
+    const failed = renderFleet(model, { previous: start, observations: observe(at, westDown(at, T0, noExecuteAt)) });
 
     it("moves west's replicas to the others and keeps the old ones rendered on west", () => {
       expect(webOf(failed).decision.clusters).toEqual({ east: 3, north: 3 });
@@ -126,34 +126,19 @@ describe("cluster failover in the render", () => {
 
     it("keeps them while the replacements are not all ready", () => {
       const now = at + 20_000;
-      const render = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: { ...ready(3), ready: 2 } }),
-      );
+      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: { ...ready(3), ready: 2 } }) });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3, west: 2 });
     });
 
     it("does not count reports of the old counts as the replacements being ready", () => {
       const now = at + 20_000;
-      const render = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(now, westDown(now, T0, noExecuteAt), { east: ready(2), north: ready(2) }),
-      );
+      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(2), north: ready(2) }) });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3, west: 2 });
     });
 
     it("drops them once every cluster that took replicas reports them ready", () => {
       const now = at + 30_000;
-      const render = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: ready(3) }),
-      );
+      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: ready(3) }) });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3 });
       expect(webOf(render).failover?.keeping).toEqual([]);
       expect(clustersWith(render, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north"]);
@@ -167,40 +152,25 @@ describe("cluster failover in the render", () => {
         unschedulable: 0,
         scaledByHpa: true,
       });
-      const waiting = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 1), north: hpa(2, 2) }),
-      );
+      const waiting = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 1), north: hpa(2, 2) }) });
       expect(renderedReplicas(waiting)).toEqual({ east: 3, north: 3, west: 2 });
-      const done = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 2), north: hpa(2, 2) }),
-      );
+      const done = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 2), north: hpa(2, 2) }) });
       expect(renderedReplicas(done)).toEqual({ east: 3, north: 3 });
     });
 
     it("drops them after gracePeriodSeconds even when the replacements never become ready", () => {
       const now = at + 600_000;
-      const render = renderFleet(model, failed, undefined, observe(now, westDown(now, T0, noExecuteAt)));
+      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt)) });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3 });
     });
 
     it("does not move replicas back when the cluster is Ready again", () => {
-      const purged = renderFleet(
-        model,
-        failed,
-        undefined,
-        observe(at + 30_000, westDown(at + 30_000, T0, noExecuteAt), { east: ready(3), north: ready(3) }),
-      );
-      const back = renderFleet(model, purged, undefined, observe(at + 90_000));
+      const purged = renderFleet(model, { previous: failed, observations: observe(at + 30_000, westDown(at + 30_000, T0, noExecuteAt), { east: ready(3), north: ready(3) }) });
+      const back = renderFleet(model, { previous: purged, observations: observe(at + 90_000) });
       expect(renderedReplicas(back)).toEqual({ east: 3, north: 3 });
       // … until a person asks for a rebalance in the Placement.
       const rebalanced = fleet(`${DIVIDED}    rebalanceGeneration: 1\n`);
-      const spread = renderFleet(rebalanced, back, undefined, observe(at + 120_000));
+      const spread = renderFleet(rebalanced, { previous: back, observations: observe(at + 120_000) });
       expect(renderedReplicas(spread)).toEqual({ east: 2, north: 2, west: 2 });
       expect(webOf(spread).failover).toBeUndefined();
     });
@@ -213,23 +183,13 @@ describe("cluster failover in the render", () => {
     const placed = fleet(
       `${DIVIDED}  failover:\n    cluster:\n      tolerationSeconds: 0\n      purgeMode: ${purgeMode}\n`,
     );
-    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    const first = renderFleet(placed, { observations: observe(T0) });
     const now = T0 + 120_000;
-    const render = renderFleet(
-      placed,
-      first,
-      undefined,
-      observe(now, westDown(now, T0, T0 + 60_000), { east: ready(3), north: ready(3) }),
-    );
+    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(3), north: ready(3) }) });
     expect(renderedReplicas(render)).toEqual(expected);
     expect(webOf(render).failover?.keeping).toEqual(keeping);
     // Later, with the replacements ready: Never still keeps them.
-    const later = renderFleet(
-      placed,
-      render,
-      undefined,
-      observe(now + 700_000, westDown(now + 700_000, T0, T0 + 60_000), { east: ready(3), north: ready(3) }),
-    );
+    const later = renderFleet(placed, { previous: render, observations: observe(now + 700_000, westDown(now + 700_000, T0, T0 + 60_000), { east: ready(3), north: ready(3) }) });
     expect(renderedReplicas(later)).toEqual(expected);
   });
 
@@ -237,10 +197,10 @@ describe("cluster failover in the render", () => {
     const placed = fleet(
       `  clusterAffinity:\n    clusterNames: [west]\n${DIVIDED}  failover:\n    cluster:\n      tolerationSeconds: 0\n      purgeMode: Directly\n`,
     );
-    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ west: 6 });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, first, undefined, observe(now, westDown(now, T0, T0 + 60_000)));
+    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
     expect(renderedReplicas(render)).toEqual({ west: 6 });
     expect(webOf(render).decision.unschedulable).toBe(6);
     expect(webOf(render).decision.diagnosis.unschedulableReason).toContain("no cluster");
@@ -250,10 +210,10 @@ describe("cluster failover in the render", () => {
     const placed = fleet(
       `  spreadConstraints:\n    - spreadByField: provider\n      minGroups: 3\n${DIVIDED}  failover:\n    cluster:\n      tolerationSeconds: 0\n`,
     );
-    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ east: 2, north: 2, west: 2 });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, first, undefined, observe(now, westDown(now, T0, T0 + 60_000)));
+    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
     expect(webOf(render).decision.unschedulable).toBe(6);
     expect(webOf(render).decision.diagnosis.unschedulableReason).toMatch(/provider/);
@@ -264,9 +224,9 @@ describe("cluster failover in the render", () => {
     const placed = fleet(
       `  replicaScheduling:\n    type: Divided\n    clusterLimits:\n      - targetCluster:\n          clusterNames: [east]\n        maxReplicas: 2\n  failover:\n    cluster:\n      tolerationSeconds: 0\n`,
     );
-    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    const first = renderFleet(placed, { observations: observe(T0) });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, first, undefined, observe(now, westDown(now, T0, T0 + 60_000)));
+    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
     expect(webOf(render).decision.clusters).toEqual({ east: 2, north: 4 });
   });
 
@@ -274,17 +234,12 @@ describe("cluster failover in the render", () => {
     const placed = fleet(
       `  replicaScheduling:\n    type: Duplicated\n  failover:\n    cluster:\n      tolerationSeconds: 0\n`,
     );
-    const first = renderFleet(placed, undefined, undefined, observe(T0));
+    const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ east: 6, north: 6, west: 6 });
     const now = T0 + 120_000;
-    const down = renderFleet(
-      placed,
-      first,
-      undefined,
-      observe(now, westDown(now, T0, T0 + 60_000), { east: ready(6), north: ready(6) }),
-    );
+    const down = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(6), north: ready(6) }) });
     expect(renderedReplicas(down)).toEqual({ east: 6, north: 6 });
-    const back = renderFleet(placed, down, undefined, observe(now + 60_000));
+    const back = renderFleet(placed, { previous: down, observations: observe(now + 60_000) });
     expect(renderedReplicas(back)).toEqual({ east: 6, north: 6, west: 6 });
   });
 });
@@ -302,28 +257,23 @@ ${spec}`,
   });
 
   it("cordon keeps west's replicas and gives it no new ones", () => {
-    const first = renderFleet(fleet(DIVIDED), undefined, undefined, observe(T0));
+    const first = renderFleet(fleet(DIVIDED), { observations: observe(T0) });
     const cordoned = fleet(DIVIDED.replace("6", "6"), drainedWest("  unschedulable: true\n"));
-    const render = renderFleet(cordoned, first, undefined, observe(T0 + 1000));
+    const render = renderFleet(cordoned, { previous: first, observations: observe(T0 + 1000) });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
     expect(webOf(render).decision.diagnosis.frozen.west).toContain("cluster cordoned");
   });
 
   it("drain moves everything off gracefully: the old replicas stay until the new ones are ready", () => {
-    const first = renderFleet(fleet(DIVIDED), undefined, undefined, observe(T0));
+    const first = renderFleet(fleet(DIVIDED), { observations: observe(T0) });
     const drained = fleet(DIVIDED, drainedWest("  drain: true\n"));
-    const moving = renderFleet(drained, first, undefined, observe(T0 + 1000));
+    const moving = renderFleet(drained, { previous: first, observations: observe(T0 + 1000) });
     expect(webOf(moving).decision.clusters).toEqual({ east: 3, north: 3 });
     expect(renderedReplicas(moving)).toEqual({ east: 3, north: 3, west: 2 });
     expect(webOf(moving).failover?.movedOff[0]?.reason).toBe(
       "untolerated taint {gitfleet.io/drain:NoExecute}",
     );
-    const done = renderFleet(
-      drained,
-      moving,
-      undefined,
-      observe(T0 + 5000, new Map(), { east: ready(3), north: ready(3) }),
-    );
+    const done = renderFleet(drained, { previous: moving, observations: observe(T0 + 5000, new Map(), { east: ready(3), north: ready(3) }) });
     expect(renderedReplicas(done)).toEqual({ east: 3, north: 3 });
     expect(clustersWith(done, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north"]);
   });
@@ -333,7 +283,7 @@ describe("application failover", () => {
   const placed = fleet(
     `${DIVIDED}  failover:\n    application:\n      unschedulableSeconds: 60\n      coolDownSeconds: 600\n`,
   );
-  const first = renderFleet(placed, undefined, undefined, observe(T0));
+  const first = renderFleet(placed, { observations: observe(T0) });
   const pending = (since: number): ObservedReplicas => ({
     desired: 2,
     ready: 0,
@@ -342,24 +292,14 @@ describe("application failover", () => {
   });
 
   it("waits unschedulableSeconds before moving anything", () => {
-    const render = renderFleet(
-      placed,
-      first,
-      undefined,
-      observe(T0 + 30_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
-    );
+    const render = renderFleet(placed, { previous: first, observations: observe(T0 + 30_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
     expect(webOf(render).wakeAt).toBe(T0 + 60_000);
   });
 
   it("caps the cluster at what runs there and places the rest elsewhere; the cap cools down without a move back", () => {
     const now = T0 + 61_000;
-    const moved = renderFleet(
-      placed,
-      first,
-      undefined,
-      observe(now, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
-    );
+    const moved = renderFleet(placed, { previous: first, observations: observe(now, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
     expect(webOf(moved).decision.clusters).toEqual({ east: 3, north: 3 });
     expect(webOf(moved).failover?.capped).toEqual([
       {
@@ -370,25 +310,15 @@ describe("application failover", () => {
       },
     ]);
     // After the cool-down the estimate is trusted again, but nothing moves back.
-    const later = renderFleet(
-      placed,
-      moved,
-      undefined,
-      observe(now + 700_000, new Map(), { east: ready(3), north: ready(3) }),
-    );
+    const later = renderFleet(placed, { previous: moved, observations: observe(now + 700_000, new Map(), { east: ready(3), north: ready(3) }) });
     expect(renderedReplicas(later)).toEqual({ east: 3, north: 3 });
     expect(webOf(later).failover?.capped).toEqual([]);
   });
 
   it("is off unless the Placement asks for it", () => {
     const plain = fleet(DIVIDED);
-    const before = renderFleet(plain, undefined, undefined, observe(T0));
-    const render = renderFleet(
-      plain,
-      before,
-      undefined,
-      observe(T0 + 3_600_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
-    );
+    const before = renderFleet(plain, { observations: observe(T0) });
+    const render = renderFleet(plain, { previous: before, observations: observe(T0 + 3_600_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
   });
 });

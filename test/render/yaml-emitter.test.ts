@@ -56,13 +56,17 @@ spec:
 
   it("reads back as the same value for any JSON", () => {
     fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        const json = JSON.parse(JSON.stringify(value)) as Json;
-        // YAML has no -0 and the emitter writes numbers as JavaScript prints them.
-        expect(readBack(emitYaml(json))).toEqual(
-          JSON.parse(JSON.stringify(json, (_k, v) => (Object.is(v, -0) ? 0 : v))),
-        );
-      }),
+      // "__proto__" is the one key the fleet repo's reader refuses (see the C3 security tests).
+      fc.property(
+        fc.jsonValue().filter((v) => !JSON.stringify(v).includes('"__proto__"')),
+        (value) => {
+          const json = JSON.parse(JSON.stringify(value)) as Json;
+          // YAML has no -0 and the emitter writes numbers as JavaScript prints them.
+          expect(readBack(emitYaml(json))).toEqual(
+            JSON.parse(JSON.stringify(json, (_k, v) => (Object.is(v, -0) ? 0 : v))),
+          );
+        },
+      ),
       { numRuns: 2000 },
     );
   });

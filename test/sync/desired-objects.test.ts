@@ -27,20 +27,31 @@ describe("desiredByCluster", () => {
     expect(secret?.digest).toMatch(/^[0-9a-f]{16}$/);
   });
 
-  it("refuses to apply a Secret whose rendered values differ from the fleet repo's (an Override changed them)", async () => {
-    const { model } = loadFleet(await readExampleRepo());
-    if (!model) throw new Error("the example fleet does not validate");
-    const objects = renderFleet(model).objects.map((o) => {
-      if (o.identity !== "/Secret/data/mysql-root") return o;
-      const metadata = o.object.metadata as { annotations: Record<string, string> };
-      const annotations = { ...metadata.annotations, "gitfleet.io/secret-digest": "sha256:0000" };
-      return { ...o, object: { ...o.object, metadata: { ...metadata, annotations } } };
-    });
-    const secret = [...desiredByCluster(objects, model).values()]
-      .flat()
-      .find((d) => d.identity === "/Secret/data/mysql-root");
-    expect(secret?.error).toMatch(/do not match the rendered digest/);
-    expect(secret?.object.data).toBeUndefined();
+  it("refuses to render a Secret whose values an Override changed (values are applied only as written)", () => {
+    const { model, problems } = loadFleet(
+      fileTreeFromText({
+        ...MINIMAL_FLEET,
+        "apps/web/secret.yaml":
+          "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-token\nstringData:\n  token: not-a-real-token\n",
+        "overrides/token.yaml":
+          "apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: token\nspec:\n  apps: [web]\n  overrideRules:\n    - targetCluster: {clusterNames: [east]}\n      overriders:\n        mergePatch: {stringData: {token: other}}\n",
+      }),
+    );
+    if (!model) throw new Error(JSON.stringify(problems));
+    const render = renderFleet(model);
+    expect(render.errors).toEqual([
+      {
+        cluster: "east",
+        app: "web",
+        resource: "Secret shop/web-token",
+        file: "apps/web/secret.yaml",
+        message:
+          "an Override changed this Secret's values; gitfleet applies Secret values only as the fleet repo writes them (write them in the Secret, or use a Secret per cluster)",
+      },
+    ]);
+    expect(
+      render.objects.filter((o) => o.identity === "/Secret/shop/web-token").map((o) => o.cluster),
+    ).toEqual(["west"]);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs, { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -120,6 +121,8 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     author: { name: "gitfleet demo", email: "gitfleet@localhost" },
     controllerId: "gitfleet-demo",
     logger,
+    // The demo's Secrets hold fake values; a key of its own keeps their digests unguessable all the same.
+    secretDigestKey: new Uint8Array(randomBytes(32)),
   });
   let loop: ReconcileLoop | undefined;
   const { syncer, controller, prober } = syncingController(reconciler, {

@@ -3,6 +3,7 @@ import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
 interface PlanOptions {
   readonly repo: string;
@@ -11,6 +12,7 @@ interface PlanOptions {
   readonly format: "text" | "markdown" | "json";
   readonly statusBranch: string;
   readonly kubeconfig?: string;
+  readonly secretDigestKeyFile?: string;
 }
 
 /** `gitfleet plan`: what every cluster gets from going from BASE to HEAD; exit 0 no changes, 2 changes, 1 error. */
@@ -36,6 +38,10 @@ export function registerPlan(
         "--kubeconfig <file>",
         "compare the objects of migration batches the change starts with what runs in the clusters (read only; a context per member, as for reconcile)",
       )
+      .option(
+        "--secret-digest-key-file <file>",
+        `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only; a plan shows only that a Secret changed either way)`,
+      )
       .addOption(
         new Option("--format <format>", "output format")
           .choices(["text", "markdown", "json"])
@@ -58,6 +64,7 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
     head: options.head,
     statusBranch: options.statusBranch,
     ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+    secretDigestKey: (await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env })).key,
   }).catch((error: unknown) => {
     if (error instanceof RevisionError) throw new CliError(error.message);
     throw error;

@@ -19,6 +19,7 @@ import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
+import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 import { ControllerEndpoints, type ServedParts } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
@@ -37,6 +38,7 @@ interface LoopFlags {
   readonly logLevel: string;
   readonly listen?: string;
   readonly signingKey?: string;
+  readonly secretDigestKeyFile?: string;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
 }
@@ -126,6 +128,10 @@ function loopCommand(name: string): Command {
         .default("ssh"),
     )
     .option(
+      "--secret-digest-key-file <file>",
+      `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
+    )
+    .option(
       "--controller-id <id>",
       "names this controller in the Gitfleet-Controller trailer",
       `gitfleet@${hostname()}`,
@@ -141,6 +147,11 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
       )
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
   const { repo, settings } = await openFleet(flags);
+  const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
+  if (secretKey.source === "ephemeral")
+    logger.warn(
+      `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
+    );
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const parts: ServedParts = {};
   const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
@@ -153,6 +164,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
         controllerId: flags.controllerId,
         logger,
+        secretDigestKey: secretKey.key,
         ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
         ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
         ...(progress ? { onProgress: reconcileProgress(progress) } : {}),

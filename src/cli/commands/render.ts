@@ -8,10 +8,12 @@ import { renderFleet } from "../../render/render-fleet.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
 interface RenderOptions {
   readonly out: string;
   readonly cluster?: readonly string[];
+  readonly secretDigestKeyFile?: string;
 }
 
 /** `gitfleet render [DIR] --out OUT [--cluster NAME…]`: write what every cluster gets, as the status branch will hold it. */
@@ -31,6 +33,10 @@ export function registerRender(
       "where to write rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml",
     )
     .option("--cluster <name...>", "only these clusters")
+    .option(
+      "--secret-digest-key-file <file>",
+      `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only)`,
+    )
     .action(async (dir: string, options: RenderOptions) => {
       setExit(await runRender(dir, options, output));
     });
@@ -49,7 +55,8 @@ async function runRender(dir: string, options: RenderOptions, output: CommandOut
     return ExitCode.Failed;
   }
   // 2. Render, and refuse to write a partial tree when an override fails.
-  const rendered = renderFleet(loaded.model);
+  const key = await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env });
+  const rendered = renderFleet(loaded.model, { secretDigestKey: key.key });
   if (rendered.errors.length > 0) {
     output.err(`${rendered.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
