@@ -10,7 +10,7 @@ import type { ObservedReplicas } from "../failover/observations.js";
 import { asMap, valueAt } from "../model/json.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import type { MemberConnection } from "../sync/connections.js";
+import { connectionKey, type MemberConnection } from "../sync/connections.js";
 import { interpreterLookup } from "../sync/desired-objects.js";
 import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../sync/member-client.js";
 import { podSamples, SAMPLED_RESOURCES } from "../sync/pod-samples.js";
@@ -19,7 +19,7 @@ import type { Attachment } from "./reconciler.js";
 
 export interface AutoscalerOptions {
   /** How to reach each cluster (the sync's connections). */
-  readonly connect: (model: FleetModel) => readonly MemberConnection[];
+  readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   readonly logger: Logger;
   /** Pods are sampled at most this often, and a workload's total changes at most once per this long (fleet.yaml autoscaleInterval). */
   readonly intervalMs: number;
@@ -51,7 +51,7 @@ export class Autoscaler {
     const model = state.model;
     if (!model || model.federatedHPAs.length === 0 || now - this.sampledAt < this.options.intervalMs) return;
     this.sampledAt = now;
-    const connections = new Map(this.options.connect(model).map((c) => [c.cluster, c]));
+    const connections = new Map((await this.options.connect(model)).map((c) => [c.cluster, c]));
     const samples = new Map<string, Record<string, PodSample[]>>();
     const members = new Map<string, Map<string, ObservedReplicas>>();
     await Promise.all(
@@ -142,7 +142,7 @@ export class Autoscaler {
   private client(connection: MemberConnection | undefined): MemberClient | undefined {
     if (!connection || !("config" in connection) || !connection.config || connection.mode !== "push")
       return undefined;
-    const key = `${connection.context} ${connection.config.getCurrentCluster()?.server ?? ""}`;
+    const key = connectionKey(connection);
     const known = this.clients.get(connection.cluster);
     if (known?.key === key) return known.client;
     const client = new MemberClient(connection.cluster, connection.config, {

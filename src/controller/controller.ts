@@ -140,7 +140,7 @@ export class Controller implements Reconciles {
     if (due && state.model && state.renderedCommit) {
       this.requested = { render: state.render, at: now };
       this.requestedGates = gatesKey;
-      this.syncer.request({
+      await this.syncer.request({
         sourceCommit: state.renderedCommit,
         model: state.model,
         objects: state.render.objects,

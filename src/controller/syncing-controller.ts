@@ -6,7 +6,7 @@ import type { FleetModel } from "../model/types.js";
 import { clusterStatusPath } from "../reconcile/status-files.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/cluster-sync.js";
-import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
+import { type ConnectionSources, MemberCredentials } from "../sync/connections.js";
 import type { MemberClientOptions } from "../sync/member-client.js";
 import { Syncer } from "../sync/syncer.js";
 import { Autoscaler } from "./autoscaler.js";
@@ -44,7 +44,9 @@ export function syncingController(
   reconciler: Reconciler,
   options: SyncingOptions,
 ): { syncer: Syncer; controller: Controller; prober: ClusterProber } {
-  const connect = (model: FleetModel) => resolveConnections(model.clusters, options.connections);
+  // One credential cache for the syncer, the prober and the autoscaler: files are read again only when they change.
+  const credentials = new MemberCredentials(options.connections);
+  const connect = (model: FleetModel) => credentials.resolve(model.clusters);
   const syncer = new Syncer({
     connect,
     logger: options.logger,

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { FleetModel, Taint } from "../model/types.js";
-import type { MemberConnection } from "../sync/connections.js";
+import { connectionKey, type MemberConnection } from "../sync/connections.js";
 import { MemberClient } from "../sync/member-client.js";
 import {
   afterProbe,
@@ -15,7 +15,7 @@ const NO_MODEL_RETRY_MS = 250;
 
 export interface ProberOptions {
   /** How to reach each cluster of a fleet. */
-  readonly connect: (model: FleetModel) => readonly MemberConnection[];
+  readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   /** The fleet as the status branch last rendered it (its clusters, its clusterHealth settings). */
   readonly model: () => FleetModel | undefined;
   readonly logger: Logger;
@@ -73,7 +73,9 @@ export class ClusterProber {
     const model = this.options.model();
     if (!model) return;
     const settings = clusterHealthSettings(model.fleet?.spec);
-    const connections = this.options.connect(model).filter((c) => "config" in c && c.config !== undefined);
+    const connections = (await this.options.connect(model)).filter(
+      (c) => "config" in c && c.config !== undefined,
+    );
     await Promise.all(
       connections.map(async (connection) => {
         const client = this.client(connection, settings.probeTimeoutMs);
@@ -125,7 +127,7 @@ export class ClusterProber {
 
   private client(connection: MemberConnection, timeoutMs: number): MemberClient | undefined {
     if (!("config" in connection) || !connection.config) return undefined;
-    const key = `${connection.config.getCurrentContext()} ${connection.config.getCurrentCluster()?.server ?? ""} ${timeoutMs}`;
+    const key = `${connectionKey({ config: connection.config })} ${timeoutMs}`;
     const known = this.clients.get(connection.cluster);
     if (known?.key === key) return known.client;
     const client = new MemberClient(connection.cluster, connection.config, { timeoutMs, retries: 0 });

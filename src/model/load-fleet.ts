@@ -110,11 +110,11 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
     }
     const { documents, problems } = parseCached(path, tree.get(path) ?? new Uint8Array(), cache);
     reporter.problems.push(...problems);
-    for (const document of documents)
-      for (const source of role.role === "manifest" ? listItems(document) : [document]) {
-        reporter.register(source);
-        addDocument(out, role, source);
-      }
+    const sources = role.role === "manifest" ? documents.flatMap(listItems) : documents;
+    for (const source of sources) {
+      reporter.register(source);
+      addDocument(out, role, source);
+    }
     if (role.role !== "gitfleet") out.appNames.add(role.app);
   }
   if (cache) forgetRemoved(cache, tree);

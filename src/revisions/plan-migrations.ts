@@ -11,7 +11,7 @@ import {
 } from "../plan/migration-plan.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { addressOf } from "../sync/cluster-sync.js";
-import { resolveConnections } from "../sync/connections.js";
+import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
 import { MemberClient } from "../sync/member-client.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 
@@ -23,6 +23,8 @@ export interface PlanMigrationsInput {
   readonly statusTree: FileTree | undefined;
   /** Read the live objects of starting batches through this kubeconfig. */
   readonly kubeconfig?: string;
+  /** The directory Clusters' kubeconfigFile names are read from. */
+  readonly kubeconfigDir?: string;
 }
 
 /**
@@ -41,7 +43,11 @@ export async function planMigrations(input: PlanMigrationsInput): Promise<Migrat
   const starting = startingObjects(batches, input.objects);
   if (!input.kubeconfig || starting.length === 0)
     return { batches, adoptions: compareWithLive(starting, undefined), comparedWithLive: false };
-  const live = await readLive(input.head, starting, input.kubeconfig);
+  const live = await readLive(input.head, starting, {
+    kubeconfig: input.kubeconfig,
+    ...(input.kubeconfigDir ? { kubeconfigDir: input.kubeconfigDir } : {}),
+    env: process.env,
+  });
   return {
     batches,
     adoptions: compareWithLive(starting, (o) => live.get(o.path)),
@@ -54,12 +60,12 @@ export async function planMigrations(input: PlanMigrationsInput): Promise<Migrat
 async function readLive(
   model: FleetModel,
   objects: readonly RenderedObject[],
-  kubeconfig: string,
+  sources: ConnectionSources,
 ): Promise<Map<string, JsonMap | undefined>> {
   const clusters = new Set(objects.map((o) => o.cluster));
-  const connections = resolveConnections(
+  const connections = await resolveConnections(
     model.clusters.filter((c) => clusters.has(c.metadata.name)),
-    { kubeconfig, env: process.env },
+    sources,
   );
   const clients = new Map<string, MemberClient>();
   for (const connection of connections) {

@@ -25,6 +25,8 @@ export interface PlanRevisionsInput {
   readonly statusBranch: string;
   /** Compare the objects of starting migration batches with what runs (read only). */
   readonly kubeconfig?: string;
+  /** With kubeconfig: the directory Clusters' kubeconfigFile names are read from. */
+  readonly kubeconfigDir?: string;
   /** The key of Secrets' value digests: both revisions are rendered with it (see render/secrets.ts). */
   readonly secretDigestKey?: Uint8Array;
 }
@@ -86,6 +88,7 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     objects: headRender.objects,
     statusTree,
     ...(input.kubeconfig ? { kubeconfig: input.kubeconfig } : {}),
+    ...(input.kubeconfigDir ? { kubeconfigDir: input.kubeconfigDir } : {}),
   }).catch((error: unknown) => {
     throw new RevisionError(
       `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,

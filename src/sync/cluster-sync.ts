@@ -1,5 +1,6 @@
 import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
+import { oneLine } from "../model/one-line.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
@@ -723,8 +724,9 @@ function intentEntry(desired: DesiredObject): InventoryEntry {
   return { identity: desired.identity, ...address, app: desired.app, uid: "", digest: "" };
 }
 
+// What went wrong, on one bounded line: errors can quote what a member sent.
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 /** What detaching an app from one cluster did, per object. */

@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import fetch, { type RequestInit } from "node-fetch";
 import { asList, asMap, type JsonMap } from "../model/json.js";
+import { MAX_MESSAGE, oneLine } from "../model/one-line.js";
 
 /** A Kubernetes API error: the Status a member answered with, or a failure to reach it (code 0). */
 export class MemberApiError extends Error {
@@ -43,7 +44,14 @@ export interface MemberClientOptions {
   readonly backoffMs?: number;
   /** The field manager of server-side apply (default "gitfleet"). */
   readonly fieldManager?: string;
+  /** The largest answer read, in bytes, for a list (default 64 MiB) and for anything else (default 8 MiB). */
+  readonly maxListBytes?: number;
+  readonly maxResponseBytes?: number;
 }
+
+/** Default bounds on what a member may send: a list of every pod of a large cluster fits; nothing endless does. */
+export const MAX_LIST_BYTES = 64 * 2 ** 20;
+export const MAX_RESPONSE_BYTES = 8 * 2 ** 20;
 
 export const FIELD_MANAGER = "gitfleet";
 
@@ -232,6 +240,9 @@ export class MemberClient {
     }
   }
 
+  // One request, bounded: the whole exchange — headers and body — within the timeout, at most the
+  // size cap read (a list may be larger than one object), redirects refused rather than followed (the
+  // credentials would go along), and on any of these the socket is destroyed, not left to drain.
   private async once(method: string, path: string, body: unknown, contentType: string): Promise<unknown> {
     const init = await this.requestInit();
     const headers = new Map<string, string>([["accept", "application/json"]]);
@@ -239,24 +250,44 @@ export class MemberClient {
     for (const [key, value] of new Headers(init.headers as ConstructorParameters<typeof Headers>[0]))
       headers.set(key, value);
     if (body !== undefined) headers.set("content-type", contentType);
-    let response: Awaited<ReturnType<typeof fetch>>;
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    const maxBytes = isList(method, path)
+      ? (this.options.maxListBytes ?? MAX_LIST_BYTES)
+      : (this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
-      response = await fetch(`${this.server}${path}`, {
-        ...init,
-        method,
-        headers: Object.fromEntries(headers),
-        timeout: this.options.timeoutMs ?? 10_000,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      } as RequestInit);
-    } catch (error) {
+      let response: Awaited<ReturnType<typeof fetch>>;
+      try {
+        response = await fetch(`${this.server}${path}`, {
+          ...init,
+          method,
+          headers: Object.fromEntries(headers),
+          redirect: "manual",
+          signal: abort.signal,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        } as RequestInit);
+      } catch (error) {
+        throw this.unreachable(error, abort.signal.aborted, timeoutMs);
+      }
+      const text = await readBounded(response.body, maxBytes, abort).catch((error: unknown) => {
+        throw this.unreachable(error, abort.signal.aborted && !(error instanceof TooLarge), timeoutMs);
+      });
+      return this.answer(response, text);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // The parsed answer of a 2xx; any other status as a MemberApiError with the member's words on one line.
+  private answer(response: { status: number; ok: boolean; statusText: string }, text: string): unknown {
+    if (response.status >= 300 && response.status < 400)
       throw new MemberApiError(
         this.cluster,
-        0,
-        "Unreachable",
-        `${this.cluster} (${this.server}) did not answer: ${error instanceof Error ? error.message : String(error)}`,
+        response.status,
+        "Redirect",
+        `${this.cluster} answered with a redirect (${response.status}); gitfleet does not follow redirects from members`,
       );
-    }
-    const text = await response.text();
     if (response.ok) return text === "" || !text.startsWith("{") ? text : JSON.parse(text);
     let status: JsonMap = {};
     try {
@@ -267,9 +298,20 @@ export class MemberClient {
     throw new MemberApiError(
       this.cluster,
       response.status,
-      String(status.reason ?? response.statusText),
-      String(status.message ?? (text.slice(0, 300) || response.statusText)),
+      oneLine(String(status.reason ?? response.statusText), 80),
+      oneLine(String(status.message ?? (text || response.statusText)), MAX_MESSAGE),
     );
+  }
+
+  // A member that did not answer, and how: never the server's address or a library's message.
+  private unreachable(error: unknown, timedOut: boolean, timeoutMs: number): MemberApiError {
+    const how =
+      error instanceof TooLarge
+        ? error.message
+        : timedOut
+          ? `no complete answer within ${timeoutMs} ms`
+          : networkFailure(error);
+    return new MemberApiError(this.cluster, 0, "Unreachable", `${this.cluster} did not answer: ${how}`);
   }
 
   // The agent, TLS material and credential headers client-node derives from the kubeconfig context,
@@ -295,4 +337,67 @@ export class MemberClient {
 /** "/apis/apps/v1", or "/api/v1" for the core group. */
 function prefix(apiVersion: string): string {
   return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+class TooLarge extends Error {}
+
+// Reads a response body up to maxBytes; past it, or when the request is aborted, the stream and its
+// socket are destroyed.
+function readBounded(
+  body: NodeJS.ReadableStream | null,
+  maxBytes: number,
+  abort: AbortController,
+): Promise<string> {
+  if (!body) return Promise.resolve("");
+  const stream = body as NodeJS.ReadableStream & { destroy(error?: Error): void };
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    // The first failure is the answer; aborting makes the stream report another, which is ignored.
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+      abort.abort();
+      stream.destroy();
+    };
+    stream.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes)
+        fail(new TooLarge(`the answer is larger than ${Math.round(maxBytes / 2 ** 20)} MiB`));
+      else chunks.push(chunk);
+    });
+    stream.on("error", (error: Error) => fail(error));
+    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+// Lists (GETs of a collection) may be large; single objects, applies and discovery are not.
+function isList(method: string, path: string): boolean {
+  if (method !== "GET") return false;
+  const query = path.indexOf("?");
+  const parts = (query < 0 ? path : path.slice(0, query)).split("/").filter(Boolean);
+  // /api/v1/pods, /api/v1/namespaces/x/pods, /apis/g/v/pods, /apis/g/v/namespaces/x/pods
+  const offset = parts[0] === "api" ? 2 : 3;
+  const rest = parts.slice(offset);
+  return rest.length === 1 || (rest.length === 3 && rest[0] === "namespaces");
+}
+
+// A network failure by its kind, from the error's code: connection refused, reset, name not found, TLS.
+function networkFailure(error: unknown): string {
+  const code = String((error as { code?: unknown }).code ?? (error as { errno?: unknown }).errno ?? "");
+  const kinds: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ECONNRESET: "connection reset",
+    ETIMEDOUT: "connection timed out",
+    EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
+    ENOTFOUND: "server name not found",
+    EAI_AGAIN: "server name not resolved",
+    EPIPE: "connection closed",
+  };
+  if (Object.hasOwn(kinds, code)) return `${kinds[code]} (${code})`;
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed (${code})`;
+  return code ? `request failed (${oneLine(code, 40)})` : "request failed";
 }

@@ -2,12 +2,13 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { Gate } from "../migrate/migration-state.js";
 import { asMap } from "../model/json.js";
+import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { CapacityReadings } from "./cluster-capacity.js";
 import { type ClusterSyncResult, detachApp, notSynced, syncCluster } from "./cluster-sync.js";
-import type { MemberConnection } from "./connections.js";
+import { connectionKey, type MemberConnection } from "./connections.js";
 import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
@@ -31,7 +32,7 @@ export interface SyncTarget {
 
 export interface SyncerOptions {
   /** How to reach each cluster of a fleet (push with a client configuration, pull, or why not). */
-  readonly connect: (model: FleetModel) => readonly MemberConnection[];
+  readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   readonly logger: Logger;
   readonly client?: MemberClientOptions;
   /** Requests in flight per cluster. */
@@ -62,13 +63,29 @@ export class Syncer {
   private readonly reports = new Map<string, AgentReport>();
   private readonly reading = new Set<Promise<void>>();
   private readonly slots: Slots;
+  private generation = 0;
 
   constructor(private readonly options: SyncerOptions) {
     this.slots = new Slots(options.maxClusters ?? 16);
   }
 
-  /** Queues a sync of every push-mode cluster to the target; returns at once. */
-  request(target: SyncTarget): void {
+  /**
+   * Queues a sync of every push-mode cluster to the target, once the members' credentials are read
+   * (idle() waits for that too). A newer request supersedes one whose credentials are still being read.
+   */
+  request(target: SyncTarget): Promise<void> {
+    const generation = ++this.generation;
+    const queued = this.options
+      .connect(target.model)
+      .then((connections) => {
+        if (generation === this.generation) this.enqueue(target, connections);
+      })
+      .finally(() => this.reading.delete(queued));
+    this.reading.add(queued);
+    return queued;
+  }
+
+  private enqueue(target: SyncTarget, connections: readonly MemberConnection[]): void {
     const desired = desiredByCluster(target.objects, target.model);
     const prune = pruneSettings(target.model, target.decisions);
     const interpreterFor = interpreterLookup(target.model);
@@ -85,7 +102,7 @@ export class Syncer {
           );
     const syncedAs = (cluster: string) => ({ cluster, sourceCommit: target.sourceCommit });
     const inventoryOf = (cluster: string) => target.inventories.get(cluster) ?? new Map();
-    for (const connection of this.options.connect(target.model)) {
+    for (const connection of connections) {
       const { cluster } = connection;
       if (connection.mode === "pull") {
         if (connection.config) this.readReport(cluster, connection.config);
@@ -125,7 +142,7 @@ export class Syncer {
         })().catch((error: unknown) =>
           notSynced(
             syncedAs(cluster),
-            `sync failed: ${error instanceof Error ? error.message : String(error)}`,
+            `sync failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
             inventoryOf(cluster),
           ),
         ),
@@ -183,7 +200,7 @@ export class Syncer {
   }
 
   private worker(cluster: string, connection: Extract<MemberConnection, { config: unknown }>): ClusterWorker {
-    const key = `${connection.context} ${connection.config.getCurrentCluster()?.server ?? ""}`;
+    const key = connectionKey(connection);
     let worker = this.workers.get(cluster);
     if (!worker || worker.key !== key) {
       worker = new ClusterWorker(

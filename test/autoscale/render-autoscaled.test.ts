@@ -63,8 +63,9 @@ describe("an autoscaled total in the render", () => {
     });
     // Without an autoscaler's total, the source's count again.
     expect(
-      renderFleet(model, { previous: scaled, observations: noObservations(T0) }).decisions.find((d) => d.identity === WEB)
-        ?.replicas,
+      renderFleet(model, { previous: scaled, observations: noObservations(T0) }).decisions.find(
+        (d) => d.identity === WEB,
+      )?.replicas,
     ).toBe(6);
   });
 

@@ -90,7 +90,10 @@ describe("cluster failover in the render", () => {
       [T0 + 10_000, { east: 2, north: 2, west: 2 }],
       [noExecuteAt + 299_000, { east: 2, north: 2, west: 2 }],
     ] as const) {
-      const render = renderFleet(model, { previous: start, observations: observe(now, westDown(now, T0, noExecuteAt)) });
+      const render = renderFleet(model, {
+        previous: start,
+        observations: observe(now, westDown(now, T0, noExecuteAt)),
+      });
       expect(renderedReplicas(render)).toEqual(expected);
       expect(webOf(render).failover).toBeUndefined();
     }
@@ -99,7 +102,10 @@ describe("cluster failover in the render", () => {
   describe("after the toleration, purgeMode Gracefully (the default)", () => {
     const noExecuteAt = T0 + 60_000;
     const at = noExecuteAt + 300_000;
-    const failed = renderFleet(model, { previous: start, observations: observe(at, westDown(at, T0, noExecuteAt)) });
+    const failed = renderFleet(model, {
+      previous: start,
+      observations: observe(at, westDown(at, T0, noExecuteAt)),
+    });
 
     it("moves west's replicas to the others and keeps the old ones rendered on west", () => {
       expect(webOf(failed).decision.clusters).toEqual({ east: 3, north: 3 });
@@ -126,19 +132,31 @@ describe("cluster failover in the render", () => {
 
     it("keeps them while the replacements are not all ready", () => {
       const now = at + 20_000;
-      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: { ...ready(3), ready: 2 } }) });
+      const render = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt), {
+          east: ready(3),
+          north: { ...ready(3), ready: 2 },
+        }),
+      });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3, west: 2 });
     });
 
     it("does not count reports of the old counts as the replacements being ready", () => {
       const now = at + 20_000;
-      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(2), north: ready(2) }) });
+      const render = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(2), north: ready(2) }),
+      });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3, west: 2 });
     });
 
     it("drops them once every cluster that took replicas reports them ready", () => {
       const now = at + 30_000;
-      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: ready(3) }) });
+      const render = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt), { east: ready(3), north: ready(3) }),
+      });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3 });
       expect(webOf(render).failover?.keeping).toEqual([]);
       expect(clustersWith(render, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north"]);
@@ -152,20 +170,35 @@ describe("cluster failover in the render", () => {
         unschedulable: 0,
         scaledByHpa: true,
       });
-      const waiting = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 1), north: hpa(2, 2) }) });
+      const waiting = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 1), north: hpa(2, 2) }),
+      });
       expect(renderedReplicas(waiting)).toEqual({ east: 3, north: 3, west: 2 });
-      const done = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 2), north: hpa(2, 2) }) });
+      const done = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt), { east: hpa(2, 2), north: hpa(2, 2) }),
+      });
       expect(renderedReplicas(done)).toEqual({ east: 3, north: 3 });
     });
 
     it("drops them after gracePeriodSeconds even when the replacements never become ready", () => {
       const now = at + 600_000;
-      const render = renderFleet(model, { previous: failed, observations: observe(now, westDown(now, T0, noExecuteAt)) });
+      const render = renderFleet(model, {
+        previous: failed,
+        observations: observe(now, westDown(now, T0, noExecuteAt)),
+      });
       expect(renderedReplicas(render)).toEqual({ east: 3, north: 3 });
     });
 
     it("does not move replicas back when the cluster is Ready again", () => {
-      const purged = renderFleet(model, { previous: failed, observations: observe(at + 30_000, westDown(at + 30_000, T0, noExecuteAt), { east: ready(3), north: ready(3) }) });
+      const purged = renderFleet(model, {
+        previous: failed,
+        observations: observe(at + 30_000, westDown(at + 30_000, T0, noExecuteAt), {
+          east: ready(3),
+          north: ready(3),
+        }),
+      });
       const back = renderFleet(model, { previous: purged, observations: observe(at + 90_000) });
       expect(renderedReplicas(back)).toEqual({ east: 3, north: 3 });
       // … until a person asks for a rebalance in the Placement.
@@ -185,11 +218,20 @@ describe("cluster failover in the render", () => {
     );
     const first = renderFleet(placed, { observations: observe(T0) });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(3), north: ready(3) }) });
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(3), north: ready(3) }),
+    });
     expect(renderedReplicas(render)).toEqual(expected);
     expect(webOf(render).failover?.keeping).toEqual(keeping);
     // Later, with the replacements ready: Never still keeps them.
-    const later = renderFleet(placed, { previous: render, observations: observe(now + 700_000, westDown(now + 700_000, T0, T0 + 60_000), { east: ready(3), north: ready(3) }) });
+    const later = renderFleet(placed, {
+      previous: render,
+      observations: observe(now + 700_000, westDown(now + 700_000, T0, T0 + 60_000), {
+        east: ready(3),
+        north: ready(3),
+      }),
+    });
     expect(renderedReplicas(later)).toEqual(expected);
   });
 
@@ -200,7 +242,10 @@ describe("cluster failover in the render", () => {
     const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ west: 6 });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, westDown(now, T0, T0 + 60_000)),
+    });
     expect(renderedReplicas(render)).toEqual({ west: 6 });
     expect(webOf(render).decision.unschedulable).toBe(6);
     expect(webOf(render).decision.diagnosis.unschedulableReason).toContain("no cluster");
@@ -213,7 +258,10 @@ describe("cluster failover in the render", () => {
     const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ east: 2, north: 2, west: 2 });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, westDown(now, T0, T0 + 60_000)),
+    });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
     expect(webOf(render).decision.unschedulable).toBe(6);
     expect(webOf(render).decision.diagnosis.unschedulableReason).toMatch(/provider/);
@@ -226,7 +274,10 @@ describe("cluster failover in the render", () => {
     );
     const first = renderFleet(placed, { observations: observe(T0) });
     const now = T0 + 120_000;
-    const render = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000)) });
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, westDown(now, T0, T0 + 60_000)),
+    });
     expect(webOf(render).decision.clusters).toEqual({ east: 2, north: 4 });
   });
 
@@ -237,7 +288,10 @@ describe("cluster failover in the render", () => {
     const first = renderFleet(placed, { observations: observe(T0) });
     expect(renderedReplicas(first)).toEqual({ east: 6, north: 6, west: 6 });
     const now = T0 + 120_000;
-    const down = renderFleet(placed, { previous: first, observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(6), north: ready(6) }) });
+    const down = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, westDown(now, T0, T0 + 60_000), { east: ready(6), north: ready(6) }),
+    });
     expect(renderedReplicas(down)).toEqual({ east: 6, north: 6 });
     const back = renderFleet(placed, { previous: down, observations: observe(now + 60_000) });
     expect(renderedReplicas(back)).toEqual({ east: 6, north: 6, west: 6 });
@@ -273,7 +327,10 @@ ${spec}`,
     expect(webOf(moving).failover?.movedOff[0]?.reason).toBe(
       "untolerated taint {gitfleet.io/drain:NoExecute}",
     );
-    const done = renderFleet(drained, { previous: moving, observations: observe(T0 + 5000, new Map(), { east: ready(3), north: ready(3) }) });
+    const done = renderFleet(drained, {
+      previous: moving,
+      observations: observe(T0 + 5000, new Map(), { east: ready(3), north: ready(3) }),
+    });
     expect(renderedReplicas(done)).toEqual({ east: 3, north: 3 });
     expect(clustersWith(done, "/ConfigMap/shop/web-config").sort()).toEqual(["east", "north"]);
   });
@@ -292,14 +349,20 @@ describe("application failover", () => {
   });
 
   it("waits unschedulableSeconds before moving anything", () => {
-    const render = renderFleet(placed, { previous: first, observations: observe(T0 + 30_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + 30_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
+    });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
     expect(webOf(render).wakeAt).toBe(T0 + 60_000);
   });
 
   it("caps the cluster at what runs there and places the rest elsewhere; the cap cools down without a move back", () => {
     const now = T0 + 61_000;
-    const moved = renderFleet(placed, { previous: first, observations: observe(now, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
+    const moved = renderFleet(placed, {
+      previous: first,
+      observations: observe(now, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
+    });
     expect(webOf(moved).decision.clusters).toEqual({ east: 3, north: 3 });
     expect(webOf(moved).failover?.capped).toEqual([
       {
@@ -310,7 +373,10 @@ describe("application failover", () => {
       },
     ]);
     // After the cool-down the estimate is trusted again, but nothing moves back.
-    const later = renderFleet(placed, { previous: moved, observations: observe(now + 700_000, new Map(), { east: ready(3), north: ready(3) }) });
+    const later = renderFleet(placed, {
+      previous: moved,
+      observations: observe(now + 700_000, new Map(), { east: ready(3), north: ready(3) }),
+    });
     expect(renderedReplicas(later)).toEqual({ east: 3, north: 3 });
     expect(webOf(later).failover?.capped).toEqual([]);
   });
@@ -318,7 +384,14 @@ describe("application failover", () => {
   it("is off unless the Placement asks for it", () => {
     const plain = fleet(DIVIDED);
     const before = renderFleet(plain, { observations: observe(T0) });
-    const render = renderFleet(plain, { previous: before, observations: observe(T0 + 3_600_000, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }) });
+    const render = renderFleet(plain, {
+      previous: before,
+      observations: observe(T0 + 3_600_000, new Map(), {
+        east: ready(2),
+        north: ready(2),
+        west: pending(T0),
+      }),
+    });
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
   });
 });

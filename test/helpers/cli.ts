@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
@@ -26,4 +26,23 @@ export function gitfleetCli(
     timeout: options.timeoutMs ?? 60_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs `gitfleet ARGS` without blocking this process: for tests whose simulated members answer from
+ * this very process, which a synchronous spawn would freeze.
+ */
+export function gitfleetAsync(
+  args: readonly string[],
+  options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { encoding: "utf8", env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 120_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
 }

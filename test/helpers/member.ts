@@ -7,7 +7,10 @@ import type { SimulatedMember } from "../../src/member/member-server.js";
 export const clientConfig = (member: SimulatedMember) => memberClientConfig(member);
 
 /** Writes the kubeconfig gitfleet writes for simulated members (a context per member) to `path`. */
-export function writeKubeconfig(path: string, members: readonly SimulatedMember[]): string {
+export function writeKubeconfig(
+  path: string,
+  members: readonly Pick<SimulatedMember, "name" | "url">[],
+): string {
   writeFileSync(path, simulatedKubeconfig(members));
   return path;
 }

@@ -47,7 +47,7 @@ data:
 `;
 const KEY = new TextEncoder().encode("a-test-key-of-32-bytes-not-real!");
 
-function rendered(files: Record<string, string>, key = KEY) {
+function rendered(files: Record<string, string>, key: Uint8Array<ArrayBufferLike> = KEY) {
   const result = loadFleet(minimalFleetWith(files));
   if (!result.model) throw new Error(result.problems.map(formatProblem).join("\n"));
   return renderFleet(result.model, { secretDigestKey: key });
@@ -96,7 +96,7 @@ describe("M10: Secret values never reach the rendered tree", () => {
   });
 
   it("keys the digest: not the audit's plain sha256, different under another key, stable under one", () => {
-    const digest = (key: Uint8Array) =>
+    const digest = (key: Uint8Array<ArrayBufferLike>) =>
       /secret-digest: "?([^"\n]+)/.exec(
         rendered({ "apps/web/list.yaml": LIST }, key).objects.find((o) =>
           o.path.endsWith("east/shop/core.Secret.arena-secrets.yaml"),

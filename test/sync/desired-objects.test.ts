@@ -5,7 +5,6 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { Cluster } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { resolveConnections } from "../../src/sync/connections.js";
 import { desiredByCluster, pruneSettings } from "../../src/sync/desired-objects.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 import { tempDir } from "../helpers/git-repo.js";
@@ -109,53 +108,3 @@ function yamlBlock(value: Record<string, unknown>): string {
     )
     .join("");
 }
-
-describe("resolveConnections", () => {
-  const cluster = (name: string, connection?: Record<string, string>): Cluster =>
-    ({
-      apiVersion: "gitfleet.io/v1alpha1",
-      kind: "Cluster",
-      metadata: { name },
-      spec: connection ? { connection } : {},
-    }) as Cluster;
-  const kubeconfig = (contexts: string[]) =>
-    `apiVersion: v1\nkind: Config\nclusters:\n${contexts.map((c) => `- name: ${c}\n  cluster:\n    server: http://127.0.0.1:1\n    insecure-skip-tls-verify: true\n`).join("")}users:\n- name: u\n  user: {}\ncontexts:\n${contexts.map((c) => `- name: ${c}\n  context:\n    cluster: ${c}\n    user: u\n`).join("")}current-context: ${contexts[0]}\n`;
-
-  it("names the context after the cluster unless told, reads file and environment references, leaves pull mode alone", () => {
-    const { dir, cleanup } = tempDir("gitfleet-connections-");
-    try {
-      const file = join(dir, "main.kubeconfig");
-      writeFileSync(file, kubeconfig(["east", "west-ctx"]));
-      const other = join(dir, "other.kubeconfig");
-      writeFileSync(other, kubeconfig(["south"]));
-      const connections = resolveConnections(
-        [
-          cluster("east"),
-          cluster("west", { context: "west-ctx" }),
-          cluster("south", { kubeconfigFile: other }),
-          cluster("north", { kubeconfigEnv: "NORTH_KUBECONFIG" }),
-          cluster("edge", { mode: "pull" }),
-          cluster("lost"),
-          cluster("unset", { kubeconfigEnv: "NOT_SET" }),
-        ],
-        { kubeconfig: file, env: { NORTH_KUBECONFIG: kubeconfig(["north"]) } },
-      );
-      const summary = connections.map((c) =>
-        c.mode === "push" && "config" in c
-          ? [c.cluster, c.context, c.config.getCurrentCluster()?.name]
-          : [c.cluster, c.mode, "error" in c ? c.error : ""],
-      );
-      expect(summary).toEqual([
-        ["east", "east", "east"],
-        ["west", "west-ctx", "west-ctx"],
-        ["south", "south", "south"],
-        ["north", "north", "north"],
-        ["edge", "pull", ""],
-        ["lost", "push", 'context "lost" is not in the kubeconfig (2 contexts: east, west-ctx)'],
-        ["unset", "push", "environment variable NOT_SET (spec.connection.kubeconfigEnv) is not set"],
-      ]);
-    } finally {
-      cleanup();
-    }
-  });
-});

@@ -38,7 +38,7 @@ async function syncAll(maxClusters: number): Promise<string[]> {
     maxClusters,
     rollout: false,
   });
-  syncer.request({
+  await syncer.request({
     sourceCommit: "c".repeat(40),
     model,
     objects: renderFleet(model).objects,
@@ -89,7 +89,7 @@ describe("Syncer capacity readings", () => {
     const [member] = members as [SimulatedMember];
     const cpu: (number | undefined)[] = [];
     for (const commit of ["c", "d"]) {
-      syncer.request({
+      await syncer.request({
         sourceCommit: commit.repeat(40),
         model,
         objects: renderFleet(model).objects,

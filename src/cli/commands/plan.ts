@@ -12,6 +12,7 @@ interface PlanOptions {
   readonly format: "text" | "markdown" | "json";
   readonly statusBranch: string;
   readonly kubeconfig?: string;
+  readonly kubeconfigDir?: string;
   readonly secretDigestKeyFile?: string;
 }
 
@@ -39,6 +40,10 @@ export function registerPlan(
         "compare the objects of migration batches the change starts with what runs in the clusters (read only; a context per member, as for reconcile)",
       )
       .option(
+        "--kubeconfig-dir <dir>",
+        "with --kubeconfig: the directory whose files Clusters may name in spec.connection.kubeconfigFile",
+      )
+      .option(
         "--secret-digest-key-file <file>",
         `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only; a plan shows only that a Secret changed either way)`,
       )
@@ -64,6 +69,7 @@ async function runPlan(options: PlanOptions, output: CommandOutput): Promise<Exi
     head: options.head,
     statusBranch: options.statusBranch,
     ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+    ...(options.kubeconfigDir ? { kubeconfigDir: options.kubeconfigDir } : {}),
     secretDigestKey: (await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env })).key,
   }).catch((error: unknown) => {
     if (error instanceof RevisionError) throw new CliError(error.message);

@@ -15,6 +15,7 @@ import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
+import type { ConnectionSources, CredentialSource } from "../../sync/connections.js";
 import type { Syncer } from "../../sync/syncer.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -38,6 +39,8 @@ interface LoopFlags {
   readonly logLevel: string;
   readonly listen?: string;
   readonly signingKey?: string;
+  readonly kubeconfigDir?: string;
+  readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
@@ -104,6 +107,18 @@ function loopCommand(name: string): Command {
     .option(
       "--kubeconfig <file>",
       "kubeconfig with a context per member cluster, named after the cluster unless spec.connection.context says otherwise (default: KUBECONFIG, ~/.kube/config)",
+    )
+    .option(
+      "--kubeconfig-dir <dir>",
+      "the directory whose files a Cluster may name in spec.connection.kubeconfigFile (none by default: such Clusters are not synced)",
+    )
+    .addOption(
+      new Option(
+        "--allow-exec <sources...>",
+        "credential sources whose kubeconfigs may run exec plugins or auth providers: kubeconfig, directory, environment, or none",
+      )
+        .choices(["kubeconfig", "directory", "environment", "none"])
+        .default(["kubeconfig"]),
     )
     .option(
       "--cache-dir <dir>",
@@ -245,7 +260,7 @@ function syncParts(
 ): { syncer?: Syncer; controller?: Controller; prober?: ClusterProber } {
   if (!flags.sync) return {};
   return syncingController(reconciler, {
-    connections: { ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), env: process.env },
+    connections: connectionSources(flags),
     logger,
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
@@ -255,6 +270,16 @@ function syncParts(
     trigger,
     ...hooks,
   });
+}
+
+// The member credentials the operator offers the fleet repo (see sync/connections.ts).
+function connectionSources(flags: LoopFlags): ConnectionSources {
+  return {
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.kubeconfigDir ? { kubeconfigDir: flags.kubeconfigDir } : {}),
+    env: process.env,
+    allowExec: flags.allowExec.filter((s): s is CredentialSource => s !== "none"),
+  };
 }
 
 async function reconcileOnce(

@@ -1,4 +1,5 @@
 import { hasErrors } from "../problem.js";
+import { checkClusterConnections } from "./cluster-connections.js";
 import { checkDuplicateResources } from "./duplicate-resources.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
@@ -17,6 +18,7 @@ import { checkUniqueNames } from "./unique-names.js";
 export const RULES: readonly Rule[] = [
   checkUniqueNames,
   checkFileNames,
+  checkClusterConnections,
   checkDuplicateResources,
   checkInterpreters,
   checkReferences,

@@ -1,0 +1,25 @@
+/** Outside text kept in messages, status files and commits: at most this many characters, on one line. */
+export const MAX_MESSAGE = 300;
+
+/**
+ * Text from outside (a member's answer, an error of a library) made safe to put in a commit message,
+ * a status file or a log line: control characters and line and paragraph separators become spaces,
+ * runs of white space one, and it is cut to `max` characters — so it can never add a paragraph, a
+ * trailer or a line of its own.
+ */
+export function oneLine(text: string, max = MAX_MESSAGE): string {
+  let flat = "";
+  let space = false;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const blank =
+      code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || /\s/.test(char);
+    if (blank) space = flat !== "";
+    else {
+      flat += space ? ` ${char}` : char;
+      space = false;
+    }
+    if (flat.length > max) break;
+  }
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
