@@ -19,6 +19,7 @@ import { type ClusterSyncResult, detachApp, syncCluster } from "../sync/cluster-
 import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
+  type InventoryEntry,
   inventoryFromStatus,
   inventoryPath,
   inventoryStatusText,
@@ -84,7 +85,9 @@ export class Agent {
     const model = await this.modelAt(renderedCommit);
     const objects = restoreState(rendered(files, cluster), new Map(), model).render.objects;
     const inventoryText = files.get(inventoryPath(cluster));
-    const knownInventory = inventoryText ? inventoryFromStatus(readEmittedYaml(inventoryText)) : new Map();
+    const knownInventory = inventoryText
+      ? inventoryFromStatus(readEmittedYaml(inventoryText)).inventory
+      : new Map<string, InventoryEntry>();
     const leaving = new Set<string>();
     const here = new Set(objects.map((o) => o.identity));
     for (const entry of knownInventory.values()) if (!here.has(entry.identity)) leaving.add(entry.app);
@@ -194,7 +197,10 @@ export class Agent {
     if (!this.options.push) return "kept";
     const wanted = new Map([[agentReportPath(cluster), text]]);
     if (result.reachable)
-      wanted.set(inventoryPath(cluster), inventoryStatusText(cluster, result.sourceCommit, result.inventory));
+      wanted.set(
+        inventoryPath(cluster),
+        inventoryStatusText(cluster, result.sourceCommit, result.inventory, result.pruneBase),
+      );
     let parent = tip;
     let current = files;
     for (let attempt = 1; attempt <= (this.options.maxAttempts ?? 6); attempt++) {

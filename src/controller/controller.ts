@@ -318,7 +318,7 @@ function observedFiles(
     if (result.reachable)
       files.set(
         inventoryPath(result.cluster),
-        inventoryStatusText(result.cluster, result.sourceCommit, result.inventory),
+        inventoryStatusText(result.cluster, result.sourceCommit, result.inventory, result.pruneBase),
       );
   }
   return { blocks, files };
@@ -361,7 +361,7 @@ function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventor
     const cluster = /^status\/inventory\/(.+)\.yaml$/.exec(path)?.[1];
     if (!cluster) continue;
     try {
-      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text)));
+      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text)).inventory);
     } catch {
       // Edited by hand beyond reading: the member's own inventory is used.
     }

@@ -3,7 +3,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
-import type { InventoryEntry } from "../sync/inventory.js";
+import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
 import type { MigrationPlan } from "./migration-plan.js";
 
@@ -63,14 +63,26 @@ export interface Plan {
  * and removed, and the workloads newly filtered out with the reason; per workload, the replica
  * distribution before and after. Secrets are reported as changed without a diff. Pure.
  */
-export function planChange(base: RenderResult, head: RenderResult, prune?: PruneSettings): Plan {
+export function planChange(
+  base: RenderResult,
+  head: RenderResult,
+  prune?: PruneSettings,
+  inventories?: ReadonlyMap<string, InventoryRecord>,
+): Plan {
   const before = new Map(base.objects.map((o) => [o.path, o]));
   const after = new Map(head.objects.map((o) => [o.path, o]));
   const clusters = [...new Set([...before.values(), ...after.values()].map((o) => o.cluster))].sort(
     compareStrings,
   );
   const plans = clusters
-    .map((cluster) => withPruneBudget(planCluster(cluster, before, after, base, head), base, prune))
+    .map((cluster) =>
+      withPruneBudget(
+        planCluster(cluster, before, after, base, head),
+        base,
+        prune,
+        inventories?.get(cluster),
+      ),
+    )
     .filter(hasChanges);
   const distributions = distributionChanges(base, head);
   return { clusters: plans, distributions, changed: plans.length > 0 || distributions.length > 0 };
@@ -102,12 +114,15 @@ function planCluster(
 
 /**
  * The deletion budget's verdict on a cluster's removals, as the sync will give it: the cluster's
- * inventory is what the base renders there (what gitfleet applied), the removals are what leaves.
+ * inventory is what the base renders there (what gitfleet applied) — marked adopted where the
+ * status branch's inventory says so, with its prune base, which the token is bound to — and the
+ * removals are what leaves.
  */
 function withPruneBudget(
   plan: ClusterPlan,
   base: RenderResult,
   prune: PruneSettings | undefined,
+  recorded: InventoryRecord | undefined,
 ): ClusterPlan {
   if (!prune || plan.removed.length === 0) return plan;
   const inventory = new Map<string, InventoryEntry>();
@@ -123,16 +138,23 @@ function withPruneBudget(
       app: object.app,
       uid: "",
       digest: "",
+      ...(recorded?.inventory.get(object.identity)?.adopted ? { adopted: true } : {}),
     });
   }
   const removed = new Set(plan.removed.map((change) => change.path));
   const desired = new Set(
     base.objects.filter((o) => o.cluster === plan.cluster && !removed.has(o.path)).map((o) => o.identity),
   );
-  const verdict = planPrune(plan.cluster, inventory, desired, prune);
+  const verdict = planPrune(plan.cluster, inventory, desired, prune, recorded?.pruneBase);
   if (verdict.blocked)
     return { ...plan, pruneBlocked: { token: verdict.blocked.token, reasons: verdict.blocked.reasons } };
-  const strict = planPrune(plan.cluster, inventory, desired, { ...prune, allowedTokens: new Set() });
+  const strict = planPrune(
+    plan.cluster,
+    inventory,
+    desired,
+    { ...prune, allowedTokens: new Set(), appTokens: new Map() },
+    recorded?.pruneBase,
+  );
   return strict.blocked ? { ...plan, pruneAllowedBy: strict.blocked.token } : plan;
 }
 

@@ -1,3 +1,4 @@
+import { parse } from "yaml";
 import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../controller/autoscaling-files.js";
 import { type FleetObservations, noObservations } from "../failover/observations.js";
@@ -12,7 +13,9 @@ import { restoreState } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import { formatRenderError } from "../render/format-render.js";
 import { type RenderResult, renderFleet } from "../render/render-fleet.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
 import { pruneSettings } from "../sync/desired-objects.js";
+import { type InventoryRecord, inventoryFromStatus } from "../sync/inventory.js";
 import { splitObserved } from "../sync/observed-status.js";
 import { planMigrations } from "./plan-migrations.js";
 
@@ -81,7 +84,12 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   });
   if (headRender.errors.length > 0)
     return { error: headRender.errors.map(formatRenderError).join("\n"), notes };
-  const objectsPlan = planChange(baseRender, headRender, pruneSettings(head.model, headRender.decisions));
+  const objectsPlan = planChange(
+    baseRender,
+    headRender,
+    pruneSettings(head.model, headRender.decisions),
+    statusTree ? recordedInventories(statusTree) : undefined,
+  );
   const migrations = await planMigrations({
     base: base.model,
     head: head.model,
@@ -100,6 +108,23 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
     : planned;
   return { plan, notes };
+}
+
+// Each cluster's inventory as the status branch records it: the prune base tokens are bound to, and
+// which objects gitfleet adopted.
+function recordedInventories(tree: FileTree): Map<string, InventoryRecord> {
+  const inventories = new Map<string, InventoryRecord>();
+  for (const [path, bytes] of tree) {
+    const cluster = /^status\/inventory\/([^/]+)\.yaml$/.exec(path)?.[1];
+    if (!cluster) continue;
+    const text = new TextDecoder().decode(bytes);
+    try {
+      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text) ?? parse(text)));
+    } catch {
+      // A file that does not read counts as none: the verdict is the one without it.
+    }
+  }
+  return inventories;
 }
 
 // The autoscalers' standing totals and distributions, from status/autoscaling/.

@@ -16,8 +16,8 @@ import {
   INVENTORY_NAMESPACE,
   type Inventory,
   type InventoryEntry,
-  inventoryLines,
-  parseInventoryLines,
+  inventoryData,
+  inventoryFromData,
 } from "./inventory.js";
 import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
 import { type PruneSettings, planPrune } from "./prune-plan.js";
@@ -103,6 +103,8 @@ export interface ClusterSyncResult {
   /** Objects that left the rendered tree but stay: their app does not prune. */
   readonly retained: readonly string[];
   readonly inventory: Inventory;
+  /** The source commit prune tokens for this cluster are bound to (see prune-plan.ts). */
+  readonly pruneBase?: string;
   /** The member's nodes and what its pods request, read after the sync (absent when it cannot be read). */
   readonly capacity?: ClusterCapacity;
 }
@@ -154,8 +156,9 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   const inventory = new Map(seen.inventory);
   const held = input.held ?? new Map<string, Hold>();
   let text = seen.text;
+  const record = { cluster, sourceCommit, pruneBase: seen.pruneBase };
   try {
-    text = await recordIntent(input, inventory, text, held);
+    text = await recordIntent(input, record, inventory, text, held);
   } catch (error) {
     return notSynced(input, message(error), seen.inventory);
   }
@@ -170,15 +173,34 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
   // What a held app ran before stays until its rollout reaches this cluster.
   const keep = new Set(input.desired.map((d) => d.identity));
   for (const entry of inventory.values()) if (held.has(entry.app)) keep.add(entry.identity);
-  const prune = planPrune(cluster, inventory, keep, input.prune);
+  const prune = planPrune(cluster, inventory, keep, input.prune, seen.pruneBase);
   const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
     pruneOne(client, entry),
   );
   for (const result of pruned) if (result.outcome !== "failed") inventory.delete(result.identity);
-  const error = await writeInventory(client, sourceCommit, inventory, text).then(
+  // Tokens stay bound to the commit before a blocked deletion, so the token it reports keeps working.
+  const pruneBase = prune.blocked ? seen.pruneBase : sourceCommit;
+  const error = await writeInventory(client, { ...record, pruneBase }, inventory, text).then(
     () => undefined,
     (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
   );
+  return finished(input, { objects, pruned, prune, inventory, pruneBase, error });
+}
+
+// The result of a sync that reached its member: what it did, read its capacity with.
+async function finished(
+  input: ClusterSyncInput,
+  done: {
+    objects: ObjectResult[];
+    pruned: PruneResult[];
+    prune: ReturnType<typeof planPrune>;
+    inventory: Inventory;
+    pruneBase: string | undefined;
+    error: string | undefined;
+  },
+): Promise<ClusterSyncResult> {
+  const { cluster, client, sourceCommit } = input;
+  const { objects, pruned, prune, inventory, pruneBase, error } = done;
   const blocked = prune.blocked;
   const capacity = await (input.capacity ?? readCapacity)(client);
   return {
@@ -194,11 +216,13 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
       : {}),
     retained: prune.retained.map((e) => e.identity),
     inventory,
+    ...(pruneBase ? { pruneBase } : {}),
   };
 }
 
 interface Observed {
   readonly inventory: Inventory;
+  readonly pruneBase: string | undefined;
   /** The inventory's lines as the member holds them; undefined when it has none yet. */
   readonly text: string | undefined;
   readonly live: Map<string, JsonMap>;
@@ -212,6 +236,11 @@ async function observe(input: ClusterSyncInput): Promise<Observed | { error: str
   let inventory = input.knownInventory;
   try {
     const stored = await readInventory(client, input.knownInventory);
+    if (stored.owner !== undefined && stored.owner !== input.cluster)
+      return {
+        error: `the member's inventory belongs to fleet cluster ${stored.owner}: each member is synced by one Cluster, so this one is not synced (fix spec.connection)`,
+        inventory,
+      };
     inventory = stored.inventory;
     const live = await listManaged(client, input.desired, stored.inventory);
     const targets = hpaTargets([
@@ -228,6 +257,7 @@ async function observe(input: ClusterSyncInput): Promise<Observed | { error: str
 // leaves them known, never orphaned. Returns the inventory lines the member now holds.
 async function recordIntent(
   input: ClusterSyncInput,
+  record: InventoryOwner,
   inventory: Map<string, InventoryEntry>,
   text: string | undefined,
   held: ReadonlyMap<string, Hold>,
@@ -235,7 +265,7 @@ async function recordIntent(
   const fresh = input.desired.filter((d) => !inventory.has(d.identity) && !held.has(d.app));
   if (fresh.length === 0) return text;
   for (const desired of fresh) inventory.set(desired.identity, intentEntry(desired));
-  return writeInventory(input.client, input.sourceCommit, inventory, text);
+  return writeInventory(input.client, record, inventory, text);
 }
 
 /** The result for a cluster that was not synced at all (unreachable, no connection, a failure), and why. */
@@ -379,7 +409,9 @@ async function applyOne(
     // a new rendering that meets another manager's fields reports the conflict unless the policy forces.
     const adopting = current !== undefined && !entry?.uid && !appliedByGitfleet(current);
     const applied = await applyObject(input.client, desired, action === "corrected", adopting);
-    const next = { ...intentEntry(desired), digest: desired.digest };
+    // What gitfleet took over stays marked as adopted: it is never deleted without a token.
+    const adopted = adopting || entry?.adopted === true;
+    const next = { ...intentEntry(desired), digest: desired.digest, ...(adopted ? { adopted: true } : {}) };
     return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
   } catch (error) {
     return failed(rendered, entry, error);
@@ -632,29 +664,54 @@ async function pruneOne(client: MemberClient, entry: InventoryEntry): Promise<Pr
   }
 }
 
+/** Whose inventory a member holds, and the commit its prune tokens are bound to. */
+interface InventoryOwner {
+  readonly cluster: string;
+  readonly sourceCommit: string;
+  readonly pruneBase: string | undefined;
+}
+
+// The member's inventory: its owner, prune base and entries, and its data as text (to skip writes
+// that change nothing). A member without one falls back to the inventory the status branch holds —
+// entries without a uid left out, since nothing would guard their deletion.
 async function readInventory(
   client: MemberClient,
   known: Inventory,
-): Promise<{ inventory: Inventory; text: string | undefined }> {
+): Promise<{
+  inventory: Inventory;
+  text: string | undefined;
+  owner: string | undefined;
+  pruneBase: string | undefined;
+}> {
   const configMap = await client.get({
     apiVersion: "v1",
     kind: "ConfigMap",
     namespace: INVENTORY_NAMESPACE,
     name: INVENTORY_CONFIGMAP,
   });
-  if (!configMap) return { inventory: known, text: undefined };
-  const text = String(asMap(configMap.data).inventory ?? "");
-  return { inventory: parseInventoryLines(text), text };
+  if (!configMap) {
+    const guarded = new Map([...known].filter(([, entry]) => entry.uid !== ""));
+    return { inventory: guarded, text: undefined, owner: undefined, pruneBase: undefined };
+  }
+  const data = asMap(configMap.data);
+  const record = inventoryFromData(data);
+  return {
+    inventory: record.inventory,
+    text: JSON.stringify(data),
+    owner: record.cluster,
+    pruneBase: record.pruneBase,
+  };
 }
 
-// Writes the inventory ConfigMap (and its namespace) when its lines changed; returns the lines written.
+// Writes the inventory ConfigMap (and its namespace) when its data changed; returns the data written.
 async function writeInventory(
   client: MemberClient,
-  sourceCommit: string,
+  record: InventoryOwner,
   inventory: Inventory,
   previous: string | undefined,
 ): Promise<string> {
-  const text = inventoryLines(inventory);
+  const data = inventoryData(record, inventory);
+  const text = JSON.stringify(data);
   if (text === previous) return text;
   const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
   if (previous === undefined)
@@ -667,7 +724,7 @@ async function writeInventory(
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: INVENTORY_CONFIGMAP, namespace: INVENTORY_NAMESPACE, labels },
-      data: { sourceCommit, inventory: text },
+      data,
     },
     true,
   );
@@ -761,6 +818,7 @@ export async function detachApp(input: {
     ...(await detachObject(input.client, entry)),
   }));
   for (const object of objects) if (object.outcome !== "failed") inventory.delete(object.identity);
-  await writeInventory(input.client, input.sourceCommit, inventory, stored.text);
+  const owner = { cluster: input.cluster, sourceCommit: input.sourceCommit, pruneBase: stored.pruneBase };
+  await writeInventory(input.client, owner, inventory, stored.text);
   return { cluster: input.cluster, app: input.app, objects, inventory };
 }

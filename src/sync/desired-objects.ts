@@ -41,23 +41,38 @@ export function desiredByCluster(
   return byCluster;
 }
 
-/** The fleet's pruning rules: the budget from fleet.yaml, allowPrune tokens from fleet.yaml and the apps, apps that do not prune. */
+/**
+ * The fleet's pruning rules: the budget and fleet-wide allowPrune tokens from fleet.yaml, each app's
+ * own tokens (good for its own objects only), apps that do not prune, and the apps failover moved
+ * off a cluster the probes found NotReady (a Cluster file's drain or NoExecute taint is a person's
+ * change, which the budget covers).
+ */
 export function pruneSettings(model: FleetModel, decisions: readonly WorkloadDecision[] = []): PruneSettings {
   const pruning = model.fleet?.spec.pruning;
-  const tokens = new Set(parseAllowPrune(pruning?.allowPrune));
   const noPrune = new Set<string>();
+  const appTokens = new Map<string, Set<string>>();
   for (const app of model.apps) {
     const policy = app.definition?.spec.syncPolicy;
-    for (const token of parseAllowPrune(policy?.allowPrune)) tokens.add(token);
+    appTokens.set(app.name, new Set(parseAllowPrune(policy?.allowPrune)));
     if (policy?.prune === false) noPrune.add(app.name);
   }
+  const drainedByPeople = new Set(
+    model.clusters
+      .filter((c) => c.spec.drain === true || (c.spec.taints ?? []).some((t) => t.effect === "NoExecute"))
+      .map((c) => c.metadata.name),
+  );
   // Apps whose replicas failover moved off a cluster, as "cluster\0app".
   const failedOver = new Set(
-    decisions.flatMap((d) => (d.failover?.movedOff ?? []).map((m) => `${m.cluster}\0${d.app}`)),
+    decisions.flatMap((d) =>
+      (d.failover?.movedOff ?? [])
+        .filter((m) => !drainedByPeople.has(m.cluster))
+        .map((m) => `${m.cluster}\0${d.app}`),
+    ),
   );
   return {
     maxDeletionPercent: pruning?.maxDeletionPercent ?? DEFAULT_MAX_DELETION_PERCENT,
-    allowedTokens: tokens,
+    allowedTokens: new Set(parseAllowPrune(pruning?.allowPrune)),
+    appTokens,
     appPrunes: (app) => !noPrune.has(app),
     failedOver: (cluster, app) => failedOver.has(`${cluster}\0${app}`),
   };

@@ -1,12 +1,21 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { compareStrings } from "../model/file-tree.js";
-import { asList, asMap } from "../model/json.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import { groupOf } from "../model/kinds.js";
+import {
+  explainInvalidApiVersion,
+  explainInvalidDns1123Label,
+  explainInvalidFleetName,
+  explainInvalidKind,
+  explainInvalidPathSegmentName,
+} from "../model/names.js";
+import { identityOf } from "../render/place-resources.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 
 /** One object gitfleet applied to a cluster: what pruning may delete, and only this. */
 export interface InventoryEntry {
-  /** group/kind/namespace/name, as rendered objects name themselves. */
+  /** group/kind/namespace/name, as rendered objects name themselves: always derived, never read. */
   readonly identity: string;
   readonly apiVersion: string;
   readonly kind: string;
@@ -17,10 +26,21 @@ export interface InventoryEntry {
   readonly uid: string;
   /** Digest of the rendered text last applied: an unchanged object is not applied again unless it drifted. */
   readonly digest: string;
+  /** gitfleet took it over (conflictResolution: Adopt, a migration): it did not create it, so it never deletes it without a token. */
+  readonly adopted?: boolean;
 }
 
 /** A cluster's inventory, by identity. */
 export type Inventory = ReadonlyMap<string, InventoryEntry>;
+
+/** What the member's inventory says besides its entries. */
+export interface InventoryRecord {
+  /** The fleet cluster that owns the member: a member another Cluster owns is not synced. */
+  readonly cluster: string | undefined;
+  /** The source commit of the last sync that pruned what it had to (or had nothing to prune): prune tokens are bound to it. */
+  readonly pruneBase: string | undefined;
+  readonly inventory: Inventory;
+}
 
 /** Where the inventory lives in a member: a ConfigMap in gitfleet's own namespace. */
 export const INVENTORY_NAMESPACE = "gitfleet-system";
@@ -36,54 +56,150 @@ export function textDigest(text: string): string {
   return bytesToHex(sha256(new TextEncoder().encode(text))).slice(0, 16);
 }
 
-const FIELDS = ["identity", "apiVersion", "app", "uid", "digest"] as const;
-
 /**
- * The inventory as text, one object per line (`identity apiVersion app uid digest`), sorted: the
- * ConfigMap's data and the status branch file hold the same lines, so either can rebuild the other.
+ * The inventory's entries as structured data, sorted by identity: one mapping per object, fields by
+ * name. No name or kind can add an entry of its own (the old space-separated lines could be
+ * injected into); the identity is not stored but derived again from the fields on reading.
  */
-export function inventoryLines(inventory: Inventory): string {
+export function inventoryEntries(inventory: Inventory): JsonMap[] {
   return [...inventory.values()]
     .sort((a, b) => compareStrings(a.identity, b.identity))
-    .map((entry) => FIELDS.map((field) => entry[field] || "-").join(" "))
-    .join("\n");
+    .map((entry) => ({
+      apiVersion: entry.apiVersion,
+      kind: entry.kind,
+      ...(entry.namespace === undefined ? {} : { namespace: entry.namespace }),
+      name: entry.name,
+      app: entry.app,
+      uid: entry.uid,
+      digest: entry.digest,
+      ...(entry.adopted ? { adopted: true } : {}),
+    }));
 }
 
-/** Reads what inventoryLines wrote; lines that do not parse are skipped (the next sync rewrites them). */
-export function parseInventoryLines(text: string): Inventory {
+/** The ConfigMap data of a member's inventory: its cluster, the commits, and the entries as JSON. */
+export function inventoryData(
+  record: { readonly cluster: string; readonly sourceCommit: string; readonly pruneBase: string | undefined },
+  inventory: Inventory,
+): Record<string, string> {
+  return {
+    cluster: record.cluster,
+    sourceCommit: record.sourceCommit,
+    ...(record.pruneBase ? { pruneBase: record.pruneBase } : {}),
+    entries: JSON.stringify(inventoryEntries(inventory)),
+  };
+}
+
+/** Reads a member's inventory ConfigMap data back; entries that do not validate are left out (and so never pruned). */
+export function inventoryFromData(data: JsonMap): InventoryRecord {
+  const cluster =
+    typeof data.cluster === "string" && !explainInvalidFleetName(data.cluster) ? data.cluster : undefined;
+  let entries: unknown[] = [];
+  if (typeof data.entries === "string") {
+    try {
+      entries = asList(JSON.parse(data.entries));
+    } catch {
+      entries = [];
+    }
+  } else if (typeof data.inventory === "string") entries = legacyLines(data.inventory);
+  return { cluster, pruneBase: commitOf(data.pruneBase), inventory: readEntries(entries) };
+}
+
+/** status/inventory/<cluster>.yaml: the cluster, the source commit synced, the prune base, the entries. */
+export function inventoryStatusText(
+  cluster: string,
+  sourceCommit: string,
+  inventory: Inventory,
+  pruneBase?: string,
+): string {
+  return emitYaml({
+    cluster,
+    sourceCommit,
+    ...(pruneBase ? { pruneBase } : {}),
+    objects: inventory.size,
+    entries: inventoryEntries(inventory),
+  });
+}
+
+/** Reads status/inventory/<cluster>.yaml back, validating every entry. */
+export function inventoryFromStatus(value: unknown): InventoryRecord {
+  const status = asMap(value);
+  return {
+    cluster: typeof status.cluster === "string" ? status.cluster : undefined,
+    pruneBase: commitOf(status.pruneBase),
+    inventory: readEntries(asList(status.entries)),
+  };
+}
+
+// Entries as the API server would accept their objects: a valid apiVersion, kind and name, a DNS
+// label namespace, a valid app name, a uid and digest of the expected shapes. Anything else is
+// dropped: an entry gitfleet cannot trust is one it never deletes.
+function readEntries(values: readonly unknown[]): Map<string, InventoryEntry> {
   const inventory = new Map<string, InventoryEntry>();
+  for (const value of values) {
+    const entry = readEntry(value);
+    if (entry) inventory.set(entry.identity, entry);
+  }
+  return inventory;
+}
+
+// Each field's rule: a string it accepts.
+const ENTRY_FIELDS: readonly [string, (value: string) => boolean][] = [
+  ["apiVersion", (v) => !explainInvalidApiVersion(v)],
+  ["kind", (v) => !explainInvalidKind(v)],
+  ["name", (v) => v !== "" && !explainInvalidPathSegmentName(v)],
+  ["app", (v) => !explainInvalidFleetName(v)],
+  ["uid", (v) => /^[A-Za-z0-9-]{0,128}$/.test(v)],
+  ["digest", (v) => /^[0-9a-f]{0,64}(~[a-z]{1,16})?$/.test(v)],
+];
+
+function readEntry(value: unknown): InventoryEntry | undefined {
+  if (!isJsonMap(value)) return undefined;
+  for (const [field, accepts] of ENTRY_FIELDS) {
+    const text = value[field];
+    if (typeof text !== "string" || !accepts(text)) return undefined;
+  }
+  const { namespace, adopted } = value;
+  if (namespace !== undefined && (typeof namespace !== "string" || explainInvalidDns1123Label(namespace)))
+    return undefined;
+  // Every field was checked to be a string above.
+  const { apiVersion, kind, name, app, uid, digest } = value as {
+    [field in "apiVersion" | "kind" | "name" | "app" | "uid" | "digest"]: string;
+  };
+  return {
+    identity: identityOf(groupOf(apiVersion), kind, namespace, name),
+    apiVersion,
+    kind,
+    namespace,
+    name,
+    app,
+    uid,
+    digest,
+    ...(adopted === true ? { adopted: true } : {}),
+  };
+}
+
+// The space-separated lines of inventories written before entries were structured, read into the
+// same shape and validated alike (an injected line fails the kind or name rules).
+function legacyLines(text: string): JsonMap[] {
+  const entries: JsonMap[] = [];
   for (const line of text.split("\n")) {
-    const [identity, apiVersion, app, uid, digest] = line.trim().split(/\s+/);
-    if (!identity || !apiVersion || !app || !uid || !digest) continue;
-    const parts = identity.split("/");
-    if (parts.length !== 4) continue;
-    const [, kind = "", namespace = "", name = ""] = parts;
-    inventory.set(identity, {
-      identity,
+    const [identity, apiVersion, app, uid, digest, extra] = line.trim().split(/\s+/);
+    if (!identity || !apiVersion || !app || !uid || !digest || extra !== undefined) continue;
+    const [group, kind = "", namespace = "", name = "", more] = identity.split("/");
+    if (more !== undefined || group !== groupOf(apiVersion)) continue;
+    entries.push({
       apiVersion,
       kind,
-      namespace: namespace === "" ? undefined : namespace,
+      ...(namespace === "" ? {} : { namespace }),
       name,
       app,
       uid: uid === "-" ? "" : uid,
       digest: digest === "-" ? "" : digest,
     });
   }
-  return inventory;
+  return entries;
 }
 
-/** status/inventory/<cluster>.yaml: the cluster, the source commit synced, and the lines. */
-export function inventoryStatusText(cluster: string, sourceCommit: string, inventory: Inventory): string {
-  const lines = inventoryLines(inventory);
-  return emitYaml({
-    cluster,
-    sourceCommit,
-    objects: inventory.size,
-    inventory: lines === "" ? [] : lines.split("\n"),
-  });
-}
-
-/** Reads status/inventory/<cluster>.yaml's lines back. */
-export function inventoryFromStatus(value: unknown): Inventory {
-  return parseInventoryLines(asList(asMap(value).inventory).map(String).join("\n"));
+function commitOf(value: unknown): string | undefined {
+  return typeof value === "string" && /^[0-9a-f]{40}$/.test(value) ? value : undefined;
 }

@@ -8,14 +8,21 @@ import type { Inventory, InventoryEntry } from "./inventory.js";
 export interface PruneSettings {
   /** A sync that would delete more than this share of a cluster's inventory stops (default 30). */
   readonly maxDeletionPercent: number;
-  /** allowPrune tokens found in fleet.yaml and the apps: each lets exactly one blocked deletion set through. */
+  /** allowPrune tokens of fleet.yaml: each lets exactly one blocked deletion set through, whatever its apps. */
   readonly allowedTokens: ReadonlySet<string>;
+  /**
+   * allowPrune tokens of each app's syncPolicy: a token there lets a deletion set through only when
+   * every object in the set belongs to an app that lists it — an app's owners cannot allow the
+   * deletion of another app's objects.
+   */
+  readonly appTokens?: ReadonlyMap<string, ReadonlySet<string>>;
   /** False for apps whose syncPolicy.prune is false: their objects stay when they leave the rendered tree. */
   readonly appPrunes: (app: string) => boolean;
   /**
-   * True for an app whose replicas failover moved off the cluster (a failed cluster, a drain): its
-   * objects leaving that cluster are gitfleet's own decision and do not count against the budget,
-   * so a cluster that returns after an outage is cleaned up without a token.
+   * True for an app whose replicas failover moved off the cluster because the probes found it
+   * NotReady: its objects leaving that cluster are gitfleet's own decision and do not count against
+   * the budget, so a cluster that returns after an outage is cleaned up without a token. (A drain or
+   * a NoExecute taint written in the Cluster file is a person's change: the budget applies.)
    */
   readonly failedOver?: (cluster: string, app: string) => boolean;
 }
@@ -44,16 +51,19 @@ export interface PrunePlan {
 
 /**
  * What pruning may delete from one cluster: the inventory's objects that the rendered tree no longer
- * holds — never anything outside the inventory. A deletion set larger than the budget, or one that
- * includes a Namespace, PVC or CRD, is blocked as a whole until a commit names its token in
- * `allowPrune`; the token digests the cluster and the exact set, so it cannot let a later, different
- * mass deletion through. Pure.
+ * holds — never anything outside the inventory. A deletion set larger than the budget, one that
+ * includes a Namespace, PVC or CRD, or one with an object gitfleet adopted rather than created, is
+ * blocked as a whole until a commit names its token in `allowPrune` (fleet.yaml, or the apps of every
+ * object in the set). The token digests the cluster, the exact set and `pruneBase` — the source
+ * commit the cluster ran when the deletion was reviewed — so it lets through neither a later,
+ * different deletion nor the same one after the fleet moved on. Pure.
  */
 export function planPrune(
   cluster: string,
   inventory: Inventory,
   desired: ReadonlySet<string>,
   settings: PruneSettings,
+  pruneBase?: string,
 ): PrunePlan {
   const leaving = [...inventory.values()]
     .filter((entry) => !desired.has(entry.identity))
@@ -69,19 +79,35 @@ export function planPrune(
       `would delete ${counted.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
     );
   const protectedOnes = candidates.filter((entry) => PROTECTED_KINDS.has(groupKindOf(entry)));
-  if (protectedOnes.length > 0)
+  if (protectedOnes.length > 0) reasons.push(`would delete ${protectedOnes.map(describe).join(", ")}`);
+  const adopted = candidates.filter((entry) => entry.adopted);
+  if (adopted.length > 0)
     reasons.push(
-      `would delete ${protectedOnes.map((e) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ""}${e.name}`).join(", ")}`,
+      `would delete what gitfleet adopted and did not create: ${adopted.map(describe).join(", ")}`,
     );
-  const token = pruneToken(cluster, candidates);
-  if (reasons.length > 0 && !settings.allowedTokens.has(token))
+  const token = pruneToken(cluster, candidates, pruneBase);
+  if (reasons.length > 0 && !isAllowed(token, candidates, settings))
     return { delete: [], retained, blocked: { token, reasons, entries: candidates } };
   return { delete: deletionOrder(candidates), retained };
 }
 
-/** The token that allows one cluster's exact deletion set: `prune-` and 12 hex digits. */
-export function pruneToken(cluster: string, entries: readonly InventoryEntry[]): string {
-  const text = [cluster, ...entries.map((e) => e.identity).sort(compareStrings)].join("\n");
+// fleet.yaml's tokens allow any set; an app's only a set whose every object belongs to an app listing it.
+function isAllowed(token: string, entries: readonly InventoryEntry[], settings: PruneSettings): boolean {
+  if (settings.allowedTokens.has(token)) return true;
+  const apps = settings.appTokens;
+  return apps !== undefined && entries.every((entry) => apps.get(entry.app)?.has(token) === true);
+}
+
+function describe(entry: InventoryEntry): string {
+  return `${entry.kind} ${entry.namespace ? `${entry.namespace}/` : ""}${entry.name}`;
+}
+
+/**
+ * The token that allows one cluster's exact deletion set, reviewed against one source commit:
+ * `prune-` and 12 hex digits.
+ */
+export function pruneToken(cluster: string, entries: readonly InventoryEntry[], pruneBase?: string): string {
+  const text = [cluster, pruneBase ?? "", ...entries.map((e) => e.identity).sort(compareStrings)].join("\n");
   return `prune-${bytesToHex(sha256(new TextEncoder().encode(text))).slice(0, 12)}`;
 }
 

@@ -8,7 +8,7 @@ import {
   detachApp,
   syncCluster,
 } from "../../src/sync/cluster-sync.js";
-import { type Inventory, parseInventoryLines, textDigest } from "../../src/sync/inventory.js";
+import { type Inventory, inventoryFromData, textDigest } from "../../src/sync/inventory.js";
 import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";
 
@@ -109,7 +109,7 @@ async function live(path: string): Promise<JsonMap | undefined> {
 
 async function memberInventory(): Promise<Inventory> {
   const configMap = await live("/api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory");
-  return parseInventoryLines(String(asMap(configMap?.data).inventory ?? ""));
+  return inventoryFromData(asMap(configMap?.data)).inventory;
 }
 
 const actions = (result: { objects: readonly { identity: string; action: string }[] }) =>

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
-import { parseInventoryLines } from "../../src/sync/inventory.js";
+import { inventoryFromData } from "../../src/sync/inventory.js";
 import { branchFiles, commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
@@ -137,7 +137,7 @@ async function expectConverged(): Promise<void> {
     const rendered = renderedFor(member.name);
     expect(await managedIn(member)).toEqual(rendered);
     const configMap = await get(member, "/api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory");
-    const inventory = parseInventoryLines(String(asMap(configMap.data).inventory ?? ""));
+    const inventory = inventoryFromData(asMap(configMap.data)).inventory;
     expect([...inventory.keys()].sort()).toEqual(rendered);
     expect([...inventory.values()].every((entry) => entry.uid !== "")).toBe(true);
   }

@@ -86,11 +86,9 @@ describe("desiredByCluster", () => {
     if (!model) throw new Error(JSON.stringify(problems));
     const settings = pruneSettings(model);
     expect(settings.maxDeletionPercent).toBe(50);
-    expect([...settings.allowedTokens].sort()).toEqual([
-      "prune-aaaaaaaaaaaa",
-      "prune-bbbbbbbbbbbb",
-      "prune-cccccccccccc",
-    ]);
+    expect([...settings.allowedTokens].sort()).toEqual(["prune-aaaaaaaaaaaa", "prune-bbbbbbbbbbbb"]);
+    // An app's tokens are its own: they allow deleting that app's objects only.
+    expect([...(settings.appTokens?.get("web") ?? [])]).toEqual(["prune-cccccccccccc"]);
     expect(settings.appPrunes("web")).toBe(false);
     expect(settings.appPrunes("other")).toBe(true);
   });

@@ -4,24 +4,26 @@ import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { applyPlan, phaseOf } from "../../src/sync/apply-order.js";
 import { driftedPaths } from "../../src/sync/drift.js";
 import {
+  inventoryData,
+  inventoryEntries,
+  inventoryFromData,
   inventoryFromStatus,
-  inventoryLines,
   inventoryStatusText,
-  parseInventoryLines,
   textDigest,
 } from "../../src/sync/inventory.js";
 
-describe("inventory text", () => {
-  const inventory = parseInventoryLines(
-    [
+describe("inventory", () => {
+  // Written as inventories were before entries were structured: they are still read.
+  const inventory = inventoryFromData({
+    inventory: [
       "apps/Deployment/shop/web apps/v1 web 1111 abcd",
       "/Namespace//shop v1 platform 2222 ef01",
       "not a line",
       "/ConfigMap/shop/pending v1 web - -",
     ].join("\n"),
-  );
+  }).inventory;
 
-  it("reads entries, skips lines that do not parse, and keeps unknown uids empty", () => {
+  it("reads legacy lines, skips lines that do not parse, and keeps unknown uids empty", () => {
     expect([...inventory.keys()]).toEqual([
       "apps/Deployment/shop/web",
       "/Namespace//shop",
@@ -40,11 +42,24 @@ describe("inventory text", () => {
     expect(inventory.get("/ConfigMap/shop/pending")?.uid).toBe("");
   });
 
-  it("round-trips through the lines and the status file, sorted", () => {
-    expect(parseInventoryLines(inventoryLines(inventory))).toEqual(inventory);
-    expect(inventoryLines(inventory).split("\n")[0]).toBe("/ConfigMap/shop/pending v1 web - -");
+  it("round-trips through the ConfigMap and the status file, sorted, with its owner and prune base", () => {
+    const record = { cluster: "east", sourceCommit: "b".repeat(40), pruneBase: "a".repeat(40) };
+    expect(inventoryFromData(inventoryData(record, inventory))).toEqual({
+      cluster: "east",
+      pruneBase: "a".repeat(40),
+      inventory,
+    });
+    expect(inventoryEntries(inventory)[0]).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "shop",
+      name: "pending",
+      app: "web",
+      uid: "",
+      digest: "",
+    });
     const text = inventoryStatusText("east", "a".repeat(40), inventory);
-    expect(inventoryFromStatus(readEmittedYaml(text))).toEqual(inventory);
+    expect(inventoryFromStatus(readEmittedYaml(text)).inventory).toEqual(inventory);
   });
 
   it("digests text to 16 hex digits", () => {
