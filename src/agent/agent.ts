@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../controller/fleet-settings.js";
 import { wantedSource } from "../controller/reconciler.js";
+import { agentBranch } from "../git/agent-branches.js";
+import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
@@ -9,6 +11,7 @@ import { migrationStatusPath } from "../migrate/migration-status-file.js";
 import { statusFromFile } from "../migrate/migrations.js";
 import { parseDuration } from "../model/duration.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
+import { SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
@@ -45,8 +48,13 @@ export interface AgentOptions {
   readonly client: MemberClient;
   readonly logger: Logger;
   readonly author: { readonly name: string; readonly email: string };
-  /** Commits its report to the status branch; without it (no write access) the report stays in the cluster. */
+  /** Commits its report to its own branch; without it (no write access) the report stays in the cluster. */
   readonly push: boolean;
+  /**
+   * Checks the status branch tip's signature: the agent applies only what a trusted key signed, and
+   * refuses anything else (see git/commit-verifier.ts).
+   */
+  readonly verify: CommitVerifier;
   /** Tries to publish before giving up when other writers keep moving the branch. Default 6. */
   readonly maxAttempts?: number;
 }
@@ -54,17 +62,24 @@ export interface AgentOptions {
 /** What one round of the agent did. */
 export interface AgentRound {
   readonly result: ClusterSyncResult | undefined;
-  /** committed: the report is on the status branch; unchanged; kept: not pushed (push off or refused). */
-  readonly report: "committed" | "unchanged" | "kept" | "nothing-rendered";
+  /**
+   * committed: the report is on the agent's branch; unchanged; kept: not pushed (push off or
+   * refused); refused: the status branch's tip is not signed by a trusted key, so nothing was applied.
+   */
+  readonly report: "committed" | "unchanged" | "kept" | "nothing-rendered" | "refused";
+  /** Why the round applied nothing (refused). */
+  readonly reason?: string;
 }
 
 /**
- * Pull mode: runs inside a member, reads rendered/<cluster>/ from the status branch, and applies and
- * prunes it with the same code as push mode (syncCluster), so no member credential ever leaves the
- * member. Secret values and the sync policies come from the rendered source commit. Its report — the
- * observed blocks the controller writes for push-mode clusters, and the inventory — is committed to
- * status/agents/<cluster>.yaml and status/inventory/<cluster>.yaml, and kept in a ConfigMap in its
- * own cluster.
+ * Pull mode: runs inside a member, reads rendered/<cluster>/ from the status branch — only from a tip
+ * whose signature a trusted key made, refusing anything else — and applies and prunes it with the
+ * same code as push mode (syncCluster), so no member credential ever leaves the member. Secret
+ * values and the sync policies come from the rendered source commit. Its report — the observed
+ * blocks the controller writes for push-mode clusters, and the inventory — is committed to a branch
+ * of its own (`<status branch>-agents/<cluster>`: status/agents/<cluster>.yaml and
+ * status/inventory/<cluster>.yaml), which the controller reads and validates, and kept in a
+ * ConfigMap in its own cluster. The agent never writes the status branch.
  */
 export class Agent {
   private fleet: { commit: string; model: FleetModel } | undefined;
@@ -75,16 +90,24 @@ export class Agent {
 
   /** One round: fetch, sync the cluster to the status branch's tip, report. */
   async round(): Promise<AgentRound> {
-    const { repo, cluster, statusBranch, branch } = this.options;
-    await repo.fetch([statusBranch, branch]);
+    const { repo, cluster, statusBranch, branch, logger } = this.options;
+    const own = agentBranch(statusBranch, cluster);
+    await repo.fetch([statusBranch, branch, own]);
     const tip = await repo.branchTip(statusBranch);
     if (!tip) return { result: undefined, report: "nothing-rendered" };
+    const verdict = await this.options.verify(repo.gitdir, repo.cache, tip);
+    if (!verdict.ok) {
+      const reason = `the status branch's tip ${tip.slice(0, 7)} is not signed by a trusted key (${verdict.reason}): nothing was applied`;
+      logger.error({ cluster, statusCommit: tip }, reason);
+      return { result: undefined, report: "refused", reason };
+    }
     const files = await this.statusFiles(tip);
     const { renderedCommit } = sourcePosition(files);
     if (!renderedCommit) return { result: undefined, report: "nothing-rendered" };
     const model = await this.modelAt(renderedCommit);
     const objects = restoreState(rendered(files, cluster), new Map(), model).render.objects;
-    const inventoryText = files.get(inventoryPath(cluster));
+    const ownFiles = await this.ownFiles();
+    const inventoryText = ownFiles.get(inventoryPath(cluster));
     const knownInventory = inventoryText
       ? inventoryFromStatus(readEmittedYaml(inventoryText)).inventory
       : new Map<string, InventoryEntry>();
@@ -116,7 +139,7 @@ export class Agent {
       // Its report is committed at most once per status interval: nodes and pods are listed as often.
       capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),
     });
-    return { result, report: await this.report(result, tip, files) };
+    return { result, report: await this.report(result, ownFiles) };
   }
 
   private async statusFiles(tip: string): Promise<Map<string, string>> {
@@ -127,10 +150,6 @@ export class Agent {
       path.startsWith(`rendered/${cluster}/`) ||
       path === "status/" ||
       path === SOURCE_STATUS_PATH ||
-      path === "status/inventory/" ||
-      path === inventoryPath(cluster) ||
-      path === "status/agents/" ||
-      path === agentReportPath(cluster) ||
       path === "status/migrations/" ||
       path.startsWith("status/migrations/");
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
@@ -172,11 +191,23 @@ export class Agent {
     return model;
   }
 
-  // Keeps the report in the cluster, and commits it (with the inventory) to the status branch when it changed.
+  // What the agent's own branch holds: its last report and inventory.
+  private async ownFiles(): Promise<Map<string, string>> {
+    const { repo, cluster, statusBranch } = this.options;
+    const tip = await repo.branchTip(agentBranch(statusBranch, cluster));
+    if (!tip) return new Map();
+    const wanted = new Set([agentReportPath(cluster), inventoryPath(cluster)]);
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
+      path.endsWith("/") ? [...wanted].some((w) => w.startsWith(path)) : wanted.has(path),
+    );
+    return new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+  }
+
+  // Keeps the report in the cluster, and commits it (with the inventory) to the agent's own branch
+  // when it changed (compare and swap, retried on top of a moved tip).
   private async report(
     result: ClusterSyncResult,
-    tip: string,
-    files: ReadonlyMap<string, string>,
+    ownFiles: ReadonlyMap<string, string>,
   ): Promise<AgentRound["report"]> {
     const { cluster, client, repo, statusBranch } = this.options;
     const agent = `gitfleet-agent@${cluster}`;
@@ -195,14 +226,15 @@ export class Agent {
         this.options.logger.warn({ err: error }, "could not keep the report in the cluster"),
       );
     if (!this.options.push) return "kept";
+    const own = agentBranch(statusBranch, cluster);
     const wanted = new Map([[agentReportPath(cluster), text]]);
     if (result.reachable)
       wanted.set(
         inventoryPath(cluster),
         inventoryStatusText(cluster, result.sourceCommit, result.inventory, result.pruneBase),
       );
-    let parent = tip;
-    let current = files;
+    let parent = await repo.branchTip(own);
+    let current = ownFiles;
     for (let attempt = 1; attempt <= (this.options.maxAttempts ?? 6); attempt++) {
       const changes = new Map([...wanted].filter(([path, value]) => current.get(path) !== value));
       if (changes.size === 0) return "unchanged";
@@ -213,17 +245,17 @@ export class Agent {
         changes,
         message: syncCommitMessage([result]).replace(/^sync:/, `agent ${cluster}:`),
         trailers: [
-          ["Source-Commit", result.sourceCommit],
-          ["Gitfleet-Controller", agent],
+          [SOURCE_COMMIT_TRAILER, result.sourceCommit],
+          ["Gitfleet-Agent", agent],
         ],
         author: this.author(),
       });
       if (written.status === "unchanged") return "unchanged";
-      if (await repo.publish(statusBranch, parent, written.oid, written.objects)) return "committed";
-      // Another writer moved the branch: the agent's files are its own, so it writes them again on the new tip.
-      await repo.fetch([statusBranch]);
-      parent = (await repo.branchTip(statusBranch)) ?? parent;
-      current = await this.statusFiles(parent);
+      if (await repo.publish(own, parent, written.oid, written.objects)) return "committed";
+      // Its branch moved (another copy of this agent): write again on the new tip.
+      await repo.fetch([own]);
+      parent = await repo.branchTip(own);
+      current = await this.ownFiles();
     }
     return "kept";
   }

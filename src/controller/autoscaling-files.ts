@@ -122,33 +122,99 @@ function cronFields(state: CronStatus): JsonMap {
  * The autoscalers' status as the branch's files hold it. The stabilization window's recommendations
  * are not kept: a restarted autoscaler counts its current total as recommended at `now`, so it
  * scales down no sooner than a full window after the restart. Unreadable files count as absent.
+ * Every count read is an observation bounded by what the reviewed source allows: totals within
+ * [0, the highest maxReplicas or cron target in the fleet], distributions over the fleet's
+ * clusters only — so whoever can write the branch cannot scale anything past what was reviewed.
  */
 export function readAutoscalingStatus(
   model: FleetModel,
   files: ReadonlyMap<string, string>,
   now: number,
 ): AutoscalingStatus {
+  const bound = countBound(model);
   const hpas = new Map<string, HpaStatus>();
   const crons = new Map<string, CronStatus>();
   for (const hpa of model.federatedHPAs) {
     const value = parse(files.get(hpaStatusPath(autoscalerKey(hpa))));
-    const state = value && readHpa(value, now);
+    const state = value && readHpa(bound(value), now);
     if (state) hpas.set(autoscalerKey(hpa), state);
   }
   for (const cron of model.cronScales) {
     const value = parse(files.get(cronStatusPath(autoscalerKey(cron))));
-    const state = value && readCron(value);
+    const state = value && readCron(bound(value));
     if (state) crons.set(autoscalerKey(cron), state);
   }
   const scaleDowns = new Map<string, ScaleDownStatus>();
   for (const request of model.scaleDownRequests) {
     const value = parse(files.get(scaleDownStatusPath(autoscalerKey(request))));
-    const state = value && readScaleDown(value);
+    const state = value && readScaleDown(bound(value));
     if (state) scaleDowns.set(autoscalerKey(request), state);
   }
   return { hpas, crons, scaleDowns };
 }
 
+// Bounds a status file's counts: totals and bounds to whole numbers within the fleet's ceiling,
+// distributions and per-cluster counts to the fleet's clusters.
+function countBound(model: FleetModel): (value: JsonMap) => JsonMap {
+  const bounds = new CountBounds(model);
+  return (value) => bounds.apply(value);
+}
+
+class CountBounds {
+  private readonly ceiling: number;
+  private readonly clusters: ReadonlySet<string>;
+
+  constructor(model: FleetModel) {
+    this.ceiling = Math.max(
+      1,
+      ...model.federatedHPAs.map((h) => h.spec.maxReplicas),
+      ...model.cronScales.flatMap((c) =>
+        c.spec.rules.flatMap((r) => [r.targetReplicas ?? 0, r.targetMaxReplicas ?? 0]),
+      ),
+      ...model.apps.flatMap((a) => a.resources.map((r) => Number(asMap(r.object.spec).replicas) || 0)),
+    );
+    this.clusters = new Set(model.clusters.map((c) => c.metadata.name));
+  }
+
+  apply(value: JsonMap): JsonMap {
+    const bounded: JsonMap = { ...value };
+    for (const key of ["replicas", "total", "from", "sourceReplicas"]) {
+      if (value[key] === undefined) continue;
+      const n = this.count(value[key]);
+      if (n === undefined) delete bounded[key];
+      else bounded[key] = n;
+    }
+    for (const key of ["distribution", "clusters"])
+      if (value[key] !== undefined) bounded[key] = this.perCluster(value[key]);
+    if (isJsonMap(value.bounds)) bounded.bounds = this.bounds(value.bounds);
+    return bounded;
+  }
+
+  private bounds(bounds: JsonMap): JsonMap {
+    const min = this.count(bounds.minReplicas);
+    const max = this.count(bounds.maxReplicas);
+    return {
+      ...bounds,
+      ...(min === undefined ? {} : { minReplicas: min }),
+      ...(max === undefined ? {} : { maxReplicas: max }),
+    };
+  }
+
+  private count(n: unknown): number | undefined {
+    if (typeof n !== "number" || !Number.isFinite(n)) return undefined;
+    return Math.min(Math.max(Math.round(n), 0), this.ceiling);
+  }
+
+  private perCluster(map: unknown): JsonMap {
+    const out: JsonMap = {};
+    if (!isJsonMap(map)) return out;
+    for (const [cluster, n] of Object.entries(map)) {
+      const count = this.count(n);
+      if (this.clusters.has(cluster) && count !== undefined) out[cluster] = count;
+    }
+    return out;
+  }
+}
 function parse(text: string | undefined): JsonMap | undefined {
   if (text === undefined) return undefined;
   try {

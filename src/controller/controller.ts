@@ -3,9 +3,15 @@ import { nextWake } from "../failover/failover-scope.js";
 import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
 import { observedWorkloads } from "../failover/observed-workloads.js";
 import type { ClusterCondition, ClusterProber } from "../failover/prober.js";
+import type { AgentBranches } from "../git/agent-branches.js";
 import type { PairReport } from "../migrate/migration-state.js";
 import { migrationStatusPath } from "../migrate/migration-status-file.js";
-import { advanceMigrations, type MigrationsRound, statusFromFile } from "../migrate/migrations.js";
+import {
+  advanceMigrations,
+  approvedPart,
+  type MigrationsRound,
+  statusFromFile,
+} from "../migrate/migrations.js";
 import type { JsonMap } from "../model/json.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
@@ -22,7 +28,6 @@ import {
   type AgentReport,
   appObserved,
   clusterObserved,
-  readAgentReport,
   syncCommitMessage,
 } from "../sync/observed-status.js";
 import type { Syncer } from "../sync/syncer.js";
@@ -44,6 +49,8 @@ export interface ControllerOptions {
   readonly now?: () => number;
   /** Samples members for FederatedHPAs and runs CronScale rules; its totals feed the render. */
   readonly autoscaler?: Autoscaler;
+  /** Reads what pull-mode agents report on branches of their own. */
+  readonly agents?: AgentBranches;
 }
 
 /** What one round did: the reconcile's report and, with sync on, whether observed status was committed. */
@@ -73,6 +80,8 @@ export class Controller implements Reconciles {
   /** Batch state changes not yet named in a commit message. */
   private unrecorded: string[] = [];
   private requestedGates = "";
+  /** The agents' reports read from their branches this round. */
+  private branchReports: ReadonlyMap<string, AgentReport> = new Map();
 
   constructor(
     private readonly reconciler: Reconciler,
@@ -93,7 +102,7 @@ export class Controller implements Reconciles {
    */
   observations(): FleetObservations {
     const now = this.now();
-    const { state, syncFiles } = this.reconciler.snapshot();
+    const { state } = this.reconciler.snapshot();
     const clusters = new Map<string, ObservedCondition>();
     for (const [cluster, { health, taints }] of this.options.prober?.conditions() ?? new Map())
       clusters.set(cluster, {
@@ -102,12 +111,17 @@ export class Controller implements Reconciles {
         since: health.since,
         taints,
       });
-    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
+    const reports = this.agentReports();
     const workloads = observedWorkloads(
       { results: this.syncer.latest(), reports, decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
-    const scaled = this.options.autoscaler?.round(state, syncFiles, workloads, now);
+    const scaled = this.options.autoscaler?.round(
+      state,
+      this.reconciler.snapshot().syncFiles,
+      workloads,
+      now,
+    );
     this.lastObservations = {
       now,
       clusters,
@@ -120,11 +134,15 @@ export class Controller implements Reconciles {
   }
 
   async reconcile(): Promise<ControllerReport> {
-    // Pods are sampled for the render this round makes (the state as of the last one).
-    await this.options.autoscaler?.sample(this.reconciler.snapshot().state, this.now());
+    // Pods are sampled for the render this round makes (the state as of the last one), and the
+    // pull-mode agents' reports read from their branches.
+    const before = this.reconciler.snapshot().state;
+    await this.options.autoscaler?.sample(before, this.now());
+    if (before.model && this.options.agents)
+      this.branchReports = await this.options.agents.reports(before.model);
     const report = await this.reconciler.reconcile();
     const now = this.now();
-    const { state, syncFiles } = this.reconciler.snapshot();
+    const { state, syncFiles, trusted } = this.reconciler.snapshot();
     this.migrations = this.advanceMigrations(state, syncFiles, now);
     this.unrecorded.push(...(this.migrations?.changes ?? []));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
@@ -145,7 +163,8 @@ export class Controller implements Reconciles {
         model: state.model,
         objects: state.render.objects,
         decisions: state.render.decisions,
-        inventories: inventoriesOf(syncFiles),
+        // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
+        inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
         ...(this.migrations ? { gates: this.migrations.gates } : {}),
       });
     }
@@ -156,9 +175,7 @@ export class Controller implements Reconciles {
   async flush(): Promise<"committed" | "unchanged" | "moved" | "waiting"> {
     const results = this.syncer.latest();
     const { state, syncFiles } = this.reconciler.snapshot();
-    // Agents' reports: committed to the status branch, or (fresher, and the only ones from agents
-    // that cannot push) read from their clusters where a Cluster names credentials to read them.
-    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
+    const reports = this.agentReports();
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
     // Migrations advanced with the results about to be committed, so both say the same.
     this.migrations = this.advanceMigrations(state, syncFiles, this.now());
@@ -213,6 +230,12 @@ export class Controller implements Reconciles {
     return outcome;
   }
 
+  // Agents' reports: from their own branches, or (fresher, and the only ones from agents that cannot
+  // push) read from their clusters where a Cluster names credentials to read them.
+  private agentReports(): Map<string, AgentReport> {
+    return new Map([...this.branchReports, ...this.syncer.agentReports()]);
+  }
+
   /** Stops the timers this controller set. */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
@@ -227,13 +250,19 @@ export class Controller implements Reconciles {
   ): MigrationsRound | undefined {
     if (!state.model || !state.renderedCommit || state.model.migrations.length === 0) return undefined;
     const results = this.syncer.latest();
-    const reports = new Map([...agentReports(syncFiles), ...this.syncer.agentReports()]);
+    const reports = this.agentReports();
     const last = this.migrations?.statuses;
+    const trusted = this.reconciler.snapshot().trusted;
     return advanceMigrations({
       model: state.model,
       objects: state.render.objects,
       renderedCommit: state.renderedCommit,
-      previous: (name) => last?.get(name) ?? statusFromFile(syncFiles.get(migrationStatusPath(name))),
+      // What a branch gitfleet cannot vouch for records counts only as far as the source approves it.
+      previous: (name) => {
+        const recorded = last?.get(name) ?? statusFromFile(syncFiles.get(migrationStatusPath(name)));
+        const migration = state.model?.migrations.find((m) => m.metadata.name === name);
+        return trusted || last?.has(name) || !migration ? recorded : approvedPart(migration, recorded);
+      },
       report: (app, cluster) => pairReport(app, results.get(cluster), reports.get(cluster)),
       now,
     });
@@ -338,21 +367,6 @@ function conditionBlocks(conditions: ReadonlyMap<string, ClusterCondition>): Map
       },
     ]),
   );
-}
-
-// The reports pull-mode agents committed, by cluster.
-function agentReports(files: ReadonlyMap<string, string>): Map<string, AgentReport> {
-  const reports = new Map<string, AgentReport>();
-  for (const [path, text] of files) {
-    if (!path.startsWith("status/agents/")) continue;
-    try {
-      const report = readAgentReport(readEmittedYaml(text));
-      if (report) reports.set(report.cluster, report);
-    } catch {
-      // An unreadable report counts as none: the cluster shows as not synced yet.
-    }
-  }
-  return reports;
 }
 
 function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {

@@ -1,13 +1,18 @@
+import git from "isomorphic-git";
 import type { Logger } from "pino";
 import { type FleetObservations, noObservations } from "../failover/observations.js";
+import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
+import { gitFs } from "../git/git-fs.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import { CONTROLLER_TRAILER, hasStatusTrailers, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import { ALL } from "../reconcile/affected-apps.js";
+import { rebuildState, strayFiles } from "../reconcile/rebuild-state.js";
 import {
   EMPTY_STATE,
   failoverDue,
@@ -38,6 +43,12 @@ export interface ReconcilerOptions {
   readonly secretDigestKey?: Uint8Array;
   /** Signs status commits when given (isomorphic-git's onSign). */
   readonly sign?: (payload: string) => Promise<string>;
+  /**
+   * Checks a status commit's signature against the trusted keys. With it, a tip that verifies is
+   * restored as it is; without it (no signing configured) or for a tip that does not verify, the
+   * state is rebuilt by rendering the source again (see reconcile/rebuild-state.ts).
+   */
+  readonly verify?: CommitVerifier;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number;
   /** Waits between attempts; injectable for tests. */
@@ -80,8 +91,8 @@ export class ReconcileError extends Error {
   override readonly name = "ReconcileError";
 }
 
-const TRAILER_SOURCE = "Source-Commit";
-const TRAILER_CONTROLLER = "Gitfleet-Controller";
+const TRAILER_SOURCE = SOURCE_COMMIT_TRAILER;
+const TRAILER_CONTROLLER = CONTROLLER_TRAILER;
 
 /**
  * The Git reconcile loop's single step, kept alive between reconciles: fetch, read the source branch's
@@ -100,6 +111,12 @@ export class Reconciler {
   /** What the sync wrote on the status branch: observed blocks of status files, and whole files it owns (inventories). */
   private observed = new Map<string, string>();
   private syncFiles = new Map<string, string>();
+  /** Whether the state comes from commits this process wrote or verified, rather than rebuilt. */
+  private trusted = true;
+  /** What the status branch holds that this render does not give: written with the next commit. */
+  private repair = new Map<string, string | null>();
+  /** Remove, with the next render, the files of the branch it does not account for (see strayFiles). */
+  private sweep = false;
   private observations: (() => FleetObservations) | undefined;
   private attached: ((syncFiles: ReadonlyMap<string, string>) => Attachment) | undefined;
 
@@ -108,6 +125,16 @@ export class Reconciler {
       throw new ReconcileError(
         `the status branch must differ from the source branch (both are "${options.branch}"): gitfleet never writes to people's branch`,
       );
+  }
+
+  /** The fleet repository this reconciler reads and writes. */
+  get repository(): FleetRepo {
+    return this.options.repo;
+  }
+
+  /** The status branch it writes. */
+  get statusBranch(): string {
+    return this.options.statusBranch;
   }
 
   /**
@@ -157,12 +184,9 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     if (!head) throw new ReconcileError(`branch ${branch} not found in ${repo.describe()}`);
     const tip = await repo.branchTip(statusBranch);
-    if (!this.state || tip !== this.statusTip)
-      if (!(await this.followSyncCommits(tip))) await this.restore(tip);
+    if (!this.state || tip !== this.statusTip) await this.restore(tip, head);
     watch.lap("restore");
-    const found = await this.nextOutcome(head, watch);
-    const attachment = this.attached?.(this.syncFiles);
-    const next = withAttachment(found, attachment, this.state ?? EMPTY_STATE, this.renderedTree);
+    const { next, attachment, repair } = await this.nextCommit(head, watch);
     if (!next) {
       // Already reconciled — by this process, an earlier one or a controller that won the race: the
       // verdict is the one recorded, so an invalid commit stays invalid however often it is asked.
@@ -190,7 +214,7 @@ export class Reconciler {
       filesChanged: outcome.changes.size,
     };
     if (written.status === "unchanged") {
-      this.accept(outcome, tip, headTree);
+      this.landed({ outcome, headTree }, tip, undefined, repair);
       return { ...base, result: "unchanged", statusCommit: tip, durationsMs: watch.laps() };
     }
     await this.options.onStage?.("written");
@@ -198,8 +222,7 @@ export class Reconciler {
     await this.options.onStage?.("published");
     this.options.onCommit?.({ oid: written.oid, message });
     watch.lap("publish");
-    this.accept(outcome, written.oid, headTree);
-    if (attachment) this.attachmentCommitted(attachment);
+    this.landed({ outcome, headTree }, written.oid, attachment, repair);
     if (await repo.compactCache()) {
       // The cache was started afresh: what the state points into is gone, so the next reconcile rebuilds it.
       this.state = undefined;
@@ -221,6 +244,52 @@ export class Reconciler {
       message.split("\n")[0],
     );
     return { ...base, result: "committed", statusCommit: written.oid, durationsMs: watch.laps() };
+  }
+
+  // What the next status commit carries: the reconcile's outcome, the autoscalers' files and a
+  // repair of what the branch held that this controller does not render.
+  private async nextCommit(head: string, watch: Stopwatch) {
+    const found = this.swept(await this.nextOutcome(head, watch));
+    const attachment = this.attached?.(this.syncFiles);
+    const repair = this.repair.size > 0 ? this.repair : undefined;
+    const state = this.state ?? EMPTY_STATE;
+    const next = withRepair(
+      withAttachment(found, attachment, state, this.renderedTree),
+      repair,
+      state,
+      this.renderedTree,
+    );
+    return { next, attachment, repair };
+  }
+
+  // After a rebuild that could not render, the first valid render removes the branch's files it
+  // does not account for.
+  private swept(
+    found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
+  ): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
+    if (!this.sweep || !found?.outcome.valid) return found;
+    this.sweep = false;
+    const stray = strayFiles(found.outcome.state);
+    if (stray.length === 0) return found;
+    const changes = new Map(found.outcome.changes);
+    const files = new Map(found.outcome.state.files);
+    for (const path of stray) {
+      changes.set(path, null);
+      files.delete(path);
+    }
+    return { ...found, outcome: { ...found.outcome, changes, state: { ...found.outcome.state, files } } };
+  }
+
+  // A commit landed (or changed nothing): the state moves on, and what it carried is done.
+  private landed(
+    next: { outcome: ReconcileOutcome; headTree: string | undefined },
+    statusTip: string | undefined,
+    attachment: Attachment | undefined,
+    repair: ReadonlyMap<string, string | null> | undefined,
+  ): void {
+    this.accept(next.outcome, statusTip, next.headTree);
+    if (attachment) this.attachmentCommitted(attachment);
+    if (repair) this.repair = new Map();
   }
 
   // The source branch's new tip reconciled, or — with the tip reconciled already — what new
@@ -300,53 +369,41 @@ export class Reconciler {
     return { outcome, headTree };
   }
 
-  /**
-   * When the branch moved only by files the sync owns (pull-mode agents' reports and inventories),
-   * takes them in without rebuilding the state; false when anything else changed.
-   */
-  private async followSyncCommits(tip: string | undefined): Promise<boolean> {
-    const { repo } = this.options;
-    if (!this.state || !this.statusTip || !tip) return false;
-    const changes = await diffTrees(
-      repo.gitdir,
-      repo.cache,
-      await repo.treeOf(this.statusTip),
-      await repo.treeOf(tip),
-    ).catch(() => undefined);
-    if (!changes?.every((change) => isSyncFile(change.path))) return false;
-    for (const change of changes) {
-      if (change.oid === null) this.syncFiles.delete(change.path);
-      else this.syncFiles.set(change.path, new TextDecoder().decode(await repo.readBlob(change.oid)));
-    }
-    this.statusTip = tip;
-    return true;
-  }
-
-  // Rebuilds the state from the status branch: its files, and the source tree rendered/ came from.
-  private async restore(tip: string | undefined): Promise<void> {
-    const { repo, logger } = this.options;
+  // Rebuilds the state from the status branch: as it is, when its tip carries a signature by a
+  // trusted key; else by rendering the source again, reading nothing under rendered/ (the branch's
+  // objects are never applied unless this process wrote or verified them).
+  private async restore(tip: string | undefined, head: string): Promise<void> {
+    const { repo, logger, verify } = this.options;
     this.statusTip = tip;
     this.renderedTree = undefined;
+    this.repair = new Map();
+    this.sweep = false;
     if (!tip) {
       this.state = EMPTY_STATE;
       this.observed = new Map();
       this.syncFiles = new Map();
+      this.trusted = true;
       return;
     }
-    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), ownedPath);
-    const files = new Map<string, string>();
-    this.observed = new Map();
-    this.syncFiles = new Map();
-    for (const [path, bytes] of raw) {
-      const text = new TextDecoder().decode(bytes);
-      if (isSyncFile(path)) {
-        this.syncFiles.set(path, text);
-        continue;
-      }
-      const { base, observed } = splitObserved(text);
-      files.set(path, base);
-      if (observed !== undefined) this.observed.set(path, observed);
+    const verdict = verify ? await verify(repo.gitdir, repo.cache, tip) : undefined;
+    if (verdict?.ok) {
+      this.trusted = true;
+      await this.restoreVerified(tip);
+      return;
     }
+    this.trusted = false;
+    if (verdict)
+      logger.error(
+        { statusCommit: tip, reason: verdict.reason },
+        "the status branch's tip is not signed by a trusted key: nothing on it is applied; rendering the source again",
+      );
+    await this.rebuild(tip, head);
+  }
+
+  // The state as the verified tip holds it: rendered/ and status/ taken as they are.
+  private async restoreVerified(tip: string): Promise<void> {
+    const { repo, logger } = this.options;
+    const files = await this.statusFiles(tip, ownedPath);
     const { renderedCommit } = sourcePosition(files);
     let tree: FileTree = new Map();
     let model: ReconcileState["model"];
@@ -362,8 +419,95 @@ export class Reconciler {
     this.state = restoreState(files, tree, model);
     logger.info(
       { statusCommit: tip, renderedCommit, files: files.size },
-      "restored state from the status branch",
+      "restored state from the status branch (signature verified)",
     );
+  }
+
+  // The state rebuilt by rendering again the source commit the branch names — if that commit is the
+  // source branch's tip or in its history — with the branch's files only compared with and taken as
+  // bounded observations; every file the branch holds differently is repaired by the next commit.
+  // When the named commit cannot be used, nothing is rendered (so nothing syncs) until the next
+  // reconcile renders the tip in full, and what it leaves of the branch's files is removed then.
+  private async rebuild(tip: string, head: string): Promise<void> {
+    const { logger } = this.options;
+    const files = await this.statusFiles(tip, ownedPath);
+    const claimed = sourcePosition(files).renderedCommit;
+    const source =
+      claimed && (await this.inSourceHistory(claimed, head)) ? await this.loadSource(claimed) : undefined;
+    const model = source?.loaded.model;
+    const restored = restoreState(files, source?.tree ?? new Map(), model);
+    if (source && model) {
+      const rebuilt = rebuildState({
+        restored,
+        files,
+        observed: this.observed,
+        now: (this.options.now ?? Date.now)(),
+        secretDigestKey: this.options.secretDigestKey,
+      });
+      this.state = rebuilt.state;
+      this.repair = rebuilt.repair;
+      this.renderedTree = source.treeOid;
+    } else {
+      // Compared with by the next render of the tip, never synced: without a model nothing is.
+      this.state = { ...restored, sourceCommit: undefined, renderedCommit: undefined, model: undefined };
+      this.sweep = true;
+    }
+    logger.info(
+      {
+        statusCommit: tip,
+        renderedCommit: model ? claimed : null,
+        claimed: claimed ?? null,
+        repair: this.repair.size,
+      },
+      "rebuilt state by rendering the source again (the status branch is not signed by a trusted key)",
+    );
+  }
+
+  // The branch's files the predicate keeps, observed blocks split off (into `observed`) and the
+  // sync's whole files kept apart (in `syncFiles`).
+  private async statusFiles(tip: string, wanted: (path: string) => boolean): Promise<Map<string, string>> {
+    const { repo } = this.options;
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
+    const files = new Map<string, string>();
+    this.observed = new Map();
+    this.syncFiles = new Map();
+    for (const [path, bytes] of raw) {
+      const text = new TextDecoder().decode(bytes);
+      if (isSyncFile(path)) {
+        this.syncFiles.set(path, text);
+        continue;
+      }
+      const { base, observed } = splitObserved(text);
+      files.set(path, base);
+      if (observed !== undefined) this.observed.set(path, observed);
+    }
+    return files;
+  }
+
+  // Whether a commit the branch names is the source branch's tip or an ancestor of it.
+  private async inSourceHistory(commit: string, head: string): Promise<boolean> {
+    if (commit === head) return true;
+    const { repo } = this.options;
+    return git
+      .isDescendent({
+        fs: gitFs,
+        gitdir: repo.gitdir,
+        cache: repo.cache,
+        oid: head,
+        ancestor: commit,
+        depth: -1,
+      })
+      .catch(() => false);
+  }
+
+  private async loadSource(
+    commit: string,
+  ): Promise<{ tree: FileTree; treeOid: string; loaded: ReturnType<typeof loadFleet> } | undefined> {
+    const { repo } = this.options;
+    const treeOid = await repo.treeOf(commit).catch(() => undefined);
+    if (!treeOid) return undefined;
+    const tree = await readTreeFiles(repo.gitdir, repo.cache, treeOid, wantedSource);
+    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache) };
   }
 
   /** What the status branch holds as of the last reconcile: its tip and the state it describes. */
@@ -371,8 +515,15 @@ export class Reconciler {
     statusTip: string | undefined;
     state: ReconcileState;
     syncFiles: ReadonlyMap<string, string>;
+    /** False when the state was rebuilt from a branch gitfleet cannot vouch for: its files are observations only. */
+    trusted: boolean;
   } {
-    return { statusTip: this.statusTip, state: this.state ?? EMPTY_STATE, syncFiles: this.syncFiles };
+    return {
+      statusTip: this.statusTip,
+      state: this.state ?? EMPTY_STATE,
+      syncFiles: this.syncFiles,
+      trusted: this.trusted,
+    };
   }
 
   /**
@@ -450,16 +601,23 @@ export class Reconciler {
     return carried;
   }
 
-  // gitfleet never reacts to its own commits: a source branch whose tip is a status commit is misconfigured.
+  // gitfleet never reacts to its own commits: a source branch whose tip is a status commit is
+  // misconfigured. A status commit is one whose trailer block (its last paragraph, not lines quoted
+  // anywhere in a message) names a source commit and a controller, and whose tree holds nothing but
+  // what gitfleet writes — so a person's commit that quotes a status commit is reconciled as usual.
   private async refuseOwnCommit(head: string): Promise<void> {
-    const message = await this.options.repo.commitMessage(head);
-    if (
-      new RegExp(`^${TRAILER_CONTROLLER}: `, "m").test(message) &&
-      new RegExp(`^${TRAILER_SOURCE}: `, "m").test(message)
-    )
-      throw new ReconcileError(
-        `the tip of ${this.options.branch} (${head.slice(0, 7)}) is a gitfleet status commit; point --branch at the branch people write`,
-      );
+    const { repo } = this.options;
+    if (!hasStatusTrailers(await repo.commitMessage(head))) return;
+    const entries = await git.readTree({
+      fs: gitFs,
+      gitdir: repo.gitdir,
+      cache: repo.cache,
+      oid: await repo.treeOf(head),
+    });
+    if (entries.tree.some((entry) => !OWNED_DIRECTORIES.includes(entry.path))) return;
+    throw new ReconcileError(
+      `the tip of ${this.options.branch} (${head.slice(0, 7)}) is a gitfleet status commit; point --branch at the branch people write`,
+    );
   }
 
   private author(): CommitAuthor {
@@ -516,6 +674,38 @@ function withAttachment(
       state,
       changes: new Map(attachment.files),
       message: `autoscale: ${notes.length > 0 ? notes.join("; ") : "autoscalers' status recorded"}`,
+      valid: true,
+      problems: [],
+      scope: new Set(),
+      summary: undefined,
+    },
+  };
+}
+
+// A repair rides on the reconcile's commit (its changes win where both write a file), or is a
+// commit of its own when nothing else changed.
+function withRepair(
+  found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
+  repair: ReadonlyMap<string, string | null> | undefined,
+  state: ReconcileState,
+  renderedTree: string | undefined,
+): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
+  if (!repair) return found;
+  const written = [...repair.values()].filter((t) => t !== null).length;
+  const note = `repair: the status branch held what gitfleet does not render from source commit ${state.renderedCommit?.slice(0, 7) ?? "(none)"}; ${written} files written again, ${repair.size - written} removed`;
+  if (found) {
+    const changes = new Map([...repair, ...found.outcome.changes]);
+    return {
+      ...found,
+      outcome: { ...found.outcome, changes, message: `${found.outcome.message}\n\n${note}` },
+    };
+  }
+  return {
+    headTree: renderedTree,
+    outcome: {
+      state,
+      changes: new Map(repair),
+      message: note,
       valid: true,
       problems: [],
       scope: new Set(),

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { ClusterProber } from "../failover/prober.js";
+import { AgentBranches } from "../git/agent-branches.js";
 import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { clusterStatusPath } from "../reconcile/status-files.js";
@@ -80,6 +81,7 @@ export function syncingController(
   });
   const controller = new Controller(reconciler, syncer, {
     autoscaler,
+    agents: new AgentBranches(reconciler.repository, reconciler.statusBranch),
     logger: options.logger,
     statusIntervalMs: options.statusIntervalMs,
     resyncIntervalMs: options.resyncIntervalMs,

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProgram } from "../util/run-program.js";
 
 /** How status commits are signed: with an SSH key (ssh-keygen) or an OpenPGP key (gpg). */
 export type SigningFormat = "ssh" | "openpgp";
@@ -14,27 +14,11 @@ export function commitSigner(format: SigningFormat, key: string): (payload: stri
     format === "ssh"
       ? ["ssh-keygen", ["-Y", "sign", "-n", "git", "-f", key]]
       : ["gpg", ["--batch", "--yes", "--local-user", key, "--detach-sign", "--armor"]];
-  return (payload) => run(program, args, payload);
-}
-
-function run(program: string, args: readonly string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
+  return async (payload) => {
+    const result = await runProgram(program, args, payload).catch((error: Error) => {
+      throw new Error(`signing a status commit: cannot run ${program}: ${error.message}`);
     });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", (error) =>
-      reject(new Error(`signing a status commit: cannot run ${program}: ${error.message}`)),
-    );
-    child.on("close", (code) => {
-      if (code === 0 && stdout.includes("-----BEGIN")) resolve(stdout);
-      else reject(new Error(`signing a status commit: ${program} exited ${code}: ${stderr.trim()}`));
-    });
-    child.stdin.end(input);
-  });
+    if (result.code === 0 && result.stdout.includes("-----BEGIN")) return result.stdout;
+    throw new Error(`signing a status commit: ${program} exited ${result.code}: ${result.stderr.trim()}`);
+  };
 }

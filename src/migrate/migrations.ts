@@ -1,10 +1,12 @@
 import { compareStrings } from "../model/file-tree.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, Migration } from "../model/types.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import {
   advanceMigration,
+  type BatchStatus,
   type Gate,
+  isStarted,
   type MigrationStatus,
   observeMs,
   type PairReport,
@@ -103,4 +105,27 @@ export function statusFromFile(text: string | undefined): MigrationStatus | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The part of a recorded status the source approves, for a status read from a branch gitfleet
+ * cannot vouch for: a batch counts as started (Syncing, Observing, Succeeded, Failed) only when the
+ * Migration approves it and every batch before it Succeeded; any other recorded progress is
+ * dropped, so the batch starts over from what the source says. Rolled-back batches and detached
+ * pairs stand: they only ever leave objects alone. Pure.
+ */
+export function approvedPart(
+  migration: Migration,
+  recorded: MigrationStatus | undefined,
+): MigrationStatus | undefined {
+  if (!recorded) return undefined;
+  const batches: BatchStatus[] = [];
+  let earlierSucceeded = true;
+  for (const batch of migration.spec.batches) {
+    const status = recorded.batches.find((b) => b.name === batch.name);
+    const started = status !== undefined && isStarted(status.state) && status.state !== "RolledBack";
+    if (status && (!started || (batch.approved === true && earlierSucceeded))) batches.push(status);
+    earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
+  }
+  return { ...recorded, batches };
 }

@@ -1,3 +1,5 @@
+import { SOURCE_COMMIT_TRAILER, trailerBlock } from "../model/trailers.js";
+
 // The status branch's history as a timeline: every status commit is an event, and its message says
 // what happened. gitfleet writes those messages itself, so their subjects classify them.
 
@@ -24,21 +26,16 @@ export interface TimelineEvent {
   readonly sourceCommit?: string;
 }
 
-const TRAILER = /^([A-Z][A-Za-z]*(?:-[A-Za-z]+)+): (.*)$/;
-
 /** A status commit's event: its kind, subject, body and Source-Commit trailer. */
 export function timelineEvent(commit: string, time: string, message: string): TimelineEvent {
   const lines = message.replace(/\n+$/, "").split("\n");
   const subject = lines[0] ?? "";
   const rest = lines.slice(1);
   // Trailers are the last paragraph when every line of it is "Key: value".
+  const trailers = trailerBlock(message);
   const lastBreak = rest.lastIndexOf("");
-  const tail = rest.slice(lastBreak + 1);
-  const trailers = tail.length > 0 && tail.every((line) => TRAILER.test(line));
   const body = (trailers ? rest.slice(0, Math.max(lastBreak, 0)) : rest).filter((line) => line !== "");
-  const source = trailers
-    ? tail.map((line) => TRAILER.exec(line)).find((m) => m?.[1] === "Source-Commit")?.[2]
-    : undefined;
+  const source = trailers?.get(SOURCE_COMMIT_TRAILER);
   return {
     commit,
     time,

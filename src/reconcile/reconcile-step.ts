@@ -190,6 +190,35 @@ export function failoverStep(
   return failover.moved || scaled.length > 0 ? outcome : { ...outcome, quiet: true };
 }
 
+/**
+ * Renders every app again with the same valid source commit, on top of what the branch recorded: for
+ * a state rebuilt from a status branch gitfleet cannot vouch for, whose rendered objects are only
+ * compared with, never applied. The outcome's changes are what the branch holds differently. Pure.
+ */
+export function rerenderStep(
+  state: ReconcileState,
+  observations: FleetObservations,
+  secretDigestKey?: Uint8Array,
+): ReconcileOutcome {
+  const model = state.model;
+  const renderedCommit = state.renderedCommit;
+  if (!model || !renderedCommit) throw new Error("rerenderStep needs a state with a valid source commit");
+  const derived = deriveRender(state, model, {
+    scope: ALL,
+    observations,
+    sourceCommit: undefined,
+    secretDigestKey,
+  });
+  const next: ReconcileState = {
+    ...state,
+    render: derived.render,
+    appCommits: derived.appCommits,
+    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+  };
+  const summary = derived.summary(renderedCommit);
+  return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
+}
+
 // A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,
 // it speaks first and the scaling follows in the body.
 function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage): string {
@@ -367,7 +396,7 @@ function finish(
 const NO_OUTPUT: AppOutput = { objects: [], decisions: [], errors: [] };
 
 // The output of the given apps, in one pass over the render.
-function outputsOf(render: RenderResult, apps: ReadonlySet<string>): Map<string, AppOutput> {
+export function outputsOf(render: RenderResult, apps: ReadonlySet<string>): Map<string, AppOutput> {
   const outputs = new Map<
     string,
     {
@@ -437,7 +466,7 @@ function allClusters(model: FleetModel, files: ReadonlyMap<string, string>): Set
   return clusters;
 }
 
-function objectsOn(render: RenderResult, cluster: string): RenderResult["objects"] {
+export function objectsOn(render: RenderResult, cluster: string): RenderResult["objects"] {
   return render.objects.filter((o) => o.cluster === cluster);
 }
 

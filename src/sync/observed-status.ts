@@ -1,5 +1,7 @@
 import { compareStrings } from "../model/file-tree.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { oneLine } from "../model/one-line.js";
+import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { capacityRecord } from "./cluster-capacity.js";
 import type { ClusterSyncResult, ObjectResult } from "./cluster-sync.js";
@@ -92,6 +94,35 @@ export function readAgentReport(value: unknown): AgentReport | undefined {
   for (const [app, entry] of Object.entries(isJsonMap(value.apps) ? value.apps : {}))
     if (isJsonMap(entry)) apps[app] = entry;
   return { cluster: value.cluster, observed: value.observed, apps };
+}
+
+/**
+ * A report from outside (an agent's branch, its cluster's ConfigMap) as the controller keeps it: the
+ * apps the fleet has only, every string one bounded line, at most 5,000 entries per map — so it can
+ * speak about its own cluster's apps and nothing else, and never add a line to a status file.
+ */
+export function sanitizeAgentReport(report: AgentReport, model: FleetModel): AgentReport {
+  const apps = new Set(model.apps.map((a) => a.name));
+  const kept: Record<string, JsonMap> = {};
+  for (const [app, entry] of Object.entries(report.apps)) if (apps.has(app)) kept[app] = boundedMap(entry, 0);
+  return { cluster: report.cluster, observed: boundedMap(report.observed, 0), apps: kept };
+}
+
+function boundedMap(map: JsonMap, depth: number): JsonMap {
+  const out: JsonMap = {};
+  for (const [key, value] of Object.entries(map).slice(0, 5000)) {
+    const bounded = boundedValue(value, depth + 1);
+    if (bounded !== undefined) out[oneLine(key, 253)] = bounded;
+  }
+  return out;
+}
+
+function boundedValue(value: Json, depth: number): Json | undefined {
+  if (depth > 6) return undefined;
+  if (typeof value === "string") return oneLine(value);
+  if (Array.isArray(value)) return value.slice(0, 5000).flatMap((v) => boundedValue(v, depth + 1) ?? []);
+  if (isJsonMap(value)) return boundedMap(value, depth);
+  return value;
 }
 
 function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {

@@ -13,7 +13,12 @@ import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-ob
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
 import { applyGates } from "./migration-gates.js";
-import { AGENT_STATUS_CONFIGMAP, type AgentReport, readAgentReport } from "./observed-status.js";
+import {
+  AGENT_STATUS_CONFIGMAP,
+  type AgentReport,
+  readAgentReport,
+  sanitizeAgentReport,
+} from "./observed-status.js";
 import { RolloutPlanner } from "./rollout-planner.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
@@ -105,7 +110,7 @@ export class Syncer {
     for (const connection of connections) {
       const { cluster } = connection;
       if (connection.mode === "pull") {
-        if (connection.config) this.readReport(cluster, connection.config);
+        if (connection.config) this.readReport(cluster, connection.config, target.model);
         continue;
       }
       if ("error" in connection) {
@@ -161,7 +166,7 @@ export class Syncer {
   }
 
   // Reads a pull-mode agent's report from its ConfigMap, for agents that cannot push to the repo.
-  private readReport(cluster: string, config: KubeConfig): void {
+  private readReport(cluster: string, config: KubeConfig, model: FleetModel): void {
     const client = new MemberClient(cluster, config, { ...this.options.client, retries: 0 });
     const read = client
       .get({
@@ -174,7 +179,7 @@ export class Syncer {
         const report = configMap
           ? readAgentReport(readEmittedYaml(String(asMap(configMap.data).report ?? "")))
           : undefined;
-        if (report?.cluster === cluster) this.reports.set(cluster, report);
+        if (report?.cluster === cluster) this.reports.set(cluster, sanitizeAgentReport(report, model));
       })
       .catch((error: unknown) =>
         this.options.logger.debug({ cluster, err: error }, "agent report not readable"),

@@ -165,38 +165,44 @@ describe("reconciling a local repository", () => {
     expect(await first.reconcile()).toMatchObject({ result: "committed", sourceCommit: moved, attempts: 1 });
   });
 
-  it("takes in a pull-mode agent's report commit without rebuilding its state, and a foreign change by rebuilding", async () => {
+  it("rebuilds its state from a foreign commit on the status branch by rendering again, and repairs what differs", async () => {
     createRepo(dir, fleetFiles(BASE_SPEC));
     const loop = await reconciler();
     await loop.reconcile();
-    const restores = () => logLines.filter((l) => l.msg === "restored state from the status branch").length;
-    const before = restores();
-    // An agent commits its report on top of the status branch.
-    const agentCommit = async (path: string, text: string) => {
-      const tip = gitIn(dir, "rev-parse", "gitfleet/status");
-      const written = await writeStatusCommit({
-        gitdir: `${dir}/.git`,
-        cache: {},
-        parent: tip,
-        changes: new Map([[path, text]]),
-        message: "agent north: north Healthy",
-        trailers: [["Gitfleet-Controller", "gitfleet-agent@north"]],
-        author: { name: "agent", email: "agent@example.com", timestamp: 0, timezoneOffset: 0 },
-      });
-      if (written.status === "written")
-        gitIn(dir, "update-ref", "refs/heads/gitfleet/status", written.oid, tip);
-    };
-    await agentCommit("status/agents/north.yaml", "cluster: north\n");
-    commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 1 })), "api: 1");
-    expect(await loop.reconcile()).toMatchObject({ result: "committed", attempts: 1 });
-    expect(restores()).toBe(before);
-    expect(loop.snapshot().syncFiles.get("status/agents/north.yaml")).toBe("cluster: north\n");
-    expect(branchFiles(dir, "gitfleet/status").get("status/agents/north.yaml")).toBe("cluster: north\n");
-    // Anything else moved the branch: the state is rebuilt from it.
-    await agentCommit("status/apps/api.yaml", "edited by hand\n");
-    commitTree(dir, fleetFiles(withApp(BASE_SPEC, "api", { replicas: 2 })), "api: 2");
-    await loop.reconcile();
-    expect(restores()).toBe(before + 1);
+    const rebuilds = () => logLines.filter((l) => String(l.msg).startsWith("rebuilt state")).length;
+    const clean = branchFiles(dir, "gitfleet/status");
+    // Someone else writes the status branch: an edited status file, a changed object, an added one.
+    const tip = gitIn(dir, "rev-parse", "gitfleet/status");
+    const written = await writeStatusCommit({
+      gitdir: `${dir}/.git`,
+      cache: {},
+      parent: tip,
+      changes: new Map([
+        ["status/apps/api.yaml", "edited by hand\n"],
+        ["rendered/east/shop/apps.Deployment.web.yaml", "apiVersion: apps/v1\nkind: Deployment\n"],
+        ["rendered/east/kube-system/core.ConfigMap.injected.yaml", "apiVersion: v1\nkind: ConfigMap\n"],
+        ["status/extra.yaml", "x: 1\n"],
+      ]),
+      message: "someone else",
+      trailers: [],
+      author: { name: "other", email: "other@example.com", timestamp: 0, timezoneOffset: 0 },
+    });
+    if (written.status !== "written") throw new Error("nothing written");
+    gitIn(dir, "update-ref", "refs/heads/gitfleet/status", written.oid, tip);
+    const report = await loop.reconcile();
+    expect(report).toMatchObject({ result: "committed", attempts: 1 });
+    expect(rebuilds()).toBe(1);
+    expect(gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status")).toMatch(
+      /^repair: the status branch held what gitfleet does not render from source commit [0-9a-f]{7}; 2 files written again, 2 removed/,
+    );
+    // The branch holds exactly what gitfleet renders again.
+    expect(branchFiles(dir, "gitfleet/status")).toEqual(clean);
+    // The rendered objects in the state are its own render, never the branch's.
+    const web = loop
+      .snapshot()
+      .state.render.objects.find((o) => o.path === "rendered/east/shop/apps.Deployment.web.yaml");
+    expect(web?.text).toBe(clean.get("rendered/east/shop/apps.Deployment.web.yaml"));
+    expect(loop.snapshot().trusted).toBe(false);
   });
 
   it("reads a bare repository in place and refuses a source branch that is a status branch", async () => {

@@ -1,7 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { syncingController } from "../../src/controller/syncing-controller.js";
+import { commitSigner } from "../../src/git/commit-signer.js";
+import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
@@ -39,10 +42,19 @@ export async function pushController(
   dir: string,
   kubeconfig: string,
   env: Readonly<Record<string, string>> = {},
-  options: { readonly autoscaleIntervalMs?: number; readonly now?: () => number } = {},
+  options: {
+    readonly autoscaleIntervalMs?: number;
+    readonly now?: () => number;
+    /** An SSH private key file: status commits are signed with it, and verified against it. */
+    readonly signingKey?: string;
+  } = {},
 ) {
   const logger = createLogger({ level: "silent" });
+  const key = options.signingKey;
+  const verify = key ? await commitVerifier({ signingKey: { format: "ssh", key } }) : undefined;
   const reconciler = new Reconciler({
+    ...(key ? { sign: commitSigner("ssh", key) } : {}),
+    ...(verify ? { verify } : {}),
     repo: await FleetRepo.open({ location: dir }),
     branch: "main",
     statusBranch: "gitfleet/status",
@@ -106,4 +118,11 @@ export function membersPerTest(
     cleanup();
   });
   return fleet;
+}
+
+/** A new SSH signing key (ssh-keygen) in `dir`; returns the private key's path. */
+export function sshSigningKey(dir: string, name = "signing-key"): string {
+  const key = join(dir, name);
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-test", "-f", key]);
+  return key;
 }

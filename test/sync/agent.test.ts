@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { memberClientConfig } from "../../src/member/kubeconfig.js";
@@ -8,7 +9,7 @@ import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { MemberClient } from "../../src/sync/member-client.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { kubeconfigNextTo, pushController, startMembers } from "../helpers/sync-fleet.js";
+import { kubeconfigNextTo, pushController, sshSigningKey, startMembers } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
 
 /**
@@ -49,7 +50,11 @@ async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?
   );
   members.push(...started.members);
   createRepo(root.dir, fleetWithNorthIn(mode, BASE_SPEC, options.readable));
-  const { round, controller } = await pushController(root.dir, started.kubeconfig);
+  // The controller signs its status commits; the agent applies only what that key signed.
+  const signingKey = sshSigningKey(`${root.dir}/..`, `${root.dir.split("/").pop()}.key`);
+  const { round, controller } = await pushController(root.dir, started.kubeconfig, {}, { signingKey });
+  const verify = await commitVerifier({ signingKey: { format: "ssh", key: signingKey } });
+  if (!verify) throw new Error("no verifier");
   const north = started.members.find((m) => m.name === "north") as SimulatedMember;
   const agent = new Agent({
     repo: await FleetRepo.open({ location: root.dir }),
@@ -60,8 +65,9 @@ async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?
     logger,
     author: { name: "gitfleet agent", email: "agent@example.com" },
     push: options.push ?? true,
+    verify,
   });
-  return { dir: root.dir, north, agent, round, controller };
+  return { dir: root.dir, north, agent, round, controller, signingKey };
 }
 
 // north's gitfleet objects, without what the server fills in: what the two modes must agree on.
@@ -112,7 +118,10 @@ describe("the pull-mode agent", () => {
     expect(first.report).toBe("committed");
     expect(first.result?.objects.every((o) => o.action === "created")).toBe(true);
     expect(await objectsIn(pull.north)).toEqual(pushed);
-    const files = branchFiles(pull.dir, "gitfleet/status");
+    // The report goes to the agent's own branch; the status branch is the controller's alone.
+    const statusTip = gitIn(pull.dir, "rev-parse", "gitfleet/status");
+    const files = branchFiles(pull.dir, "gitfleet/status-agents/north");
+    expect([...files.keys()].sort()).toEqual(["status/agents/north.yaml", "status/inventory/north.yaml"]);
     expect(asMap(readEmittedYaml(files.get("status/agents/north.yaml") ?? ""))).toMatchObject({
       cluster: "north",
       agent: "gitfleet-agent@north",
@@ -121,9 +130,10 @@ describe("the pull-mode agent", () => {
     expect(asMap(readEmittedYaml(files.get("status/inventory/north.yaml") ?? "")).entries).toContainEqual(
       expect.objectContaining({ kind: "Deployment", namespace: "shop", name: "cart" }),
     );
-    expect(gitIn(pull.dir, "log", "-1", "--format=%s%n%b", "gitfleet/status")).toMatch(
-      /^agent north: north \w+[\s\S]*Gitfleet-Controller: gitfleet-agent@north/,
+    expect(gitIn(pull.dir, "log", "-1", "--format=%s%n%b", "gitfleet/status-agents/north")).toMatch(
+      /^agent north: north \w+[\s\S]*Gitfleet-Agent: gitfleet-agent@north/,
     );
+    expect(gitIn(pull.dir, "rev-parse", "gitfleet/status")).toBe(statusTip);
     // Pods get ready: the agent reports until north is Healthy, then has nothing new to say.
     for (let i = 0; i < 100; i++) {
       const round = await pull.agent.round();
@@ -131,9 +141,9 @@ describe("the pull-mode agent", () => {
         break;
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
-    const tip = gitIn(pull.dir, "rev-parse", "gitfleet/status");
+    const tip = gitIn(pull.dir, "rev-parse", "gitfleet/status-agents/north");
     expect((await pull.agent.round()).report).toBe("unchanged");
-    expect(gitIn(pull.dir, "rev-parse", "gitfleet/status")).toBe(tip);
+    expect(gitIn(pull.dir, "rev-parse", "gitfleet/status-agents/north")).toBe(tip);
     // The controller folds the agent's report into status/apps/ and status/clusters/.
     await pull.round();
     const cart = asMap(

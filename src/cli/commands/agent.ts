@@ -1,7 +1,9 @@
 import { KubeConfig } from "@kubernetes/client-node";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { Agent, type AgentRound } from "../../agent/agent.js";
 import { readFleetSettings } from "../../controller/fleet-settings.js";
+import type { SigningFormat } from "../../git/commit-signer.js";
+import { commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
@@ -23,6 +25,8 @@ interface AgentFlags {
   readonly cacheDir?: string;
   readonly tokenEnv: string;
   readonly logLevel: string;
+  readonly trustedKeys: string;
+  readonly trustedKeysFormat: SigningFormat;
 }
 
 /** `gitfleet agent`: pull mode, inside a member. */
@@ -38,6 +42,15 @@ export function registerAgent(
       )
       .requiredOption("--cluster <name>", "the cluster this agent runs in (its name in the fleet repo)")
       .requiredOption("--repo <path-or-url>", "the fleet repo: a local path or an http(s) URL")
+      .requiredOption(
+        "--trusted-keys <file>",
+        "the keys whose signatures on status commits the agent trusts: an SSH allowed-signers file, or an OpenPGP keyring with --trusted-keys-format openpgp. The agent applies nothing else",
+      )
+      .addOption(
+        new Option("--trusted-keys-format <format>", "the format of --trusted-keys")
+          .choices(["ssh", "openpgp"])
+          .default("ssh"),
+      )
       .option(
         "--branch <name>",
         "the source branch (Secret values and sync policies are read from it)",
@@ -56,7 +69,7 @@ export function registerAgent(
       .option("--once", "sync once and exit (0 synced, 1 something failed)")
       .option(
         "--no-push",
-        "keep the report in the cluster only (a ConfigMap), for agents without write access to the repo",
+        "keep the report in the cluster only (a ConfigMap), for agents that may not push their branch",
       )
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
       .option(
@@ -84,6 +97,15 @@ async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitC
     throw new CliError(error instanceof Error ? error.message : String(error));
   });
   const settings = await readFleetSettings(repo, flags.branch).catch(() => ({}) as { statusBranch?: string });
+  const verify = await commitVerifier({
+    trusted: { format: flags.trustedKeysFormat, file: flags.trustedKeys },
+  }).catch((error: unknown) => {
+    throw new CliError(
+      `--trusted-keys: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.Usage,
+    );
+  });
+  if (!verify) throw new CliError("--trusted-keys is required", ExitCode.Usage);
   const agent = new Agent({
     repo,
     cluster: flags.cluster,
@@ -93,6 +115,7 @@ async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitC
     logger,
     author: { name: "gitfleet agent", email: `gitfleet-agent@${flags.cluster}` },
     push: flags.push,
+    verify,
   });
   if (flags.once) {
     const round = await agent.round().catch((error: unknown) => {
@@ -147,6 +170,7 @@ function clusterConfig(flags: AgentFlags): KubeConfig {
 }
 
 function describe(round: AgentRound): string {
+  if (round.report === "refused") return `refused: ${round.reason ?? "the status branch is not trusted"}`;
   if (!round.result) return "nothing rendered yet on the status branch";
   return `${syncLine(round.result)}; report ${round.report}`;
 }

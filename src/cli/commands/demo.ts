@@ -11,6 +11,8 @@ import type { ControllerReport } from "../../controller/controller.js";
 import { ReconcileLoop } from "../../controller/loop.js";
 import { Reconciler } from "../../controller/reconciler.js";
 import { syncingController } from "../../controller/syncing-controller.js";
+import { commitSigner } from "../../git/commit-signer.js";
+import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { readTreeFiles } from "../../git/read-tree.js";
 import { createLogger } from "../../log/logger.js";
@@ -26,6 +28,7 @@ import { readEmittedYaml } from "../../render/yaml-reader.js";
 import type { ControllerServer } from "../../server/http-server.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { MemberClient } from "../../sync/member-client.js";
+import { runProgram } from "../../util/run-program.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -112,7 +115,11 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
   const repo = await FleetRepo.open({ location: repoDir });
   const parts: ServedParts = {};
   const endpoints = new ControllerEndpoints(repo, parts);
+  // The demo signs its status commits with a key of its own, as a fleet should: the pull-mode agent
+  // applies only what that key signed, and a restarted controller takes its own commits as they are.
+  const signing = await demoSigningKey(dir);
   const reconciler = new Reconciler({
+    ...(signing ? { sign: signing.sign, verify: signing.verify } : {}),
     repo,
     onProgress: reconcileProgress(progress),
     onCommit: endpoints.onCommit,
@@ -167,7 +174,13 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
   loop.start();
   prober.start();
   // Pull-mode clusters run their agent, as they would inside the member.
-  const agents = await startAgents(model, members, repoDir, logger, intervalMs, () => loop?.trigger("agent"));
+  const agents = await startAgents(
+    model,
+    members,
+    repoDir,
+    { logger, intervalMs, verify: signing?.verify },
+    () => loop?.trigger("agent"),
+  );
   await loop.idle();
   await syncer.idle();
   progress.stop();
@@ -424,12 +437,14 @@ async function startAgents(
   model: FleetModel,
   members: readonly SimulatedMember[],
   repoDir: string,
-  logger: Logger,
-  intervalMs: number,
+  options: { logger: Logger; intervalMs: number; verify: CommitVerifier | undefined },
   reported: () => void,
 ): Promise<{ stop: () => Promise<void> }> {
+  const { logger, intervalMs, verify } = options;
   const agents: Agent[] = [];
-  for (const cluster of model.clusters.filter((c) => c.spec.connection?.mode === "pull")) {
+  // Without a signing key (no ssh-keygen here) there is nothing an agent may trust: none runs.
+  const pull = verify ? model.clusters.filter((c) => c.spec.connection?.mode === "pull") : [];
+  for (const cluster of pull) {
     const member = members.find((m) => m.name === cluster.metadata.name);
     if (!member) continue;
     agents.push(
@@ -442,6 +457,7 @@ async function startAgents(
         logger,
         author: { name: "gitfleet agent", email: `gitfleet-agent@${member.name}` },
         push: true,
+        verify: verify as CommitVerifier,
       }),
     );
   }
@@ -462,4 +478,20 @@ async function startAgents(
       await running;
     },
   };
+}
+
+// An SSH key made for this demo (ssh-keygen, in its directory): it signs the status commits, and its
+// public half is what the agent and a restarted controller trust. Undefined without ssh-keygen.
+async function demoSigningKey(
+  dir: string,
+): Promise<{ sign: (payload: string) => Promise<string>; verify: CommitVerifier } | undefined> {
+  const key = join(dir, "signing-key");
+  const made = await runProgram(
+    "ssh-keygen",
+    ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-demo", "-f", key],
+    "",
+  ).catch(() => undefined);
+  if (made?.code !== 0) return undefined;
+  const verify = await commitVerifier({ signingKey: { format: "ssh", key } });
+  return verify ? { sign: commitSigner("ssh", key), verify } : undefined;
 }

@@ -12,6 +12,7 @@ import { ReconcileError, type ReconcileReport, Reconciler } from "../../controll
 import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
 import type { ClusterProber } from "../../failover/prober.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
+import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
@@ -40,6 +41,8 @@ interface LoopFlags {
   readonly listen?: string;
   readonly signingKey?: string;
   readonly kubeconfigDir?: string;
+  readonly trustedKeys?: string;
+  readonly trustedKeysFormat?: SigningFormat;
   readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
   readonly signingFormat: SigningFormat;
@@ -143,6 +146,16 @@ function loopCommand(name: string): Command {
         .default("ssh"),
     )
     .option(
+      "--trusted-keys <file>",
+      "keys whose signatures on status commits are trusted (besides --signing-key's own): an SSH allowed-signers file, or an OpenPGP keyring with --trusted-keys-format openpgp. Without trusted keys, a status branch tip this process did not write is never applied as it is: the source is rendered again",
+    )
+    .addOption(
+      new Option("--trusted-keys-format <format>", "the format of --trusted-keys").choices([
+        "ssh",
+        "openpgp",
+      ]),
+    )
+    .option(
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
     )
@@ -163,6 +176,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
   const { repo, settings } = await openFleet(flags);
   const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
+  const verify = await verifierOf(flags);
   if (secretKey.source === "ephemeral")
     logger.warn(
       `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
@@ -180,6 +194,7 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         controllerId: flags.controllerId,
         logger,
         secretDigestKey: secretKey.key,
+        ...(verify ? { verify } : {}),
         ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
         ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
         ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
@@ -269,6 +284,21 @@ function syncParts(
       : {}),
     trigger,
     ...hooks,
+  });
+}
+
+// What verifies status commits: the trusted keys given, and the signing key's own public half.
+async function verifierOf(flags: LoopFlags): Promise<CommitVerifier | undefined> {
+  return commitVerifier({
+    ...(flags.trustedKeys
+      ? { trusted: { format: flags.trustedKeysFormat ?? flags.signingFormat, file: flags.trustedKeys } }
+      : {}),
+    ...(flags.signingKey ? { signingKey: { format: flags.signingFormat, key: flags.signingKey } } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(
+      `--trusted-keys: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.Usage,
+    );
   });
 }
 
