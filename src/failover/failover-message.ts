@@ -49,7 +49,7 @@ export function failoverMessage(input: FailoverMessageInput): FailoverMessage {
       ? `failover: ${subjectParts.join("; ")}`
       : body.length > 0
         ? `failover: ${body[0]}`
-        : `failover: ${listed(summary.apps)}: status updated after new observations (no replica moved)`;
+        : `failover: ${summary.apps.length > 0 ? `${listed(summary.apps)}: ` : ""}status updated after new observations (no replica moved)`;
   if (subject === `failover: ${body[0]}`) body.shift();
   const lines =
     body.length > MAX_BODY_LINES
