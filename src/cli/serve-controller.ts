@@ -6,9 +6,11 @@ import type { ClusterProber } from "../failover/prober.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { StatusReader } from "../git/status-reader.js";
 import { FleetMetrics, type MetricsSnapshot, type ReconcileResult } from "../metrics/fleet-metrics.js";
-import { planRevisions } from "../revisions/plan-revisions.js";
+import { revisionVerdict } from "../revisions/allowed-revision.js";
+import { RevisionError } from "../revisions/plan-revisions.js";
 import type { FleetApiSources } from "../server/fleet-api.js";
 import { type ControllerServer, startControllerServer } from "../server/http-server.js";
+import { PlanQueue, type PlanQueueOptions } from "../server/plan-queue.js";
 import { dashboardDirectory } from "../server/static-files.js";
 import type { ClusterSyncResult } from "../sync/cluster-sync.js";
 import type { Syncer } from "../sync/syncer.js";
@@ -28,6 +30,14 @@ export interface ServeOptions {
   readonly branch: string;
   readonly statusBranch: string;
   readonly logger: Logger;
+  /** Branch-name patterns /api/plan may render besides the source branch's history (--plan-revisions). */
+  readonly planRevisions?: readonly string[];
+  /** Bounds on plans over HTTP. */
+  readonly planQueue?: PlanQueueOptions;
+  /** The secret digest key plans render Secrets' digests with. */
+  readonly secretDigestKey?: Uint8Array;
+  /** Host names the endpoint answers to (DNS rebinding); default: loopback names when it listens on loopback. */
+  readonly allowedHosts?: readonly string[];
 }
 
 /**
@@ -72,23 +82,46 @@ export class ControllerEndpoints {
       ready: () => loop.ready,
       logger: options.logger,
       metrics: this.metrics,
-      api: fleetApi(this.repo, options.branch, options.statusBranch),
+      api: fleetApi(this.repo, options),
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...dashboard(options.logger),
     });
     return this.server;
   }
 }
 
-// The JSON API's sources: the status branch as this repository holds it, and plans one at a time
-// (a plan renders the fleet twice; a burst of requests must not run many at once).
-function fleetApi(repo: FleetRepo, branch: string, statusBranch: string): FleetApiSources {
-  let queue: Promise<unknown> = Promise.resolve();
+// The JSON API's sources: the status branch as this repository holds it, and plans — of revisions
+// the operator allows only — one at a time in worker threads behind a bounded queue (a plan renders
+// the fleet twice; a burst of requests must neither run many at once nor wait without end).
+function fleetApi(repo: FleetRepo, options: ServeOptions): FleetApiSources {
+  const queue = new PlanQueue({
+    ...options.planQueue,
+    onEvent: (event) => options.logger.info(`plan ${event}`),
+  });
+  const policy = { sourceBranch: options.branch, patterns: options.planRevisions ?? [] };
   return {
-    status: new StatusReader(repo, { source: branch, status: statusBranch }),
-    plan: (base, head) => {
-      const next = queue.then(() => planRevisions({ repo: repo.gitdir, base, head, statusBranch }));
-      queue = next.catch(() => undefined);
-      return next;
+    status: new StatusReader(repo, { source: options.branch, status: options.statusBranch }),
+    plan: async (base, head, signal) => {
+      for (const revision of [base, head]) {
+        const verdict = await revisionVerdict(repo.gitdir, revision, policy);
+        if (verdict === "unknown")
+          throw new RevisionError(`no branch, tag or commit ${JSON.stringify(revision)}`);
+        if (verdict === "refused")
+          return {
+            refused: `the revision ${JSON.stringify(revision)} may not be planned here: plans run for the source branch's history${policy.patterns.length > 0 ? ` and branches matching ${policy.patterns.join(", ")}` : ""} (--plan-revisions)`,
+          };
+      }
+      options.logger.info({ base, head }, "plan requested");
+      return queue.plan(
+        {
+          repo: repo.gitdir,
+          base,
+          head,
+          statusBranch: options.statusBranch,
+          ...(options.secretDigestKey ? { secretDigestKey: options.secretDigestKey } : {}),
+        },
+        signal,
+      );
     },
   };
 }

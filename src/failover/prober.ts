@@ -80,7 +80,10 @@ export class ClusterProber {
       connections.map(async (connection) => {
         const client = this.client(connection, settings.probeTimeoutMs);
         if (!client) return;
-        const probe = await client.probe();
+        const answer = await client.probe();
+        // The controller could not ask (out of file descriptors): that says nothing about the member.
+        if (answer.outcome === "skipped") return;
+        const probe = { ...answer, outcome: answer.outcome };
         const at = this.now();
         const before =
           this.health.get(connection.cluster) ??

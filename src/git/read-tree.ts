@@ -12,7 +12,7 @@ import { gitFs as fs } from "./git-fs.js";
  * branch, a tag, HEAD, or a full or abbreviated commit id.
  */
 export async function readTreeAtRevision(dir: string, revision: string): Promise<FileTree> {
-  const gitdir = nodeFs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
+  const gitdir = gitdirOf(dir);
   const commit = await resolveCommit(gitdir, revision);
   const cache = {};
   return readTreeFiles(gitdir, cache, (await git.readCommit({ fs, gitdir, cache, oid: commit })).commit.tree);
@@ -40,6 +40,19 @@ export async function readTreeFiles(
 }
 
 const READ_CONCURRENCY = 32;
+
+/**
+ * The commit a revision names: a branch, tag, remote-tracking branch, HEAD or commit id, with optional
+ * first-parent steps ("main~2", "HEAD^", "v1.2^^"). `dir` is a work tree or a bare repository.
+ */
+export async function resolveRevision(dir: string, revision: string): Promise<string> {
+  return resolveCommit(gitdirOf(dir), revision);
+}
+
+/** The git directory of a work tree or bare repository. */
+export function gitdirOf(dir: string): string {
+  return nodeFs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;
+}
 
 // A name (branch, tag, remote-tracking branch, HEAD or commit id) with optional first-parent steps:
 // "main~2", "HEAD^", "v1.2^^".

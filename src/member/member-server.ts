@@ -161,6 +161,22 @@ async function controlFaults(
   response: ServerResponse,
 ): Promise<void> {
   if (request.method === "POST") {
+    // A browser page elsewhere may not take members down: browsers send Origin (and Sec-Fetch-Site)
+    // with every cross-site POST, even the "simple" ones CORS does not preflight; curl sends neither.
+    const origin = request.headers.origin;
+    const site = request.headers["sec-fetch-site"];
+    const own = `http://${request.headers.host ?? ""}`;
+    if (
+      (origin !== undefined && origin !== own) ||
+      (site !== undefined && site !== "same-origin" && site !== "none")
+    ) {
+      respond(
+        response,
+        403,
+        new StatusError(403, "Forbidden", "faults may not be set from another site").body(),
+      );
+      return;
+    }
     let body: Record<string, unknown>;
     try {
       body = JSON.parse((await readBody(request)).toString("utf8") || "{}") as Record<string, unknown>;

@@ -52,10 +52,11 @@ const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
  * cordoned clusters, the autoscalers' totals), so the plan is exactly what will happen.
  */
 export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutcome> {
+  // The revision is named; the repository's path and the library's words are not.
   const read = (rev: string) =>
-    readTreeAtRevision(input.repo, rev).catch((error: unknown) => {
+    readTreeAtRevision(input.repo, rev).catch(() => {
       throw new RevisionError(
-        `cannot read ${input.repo} at ${rev}: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot read the revision ${JSON.stringify(rev)}: no such branch, tag or commit`,
       );
     });
   const [baseTree, headTree] = await Promise.all([read(input.base), read(input.head)]);

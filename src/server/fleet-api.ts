@@ -6,9 +6,19 @@ import { type PlanOutcome, RevisionError } from "../revisions/plan-revisions.js"
 /** What the JSON API reads from: the status branch, and plans between two revisions. */
 export interface FleetApiSources {
   readonly status: StatusReader;
-  /** `gitfleet plan` between two revisions of the fleet repo. */
-  readonly plan: (base: string, head: string) => Promise<PlanOutcome>;
+  /**
+   * `gitfleet plan` between two revisions of the fleet repo; "refused" for a revision the operator
+   * does not allow, "busy" when the plan queue is full. `signal` aborts when the client leaves.
+   */
+  readonly plan: (base: string, head: string, signal: AbortSignal) => Promise<PlanAnswer>;
 }
+
+/** What asking for a plan over HTTP gives. */
+export type PlanAnswer =
+  | { readonly outcome: PlanOutcome }
+  | { readonly busy: true }
+  | { readonly cancelled: true }
+  | { readonly refused: string };
 
 /** An answer of the API: a status and a JSON body. */
 export interface ApiAnswer {
@@ -29,9 +39,16 @@ export async function answerApi(
   sources: FleetApiSources,
   path: string,
   query: URLSearchParams,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<ApiAnswer> {
   const route = path.replace(/^\/api\/?/, "").replace(/\/$/, "");
-  const [head, name, ...rest] = route.split("/").map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = route.split("/").map(decodeURIComponent);
+  } catch {
+    return { status: 400, body: { error: "the path is not a valid URL (a malformed % escape)" } };
+  }
+  const [head, name, ...rest] = parts;
   if (rest.length > 0) return notFound(path);
   switch (head) {
     case "fleet":
@@ -49,7 +66,7 @@ export async function answerApi(
       return commit ? ok(commit) : { status: 404, body: { error: `no commit ${name ?? ""}` } };
     }
     case "plan":
-      return plan(sources, query);
+      return plan(sources, query, signal);
     default:
       return notFound(path);
   }
@@ -87,7 +104,11 @@ async function history(sources: FleetApiSources, query: URLSearchParams): Promis
   return ok({ events: await sources.status.history(limit, before) });
 }
 
-async function plan(sources: FleetApiSources, query: URLSearchParams): Promise<ApiAnswer> {
+async function plan(
+  sources: FleetApiSources,
+  query: URLSearchParams,
+  signal: AbortSignal,
+): Promise<ApiAnswer> {
   const base = query.get("base");
   const head = query.get("head");
   if (
@@ -99,13 +120,18 @@ async function plan(sources: FleetApiSources, query: URLSearchParams): Promise<A
     head.startsWith("-")
   )
     return { status: 400, body: { error: "base and head: two revisions (branch, tag or commit)" } };
-  let outcome: PlanOutcome;
+  let answer: PlanAnswer;
   try {
-    outcome = await sources.plan(base, head);
+    answer = await sources.plan(base, head, signal);
   } catch (error) {
     if (error instanceof RevisionError) return { status: 404, body: { error: error.message } };
-    throw error;
+    return { status: 500, body: { error: error instanceof Error ? error.message : "the plan failed" } };
   }
+  if ("refused" in answer) return { status: 403, body: { error: answer.refused } };
+  if ("busy" in answer)
+    return { status: 429, body: { error: "plans are queued to their limit; try again in a moment" } };
+  if ("cancelled" in answer) return { status: 499, body: { error: "the client left" } };
+  const outcome = answer.outcome;
   if ("error" in outcome) return { status: 422, body: { error: outcome.error, notes: outcome.notes } };
   const result: Plan = outcome.plan;
   return ok({ base, head, notes: outcome.notes, plan: result, text: formatPlanText(result) });

@@ -26,6 +26,15 @@ export interface ControllerServerOptions {
   readonly api?: FleetApiSources;
   /** The built dashboard (served at / when given). */
   readonly dashboardDir?: string;
+  /**
+   * Host names requests may name (the Host header), against DNS rebinding: a page elsewhere that
+   * points its own name at this address cannot read the API. Default: when listening on a loopback
+   * address, the loopback names only; otherwise any (put a proxy that checks it in front).
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Open connections at most (default 512) and live-update streams at most (default 100). */
+  readonly maxConnections?: number;
+  readonly maxEventStreams?: number;
 }
 
 export interface ControllerServer {
@@ -44,14 +53,24 @@ export interface ControllerServer {
  */
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
   const api = options.api;
-  const events = api ? new StatusEvents(() => api.status.tip()) : undefined;
+  const events = api
+    ? new StatusEvents(() => api.status.tip(), 1000, options.maxEventStreams ?? 100)
+    : undefined;
+  const [host, port] = splitListen(options.listen);
+  const hosts = options.allowedHosts ?? (isLoopback(host) ? LOOPBACK_NAMES : undefined);
   const server: Server = createServer((request, response) => {
+    if (hosts && !hosts.includes(hostName(request.headers.host))) {
+      send(response, 403, "this host name is not served here");
+      return;
+    }
     route(options, events, request, response).catch((error: unknown) => {
       options.logger.error({ err: error }, "HTTP request failed");
       if (!response.headersSent) send(response, 500, "internal error");
     });
   });
-  const [host, port] = splitListen(options.listen);
+  server.maxConnections = options.maxConnections ?? 512;
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, resolve);
@@ -76,7 +95,13 @@ async function route(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const url = new URL(request.url ?? "/", "http://localhost");
+  let url: URL;
+  try {
+    url = new URL(request.url ?? "/", "http://localhost");
+    decodeURIComponent(url.pathname);
+  } catch {
+    return send(response, 400, "malformed URL");
+  }
   const path = url.pathname;
   if (path === "/healthz") return send(response, 200, "ok");
   if (path === "/readyz")
@@ -103,8 +128,16 @@ async function readOnly(
     return;
   }
   if (path === "/api/events" && events) return events.subscribe(response);
-  if (path.startsWith("/api/") && options.api)
-    return json(response, await answerApi(options.api, path, url.searchParams));
+  if (path.startsWith("/api/") && options.api) {
+    // A plan is cancelled when its client leaves before the answer.
+    const left = new AbortController();
+    response.on("close", () => {
+      if (!response.writableFinished) left.abort();
+    });
+    const answer = await answerApi(options.api, path, url.searchParams, left.signal);
+    if (!left.signal.aborted) json(response, answer);
+    return;
+  }
   if (options.dashboardDir && !path.startsWith("/api/"))
     return serveDashboard(options.dashboardDir, path, response);
   return send(response, 404, "not found");
@@ -129,20 +162,40 @@ async function webhook(
   send(response, verdict.status, verdict.message);
 }
 
+// The body, or undefined past MAX_BODY_BYTES. What follows the limit is read and dropped — up to
+// DRAIN_BYTES, so that the client is done sending and reads the 413 instead of a reset connection;
+// past that the connection is cut.
 function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (size > DRAIN_BYTES) {
         resolve(undefined);
         request.destroy();
-      } else chunks.push(chunk);
+      }
     });
-    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("end", () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
     request.on("error", reject);
   });
+}
+
+const DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+
+const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1"];
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+// The host name of a Host header, without its port ("[::1]:8080" → "::1").
+function hostName(header: string | undefined): string {
+  const value = (header ?? "").trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
+  if (bracketed) return bracketed[1] as string;
+  return value.replace(/:\d+$/, "");
 }
 
 function json(response: ServerResponse, answer: { status: number; body: unknown }): void {

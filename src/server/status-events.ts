@@ -3,7 +3,9 @@ import type { ServerResponse } from "node:http";
 /**
  * Server-sent events for the dashboard: `status` with the new status commit whenever the status
  * branch moves (checked every second and after every reconcile), and a comment every 15 s so
- * proxies keep the stream open. A browser's EventSource reconnects by itself.
+ * proxies keep the stream open. A browser's EventSource reconnects by itself. At most `maxClients`
+ * streams are open at once; more are turned away (503), so streams cannot take every file
+ * descriptor the controller needs for Git and its members.
  */
 export class StatusEvents {
   private readonly clients = new Set<ServerResponse>();
@@ -13,6 +15,7 @@ export class StatusEvents {
   constructor(
     private readonly tip: () => Promise<string | undefined>,
     pollMs = 1000,
+    private readonly maxClients = 100,
   ) {
     const poll = setInterval(() => void this.check(), pollMs);
     const keepAlive = setInterval(() => this.write(": keep-alive\n\n"), 15_000);
@@ -23,6 +26,12 @@ export class StatusEvents {
 
   /** Adds a client: it gets the current status commit at once, then every change. */
   async subscribe(response: ServerResponse): Promise<void> {
+    if (this.clients.size >= this.maxClients) {
+      response
+        .writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "10" })
+        .end("too many live-update streams are open; try again later\n");
+      return;
+    }
     response.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",

@@ -55,6 +55,9 @@ export const MAX_RESPONSE_BYTES = 8 * 2 ** 20;
 
 export const FIELD_MANAGER = "gitfleet";
 
+/** The reason of an error that was the controller's own, not the member's (no file descriptors left). */
+const LOCAL_FAILURE = "ControllerResources";
+
 // Authentication material is read again after this long (exec plugins and tokens expire).
 const AUTH_REFRESH_MS = 60_000;
 
@@ -157,12 +160,18 @@ export class MemberClient {
     }
   }
 
-  /** One probe of /readyz, not retried: ready (200), unready (any other answer), or unreachable (no answer in time). */
-  async probe(): Promise<{ outcome: "ready" | "unready" | "unreachable"; error?: string }> {
+  /**
+   * One probe of /readyz, not retried: ready (200), unready (any other answer), unreachable (no
+   * answer in time), or skipped when the controller itself could not ask (out of file descriptors):
+   * a controller short of resources must not report its members down.
+   */
+  async probe(): Promise<{ outcome: "ready" | "unready" | "unreachable" | "skipped"; error?: string }> {
     try {
       await this.request("GET", "/readyz", undefined, undefined, 0);
       return { outcome: "ready" };
     } catch (error) {
+      if (error instanceof MemberApiError && error.reason === LOCAL_FAILURE)
+        return { outcome: "skipped", error: error.message };
       const unreachable = error instanceof MemberApiError && error.code === 0;
       return { outcome: unreachable ? "unreachable" : "unready", error: (error as Error).message };
     }
@@ -305,6 +314,14 @@ export class MemberClient {
 
   // A member that did not answer, and how: never the server's address or a library's message.
   private unreachable(error: unknown, timedOut: boolean, timeoutMs: number): MemberApiError {
+    const code = (error as { code?: unknown }).code;
+    if (code === "EMFILE" || code === "ENFILE")
+      return new MemberApiError(
+        this.cluster,
+        0,
+        LOCAL_FAILURE,
+        `${this.cluster} was not asked: the controller is out of file descriptors (${code})`,
+      );
     const how =
       error instanceof TooLarge
         ? error.message

@@ -78,6 +78,7 @@ export interface RunningController {
 export async function runController(
   files: Record<string, string>,
   prefix: string,
+  extraArgs: readonly string[] = ["--plan-revisions", "more-web"],
 ): Promise<RunningController> {
   const { dir, cleanup } = tempDir(prefix);
   const repo = join(dir, "fleet");
@@ -88,7 +89,7 @@ export async function runController(
     .filter((name): name is string => name !== undefined);
   const { members, kubeconfig } = await startMembers(names, join(dir, "kubeconfig"));
   const { child, url, records } = await spawnRun(
-    ["--repo", repo, "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--interval", "1s"],
+    ["--repo", repo, "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--interval", "1s", ...extraArgs],
     { GITFLEET_WEBHOOK_SECRET: "" },
   );
   return {

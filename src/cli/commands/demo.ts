@@ -118,6 +118,7 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
   // The demo signs its status commits with a key of its own, as a fleet should: the pull-mode agent
   // applies only what that key signed, and a restarted controller takes its own commits as they are.
   const signing = await demoSigningKey(dir);
+  const secretDigestKey = new Uint8Array(randomBytes(32));
   const reconciler = new Reconciler({
     ...(signing ? { sign: signing.sign, verify: signing.verify } : {}),
     repo,
@@ -129,7 +130,7 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     controllerId: "gitfleet-demo",
     logger,
     // The demo's Secrets hold fake values; a key of its own keeps their digests unguessable all the same.
-    secretDigestKey: new Uint8Array(randomBytes(32)),
+    secretDigestKey,
   });
   let loop: ReconcileLoop | undefined;
   const { syncer, controller, prober } = syncingController(reconciler, {
@@ -170,7 +171,7 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
     },
   });
   parts.loop = loop;
-  const server = await serveDemo(listen, endpoints);
+  const server = await serveDemo(listen, endpoints, secretDigestKey);
   loop.start();
   prober.start();
   // Pull-mode clusters run their agent, as they would inside the member.
@@ -209,12 +210,19 @@ async function runDemo(output: CommandOutput, intervalMs: number, listen: string
 }
 
 // The dashboard on the port asked for, or on a free one when that is taken (another demo, another service).
-async function serveDemo(listen: string, endpoints: ControllerEndpoints): Promise<ControllerServer> {
+async function serveDemo(
+  listen: string,
+  endpoints: ControllerEndpoints,
+  secretDigestKey: Uint8Array,
+): Promise<ControllerServer> {
   const options = {
     webhookSecret: undefined,
     branch: "main",
     statusBranch: "gitfleet/status",
     logger: createLogger({ level: "silent" }),
+    // The demo's repository is the user's own, on this machine: any of its branches may be planned.
+    planRevisions: ["**"],
+    secretDigestKey,
   };
   try {
     return await endpoints.serve({ ...options, listen });

@@ -22,7 +22,7 @@ import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
-import { ControllerEndpoints, type ServedParts } from "../serve-controller.js";
+import { ControllerEndpoints, type ServedParts, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
 interface LoopFlags {
@@ -41,6 +41,10 @@ interface LoopFlags {
   readonly listen?: string;
   readonly signingKey?: string;
   readonly kubeconfigDir?: string;
+  readonly planRevisions?: readonly string[];
+  readonly planMemoryMb?: string;
+  readonly planTimeout?: string;
+  readonly allowedHosts?: readonly string[];
   readonly trustedKeys?: string;
   readonly trustedKeysFormat?: SigningFormat;
   readonly allowExec: readonly string[];
@@ -76,6 +80,16 @@ export function registerReconcile(
         "run the controller: reconcile on every poll and on push webhooks; serve the dashboard, the JSON API, /metrics, /webhook, /healthz and /readyz",
       )
       .option("--listen <host:port>", "where the HTTP endpoint listens", "127.0.0.1:8080")
+      .option(
+        "--plan-revisions <patterns...>",
+        "branch-name patterns /api/plan may render besides the source branch's history, e.g. 'pr/*' (* within a path segment, ** across)",
+      )
+      .option("--plan-memory-mb <mb>", "the heap each plan's worker may use (/api/plan)", "1024")
+      .option("--plan-timeout <duration>", "a plan taking longer is ended (/api/plan)", "2m")
+      .option(
+        "--allowed-hosts <names...>",
+        "host names the HTTP endpoint answers to (Host header; default: the loopback names when --listen is a loopback address, else any)",
+      )
       .option(
         "--webhook-secret-env <name>",
         "environment variable holding the webhook secret (GitHub/Gitea HMAC key, GitLab token); unset disables /webhook",
@@ -175,15 +189,11 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
       )
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
   const { repo, settings } = await openFleet(flags);
-  const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
-  const verify = await verifierOf(flags);
-  if (secretKey.source === "ephemeral")
-    logger.warn(
-      `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
-    );
+  const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const parts: ServedParts = {};
   const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
+  const trust = await trustOf(flags);
   const reconciler: Reconciler = construct(
     () =>
       new Reconciler({
@@ -193,9 +203,8 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
         author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
         controllerId: flags.controllerId,
         logger,
-        secretDigestKey: secretKey.key,
-        ...(verify ? { verify } : {}),
-        ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
+        secretDigestKey: secretKey,
+        ...trust,
         ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
         ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
       }),
@@ -227,13 +236,9 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
     ...(endpoints ? { onReconcile: endpoints.onReconcile } : {}),
   });
   parts.loop = looping;
-  const server = await endpoints?.serve({
-    listen: flags.listen ?? "127.0.0.1:8080",
-    webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
-    branch: flags.branch,
-    statusBranch,
-    logger,
-  });
+  const server = await endpoints?.serve(
+    serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
+  );
   looping.start();
   prober?.start();
   await new Promise<void>((resolve) => {
@@ -285,6 +290,46 @@ function syncParts(
     trigger,
     ...hooks,
   });
+}
+
+// What `gitfleet run` serves its endpoint with.
+function serveOptions(
+  flags: LoopFlags,
+  context: { statusBranch: string; logger: Logger; secretDigestKey: Uint8Array },
+): ServeOptions {
+  return {
+    listen: flags.listen ?? "127.0.0.1:8080",
+    webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
+    branch: flags.branch,
+    ...context,
+    ...(flags.planRevisions ? { planRevisions: flags.planRevisions } : {}),
+    ...(flags.allowedHosts ? { allowedHosts: flags.allowedHosts } : {}),
+    planQueue: {
+      memoryMb: positive(flags.planMemoryMb ?? "1024", "--plan-memory-mb"),
+      timeoutMs: durationFlag(flags.planTimeout ?? "2m", "--plan-timeout"),
+    },
+  };
+}
+
+// The key of Secrets' digests; a warning when this process had to make one.
+async function secretKeyOf(flags: LoopFlags, logger: Logger): Promise<Uint8Array> {
+  const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
+  if (secretKey.source === "ephemeral")
+    logger.warn(
+      `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
+    );
+  return secretKey.key;
+}
+
+// How status commits are signed, and verified.
+async function trustOf(
+  flags: LoopFlags,
+): Promise<{ sign?: (payload: string) => Promise<string>; verify?: CommitVerifier }> {
+  const verify = await verifierOf(flags);
+  return {
+    ...(verify ? { verify } : {}),
+    ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
+  };
 }
 
 // What verifies status commits: the trusted keys given, and the signing key's own public half.
@@ -371,9 +416,15 @@ function parseAuthor(text: string): { name: string; email: string } {
   return { name: match[1] as string, email: match[2] as string };
 }
 
-function durationFlag(text: string): number {
+function durationFlag(text: string, flag = "--interval"): number {
   const ms = parseDuration(text);
-  if (!ms)
-    throw new CliError(`--interval ${text}: expected a duration such as 30s, 3m or 1h`, ExitCode.Usage);
+  if (!ms) throw new CliError(`${flag} ${text}: expected a duration such as 30s, 3m or 1h`, ExitCode.Usage);
   return ms;
+}
+
+function positive(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 16)
+    throw new CliError(`${flag} ${text}: expected a whole number of at least 16`, ExitCode.Usage);
+  return value;
 }
