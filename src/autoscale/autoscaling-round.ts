@@ -438,14 +438,15 @@ function describeCounts(
 
 /**
  * What the autoscalers' recorded status feeds the render, without running anything: the totals
- * FederatedHPAs, CronScales and scale-down requests set, and the distributions member HPAs settled
- * on — so that a plan renders a change on top of what the clusters really run. Pure.
+ * FederatedHPAs, CronScales and scale-down requests set, the distributions member HPAs settled on,
+ * and the divisions done scale-down requests hold — so that a plan renders a change on top of what
+ * the clusters really run. Pure.
  */
 export function standingScaling(
   model: FleetModel,
   decisions: readonly WorkloadDecision[],
   status: AutoscalingStatus,
-): Pick<RoundOutcome, "autoscaled" | "distributed"> {
+): Pick<RoundOutcome, "autoscaled" | "distributed" | "held"> {
   const fromHpas = new Map<string, Autoscaled>();
   const distributed = new Map<string, DistributedScaling>();
   for (const hpa of model.federatedHPAs) {
@@ -465,7 +466,17 @@ export function standingScaling(
         by: `scaledown/${request.metadata.name}`,
       });
   }
-  return { autoscaled: totals(model, fromHpas, fromRequests, status.crons), distributed };
+  const autoscaled = totals(model, fromHpas, fromRequests, status.crons);
+  // Requests recorded as run are not run again here: only the divisions they hold are taken.
+  const { held } = scaleDowns({
+    model,
+    decisions,
+    previous: status.scaleDowns,
+    now: 0,
+    ownedTotal: (identity) => autoscaled.get(identity)?.replicas,
+    setTotal: () => undefined,
+  });
+  return { autoscaled, distributed, held };
 }
 
 function totalOf(hpa: FederatedHPA, state: HpaStatus): Autoscaled {

@@ -439,7 +439,8 @@ export class Reconciler {
     if (source && model) {
       const rebuilt = rebuildState({
         restored,
-        files,
+        // The autoscalers' status is among the sync's files: their recorded totals are observations too.
+        files: new Map([...files, ...this.syncFiles]),
         observed: this.observed,
         now: (this.options.now ?? Date.now)(),
         secretDigestKey: this.options.secretDigestKey,

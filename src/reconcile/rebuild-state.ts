@@ -142,6 +142,7 @@ function countsOn(map: JsonMap, clusters: ReadonlySet<string>): Record<string, n
 }
 
 const PURGE_MODES: readonly PurgeMode[] = ["Gracefully", "Directly", "Never"];
+const EPOCH = "1970-01-01T00:00:00.000Z";
 
 // A failover record as status/apps/ writes it, entry by entry checked; undefined when there is none.
 function failoverRecord(value: unknown, clusters: ReadonlySet<string>): FailoverRecord | undefined {
@@ -164,7 +165,7 @@ function failoverRecord(value: unknown, clusters: ReadonlySet<string>): Failover
       cluster: String(e.cluster),
       replicas: Number(e.replicas),
       reason: oneLine(String(e.reason ?? ""), 200),
-      at: time(e.at) ?? new Date(0).toISOString(),
+      at: time(e.at) ?? EPOCH,
     })),
     keeping: entries(value.keeping).map((e) => {
       const until = time(e.until);
@@ -179,7 +180,7 @@ function failoverRecord(value: unknown, clusters: ReadonlySet<string>): Failover
       cluster: String(e.cluster),
       replicas: Number(e.replicas),
       reason: oneLine(String(e.reason ?? ""), 200),
-      until: time(e.until) ?? new Date(0).toISOString(),
+      until: time(e.until) ?? EPOCH,
     })),
   };
 }
