@@ -32,9 +32,13 @@ export async function commitVerifier(options: {
   const { trusted, signingKey } = options;
   if (!trusted && !signingKey) return undefined;
   const format = trusted?.format ?? signingKey?.format ?? "ssh";
+  const material = await trustedKeyMaterial(format, trusted, signingKey);
+  // A signing key whose public half cannot be read signs nothing either: the first status commit
+  // fails and says so. Until then there is nothing to trust, and nothing is.
+  if (material.length === 0) return undefined;
   const dir = await mkdtemp(join(tmpdir(), "gitfleet-verify-"));
   const keys = join(dir, format === "ssh" ? "allowed_signers" : "trusted.gpg");
-  await writeFile(keys, await trustedKeyMaterial(format, trusted, signingKey), { mode: 0o600 });
+  await writeFile(keys, material, { mode: 0o600 });
   return async (gitdir, cache, commit) => {
     const { signature, payload } = await signedPayload(gitdir, cache, commit);
     if (!signature) return { ok: false, reason: "it is not signed" };
@@ -97,13 +101,12 @@ async function trustedKeyMaterial(
       format === "ssh"
         ? await runProgram("ssh-keygen", ["-y", "-f", signingKey.key], "")
         : await runProgram("gpg", ["--batch", "--export", signingKey.key], "");
-    if (derived.code !== 0 || derived.stdout.trim() === "")
-      throw new Error(`the signing key's public half cannot be read (${format})`);
-    parts.push(
-      format === "ssh"
-        ? new TextEncoder().encode(`\ngitfleet-controller namespaces="git" ${derived.stdout.trim()}\n`)
-        : await exportedKeyring(signingKey.key),
-    );
+    if (derived.code === 0 && derived.stdout.trim() !== "")
+      parts.push(
+        format === "ssh"
+          ? new TextEncoder().encode(`\ngitfleet-controller namespaces="git" ${derived.stdout.trim()}\n`)
+          : await exportedKeyring(signingKey.key),
+      );
   }
   return Buffer.concat(parts);
 }

@@ -25,7 +25,7 @@ interface AgentFlags {
   readonly cacheDir?: string;
   readonly tokenEnv: string;
   readonly logLevel: string;
-  readonly trustedKeys: string;
+  readonly trustedKeys?: string;
   readonly trustedKeysFormat: SigningFormat;
 }
 
@@ -38,13 +38,13 @@ export function registerAgent(
   program.addCommand(
     new Command("agent")
       .description(
-        "pull mode: run inside a member cluster, apply rendered/<cluster>/ from the status branch to it, and report back to the status branch",
+        "pull mode: run inside a member cluster, apply rendered/<cluster>/ from a status commit signed by a trusted key, and report on the agent's own branch, <status branch>-agents/<cluster>",
       )
       .requiredOption("--cluster <name>", "the cluster this agent runs in (its name in the fleet repo)")
       .requiredOption("--repo <path-or-url>", "the fleet repo: a local path or an http(s) URL")
-      .requiredOption(
+      .option(
         "--trusted-keys <file>",
-        "the keys whose signatures on status commits the agent trusts: an SSH allowed-signers file, or an OpenPGP keyring with --trusted-keys-format openpgp. The agent applies nothing else",
+        "required: the keys whose signatures on status commits the agent trusts: an SSH allowed-signers file, or an OpenPGP keyring with --trusted-keys-format openpgp. The agent applies nothing else",
       )
       .addOption(
         new Option("--trusted-keys-format <format>", "the format of --trusted-keys")
@@ -89,6 +89,12 @@ async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitC
   if (!intervalMs)
     throw new CliError(`--interval ${flags.interval}: expected a duration such as 30s`, ExitCode.Usage);
   const logger = createLogger({ level: flags.logLevel });
+  const client = new MemberClient(flags.cluster, clusterConfig(flags));
+  if (!flags.trustedKeys)
+    throw new CliError(
+      "--trusted-keys is required: the agent applies only status commits signed by a key it trusts",
+      ExitCode.Usage,
+    );
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
@@ -97,8 +103,9 @@ async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitC
     throw new CliError(error instanceof Error ? error.message : String(error));
   });
   const settings = await readFleetSettings(repo, flags.branch).catch(() => ({}) as { statusBranch?: string });
+  const trustedKeys = flags.trustedKeys;
   const verify = await commitVerifier({
-    trusted: { format: flags.trustedKeysFormat, file: flags.trustedKeys },
+    trusted: { format: flags.trustedKeysFormat, file: trustedKeys },
   }).catch((error: unknown) => {
     throw new CliError(
       `--trusted-keys: ${error instanceof Error ? error.message : String(error)}`,
@@ -111,7 +118,7 @@ async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitC
     cluster: flags.cluster,
     branch: flags.branch,
     statusBranch: flags.statusBranch ?? settings.statusBranch ?? "gitfleet/status",
-    client: new MemberClient(flags.cluster, clusterConfig(flags)),
+    client,
     logger,
     author: { name: "gitfleet agent", email: `gitfleet-agent@${flags.cluster}` },
     push: flags.push,
