@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, isIP } from "node:net";
 import type { Logger } from "pino";
 import { answerApi, type FleetApiSources } from "./fleet-api.js";
 import { serveDashboard } from "./static-files.js";
@@ -28,8 +28,10 @@ export interface ControllerServerOptions {
   readonly dashboardDir?: string;
   /**
    * Host names requests may name (the Host header), against DNS rebinding: a page elsewhere that
-   * points its own name at this address cannot read the API. Default: when listening on a loopback
-   * address, the loopback names only; otherwise any (put a proxy that checks it in front).
+   * points its own name at this address cannot read the API. An IP address is always accepted (a
+   * page can only be at an address's origin if this server served it), so probes and scrapes by
+   * address work. Default: when listening on a loopback address, the loopback names only;
+   * otherwise any (put a proxy that checks it in front).
    */
   readonly allowedHosts?: readonly string[];
   /** Open connections at most (default 512) and live-update streams at most (default 100). */
@@ -57,9 +59,12 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ? new StatusEvents(() => api.status.tip(), 1000, options.maxEventStreams ?? 100)
     : undefined;
   const [host, port] = splitListen(options.listen);
-  const hosts = options.allowedHosts ?? (isLoopback(host) ? LOOPBACK_NAMES : undefined);
+  const hosts =
+    options.allowedHosts?.map((name) => name.toLowerCase()) ??
+    (isLoopback(host) ? LOOPBACK_NAMES : undefined);
   const server: Server = createServer((request, response) => {
-    if (hosts && !hosts.includes(hostName(request.headers.host))) {
+    const name = hostName(request.headers.host);
+    if (hosts && !hosts.includes(name) && isIP(name) === 0) {
       send(response, 403, "this host name is not served here");
       return;
     }

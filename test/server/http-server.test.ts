@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log/logger.js";
 import { type ControllerServer, startControllerServer } from "../../src/server/http-server.js";
@@ -57,5 +58,47 @@ describe("controller HTTP endpoint", () => {
     const unconfigured = await fetch(`${open.url}/webhook`, { method: "POST", body: payload });
     expect(unconfigured.status).toBe(404);
     expect(open.triggers).toEqual([]);
+  });
+});
+
+describe("Host header check (DNS rebinding)", () => {
+  const withHost = (url: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(url);
+      const request = httpRequest(
+        { host: hostname, port, path: "/healthz", headers: { host } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on("error", reject);
+      request.end();
+    });
+
+  it.each([
+    // [allowedHosts, Host header, status]
+    [undefined, "localhost:8080", 200],
+    [undefined, "127.0.0.1", 200],
+    [undefined, "[::1]:8080", 200],
+    [undefined, "rebound.example", 403],
+    [undefined, "LOCALHOST.example", 403],
+    [["gitfleet.example.com"], "gitfleet.example.com:443", 200],
+    [["GitFleet.example.com"], "GITFLEET.example.com", 200],
+    [["gitfleet.example.com"], "localhost", 403],
+    [["gitfleet.example.com"], "10.2.3.4:8080", 200],
+    [["gitfleet.example.com"], "[fd00::1]:8080", 200],
+    [["gitfleet.example.com"], "10.2.3.4.rebound.example", 403],
+  ] as const)("allowed %j, Host %s → %i", async (allowedHosts, host, expected) => {
+    server = await startControllerServer({
+      listen: "127.0.0.1:0",
+      webhookSecret: undefined,
+      sourceBranch: "main",
+      trigger: () => undefined,
+      ready: () => true,
+      logger: createLogger({ level: "silent" }),
+      ...(allowedHosts ? { allowedHosts } : {}),
+    });
+    expect(await withHost(server.url, host)).toBe(expected);
   });
 });

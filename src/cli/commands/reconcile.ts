@@ -88,7 +88,7 @@ export function registerReconcile(
       .option("--plan-timeout <duration>", "a plan taking longer is ended (/api/plan)", "2m")
       .option(
         "--allowed-hosts <names...>",
-        "host names the HTTP endpoint answers to (Host header; default: the loopback names when --listen is a loopback address, else any)",
+        "host names the HTTP endpoint answers to (Host header; IP addresses always; default: the loopback names when --listen is a loopback address, else any)",
       )
       .option(
         "--webhook-secret-env <name>",
