@@ -54,9 +54,12 @@ const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
 export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutcome> {
   // The revision is named; the repository's path and the library's words are not.
   const read = (rev: string) =>
-    readTreeAtRevision(input.repo, rev).catch(() => {
+    readTreeAtRevision(input.repo, rev).catch((error: unknown) => {
+      const unknown = error instanceof Error && error.message.startsWith("unknown revision");
       throw new RevisionError(
-        `cannot read the revision ${JSON.stringify(rev)}: no such branch, tag or commit`,
+        unknown
+          ? `unknown revision ${JSON.stringify(rev)}: no such branch, tag or commit`
+          : `the revision ${JSON.stringify(rev)} cannot be read`,
       );
     });
   const [baseTree, headTree] = await Promise.all([read(input.base), read(input.head)]);
