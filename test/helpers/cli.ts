@@ -34,13 +34,22 @@ export function gitfleetCli(
  */
 export function gitfleetAsync(
   args: readonly string[],
-  options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {},
+  options: {
+    readonly cwd?: string;
+    readonly env?: Readonly<Record<string, string>>;
+    readonly timeoutMs?: number;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) =>
     execFile(
       process.execPath,
       [BIN, ...args],
-      { encoding: "utf8", env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 120_000 },
+      {
+        encoding: "utf8",
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 120_000,
+      },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
     ),

@@ -43,7 +43,18 @@ afterEach(async () => {
 
 // The audit's tampering, with git's plumbing: west's web runs the attacker's image, and a ConfigMap
 // appears in kube-system; a commit on top of the status branch, as an agent's token could push.
+// Made again on the new tip when the controller moved the branch in between, as an attacker would.
 function tamper(repo: string, signWith?: string): string {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return tamperOnce(repo, signWith);
+    } catch (error) {
+      if (attempt >= 10) throw error;
+    }
+  }
+}
+
+function tamperOnce(repo: string, signWith?: string): string {
   const tip = gitIn(repo, "rev-parse", "gitfleet/status");
   const index = join(dir, "tamper.idx");
   const env = { ...process.env, GIT_INDEX_FILE: index };
@@ -52,6 +63,7 @@ function tamper(repo: string, signWith?: string): string {
       cwd: repo,
       env,
       encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe"],
       ...(input === undefined ? {} : { input }),
     }).trim();
   git(["read-tree", tip]);

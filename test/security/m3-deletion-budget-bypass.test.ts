@@ -45,17 +45,23 @@ const settings = (extra: Partial<PruneSettings> = {}): PruneSettings => ({
   ...extra,
 });
 
+// The prune settings of a fleet whose app c lists `token` in its syncPolicy, as the audit's pull request did.
+function attackerSettings(token: string): PruneSettings {
+  const { model, problems } = loadFleet(
+    minimalFleetWith({
+      "apps/c/app.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: c\nspec:\n  namespace: shop\n  syncPolicy:\n    allowPrune: ${token}\n`,
+      "apps/c/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\ndata:\n  k: v\n",
+    }),
+  );
+  if (!model) throw new Error(problems.map(formatProblem).join("\n"));
+  return pruneSettings(model);
+}
+
 describe("M3: prune tokens are scoped and bound", () => {
   const token = (planPrune("east", INVENTORY, KEEP, settings(), BASE).blocked?.token ?? "") as string;
 
   it("the audit's bypass: a token in app c's syncPolicy does not delete apps a's and b's objects", () => {
-    const plan = planPrune(
-      "east",
-      INVENTORY,
-      KEEP,
-      settings({ appTokens: new Map([["c", new Set([token])]]) }),
-      BASE,
-    );
+    const plan = planPrune("east", INVENTORY, KEEP, attackerSettings(token), BASE);
     expect(plan.delete).toEqual([]);
     expect(plan.blocked?.token).toBe(token);
   });
@@ -124,7 +130,7 @@ describe("M3: through a member", () => {
     // The attacker's own app lists the token: nothing is deleted, the prune stays blocked.
     const attacker = await syncMember(member, all.slice(6), {
       sourceCommit: "f".repeat(40),
-      prune: settings({ appTokens: new Map([["c", new Set([token])]]) }),
+      prune: attackerSettings(token),
     });
     expect(attacker.pruned).toEqual([]);
     expect(attacker.pruneBlocked?.token).toBe(token);
