@@ -10,15 +10,15 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** How a `gitfleet …` process runs: its working directory, extra environment, and deadline. */
+export interface CliOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
 /** Runs `gitfleet ARGS` as a real process (the built bin) and waits for it. */
-export function gitfleetCli(
-  args: readonly string[],
-  options: {
-    readonly cwd?: string;
-    readonly env?: Readonly<Record<string, string>>;
-    readonly timeoutMs?: number;
-  } = {},
-): CliResult {
+export function gitfleetCli(args: readonly string[], options: CliOptions = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -32,14 +32,7 @@ export function gitfleetCli(
  * Runs `gitfleet ARGS` without blocking this process: for tests whose simulated members answer from
  * this very process, which a synchronous spawn would freeze.
  */
-export function gitfleetAsync(
-  args: readonly string[],
-  options: {
-    readonly cwd?: string;
-    readonly env?: Readonly<Record<string, string>>;
-    readonly timeoutMs?: number;
-  } = {},
-): Promise<CliResult> {
+export function gitfleetAsync(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve) =>
     execFile(
       process.execPath,

@@ -30,17 +30,23 @@ afterEach(async () => {
   cleanup();
 });
 
+// The minimal fleet with west's connection as given, committed in a new repository.
+function fleetWithWest(connection: string): string {
+  const repo = join(dir, "fleet");
+  mkdirSync(repo);
+  createRepo(
+    repo,
+    fileTreeFromText({
+      ...MINIMAL_FLEET,
+      "clusters/west.yaml": `${MINIMAL_FLEET["clusters/west.yaml"]}  connection:\n${connection}`,
+    }),
+  );
+  return repo;
+}
+
 describe("H2: endless, blocking and huge kubeconfigs", () => {
   it("the audit's /dev/zero is a validation error: reconcile --once reads nothing and exits 1", async () => {
-    const repo = join(dir, "fleet");
-    mkdirSync(repo);
-    createRepo(
-      repo,
-      fileTreeFromText({
-        ...MINIMAL_FLEET,
-        "clusters/west.yaml": `${MINIMAL_FLEET["clusters/west.yaml"]}  connection:\n    kubeconfigFile: /dev/zero\n`,
-      }),
-    );
+    const repo = fleetWithWest("    kubeconfigFile: /dev/zero\n");
     const result = await gitfleetAsync(["reconcile", "--repo", repo, "--once", "--no-sync"], {
       timeoutMs: 60_000,
     });
@@ -66,15 +72,7 @@ describe("H2: endless, blocking and huge kubeconfigs", () => {
   ])(
     "%s in the operator's directory: west is not synced, east is, and the process exits",
     async (_name, make, reason) => {
-      const repo = join(dir, "fleet");
-      mkdirSync(repo);
-      createRepo(
-        repo,
-        fileTreeFromText({
-          ...MINIMAL_FLEET,
-          "clusters/west.yaml": `${MINIMAL_FLEET["clusters/west.yaml"]}  connection:\n    kubeconfigFile: west.yaml\n`,
-        }),
-      );
+      const repo = fleetWithWest("    kubeconfigFile: west.yaml\n");
       const kubeconfigs = join(dir, "kubeconfigs");
       mkdirSync(kubeconfigs);
       make(join(kubeconfigs, "west.yaml"));
