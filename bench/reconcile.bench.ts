@@ -4,6 +4,8 @@ import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Reconciler } from "../src/controller/reconciler.js";
+import { commitSigner } from "../src/git/commit-signer.js";
+import { type CommitVerifier, commitVerifier } from "../src/git/commit-verifier.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
 import { createLogger } from "../src/log/logger.js";
 import { commitFleet, git } from "./fleet-repo.js";
@@ -13,8 +15,11 @@ import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
 /**
  * Benchmark: the Git reconcile loop on a generated fleet repo in a real repository (written with the
  * git CLI) — the first full reconcile to the status commit (no sync), a reconcile after a one-app
- * change, the size of that incremental commit, and a restart (state rebuilt from the status branch).
- * Runs at several fleet sizes to show whether the incremental cost depends on the fleet's size.
+ * change, the size of that incremental commit, and restarts: from a tip signed by the controller's
+ * key (restored as it is, as the README recommends running it), and from a tip no trusted key signed
+ * (the source rendered again, the branch only compared with). Status commits are signed with an SSH
+ * key, as in production. Runs at several fleet sizes to show whether the incremental cost depends on
+ * the fleet's size.
  * Prints figures; asserts nothing.
  */
 const sizes = (process.env.BENCH_RECONCILE_APPS ?? "1000,5000").split(",").map(Number);
@@ -53,9 +58,17 @@ async function profiled<T>(step: () => Promise<T>, file = process.env.BENCH_PROF
   return result;
 }
 
-function controller(repo: FleetRepo): Reconciler {
+// The controller's SSH signing key, made once for the run.
+const keyDir = mkdtempSync(join(tmpdir(), "gitfleet-bench-key-"));
+const signingKey = join(keyDir, "signing-key");
+execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-bench", "-f", signingKey]);
+const verify = (await commitVerifier({ signingKey: { format: "ssh", key: signingKey } })) as CommitVerifier;
+
+function controller(repo: FleetRepo, trust: { verify?: CommitVerifier } = { verify }): Reconciler {
   return new Reconciler({
     repo,
+    sign: commitSigner("ssh", signingKey),
+    ...trust,
     branch: "main",
     statusBranch: "gitfleet/status",
     author: { name: "gitfleet", email: "gitfleet@example.com" },
@@ -90,14 +103,18 @@ for (const apps of sizes) {
       .trim()
       .split("\n")
       .reduce((sum, n) => sum + Number(n), 0);
-    const restart = await timed("restart: rebuild state from the status branch", () =>
+    const restart = await timed("restart: signed tip, state restored from it", () =>
       profiled(() => controller(repo).reconcile(), process.env.BENCH_PROFILE_RESTART),
+    );
+    const untrusted = await timed("restart: untrusted tip, source rendered again", () =>
+      controller(repo, {}).reconcile(),
     );
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
     printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
       first.measurement,
       incremental.measurement,
       restart.measurement,
+      untrusted.measurement,
     ]);
     process.stdout.write(
       `  incremental commit: ${incremental.result.filesChanged} files changed, ${added.length} new objects, ${(bytes / 1024).toFixed(1)} KiB (uncompressed); first: ${first.result.filesChanged} files\n`,
@@ -107,10 +124,11 @@ for (const apps of sizes) {
         .map(([stage, ms]) => `${stage} ${ms.toFixed(0)}`)
         .join(", ");
     process.stdout.write(
-      `  stages (ms): first: ${stages(first.result)}\n  incremental: ${stages(incremental.result)}\n  restart: ${stages(restart.result)}\n`,
+      `  stages (ms): first: ${stages(first.result)}\n  incremental: ${stages(incremental.result)}\n  restart: ${stages(restart.result)}\n  untrusted restart: ${stages(untrusted.result)}\n`,
     );
     process.stdout.write(`  peak RSS so far ${peakRssMiB().toFixed(0)} MiB\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+rmSync(keyDir, { recursive: true, force: true });

@@ -17,7 +17,9 @@ const loaded = measure("load and validate", () => loadFleet(tree));
 const model = loaded.result.model;
 if (!model) throw new Error(`generated fleet is invalid: ${JSON.stringify(loaded.result.problems[0])}`);
 const first = measure("render (first)", () => renderFleet(model));
-const second = measure("render on top of the first (steady)", () => renderFleet(model, { previous: first.result }));
+const second = measure("render on top of the first (steady)", () =>
+  renderFleet(model, { previous: first.result }),
+);
 const objects = second.result.objects.length;
 const bytes = second.result.objects.reduce((sum, o) => sum + o.text.length, 0);
 printMeasurements(

@@ -4,7 +4,8 @@ import { type FleetObservations, noObservations } from "../failover/observations
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { gitFs } from "../git/git-fs.js";
-import { readTreeFiles } from "../git/read-tree.js";
+import { objectId } from "../git/object-batch.js";
+import { readTreeBlobIds, readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
@@ -429,8 +430,12 @@ export class Reconciler {
   // When the named commit cannot be used, nothing is rendered (so nothing syncs) until the next
   // reconcile renders the tip in full, and what it leaves of the branch's files is removed then.
   private async rebuild(tip: string, head: string): Promise<void> {
-    const { logger } = this.options;
-    const files = await this.statusFiles(tip, ownedPath);
+    const { logger, repo } = this.options;
+    // rendered/ is never read: only its paths and object ids, to compare the render with.
+    const files = await this.statusFiles(tip, (path) => ownedPath(path) && !path.startsWith("rendered/"));
+    const renderedIds = await readTreeBlobIds(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
+      path.startsWith("rendered/"),
+    );
     const claimed = sourcePosition(files).renderedCommit;
     const source =
       claimed && (await this.inSourceHistory(claimed, head)) ? await this.loadSource(claimed) : undefined;
@@ -439,6 +444,10 @@ export class Reconciler {
     if (source && model) {
       const rebuilt = rebuildState({
         restored,
+        rendered: {
+          paths: [...renderedIds.keys()],
+          holds: (path, text) => renderedIds.get(path) === objectId("blob", new TextEncoder().encode(text)),
+        },
         // The autoscalers' status is among the sync's files: their recorded totals are observations too.
         files: new Map([...files, ...this.syncFiles]),
         observed: this.observed,
@@ -449,8 +458,18 @@ export class Reconciler {
       this.repair = rebuilt.repair;
       this.renderedTree = source.treeOid;
     } else {
-      // Compared with by the next render of the tip, never synced: without a model nothing is.
-      this.state = { ...restored, sourceCommit: undefined, renderedCommit: undefined, model: undefined };
+      // Compared with by the next render of the tip, never synced: without a model nothing is. (The
+      // branch's rendered/ files are read as text for that comparison, never parsed.)
+      const rendered = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
+        path.startsWith("rendered/"),
+      );
+      const texts = [...rendered].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)] as const);
+      this.state = {
+        ...restoreState(new Map([...files, ...texts]), new Map(), undefined),
+        sourceCommit: undefined,
+        renderedCommit: undefined,
+        model: undefined,
+      };
       this.sweep = true;
     }
     logger.info(

@@ -41,6 +41,18 @@ export async function readTreeFiles(
 
 const READ_CONCURRENCY = 32;
 
+/** The object ids of a tree's files the predicate keeps, by path, without reading the files. */
+export async function readTreeBlobIds(
+  gitdir: string,
+  cache: object,
+  tree: string,
+  wanted: (path: string) => boolean = () => true,
+): Promise<Map<string, string>> {
+  const blobs: { path: string; oid: string }[] = [];
+  await listBlobs(blobs, { gitdir, cache, wanted }, tree, "");
+  return new Map(blobs.map(({ path, oid }) => [path, oid]));
+}
+
 /**
  * The commit a revision names: a branch, tag, remote-tracking branch, HEAD or commit id, with optional
  * first-parent steps ("main~2", "HEAD^", "v1.2^^"). `dir` is a work tree or a bare repository.

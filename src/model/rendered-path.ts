@@ -19,3 +19,25 @@ export function renderedPath(identity: RenderedIdentity): string {
   const scope = identity.namespace ?? "_cluster";
   return `rendered/${identity.cluster}/${scope}/${identity.group || "core"}.${identity.kind}.${identity.name}.yaml`;
 }
+
+/**
+ * The identity a rendered path names — renderedPath read backwards — or undefined for a path
+ * renderedPath never writes. A path on a status branch is untrusted: this only takes it apart.
+ */
+export function parseRenderedPath(path: string): RenderedIdentity | undefined {
+  const parts = path.split("/");
+  if (parts.length !== 4 || parts[0] !== "rendered") return undefined;
+  const [, cluster = "", scope = "", file = ""] = parts;
+  if (cluster === "" || scope === "" || !file.endsWith(".yaml")) return undefined;
+  const segments = file.slice(0, -".yaml".length).split(".");
+  const at = segments.findIndex((segment) => /^[A-Z]/.test(segment));
+  if (at < 1 || at === segments.length - 1) return undefined;
+  const group = segments.slice(0, at).join(".");
+  return {
+    cluster,
+    group: group === "core" ? "" : group,
+    kind: segments[at] as string,
+    namespace: scope === "_cluster" ? undefined : scope,
+    name: segments.slice(at + 1).join("."),
+  };
+}

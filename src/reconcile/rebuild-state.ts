@@ -3,21 +3,34 @@ import { readAutoscalingStatus } from "../controller/autoscaling-files.js";
 import { clusterHealthSettings, healthTaints, recordedHealth } from "../failover/cluster-health.js";
 import { type FleetObservations, noObservations, type ObservedCondition } from "../failover/observations.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
+import { compareStrings } from "../model/file-tree.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupKind, isWorkloadKind } from "../model/kinds.js";
 import { oneLine } from "../model/one-line.js";
+import { parseRenderedPath } from "../model/rendered-path.js";
 import type { FleetModel, PurgeMode } from "../model/types.js";
 import { identityOf } from "../render/place-resources.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ReconcileState, rerenderStep } from "./reconcile-step.js";
 import { clusterStatusPath } from "./status-files.js";
 
+/**
+ * What the branch holds under rendered/, without reading it: its paths, and whether a path holds a
+ * given text (by Git object id). Its objects are never parsed, let alone applied.
+ */
+export interface BranchRendered {
+  readonly paths: readonly string[];
+  holds(path: string, text: string): boolean;
+}
+
 /** What a status branch gitfleet cannot vouch for gives a rebuild, besides the state read from it. */
 export interface RebuildInput {
-  /** The state as restoreState reads it from the branch: compared with, never applied. */
+  /** The state restoreState reads from the branch's status/ files (nothing under rendered/). */
   readonly restored: ReconcileState;
+  /** The branch's rendered/ paths, compared with the render by object id. */
+  readonly rendered: BranchRendered;
   /** The branch's files under status/ (observed blocks split off): autoscalers' status among them. */
   readonly files: ReadonlyMap<string, string>;
   /** The observed blocks of status/clusters/ files, by path: the conditions recorded there. */
@@ -49,24 +62,46 @@ export function rebuildState(input: RebuildInput): {
   const decisions = recordedDecisions(restored.render.decisions, clusters, resources);
   const sanitized: ReconcileState = {
     ...restored,
-    render: {
-      objects: restored.render.objects.filter(
-        (o) => clusters.has(o.cluster) && resources.get(o.identity)?.app === o.app,
-      ),
-      decisions,
-      errors: [],
-    },
+    render: { objects: heldObjects(input.rendered.paths, clusters, resources), decisions, errors: [] },
   };
   const outcome = rerenderStep(
     sanitized,
     recordedObservations(input, model, decisions),
     input.secretDigestKey,
   );
-  const repair = new Map<string, string | null>(outcome.changes);
+  // Every rendered file is a candidate (the branch's were not read): those it already holds are not.
+  const repair = new Map<string, string | null>();
+  for (const [path, text] of outcome.changes)
+    if (!(path.startsWith("rendered/") && text !== null && input.rendered.holds(path, text)))
+      repair.set(path, text);
+  const rendered = new Set(outcome.state.render.objects.map((o) => o.path));
+  for (const path of input.rendered.paths) if (!rendered.has(path)) repair.set(path, null);
   for (const path of strayFiles(outcome.state)) repair.set(path, null);
   const files = new Map(outcome.state.files);
   for (const [path, text] of repair) if (text === null) files.delete(path);
   return { state: { ...outcome.state, files }, repair };
+}
+
+/**
+ * Which of the fleet's objects each of its clusters held, as the branch's rendered/ paths name them:
+ * the presence a render keeps steady (a cordoned cluster keeps what it ran). Only the path is read —
+ * the app is the fleet's own for that object — and paths of other clusters or objects are left out.
+ */
+function heldObjects(
+  paths: readonly string[],
+  clusters: ReadonlySet<string>,
+  resources: ReadonlyMap<string, IndexedResource>,
+): RenderedObject[] {
+  const objects: RenderedObject[] = [];
+  for (const path of paths) {
+    const named = parseRenderedPath(path);
+    if (!named || !clusters.has(named.cluster)) continue;
+    const identity = identityOf(named.group, named.kind, named.namespace, named.name);
+    const resource = resources.get(identity);
+    if (resource)
+      objects.push({ cluster: named.cluster, app: resource.app, path, identity, object: {}, text: "" });
+  }
+  return objects.sort((a, b) => compareStrings(a.path, b.path));
 }
 
 /**

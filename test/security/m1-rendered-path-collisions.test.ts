@@ -7,7 +7,7 @@ import {
   explainInvalidPathSegmentName,
 } from "../../src/model/names.js";
 import { formatProblem } from "../../src/model/problem.js";
-import { renderedPath } from "../../src/model/rendered-path.js";
+import { parseRenderedPath, renderedPath } from "../../src/model/rendered-path.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
@@ -58,6 +58,32 @@ describe("M1: rendered paths never collide", () => {
   const name = fc.oneof(label, fc.stringMatching(/^[A-Za-z0-9 :.]{1,8}$/));
   const namespace = fc.option(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,4}[a-z0-9])?$/), { nil: undefined });
   const identity = fc.record({ group, kind, namespace, name });
+
+  const validIdentity = (i: { group: string; kind: string; name: string }) =>
+    explainInvalidKind(i.kind) === undefined &&
+    explainInvalidApiVersion(i.group ? `${i.group}/v1` : "v1") === undefined &&
+    explainInvalidPathSegmentName(i.name) === undefined &&
+    i.name.trim() === i.name;
+
+  it("reads back as the identity it names, and refuses paths it never writes (property)", () => {
+    fc.assert(
+      fc.property(identity, (i) => {
+        fc.pre(validIdentity(i));
+        expect(parseRenderedPath(renderedPath({ cluster: "c", ...i }))).toEqual({ cluster: "c", ...i });
+      }),
+      { numRuns: 1000 },
+    );
+    for (const path of [
+      "rendered/c/shop/apps.Deployment.yaml",
+      "rendered/c/shop/apps.deployment.web.yaml",
+      "rendered/c/shop/Deployment.web.yaml",
+      "rendered/c/shop/apps.Deployment.web.yml",
+      "rendered/c/apps.Deployment.web.yaml",
+      "rendered/c/shop/x/apps.Deployment.web.yaml",
+      "status/c/shop/apps.Deployment.web.yaml",
+    ])
+      expect(parseRenderedPath(path), path).toBeUndefined();
+  });
 
   it("is injective over every identity validation accepts (property)", () => {
     fc.assert(
