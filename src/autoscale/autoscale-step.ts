@@ -1,7 +1,6 @@
+import { identityOf } from "../model/identity.js";
 import { groupOf } from "../model/kinds.js";
 import type { FederatedHPA, FleetModel, Resource } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
 import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
 
 // One round of the centralized FederatedHPAs: for each, the global total its target should run,
@@ -42,10 +41,24 @@ export function effectiveSpec(hpa: FederatedHPA, bounds: CronBounds | undefined)
   };
 }
 
+/**
+ * What autoscaling reads of a workload's scheduling decision: the render's WorkloadDecision is one.
+ * (Autoscaling decides before rendering, so it names only what it needs, not the render's type.)
+ */
+export interface ScheduledWorkload {
+  /** group/kind/namespace/name. */
+  readonly identity: string;
+  /** "Kind namespace/name", as messages name it. */
+  readonly resource: string;
+  /** The total: what the source or an autoscaler asks for. */
+  readonly replicas: number;
+  readonly decision: { readonly clusters: Readonly<Record<string, number>> };
+}
+
 export interface AutoscaleInput {
   readonly model: FleetModel;
   /** The current render's workload decisions (the source's totals and where they run). */
-  readonly decisions: readonly WorkloadDecision[];
+  readonly decisions: readonly ScheduledWorkload[];
   /** Per workload identity: its pods' samples per resource, from every member. */
   readonly samples: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
   /** Per FederatedHPA ("namespace/name"): its state from the last round. */
@@ -141,7 +154,7 @@ export function targetOf(model: FleetModel, object: Targeting): string {
 }
 
 /** The FederatedHPAs that set a global total: mode centralized, or unset on a Divided workload. */
-export function centralized(hpa: FederatedHPA, decision: WorkloadDecision | undefined): boolean {
+export function centralized(hpa: FederatedHPA, decision: ScheduledWorkload | undefined): boolean {
   if (hpa.spec.mode) return hpa.spec.mode === "centralized";
   // Unset: centralized for a Divided workload (one total split), distributed for a Duplicated one.
   return (
@@ -149,7 +162,7 @@ export function centralized(hpa: FederatedHPA, decision: WorkloadDecision | unde
   );
 }
 
-function duplicated(decision: WorkloadDecision): boolean {
+function duplicated(decision: ScheduledWorkload): boolean {
   const counts = Object.values(decision.decision.clusters);
   return counts.length > 1 && counts.every((c) => c === decision.replicas);
 }
@@ -178,7 +191,7 @@ export function autoscaleStep(input: AutoscaleInput): AutoscaleOutcome {
 // One autoscaler: nothing sampled (members unreachable) or a change too recent keeps the total.
 function stepOne(
   hpa: FederatedHPA,
-  decision: WorkloadDecision,
+  decision: ScheduledWorkload,
   before: AutoscalerState | undefined,
   input: AutoscaleInput,
 ): { state: AutoscalerState; change?: ScaleChange } {
@@ -250,8 +263,8 @@ export function scaleMessage(
  * workload whose total moved, with its autoscaler, reason and each cluster before → after.
  */
 export function scaleLines(
-  before: readonly WorkloadDecision[],
-  after: readonly WorkloadDecision[],
+  before: readonly ScheduledWorkload[],
+  after: readonly ScheduledWorkload[],
   autoscaled: ReadonlyMap<string, Autoscaled> | undefined,
 ): string[] {
   const old = new Map(before.map((d) => [d.identity, d]));

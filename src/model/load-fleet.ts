@@ -21,9 +21,6 @@ export interface LoadResult {
   readonly fileCount: number;
 }
 
-/** Names declared per kind, including objects that failed validation (so references to them do not cascade). */
-export type DeclaredNames = ReadonlyMap<GitfleetKind, ReadonlySet<string>>;
-
 /**
  * Parsed files from earlier loads, by path, and what was read from each of their documents: a
  * long-running controller passes the same cache to every load so that only files whose bytes changed

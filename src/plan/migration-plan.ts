@@ -7,13 +7,13 @@ import {
   statusPairs,
 } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
+import { describeManifest } from "../model/identity.js";
 import { asMap, type Json, type JsonMap } from "../model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../model/types.js";
 import type { RenderedObject } from "../render/render-fleet.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { driftedFields } from "../sync/drift.js";
-import { objectName } from "./plan.js";
 
 // What a change does to migrations: the batches a pull request approves (and whether they start at
 // merge or wait), the apps it detaches, and — for a batch that starts — what adopting each rendered
@@ -196,7 +196,7 @@ export function compareWithLive(
   live: ((object: RenderedObject) => JsonMap | undefined) | undefined,
 ): ObjectAdoption[] {
   return objects.map((o) => {
-    const object = objectName(o.object);
+    const object = describeManifest(o.object);
     if (!live)
       return { object, app: o.app, cluster: o.cluster, verdict: "unknown", fields: [], restartsPods: false };
     const current = live(o);

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import { compareStrings } from "../model/file-tree.js";
-import type { JsonMap } from "../model/json.js";
+import { describeManifest } from "../model/identity.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
@@ -158,14 +158,8 @@ function withPruneBudget(
   return strict.blocked ? { ...plan, pruneAllowedBy: strict.blocked.token } : plan;
 }
 
-/** "Deployment shop/web": how plans name an object. */
-export function objectName(object: JsonMap): string {
-  const metadata = object.metadata as { name?: string; namespace?: string };
-  return `${String(object.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ""}${String(metadata.name)}`;
-}
-
 function describeChange(path: string, object: RenderedObject, old: RenderedObject | undefined): ObjectChange {
-  const name = objectName(object.object);
+  const name = describeManifest(object.object);
   const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
   if (old === undefined || secret) return { path, object: name, secret };
   const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });

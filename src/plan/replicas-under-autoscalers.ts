@@ -1,10 +1,11 @@
 import { targetOf } from "../autoscale/autoscale-step.js";
 import type { FileTree } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import type { Problem } from "../model/problem.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { locate, parseSourceFile } from "../model/yaml-source.js";
-import { identityOf, readReplicas } from "../render/place-resources.js";
+import { readReplicas } from "../render/place-resources.js";
 
 // A change to a workload's `replicas` while an autoscaler owns its count does nothing: the
 // FederatedHPA's (or CronScale's) total, recorded on the status branch, is what the clusters run.

@@ -1,10 +1,11 @@
 import { classifyPath } from "../model/classify.js";
+import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { asMap } from "../model/json.js";
 import { groupKind } from "../model/kinds.js";
 import { selectsResource } from "../model/label-selector.js";
 import type { FleetModel, Resource } from "../model/types.js";
-import { identityOf, referencedIdentities } from "../render/place-resources.js";
+import { referencedIdentities } from "../render/place-resources.js";
 
 /** Every app must be rendered again. */
 export const ALL = "all";

@@ -4,13 +4,13 @@ import { clusterHealthSettings, healthTaints, recordedHealth } from "../failover
 import { type FleetObservations, noObservations, type ObservedCondition } from "../failover/observations.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupKind, isWorkloadKind } from "../model/kinds.js";
 import { oneLine } from "../model/one-line.js";
 import { parseRenderedPath } from "../model/rendered-path.js";
 import type { FleetModel, PurgeMode } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { type ReconcileState, rerenderStep } from "./reconcile-step.js";

@@ -2,10 +2,10 @@ import { parse } from "yaml";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { FleetModel } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
 import {
   compareErrors,
   type RenderError,
@@ -13,6 +13,7 @@ import {
   type RenderResult,
   type WorkloadDecision,
 } from "../render/render-fleet.js";
+
 import { APP_LABEL } from "../render/tracking.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ScheduleDecision } from "../schedule/types.js";

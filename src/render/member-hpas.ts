@@ -4,7 +4,7 @@ import type { FleetObservations } from "../failover/observations.js";
 import type { JsonMap } from "../model/json.js";
 import { renderedPath } from "../model/rendered-path.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
-import type { RenderedObject, WorkloadDecision } from "./render-fleet.js";
+import type { MemberHpas, RenderedObject, WorkloadDecision } from "./render-result.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
 
@@ -13,16 +13,6 @@ import { withTracking } from "./tracking.js";
 // the cluster's share of the FederatedHPA's bounds, split in proportion to what the members run (as
 // last recorded on the status branch; the scheduler's counts before anything was recorded). The
 // members' HPAs own the replica count from then on; the sync leaves it to them. Pure.
-
-/** The member HPAs of one workload: which FederatedHPA, and per cluster its bounds and the replicas they were split by. */
-export interface MemberHpas {
-  readonly autoscaler: string;
-  readonly clusters: Readonly<
-    Record<string, { readonly minReplicas: number; readonly maxReplicas: number; readonly replicas: number }>
-  >;
-  /** A CronScale rule's bounds in place of the spec's, when one set them. */
-  readonly boundsBy?: string;
-}
 
 /**
  * The distributed FederatedHPA of a placed workload and its split over `clusters` (where the

@@ -5,6 +5,7 @@ import {
   settleFailover,
 } from "../failover/workload-failover.js";
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
+import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { type Json, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
@@ -17,7 +18,7 @@ import { scheduleWorkload } from "../schedule/schedule.js";
 import type { ClusterState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
-import type { RenderResult, WorkloadDecision } from "./render-fleet.js";
+import type { RenderResult, WorkloadDecision } from "./render-result.js";
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
 // non-workloads on the union of their Placements' clusters, dependents wherever their workloads run.
@@ -329,11 +330,6 @@ export function referencedIdentities(resource: Resource, interpreterFor: Interpr
   return wanted.flatMap(([kind, names]) =>
     names.map((name) => identityOf("", kind, resource.namespace, name)),
   );
-}
-
-/** The identity of an object across renders: group/kind/namespace/name. */
-export function identityOf(group: string, kind: string, namespace: string | undefined, name: string): string {
-  return `${group}/${kind}/${namespace ?? ""}/${name}`;
 }
 
 /** The replicas a workload template asks for (a Job: its parallelism); 1 when unset, as Kubernetes defaults it. */

@@ -1,83 +1,38 @@
 import type { FleetObservations } from "../failover/observations.js";
-import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import { renderedPath } from "../model/rendered-path.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { tieBreakOrder } from "../schedule/division/fnv.js";
-import type { ScheduleDecision } from "../schedule/types.js";
-import { type MemberHpas, memberHpaObjects } from "./member-hpas.js";
+import { memberHpaObjects } from "./member-hpas.js";
 import { applyOverriders } from "./override/apply-overriders.js";
 import { applicableRules } from "./override/select-overrides.js";
 import { schemaFor } from "./patch/patch-schema.js";
 import {
   type Destination,
   followDependents,
-  identityOf,
   keepAlongside,
   placeResource,
   type RenderContext,
   renderContext,
 } from "./place-resources.js";
+import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from "./render-result.js";
 import { divideJobCompletions, writeReplicas } from "./replicas.js";
 import { redactSecretValues, secretValuesChanged } from "./secrets.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
 
-/** One object as one cluster gets it. */
-export interface RenderedObject {
-  readonly cluster: string;
-  readonly app: string;
-  /** `rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml`. */
-  readonly path: string;
-  /** group/kind/namespace/name: the object's identity across clusters and renders. */
-  readonly identity: string;
-  readonly object: JsonMap;
-  /** The serialized file, byte-stable. */
-  readonly text: string;
-}
-
-/** Where one workload runs, and why. */
-export interface WorkloadDecision {
-  /** group/kind/namespace/name: the workload's identity across renders. */
-  readonly identity: string;
-  readonly app: string;
-  readonly resource: string;
-  readonly placement: string;
-  /** The replicas the template asks for: the total a Divided workload splits, or what each cluster gets when Duplicated. */
-  readonly replicas: number;
-  /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
-  readonly autoscaledBy?: string;
-  /** The ScaleDownRequest whose division the clusters hold (a targeted scale-down). */
-  readonly heldBy?: string;
-  /** A distributed FederatedHPA: the member HPA each cluster gets, with its share of the bounds. */
-  readonly memberHpas?: MemberHpas;
-  readonly decision: ScheduleDecision;
-  /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
-  readonly failover?: FailoverRecord;
-  /** The next time (ms) its failover can change without a new observation (not kept in status). */
-  readonly wakeAt?: number;
-}
-
-/** An object that could not be rendered for a cluster, naming the Override file and rule when one failed. */
-export interface RenderError {
-  readonly cluster: string;
-  readonly app: string;
-  readonly resource: string;
-  readonly file: string;
-  readonly rule?: number;
-  readonly message: string;
-}
-
-/** Everything every cluster gets, sorted by path; the scheduling decisions; and render errors. */
-export interface RenderResult {
-  readonly objects: readonly RenderedObject[];
-  readonly decisions: readonly WorkloadDecision[];
-  readonly errors: readonly RenderError[];
-}
+export type {
+  MemberHpas,
+  RenderError,
+  RenderedObject,
+  RenderResult,
+  WorkloadDecision,
+} from "./render-result.js";
 
 /**
  * Renders a validated fleet: schedules every workload with its highest-priority Placement, sends

@@ -1,12 +1,13 @@
+import { identityOf } from "../model/identity.js";
 import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import { oneLine } from "../model/one-line.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { applyPlan } from "./apply-order.js";
 import { type ClusterCapacity, readCapacity } from "./cluster-capacity.js";
+import type { DesiredObject } from "./desired-objects.js";
 import { type DetachOutcome, detachObject } from "./detach.js";
 import { driftedPaths } from "./drift.js";
 import { assessHealth, type Health } from "./health.js";
@@ -22,29 +23,6 @@ import {
 import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
 import { type PruneSettings, planPrune } from "./prune-plan.js";
 import { takeOverFields } from "./take-over.js";
-
-/** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
-export interface ObjectPolicy {
-  /** Take fields another field manager owns (syncPolicy.forceConflicts or Placement forceConflicts). */
-  readonly force: boolean;
-  /** Take over an object that exists but gitfleet did not create (conflictResolution: Adopt). */
-  readonly adopt: boolean;
-  /** Correct drift (default); false only reports it. */
-  readonly selfHeal: boolean;
-}
-
-/** One object to be in a cluster. */
-export interface DesiredObject {
-  readonly identity: string;
-  readonly app: string;
-  /** What is applied: the rendered object, with Secret values restored. */
-  readonly object: JsonMap;
-  /** Digest of the rendered text: unchanged objects that have not drifted are not applied again. */
-  readonly digest: string;
-  readonly policy: ObjectPolicy;
-  /** Why this object cannot be applied as rendered (reported, not applied). */
-  readonly error?: string;
-}
 
 export type ObjectAction =
   | "held"

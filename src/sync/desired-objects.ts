@@ -1,12 +1,34 @@
+import { identityOf } from "../model/identity.js";
 import { asMap, type JsonMap } from "../model/json.js";
 import type { FleetModel, ResourceInterpreterSpec } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
-import type { DesiredObject, ObjectPolicy } from "./cluster-sync.js";
 import { textDigest } from "./inventory.js";
 import { DEFAULT_MAX_DELETION_PERCENT, type PruneSettings, parseAllowPrune } from "./prune-plan.js";
+
+/** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
+export interface ObjectPolicy {
+  /** Take fields another field manager owns (syncPolicy.forceConflicts or Placement forceConflicts). */
+  readonly force: boolean;
+  /** Take over an object that exists but gitfleet did not create (conflictResolution: Adopt). */
+  readonly adopt: boolean;
+  /** Correct drift (default); false only reports it. */
+  readonly selfHeal: boolean;
+}
+
+/** One object to be in a cluster. */
+export interface DesiredObject {
+  readonly identity: string;
+  readonly app: string;
+  /** What is applied: the rendered object, with Secret values restored. */
+  readonly object: JsonMap;
+  /** Digest of the rendered text: unchanged objects that have not drifted are not applied again. */
+  readonly digest: string;
+  readonly policy: ObjectPolicy;
+  /** Why this object cannot be applied as rendered (reported, not applied). */
+  readonly error?: string;
+}
 
 /**
  * The objects each cluster should hold, from the rendered tree and the fleet model it came from:

@@ -1,8 +1,8 @@
+import { identityOf } from "../model/identity.js";
 import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
-import { identityOf } from "../render/place-resources.js";
-import type { DesiredObject } from "./cluster-sync.js";
+import type { DesiredObject } from "./desired-objects.js";
 import { FIELD_MANAGER } from "./member-client.js";
 
 /** The workloads HorizontalPodAutoscalers scale (rendered ones and the member's own), by identity. */

@@ -1,6 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import {
@@ -10,7 +11,6 @@ import {
   explainInvalidKind,
   explainInvalidPathSegmentName,
 } from "../model/names.js";
-import { identityOf } from "../render/place-resources.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 
 /** One object gitfleet applied to a cluster: what pruning may delete, and only this. */

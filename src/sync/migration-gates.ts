@@ -1,5 +1,6 @@
 import type { Gate } from "../migrate/migration-state.js";
-import type { DesiredObject, Hold } from "./cluster-sync.js";
+import type { Hold } from "./cluster-sync.js";
+import type { DesiredObject } from "./desired-objects.js";
 
 /**
  * One cluster's objects and holds with migrations' gates applied: apps a batch has not started are

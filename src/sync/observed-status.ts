@@ -1,4 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
+import { describeIdentity } from "../model/identity.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
@@ -23,12 +24,6 @@ export function splitObserved(text: string): { base: string; observed: string | 
 /** The file with this observed block (or without one). */
 export function joinObserved(base: string, observed: string | undefined): string {
   return observed === undefined ? base : base + observed;
-}
-
-/** "apps/Deployment/shop/web" → "Deployment shop/web", as status/apps/ names resources. */
-export function describeIdentity(identity: string): string {
-  const [, kind = "", namespace = "", name = ""] = identity.split("/");
-  return `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
 }
 
 /**

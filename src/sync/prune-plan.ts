@@ -1,6 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { compareStrings } from "../model/file-tree.js";
+import { describeObject } from "../model/identity.js";
 import { groupKind, groupOf } from "../model/kinds.js";
 import type { Inventory, InventoryEntry } from "./inventory.js";
 
@@ -99,7 +100,7 @@ function isAllowed(token: string, entries: readonly InventoryEntry[], settings: 
 }
 
 function describe(entry: InventoryEntry): string {
-  return `${entry.kind} ${entry.namespace ? `${entry.namespace}/` : ""}${entry.name}`;
+  return describeObject(entry.kind, entry.namespace, entry.name);
 }
 
 /**

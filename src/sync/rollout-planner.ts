@@ -2,7 +2,8 @@ import { parseDuration } from "../model/duration.js";
 import { asMap } from "../model/json.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
-import type { ClusterSyncResult, DesiredObject } from "./cluster-sync.js";
+import type { ClusterSyncResult } from "./cluster-sync.js";
+import type { DesiredObject } from "./desired-objects.js";
 import { textDigest } from "./inventory.js";
 import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
 

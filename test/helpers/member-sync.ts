@@ -1,7 +1,8 @@
 import { memberClientConfig } from "../../src/member/kubeconfig.js";
 import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
-import { type ClusterSyncInput, type DesiredObject, syncCluster } from "../../src/sync/cluster-sync.js";
+import { type ClusterSyncInput, syncCluster } from "../../src/sync/cluster-sync.js";
+import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { textDigest } from "../../src/sync/inventory.js";
 import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { identityOf } from "../../src/model/identity.js";
 import { groupOf } from "../../src/model/kinds.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { readHeader } from "../../src/reconcile/restore-state.js";
-import { identityOf } from "../../src/render/place-resources.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
+
 import { readExampleRepo } from "../helpers/example-repo.js";
 
 describe("reading a rendered file's header", () => {

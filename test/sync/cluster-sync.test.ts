@@ -2,12 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memberClientConfig } from "../../src/member/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
-import {
-  type ClusterSyncInput,
-  type DesiredObject,
-  detachApp,
-  syncCluster,
-} from "../../src/sync/cluster-sync.js";
+import { type ClusterSyncInput, detachApp, syncCluster } from "../../src/sync/cluster-sync.js";
+import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { type Inventory, inventoryFromData, textDigest } from "../../src/sync/inventory.js";
 import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";

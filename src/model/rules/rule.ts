@@ -1,7 +1,9 @@
-import type { DeclaredNames } from "../load-fleet.js";
 import type { Reporter } from "../reporter.js";
 import type { SelectionIndex } from "../selection-index.js";
-import type { FleetModel } from "../types.js";
+import type { FleetModel, GitfleetKind } from "../types.js";
+
+/** Names declared per kind, including objects that failed validation (so references to them do not cascade). */
+export type DeclaredNames = ReadonlyMap<GitfleetKind, ReadonlySet<string>>;
 
 /** What every cross-file rule sees: the assembled model, where to report, and every declared name. */
 export interface RuleContext {

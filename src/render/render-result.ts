@@ -1,0 +1,68 @@
+import type { FailoverRecord } from "../failover/workload-failover.js";
+import type { JsonMap } from "../model/json.js";
+import type { ScheduleDecision } from "../schedule/types.js";
+
+// What a render gives: the objects every cluster gets, the workloads' decisions and the errors. The
+// types live apart from the renderer so that its parts (placement, member HPAs) can name them.
+
+/** One object as one cluster gets it. */
+export interface RenderedObject {
+  readonly cluster: string;
+  readonly app: string;
+  /** `rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml`. */
+  readonly path: string;
+  /** group/kind/namespace/name: the object's identity across clusters and renders. */
+  readonly identity: string;
+  readonly object: JsonMap;
+  /** The serialized file, byte-stable. */
+  readonly text: string;
+}
+
+/** Where one workload runs, and why. */
+export interface WorkloadDecision {
+  /** group/kind/namespace/name: the workload's identity across renders. */
+  readonly identity: string;
+  readonly app: string;
+  readonly resource: string;
+  readonly placement: string;
+  /** The replicas the template asks for: the total a Divided workload splits, or what each cluster gets when Duplicated. */
+  readonly replicas: number;
+  /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
+  readonly autoscaledBy?: string;
+  /** The ScaleDownRequest whose division the clusters hold (a targeted scale-down). */
+  readonly heldBy?: string;
+  /** A distributed FederatedHPA: the member HPA each cluster gets, with its share of the bounds. */
+  readonly memberHpas?: MemberHpas;
+  readonly decision: ScheduleDecision;
+  /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
+  readonly failover?: FailoverRecord;
+  /** The next time (ms) its failover can change without a new observation (not kept in status). */
+  readonly wakeAt?: number;
+}
+
+/** An object that could not be rendered for a cluster, naming the Override file and rule when one failed. */
+export interface RenderError {
+  readonly cluster: string;
+  readonly app: string;
+  readonly resource: string;
+  readonly file: string;
+  readonly rule?: number;
+  readonly message: string;
+}
+
+/** Everything every cluster gets, sorted by path; the scheduling decisions; and render errors. */
+export interface RenderResult {
+  readonly objects: readonly RenderedObject[];
+  readonly decisions: readonly WorkloadDecision[];
+  readonly errors: readonly RenderError[];
+}
+
+/** The member HPAs of one workload: which FederatedHPA, and per cluster its bounds and the replicas they were split by. */
+export interface MemberHpas {
+  readonly autoscaler: string;
+  readonly clusters: Readonly<
+    Record<string, { readonly minReplicas: number; readonly maxReplicas: number; readonly replicas: number }>
+  >;
+  /** A CronScale rule's bounds in place of the spec's, when one set them. */
+  readonly boundsBy?: string;
+}
