@@ -40,36 +40,28 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-// Strongly connected components of more than one file (Tarjan), as paths relative to src/.
+// The files reachable from `start` through imports.
+function reachable(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
+  const seen = new Set<string>();
+  const next = [...(graph.get(start) ?? [])];
+  for (let file = next.pop(); file !== undefined; file = next.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    next.push(...(graph.get(file) ?? []));
+  }
+  return seen;
+}
+
+// Each group of files that reach one another (a cycle), as paths relative to src/.
 function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string) => {
-    index.set(v, index.size);
-    low.set(v, index.get(v) as number);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const component: string[] = [];
-    for (;;) {
-      const w = stack.pop() as string;
-      onStack.delete(w);
-      component.push(relative(SRC, w));
-      if (w === v) break;
-    }
-    if (component.length > 1) found.push(component.sort());
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return found;
+  const reach = new Map([...graph.keys()].map((file) => [file, reachable(graph, file)]));
+  const groups = new Map<string, string[]>();
+  for (const [file, from] of reach) {
+    if (!from.has(file)) continue;
+    const group = [...from].filter((other) => reach.get(other)?.has(file)).map((f) => relative(SRC, f));
+    groups.set(group.sort().join(" "), group);
+  }
+  return [...groups.values()];
 }
 
 describe("architecture", () => {
