@@ -1,11 +1,9 @@
-import git from "isomorphic-git";
 import type { Logger } from "pino";
 import { type FleetObservations, noObservations } from "../failover/observations.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
-import { gitFs } from "../git/git-fs.js";
 import { objectId } from "../git/object-batch.js";
-import { readTreeBlobIds, readTreeFiles } from "../git/read-tree.js";
+import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git/read-tree.js";
 import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
@@ -91,9 +89,6 @@ export interface Attachment {
 export class ReconcileError extends Error {
   override readonly name = "ReconcileError";
 }
-
-const TRAILER_SOURCE = SOURCE_COMMIT_TRAILER;
-const TRAILER_CONTROLLER = CONTROLLER_TRAILER;
 
 /**
  * The Git reconcile loop's single step, kept alive between reconciles: fetch, read the source branch's
@@ -404,7 +399,7 @@ export class Reconciler {
   // The state as the verified tip holds it: rendered/ and status/ taken as they are.
   private async restoreVerified(tip: string): Promise<void> {
     const { repo, logger } = this.options;
-    const files = await this.statusFiles(tip, ownedPath);
+    const files = await this.statusFiles(await repo.treeOf(tip), ownedPath);
     const { renderedCommit } = sourcePosition(files);
     let tree: FileTree = new Map();
     let model: ReconcileState["model"];
@@ -431,19 +426,20 @@ export class Reconciler {
   // reconcile renders the tip in full, and what it leaves of the branch's files is removed then.
   private async rebuild(tip: string, head: string): Promise<void> {
     const { logger, repo } = this.options;
-    // rendered/ is never read: only its paths and object ids, to compare the render with.
-    const files = await this.statusFiles(tip, (path) => ownedPath(path) && !path.startsWith("rendered/"));
-    const renderedIds = await readTreeBlobIds(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
-      path.startsWith("rendered/"),
-    );
+    const tree = await repo.treeOf(tip);
+    const isRendered = (path: string) => path.startsWith("rendered/");
+    const files = await this.statusFiles(tree, (path) => ownedPath(path) && !isRendered(path));
     const claimed = sourcePosition(files).renderedCommit;
     const source =
-      claimed && (await this.inSourceHistory(claimed, head)) ? await this.loadSource(claimed) : undefined;
+      claimed && (await inHistory(repo.gitdir, repo.cache, head, claimed))
+        ? await this.loadSource(claimed)
+        : undefined;
     const model = source?.loaded.model;
-    const restored = restoreState(files, source?.tree ?? new Map(), model);
     if (source && model) {
+      // rendered/ is not read: only its paths and object ids, to compare the render with.
+      const renderedIds = await readTreeBlobIds(repo.gitdir, repo.cache, tree, isRendered);
       const rebuilt = rebuildState({
-        restored,
+        restored: restoreState(files, source.tree, model),
         rendered: {
           paths: [...renderedIds.keys()],
           holds: (path, text) => renderedIds.get(path) === objectId("blob", new TextEncoder().encode(text)),
@@ -459,10 +455,8 @@ export class Reconciler {
       this.renderedTree = source.treeOid;
     } else {
       // Compared with by the next render of the tip, never synced: without a model nothing is. (The
-      // branch's rendered/ files are read as text for that comparison, never parsed.)
-      const rendered = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
-        path.startsWith("rendered/"),
-      );
+      // branch's rendered/ files are read as text only for that comparison.)
+      const rendered = await readTreeFiles(repo.gitdir, repo.cache, tree, isRendered);
       const texts = [...rendered].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)] as const);
       this.state = {
         ...restoreState(new Map([...files, ...texts]), new Map(), undefined),
@@ -485,9 +479,9 @@ export class Reconciler {
 
   // The branch's files the predicate keeps, observed blocks split off (into `observed`) and the
   // sync's whole files kept apart (in `syncFiles`).
-  private async statusFiles(tip: string, wanted: (path: string) => boolean): Promise<Map<string, string>> {
+  private async statusFiles(tree: string, wanted: (path: string) => boolean): Promise<Map<string, string>> {
     const { repo } = this.options;
-    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, tree, wanted);
     const files = new Map<string, string>();
     this.observed = new Map();
     this.syncFiles = new Map();
@@ -502,22 +496,6 @@ export class Reconciler {
       if (observed !== undefined) this.observed.set(path, observed);
     }
     return files;
-  }
-
-  // Whether a commit the branch names is the source branch's tip or an ancestor of it.
-  private async inSourceHistory(commit: string, head: string): Promise<boolean> {
-    if (commit === head) return true;
-    const { repo } = this.options;
-    return git
-      .isDescendent({
-        fs: gitFs,
-        gitdir: repo.gitdir,
-        cache: repo.cache,
-        oid: head,
-        ancestor: commit,
-        depth: -1,
-      })
-      .catch(() => false);
   }
 
   private async loadSource(
@@ -602,8 +580,8 @@ export class Reconciler {
       changes,
       message,
       trailers: [
-        [TRAILER_SOURCE, sourceCommit],
-        [TRAILER_CONTROLLER, this.options.controllerId],
+        [SOURCE_COMMIT_TRAILER, sourceCommit],
+        [CONTROLLER_TRAILER, this.options.controllerId],
       ],
       author: this.author(),
       ...(this.options.sign ? { sign: this.options.sign } : {}),
@@ -628,13 +606,8 @@ export class Reconciler {
   private async refuseOwnCommit(head: string): Promise<void> {
     const { repo } = this.options;
     if (!hasStatusTrailers(await repo.commitMessage(head))) return;
-    const entries = await git.readTree({
-      fs: gitFs,
-      gitdir: repo.gitdir,
-      cache: repo.cache,
-      oid: await repo.treeOf(head),
-    });
-    if (entries.tree.some((entry) => !OWNED_DIRECTORIES.includes(entry.path))) return;
+    const names = await topLevelNames(repo.gitdir, repo.cache, await repo.treeOf(head));
+    if (names.some((name) => !OWNED_DIRECTORIES.includes(name))) return;
     throw new ReconcileError(
       `the tip of ${this.options.branch} (${head.slice(0, 7)}) is a gitfleet status commit; point --branch at the branch people write`,
     );

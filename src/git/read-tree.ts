@@ -61,6 +61,23 @@ export async function resolveRevision(dir: string, revision: string): Promise<st
   return resolveCommit(gitdirOf(dir), revision);
 }
 
+/** Whether `commit` is `tip` or in its history (false when either cannot be read, as in a shallow clone). */
+export async function inHistory(
+  gitdir: string,
+  cache: object,
+  tip: string,
+  commit: string,
+): Promise<boolean> {
+  if (commit === tip) return true;
+  return git.isDescendent({ fs, gitdir, cache, oid: tip, ancestor: commit, depth: -1 }).catch(() => false);
+}
+
+/** The names of a tree's top-level entries, files and directories alike. */
+export async function topLevelNames(gitdir: string, cache: object, tree: string): Promise<string[]> {
+  const { tree: entries } = await git.readTree({ fs, gitdir, cache, oid: tree });
+  return entries.map((entry) => entry.path);
+}
+
 /** The git directory of a work tree or bare repository. */
 export function gitdirOf(dir: string): string {
   return nodeFs.existsSync(join(dir, ".git")) ? join(dir, ".git") : dir;

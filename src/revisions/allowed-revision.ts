@@ -1,6 +1,4 @@
-import git from "isomorphic-git";
-import { gitFs as fs } from "../git/git-fs.js";
-import { gitdirOf, resolveRevision } from "../git/read-tree.js";
+import { gitdirOf, inHistory, resolveRevision } from "../git/read-tree.js";
 
 /** Which revisions a plan over HTTP may render. */
 export interface PlanRevisionPolicy {
@@ -30,12 +28,9 @@ export async function revisionVerdict(
     resolveRevision(repo, policy.sourceBranch).catch(() => undefined),
   ]);
   if (!commit) return "unknown";
-  if (policy.patterns.some((pattern) => globMatches(pattern, name)) || commit === tip) return "allowed";
+  if (policy.patterns.some((pattern) => globMatches(pattern, name))) return "allowed";
   if (!tip) return "refused";
-  const inHistory = await git
-    .isDescendent({ fs, gitdir: gitdirOf(repo), oid: tip, ancestor: commit, depth: -1 })
-    .catch(() => false);
-  return inHistory ? "allowed" : "refused";
+  return (await inHistory(gitdirOf(repo), {}, tip, commit)) ? "allowed" : "refused";
 }
 
 function globMatches(pattern: string, name: string): boolean {

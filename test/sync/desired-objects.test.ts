@@ -1,13 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
-import type { Cluster } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { desiredByCluster, pruneSettings } from "../../src/sync/desired-objects.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
-import { tempDir } from "../helpers/git-repo.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
 
 /** What each cluster should hold, from the rendered tree and the fleet: policies, Secret values, pruning rules. */
