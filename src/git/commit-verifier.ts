@@ -96,29 +96,31 @@ async function trustedKeyMaterial(
 ): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   if (trusted) parts.push(await readFile(trusted.file));
-  if (signingKey?.format === format) {
-    const derived =
-      format === "ssh"
-        ? await runProgram("ssh-keygen", ["-y", "-f", signingKey.key], "")
-        : await runProgram("gpg", ["--batch", "--export", signingKey.key], "");
-    if (derived.code === 0 && derived.stdout.trim() !== "")
-      parts.push(
-        format === "ssh"
-          ? new TextEncoder().encode(`\ngitfleet-controller namespaces="git" ${derived.stdout.trim()}\n`)
-          : await exportedKeyring(signingKey.key),
-      );
-  }
+  if (signingKey?.format === format)
+    parts.push(
+      format === "ssh" ? await sshPublicHalf(signingKey.key) : await exportedKeyring(signingKey.key),
+    );
   return Buffer.concat(parts);
 }
 
-// gpg --export writes binary packets; read them as bytes, not through a string.
+// The signing key's public half as an allowed-signers line; nothing when it cannot be read.
+async function sshPublicHalf(key: string): Promise<Uint8Array> {
+  const derived = await runProgram("ssh-keygen", ["-y", "-f", key], "");
+  const line = derived.stdout.trim();
+  if (derived.code !== 0 || line === "") return new Uint8Array();
+  return new TextEncoder().encode(`\ngitfleet-controller namespaces="git" ${line}\n`);
+}
+
+// gpg --export writes binary packets; read them as bytes, not through a string. Nothing when the key
+// cannot be exported.
 async function exportedKeyring(key: string): Promise<Uint8Array> {
   const dir = await mkdtemp(join(tmpdir(), "gitfleet-gpg-"));
   try {
     const out = join(dir, "key.gpg");
+    // An unknown key exports nothing (gpg still exits 0): nothing is trusted for it.
     const result = await runProgram("gpg", ["--batch", "--yes", "--output", out, "--export", key], "");
-    if (result.code !== 0) throw new Error("the signing key's public half cannot be exported (openpgp)");
-    return await readFile(out);
+    if (result.code !== 0) return new Uint8Array();
+    return await readFile(out).catch(() => new Uint8Array());
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

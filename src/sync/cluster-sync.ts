@@ -17,6 +17,7 @@ import {
   INVENTORY_NAMESPACE,
   type Inventory,
   type InventoryEntry,
+  type InventoryOwner,
   inventoryData,
   inventoryFromData,
 } from "./inventory.js";
@@ -640,13 +641,6 @@ async function pruneOne(client: MemberClient, entry: InventoryEntry): Promise<Pr
   } catch (error) {
     return { ...base, outcome: "failed", error: message(error) };
   }
-}
-
-/** Whose inventory a member holds, and the commit its prune tokens are bound to. */
-interface InventoryOwner {
-  readonly cluster: string;
-  readonly sourceCommit: string;
-  readonly pruneBase: string | undefined;
 }
 
 // The member's inventory: its owner, prune base and entries, and its data as text (to skip writes

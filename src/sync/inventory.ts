@@ -76,11 +76,15 @@ export function inventoryEntries(inventory: Inventory): JsonMap[] {
     }));
 }
 
+/** Whose inventory a member holds, the commit synced, and the commit its prune tokens are bound to. */
+export interface InventoryOwner {
+  readonly cluster: string;
+  readonly sourceCommit: string;
+  readonly pruneBase: string | undefined;
+}
+
 /** The ConfigMap data of a member's inventory: its cluster, the commits, and the entries as JSON. */
-export function inventoryData(
-  record: { readonly cluster: string; readonly sourceCommit: string; readonly pruneBase: string | undefined },
-  inventory: Inventory,
-): Record<string, string> {
+export function inventoryData(record: InventoryOwner, inventory: Inventory): Record<string, string> {
   return {
     cluster: record.cluster,
     sourceCommit: record.sourceCommit,
@@ -91,8 +95,6 @@ export function inventoryData(
 
 /** Reads a member's inventory ConfigMap data back; entries that do not validate are left out (and so never pruned). */
 export function inventoryFromData(data: JsonMap): InventoryRecord {
-  const cluster =
-    typeof data.cluster === "string" && !explainInvalidFleetName(data.cluster) ? data.cluster : undefined;
   let entries: unknown[] = [];
   if (typeof data.entries === "string") {
     try {
@@ -101,7 +103,11 @@ export function inventoryFromData(data: JsonMap): InventoryRecord {
       entries = [];
     }
   } else if (typeof data.inventory === "string") entries = legacyLines(data.inventory);
-  return { cluster, pruneBase: commitOf(data.pruneBase), inventory: readEntries(entries) };
+  return {
+    cluster: clusterOf(data.cluster),
+    pruneBase: commitOf(data.pruneBase),
+    inventory: readEntries(entries),
+  };
 }
 
 /** status/inventory/<cluster>.yaml: the cluster, the source commit synced, the prune base, the entries. */
@@ -124,10 +130,15 @@ export function inventoryStatusText(
 export function inventoryFromStatus(value: unknown): InventoryRecord {
   const status = asMap(value);
   return {
-    cluster: typeof status.cluster === "string" ? status.cluster : undefined,
+    cluster: clusterOf(status.cluster),
     pruneBase: commitOf(status.pruneBase),
     inventory: readEntries(asList(status.entries)),
   };
+}
+
+// The owning fleet cluster an inventory names, when it is a valid cluster name.
+function clusterOf(value: unknown): string | undefined {
+  return typeof value === "string" && !explainInvalidFleetName(value) ? value : undefined;
 }
 
 // Entries as the API server would accept their objects: a valid apiVersion, kind and name, a DNS
