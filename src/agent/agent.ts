@@ -10,6 +10,7 @@ import { gatesForCluster } from "../migrate/migration-state.js";
 import { migrationStatusPath } from "../migrate/migration-status-file.js";
 import { statusFromFile } from "../migrate/migrations.js";
 import { parseDuration } from "../model/duration.js";
+import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
 import { SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
@@ -19,7 +20,7 @@ import type { RenderResult } from "../render/render-fleet.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { CapacityReadings } from "../sync/cluster-capacity.js";
 import { type ClusterSyncResult, detachApp, syncCluster } from "../sync/cluster-sync.js";
-import { desiredByCluster, interpreterLookup, pruneSettings } from "../sync/desired-objects.js";
+import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
   type InventoryEntry,
@@ -134,7 +135,7 @@ export class Agent {
       desired: gated.desired,
       prune: pruneSettings(model, await this.decisionsOf(tip, leaving, model)),
       knownInventory,
-      interpreterFor: interpreterLookup(model),
+      interpreterFor: indexObjectInterpreters(model),
       held: gated.held,
       // Its report is committed at most once per status interval: nodes and pods are listed as often.
       capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),

@@ -7,11 +7,12 @@ import {
 } from "../autoscale/autoscaling-round.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
 import type { ObservedReplicas } from "../failover/observations.js";
+import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap, valueAt } from "../model/json.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { connectionKey, type MemberConnection } from "../sync/connections.js";
-import { interpreterLookup } from "../sync/desired-objects.js";
+
 import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../sync/member-client.js";
 import { podSamples, SAMPLED_RESOURCES } from "../sync/pod-samples.js";
 import { autoscalingFiles, readAutoscalingStatus } from "./autoscaling-files.js";
@@ -87,7 +88,7 @@ export class Autoscaler {
     const template = templateOf(model, decision.identity);
     if (!template) return undefined;
     const path = (
-      interpreterLookup(model)(template.apiVersion, template.kind)?.replicasPath ?? "spec.replicas"
+      indexObjectInterpreters(model)(template.apiVersion, template.kind)?.replicasPath ?? "spec.replicas"
     ).split(".");
     const read = new Map<string, ObservedReplicas>();
     for (const [cluster, count] of Object.entries(decision.decision.clusters)) {

@@ -68,7 +68,14 @@ function autoscaleKey(
   const total = observations.autoscaled?.get(decision.identity);
   const distributed = observations.distributed?.get(decision.identity);
   const held = observations.held?.get(decision.identity);
-  if (!total && !distributed && !held && !decision.autoscaledBy && !decision.memberHpas && !decision.heldBy)
+  if (
+    !total &&
+    !distributed &&
+    !held &&
+    !decision.autoscaledBy &&
+    !decision.memberHpas &&
+    !decision.scaleDownBy
+  )
     return undefined;
   return JSON.stringify([decision.identity, total ?? null, distributed ?? null, held ?? null]);
 }

@@ -83,7 +83,7 @@ export interface WorkloadView {
   /** The total (Divided) or per-cluster count (Duplicated) it runs with. */
   readonly replicas: number;
   readonly autoscaledBy?: string;
-  readonly heldBy?: string;
+  readonly scaleDownBy?: string;
   readonly clusters: Readonly<Record<string, ReplicaCell>>;
   readonly unschedulable: number;
   /** The scheduler's one-line diagnosis. */
@@ -345,7 +345,7 @@ function workloadView(entry: JsonMap, readyOf: ReadonlyMap<string, Record<string
     placement: String(entry.placement ?? ""),
     replicas: Number(entry.replicas ?? 0),
     ...text("autoscaledBy"),
-    ...text("heldBy"),
+    ...text("scaleDownBy"),
     clusters,
     unschedulable: Number(decision.unschedulable ?? 0),
     summary: String(diagnosis.summary ?? ""),

@@ -163,6 +163,12 @@ function headerOf(object: JsonMap): Header {
   };
 }
 
+// The ScaleDownRequest holding a division; status files written before the rename call it heldBy.
+function scaleDownBy(workload: JsonMap): { scaleDownBy?: string } {
+  const name = workload.scaleDownBy ?? workload.heldBy;
+  return typeof name === "string" ? { scaleDownBy: name } : {};
+}
+
 function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
   return {
     identity: String(workload.identity),
@@ -171,7 +177,7 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     placement: String(workload.placement),
     replicas: Number(workload.replicas),
     ...(typeof workload.autoscaledBy === "string" ? { autoscaledBy: workload.autoscaledBy } : {}),
-    ...(typeof workload.heldBy === "string" ? { heldBy: workload.heldBy } : {}),
+    ...scaleDownBy(workload),
     ...(isJsonMap(workload.memberHpas)
       ? { memberHpas: workload.memberHpas as unknown as NonNullable<WorkloadDecision["memberHpas"]> }
       : {}),

@@ -89,7 +89,7 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
       placement: w.placement,
       replicas: w.replicas,
       ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
-      ...(w.heldBy ? { heldBy: w.heldBy } : {}),
+      ...(w.scaleDownBy ? { scaleDownBy: w.scaleDownBy } : {}),
       ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
       // Through JSON, so optional fields that are absent stay absent.
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,

@@ -157,7 +157,7 @@ function placeWorkload(
     placement: placement.metadata.name,
     replicas,
     ...(autoscaled ? { autoscaledBy: autoscaled.by } : {}),
-    ...(held ? { heldBy: held.by } : {}),
+    ...(held ? { scaleDownBy: held.by } : {}),
     decision,
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),

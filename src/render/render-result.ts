@@ -30,7 +30,7 @@ export interface WorkloadDecision {
   /** The FederatedHPA whose total `replicas` is (instead of the source's count), when one decided it. */
   readonly autoscaledBy?: string;
   /** The ScaleDownRequest whose division the clusters hold (a targeted scale-down). */
-  readonly heldBy?: string;
+  readonly scaleDownBy?: string;
   /** A distributed FederatedHPA: the member HPA each cluster gets, with its share of the bounds. */
   readonly memberHpas?: MemberHpas;
   readonly decision: ScheduleDecision;

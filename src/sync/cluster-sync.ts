@@ -1,4 +1,5 @@
 import { identityOf } from "../model/identity.js";
+import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import { oneLine } from "../model/one-line.js";
@@ -97,7 +98,7 @@ export interface ClusterSyncInput {
   /** The inventory on the status branch: used when the member's own copy is missing. */
   readonly knownInventory: Inventory;
   /** The ResourceInterpreter for a custom kind (health, replicas). */
-  readonly interpreterFor?: (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined;
+  readonly interpreterFor?: ObjectInterpreterLookup;
   /** Requests in flight per cluster (default 8). */
   readonly concurrency?: number;
   /** How long to wait for applied CRDs to be Established (default 30 s). */

@@ -1,6 +1,6 @@
 import { identityOf } from "../model/identity.js";
 import { asMap, type JsonMap } from "../model/json.js";
-import type { FleetModel, ResourceInterpreterSpec } from "../model/types.js";
+import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
@@ -98,16 +98,6 @@ export function pruneSettings(model: FleetModel, decisions: readonly WorkloadDec
     appPrunes: (app) => !noPrune.has(app),
     failedOver: (cluster, app) => failedOver.has(`${cluster}\0${app}`),
   };
-}
-
-/** The ResourceInterpreter declared for a custom kind. */
-export function interpreterLookup(
-  model: FleetModel,
-): (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined {
-  const byTarget = new Map(
-    model.interpreters.map((i) => [`${i.spec.target.apiVersion} ${i.spec.target.kind}`, i.spec]),
-  );
-  return (apiVersion, kind) => byTarget.get(`${apiVersion} ${kind}`);
 }
 
 function policyLookup(model: FleetModel): (app: string, placements: readonly string[]) => ObjectPolicy {

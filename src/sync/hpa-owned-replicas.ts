@@ -1,7 +1,7 @@
 import { identityOf } from "../model/identity.js";
+import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
-import type { ResourceInterpreterSpec } from "../model/types.js";
 import type { DesiredObject } from "./desired-objects.js";
 import { FIELD_MANAGER } from "./member-client.js";
 
@@ -37,7 +37,7 @@ export function leaveReplicasToHpa(
   desired: DesiredObject,
   live: JsonMap | undefined,
   targets: ReadonlySet<string>,
-  interpreterFor?: (apiVersion: string, kind: string) => ResourceInterpreterSpec | undefined,
+  interpreterFor?: ObjectInterpreterLookup,
 ): DesiredObject {
   if (!live || !targets.has(desired.identity)) return desired;
   const apiVersion = String(desired.object.apiVersion);

@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { Gate } from "../migrate/migration-state.js";
+import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
@@ -9,7 +10,7 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 import { CapacityReadings } from "./cluster-capacity.js";
 import { type ClusterSyncResult, detachApp, notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
-import { desiredByCluster, interpreterLookup, pruneSettings } from "./desired-objects.js";
+import { desiredByCluster, pruneSettings } from "./desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
 import { MemberClient, type MemberClientOptions } from "./member-client.js";
 import { applyGates } from "./migration-gates.js";
@@ -93,7 +94,7 @@ export class Syncer {
   private enqueue(target: SyncTarget, connections: readonly MemberConnection[]): void {
     const desired = desiredByCluster(target.objects, target.model);
     const prune = pruneSettings(target.model, target.decisions);
-    const interpreterFor = interpreterLookup(target.model);
+    const interpreterFor = indexObjectInterpreters(target.model);
     // Each app's rollout decides which clusters take its current rendering in this round.
     const { holds } =
       this.options.rollout === false

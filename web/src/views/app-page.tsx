@@ -28,7 +28,7 @@ export function AppPage({ name, version }: { name: string; version: string | nul
           <p class="muted small">
             placement <strong>{workload.placement}</strong> · {workload.replicas} replicas
             {workload.autoscaledBy ? ` · total decided by ${workload.autoscaledBy}` : ""}
-            {workload.heldBy ? ` · division held by ${workload.heldBy}` : ""}
+            {workload.scaleDownBy ? ` · division held by ${workload.scaleDownBy}` : ""}
             {workload.unschedulable > 0 ? ` · ${workload.unschedulable} unschedulable` : ""}
           </p>
           <p class="diagnosis">{workload.summary}</p>
