@@ -80,6 +80,7 @@ export class ControllerEndpoints {
       sourceBranch: options.branch,
       trigger: (reason) => loop.trigger(reason),
       ready: () => loop.ready,
+      notReadyBecause: () => (loop.problem?.kind === "terminal" ? loop.problem.message : undefined),
       logger: options.logger,
       metrics: this.metrics,
       api: fleetApi(this.repo, options),

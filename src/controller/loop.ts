@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { isTerminal } from "./errors.js";
 import type { ReconcileReport } from "./reconciler.js";
 
 /** What the loop drives: one reconcile at a time. */
@@ -12,13 +13,27 @@ export interface LoopOptions {
   readonly logger: Logger;
   /** Called after every reconcile, with its report or its error. */
   readonly onReconcile?: (result: { report?: ReconcileReport; error?: unknown; reason: string }) => void;
+  /** The first wait after a failure that may pass, doubled after each further one up to the interval (default 1 s). */
+  readonly backoffMs?: number;
 }
+
+/** Why the loop is not ready: a configuration error it does not retry, or the failures it backs off from. */
+export type LoopProblem =
+  | { readonly kind: "terminal"; readonly message: string }
+  | {
+      readonly kind: "failing";
+      readonly message: string;
+      readonly failures: number;
+      readonly retryInMs: number;
+    };
 
 /**
  * Runs reconciles one at a time: on a timer, and whenever something (a webhook) asks. Requests that
  * arrive while a reconcile runs collapse into one more reconcile after it, so a burst of pushes costs
- * at most two. A failed reconcile is logged and tried again on the next tick; nothing is lost, since
- * the next reconcile starts from what the status branch says.
+ * at most two. A reconcile that failed for a reason that may pass is tried again after a backoff
+ * (1 s, 2 s, 4 s … up to the interval); one that failed on a configuration error (TerminalError) is
+ * not tried again on the timer — only when something asks (a push), since only a change can fix it.
+ * Nothing is lost either way: the next reconcile starts from what the status branch says.
  */
 export class ReconcileLoop {
   private running: Promise<void> | undefined;
@@ -26,15 +41,22 @@ export class ReconcileLoop {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private succeeded = false;
+  private failure: LoopProblem | undefined;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly reconciler: Reconciles,
     private readonly options: LoopOptions,
   ) {}
 
-  /** True once a reconcile has finished without error. */
+  /** True once a reconcile has finished without error, and the last one did not end on a configuration error. */
   get ready(): boolean {
-    return this.succeeded;
+    return this.succeeded && this.failure?.kind !== "terminal";
+  }
+
+  /** What keeps the loop from reconciling, if anything (for /readyz and the log). */
+  get problem(): LoopProblem | undefined {
+    return this.failure;
   }
 
   /** Reconciles now, then every interval. */
@@ -44,9 +66,13 @@ export class ReconcileLoop {
     this.timer.unref();
   }
 
-  /** Asks for a reconcile; returns at once. */
+  /**
+   * Asks for a reconcile; returns at once. The timer's polls wait while a configuration error stands
+   * or a backoff runs; any other reason (a webhook, a retry, a member's change) reconciles.
+   */
   trigger(reason: string): void {
     if (this.stopped) return;
+    if (reason === "poll" && this.failure) return;
     if (this.running) {
       this.pending = reason;
       return;
@@ -69,6 +95,7 @@ export class ReconcileLoop {
     this.stopped = true;
     this.pending = undefined;
     if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
     await this.idle();
   }
 
@@ -76,14 +103,40 @@ export class ReconcileLoop {
     try {
       const report = await this.reconciler.reconcile();
       this.succeeded = true;
+      this.failure = undefined;
       this.options.logger.info(
         { reason, result: report.result, sourceCommit: report.sourceCommit, valid: report.valid },
         "reconcile done",
       );
       this.options.onReconcile?.({ report, reason });
     } catch (error) {
-      this.options.logger.error({ err: error, reason }, "reconcile failed; trying again on the next tick");
+      this.failed(error, reason);
       this.options.onReconcile?.({ error, reason });
     }
+  }
+
+  private failed(error: unknown, reason: string): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (isTerminal(error)) {
+      this.failure = { kind: "terminal", message };
+      this.options.logger.error(
+        { reason, error: message },
+        "reconcile stopped on a configuration error; waiting for a change (a push) or a restart",
+      );
+      return;
+    }
+    const failures = this.failure?.kind === "failing" ? this.failure.failures + 1 : 1;
+    const retryInMs = Math.min(
+      this.options.intervalMs,
+      (this.options.backoffMs ?? 1000) * 2 ** (failures - 1),
+    );
+    this.failure = { kind: "failing", message, failures, retryInMs };
+    this.options.logger.error({ err: error, reason, failures, retryInMs }, "reconcile failed; backing off");
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.trigger("retry");
+    }, retryInMs);
+    this.retry.unref();
   }
 }

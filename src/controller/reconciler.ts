@@ -23,6 +23,7 @@ import {
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import { joinObserved, splitObserved } from "../sync/observed-status.js";
+import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
 /** How the loop reaches Git and signs its work. */
@@ -85,10 +86,7 @@ export interface Attachment {
   readonly committed: () => void;
 }
 
-/** A reconcile that cannot proceed for a reason the operator must fix. */
-export class ReconcileError extends Error {
-  override readonly name = "ReconcileError";
-}
+export { ReconcileError, TerminalError } from "./errors.js";
 
 /**
  * The Git reconcile loop's single step, kept alive between reconciles: fetch, read the source branch's
@@ -116,12 +114,7 @@ export class Reconciler {
   private observations: (() => FleetObservations) | undefined;
   private attached: ((syncFiles: ReadonlyMap<string, string>) => Attachment) | undefined;
 
-  constructor(private readonly options: ReconcilerOptions) {
-    if (options.branch === options.statusBranch)
-      throw new ReconcileError(
-        `the status branch must differ from the source branch (both are "${options.branch}"): gitfleet never writes to people's branch`,
-      );
-  }
+  constructor(private readonly options: ReconcilerOptions) {}
 
   /** The fleet repository this reconciler reads and writes. */
   get repository(): FleetRepo {
@@ -156,6 +149,10 @@ export class Reconciler {
 
   /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
   async reconcile(): Promise<ReconcileReport> {
+    if (this.options.branch === this.options.statusBranch)
+      throw new TerminalError(
+        `the status branch must differ from the source branch (both are "${this.options.branch}"): gitfleet never writes to people's branch`,
+      );
     const maxAttempts = this.options.maxAttempts ?? 6;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const report = await this.attempt(attempt);
@@ -178,7 +175,7 @@ export class Reconciler {
     await repo.fetch([branch, statusBranch]);
     watch.lap("fetch");
     const head = await repo.branchTip(branch);
-    if (!head) throw new ReconcileError(`branch ${branch} not found in ${repo.describe()}`);
+    if (!head) throw new TerminalError(`branch ${branch} not found in ${repo.describe()}`);
     const tip = await repo.branchTip(statusBranch);
     if (!this.state || tip !== this.statusTip) await this.restore(tip, head);
     watch.lap("restore");
@@ -608,7 +605,7 @@ export class Reconciler {
     if (!hasStatusTrailers(await repo.commitMessage(head))) return;
     const names = await topLevelNames(repo.gitdir, repo.cache, await repo.treeOf(head));
     if (names.some((name) => !OWNED_DIRECTORIES.includes(name))) return;
-    throw new ReconcileError(
+    throw new TerminalError(
       `the tip of ${this.options.branch} (${head.slice(0, 7)}) is a gitfleet status commit; point --branch at the branch people write`,
     );
   }

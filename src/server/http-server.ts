@@ -17,8 +17,10 @@ export interface ControllerServerOptions {
   readonly sourceBranch: string;
   /** Asks the loop for a reconcile. */
   readonly trigger: (reason: string) => void;
-  /** True once the first reconcile finished. */
+  /** True once the first reconcile finished (and no configuration error stands). */
   readonly ready: () => boolean;
+  /** Why the controller is not ready, when it knows (a configuration error it waits on), for /readyz. */
+  readonly notReadyBecause?: () => string | undefined;
   readonly logger: Logger;
   /** GET /metrics: the Prometheus exposition. */
   readonly metrics?: { text(): Promise<string>; readonly contentType: string };
@@ -112,7 +114,11 @@ async function route(
   if (path === "/readyz")
     return options.ready()
       ? send(response, 200, "ready")
-      : send(response, 503, "not ready: the first reconcile has not finished");
+      : send(
+          response,
+          503,
+          `not ready: ${options.notReadyBecause?.() ?? "the first reconcile has not finished"}`,
+        );
   if (path === "/webhook") return webhook(options, request, response);
   return readOnly(options, events, url, request, response);
 }

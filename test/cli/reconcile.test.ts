@@ -81,7 +81,6 @@ describe("gitfleet reconcile --once", () => {
   it.each([
     [["--once", "--author", "nobody"], /--author nobody: expected "Name <email>"/],
     [["--interval", "soon"], /--interval soon: expected a duration/],
-    [["--once", "--branch", "gitfleet/status"], /the status branch must differ from the source branch/],
   ])("refuses %j with a usage error", (args, message) => {
     createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
     const result = run(...args);
@@ -89,12 +88,37 @@ describe("gitfleet reconcile --once", () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it("fails clearly on a missing branch or a path that is not a repository", () => {
+  // Configuration errors are terminal: one attempt, exit 1, one line naming what to change.
+  it.each([
+    [
+      "the status branch equals the source branch",
+      ["--branch", "gitfleet/status"],
+      'the status branch must differ from the source branch (both are "gitfleet/status")',
+    ],
+    ["a missing source branch", ["--branch", "nope"], "branch nope not found in"],
+    [
+      "a source tip that is a status commit",
+      ["--branch", "gitfleet/status", "--status-branch", "other"],
+      "is a gitfleet status commit; point --branch at the branch people write",
+    ],
+  ])("ends at once on %s: exit 1 and one line, no retry", (_case, args, message) => {
     createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
-    expect(run("--once", "--branch", "nope")).toMatchObject({
-      status: 1,
-      stderr: expect.stringMatching(/branch nope not found in/),
-    });
+    if (args.includes("other")) expect(run("--once").status).toBe(0);
+    const result = spawnSync(
+      process.execPath,
+      [BIN, "reconcile", "--repo", `${dir}/fleet`, "--log-level", "warn", "--no-sync", "--once", ...args],
+      { encoding: "utf8" },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    const lines = result.stderr
+      .split("\n")
+      .filter((line) => line !== "" && !line.includes("secret digest key"));
+    expect(lines).toEqual([expect.stringContaining(message)]);
+    expect(lines[0]).toMatch(/^gitfleet: /);
+  });
+
+  it("fails clearly on a path that is not a repository", () => {
     const notRepo = spawnSync(process.execPath, [BIN, "reconcile", "--repo", dir, "--once"], {
       encoding: "utf8",
     });

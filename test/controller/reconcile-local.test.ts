@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TerminalError } from "../../src/controller/errors.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { writeStatusCommit } from "../../src/git/status-writer.js";
@@ -212,12 +213,17 @@ describe("reconciling a local repository", () => {
     try {
       expect((await (await reconciler(bare)).reconcile()).result).toBe("committed");
       expect(gitIn(bare, "rev-list", "--count", "gitfleet/status")).toBe("1");
+      // Both are configuration errors: terminal, never retried.
       await expect(
-        reconciler(bare, { branch: "gitfleet/status", statusBranch: "gitfleet/status" }),
-      ).rejects.toThrow(/must differ/);
+        (await reconciler(bare, { branch: "gitfleet/status", statusBranch: "gitfleet/status" })).reconcile(),
+      ).rejects.toThrow(
+        new TerminalError(
+          'the status branch must differ from the source branch (both are "gitfleet/status"): gitfleet never writes to people\'s branch',
+        ),
+      );
       await expect(
         (await reconciler(bare, { branch: "gitfleet/status", statusBranch: "other" })).reconcile(),
-      ).rejects.toThrow(/is a gitfleet status commit/);
+      ).rejects.toBeInstanceOf(TerminalError);
     } finally {
       tempCleanup(bare);
     }

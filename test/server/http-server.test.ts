@@ -9,7 +9,7 @@ const SECRET = "webhook-secret-for-tests";
 let server: ControllerServer | undefined;
 afterEach(async () => server?.close());
 
-async function start(secret: string | undefined, ready = false) {
+async function start(secret: string | undefined, ready = false, because?: string) {
   const triggers: string[] = [];
   server = await startControllerServer({
     listen: "127.0.0.1:0",
@@ -17,6 +17,7 @@ async function start(secret: string | undefined, ready = false) {
     sourceBranch: "main",
     trigger: (reason) => triggers.push(reason),
     ready: () => ready,
+    ...(because ? { notReadyBecause: () => because } : {}),
     logger: createLogger({ level: "silent" }),
   });
   return { url: server.url, triggers };
@@ -31,6 +32,13 @@ describe("controller HTTP endpoint", () => {
     const ready = await start(SECRET, true);
     expect((await fetch(`${ready.url}/readyz`)).status).toBe(200);
     expect((await fetch(`${ready.url}/nowhere`)).status).toBe(404);
+  });
+
+  it("says on /readyz which configuration error the controller waits on", async () => {
+    const { url } = await start(SECRET, false, "branch nope not found in /fleet");
+    const answer = await fetch(`${url}/readyz`);
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toMatch(/^not ready: branch nope not found in \/fleet/);
   });
 
   it("takes a signed GitLab push, refuses GETs, oversized bodies and a webhook without a secret", async () => {

@@ -8,7 +8,7 @@ import {
   readFleetSettings,
 } from "../../controller/fleet-settings.js";
 import { ReconcileLoop } from "../../controller/loop.js";
-import { ReconcileError, type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
+import { type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
 import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
 import type { ClusterProber } from "../../failover/prober.js";
 import { commitSigner, type SigningFormat } from "../../git/commit-signer.js";
@@ -194,21 +194,18 @@ async function runLoop(flags: LoopFlags, output: CommandOutput, serve: boolean):
   const parts: ServedParts = {};
   const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
   const trust = await trustOf(flags);
-  const reconciler: Reconciler = construct(
-    () =>
-      new Reconciler({
-        repo,
-        branch: flags.branch,
-        statusBranch,
-        author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
-        controllerId: flags.controllerId,
-        logger,
-        secretDigestKey: secretKey,
-        ...trust,
-        ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
-        ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
-      }),
-  );
+  const reconciler = new Reconciler({
+    repo,
+    branch: flags.branch,
+    statusBranch,
+    author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+    controllerId: flags.controllerId,
+    logger,
+    secretDigestKey: secretKey,
+    ...trust,
+    ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
+    ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
+  });
   logger.info(
     { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
     `sync to member clusters: ${flags.sync ? "on" : "off"}`,
@@ -398,15 +395,6 @@ async function reconcileAndSync(
     return report;
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function construct<T>(make: () => T): T {
-  try {
-    return make();
-  } catch (error) {
-    if (error instanceof ReconcileError) throw new CliError(error.message, ExitCode.Usage);
-    throw error;
   }
 }
 
