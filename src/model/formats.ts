@@ -65,3 +65,12 @@ function explainPrototypeSegments(path: string, segments: readonly string[]): st
     ? undefined
     : `"${path}" steps through "${bad}", which is not allowed: it reaches JavaScript's object prototype`;
 }
+
+/** The formats as ajv calls them (`validate`), by name: for the precompiled schema validators. */
+export const FORMAT_VALIDATORS: Readonly<Record<string, { readonly validate: (value: string) => boolean }>> =
+  Object.fromEntries(
+    STRING_FORMATS.map((format) => [
+      format.name,
+      { validate: (value: string) => format.explain(value) === undefined },
+    ]),
+  );

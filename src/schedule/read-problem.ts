@@ -1,7 +1,8 @@
 import { prototypeKeyPaths } from "../model/json.js";
 import { formatProblem, type Problem } from "../model/problem.js";
+import { compileSchema } from "../model/schema-compiler.js";
 import { schemaProblems } from "../model/schema-problems.js";
-import { compileSchema, type KindValidator } from "../model/schemas.js";
+import type { KindValidator } from "../model/schemas.js";
 import type { PlacementSpec, Taint } from "../model/types.js";
 import { locate, parseSourceFile } from "../model/yaml-source.js";
 import type { ClusterState, NodeState, SchedulingProblem, WorkloadInfo } from "./types.js";

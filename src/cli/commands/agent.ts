@@ -1,18 +1,9 @@
-import { KubeConfig } from "@kubernetes/client-node";
 import { Command, Option } from "commander";
-import { Agent, type AgentRound } from "../../agent/agent.js";
-import { readFleetSettings } from "../../controller/fleet-settings.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
-import { commitVerifier } from "../../git/commit-verifier.js";
-import { FleetRepo } from "../../git/fleet-repo.js";
-import { createLogger } from "../../log/logger.js";
-import { parseDuration } from "../../model/duration.js";
-import { MemberClient } from "../../sync/member-client.js";
-import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-import { syncFailed, syncLine } from "../sync-line.js";
 
-interface AgentFlags {
+export interface AgentFlags {
   readonly cluster: string;
   readonly repo: string;
   readonly branch: string;
@@ -79,105 +70,7 @@ export function registerAgent(
       )
       .option("--log-level <level>", "trace, debug, info, warn or error", "info")
       .action(async (flags: AgentFlags) => {
-        setExit(await runAgent(flags, output));
+        setExit(await (await import("../actions/agent.js")).runAgent(flags, output));
       }),
   );
-}
-
-async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitCodeValue> {
-  const intervalMs = parseDuration(flags.interval);
-  if (!intervalMs)
-    throw new CliError(`--interval ${flags.interval}: expected a duration such as 30s`, ExitCode.Usage);
-  const logger = createLogger({ level: flags.logLevel });
-  const client = new MemberClient(flags.cluster, clusterConfig(flags));
-  if (!flags.trustedKeys)
-    throw new CliError(
-      "--trusted-keys is required: the agent applies only status commits signed by a key it trusts",
-      ExitCode.Usage,
-    );
-  const repo = await FleetRepo.open({
-    location: flags.repo,
-    ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
-    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
-  }).catch((error: unknown) => {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  });
-  const settings = await readFleetSettings(repo, flags.branch).catch(() => ({}) as { statusBranch?: string });
-  const trustedKeys = flags.trustedKeys;
-  const verify = await commitVerifier({
-    trusted: { format: flags.trustedKeysFormat, file: trustedKeys },
-  }).catch((error: unknown) => {
-    throw new CliError(
-      `--trusted-keys: ${error instanceof Error ? error.message : String(error)}`,
-      ExitCode.Usage,
-    );
-  });
-  if (!verify) throw new CliError("--trusted-keys is required", ExitCode.Usage);
-  const agent = new Agent({
-    repo,
-    cluster: flags.cluster,
-    branch: flags.branch,
-    statusBranch: flags.statusBranch ?? settings.statusBranch ?? "gitfleet/status",
-    client,
-    logger,
-    author: { name: "gitfleet agent", email: `gitfleet-agent@${flags.cluster}` },
-    push: flags.push,
-    verify,
-  });
-  if (flags.once) {
-    const round = await agent.round().catch((error: unknown) => {
-      throw new CliError(error instanceof Error ? error.message : String(error));
-    });
-    output.out(`${describe(round)}\n`);
-    return round.result && !syncFailed(round.result) ? ExitCode.Ok : ExitCode.Failed;
-  }
-  let stopped = false;
-  const stop = new Promise<void>((resolve) => {
-    const end = () => {
-      stopped = true;
-      resolve();
-    };
-    process.once("SIGTERM", end);
-    process.once("SIGINT", end);
-  });
-  while (!stopped) {
-    try {
-      const round = await agent.round();
-      logger.info({ cluster: flags.cluster, report: round.report }, describe(round));
-    } catch (error) {
-      logger.error({ err: error }, "agent round failed; trying again on the next tick");
-    }
-    await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, intervalMs).unref())]);
-  }
-  return ExitCode.Ok;
-}
-
-// The member's API: the kubeconfig's context, or the in-cluster service account.
-function clusterConfig(flags: AgentFlags): KubeConfig {
-  const config = new KubeConfig();
-  if (flags.kubeconfig) {
-    try {
-      config.loadFromFile(flags.kubeconfig);
-    } catch (error) {
-      throw new CliError(`cannot read kubeconfig ${flags.kubeconfig}: ${(error as Error).message}`);
-    }
-    const context = flags.context ?? flags.cluster;
-    if (!config.getContextObject(context))
-      throw new CliError(`context "${context}" is not in ${flags.kubeconfig}`, ExitCode.Usage);
-    config.setCurrentContext(context);
-    return config;
-  }
-  if (!process.env.KUBERNETES_SERVICE_HOST)
-    throw new CliError(
-      "not running inside a cluster (no KUBERNETES_SERVICE_HOST): pass --kubeconfig",
-      ExitCode.Usage,
-    );
-  config.loadFromCluster();
-  return config;
-}
-
-function describe(round: AgentRound): string {
-  if (round.report === "refused") return `refused: ${round.reason ?? "the status branch is not trusted"}`;
-  if (!round.result) return "nothing rendered yet on the status branch";
-  return `${syncLine(round.result)}; report ${round.report}`;
 }

@@ -1,12 +1,8 @@
 import { Command } from "commander";
-import { readTreeAtRevision } from "../../git/read-tree.js";
-import type { MigrationStatus } from "../../migrate/migration-state.js";
-import { statusFromFile } from "../../migrate/migrations.js";
-import { textTable } from "../../observe/text-table.js";
-import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
-interface StatusOptions {
+export interface StatusOptions {
   readonly repo: string;
   readonly statusBranch: string;
 }
@@ -26,56 +22,8 @@ export function registerMigrate(
       .option("--status-branch <branch>", "the branch gitfleet writes", "gitfleet/status")
       .addHelpText("after", "\nExit codes: 0 printed, 1 no such migration or no status branch.")
       .action(async (name: string | undefined, options: StatusOptions) => {
-        setExit(await runStatus(name, options, output));
+        setExit(await (await import("../actions/migrate.js")).runStatus(name, options, output));
       }),
   );
   program.addCommand(migrate);
-}
-
-async function runStatus(
-  name: string | undefined,
-  options: StatusOptions,
-  output: CommandOutput,
-): Promise<ExitCodeValue> {
-  const tree = await readTreeAtRevision(options.repo, options.statusBranch).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read ${options.statusBranch} in ${options.repo}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
-  const statuses: MigrationStatus[] = [];
-  for (const [path, bytes] of tree) {
-    if (!path.startsWith("status/migrations/")) continue;
-    const status = statusFromFile(new TextDecoder().decode(bytes));
-    if (status && (name === undefined || status.migration === name)) statuses.push(status);
-  }
-  if (statuses.length === 0) {
-    output.err(
-      name === undefined
-        ? `gitfleet: no migration status on ${options.statusBranch} yet\n`
-        : `gitfleet: no migration "${name}" on ${options.statusBranch}\n`,
-    );
-    return ExitCode.Failed;
-  }
-  output.out(statuses.map(formatStatus).join("\n"));
-  return ExitCode.Ok;
-}
-
-/** A Migration's batches as a table: batch, state, since, apps per cluster, reason. */
-export function formatStatus(status: MigrationStatus): string {
-  const rows = status.batches.map((b) => [
-    b.name,
-    b.state,
-    b.since.replace(/\.\d+Z$/, "Z"),
-    Object.entries(b.apps)
-      .map(([app, clusters]) =>
-        `${app} ${Object.entries(clusters)
-          .map(([cluster, health]) => `${cluster}=${health}`)
-          .join(" ")}`.trim(),
-      )
-      .join(", "),
-    b.reason ?? "",
-  ]);
-  const header = ["BATCH", "STATE", "SINCE", "APPS", "REASON"];
-  const detached = status.detached.length > 0 ? `detached (left alone): ${status.detached.join(", ")}\n` : "";
-  return `migration ${status.migration}\n${textTable(header, rows).join("\n")}\n${detached}`;
 }

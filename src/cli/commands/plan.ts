@@ -1,11 +1,9 @@
 import { Command, Option } from "commander";
-import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
-import { planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
-import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
+import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
-interface PlanOptions {
+export interface PlanOptions {
   readonly repo: string;
   readonly base: string;
   readonly head: string;
@@ -57,36 +55,7 @@ export function registerPlan(
         "\nExit codes: 0 no changes, 2 changes, 1 the head revision is invalid or cannot be read.",
       )
       .action(async (options: PlanOptions) => {
-        setExit(await runPlan(options, output));
+        setExit(await (await import("../actions/plan.js")).runPlan(options, output));
       }),
   );
-}
-
-async function runPlan(options: PlanOptions, output: CommandOutput): Promise<ExitCodeValue> {
-  const outcome = await planRevisions({
-    repo: options.repo,
-    base: options.base,
-    head: options.head,
-    statusBranch: options.statusBranch,
-    ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
-    ...(options.kubeconfigDir ? { kubeconfigDir: options.kubeconfigDir } : {}),
-    secretDigestKey: (await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env })).key,
-  }).catch((error: unknown) => {
-    if (error instanceof RevisionError) throw new CliError(error.message);
-    throw error;
-  });
-  for (const note of outcome.notes) output.err(`gitfleet: ${note}\n`);
-  if ("error" in outcome) {
-    output.err(outcome.error.endsWith("\n") ? outcome.error : `${outcome.error}\n`);
-    return ExitCode.Failed;
-  }
-  const { plan } = outcome;
-  const text =
-    options.format === "json"
-      ? `${JSON.stringify(plan, null, 2)}\n`
-      : options.format === "markdown"
-        ? formatPlanMarkdown(plan)
-        : formatPlanText(plan);
-  output.out(text);
-  return plan.changed ? ExitCode.Changes : ExitCode.Ok;
 }

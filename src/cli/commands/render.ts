@@ -1,16 +1,9 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { loadFleet } from "../../model/load-fleet.js";
-import { formatValidationReport } from "../../model/summary.js";
-import { formatRenderError } from "../../render/format-render.js";
-import { renderFleet } from "../../render/render-fleet.js";
-import { readDirectoryTree } from "../../source/read-directory.js";
-import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
+import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
-interface RenderOptions {
+export interface RenderOptions {
   readonly out: string;
   readonly cluster?: readonly string[];
   readonly secretDigestKeyFile?: string;
@@ -38,54 +31,6 @@ export function registerRender(
       `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only)`,
     )
     .action(async (dir: string, options: RenderOptions) => {
-      setExit(await runRender(dir, options, output));
+      setExit(await (await import("../actions/render.js")).runRender(dir, options, output));
     });
-}
-
-async function runRender(dir: string, options: RenderOptions, output: CommandOutput): Promise<ExitCodeValue> {
-  const tree = await readDirectoryTree(dir).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read fleet repo ${dir}: ${error instanceof Error && "code" in error ? String(error.code) : String(error)}`,
-    );
-  });
-  // 1. Validate: an invalid repo renders nothing.
-  const loaded = loadFleet(tree);
-  if (!loaded.model) {
-    output.err(formatValidationReport(dir, loaded));
-    return ExitCode.Failed;
-  }
-  // 2. Render, and refuse to write a partial tree when an override fails.
-  const key = await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env });
-  const rendered = renderFleet(loaded.model, { secretDigestKey: key.key });
-  if (rendered.errors.length > 0) {
-    output.err(`${rendered.errors.map(formatRenderError).join("\n")}\n`);
-    return ExitCode.Failed;
-  }
-  const wanted = options.cluster;
-  const unknown = (wanted ?? []).filter(
-    (name) => !loaded.model?.clusters.some((c) => c.metadata.name === name),
-  );
-  if (unknown.length > 0) throw new CliError(`unknown cluster ${unknown.join(", ")}`, ExitCode.Usage);
-  const objects = rendered.objects.filter((o) => wanted === undefined || wanted.includes(o.cluster));
-  // 3. Replace OUT/rendered with the new tree; every file stays inside it, whatever the objects are named.
-  const root = resolve(options.out, "rendered");
-  const outside = objects.find((o) => !isInside(root, resolve(options.out, o.path)));
-  if (outside) throw new CliError(`refusing to write ${outside.path}: it is not inside ${root}`);
-  await rm(root, { recursive: true, force: true });
-  for (const object of objects) {
-    const file = resolve(options.out, object.path);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, object.text);
-  }
-  const clusters = new Set(objects.map((o) => o.cluster)).size;
-  output.out(
-    `rendered ${objects.length} objects for ${clusters} clusters into ${join(options.out, "rendered")}\n`,
-  );
-  return ExitCode.Ok;
-}
-
-// True when `path` is `root` or below it (both resolved).
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { readSchedulingProblem } from "../../schedule/read-problem.js";
-import { scheduleWorkload } from "../../schedule/schedule.js";
-import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
 /** Reads all of stdin as bytes. */
@@ -31,11 +29,6 @@ Output: {"clusters": {"a": 7, "b": 5}, "unschedulable": 0, "diagnosis": {...}}
 Exit codes: 0 all placed, 3 some replicas unschedulable, 1 invalid input.`,
     )
     .action(async () => {
-      const parsed = readSchedulingProblem("<stdin>", await io.readInput());
-      if (!parsed.ok) throw new CliError(`invalid scheduling problem:\n${parsed.errors.join("\n")}`);
-      const result = scheduleWorkload(parsed.problem);
-      if (!result.ok) throw new CliError(`scheduling failed: ${result.error}`);
-      io.output.out(`${JSON.stringify(result.decision, null, 2)}\n`);
-      setExit(result.decision.unschedulable > 0 ? ExitCode.Unschedulable : ExitCode.Ok);
+      setExit(await (await import("../actions/schedule.js")).runSchedule(io));
     });
 }

@@ -1,0 +1,271 @@
+import type { Logger } from "pino";
+import type { Controller } from "../../controller/controller.js";
+import {
+  DEFAULT_STATUS_INTERVAL_MS,
+  type FleetSettings,
+  readFleetSettings,
+} from "../../controller/fleet-settings.js";
+import { ReconcileLoop } from "../../controller/loop.js";
+import { type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
+import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
+import type { ClusterProber } from "../../failover/prober.js";
+import { commitSigner } from "../../git/commit-signer.js";
+import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
+import { FleetRepo } from "../../git/fleet-repo.js";
+import { createLogger } from "../../log/logger.js";
+import { parseDuration } from "../../model/duration.js";
+import type { ConnectionSources, CredentialSource } from "../../sync/connections.js";
+import type { Syncer } from "../../sync/syncer.js";
+import {
+  DEFAULT_AUTHOR,
+  DEFAULT_DRIFT_INTERVAL_MS,
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_STATUS_BRANCH,
+  type LoopFlags,
+} from "../commands/reconcile.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
+import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
+import { ControllerEndpoints, type ServedParts, type ServeOptions } from "../serve-controller.js";
+import { syncLine } from "../sync-line.js";
+
+export async function runLoop(
+  flags: LoopFlags,
+  output: CommandOutput,
+  serve: boolean,
+): Promise<ExitCodeValue> {
+  // A one-off reconcile of a large fleet shows how far it got (bars on a terminal, records otherwise).
+  const { logger, progress } = flags.once
+    ? loggerWithProgress(process.stderr, (destination) =>
+        createLogger({ level: flags.logLevel, ...(destination ? { destination } : {}) }),
+      )
+    : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
+  const { repo, settings } = await openFleet(flags);
+  const secretKey = await secretKeyOf(flags, logger);
+  const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
+  const parts: ServedParts = {};
+  const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
+  const trust = await trustOf(flags);
+  const reconciler = new Reconciler({
+    repo,
+    branch: flags.branch,
+    statusBranch,
+    author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+    controllerId: flags.controllerId,
+    logger,
+    secretDigestKey: secretKey,
+    ...trust,
+    ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
+    ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
+  });
+  logger.info(
+    { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
+    `sync to member clusters: ${flags.sync ? "on" : "off"}`,
+  );
+  parts.reconciler = reconciler;
+  const { syncer, controller, prober } = syncParts(
+    flags,
+    settings,
+    reconciler,
+    logger,
+    (reason) => parts.loop?.trigger(reason),
+    {
+      ...(endpoints ? { onSyncResult: endpoints.onSyncResult } : {}),
+      ...(progress ? { onSyncProgress: syncProgress(progress) } : {}),
+    },
+  );
+  Object.assign(parts, { syncer, controller, prober });
+  if (flags.once) return reconcileOnce(reconciler, controller, syncer, output, () => progress?.stop());
+  const intervalMs = flags.interval
+    ? durationFlag(flags.interval)
+    : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
+  const looping = new ReconcileLoop(controller ?? reconciler, {
+    intervalMs,
+    logger,
+    ...(endpoints ? { onReconcile: endpoints.onReconcile } : {}),
+  });
+  parts.loop = looping;
+  const server = await endpoints?.serve(
+    serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
+  );
+  looping.start();
+  prober?.start();
+  await new Promise<void>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+  });
+  logger.info("stopping: finishing the reconcile in flight");
+  await server?.close();
+  await looping.stop();
+  prober?.stop();
+  controller?.stop();
+  await syncer?.idle();
+  return ExitCode.Ok;
+}
+
+async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings: FleetSettings }> {
+  const repo = await FleetRepo.open({
+    location: flags.repo,
+    ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
+    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
+    ...(process.env.GITFLEET_GIT_USERNAME ? { username: process.env.GITFLEET_GIT_USERNAME } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  });
+  const settings = await readFleetSettings(repo, flags.branch).catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  });
+  return { repo, settings };
+}
+
+// With sync on: a syncer reaching each member through the kubeconfig, and the controller that drives both.
+function syncParts(
+  flags: LoopFlags,
+  settings: FleetSettings,
+  reconciler: Reconciler,
+  logger: Logger,
+  trigger: (reason: string) => void,
+  hooks: Pick<SyncingOptions, "onSyncResult" | "onSyncProgress">,
+): { syncer?: Syncer; controller?: Controller; prober?: ClusterProber } {
+  if (!flags.sync) return {};
+  return syncingController(reconciler, {
+    connections: connectionSources(flags),
+    logger,
+    statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
+    resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
+    ...(settings.autoscaleIntervalMs !== undefined
+      ? { autoscaleIntervalMs: settings.autoscaleIntervalMs }
+      : {}),
+    trigger,
+    ...hooks,
+  });
+}
+
+// What `gitfleet run` serves its endpoint with.
+function serveOptions(
+  flags: LoopFlags,
+  context: { statusBranch: string; logger: Logger; secretDigestKey: Uint8Array },
+): ServeOptions {
+  return {
+    listen: flags.listen ?? "127.0.0.1:8080",
+    webhookSecret: process.env[flags.webhookSecretEnv ?? ""] || undefined,
+    branch: flags.branch,
+    ...context,
+    ...(flags.planRevisions ? { planRevisions: flags.planRevisions } : {}),
+    ...(flags.allowedHosts ? { allowedHosts: flags.allowedHosts } : {}),
+    planQueue: {
+      memoryMb: positive(flags.planMemoryMb ?? "1024", "--plan-memory-mb"),
+      timeoutMs: durationFlag(flags.planTimeout ?? "2m", "--plan-timeout"),
+    },
+  };
+}
+
+// The key of Secrets' digests; a warning when this process had to make one.
+async function secretKeyOf(flags: LoopFlags, logger: Logger): Promise<Uint8Array> {
+  const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
+  if (secretKey.source === "ephemeral")
+    logger.warn(
+      `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
+    );
+  return secretKey.key;
+}
+
+// How status commits are signed, and verified.
+async function trustOf(
+  flags: LoopFlags,
+): Promise<{ sign?: (payload: string) => Promise<string>; verify?: CommitVerifier }> {
+  const verify = await verifierOf(flags);
+  return {
+    ...(verify ? { verify } : {}),
+    ...(flags.signingKey ? { sign: commitSigner(flags.signingFormat, flags.signingKey) } : {}),
+  };
+}
+
+// What verifies status commits: the trusted keys given, and the signing key's own public half.
+async function verifierOf(flags: LoopFlags): Promise<CommitVerifier | undefined> {
+  return commitVerifier({
+    ...(flags.trustedKeys
+      ? { trusted: { format: flags.trustedKeysFormat ?? flags.signingFormat, file: flags.trustedKeys } }
+      : {}),
+    ...(flags.signingKey ? { signingKey: { format: flags.signingFormat, key: flags.signingKey } } : {}),
+  }).catch((error: unknown) => {
+    throw new CliError(
+      `--trusted-keys: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.Usage,
+    );
+  });
+}
+
+// The member credentials the operator offers the fleet repo (see sync/connections.ts).
+function connectionSources(flags: LoopFlags): ConnectionSources {
+  return {
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.kubeconfigDir ? { kubeconfigDir: flags.kubeconfigDir } : {}),
+    env: process.env,
+    allowExec: flags.allowExec.filter((s): s is CredentialSource => s !== "none"),
+  };
+}
+
+async function reconcileOnce(
+  reconciler: Reconciler,
+  controller: Controller | undefined,
+  syncer: Syncer | undefined,
+  output: CommandOutput,
+  finished: () => void,
+): Promise<ExitCodeValue> {
+  const report = await reconcileAndSync(reconciler, controller, syncer).finally(finished);
+  const status = report.statusCommit ? report.statusCommit.slice(0, 7) : "none";
+  const validity = report.valid
+    ? "valid"
+    : `invalid, ${report.errors} ${report.errors === 1 ? "error" : "errors"} recorded in status/source.yaml`;
+  output.out(
+    `${report.sourceCommit.slice(0, 7)} → status ${status}: ${report.result} (${validity}; ${report.filesChanged} files changed)\n`,
+  );
+  let synced = true;
+  for (const result of [...(syncer?.latest().values() ?? [])].sort((a, b) =>
+    a.cluster < b.cluster ? -1 : 1,
+  )) {
+    output.out(`  ${syncLine(result)}\n`);
+    synced &&=
+      result.reachable && !result.objects.some((o) => o.action === "failed" || o.action === "conflict");
+  }
+  return report.valid && synced ? ExitCode.Ok : ExitCode.Failed;
+}
+
+async function reconcileAndSync(
+  reconciler: Reconciler,
+  controller: Controller | undefined,
+  syncer: Syncer | undefined,
+): Promise<ReconcileReport> {
+  try {
+    const report = await (controller ?? reconciler).reconcile();
+    if (controller && syncer) {
+      await syncer.idle();
+      await controller.flush();
+      controller.stop();
+    }
+    return report;
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parseAuthor(text: string): { name: string; email: string } {
+  const match = /^\s*(.+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(text);
+  if (!match) throw new CliError(`--author ${text}: expected "Name <email>"`, ExitCode.Usage);
+  return { name: match[1] as string, email: match[2] as string };
+}
+
+function durationFlag(text: string, flag = "--interval"): number {
+  const ms = parseDuration(text);
+  if (!ms) throw new CliError(`${flag} ${text}: expected a duration such as 30s, 3m or 1h`, ExitCode.Usage);
+  return ms;
+}
+
+function positive(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 16)
+    throw new CliError(`${flag} ${text}: expected a whole number of at least 16`, ExitCode.Usage);
+  return value;
+}

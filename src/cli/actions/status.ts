@@ -1,0 +1,30 @@
+import { FleetRepo } from "../../git/fleet-repo.js";
+import { StatusReader } from "../../git/status-reader.js";
+import { formatStatus } from "../../observe/format-status.js";
+import type { StatusOptions } from "../commands/status.js";
+import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import type { CommandOutput } from "../output.js";
+
+export async function runStatus(options: StatusOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const fail = (error: unknown): never => {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  };
+  const repo = await FleetRepo.open({
+    location: options.repo,
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    ...(process.env[options.tokenEnv] ? { token: process.env[options.tokenEnv] as string } : {}),
+  }).catch(fail);
+  await repo.fetch([options.branch, options.statusBranch]).catch(fail);
+  const reader = new StatusReader(repo, { source: options.branch, status: options.statusBranch });
+  if (!(await reader.tip())) {
+    output.err(`gitfleet: no ${options.statusBranch} branch in ${repo.describe()}: nothing reconciled yet\n`);
+    return ExitCode.Failed;
+  }
+  const view = await reader.view().catch(fail);
+  output.out(options.format === "json" ? `${JSON.stringify(view, null, 2)}\n` : formatStatus(view));
+  const healthy =
+    view.source.valid &&
+    view.clusters.every((c) => c.state === "Healthy") &&
+    view.apps.every((a) => a.health === "Healthy");
+  return healthy ? ExitCode.Ok : ExitCode.Changes;
+}
