@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
-import { memberClientConfig } from "../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../src/member/member-server.js";
+import { memberClientConfig } from "../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../src/sim/member-server.js";
 import { peakRssMiB } from "./measure.js";
 
 /**

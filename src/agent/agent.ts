@@ -6,20 +6,28 @@ import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { detachApp, syncCluster } from "../kube/cluster-sync.js";
+import type { MemberClient } from "../kube/member-client.js";
+import { CapacityReadings } from "../kube/read-capacity.js";
 import { gatesForCluster } from "../migrate/migration-state.js";
-import { migrationStatusPath } from "../migrate/migration-status-file.js";
-import { statusFromFile } from "../migrate/migrations.js";
 import { parseDuration } from "../model/duration.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
 import { SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
+import { statusFromFile } from "../reconcile/migrations.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
-import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
-import type { RenderResult } from "../render/render-fleet.js";
+import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { CapacityReadings } from "../sync/cluster-capacity.js";
-import { type ClusterSyncResult, detachApp, syncCluster } from "../sync/cluster-sync.js";
+import { migrationStatusPath } from "../status/migration-file.js";
+import {
+  AGENT_STATUS_CONFIGMAP,
+  agentReportPath,
+  agentReportText,
+  splitObserved,
+  syncCommitMessage,
+} from "../status/observed-status.js";
+import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
@@ -28,15 +36,8 @@ import {
   inventoryPath,
   inventoryStatusText,
 } from "../sync/inventory.js";
-import type { MemberClient } from "../sync/member-client.js";
 import { applyGates } from "../sync/migration-gates.js";
-import {
-  AGENT_STATUS_CONFIGMAP,
-  agentReportPath,
-  agentReportText,
-  splitObserved,
-  syncCommitMessage,
-} from "../sync/observed-status.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 export interface AgentOptions {
   readonly repo: FleetRepo;

@@ -1,5 +1,6 @@
 import { identityOf } from "../model/identity.js";
 import { groupOf } from "../model/kinds.js";
+import type { Autoscaled, CronBounds } from "../model/observed-state.js";
 import type { FederatedHPA, FleetModel, Resource } from "../model/types.js";
 import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
 
@@ -23,14 +24,6 @@ export interface AutoscalerState {
   readonly bounds?: CronBounds;
 }
 
-/** minReplicas/maxReplicas a CronScale rule set on a FederatedHPA. */
-export interface CronBounds {
-  readonly minReplicas?: number;
-  readonly maxReplicas?: number;
-  /** "cronScale/rule" that set them. */
-  readonly by: string;
-}
-
 /** The spec with a CronScale rule's bounds in place of its own. */
 export function effectiveSpec(hpa: FederatedHPA, bounds: CronBounds | undefined): FederatedHPA["spec"] {
   if (!bounds) return hpa.spec;
@@ -39,6 +32,16 @@ export function effectiveSpec(hpa: FederatedHPA, bounds: CronBounds | undefined)
     ...(bounds.minReplicas !== undefined ? { minReplicas: bounds.minReplicas } : {}),
     ...(bounds.maxReplicas !== undefined ? { maxReplicas: bounds.maxReplicas } : {}),
   };
+}
+
+/** The member HPAs of one workload: which FederatedHPA, and per cluster its bounds and the replicas they were split by. */
+export interface MemberHpas {
+  readonly autoscaler: string;
+  readonly clusters: Readonly<
+    Record<string, { readonly minReplicas: number; readonly maxReplicas: number; readonly replicas: number }>
+  >;
+  /** A CronScale rule's bounds in place of the spec's, when one set them. */
+  readonly boundsBy?: string;
 }
 
 /**
@@ -53,6 +56,8 @@ export interface ScheduledWorkload {
   /** The total: what the source or an autoscaler asks for. */
   readonly replicas: number;
   readonly decision: { readonly clusters: Readonly<Record<string, number>> };
+  /** A distributed FederatedHPA's member HPAs, as the render gave them. */
+  readonly memberHpas?: MemberHpas;
 }
 
 export interface AutoscaleInput {
@@ -82,15 +87,6 @@ export interface AutoscaleOutcome {
   readonly autoscaled: ReadonlyMap<string, Autoscaled>;
   readonly states: ReadonlyMap<string, AutoscalerState>;
   readonly changes: readonly ScaleChange[];
-}
-
-/** A total an autoscaler decided for a workload, the render's input in place of the source's count. */
-export interface Autoscaled {
-  readonly replicas: number;
-  /** The FederatedHPA (or "cronscale/<name>", "scaledown/<name>") that decided it. */
-  readonly by: string;
-  /** Why it last changed. */
-  readonly reason?: string;
 }
 
 /** The key of a FederatedHPA or CronScale in states and status files: "namespace/name". */

@@ -1,16 +1,21 @@
-import type { DistributedScaling, HeldDivision, ObservedReplicas } from "../failover/observations.js";
+import type {
+  Autoscaled,
+  CronBounds,
+  DistributedScaling,
+  HeldDivision,
+  ObservedReplicas,
+} from "../model/observed-state.js";
 import type { CronScale, CronScaleRule, FederatedHPA, FleetModel } from "../model/types.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
+
 import {
-  type Autoscaled,
   type AutoscalerState,
   autoscalerKey,
   autoscaleStep,
-  type CronBounds,
   centralized,
   effectiveSpec,
   firstSight,
   type ScaleChange,
+  type ScheduledWorkload,
   targetOf,
 } from "./autoscale-step.js";
 import { type CronScaleHistory, dueCronRule } from "./cron-scale.js";
@@ -71,7 +76,7 @@ export const EMPTY_AUTOSCALING: AutoscalingStatus = {
 export interface RoundInput {
   readonly model: FleetModel;
   /** The current render's workload decisions. */
-  readonly decisions: readonly WorkloadDecision[];
+  readonly decisions: readonly ScheduledWorkload[];
   /** Per workload identity, its pods' samples per resource from every member (centralized FederatedHPAs). */
   readonly samples: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
   /** Per workload identity and cluster, what the members run (distributed FederatedHPAs read it back). */
@@ -397,7 +402,7 @@ function recordDistributions(
 
 // The members' replicas in every cluster the workload is placed in, or undefined until all reported.
 function observedDistribution(
-  decision: WorkloadDecision,
+  decision: ScheduledWorkload,
   members: ReadonlyMap<string, ObservedReplicas> | undefined,
 ): Record<string, number> | undefined {
   const placed = Object.entries(decision.decision.clusters)
@@ -444,7 +449,7 @@ function describeCounts(
  */
 export function standingScaling(
   model: FleetModel,
-  decisions: readonly WorkloadDecision[],
+  decisions: readonly ScheduledWorkload[],
   status: AutoscalingStatus,
 ): Pick<RoundOutcome, "autoscaled" | "distributed" | "held"> {
   const fromHpas = new Map<string, Autoscaled>();

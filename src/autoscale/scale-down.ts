@@ -1,9 +1,15 @@
-import type { HeldDivision } from "../failover/observations.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
+import type { HeldDivision } from "../model/observed-state.js";
 import type { FleetModel, ScaleDownRequest } from "../model/types.js";
-import { readReplicas } from "../render/place-resources.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
-import { autoscalerKey, type ScaleChange, targetOf, templateOf } from "./autoscale-step.js";
+import { readReplicas } from "../model/workload-replicas.js";
+
+import {
+  autoscalerKey,
+  type ScaleChange,
+  type ScheduledWorkload,
+  targetOf,
+  templateOf,
+} from "./autoscale-step.js";
 
 // Targeted scale-down: a request in Git names a cluster and the pods to remove. It runs once — its
 // status says Done (or Refused, and why) — and from then on holds the division it made: the cluster
@@ -44,7 +50,7 @@ export interface ScaleDownRound {
  */
 export function scaleDowns(input: {
   readonly model: FleetModel;
-  readonly decisions: readonly WorkloadDecision[];
+  readonly decisions: readonly ScheduledWorkload[];
   readonly previous: ReadonlyMap<string, ScaleDownStatus>;
   readonly now: number;
   /** The total of the autoscaler that owns a workload's count, if one does. */
@@ -81,7 +87,7 @@ function ran(
   round: ScaleDownRound,
   request: ScaleDownRequest,
   status: ScaleDownStatus,
-  decision: WorkloadDecision | undefined,
+  decision: ScheduledWorkload | undefined,
   input: Parameters<typeof scaleDowns>[0],
 ): void {
   const name = request.metadata.name;
@@ -135,7 +141,7 @@ function hold(
 
 function run(
   request: ScaleDownRequest,
-  decision: WorkloadDecision | undefined,
+  decision: ScheduledWorkload | undefined,
   input: Parameters<typeof scaleDowns>[0],
 ): ScaleDownStatus | undefined {
   const { cluster, pods } = request.spec;
@@ -165,7 +171,7 @@ function templateReplicas(model: FleetModel, identity: string): number | undefin
   return template ? readReplicas(template, indexInterpreters(model)) : undefined;
 }
 
-function describe(decision: WorkloadDecision | undefined, status: ScaleDownStatus): string {
+function describe(decision: ScheduledWorkload | undefined, status: ScaleDownStatus): string {
   const before = decision?.decision.clusters[status.cluster] ?? 0;
   return `${status.cluster} ${before} → ${status.clusters?.[status.cluster] ?? before}, total ${status.from} → ${status.total}, other clusters unchanged`;
 }

@@ -1,7 +1,7 @@
-import type { SimulatedMember } from "../member/member-server.js";
 import { asList, asMap } from "../model/json.js";
 import { parseQuantity } from "../model/quantity.js";
 import type { FleetModel } from "../model/types.js";
+import type { SimulatedMember } from "../sim/member-server.js";
 
 // The demo's load: the example's storefront-api pods run at 90% of their CPU request in every
 // member, so its FederatedHPA (target 65%) scales the global total up; the load stops once the

@@ -1,11 +1,12 @@
 import { Command, CommanderError } from "commander";
+import type { ReadInput } from "./actions/schedule.js";
 import { registerAgent } from "./commands/agent.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
-import { type ReadInput, registerSchedule } from "./commands/schedule.js";
+import { registerSchedule } from "./commands/schedule.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerStatus } from "./commands/status.js";
 import { registerValidate } from "./commands/validate.js";

@@ -2,9 +2,10 @@ import type { Logger } from "pino";
 import type { Controller } from "../controller/controller.js";
 import type { ReconcileLoop } from "../controller/loop.js";
 import type { Reconciler } from "../controller/reconciler.js";
-import type { ClusterProber } from "../failover/prober.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { StatusReader } from "../git/status-reader.js";
+import type { ClusterProber } from "../kube/prober.js";
+import type { Syncer } from "../kube/syncer.js";
 import { FleetMetrics, type MetricsSnapshot, type ReconcileResult } from "../metrics/fleet-metrics.js";
 import { revisionVerdict } from "../revisions/allowed-revision.js";
 import { RevisionError } from "../revisions/plan-revisions.js";
@@ -12,8 +13,7 @@ import type { FleetApiSources } from "../server/fleet-api.js";
 import { type ControllerServer, startControllerServer } from "../server/http-server.js";
 import { PlanQueue, type PlanQueueOptions } from "../server/plan-queue.js";
 import { dashboardDirectory } from "../server/static-files.js";
-import type { ClusterSyncResult } from "../sync/cluster-sync.js";
-import type { Syncer } from "../sync/syncer.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** The parts of a running controller the endpoints read from (filled in as they are made). */
 export interface ServedParts {

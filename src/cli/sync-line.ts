@@ -1,4 +1,4 @@
-import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** One line saying what a cluster's sync did, for `reconcile --once` and `agent --once`. */
 export function syncLine(result: ClusterSyncResult): string {

@@ -6,16 +6,15 @@ import {
   type RoundOutcome,
 } from "../autoscale/autoscaling-round.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
-import type { ObservedReplicas } from "../failover/observations.js";
+import { connectionKey, type MemberConnection } from "../kube/connections.js";
+import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../kube/member-client.js";
+import { podSamples, SAMPLED_RESOURCES } from "../kube/pod-samples.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap, valueAt } from "../model/json.js";
+import type { ObservedReplicas } from "../model/observed-state.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { connectionKey, type MemberConnection } from "../sync/connections.js";
-
-import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../sync/member-client.js";
-import { podSamples, SAMPLED_RESOURCES } from "../sync/pod-samples.js";
-import { autoscalingFiles, readAutoscalingStatus } from "./autoscaling-files.js";
+import { autoscalingFiles, readAutoscalingStatus } from "../status/autoscaling-files.js";
 import type { Attachment } from "./reconciler.js";
 
 export interface AutoscalerOptions {

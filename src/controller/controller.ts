@@ -1,22 +1,28 @@
 import type { Logger } from "pino";
-import { nextWake } from "../failover/failover-scope.js";
-import type { FleetObservations, ObservedCondition } from "../failover/observations.js";
-import { observedWorkloads } from "../failover/observed-workloads.js";
-import type { ClusterCondition, ClusterProber } from "../failover/prober.js";
 import type { AgentBranches } from "../git/agent-branches.js";
+import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
+import type { Syncer } from "../kube/syncer.js";
 import type { PairReport } from "../migrate/migration-state.js";
-import { migrationStatusPath } from "../migrate/migration-status-file.js";
+import type { JsonMap } from "../model/json.js";
+import type { ObservedCondition, ObservedState } from "../model/observed-state.js";
 import {
   advanceMigrations,
   approvedPart,
   type MigrationsRound,
   statusFromFile,
-} from "../migrate/migrations.js";
-import type { JsonMap } from "../model/json.js";
+} from "../reconcile/migrations.js";
+import { nextWake } from "../reconcile/observation-scope.js";
+import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { appStatusPath, clusterStatusPath } from "../reconcile/status-files.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import { migrationStatusPath } from "../status/migration-file.js";
+import {
+  type AgentReport,
+  appObserved,
+  clusterObserved,
+  syncCommitMessage,
+} from "../status/observed-status.js";
+import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { worstHealth } from "../sync/health.js";
 import {
   type Inventory,
@@ -24,13 +30,7 @@ import {
   inventoryPath,
   inventoryStatusText,
 } from "../sync/inventory.js";
-import {
-  type AgentReport,
-  appObserved,
-  clusterObserved,
-  syncCommitMessage,
-} from "../sync/observed-status.js";
-import type { Syncer } from "../sync/syncer.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 import type { Autoscaler } from "./autoscaler.js";
 import type { Reconciles } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
@@ -74,7 +74,7 @@ export class Controller implements Reconciles {
   /** (workload, cluster) → when its pods were first seen Unschedulable. */
   private readonly unschedulableSince = new Map<string, number>();
   /** The observations the reconcile of this round was made with. */
-  private lastObservations: FleetObservations | undefined;
+  private lastObservations: ObservedState | undefined;
   /** The migrations as of the last round: their status, and what they let the sync do. */
   private migrations: MigrationsRound | undefined;
   /** Batch state changes not yet named in a commit message. */
@@ -100,7 +100,7 @@ export class Controller implements Reconciles {
    * What the render takes in besides the fleet repo: each probed cluster's condition and taints, and
    * each workload's replicas as the members (and agents) report them.
    */
-  observations(): FleetObservations {
+  observations(): ObservedState {
     const now = this.now();
     const { state } = this.reconciler.snapshot();
     const clusters = new Map<string, ObservedCondition>();

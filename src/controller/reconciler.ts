@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import { type FleetObservations, noObservations } from "../failover/observations.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { objectId } from "../git/object-batch.js";
@@ -9,20 +8,21 @@ import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import { noObservations, type ObservedState } from "../model/observed-state.js";
 import { CONTROLLER_TRAILER, hasStatusTrailers, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import { ALL } from "../reconcile/affected-apps.js";
 import { rebuildState, strayFiles } from "../reconcile/rebuild-state.js";
 import {
   EMPTY_STATE,
-  failoverDue,
-  failoverStep,
+  observationStep,
+  observationsMoved,
   type ReconcileOutcome,
   type ReconcileState,
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
-import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
-import { joinObserved, splitObserved } from "../sync/observed-status.js";
+import { joinObserved, splitObserved } from "../status/observed-status.js";
+import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -111,7 +111,7 @@ export class Reconciler {
   private repair = new Map<string, string | null>();
   /** Remove, with the next render, the files of the branch it does not account for (see strayFiles). */
   private sweep = false;
-  private observations: (() => FleetObservations) | undefined;
+  private observations: (() => ObservedState) | undefined;
   private attached: ((syncFiles: ReadonlyMap<string, string>) => Attachment) | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {}
@@ -130,7 +130,7 @@ export class Reconciler {
    * Where observations come from (cluster conditions, workloads' replicas, the time): the render takes
    * them in, and a change that moves replicas is reconciled even when the source branch did not move.
    */
-  observeWith(source: () => FleetObservations): void {
+  observeWith(source: () => ObservedState): void {
     this.observations = source;
   }
 
@@ -295,8 +295,8 @@ export class Reconciler {
     // Without a source of observations (no sync), the render still needs the time: failover records carry it.
     const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
     if (state.sourceCommit === head) {
-      if (!this.observations || !failoverDue(state, observations)) return undefined;
-      const outcome = failoverStep(state, observations, this.options.secretDigestKey);
+      if (!this.observations || !observationsMoved(state, observations)) return undefined;
+      const outcome = observationStep(state, observations, this.options.secretDigestKey);
       watch.lap("reconcile");
       return { outcome, headTree: this.renderedTree };
     }
@@ -326,7 +326,7 @@ export class Reconciler {
     state: ReconcileState,
     head: string,
     watch: Stopwatch,
-    observations: FleetObservations,
+    observations: ObservedState,
   ): Promise<{ outcome: ReconcileOutcome; headTree: string }> {
     const { repo } = this.options;
     const headTree = await repo.treeOf(head);

@@ -1,7 +1,7 @@
 import { parseDuration } from "../model/duration.js";
+import type { TimedTaint } from "../model/observed-state.js";
 import type { FleetSpec } from "../model/types.js";
 import { NOT_READY_TAINT, UNREACHABLE_TAINT } from "../schedule/plugins/taint-toleration.js";
-import type { TimedTaint } from "../schedule/types.js";
 
 /** How probes turn into a cluster's condition (fleet.yaml spec.clusterHealth). */
 export interface ClusterHealthSettings {

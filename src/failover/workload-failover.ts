@@ -1,7 +1,7 @@
+import type { ObservedReplicas } from "../model/observed-state.js";
 import type { PlacementSpec, PurgeMode } from "../model/types.js";
 import { fnv32a } from "../schedule/division/fnv.js";
 import type { ScheduleDecision } from "../schedule/types.js";
-import type { ObservedReplicas } from "./observations.js";
 
 // Failover for one workload, around its scheduling: before, what the scheduler must respect (caps
 // from application failover, keeping the current counts after a failover); after, which clusters

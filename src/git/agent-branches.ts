@@ -5,7 +5,7 @@ import {
   agentReportPath,
   readAgentReport,
   sanitizeAgentReport,
-} from "../sync/observed-status.js";
+} from "../status/observed-status.js";
 import type { FleetRepo } from "./fleet-repo.js";
 import { readTreeFiles } from "./read-tree.js";
 

@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { describeIdentity } from "../model/identity.js";
 import { eventKind } from "../observe/timeline.js";
-import type { ClusterSyncResult } from "../sync/cluster-sync.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
 export interface MetricsSnapshot {

@@ -1,7 +1,7 @@
 import { parseDuration } from "../model/duration.js";
 import { compareStrings } from "../model/file-tree.js";
+import type { HealthStatus } from "../model/health.js";
 import type { Migration, MigrationBatch } from "../model/types.js";
-import type { HealthStatus } from "../sync/health.js";
 
 // A Migration's batches as a state machine, advanced from the source (approvals, rollbacks, batch
 // contents), what the members report, and the time. Pure: the status it returns is written to

@@ -1,8 +1,8 @@
 import type { MigrationStatus } from "../migrate/migration-state.js";
-import { readMigrationStatus } from "../migrate/migration-status-file.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { readMigrationStatus } from "../status/migration-file.js";
 
 // What the dashboard, the JSON API and `gitfleet status` show: the status branch's files read into
 // one view of the fleet. A function of the files (and the Cluster files of the rendered commit), so

@@ -10,7 +10,7 @@ import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
 import { asMap, type Json, type JsonMap } from "../model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../model/types.js";
-import type { RenderedObject } from "../render/render-fleet.js";
+import type { RenderedObject } from "../render/render-result.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { driftedFields } from "../sync/drift.js";

@@ -2,7 +2,7 @@ import { createTwoFilesPatch } from "diff";
 import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
 import type { Problem } from "../model/problem.js";
-import type { RenderedObject, RenderResult } from "../render/render-fleet.js";
+import type { RenderedObject, RenderResult } from "../render/render-result.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
 import type { MigrationPlan } from "./migration-plan.js";

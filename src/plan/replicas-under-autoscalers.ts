@@ -4,8 +4,8 @@ import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import type { Problem } from "../model/problem.js";
 import type { FleetModel, Resource } from "../model/types.js";
+import { readReplicas } from "../model/workload-replicas.js";
 import { locate, parseSourceFile } from "../model/yaml-source.js";
-import { readReplicas } from "../render/place-resources.js";
 
 // A change to a workload's `replicas` while an autoscaler owns its count does nothing: the
 // FederatedHPA's (or CronScale's) total, recorded on the status branch, is what the clusters run.

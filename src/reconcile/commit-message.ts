@@ -1,5 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
+import type { WorkloadDecision } from "../render/render-result.js";
 
 /** How the objects one cluster gets changed. */
 export interface ClusterCounts {

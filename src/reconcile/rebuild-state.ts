@@ -1,20 +1,20 @@
 import { standingScaling } from "../autoscale/autoscaling-round.js";
-import { readAutoscalingStatus } from "../controller/autoscaling-files.js";
 import { clusterHealthSettings, healthTaints, recordedHealth } from "../failover/cluster-health.js";
-import { type FleetObservations, noObservations, type ObservedCondition } from "../failover/observations.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupKind, isWorkloadKind } from "../model/kinds.js";
+import { noObservations, type ObservedCondition, type ObservedState } from "../model/observed-state.js";
 import { oneLine } from "../model/one-line.js";
 import { parseRenderedPath } from "../model/rendered-path.js";
 import type { FleetModel, PurgeMode } from "../model/types.js";
-import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { readAutoscalingStatus } from "../status/autoscaling-files.js";
+import { clusterStatusPath } from "../status/status-files.js";
 import { type ReconcileState, rerenderStep } from "./reconcile-step.js";
-import { clusterStatusPath } from "./status-files.js";
 
 /**
  * What the branch holds under rendered/, without reading it: its paths, and whether a path holds a
@@ -226,7 +226,7 @@ function recordedObservations(
   input: RebuildInput,
   model: FleetModel,
   decisions: readonly WorkloadDecision[],
-): FleetObservations {
+): ObservedState {
   const settings = clusterHealthSettings(model.fleet?.spec);
   const clusters = new Map<string, ObservedCondition>();
   for (const cluster of model.clusters) {

@@ -1,16 +1,13 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
-import { type FailoverMessage, failoverMessage } from "../failover/failover-message.js";
-import { type FailoverKeys, failoverKeys, failoverScope } from "../failover/failover-scope.js";
-import type { FleetObservations } from "../failover/observations.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
 import type { FleetModel } from "../model/types.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
-import { type RenderResult, renderFleet, type WorkloadDecision } from "../render/render-fleet.js";
-import { type Affected, ALL, affectedApps } from "./affected-apps.js";
-import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
+import { renderFleet } from "../render/render-fleet.js";
+import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
 import {
   type AppOutput,
   appStatusPath,
@@ -19,7 +16,11 @@ import {
   clusterStatusText,
   SOURCE_STATUS_PATH,
   sourceStatusText,
-} from "./status-files.js";
+} from "../status/status-files.js";
+import { type Affected, ALL, affectedApps } from "./affected-apps.js";
+import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
+import { type FailoverMessage, failoverMessage } from "./failover-message.js";
+import { type ObservationKeys, observationKeys, observationScope } from "./observation-scope.js";
 
 /** Everything the loop carries from one reconcile to the next; all of it can be rebuilt from Git. */
 export interface ReconcileState {
@@ -36,7 +37,7 @@ export interface ReconcileState {
   /** The status branch's files under rendered/ and status/, by path. */
   readonly files: ReadonlyMap<string, string>;
   /** The observations `render` was made with, as keys (undefined: none, or not known since a restart). */
-  readonly failoverKeys?: FailoverKeys;
+  readonly observationKeys?: ObservationKeys;
 }
 
 /** The state before the first reconcile. */
@@ -60,7 +61,7 @@ export interface ReconcileInput {
   /** Parsed files kept between reconciles. */
   readonly cache?: ParseCache;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
-  readonly observations?: FleetObservations;
+  readonly observations?: ObservedState;
   /** The key of Secrets' value digests (see render/secrets.ts). */
   readonly secretDigestKey?: Uint8Array;
 }
@@ -95,7 +96,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const sourceScope =
     state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
   const observed = input.observations
-    ? failoverScope(state.failoverKeys, failoverKeys(model, state.render, input.observations))
+    ? observationScope(state.observationKeys, observationKeys(model, state.render, input.observations))
     : new Set<string>();
   const scope = union(sourceScope, observed);
   const derived = tryRender(() =>
@@ -132,37 +133,41 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     render,
     appCommits: derived.appCommits,
     files: state.files,
-    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+    ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
   return finish(next, changes, changeMessage(summary), { valid: true, problems }, scope, summary);
 }
 
 /**
  * Whether observations (a cluster's condition, a toleration or grace period running out, a watched
- * workload's report) change what the last valid render would give: then `failoverStep` is due. Pure.
+ * workload's report) change what the last valid render would give: then `observationStep` is due. Pure.
  */
-export function failoverDue(state: ReconcileState, observations: FleetObservations): boolean {
+export function observationsMoved(state: ReconcileState, observations: ObservedState): boolean {
   if (!state.model) return false;
-  const scope = failoverScope(state.failoverKeys, failoverKeys(state.model, state.render, observations));
+  const scope = observationScope(
+    state.observationKeys,
+    observationKeys(state.model, state.render, observations),
+  );
   return scope === ALL || scope.size > 0;
 }
 
 /**
- * Renders again, with the same valid source commit, what new observations affect: replicas leave
+ * The observation-driven re-render (failover and autoscaling both commit through it): renders again,
+ * with the same valid source commit, what new observations affect: replicas leave
  * clusters whose NoExecute taints have run out of toleration, old replicas go once their replacements
  * are ready, capped clusters give up unschedulable replicas. The commit says what moved and why
  * (`failover: cluster west Unreachable for 75s; web 10 → east +5, north +5`). status/source.yaml is
  * not touched: the loop's position in the source branch does not move. Pure.
  */
-export function failoverStep(
+export function observationStep(
   state: ReconcileState,
-  observations: FleetObservations,
+  observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
   const model = state.model;
   const renderedCommit = state.renderedCommit;
-  if (!model || !renderedCommit) throw new Error("failoverStep needs a state with a valid render");
-  const scope = failoverScope(state.failoverKeys, failoverKeys(model, state.render, observations));
+  if (!model || !renderedCommit) throw new Error("observationStep needs a state with a valid render");
+  const scope = observationScope(state.observationKeys, observationKeys(model, state.render, observations));
   const derived = deriveRender(state, model, {
     scope,
     observations,
@@ -183,7 +188,7 @@ export function failoverStep(
     ...state,
     render: derived.render,
     appCommits: derived.appCommits,
-    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+    ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
   // The source did not move: its validation stands as status/source.yaml records it.
   const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
@@ -197,7 +202,7 @@ export function failoverStep(
  */
 export function rerenderStep(
   state: ReconcileState,
-  observations: FleetObservations,
+  observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
   const model = state.model;
@@ -213,7 +218,7 @@ export function rerenderStep(
     ...state,
     render: derived.render,
     appCommits: derived.appCommits,
-    ...(derived.keys ? { failoverKeys: derived.keys } : {}),
+    ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
   const summary = derived.summary(renderedCommit);
   return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
@@ -249,13 +254,13 @@ interface Derived {
   readonly render: RenderResult;
   readonly changes: Map<string, string | null>;
   readonly appCommits: Map<string, string>;
-  readonly keys: FailoverKeys | undefined;
+  readonly keys: ObservationKeys | undefined;
   readonly summary: (sourceCommit: string) => ChangeSummary;
 }
 
 interface DeriveInput {
   readonly scope: Affected;
-  readonly observations: FleetObservations | undefined;
+  readonly observations: ObservedState | undefined;
   /** Stamped on apps whose output changed; undefined keeps each app's own (a failover step). */
   readonly sourceCommit: string | undefined;
   readonly secretDigestKey: Uint8Array | undefined;
@@ -296,7 +301,7 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     render,
     changes,
     appCommits,
-    keys: observations ? failoverKeys(model, render, observations) : undefined,
+    keys: observations ? observationKeys(model, render, observations) : undefined,
     summary: (commit) => ({
       sourceCommit: commit,
       apps: changedApps.sort(compareStrings),

@@ -6,19 +6,14 @@ import { identityOf } from "../model/identity.js";
 import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { FleetModel } from "../model/types.js";
-import {
-  compareErrors,
-  type RenderError,
-  type RenderedObject,
-  type RenderResult,
-  type WorkloadDecision,
-} from "../render/render-fleet.js";
+import { compareErrors } from "../render/render-fleet.js";
+import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from "../render/render-result.js";
 
 import { APP_LABEL } from "../render/tracking.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ScheduleDecision } from "../schedule/types.js";
+import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import type { ReconcileState } from "./reconcile-step.js";
-import { SOURCE_STATUS_PATH } from "./status-files.js";
 
 /** Where the loop stood when the status branch was last written, read from its status/source.yaml. */
 export interface SourcePosition {

@@ -1,4 +1,4 @@
-import type { RenderError, RenderResult } from "./render-fleet.js";
+import type { RenderError, RenderResult } from "./render-result.js";
 
 /** One line per render error, naming the Override file and rule, the cluster and the object. */
 export function formatRenderError(error: RenderError): string {

@@ -1,10 +1,16 @@
-import { autoscalerKey, centralized, effectiveSpec, targetOf } from "../autoscale/autoscale-step.js";
+import {
+  autoscalerKey,
+  centralized,
+  effectiveSpec,
+  type MemberHpas,
+  targetOf,
+} from "../autoscale/autoscale-step.js";
 import { splitBounds } from "../autoscale/distributed-split.js";
-import type { FleetObservations } from "../failover/observations.js";
 import type { JsonMap } from "../model/json.js";
+import type { ObservedState } from "../model/observed-state.js";
 import { renderedPath } from "../model/rendered-path.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
-import type { MemberHpas, RenderedObject, WorkloadDecision } from "./render-result.js";
+import type { RenderedObject, WorkloadDecision } from "./render-result.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
 
@@ -22,7 +28,7 @@ export function memberHpasFor(
   model: FleetModel,
   decision: WorkloadDecision,
   clusters: ReadonlyMap<string, number | undefined>,
-  observations: FleetObservations | undefined,
+  observations: ObservedState | undefined,
 ): MemberHpas | undefined {
   const hpa = model.federatedHPAs.find((h) => targetOf(model, h) === decision.identity);
   if (!hpa || centralized(hpa, decision)) return undefined;

@@ -1,4 +1,3 @@
-import type { FleetObservations, HeldDivision, ObservedCondition } from "../failover/observations.js";
 import {
   type FailoverConstraints,
   failoverConstraints,
@@ -9,9 +8,11 @@ import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { type Json, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
+import type { HeldDivision, ObservedCondition, ObservedState } from "../model/observed-state.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import type { Cluster, FleetModel, Placement, Resource } from "../model/types.js";
+import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
 import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
 import { scheduleWorkload } from "../schedule/schedule.js";
@@ -44,7 +45,7 @@ export interface RenderContext {
   /** The previous render's workload decisions, by identity: their failover records. */
   readonly previousDecisions: ReadonlyMap<string, WorkloadDecision>;
   /** What the members report, and the time failover decisions are made at. */
-  readonly observations: FleetObservations | undefined;
+  readonly observations: ObservedState | undefined;
 }
 
 /**
@@ -54,7 +55,7 @@ export interface RenderContext {
 export function renderContext(
   model: FleetModel,
   previous: RenderResult | undefined,
-  observations?: FleetObservations,
+  observations?: ObservedState,
 ): RenderContext {
   const profiles = new Map<string, Profile>();
   for (const spec of model.fleet?.spec.schedulerProfiles ?? []) {
@@ -330,18 +331,6 @@ export function referencedIdentities(resource: Resource, interpreterFor: Interpr
   return wanted.flatMap(([kind, names]) =>
     names.map((name) => identityOf("", kind, resource.namespace, name)),
   );
-}
-
-/** The replicas a workload template asks for (a Job: its parallelism); 1 when unset, as Kubernetes defaults it. */
-export function readReplicas(resource: Resource, interpreterFor: InterpreterLookup): number {
-  const key = groupKind(resource.group, resource.kind);
-  const path =
-    key === "batch/Job"
-      ? ["spec", "parallelism"]
-      : (interpreterFor(resource)?.spec.replicasPath?.split(".") ?? ["spec", "replicas"]);
-  const value = valueAt(resource.object as Json, path);
-  // Kubernetes defaults replicas (and a Job's parallelism) to 1.
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : 1;
 }
 
 function podTemplateOf(resource: Resource, interpreterFor: InterpreterLookup): Json | undefined {

@@ -1,9 +1,9 @@
-import type { FleetObservations } from "../failover/observations.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
+import type { ObservedState } from "../model/observed-state.js";
 import { renderedPath } from "../model/rendered-path.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
@@ -25,14 +25,6 @@ import { divideJobCompletions, writeReplicas } from "./replicas.js";
 import { redactSecretValues, secretValuesChanged } from "./secrets.js";
 import { serializeObject } from "./serialize.js";
 import { withTracking } from "./tracking.js";
-
-export type {
-  MemberHpas,
-  RenderError,
-  RenderedObject,
-  RenderResult,
-  WorkloadDecision,
-} from "./render-result.js";
 
 /**
  * Renders a validated fleet: schedules every workload with its highest-priority Placement, sends
@@ -60,7 +52,7 @@ export interface RenderOptions {
   /** Only these apps are rendered again; the others keep what `previous` has. */
   readonly scope?: ReadonlySet<string> | undefined;
   /** What the members report, and the time. */
-  readonly observations?: FleetObservations | undefined;
+  readonly observations?: ObservedState | undefined;
   /**
    * The key of the Secrets' value digests (the operator's, never in Git). Default: an empty key —
    * for tests and previews; the controller, `plan` and `render` always pass one.

@@ -1,3 +1,4 @@
+import type { MemberHpas } from "../autoscale/autoscale-step.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { JsonMap } from "../model/json.js";
 import type { ScheduleDecision } from "../schedule/types.js";
@@ -55,14 +56,4 @@ export interface RenderResult {
   readonly objects: readonly RenderedObject[];
   readonly decisions: readonly WorkloadDecision[];
   readonly errors: readonly RenderError[];
-}
-
-/** The member HPAs of one workload: which FederatedHPA, and per cluster its bounds and the replicas they were split by. */
-export interface MemberHpas {
-  readonly autoscaler: string;
-  readonly clusters: Readonly<
-    Record<string, { readonly minReplicas: number; readonly maxReplicas: number; readonly replicas: number }>
-  >;
-  /** A CronScale rule's bounds in place of the spec's, when one set them. */
-  readonly boundsBy?: string;
 }

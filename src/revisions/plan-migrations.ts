@@ -1,5 +1,6 @@
-import { migrationStatusPath } from "../migrate/migration-status-file.js";
-import { statusFromFile } from "../migrate/migrations.js";
+import { addressOf } from "../kube/cluster-sync.js";
+import { type ConnectionSources, resolveConnections } from "../kube/connections.js";
+import { MemberClient } from "../kube/member-client.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
@@ -9,10 +10,9 @@ import {
   migrationChanges,
   startingObjects,
 } from "../plan/migration-plan.js";
-import type { RenderedObject } from "../render/render-fleet.js";
-import { addressOf } from "../sync/cluster-sync.js";
-import { type ConnectionSources, resolveConnections } from "../sync/connections.js";
-import { MemberClient } from "../sync/member-client.js";
+import { statusFromFile } from "../reconcile/migrations.js";
+import type { RenderedObject } from "../render/render-result.js";
+import { migrationStatusPath } from "../status/migration-file.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 
 export interface PlanMigrationsInput {

@@ -1,22 +1,23 @@
 import { parse } from "yaml";
 import { standingScaling } from "../autoscale/autoscaling-round.js";
-import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../controller/autoscaling-files.js";
-import { type FleetObservations, noObservations } from "../failover/observations.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
 import type { FileTree } from "../model/file-tree.js";
 import { loadFleet } from "../model/load-fleet.js";
+import { noObservations, type ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
 import type { FleetModel } from "../model/types.js";
 import { type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { restoreState } from "../reconcile/restore-state.js";
-import { SOURCE_STATUS_PATH } from "../reconcile/status-files.js";
 import { formatRenderError } from "../render/format-render.js";
-import { type RenderResult, renderFleet } from "../render/render-fleet.js";
+import { renderFleet } from "../render/render-fleet.js";
+import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../status/autoscaling-files.js";
+import { splitObserved } from "../status/observed-status.js";
+import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { pruneSettings } from "../sync/desired-objects.js";
 import { type InventoryRecord, inventoryFromStatus } from "../sync/inventory.js";
-import { splitObserved } from "../sync/observed-status.js";
 import { planMigrations } from "./plan-migrations.js";
 
 export interface PlanRevisionsInput {
@@ -136,7 +137,7 @@ function autoscaledObservations(
   tree: FileTree,
   model: FleetModel,
   decisions: RenderResult["decisions"],
-): FleetObservations {
+): ObservedState {
   const files = new Map<string, string>();
   for (const [path, bytes] of tree)
     if (path.startsWith(AUTOSCALING_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));

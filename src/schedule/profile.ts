@@ -1,6 +1,6 @@
-import type { PluginSet, SchedulerProfile } from "../model/types.js";
+import { DEFAULT_PLUGINS, profilePluginNames } from "../model/scheduler-plugins.js";
+import type { SchedulerProfile } from "../model/types.js";
 import type { FilterPlugin, Profile, ReplicasPlugin, ScorePlugin, SelectPlugin, Stage } from "./framework.js";
-import { DEFAULT_PLUGINS } from "./plugin-names.js";
 import { APIEnablement } from "./plugins/api-enablement.js";
 import { AvailableCapacity } from "./plugins/available-capacity.js";
 import { ClusterAffinity } from "./plugins/cluster-affinity.js";
@@ -39,42 +39,32 @@ export const DEFAULT_PROFILE: Profile = {
 };
 
 /**
- * Builds a profile from fleet.yaml: per stage, the default list minus `disabled` ("*" removes all),
- * then `enabled` appended in order. An unknown plugin, or one enabled twice, is an error.
+ * Builds a profile from fleet.yaml (model/scheduler-plugins.ts says which names it gets): the
+ * plugins of each stage in the profile's order, or why a name is wrong.
  */
 export function buildProfile(spec: SchedulerProfile | undefined): ProfileResult {
   if (!spec) return { ok: true, profile: DEFAULT_PROFILE };
-  const stages: Partial<Record<Stage, readonly string[]>> = {};
-  for (const stage of ["filter", "score", "select", "replicas"] as const) {
-    const names = stageNames(stage, spec.plugins?.[stage]);
-    if (typeof names === "string") return { ok: false, error: `scheduler profile "${spec.name}": ${names}` };
-    stages[stage] = names;
-  }
+  const names = profilePluginNames(spec);
+  if (!names.ok) return names;
   return {
     ok: true,
     profile: {
-      filter: pick(REGISTRY.filter, stages.filter ?? []),
-      score: pick(REGISTRY.score, stages.score ?? []),
-      select: pick(REGISTRY.select, stages.select ?? []),
-      replicas: pick(REGISTRY.replicas, stages.replicas ?? []),
+      filter: pick(REGISTRY.filter, names.stages.filter),
+      score: pick(REGISTRY.score, names.stages.score),
+      select: pick(REGISTRY.select, names.stages.select),
+      replicas: pick(REGISTRY.replicas, names.stages.replicas),
     },
   };
 }
 
-// The stage's plugin names after applying the set, or why the set is wrong.
-function stageNames(stage: Stage, set: PluginSet | undefined): readonly string[] | string {
-  const known: readonly string[] = REGISTRY[stage].map((p) => p.name);
-  for (const name of [...(set?.enabled ?? []), ...(set?.disabled ?? []).filter((n) => n !== "*")]) {
-    if (!known.includes(name)) return `unknown ${stage} plugin "${name}" (known: ${known.join(", ")})`;
-  }
-  const disabled = set?.disabled ?? [];
-  const kept = disabled.includes("*")
-    ? []
-    : DEFAULT_PLUGINS[stage].filter((name) => !disabled.includes(name));
-  const names = [...kept, ...(set?.enabled ?? [])];
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined) return `${stage} plugin "${twice}" is enabled twice`;
-  return names;
+/** The plugin names the scheduler holds, per stage (a test checks they are the catalogue's). */
+export function registeredPluginNames(): Record<Stage, string[]> {
+  return {
+    filter: REGISTRY.filter.map((p) => p.name),
+    score: REGISTRY.score.map((p) => p.name),
+    select: REGISTRY.select.map((p) => p.name),
+    replicas: REGISTRY.replicas.map((p) => p.name),
+  };
 }
 
 function pick<P extends { readonly name: string }>(plugins: readonly P[], names: readonly string[]): P[] {

@@ -1,5 +1,6 @@
 import type { ClusterFacts } from "../model/cluster-affinity.js";
-import type { Labels, PlacementSpec, Taint } from "../model/types.js";
+import type { TimedTaint } from "../model/observed-state.js";
+import type { Labels, PlacementSpec } from "../model/types.js";
 
 /** A resource amount as Kubernetes writes it ("500m", "16Gi", 4) keyed by resource name. */
 export type ResourceList = Readonly<Record<string, string | number>>;
@@ -36,11 +37,6 @@ export interface ClusterState extends ClusterFacts {
   readonly nodes?: readonly NodeState[];
   /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */
   readonly apiEnablements?: readonly string[];
-}
-
-/** A taint with the time it was added, when known (observed health taints): tolerationSeconds count from it. */
-export interface TimedTaint extends Taint {
-  readonly addedAt?: number;
 }
 
 /** The workload being scheduled: its identity, and its pod template for the estimator. */

@@ -1,7 +1,7 @@
 import { identityOf } from "../model/identity.js";
 import { asMap, type JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
-import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { textDigest } from "./inventory.js";

@@ -1,15 +1,7 @@
+import type { Health, HealthStatus } from "../model/health.js";
 import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, groupOf } from "../model/kinds.js";
 import type { HealthOperator, ResourceInterpreterSpec } from "../model/types.js";
-
-/** How an object (or an app in a cluster) is doing, Argo CD's vocabulary. */
-export type HealthStatus = "Healthy" | "Progressing" | "Degraded" | "Missing" | "Unknown";
-
-export interface Health {
-  readonly status: HealthStatus;
-  /** Why, in a phrase; absent when Healthy needs no explanation. */
-  readonly reason?: string;
-}
 
 const HEALTHY: Health = { status: "Healthy" };
 

@@ -3,7 +3,7 @@ import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
 import type { DesiredObject } from "./desired-objects.js";
-import { FIELD_MANAGER } from "./member-client.js";
+import { FIELD_MANAGER } from "./field-manager.js";
 
 /** The workloads HorizontalPodAutoscalers scale (rendered ones and the member's own), by identity. */
 export function hpaTargets(hpas: Iterable<JsonMap>): Set<string> {

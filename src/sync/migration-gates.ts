@@ -1,6 +1,6 @@
 import type { Gate } from "../migrate/migration-state.js";
-import type { Hold } from "./cluster-sync.js";
 import type { DesiredObject } from "./desired-objects.js";
+import type { Hold } from "./sync-result.js";
 
 /**
  * One cluster's objects and holds with migrations' gates applied: apps a batch has not started are

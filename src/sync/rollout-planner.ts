@@ -2,10 +2,10 @@ import { parseDuration } from "../model/duration.js";
 import { asMap } from "../model/json.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
-import type { ClusterSyncResult } from "./cluster-sync.js";
 import type { DesiredObject } from "./desired-objects.js";
 import { textDigest } from "./inventory.js";
 import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
+import type { ClusterSyncResult } from "./sync-result.js";
 
 /** Per cluster, the apps whose current rendering waits there, and why. */
 export type Holds = Map<string, Map<string, string>>;

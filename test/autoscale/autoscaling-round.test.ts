@@ -5,8 +5,8 @@ import {
   type RoundInput,
 } from "../../src/autoscale/autoscaling-round.js";
 import type { PodSample } from "../../src/autoscale/hpa-algorithm.js";
-import { noObservations } from "../../src/failover/observations.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
+import { noObservations } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";

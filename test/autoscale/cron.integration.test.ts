@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { webOnTwoClusters } from "../helpers/two-clusters.js";

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { decideReplicas, EMPTY_HISTORY, type PodSample } from "../../src/autoscale/hpa-algorithm.js";
-import { memberClientConfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
-import { MemberClient } from "../../src/sync/member-client.js";
-import { podSamples } from "../../src/sync/pod-samples.js";
+import { MemberClient } from "../../src/kube/member-client.js";
+import { podSamples } from "../../src/kube/pod-samples.js";
+import { memberClientConfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { until } from "../helpers/member.js";
 
 // From the members' pods and metrics over HTTP to one decision for the federation: load on one

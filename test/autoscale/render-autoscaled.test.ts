@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { noObservations } from "../../src/failover/observations.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
+import { noObservations } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
-import { type RenderResult, renderFleet } from "../../src/render/render-fleet.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
+import type { RenderResult } from "../../src/render/render-result.js";
 import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
 
 // A total a FederatedHPA decided replaces the source's replicas, and the Placement divides it as it

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { sshSigningKey } from "../helpers/sync-fleet.js";

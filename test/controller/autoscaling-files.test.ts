@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AutoscalingStatus } from "../../src/autoscale/autoscaling-round.js";
-import { autoscalingFiles, readAutoscalingStatus } from "../../src/controller/autoscaling-files.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
+import { autoscalingFiles, readAutoscalingStatus } from "../../src/status/autoscaling-files.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
 // status/autoscaling/: what a restarted controller reads back is what the last one decided, and a

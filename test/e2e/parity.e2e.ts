@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memberClientConfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { MemberApiError, MemberClient } from "../../src/kube/member-client.js";
 import { asList, asMap, type Json, type JsonMap } from "../../src/model/json.js";
-import { MemberApiError, MemberClient } from "../../src/sync/member-client.js";
+import { memberClientConfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 
 /**

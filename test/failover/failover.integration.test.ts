@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
@@ -7,6 +6,7 @@ import type { FleetModel } from "../../src/model/types.js";
 import { formatPlanText } from "../../src/plan/format-plan.js";
 import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap } from "../../src/model/json.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";

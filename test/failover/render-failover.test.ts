@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FleetObservations, ObservedReplicas } from "../../src/failover/observations.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
+import type { ObservedReplicas, ObservedState, TimedTaint } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
-import { type RenderResult, renderFleet } from "../../src/render/render-fleet.js";
-import type { TimedTaint } from "../../src/schedule/types.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
+import type { RenderResult } from "../../src/render/render-result.js";
 import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
 
 // Failover as the render sees it: a fleet, the previous render, and observations at a time.
@@ -41,7 +41,7 @@ const DIVIDED = `  replicaScheduling:
 `;
 
 /** west Unreachable since `since`, its NoExecute taint added at `noExecuteAt` (when given). */
-function westDown(now: number, since: number, noExecuteAt?: number): FleetObservations["clusters"] {
+function westDown(now: number, since: number, noExecuteAt?: number): ObservedState["clusters"] {
   const taints: TimedTaint[] = [{ key: "gitfleet.io/unreachable", effect: "NoSchedule", addedAt: since }];
   if (noExecuteAt !== undefined && now >= noExecuteAt)
     taints.push({ key: "gitfleet.io/unreachable", effect: "NoExecute", addedAt: noExecuteAt });
@@ -50,9 +50,9 @@ function westDown(now: number, since: number, noExecuteAt?: number): FleetObserv
 
 function observe(
   now: number,
-  clusters: FleetObservations["clusters"] = new Map(),
+  clusters: ObservedState["clusters"] = new Map(),
   web: Record<string, ObservedReplicas> = {},
-): FleetObservations {
+): ObservedState {
   return { now, clusters, workloads: new Map([[WEB, new Map(Object.entries(web))]]) };
 }
 

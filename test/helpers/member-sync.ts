@@ -1,10 +1,10 @@
-import { memberClientConfig } from "../../src/member/kubeconfig.js";
-import type { SimulatedMember } from "../../src/member/member-server.js";
+import { type ClusterSyncInput, syncCluster } from "../../src/kube/cluster-sync.js";
+import { MemberClient } from "../../src/kube/member-client.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
-import { type ClusterSyncInput, syncCluster } from "../../src/sync/cluster-sync.js";
+import { memberClientConfig } from "../../src/sim/kubeconfig.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { textDigest } from "../../src/sync/inventory.js";
-import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";
 
 /** A DesiredObject as the sync takes it: gitfleet's tracking labels, a digest, a policy. */

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { memberClientConfig, simulatedKubeconfig } from "../../src/member/kubeconfig.js";
-import type { SimulatedMember } from "../../src/member/member-server.js";
+import { memberClientConfig, simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 
 /** A client-node configuration for one simulated member (the product's own kubeconfig for it). */
 export const clientConfig = (member: SimulatedMember) => memberClientConfig(member);

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn, tempDir } from "./git-repo.js";
 import { spawnRun } from "./gitfleet-run.js";
 import { until } from "./member.js";

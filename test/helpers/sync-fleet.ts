@@ -7,11 +7,11 @@ import { commitSigner } from "../../src/git/commit-signer.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
-import { DEFAULT_PROFILE } from "../../src/member/simulation-profile.js";
-import type { WorldOptions } from "../../src/member/world.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { DEFAULT_PROFILE } from "../../src/sim/simulation-profile.js";
+import type { WorldOptions } from "../../src/sim/world.js";
 import { branchFiles, tempDir } from "./git-repo.js";
 import { writeKubeconfig } from "./member.js";
 

@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { clientConfig } from "../helpers/member.js";
 
 /** A simulated member driven only through HTTP by @kubernetes/client-node, as gitfleet's sync will drive it. */

@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { clientConfig } from "../helpers/member.js";
 
 /** A CRD's scale subresource reads and writes the paths the CRD declares, as the API server does. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ProgressInput, progressCondition } from "../../src/member/deployment-progress.js";
+import { type ProgressInput, progressCondition } from "../../src/sim/deployment-progress.js";
 
 // The Progressing condition of a Deployment, pass by pass, as the deployment controller keeps it.
 

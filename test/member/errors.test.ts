@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 
 /** Error answers over raw HTTP, each a Status object as a real API server sends it. */
 let member: SimulatedMember;

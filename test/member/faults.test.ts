@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 
 /** Injected faults, seen from a client over HTTP. */
 let member: SimulatedMember;

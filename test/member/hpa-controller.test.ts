@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { asList, asMap } from "../../src/model/json.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { until } from "../helpers/member.js";
 
 // A simulated member runs its HorizontalPodAutoscalers when asked to: load on the pods raises the

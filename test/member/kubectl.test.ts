@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { kubectl as kubectlWith, writeKubeconfig } from "../helpers/member.js";
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { kubectl, until, writeKubeconfig } from "../helpers/member.js";
 
 // metrics.k8s.io on a simulated member: per-pod usage computed from its pods, driven by load rules,

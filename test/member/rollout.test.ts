@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rolloutPolicy, rolloutStep } from "../../src/member/rollout.js";
+import { rolloutPolicy, rolloutStep } from "../../src/sim/rollout.js";
 
 const set = (name: string, replicas: number, available = replicas) => ({ name, replicas, available });
 

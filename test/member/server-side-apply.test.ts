@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { clientConfig, kubectl as kubectlWith, writeKubeconfig } from "../helpers/member.js";
 

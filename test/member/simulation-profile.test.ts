@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PROFILE, parseSimulationProfile } from "../../src/member/simulation-profile.js";
+import { DEFAULT_PROFILE, parseSimulationProfile } from "../../src/sim/simulation-profile.js";
 
 describe("simulation profiles", () => {
   it("gives each cluster its own node pools, the default to the others", () => {

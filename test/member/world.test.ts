@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { clientConfig, until } from "../helpers/member.js";
 
 /** The world inside a member — nodes, a Deployment's ReplicaSet and pods, scheduling, readiness — seen through client-node. */

@@ -6,9 +6,9 @@ import {
   type MigrationStatus,
   type PairReport,
 } from "../../src/migrate/migration-state.js";
-import { migrationStatusText, readMigrationStatus } from "../../src/migrate/migration-status-file.js";
 import type { Migration, MigrationBatch, MigrationSpec } from "../../src/model/types.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { migrationStatusText, readMigrationStatus } from "../../src/status/migration-file.js";
 
 // The Migration state machine: batches started only when approved and the one before Succeeded,
 // observed, failed, rolled back; every step survives a round trip through its status file.

@@ -4,7 +4,7 @@ import type { JsonMap } from "../../src/model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../../src/model/types.js";
 import { migrationLines } from "../../src/plan/format-migration-plan.js";
 import { compareWithLive, migrationChanges, startingObjects } from "../../src/plan/migration-plan.js";
-import type { RenderedObject } from "../../src/render/render-fleet.js";
+import type { RenderedObject } from "../../src/render/render-result.js";
 
 // What a pull request does to migrations, before it is merged: which batches start or wait, which
 // apps detach, and what adopting changes in what runs.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildProfile, DEFAULT_PROFILE } from "../../src/schedule/profile.js";
+import { DEFAULT_PLUGINS } from "../../src/model/scheduler-plugins.js";
+import { buildProfile, DEFAULT_PROFILE, registeredPluginNames } from "../../src/schedule/profile.js";
 
 const names = (plugins: readonly { name: string }[]) => plugins.map((p) => p.name);
 
@@ -52,5 +53,11 @@ describe("scheduler profiles", () => {
     ],
   ])("fails on %j", (plugins, error) => {
     expect(buildProfile({ name: "p", plugins })).toEqual({ ok: false, error });
+  });
+});
+
+describe("the plugin catalogue", () => {
+  it("names exactly the plugins the scheduler holds, in default order", () => {
+    expect(registeredPluginNames()).toEqual(DEFAULT_PLUGINS);
   });
 });

@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { gitfleetAsync } from "../helpers/cli.js";
 import { commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";

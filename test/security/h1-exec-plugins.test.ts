@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { simulatedKubeconfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
+import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { gitfleetAsync } from "../helpers/cli.js";
 import { createRepo, tempDir } from "../helpers/git-repo.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";

@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { memberClientConfig, simulatedKubeconfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { MemberCredentials } from "../../src/kube/connections.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { Cluster } from "../../src/model/types.js";
-import { MemberCredentials } from "../../src/sync/connections.js";
+import { memberClientConfig, simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 

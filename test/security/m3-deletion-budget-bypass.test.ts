@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { pruneSettings } from "../../src/sync/desired-objects.js";
 import type { Inventory, InventoryEntry } from "../../src/sync/inventory.js";
 import { type PruneSettings, planPrune } from "../../src/sync/prune-plan.js";

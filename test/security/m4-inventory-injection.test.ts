@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { asMap } from "../../src/model/json.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { inventoryFromData, inventoryFromStatus } from "../../src/sync/inventory.js";
 import { desiredObject, syncMember } from "../helpers/member-sync.js";
 

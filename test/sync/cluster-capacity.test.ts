@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { CapacityReadings } from "../../src/kube/read-capacity.js";
 import type { JsonMap } from "../../src/model/json.js";
-import { CapacityReadings, capacityRecord, summarizeCapacity } from "../../src/sync/cluster-capacity.js";
+import { capacityRecord, summarizeCapacity } from "../../src/sync/cluster-capacity.js";
 
 const node = (name: string, ready: boolean, allocatable: Record<string, string>): JsonMap => ({
   metadata: { name },

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { memberClientConfig } from "../../src/member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
+import { type ClusterSyncInput, detachApp, syncCluster } from "../../src/kube/cluster-sync.js";
+import { MemberClient } from "../../src/kube/member-client.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
-import { type ClusterSyncInput, detachApp, syncCluster } from "../../src/sync/cluster-sync.js";
+import { memberClientConfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { type Inventory, inventoryFromData, textDigest } from "../../src/sync/inventory.js";
-import { MemberClient } from "../../src/sync/member-client.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";
 
 /** One cluster's sync against a simulated member, through HTTP only. */

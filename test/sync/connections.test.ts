@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveConnections } from "../../src/kube/connections.js";
 import type { Cluster } from "../../src/model/types.js";
-import { resolveConnections } from "../../src/sync/connections.js";
 import { tempDir } from "../helpers/git-repo.js";
 
 /** How each Cluster's connection resolves among the credentials the operator offers. */

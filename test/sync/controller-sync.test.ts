@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Controller } from "../../src/controller/controller.js";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import {
   liveObject,

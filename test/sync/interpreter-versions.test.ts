@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { indexInterpreters, indexObjectInterpreters } from "../../src/model/interpreter-index.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { desiredObject, syncMember } from "../helpers/member-sync.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SimulatedMember } from "../../src/member/member-server.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveConnections } from "../../src/kube/connections.js";
+import { Syncer } from "../../src/kube/syncer.js";
 import { createLogger } from "../../src/log/logger.js";
-import { type SimulatedMember, startMember } from "../../src/member/member-server.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { resolveConnections } from "../../src/sync/connections.js";
-import { Syncer } from "../../src/sync/syncer.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";

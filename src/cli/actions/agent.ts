@@ -1,15 +1,32 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { Agent, type AgentRound } from "../../agent/agent.js";
 import { readFleetSettings } from "../../controller/fleet-settings.js";
+import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
+import { MemberClient } from "../../kube/member-client.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
-import { MemberClient } from "../../sync/member-client.js";
-import type { AgentFlags } from "../commands/agent.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { syncFailed, syncLine } from "../sync-line.js";
+
+export interface AgentFlags {
+  readonly cluster: string;
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch?: string;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly interval: string;
+  readonly once?: boolean;
+  readonly push: boolean;
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+  readonly logLevel: string;
+  readonly trustedKeys?: string;
+  readonly trustedKeysFormat: SigningFormat;
+}
 
 export async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitCodeValue> {
   const intervalMs = parseDuration(flags.interval);

@@ -1,10 +1,14 @@
 import { readTreeAtRevision } from "../../git/read-tree.js";
 import type { MigrationStatus } from "../../migrate/migration-state.js";
-import { statusFromFile } from "../../migrate/migrations.js";
 import { textTable } from "../../observe/text-table.js";
-import type { StatusOptions } from "../commands/migrate.js";
+import { statusFromFile } from "../../reconcile/migrations.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+
+export interface StatusOptions {
+  readonly repo: string;
+  readonly statusBranch: string;
+}
 
 export async function runStatus(
   name: string | undefined,

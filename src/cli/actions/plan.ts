@@ -1,9 +1,19 @@
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
-import type { PlanOptions } from "../commands/plan.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { readSecretDigestKey } from "../secret-digest-key.js";
+
+export interface PlanOptions {
+  readonly repo: string;
+  readonly base: string;
+  readonly head: string;
+  readonly format: "text" | "markdown" | "json";
+  readonly statusBranch: string;
+  readonly kubeconfig?: string;
+  readonly kubeconfigDir?: string;
+  readonly secretDigestKeyFile?: string;
+}
 
 export async function runPlan(options: PlanOptions, output: CommandOutput): Promise<ExitCodeValue> {
   const outcome = await planRevisions({

@@ -8,27 +8,55 @@ import {
 import { ReconcileLoop } from "../../controller/loop.js";
 import { type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
 import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
-import type { ClusterProber } from "../../failover/prober.js";
+import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
+import type { ConnectionSources, CredentialSource } from "../../kube/connections.js";
+import type { ClusterProber } from "../../kube/prober.js";
+import type { Syncer } from "../../kube/syncer.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
-import type { ConnectionSources, CredentialSource } from "../../sync/connections.js";
-import type { Syncer } from "../../sync/syncer.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_DRIFT_INTERVAL_MS,
   DEFAULT_INTERVAL_MS,
   DEFAULT_STATUS_BRANCH,
-  type LoopFlags,
-} from "../commands/reconcile.js";
+} from "../defaults.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 import { ControllerEndpoints, type ServedParts, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
+
+export interface LoopFlags {
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch?: string;
+  readonly interval?: string;
+  readonly once?: boolean;
+  readonly sync: boolean;
+  readonly kubeconfig?: string;
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+  readonly author?: string;
+  readonly controllerId: string;
+  readonly logLevel: string;
+  readonly listen?: string;
+  readonly signingKey?: string;
+  readonly kubeconfigDir?: string;
+  readonly planRevisions?: readonly string[];
+  readonly planMemoryMb?: string;
+  readonly planTimeout?: string;
+  readonly allowedHosts?: readonly string[];
+  readonly trustedKeys?: string;
+  readonly trustedKeysFormat?: SigningFormat;
+  readonly allowExec: readonly string[];
+  readonly secretDigestKeyFile?: string;
+  readonly signingFormat: SigningFormat;
+  readonly webhookSecretEnv?: string;
+}
 
 export async function runLoop(
   flags: LoopFlags,

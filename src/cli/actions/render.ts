@@ -5,10 +5,15 @@ import { formatValidationReport } from "../../model/summary.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
-import type { RenderOptions } from "../commands/render.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { readSecretDigestKey } from "../secret-digest-key.js";
+
+export interface RenderOptions {
+  readonly out: string;
+  readonly cluster?: readonly string[];
+  readonly secretDigestKeyFile?: string;
+}
 
 export async function runRender(
   dir: string,

@@ -1,8 +1,10 @@
 import { readSchedulingProblem } from "../../schedule/read-problem.js";
 import { scheduleWorkload } from "../../schedule/schedule.js";
-import type { ReadInput } from "../commands/schedule.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+
+/** Reads all of stdin as bytes. */
+export type ReadInput = () => Promise<Uint8Array>;
 
 /** Schedules the problem on stdin and prints the decision: 0 when every replica is placed, 3 when some are not. */
 export async function runSchedule(io: {

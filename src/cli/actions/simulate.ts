@@ -1,17 +1,23 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { simulatedKubeconfig } from "../../member/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../member/member-server.js";
+import { loadFleet } from "../../model/load-fleet.js";
+import { formatValidationReport } from "../../model/summary.js";
+import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../sim/member-server.js";
 import {
   DEFAULT_PROFILE,
   parseSimulationProfile,
   type SimulationProfile,
-} from "../../member/simulation-profile.js";
-import { loadFleet } from "../../model/load-fleet.js";
-import { formatValidationReport } from "../../model/summary.js";
+} from "../../sim/simulation-profile.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
-import type { SimulateOptions } from "../commands/simulate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+
+export interface SimulateOptions {
+  readonly fromRepo: string;
+  readonly cluster: string[];
+  readonly kubeconfigOut: string;
+  readonly profile?: string;
+}
 
 function readProfile(file: string): SimulationProfile {
   try {

@@ -1,9 +1,17 @@
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
 import { formatStatus } from "../../observe/format-status.js";
-import type { StatusOptions } from "../commands/status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+
+export interface StatusOptions {
+  readonly repo: string;
+  readonly branch: string;
+  readonly statusBranch: string;
+  readonly format: "text" | "json";
+  readonly cacheDir?: string;
+  readonly tokenEnv: string;
+}
 
 export async function runStatus(options: StatusOptions, output: CommandOutput): Promise<ExitCodeValue> {
   const fail = (error: unknown): never => {

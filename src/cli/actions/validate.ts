@@ -1,9 +1,13 @@
 import { loadFleet } from "../../model/load-fleet.js";
 import { formatValidationReport, validationReportJson } from "../../model/summary.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
-import type { ValidateOptions } from "../commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
+
+export interface ValidateOptions {
+  readonly format: "text" | "json";
+  readonly strict: boolean;
+}
 
 export async function runValidate(
   dir: string,

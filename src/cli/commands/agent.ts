@@ -1,24 +1,7 @@
 import { Command, Option } from "commander";
-import type { SigningFormat } from "../../git/commit-signer.js";
+import type { AgentFlags } from "../actions/agent.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-export interface AgentFlags {
-  readonly cluster: string;
-  readonly repo: string;
-  readonly branch: string;
-  readonly statusBranch?: string;
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly interval: string;
-  readonly once?: boolean;
-  readonly push: boolean;
-  readonly cacheDir?: string;
-  readonly tokenEnv: string;
-  readonly logLevel: string;
-  readonly trustedKeys?: string;
-  readonly trustedKeysFormat: SigningFormat;
-}
 
 /** `gitfleet agent`: pull mode, inside a member. */
 export function registerAgent(

@@ -1,11 +1,7 @@
 import { Command } from "commander";
+import type { StatusOptions } from "../actions/migrate.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-export interface StatusOptions {
-  readonly repo: string;
-  readonly statusBranch: string;
-}
 
 /** `gitfleet migrate status [NAME]`: the batches of each Migration as the status branch records them. */
 export function registerMigrate(

@@ -1,18 +1,8 @@
 import { Command, Option } from "commander";
+import type { PlanOptions } from "../actions/plan.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
-
-export interface PlanOptions {
-  readonly repo: string;
-  readonly base: string;
-  readonly head: string;
-  readonly format: "text" | "markdown" | "json";
-  readonly statusBranch: string;
-  readonly kubeconfig?: string;
-  readonly kubeconfigDir?: string;
-  readonly secretDigestKeyFile?: string;
-}
 
 /** `gitfleet plan`: what every cluster gets from going from BASE to HEAD; exit 0 no changes, 2 changes, 1 error. */
 export function registerPlan(

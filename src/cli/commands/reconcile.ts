@@ -1,45 +1,10 @@
 import { hostname } from "node:os";
 import { Command, Option } from "commander";
-import type { SigningFormat } from "../../git/commit-signer.js";
+import type { LoopFlags } from "../actions/reconcile.js";
+import { DEFAULT_STATUS_BRANCH } from "../defaults.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
-
-export interface LoopFlags {
-  readonly repo: string;
-  readonly branch: string;
-  readonly statusBranch?: string;
-  readonly interval?: string;
-  readonly once?: boolean;
-  readonly sync: boolean;
-  readonly kubeconfig?: string;
-  readonly cacheDir?: string;
-  readonly tokenEnv: string;
-  readonly author?: string;
-  readonly controllerId: string;
-  readonly logLevel: string;
-  readonly listen?: string;
-  readonly signingKey?: string;
-  readonly kubeconfigDir?: string;
-  readonly planRevisions?: readonly string[];
-  readonly planMemoryMb?: string;
-  readonly planTimeout?: string;
-  readonly allowedHosts?: readonly string[];
-  readonly trustedKeys?: string;
-  readonly trustedKeysFormat?: SigningFormat;
-  readonly allowExec: readonly string[];
-  readonly secretDigestKeyFile?: string;
-  readonly signingFormat: SigningFormat;
-  readonly webhookSecretEnv?: string;
-}
-
-export const DEFAULT_STATUS_BRANCH = "gitfleet/status";
-
-export const DEFAULT_INTERVAL_MS = 3 * 60_000;
-
-export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
-
-export const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
 
 /** `gitfleet reconcile` (once, or polling) and `gitfleet run` (the long-running controller with its HTTP endpoint). */
 export function registerReconcile(

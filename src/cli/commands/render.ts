@@ -1,13 +1,8 @@
 import type { Command } from "commander";
+import type { RenderOptions } from "../actions/render.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
-
-export interface RenderOptions {
-  readonly out: string;
-  readonly cluster?: readonly string[];
-  readonly secretDigestKeyFile?: string;
-}
 
 /** `gitfleet render [DIR] --out OUT [--cluster NAME…]`: write what every cluster gets, as the status branch will hold it. */
 export function registerRender(

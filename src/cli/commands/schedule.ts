@@ -1,9 +1,7 @@
 import type { Command } from "commander";
+import type { ReadInput } from "../actions/schedule.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-/** Reads all of stdin as bytes. */
-export type ReadInput = () => Promise<Uint8Array>;
 
 /**
  * `gitfleet schedule`: one JSON scheduling problem on stdin, the decision as JSON on stdout. Exit 0

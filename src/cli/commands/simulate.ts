@@ -1,13 +1,7 @@
 import { Command } from "commander";
+import type { SimulateOptions } from "../actions/simulate.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-export interface SimulateOptions {
-  readonly fromRepo: string;
-  readonly cluster: string[];
-  readonly kubeconfigOut: string;
-  readonly profile?: string;
-}
 
 /** `gitfleet simulate`: one simulated member per Cluster of a fleet repo, until interrupted. */
 export function registerSimulate(

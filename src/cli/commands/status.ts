@@ -1,15 +1,7 @@
 import { Command, Option } from "commander";
+import type { StatusOptions } from "../actions/status.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-export interface StatusOptions {
-  readonly repo: string;
-  readonly branch: string;
-  readonly statusBranch: string;
-  readonly format: "text" | "json";
-  readonly cacheDir?: string;
-  readonly tokenEnv: string;
-}
 
 /** `gitfleet status`: the dashboard's overview in the terminal, read from the status branch. */
 export function registerStatus(

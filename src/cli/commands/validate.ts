@@ -1,12 +1,8 @@
 import type { Command } from "commander";
 import { Option } from "commander";
+import type { ValidateOptions } from "../actions/validate.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
-
-export interface ValidateOptions {
-  readonly format: "text" | "json";
-  readonly strict: boolean;
-}
 
 /** `gitfleet validate [DIR]`: load and check a fleet repo checkout; exit 0 when valid, 1 when not. */
 export function registerValidate(

@@ -1,6 +1,6 @@
+import type { TimedTaint } from "../../model/observed-state.js";
 import type { PlacementSpec, Taint, Toleration } from "../../model/types.js";
 import { type FilterPlugin, SUCCESS } from "../framework.js";
-import type { TimedTaint } from "../types.js";
 
 /**
  * A taint the Placement does not tolerate keeps the workload away. NoSchedule lets a cluster keep the

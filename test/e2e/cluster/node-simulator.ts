@@ -1,5 +1,5 @@
+import type { MemberClient } from "../../../src/kube/member-client.js";
 import { asList, asMap, type JsonMap } from "../../../src/model/json.js";
-import type { MemberClient } from "../../../src/sync/member-client.js";
 
 /**
  * Fake kubelets for a real control plane: registers Nodes with a capacity, keeps their Leases in

@@ -1,12 +1,13 @@
 import { compareStrings } from "../model/file-tree.js";
+import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
-import { capacityRecord } from "./cluster-capacity.js";
-import type { ClusterSyncResult, ObjectResult } from "./cluster-sync.js";
-import { type Health, type HealthStatus, worstHealth } from "./health.js";
+import { capacityRecord } from "../sync/cluster-capacity.js";
+import { worstHealth } from "../sync/health.js";
+import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
 
 // status/apps/<app>.yaml and status/clusters/<cluster>.yaml have two writers: the reconcile writes
 // what gitfleet decided, the sync appends what it observed in an `observed:` block, always last. Each

@@ -1,7 +1,3 @@
-import { compareStrings } from "../model/file-tree.js";
-import type { FleetModel, Migration } from "../model/types.js";
-import type { RenderedObject } from "../render/render-fleet.js";
-import { readEmittedYaml } from "../render/yaml-reader.js";
 import {
   advanceMigration,
   type BatchStatus,
@@ -11,8 +7,12 @@ import {
   observeMs,
   type PairReport,
   placedClusters,
-} from "./migration-state.js";
-import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "./migration-status-file.js";
+} from "../migrate/migration-state.js";
+import { compareStrings } from "../model/file-tree.js";
+import type { FleetModel, Migration } from "../model/types.js";
+import type { RenderedObject } from "../render/render-result.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "../status/migration-file.js";
 
 /** Every Migration of the fleet advanced one step, and what the sync and the status branch get from it. */
 export interface MigrationsRound {

@@ -1,8 +1,8 @@
 import { firstSight } from "../autoscale/autoscale-step.js";
 import { decideReplicas, type HpaHistory } from "../autoscale/hpa-algorithm.js";
+import { type PodLister, podSamples } from "../kube/pod-samples.js";
 import { asList, asMap, type JsonMap } from "../model/json.js";
 import type { FederatedHPASpec } from "../model/types.js";
-import { type PodLister, podSamples } from "../sync/pod-samples.js";
 import type { MemberApi } from "./member-api.js";
 
 // The horizontal pod autoscaler controller of a simulated member: every period, each

@@ -2,6 +2,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import fetch, { type RequestInit } from "node-fetch";
 import { asList, asMap, type JsonMap } from "../model/json.js";
 import { MAX_MESSAGE, oneLine } from "../model/one-line.js";
+import { FIELD_MANAGER } from "../sync/field-manager.js";
 
 /** A Kubernetes API error: the Status a member answered with, or a failure to reach it (code 0). */
 export class MemberApiError extends Error {
@@ -52,8 +53,6 @@ export interface MemberClientOptions {
 /** Default bounds on what a member may send: a list of every pod of a large cluster fits; nothing endless does. */
 export const MAX_LIST_BYTES = 64 * 2 ** 20;
 export const MAX_RESPONSE_BYTES = 8 * 2 ** 20;
-
-export const FIELD_MANAGER = "gitfleet";
 
 /** The reason of an error that was the controller's own, not the member's (no file descriptors left). */
 const LOCAL_FAILURE = "ControllerResources";

@@ -1,9 +1,9 @@
 import { describeIdentity } from "../model/identity.js";
 import { isJsonMap, type JsonMap } from "../model/json.js";
-import type { WorkloadDecision } from "../render/render-fleet.js";
-import type { ClusterSyncResult } from "../sync/cluster-sync.js";
-import type { AgentReport } from "../sync/observed-status.js";
-import type { ObservedReplicas } from "./observations.js";
+import type { ObservedReplicas } from "../model/observed-state.js";
+import type { WorkloadDecision } from "../render/render-result.js";
+import type { AgentReport } from "../status/observed-status.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the members report per workload and cluster, from push-mode syncs and pull-mode agents' reports. */
 export interface WorkloadReports {

@@ -1,7 +1,8 @@
 import { asList, asMap, type JsonMap } from "../model/json.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
-import { FIELD_MANAGER, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { FIELD_MANAGER } from "../sync/field-manager.js";
+import type { MemberClient, ObjectAddress } from "./member-client.js";
 import { patchAsRead } from "./patch-as-read.js";
 
 export type DetachOutcome = "detached" | "gone" | "failed";

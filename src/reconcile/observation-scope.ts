@@ -1,15 +1,15 @@
 import { compareStrings } from "../model/file-tree.js";
+import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
-import type { RenderResult } from "../render/render-fleet.js";
+import type { RenderResult } from "../render/render-result.js";
 import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
-import type { FleetObservations } from "./observations.js";
 
 // Which observations a render depends on, as keys: when a key changes, what it covers is rendered
-// again. Clusters' conditions reach every app; a workload's member reports matter only to a workload
+// again by the observation step (failover moves, autoscaled totals). Clusters' conditions reach every app; a workload's member reports matter only to a workload
 // failover is watching (old replicas kept, capacity capped, or application failover enabled).
 
 /** The observations the last render used, reduced to what can change its output. */
-export interface FailoverKeys {
+export interface ObservationKeys {
   /** Every cluster's condition and which NoExecute tolerations have run out. */
   readonly clusters: string;
   /** Per app, the reports and deadlines of the workloads failover watches. */
@@ -19,11 +19,11 @@ export interface FailoverKeys {
 }
 
 /** The keys of a render made with these observations. Pure. */
-export function failoverKeys(
+export function observationKeys(
   model: FleetModel,
   render: RenderResult,
-  observations: FleetObservations,
-): FailoverKeys {
+  observations: ObservedState,
+): ObservationKeys {
   const { now } = observations;
   const clusters = [...observations.clusters]
     .sort(([a], [b]) => compareStrings(a, b))
@@ -63,7 +63,7 @@ export function failoverKeys(
 // bounds. Undefined when nothing scales it (and nothing did in this render).
 function autoscaleKey(
   decision: RenderResult["decisions"][number],
-  observations: FleetObservations,
+  observations: ObservedState,
 ): string | undefined {
   const total = observations.autoscaled?.get(decision.identity);
   const distributed = observations.distributed?.get(decision.identity);
@@ -85,7 +85,10 @@ function autoscaleKey(
  * whose keys differ. Without keys from before (a restart), only a disturbed fleet is rendered whole;
  * a quiet one renders again just the apps failover watches.
  */
-export function failoverScope(before: FailoverKeys | undefined, after: FailoverKeys): "all" | Set<string> {
+export function observationScope(
+  before: ObservationKeys | undefined,
+  after: ObservationKeys,
+): "all" | Set<string> {
   if (!before) return after.disturbed ? "all" : new Set(after.apps.keys());
   if (before.clusters !== after.clusters) return "all";
   const apps = new Set<string>();
@@ -100,7 +103,7 @@ export function failoverScope(before: FailoverKeys | undefined, after: FailoverK
  */
 export function toleranceDeadlines(
   model: FleetModel,
-  observations: FleetObservations,
+  observations: ObservedState,
   cluster: string,
 ): number[] {
   const taints = (observations.clusters.get(cluster)?.taints ?? []).filter((t) => t.effect === "NoExecute");
@@ -119,7 +122,7 @@ export function toleranceDeadlines(
 export function nextWake(
   model: FleetModel,
   render: RenderResult,
-  observations: FleetObservations,
+  observations: ObservedState,
 ): number | undefined {
   const times: number[] = [];
   for (const cluster of observations.clusters.keys())

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { FleetObservations } from "../../src/failover/observations.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
+import type { ObservedState } from "../../src/model/observed-state.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
-import { EMPTY_STATE, failoverDue, failoverStep, reconcileStep } from "../../src/reconcile/reconcile-step.js";
+import {
+  EMPTY_STATE,
+  observationStep,
+  observationsMoved,
+  reconcileStep,
+} from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
 
@@ -28,7 +33,7 @@ spec:
 });
 const SOURCE = "a".repeat(40);
 
-function westDown(now: number, web: Record<string, number> = {}): FleetObservations {
+function westDown(now: number, web: Record<string, number> = {}): ObservedState {
   const since = T0;
   const noExecuteAt = T0 + 60_000;
   return {
@@ -64,20 +69,20 @@ describe("the failover step", () => {
   }).state;
 
   it("is due only when an observation changes what would be rendered", () => {
-    expect(failoverDue(first, { now: T0, clusters: new Map(), workloads: new Map() })).toBe(false);
-    expect(failoverDue(first, westDown(T0 + 1000))).toBe(true);
-    const frozen = failoverStep(first, westDown(T0 + 1000));
+    expect(observationsMoved(first, { now: T0, clusters: new Map(), workloads: new Map() })).toBe(false);
+    expect(observationsMoved(first, westDown(T0 + 1000))).toBe(true);
+    const frozen = observationStep(first, westDown(T0 + 1000));
     expect(frozen.message).toBe(
       "failover: cluster west Unreachable: its replicas stay, it takes no new ones",
     );
     // The toleration running out (60 s of NotReady, then 30 s of NoExecute) is due without a new probe result.
-    expect(failoverDue(frozen.state, westDown(T0 + 5000))).toBe(false);
-    expect(failoverDue(frozen.state, westDown(T0 + 90_000))).toBe(true);
+    expect(observationsMoved(frozen.state, westDown(T0 + 5000))).toBe(false);
+    expect(observationsMoved(frozen.state, westDown(T0 + 90_000))).toBe(true);
   });
 
   it("moves, says so, and continues the same way after a restart from the status branch", () => {
-    const frozen = failoverStep(first, westDown(T0 + 1000)).state;
-    const moved = failoverStep(frozen, westDown(T0 + 90_000));
+    const frozen = observationStep(first, westDown(T0 + 1000)).state;
+    const moved = observationStep(frozen, westDown(T0 + 90_000));
     expect(moved.message.split("\n")[0]).toBe("failover: cluster west Unreachable for 90s; web 2 → east +2");
     expect(moved.message).toContain("web: 2 old replicas stay on west (purgeMode Gracefully until ");
     expect([...moved.changes.keys()]).toContain("rendered/east/shop/apps.Deployment.web.yaml");
@@ -88,13 +93,15 @@ describe("the failover step", () => {
       moved.state.render.decisions.map((d) => d.failover),
     );
     const ready = westDown(T0 + 120_000, { east: 4 });
-    const live = failoverStep(moved.state, ready);
-    const afterRestart = failoverStep(restored, ready);
+    const live = observationStep(moved.state, ready);
+    const afterRestart = observationStep(restored, ready);
     expect(live.message).toBe("failover: web: the 2 old replicas on west are removed");
     expect(afterRestart.changes).toEqual(live.changes);
     // A restart knows no earlier observations: a quiet fleet is not rendered again, a disturbed one is.
     const quiet = restoreState(live.state.files, tree, live.state.model);
-    expect(failoverDue(quiet, { now: T0 + 200_000, clusters: new Map(), workloads: new Map() })).toBe(false);
-    expect(failoverDue(quiet, westDown(T0 + 200_000))).toBe(true);
+    expect(observationsMoved(quiet, { now: T0 + 200_000, clusters: new Map(), workloads: new Map() })).toBe(
+      false,
+    );
+    expect(observationsMoved(quiet, westDown(T0 + 200_000))).toBe(true);
   });
 });

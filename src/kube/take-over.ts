@@ -1,5 +1,6 @@
 import { asList, asMap, type JsonMap } from "../model/json.js";
-import { FIELD_MANAGER, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { FIELD_MANAGER } from "../sync/field-manager.js";
+import type { MemberClient, ObjectAddress } from "./member-client.js";
 import { patchAsRead } from "./patch-as-read.js";
 
 /**

@@ -1,8 +1,8 @@
 import { compareStrings } from "../model/file-tree.js";
+import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
-import type { ChangeSummary } from "../reconcile/commit-message.js";
-import type { RenderResult, WorkloadDecision } from "../render/render-fleet.js";
-import type { FleetObservations } from "./observations.js";
+import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
+import type { ChangeSummary } from "./commit-message.js";
 
 // The message of a failover status commit: what moved and why, so that the status branch's history
 // reads as the incident's timeline.
@@ -12,7 +12,7 @@ export interface FailoverMessageInput {
   readonly summary: ChangeSummary;
   readonly before: RenderResult;
   readonly after: RenderResult;
-  readonly observations: FleetObservations;
+  readonly observations: ObservedState;
 }
 
 const MAX_BODY_LINES = 40;

@@ -1,5 +1,4 @@
-import type { Autoscaled, CronBounds } from "../autoscale/autoscale-step.js";
-import type { TimedTaint } from "../schedule/types.js";
+import type { Taint } from "./types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
 // function: the same fleet, previous render and observations give the same output.
@@ -28,7 +27,7 @@ export interface ObservedReplicas {
 }
 
 /** Everything observed that failover decisions read, and the time they are made at. */
-export interface FleetObservations {
+export interface ObservedState {
   /** Milliseconds since the epoch. */
   readonly now: number;
   /** Probed clusters; a cluster not in the map counts as Ready. */
@@ -69,6 +68,28 @@ export interface DistributedScaling {
 }
 
 /** Nothing observed: every cluster Ready, nothing known about workloads. */
-export function noObservations(now: number): FleetObservations {
+export function noObservations(now: number): ObservedState {
   return { now, clusters: new Map(), workloads: new Map() };
+}
+
+/** A taint with the time it was added, when known (observed health taints): tolerationSeconds count from it. */
+export interface TimedTaint extends Taint {
+  readonly addedAt?: number;
+}
+
+/** minReplicas/maxReplicas a CronScale rule set on a FederatedHPA. */
+export interface CronBounds {
+  readonly minReplicas?: number;
+  readonly maxReplicas?: number;
+  /** "cronScale/rule" that set them. */
+  readonly by: string;
+}
+
+/** A total an autoscaler decided for a workload, the render's input in place of the source's count. */
+export interface Autoscaled {
+  readonly replicas: number;
+  /** The FederatedHPA (or "cronscale/<name>", "scaledown/<name>") that decided it. */
+  readonly by: string;
+  /** Why it last changed. */
+  readonly reason?: string;
 }

@@ -5,14 +5,13 @@ import { groupOf } from "../model/kinds.js";
 import { oneLine } from "../model/one-line.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
-import { mapConcurrently } from "../util/map-concurrently.js";
-import { applyPlan } from "./apply-order.js";
-import { type ClusterCapacity, readCapacity } from "./cluster-capacity.js";
-import type { DesiredObject } from "./desired-objects.js";
-import { type DetachOutcome, detachObject } from "./detach.js";
-import { driftedPaths } from "./drift.js";
-import { assessHealth, type Health } from "./health.js";
-import { hpaTargets, leaveReplicasToHpa } from "./hpa-owned-replicas.js";
+import { applyPlan } from "../sync/apply-order.js";
+import type { ClusterCapacity } from "../sync/cluster-capacity.js";
+import type { DesiredObject } from "../sync/desired-objects.js";
+import { driftedPaths } from "../sync/drift.js";
+import { FIELD_MANAGER } from "../sync/field-manager.js";
+import { assessHealth } from "../sync/health.js";
+import { hpaTargets, leaveReplicasToHpa } from "../sync/hpa-owned-replicas.js";
 import {
   INVENTORY_CONFIGMAP,
   INVENTORY_NAMESPACE,
@@ -21,73 +20,20 @@ import {
   type InventoryOwner,
   inventoryData,
   inventoryFromData,
-} from "./inventory.js";
-import { FIELD_MANAGER, MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
-import { type PruneSettings, planPrune } from "./prune-plan.js";
+} from "../sync/inventory.js";
+import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
+import type {
+  ClusterSyncResult,
+  Hold,
+  ObjectAction,
+  ObjectResult,
+  PruneResult,
+} from "../sync/sync-result.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
+import { type DetachOutcome, detachObject } from "./detach.js";
+import { MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
+import { readCapacity } from "./read-capacity.js";
 import { takeOverFields } from "./take-over.js";
-
-export type ObjectAction =
-  | "held"
-  | "created"
-  | "configured"
-  | "unchanged"
-  | "corrected"
-  | "drifted"
-  | "conflict"
-  | "failed";
-
-export interface ObjectResult {
-  readonly identity: string;
-  readonly app: string;
-  readonly action: ObjectAction;
-  readonly health: Health;
-  /** Paths that differed from the rendered object before this sync. */
-  readonly drift?: readonly string[];
-  readonly error?: string;
-  /** For workloads: what the rendered object asks for and what the member reports ready. */
-  readonly desiredReplicas?: number;
-  readonly readyReplicas?: number;
-  /** For workloads short of ready replicas: their pods Pending as Unschedulable (application failover). */
-  readonly unschedulableReplicas?: number;
-  /** A HorizontalPodAutoscaler in the member owns the replicas: desiredReplicas is its count, not gitfleet's. */
-  readonly scaledByHpa?: boolean;
-  /** Why the object waits (the app's rollout has not reached this cluster, or a migration has not started there). */
-  readonly held?: string;
-  /** What holds it back: a rollout waits for time, a migration for a reviewed commit. */
-  readonly heldBy?: Hold["by"];
-}
-
-export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";
-
-export interface PruneResult {
-  readonly identity: string;
-  readonly app: string;
-  readonly outcome: PruneOutcome;
-  readonly error?: string;
-}
-
-/** What one sync of one cluster did. */
-export interface ClusterSyncResult {
-  readonly cluster: string;
-  readonly sourceCommit: string;
-  readonly reachable: boolean;
-  /** Why the cluster could not be synced at all. */
-  readonly error?: string;
-  readonly objects: readonly ObjectResult[];
-  readonly pruned: readonly PruneResult[];
-  readonly pruneBlocked?: {
-    readonly token: string;
-    readonly reasons: readonly string[];
-    readonly count: number;
-  };
-  /** Objects that left the rendered tree but stay: their app does not prune. */
-  readonly retained: readonly string[];
-  readonly inventory: Inventory;
-  /** The source commit prune tokens for this cluster are bound to (see prune-plan.ts). */
-  readonly pruneBase?: string;
-  /** The member's nodes and what its pods request, read after the sync (absent when it cannot be read). */
-  readonly capacity?: ClusterCapacity;
-}
 
 export interface ClusterSyncInput {
   readonly cluster: string;
@@ -109,12 +55,6 @@ export interface ClusterSyncInput {
   readonly onObject?: (done: number, total: number) => void;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
   readonly held?: ReadonlyMap<string, Hold>;
-}
-
-/** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */
-export interface Hold {
-  readonly reason: string;
-  readonly by: "rollout" | "migration";
 }
 
 /** The annotation that keeps an object when it leaves the rendered tree. */

@@ -1,7 +1,7 @@
 import { compareStrings } from "../model/file-tree.js";
 import type { Json, JsonMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
-import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
+import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 
 // The files under status/ on the status branch (DESIGN.md §3). Each is a function of the render and,

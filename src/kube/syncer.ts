@@ -5,22 +5,23 @@ import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
-import type { RenderedObject, WorkloadDecision } from "../render/render-fleet.js";
+import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { CapacityReadings } from "./cluster-capacity.js";
-import { type ClusterSyncResult, detachApp, notSynced, syncCluster } from "./cluster-sync.js";
-import { connectionKey, type MemberConnection } from "./connections.js";
-import { desiredByCluster, pruneSettings } from "./desired-objects.js";
-import { INVENTORY_NAMESPACE, type Inventory } from "./inventory.js";
-import { MemberClient, type MemberClientOptions } from "./member-client.js";
-import { applyGates } from "./migration-gates.js";
 import {
   AGENT_STATUS_CONFIGMAP,
   type AgentReport,
   readAgentReport,
   sanitizeAgentReport,
-} from "./observed-status.js";
-import { RolloutPlanner } from "./rollout-planner.js";
+} from "../status/observed-status.js";
+import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
+import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
+import { applyGates } from "../sync/migration-gates.js";
+import { RolloutPlanner } from "../sync/rollout-planner.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { detachApp, notSynced, syncCluster } from "./cluster-sync.js";
+import { connectionKey, type MemberConnection } from "./connections.js";
+import { MemberClient, type MemberClientOptions } from "./member-client.js";
+import { CapacityReadings } from "./read-capacity.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
 export interface SyncTarget {

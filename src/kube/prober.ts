@@ -1,14 +1,14 @@
 import type { Logger } from "pino";
-import type { FleetModel, Taint } from "../model/types.js";
-import { connectionKey, type MemberConnection } from "../sync/connections.js";
-import { MemberClient } from "../sync/member-client.js";
 import {
   afterProbe,
   type ClusterHealth,
   clusterHealthSettings,
   healthTaints,
   initialHealth,
-} from "./cluster-health.js";
+} from "../failover/cluster-health.js";
+import type { FleetModel, Taint } from "../model/types.js";
+import { connectionKey, type MemberConnection } from "./connections.js";
+import { MemberClient } from "./member-client.js";
 
 /** How soon the prober looks again when the first reconcile has not given it a fleet yet. */
 const NO_MODEL_RETRY_MS = 250;

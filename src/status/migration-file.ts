@@ -1,7 +1,7 @@
+import type { BatchState, BatchStatus, MigrationStatus } from "../migrate/migration-state.js";
+import type { HealthStatus } from "../model/health.js";
 import { asList, asMap, isJsonMap, type Json } from "../model/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
-import type { HealthStatus } from "../sync/health.js";
-import type { BatchState, BatchStatus, MigrationStatus } from "./migration-state.js";
 
 /** status/migrations/<name>.yaml */
 export function migrationStatusPath(name: string): string {

@@ -1,0 +1,9 @@
+// Defaults the commands' help texts name and their actions apply.
+
+export const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
+
+export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
+
+export const DEFAULT_INTERVAL_MS = 3 * 60_000;
+
+export const DEFAULT_STATUS_BRANCH = "gitfleet/status";

@@ -1,0 +1,76 @@
+import type { Health } from "../model/health.js";
+import type { ClusterCapacity } from "./cluster-capacity.js";
+import type { Inventory } from "./inventory.js";
+
+/**
+ * What syncing a member did, as values: per object (action, health, replicas, drift), per prune, and
+ * per cluster. The sync produces them; status files, failover, rollouts, metrics and the CLI read them.
+ */
+export type ObjectAction =
+  | "held"
+  | "created"
+  | "configured"
+  | "unchanged"
+  | "corrected"
+  | "drifted"
+  | "conflict"
+  | "failed";
+
+export interface ObjectResult {
+  readonly identity: string;
+  readonly app: string;
+  readonly action: ObjectAction;
+  readonly health: Health;
+  /** Paths that differed from the rendered object before this sync. */
+  readonly drift?: readonly string[];
+  readonly error?: string;
+  /** For workloads: what the rendered object asks for and what the member reports ready. */
+  readonly desiredReplicas?: number;
+  readonly readyReplicas?: number;
+  /** For workloads short of ready replicas: their pods Pending as Unschedulable (application failover). */
+  readonly unschedulableReplicas?: number;
+  /** A HorizontalPodAutoscaler in the member owns the replicas: desiredReplicas is its count, not gitfleet's. */
+  readonly scaledByHpa?: boolean;
+  /** Why the object waits (the app's rollout has not reached this cluster, or a migration has not started there). */
+  readonly held?: string;
+  /** What holds it back: a rollout waits for time, a migration for a reviewed commit. */
+  readonly heldBy?: Hold["by"];
+}
+
+export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";
+
+export interface PruneResult {
+  readonly identity: string;
+  readonly app: string;
+  readonly outcome: PruneOutcome;
+  readonly error?: string;
+}
+
+/** What one sync of one cluster did. */
+export interface ClusterSyncResult {
+  readonly cluster: string;
+  readonly sourceCommit: string;
+  readonly reachable: boolean;
+  /** Why the cluster could not be synced at all. */
+  readonly error?: string;
+  readonly objects: readonly ObjectResult[];
+  readonly pruned: readonly PruneResult[];
+  readonly pruneBlocked?: {
+    readonly token: string;
+    readonly reasons: readonly string[];
+    readonly count: number;
+  };
+  /** Objects that left the rendered tree but stay: their app does not prune. */
+  readonly retained: readonly string[];
+  readonly inventory: Inventory;
+  /** The source commit prune tokens for this cluster are bound to (see prune-plan.ts). */
+  readonly pruneBase?: string;
+  /** The member's nodes and what its pods request, read after the sync (absent when it cannot be read). */
+  readonly capacity?: ClusterCapacity;
+}
+
+/** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */
+export interface Hold {
+  readonly reason: string;
+  readonly by: "rollout" | "migration";
+}
