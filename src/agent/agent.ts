@@ -13,7 +13,7 @@ import { gatesForCluster } from "../migrate/migration-state.js";
 import { parseDuration } from "../model/duration.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { createParseCache, loadFleet } from "../model/load-fleet.js";
-import { SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
+import { EVENT_TRAILER, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
 import { statusFromFile } from "../reconcile/migrations.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
@@ -249,6 +249,7 @@ export class Agent {
         trailers: [
           [SOURCE_COMMIT_TRAILER, result.sourceCommit],
           ["Gitfleet-Agent", agent],
+          [EVENT_TRAILER, "agent"],
         ],
         author: this.author(),
       });

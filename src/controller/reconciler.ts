@@ -9,7 +9,12 @@ import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
-import { CONTROLLER_TRAILER, hasStatusTrailers, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
+import {
+  CONTROLLER_TRAILER,
+  EVENT_TRAILER,
+  hasStatusTrailers,
+  SOURCE_COMMIT_TRAILER,
+} from "../model/trailers.js";
 import { ALL } from "../reconcile/affected-apps.js";
 import { rebuildState, strayFiles } from "../reconcile/rebuild-state.js";
 import {
@@ -21,6 +26,7 @@ import {
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
+import { commitEventKind } from "../status/commit-event.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
 import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
@@ -579,6 +585,7 @@ export class Reconciler {
       trailers: [
         [SOURCE_COMMIT_TRAILER, sourceCommit],
         [CONTROLLER_TRAILER, this.options.controllerId],
+        [EVENT_TRAILER, commitEventKind(message)],
       ],
       author: this.author(),
       ...(this.options.sign ? { sign: this.options.sign } : {}),

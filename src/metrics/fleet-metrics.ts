@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { describeIdentity } from "../model/identity.js";
-import { eventKind } from "../observe/timeline.js";
+import { commitEventKind } from "../status/commit-event.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
@@ -127,8 +127,8 @@ export class FleetMetrics {
 
   /** A status commit published. */
   committed(message: string): void {
-    const [subject = "", ...body] = message.split("\n");
-    const kind = eventKind(subject, body);
+    const [_subject = "", ...body] = message.split("\n");
+    const kind = commitEventKind(message);
     this.statusCommits.inc({ kind });
     if (kind === "failover") this.failovers.inc();
     if (kind === "scale" || body.some((line) => line.startsWith("autoscale: "))) this.scaleEvents.inc();

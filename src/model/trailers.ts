@@ -3,6 +3,28 @@ export const SOURCE_COMMIT_TRAILER = "Source-Commit";
 /** The trailer naming the controller that wrote a status commit. */
 export const CONTROLLER_TRAILER = "Gitfleet-Controller";
 
+/** The trailer naming what a status commit recorded (an EventKind), beside the subject people read. */
+export const EVENT_TRAILER = "Gitfleet-Event";
+
+/** What a status commit recorded. */
+export const EVENT_KINDS = [
+  "reconcile",
+  "invalid",
+  "failover",
+  "scale",
+  "rollout",
+  "migration",
+  "sync",
+  "agent",
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** The event a message's Gitfleet-Event trailer names; undefined when it names none gitfleet knows. */
+export function eventTrailer(message: string): EventKind | undefined {
+  const value = trailerBlock(message)?.get(EVENT_TRAILER);
+  return EVENT_KINDS.find((kind) => kind === value);
+}
+
 const TRAILER = /^([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+): (.*)$/;
 
 /**

@@ -1,18 +1,8 @@
-import { SOURCE_COMMIT_TRAILER, trailerBlock } from "../model/trailers.js";
+import { type EventKind, eventTrailer, SOURCE_COMMIT_TRAILER, trailerBlock } from "../model/trailers.js";
+import { commitEventKind } from "../status/commit-event.js";
 
-// The status branch's history as a timeline: every status commit is an event, and its message says
-// what happened. gitfleet writes those messages itself, so their subjects classify them.
-
-/** What a status commit recorded. */
-export type EventKind =
-  | "reconcile"
-  | "invalid"
-  | "failover"
-  | "scale"
-  | "rollout"
-  | "migration"
-  | "sync"
-  | "agent";
+// The status branch's history as a timeline: every status commit is an event. Its Gitfleet-Event
+// trailer says which; commits written before the trailer existed are classified by their subject.
 
 export interface TimelineEvent {
   readonly commit: string;
@@ -39,22 +29,9 @@ export function timelineEvent(commit: string, time: string, message: string): Ti
   return {
     commit,
     time,
-    kind: eventKind(subject, body),
+    kind: eventTrailer(message) ?? commitEventKind(message),
     subject,
     body,
     ...(source ? { sourceCommit: source } : {}),
   };
-}
-
-/** The kind of a status commit, from its subject (and for a sync, whether it applied anything). */
-export function eventKind(subject: string, body: readonly string[]): EventKind {
-  if (subject.startsWith("failover:")) return "failover";
-  if (subject.startsWith("autoscale:")) return "scale";
-  if (/^Source [0-9a-f]+ is invalid/.test(subject)) return "invalid";
-  if (/^agent \S+:/.test(subject)) return "agent";
-  if (subject.startsWith("sync:")) {
-    if (subject.includes("; migration:")) return "migration";
-    return body.some((line) => /: [1-9][0-9]* applied/.test(line)) ? "rollout" : "sync";
-  }
-  return "reconcile";
 }

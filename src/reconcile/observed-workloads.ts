@@ -1,5 +1,3 @@
-import { describeIdentity } from "../model/identity.js";
-import { isJsonMap, type JsonMap } from "../model/json.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import type { WorkloadDecision } from "../render/render-result.js";
 import type { AgentReport } from "../status/observed-status.js";
@@ -73,28 +71,13 @@ function fromResults(input: WorkloadReports, seen: Seen): void {
         });
 }
 
-// Pull mode: agents report "ready: {Deployment shop/web: 3/5}" per app.
+// Pull mode: agents report each workload's replicas as numbers, by identity.
 function fromReports(input: WorkloadReports, seen: Seen): void {
   for (const [cluster, report] of input.reports) {
     if (input.results.has(cluster)) continue;
     for (const decision of input.decisions) {
-      const value = reportedReplicas(report.apps[decision.app], describeIdentity(decision.identity));
+      const value = report.replicas[decision.identity];
       if (value) add(seen, decision.identity, cluster, value);
     }
   }
-}
-
-function reportedReplicas(
-  app: JsonMap | undefined,
-  name: string,
-): Omit<ObservedReplicas, "unschedulableSince"> | undefined {
-  const ready = isJsonMap(app?.ready) ? app.ready[name] : undefined;
-  const match = typeof ready === "string" ? /^(\d+)\/(\d+)$/.exec(ready) : null;
-  if (!match) return undefined;
-  const pending = isJsonMap(app?.unschedulable) ? app.unschedulable[name] : undefined;
-  return {
-    desired: Number(match[2]),
-    ready: Number(match[1]),
-    unschedulable: typeof pending === "number" ? pending : 0,
-  };
 }

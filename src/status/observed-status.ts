@@ -57,12 +57,29 @@ export function appObserved(
   return emitYaml({ observed });
 }
 
-/** What a pull-mode agent reports for its cluster: the cluster's observed block and each app's. */
+/**
+ * What a pull-mode agent reports for its cluster: the cluster's observed block, each app's (as the
+ * controller writes them for push-mode clusters), and each workload's replicas as numbers, keyed by
+ * identity — the values failover and autoscaling read, never parsed back from display text.
+ */
 export interface AgentReport {
   readonly cluster: string;
   readonly observed: JsonMap;
   readonly apps: Readonly<Record<string, JsonMap>>;
+  readonly replicas: Readonly<Record<string, ReportedReplicas>>;
 }
+
+/** One workload's replicas in an agent's cluster. */
+export interface ReportedReplicas {
+  /** What the member's object asks for (the member HPA's count when one scales it). */
+  readonly desired: number;
+  readonly ready: number;
+  /** Pods Pending as Unschedulable. */
+  readonly unschedulable: number;
+  readonly scaledByHpa?: boolean;
+}
+
+const MAX_REPORTED_WORKLOADS = 5000;
 
 /** The ConfigMap (in gitfleet-system) in which an agent keeps its latest report, for when it cannot push. */
 export const AGENT_STATUS_CONFIGMAP = "gitfleet-agent-status";
@@ -80,7 +97,16 @@ export function agentReportText(result: ClusterSyncResult, agent: string): strin
       result,
       result.objects.filter((o) => o.app === app),
     );
-  return emitYaml({ cluster: result.cluster, agent, observed: clusterObservedValue(result), apps });
+  const replicas: Record<string, JsonMap> = {};
+  for (const o of [...result.objects].sort((a, b) => compareStrings(a.identity, b.identity)))
+    if (o.desiredReplicas !== undefined)
+      replicas[o.identity] = {
+        desired: o.desiredReplicas,
+        ready: o.readyReplicas ?? 0,
+        unschedulable: o.unschedulableReplicas ?? 0,
+        ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
+      };
+  return emitYaml({ cluster: result.cluster, agent, observed: clusterObservedValue(result), apps, replicas });
 }
 
 /** Reads an agent's report back; undefined when it is not one. */
@@ -89,7 +115,29 @@ export function readAgentReport(value: unknown): AgentReport | undefined {
   const apps: Record<string, JsonMap> = {};
   for (const [app, entry] of Object.entries(isJsonMap(value.apps) ? value.apps : {}))
     if (isJsonMap(entry)) apps[app] = entry;
-  return { cluster: value.cluster, observed: value.observed, apps };
+  return { cluster: value.cluster, observed: value.observed, apps, replicas: readReplicas(value.replicas) };
+}
+
+// The typed replicas of a report: counts that are whole numbers of at least 0, at most 5,000 workloads.
+function readReplicas(value: unknown): Record<string, ReportedReplicas> {
+  const replicas: Record<string, ReportedReplicas> = {};
+  if (!isJsonMap(value)) return replicas;
+  for (const [identity, entry] of Object.entries(value).slice(0, MAX_REPORTED_WORKLOADS)) {
+    if (!isJsonMap(entry)) continue;
+    const { desired, ready, unschedulable } = entry;
+    if (!isCount(desired) || !isCount(ready) || !isCount(unschedulable)) continue;
+    replicas[oneLine(identity, 600)] = {
+      desired,
+      ready,
+      unschedulable,
+      ...(entry.scaledByHpa === true ? { scaledByHpa: true } : {}),
+    };
+  }
+  return replicas;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
 /**
@@ -101,7 +149,12 @@ export function sanitizeAgentReport(report: AgentReport, model: FleetModel): Age
   const apps = new Set(model.apps.map((a) => a.name));
   const kept: Record<string, JsonMap> = {};
   for (const [app, entry] of Object.entries(report.apps)) if (apps.has(app)) kept[app] = boundedMap(entry, 0);
-  return { cluster: report.cluster, observed: boundedMap(report.observed, 0), apps: kept };
+  return {
+    cluster: report.cluster,
+    observed: boundedMap(report.observed, 0),
+    apps: kept,
+    replicas: readReplicas(report.replicas),
+  };
 }
 
 function boundedMap(map: JsonMap, depth: number): JsonMap {

@@ -57,6 +57,9 @@ describe("reconciling a local repository", () => {
     const message = gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status");
     expect(message).toContain(`Source-Commit: ${source}`);
     expect(message).toContain("Gitfleet-Controller: test-controller");
+    expect(
+      gitIn(dir, "log", "-1", "--format=%(trailers:key=Gitfleet-Event,valueonly)", "gitfleet/status"),
+    ).toBe("reconcile");
     expect(gitIn(dir, "fsck", "--strict", "--no-dangling")).toBe("");
     // Nothing changed in the source: no new status commit, from the same process or a new one.
     expect((await loop.reconcile()).result).toBe("up-to-date");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { eventKind, timelineEvent } from "../../src/observe/timeline.js";
+import { timelineEvent } from "../../src/observe/timeline.js";
+import { commitEventKind } from "../../src/status/commit-event.js";
 
 describe("status commits as timeline events", () => {
   it.each([
@@ -17,7 +18,7 @@ describe("status commits as timeline events", () => {
     ["sync: east Healthy; migration: legacy/test: Syncing → Observing", [], "migration"],
     ["agent north: north Healthy", [], "agent"],
   ] as const)("%s → %s", (subject, body, kind) => {
-    expect(eventKind(subject, body)).toBe(kind);
+    expect(commitEventKind([subject, ...body].join("\n"))).toBe(kind);
   });
 
   it("splits subject, body and the Source-Commit trailer", () => {
@@ -45,5 +46,18 @@ describe("status commits as timeline events", () => {
     );
     expect(event.body).toEqual(["east: 0 applied, 0 pruned; Healthy"]);
     expect(event.sourceCommit).toBeUndefined();
+  });
+
+  it("takes the kind from the Gitfleet-Event trailer, not from the subject", () => {
+    const source = "f".repeat(40);
+    const trailers = (kind: string) =>
+      `\n\nSource-Commit: ${source}\nGitfleet-Controller: gitfleet@host\nGitfleet-Event: ${kind}\n`;
+    // A subject that reads like another kind (an app named "failover") does not decide it.
+    expect(timelineEvent("c".repeat(40), "t", `failover: 3 replicas${trailers("reconcile")}`).kind).toBe(
+      "reconcile",
+    );
+    expect(timelineEvent("c".repeat(40), "t", `Reconcile 1a6aa62${trailers("scale")}`).kind).toBe("scale");
+    // An unknown value falls back to the subject, as for commits written before the trailer.
+    expect(timelineEvent("c".repeat(40), "t", `failover: west${trailers("nonsense")}`).kind).toBe("failover");
   });
 });
