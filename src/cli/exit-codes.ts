@@ -1,4 +1,4 @@
-/** Process exit codes, documented in the README. */
+/** Process exit codes, documented in docs/commands.md. */
 export const ExitCode = {
   /** Success: valid, nothing to do, everything placed. */
   Ok: 0,

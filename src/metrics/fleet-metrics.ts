@@ -32,7 +32,7 @@ export interface ReconcileResult {
 }
 
 /**
- * The controller's Prometheus metrics (README, "Metrics"): counters fed by the loop, the writer, Git
+ * The controller's Prometheus metrics (docs/observing.md, "Metrics"): counters fed by the loop, the writer, Git
  * and the syncer as things happen; gauges read from the controller's state at every scrape.
  */
 export class FleetMetrics {

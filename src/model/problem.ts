@@ -3,7 +3,7 @@ import { compareStrings } from "./file-tree.js";
 /** How bad a problem is: errors block a reconcile, warnings do not. */
 export type Severity = "error" | "warning";
 
-/** Stable machine-readable problem codes; the README lists what each means. */
+/** Stable machine-readable problem codes; docs/commands.md lists what each means. */
 export type ProblemCode =
   | "NOT_UTF8"
   | "YAML_SYNTAX"

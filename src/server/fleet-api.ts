@@ -30,7 +30,7 @@ const MAX_HISTORY = 500;
 const REVISION = /^[A-Za-z0-9._/~^-]{1,200}$/;
 
 /**
- * The read-only JSON API under /api/ (README, "HTTP endpoints"): the fleet overview, clusters, apps,
+ * The read-only JSON API under /api/ (docs/observing.md, "HTTP endpoints"): the fleet overview, clusters, apps,
  * one app with its objects per cluster, migrations, the status branch's history, one commit, and the
  * plan between two revisions. Everything is read from Git, so an answer names the status commit it
  * comes from.

@@ -121,10 +121,11 @@ function loopCommand(name: string): Command {
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
     )
-    .option(
-      "--controller-id <id>",
-      "names this controller in the Gitfleet-Controller trailer",
-      `gitfleet@${hostname()}`,
+    .addOption(
+      new Option("--controller-id <id>", "names this controller in the Gitfleet-Controller trailer").default(
+        `gitfleet@${hostname()}`,
+        "gitfleet@<host name>",
+      ),
     )
     .option("--log-level <level>", "trace, debug, info, warn or error", "info");
 }
