@@ -229,7 +229,6 @@ try {
   await failoverPhase();
   process.stdout.write(`  peak RSS of the controller ${peakRssMiB().toFixed(0)} MiB\n`);
 } finally {
-  controller.stop();
   simulator.kill("SIGTERM");
   rmSync(dir, { recursive: true, force: true });
 }

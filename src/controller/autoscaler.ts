@@ -6,8 +6,9 @@ import {
   type RoundOutcome,
 } from "../autoscale/autoscaling-round.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
-import { connectionKey, type MemberConnection } from "../kube/connections.js";
-import { MemberClient, type MemberClientOptions, type ObjectAddress } from "../kube/member-client.js";
+import type { MemberConnection } from "../kube/connections.js";
+import type { MemberClient, MemberClientOptions, ObjectAddress } from "../kube/member-client.js";
+import { MemberClientPool } from "../kube/member-clients.js";
 import { podSamples, SAMPLED_RESOURCES } from "../kube/pod-samples.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap, valueAt } from "../model/json.js";
@@ -24,6 +25,8 @@ export interface AutoscalerOptions {
   /** Pods are sampled at most this often, and a workload's total changes at most once per this long (fleet.yaml autoscaleInterval). */
   readonly intervalMs: number;
   readonly client?: MemberClientOptions;
+  /** Where its member clients come from (shared with the syncer and the prober); default its own. */
+  readonly clients?: MemberClientPool;
 }
 
 /**
@@ -42,9 +45,11 @@ export class Autoscaler {
   private last: RoundOutcome | undefined;
   /** Lines of rounds whose files no status commit carried yet. */
   private notes: string[] = [];
-  private readonly clients = new Map<string, { key: string; client: MemberClient }>();
+  private readonly clients: MemberClientPool;
 
-  constructor(private readonly options: AutoscalerOptions) {}
+  constructor(private readonly options: AutoscalerOptions) {
+    this.clients = options.clients ?? new MemberClientPool(options.client);
+  }
 
   /** Samples the members when the interval allows: every centralized target, in every cluster it runs in. */
   async sample(state: ReconcileState, now: number): Promise<void> {
@@ -142,15 +147,7 @@ export class Autoscaler {
   private client(connection: MemberConnection | undefined): MemberClient | undefined {
     if (!connection || !("config" in connection) || !connection.config || connection.mode !== "push")
       return undefined;
-    const key = connectionKey(connection);
-    const known = this.clients.get(connection.cluster);
-    if (known?.key === key) return known.client;
-    const client = new MemberClient(connection.cluster, connection.config, {
-      ...this.options.client,
-      retries: 0,
-    });
-    this.clients.set(connection.cluster, { key, client });
-    return client;
+    return this.clients.client(connection.cluster, connection.config, { retries: 0 });
   }
 
   /**

@@ -32,7 +32,7 @@ import {
 } from "../sync/inventory.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import type { Autoscaler } from "./autoscaler.js";
-import type { Reconciles } from "./loop.js";
+import { earliest, type Reconciles, type Requeue } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
 
 export interface ControllerOptions {
@@ -43,8 +43,6 @@ export interface ControllerOptions {
   readonly resyncIntervalMs: number;
   /** Probes the members' /readyz: their condition and taints go to status/clusters/. */
   readonly prober?: ClusterProber;
-  /** Asks the loop for another round (after sync results, or to look again at progressing apps). */
-  readonly trigger?: (reason: string) => void;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number;
   /** Samples members for FederatedHPAs and runs CronScale rules; its totals feed the render. */
@@ -53,10 +51,16 @@ export interface ControllerOptions {
   readonly agents?: AgentBranches;
 }
 
-/** What one round did: the reconcile's report and, with sync on, whether observed status was committed. */
+/**
+ * What one round did: the reconcile's report, with sync on whether observed status was committed, and
+ * when the next round is due without any new event (the loop schedules it).
+ */
 export interface ControllerReport extends ReconcileReport {
-  readonly observed?: "committed" | "unchanged" | "moved" | "waiting";
+  readonly observed?: ObservedOutcome;
+  readonly requeue?: Requeue;
 }
+
+type ObservedOutcome = "committed" | "unchanged" | "moved" | "waiting";
 
 /**
  * One round of the controller: reconcile the source branch into the status branch, hand what the
@@ -69,8 +73,8 @@ export class Controller implements Reconciles {
   private lastFlush = Number.NEGATIVE_INFINITY;
   private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
   private flushedReports: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Apps were still progressing at the last commit: the members are synced again from this time on. */
+  private progressAt: number | undefined;
   /** (workload, cluster) → when its pods were first seen Unschedulable. */
   private readonly unschedulableSince = new Map<string, number>();
   /** The observations the reconcile of this round was made with. */
@@ -143,21 +147,23 @@ export class Controller implements Reconciles {
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles, trusted } = this.reconciler.snapshot();
+    // Migrations advance once a round, with the results the observed-status commit below carries.
     this.migrations = this.advanceMigrations(state, syncFiles, now);
     this.unrecorded.push(...(this.migrations?.changes ?? []));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
-    this.wakeAtNextDeadline(state);
-    // A new render (not a status commit of the sync's own), a migration gate that moved, or a due
-    // resync asks the members again.
+    // A new render (not a status commit of the sync's own), a migration gate that moved, a due
+    // resync, or apps still progressing ask the members again.
     const due =
       !this.requested ||
       this.requested.render !== state.render ||
       gatesKey !== this.requestedGates ||
-      now - this.requested.at >= this.options.resyncIntervalMs;
+      now - this.requested.at >= this.options.resyncIntervalMs ||
+      (this.progressAt !== undefined && now >= this.progressAt);
     // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
     if (due && state.model && state.renderedCommit) {
       this.requested = { render: state.render, at: now };
       this.requestedGates = gatesKey;
+      this.progressAt = undefined;
       await this.syncer.request({
         sourceCommit: state.renderedCommit,
         model: state.model,
@@ -168,50 +174,42 @@ export class Controller implements Reconciles {
         ...(this.migrations ? { gates: this.migrations.gates } : {}),
       });
     }
-    return { ...report, observed: await this.flush() };
+    const published = await this.publishObserved();
+    const requeue = earliest([published.requeue, this.deadline(state)]);
+    return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
   }
 
-  /** Publishes the members' latest results when they changed and the status interval allows. */
-  async flush(): Promise<"committed" | "unchanged" | "moved" | "waiting"> {
+  /** Advances the migrations and publishes the members' latest results (after a sync outside a round). */
+  async flush(): Promise<ObservedOutcome> {
+    const { state, syncFiles } = this.reconciler.snapshot();
+    this.migrations = this.advanceMigrations(state, syncFiles, this.now());
+    this.unrecorded.push(...(this.migrations?.changes ?? []));
+    return (await this.publishObserved()).outcome;
+  }
+
+  // Publishes the members' latest results when they changed and the status interval allows; says
+  // when to look again (the interval's end, or apps still progressing).
+  private async publishObserved(): Promise<{ outcome: ObservedOutcome; requeue?: Requeue }> {
     const results = this.syncer.latest();
     const { state, syncFiles } = this.reconciler.snapshot();
     const reports = this.agentReports();
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
-    // Migrations advanced with the results about to be committed, so both say the same.
-    this.migrations = this.advanceMigrations(state, syncFiles, this.now());
-    this.unrecorded.push(...(this.migrations?.changes ?? []));
     const migrationFiles = this.migrations?.files ?? new Map<string, string>();
     const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
       (results.size === 0 && reports.size === 0) ||
       (sameResults(results, this.flushedResults) && reportsKey === this.flushedReports)
     )
-      return "unchanged";
+      return { outcome: "unchanged" };
     const wait = this.lastFlush + this.options.statusIntervalMs - this.now();
-    if (wait > 0) {
-      this.later(wait, "status interval");
-      return "waiting";
-    }
+    if (wait > 0) return { outcome: "waiting", requeue: { afterMs: wait, reason: "status interval" } };
     const { blocks, files } = observedFiles(state.render.objects, results, reports, conditions);
     for (const [path, text] of migrationFiles) files.set(path, text);
     const snapshot = new Map(results);
     // A migration's state changes name the commit that records them, not every later one.
     const recorded = [...migrationFiles].every(([path, text]) => syncFiles.get(path) === text);
     if (recorded) this.unrecorded = [];
-    const changes = this.unrecorded;
-    const synced = syncCommitMessage([...snapshot.values()]);
-    // The sync's subject first; migration state changes after it, and each on a line of the body.
-    const [subject, ...body] = synced.split("\n");
-    const message =
-      changes.length > 0
-        ? [
-            `${subject}; migration: ${changes.join("; ")}`,
-            ...body,
-            "",
-            ...changes.map((c) => `migration ${c}`),
-          ].join("\n")
-        : synced;
-    const outcome = await this.reconciler.publishObserved(blocks, files, message);
+    const outcome = await this.reconciler.publishObserved(blocks, files, this.observedMessage(snapshot));
     if (outcome === "committed") this.unrecorded = [];
     if (outcome !== "moved") {
       this.flushedResults = snapshot;
@@ -225,21 +223,32 @@ export class Controller implements Reconciles {
     if (
       this.migrations?.active ||
       [...snapshot.values()].some((r) => !r.reachable || r.objects.some(waiting))
-    )
-      this.later(Math.max(this.options.statusIntervalMs, 1000), "progress");
-    return outcome;
+    ) {
+      const afterMs = Math.max(this.options.statusIntervalMs, 1000);
+      this.progressAt = this.now() + afterMs;
+      return { outcome, requeue: { afterMs, reason: "progress" } };
+    }
+    return { outcome };
+  }
+
+  // The sync's subject first; migration state changes after it, and each on a line of the body.
+  private observedMessage(results: ReadonlyMap<string, ClusterSyncResult>): string {
+    const changes = this.unrecorded;
+    const synced = syncCommitMessage([...results.values()]);
+    if (changes.length === 0) return synced;
+    const [subject, ...body] = synced.split("\n");
+    return [
+      `${subject}; migration: ${changes.join("; ")}`,
+      ...body,
+      "",
+      ...changes.map((c) => `migration ${c}`),
+    ].join("\n");
   }
 
   // Agents' reports: from their own branches, or (fresher, and the only ones from agents that cannot
   // push) read from their clusters where a Cluster names credentials to read them.
   private agentReports(): Map<string, AgentReport> {
     return new Map([...this.branchReports, ...this.syncer.agentReports()]);
-  }
-
-  /** Stops the timers this controller set. */
-  stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.wake) clearTimeout(this.wake.timer);
   }
 
   // Every Migration advanced with what the members report; undefined before a valid render.
@@ -269,10 +278,10 @@ export class Controller implements Reconciles {
   }
 
   // A toleration, grace period, cool-down or observation window that runs out, a CronScale rule's
-  // time or the autoscalers' next sample changes what is decided with no new observation: a round
-  // is asked for then.
-  private wakeAtNextDeadline(state: ReconcileState): void {
-    if (!state.model || !this.options.trigger) return;
+  // time or the autoscalers' next sample changes what is decided with no new observation: the next
+  // round is due then.
+  private deadline(state: ReconcileState): Requeue | undefined {
+    if (!state.model) return undefined;
     const seen = this.lastObservations ?? this.observations();
     const times = [
       nextWake(state.model, state.render, seen),
@@ -281,33 +290,13 @@ export class Controller implements Reconciles {
       this.options.autoscaler?.nextSampleAt(state.model),
     ];
     const future = times.filter((t): t is number => t !== undefined);
-    const at = future.length > 0 ? Math.min(...future) : undefined;
-    if (at === undefined || this.wake?.at === at) return;
-    if (this.wake) clearTimeout(this.wake.timer);
-    const timer = setTimeout(
-      () => {
-        this.wake = undefined;
-        this.options.trigger?.("deadline");
-      },
-      Math.max(0, at - this.now()) + 5,
-    );
-    timer.unref();
-    this.wake = { at, timer };
+    if (future.length === 0) return undefined;
+    return { afterMs: Math.max(0, Math.min(...future) - this.now()) + 5, reason: "deadline" };
   }
 
   /** Resync everything on the next round (progress checks and tests). */
   resyncSoon(): void {
     if (this.requested) this.requested = { ...this.requested, at: Number.NEGATIVE_INFINITY };
-  }
-
-  private later(ms: number, reason: string): void {
-    if (this.timer || !this.options.trigger) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (reason === "progress") this.resyncSoon();
-      this.options.trigger?.(reason);
-    }, ms);
-    this.timer.unref();
   }
 
   private now(): number {

@@ -2,9 +2,23 @@ import type { Logger } from "pino";
 import { isTerminal } from "./errors.js";
 import type { ReconcileReport } from "./reconciler.js";
 
-/** What the loop drives: one reconcile at a time. */
+/** When the next round is due without a new event, and why (a deadline, a status interval, progress). */
+export interface Requeue {
+  readonly afterMs: number;
+  readonly reason: string;
+}
+
+/** The requeue due first, of those given. */
+export function earliest(requeues: readonly (Requeue | undefined)[]): Requeue | undefined {
+  return requeues.reduce<Requeue | undefined>(
+    (first, next) => (next && (!first || next.afterMs < first.afterMs) ? next : first),
+    undefined,
+  );
+}
+
+/** What the loop drives: one reconcile at a time, each saying when it wants the next. */
 export interface Reconciles {
-  reconcile(): Promise<ReconcileReport>;
+  reconcile(): Promise<ReconcileReport & { readonly requeue?: Requeue }>;
 }
 
 export interface LoopOptions {
@@ -28,7 +42,8 @@ export type LoopProblem =
     };
 
 /**
- * Runs reconciles one at a time: on a timer, and whenever something (a webhook) asks. Requests that
+ * Runs reconciles one at a time: on a timer, when a round asks for the next (its requeue), and
+ * whenever something (a webhook, a probe that changed) asks. Requests that
  * arrive while a reconcile runs collapse into one more reconcile after it, so a burst of pushes costs
  * at most two. A reconcile that failed for a reason that may pass is tried again after a backoff
  * (1 s, 2 s, 4 s … up to the interval); one that failed on a configuration error (TerminalError) is
@@ -43,6 +58,7 @@ export class ReconcileLoop {
   private succeeded = false;
   private failure: LoopProblem | undefined;
   private retry: NodeJS.Timeout | undefined;
+  private requeued: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly reconciler: Reconciles,
@@ -96,6 +112,7 @@ export class ReconcileLoop {
     this.pending = undefined;
     if (this.timer) clearInterval(this.timer);
     if (this.retry) clearTimeout(this.retry);
+    if (this.requeued) clearTimeout(this.requeued);
     await this.idle();
   }
 
@@ -104,6 +121,7 @@ export class ReconcileLoop {
       const report = await this.reconciler.reconcile();
       this.succeeded = true;
       this.failure = undefined;
+      this.requeue(report.requeue);
       this.options.logger.info(
         { reason, result: report.result, sourceCommit: report.sourceCommit, valid: report.valid },
         "reconcile done",
@@ -113,6 +131,18 @@ export class ReconcileLoop {
       this.failed(error, reason);
       this.options.onReconcile?.({ error, reason });
     }
+  }
+
+  // The round's own next one replaces what an earlier round asked for.
+  private requeue(requeue: Requeue | undefined): void {
+    if (this.requeued) clearTimeout(this.requeued);
+    this.requeued = undefined;
+    if (!requeue || this.stopped) return;
+    this.requeued = setTimeout(() => {
+      this.requeued = undefined;
+      this.trigger(requeue.reason);
+    }, requeue.afterMs);
+    this.requeued.unref();
   }
 
   private failed(error: unknown, reason: string): void {

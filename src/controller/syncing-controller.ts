@@ -3,6 +3,7 @@ import { clusterHealthSettings, recordedHealth } from "../failover/cluster-healt
 import { AgentBranches } from "../git/agent-branches.js";
 import { type ConnectionSources, MemberCredentials } from "../kube/connections.js";
 import type { MemberClientOptions } from "../kube/member-client.js";
+import { MemberClientPool } from "../kube/member-clients.js";
 import { ClusterProber } from "../kube/prober.js";
 import { Syncer } from "../kube/syncer.js";
 import { asMap } from "../model/json.js";
@@ -20,7 +21,7 @@ export interface SyncingOptions {
   readonly logger: Logger;
   readonly statusIntervalMs: number;
   readonly resyncIntervalMs: number;
-  /** Asks the loop for another round. */
+  /** Asks the loop for another round when a probe changes a cluster's condition. */
   readonly trigger?: (reason: string) => void;
   readonly client?: MemberClientOptions;
   /** FederatedHPAs sample pods at most this often and change a total at most once per this long (fleet.yaml autoscaleInterval). */
@@ -48,7 +49,10 @@ export function syncingController(
   // One credential cache for the syncer, the prober and the autoscaler: files are read again only when they change.
   const credentials = new MemberCredentials(options.connections);
   const connect = (model: FleetModel) => credentials.resolve(model.clusters);
+  // And one pool of member clients: a client per cluster (and way of asking), made again when its credentials change.
+  const clients = new MemberClientPool(options.client);
   const syncer = new Syncer({
+    clients,
     connect,
     logger: options.logger,
     ...(options.client ? { client: options.client } : {}),
@@ -57,6 +61,7 @@ export function syncingController(
     capacityIntervalMs: options.statusIntervalMs,
   });
   const prober = new ClusterProber({
+    clients,
     connect,
     model: () => reconciler.snapshot().state.model,
     restore: (cluster) => {
@@ -74,6 +79,7 @@ export function syncingController(
     onChange: () => options.trigger?.("cluster health"),
   });
   const autoscaler = new Autoscaler({
+    clients,
     connect,
     logger: options.logger,
     intervalMs: options.autoscaleIntervalMs ?? DEFAULT_AUTOSCALE_INTERVAL_MS,
@@ -86,7 +92,6 @@ export function syncingController(
     statusIntervalMs: options.statusIntervalMs,
     resyncIntervalMs: options.resyncIntervalMs,
     prober,
-    ...(options.trigger ? { trigger: options.trigger } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return { syncer, controller, prober };

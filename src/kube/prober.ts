@@ -7,13 +7,16 @@ import {
   initialHealth,
 } from "../failover/cluster-health.js";
 import type { FleetModel, Taint } from "../model/types.js";
-import { connectionKey, type MemberConnection } from "./connections.js";
-import { MemberClient } from "./member-client.js";
+import type { MemberConnection } from "./connections.js";
+import type { MemberClient } from "./member-client.js";
+import { MemberClientPool } from "./member-clients.js";
 
 /** How soon the prober looks again when the first reconcile has not given it a fleet yet. */
 const NO_MODEL_RETRY_MS = 250;
 
 export interface ProberOptions {
+  /** Where its member clients come from (shared with the syncer and the autoscaler); default its own. */
+  readonly clients?: MemberClientPool;
   /** How to reach each cluster of a fleet. */
   readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   /** The fleet as the status branch last rendered it (its clusters, its clusterHealth settings). */
@@ -41,11 +44,14 @@ export interface ClusterCondition {
  */
 export class ClusterProber {
   private readonly health = new Map<string, ClusterHealth>();
-  private readonly clients = new Map<string, { key: string; client: MemberClient }>();
   private timer: NodeJS.Timeout | undefined;
   private reported = "";
 
-  constructor(private readonly options: ProberOptions) {}
+  private readonly clients: MemberClientPool;
+
+  constructor(private readonly options: ProberOptions) {
+    this.clients = options.clients ?? new MemberClientPool();
+  }
 
   /** Probes now and then on the interval until stopped. */
   start(): void {
@@ -130,12 +136,7 @@ export class ClusterProber {
 
   private client(connection: MemberConnection, timeoutMs: number): MemberClient | undefined {
     if (!("config" in connection) || !connection.config) return undefined;
-    const key = `${connectionKey({ config: connection.config })} ${timeoutMs}`;
-    const known = this.clients.get(connection.cluster);
-    if (known?.key === key) return known.client;
-    const client = new MemberClient(connection.cluster, connection.config, { timeoutMs, retries: 0 });
-    this.clients.set(connection.cluster, { key, client });
-    return client;
+    return this.clients.client(connection.cluster, connection.config, { timeoutMs, retries: 0 });
   }
 
   private now(): number {

@@ -20,7 +20,8 @@ import { RolloutPlanner } from "../sync/rollout-planner.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { detachApp, notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
-import { MemberClient, type MemberClientOptions } from "./member-client.js";
+import type { MemberClient, MemberClientOptions } from "./member-client.js";
+import { MemberClientPool } from "./member-clients.js";
 import { CapacityReadings } from "./read-capacity.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
@@ -42,6 +43,8 @@ export interface SyncerOptions {
   readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   readonly logger: Logger;
   readonly client?: MemberClientOptions;
+  /** Where its member clients come from (shared with the prober and the autoscaler); default its own. */
+  readonly clients?: MemberClientPool;
   /** Requests in flight per cluster. */
   readonly concurrency?: number;
   /** A member's capacity (its nodes and pods listed) is read at most once per this many milliseconds. */
@@ -71,9 +74,11 @@ export class Syncer {
   private readonly reading = new Set<Promise<void>>();
   private readonly slots: Slots;
   private generation = 0;
+  private readonly clients: MemberClientPool;
 
   constructor(private readonly options: SyncerOptions) {
     this.slots = new Slots(options.maxClusters ?? 16);
+    this.clients = options.clients ?? new MemberClientPool(options.client);
   }
 
   /**
@@ -169,7 +174,7 @@ export class Syncer {
 
   // Reads a pull-mode agent's report from its ConfigMap, for agents that cannot push to the repo.
   private readReport(cluster: string, config: KubeConfig, model: FleetModel): void {
-    const client = new MemberClient(cluster, config, { ...this.options.client, retries: 0 });
+    const client = this.clients.client(cluster, config, { retries: 0 });
     const read = client
       .get({
         apiVersion: "v1",
@@ -212,7 +217,7 @@ export class Syncer {
     if (!worker || worker.key !== key) {
       worker = new ClusterWorker(
         key,
-        new MemberClient(cluster, connection.config, this.options.client),
+        this.clients.client(cluster, connection.config),
         (result) => this.record(result),
         this.slots,
       );

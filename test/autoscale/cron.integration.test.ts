@@ -75,7 +75,6 @@ describe("CronScale with an injected clock", () => {
     await first.round();
     expect(subjects().filter((s) => s.startsWith("autoscale: web-peak")).length).toBe(1);
     expect(subjects().length).toBeLessThanOrEqual(commits + 1);
-    first.controller.stop();
 
     // The controller is down across 20:00 Berlin (19:00Z) and starts at 19:45Z.
     clock = Date.parse("2026-11-30T19:45:00Z");

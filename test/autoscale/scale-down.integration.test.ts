@@ -133,7 +133,6 @@ describe("targeted scale-down on simulated members", () => {
 
     // More reconciles, and a restarted controller: nothing is repeated, nothing comes back.
     for (let i = 0; i < 3; i++) await first.round();
-    first.controller.stop();
     const second = await pushController(fleet.dir, fleet.kubeconfig);
     for (let i = 0; i < 3; i++) {
       await second.round();

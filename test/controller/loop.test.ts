@@ -75,4 +75,33 @@ describe("the reconcile loop", () => {
     expect(loop.problem).toMatchObject({ kind: "failing", message: "connect ECONNREFUSED", retryInMs: 30 });
     expect(loop.ready).toBe(false);
   });
+
+  it("runs the next round when a round asks for it (its requeue), and only the latest ask stands", async () => {
+    const reasons: string[] = [];
+    let calls = 0;
+    const reconciler = {
+      reconcile: async () => {
+        calls++;
+        // The first round asks twice as late as the second: the second's ask replaces it.
+        const requeue =
+          calls === 1
+            ? { afterMs: 30, reason: "deadline" }
+            : calls === 2
+              ? { afterMs: 10, reason: "progress" }
+              : undefined;
+        return { ...REPORT, ...(requeue ? { requeue } : {}) };
+      },
+    };
+    const loop = new ReconcileLoop(reconciler, {
+      intervalMs: 60_000,
+      logger,
+      onReconcile: ({ reason }) => reasons.push(reason),
+    });
+    loop.start();
+    const deadline = Date.now() + 5000;
+    while (calls < 3 && Date.now() < deadline) await sleep(5);
+    await sleep(60);
+    await loop.stop();
+    expect(reasons).toEqual(["start", "deadline", "progress"]);
+  });
 });

@@ -151,7 +151,6 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  controller?.controller.stop();
   for (const simulator of nodes) simulator.stop();
   await Promise.all(simulated.map((m) => m.close()));
   const pids = planes?.pids() ?? [];

@@ -164,7 +164,6 @@ describe("failover on simulated members", () => {
     await until(first, () => allReady({ east: 2, west: 2, north: 2 }));
     await member("west").faults.down();
     await until(first, () => keeping().length > 0);
-    first.controller.stop();
     // A new controller knows nothing in memory: the condition, the move and the kept replicas come from Git.
     const second = await pushController(fleet.dir, fleet.kubeconfig);
     const seen = new Set<string>();

@@ -183,7 +183,6 @@ export async function runDemo(
   await agents.stop();
   prober.stop();
   await loop.stop();
-  controller.stop();
   await syncer.idle();
   await printed;
   await Promise.all(members.map((member) => member.close()));

@@ -127,7 +127,6 @@ export async function runLoop(
   await server?.close();
   await looping.stop();
   prober?.stop();
-  controller?.stop();
   await syncer?.idle();
   return ExitCode.Ok;
 }
@@ -271,7 +270,6 @@ async function reconcileAndSync(
     if (controller && syncer) {
       await syncer.idle();
       await controller.flush();
-      controller.stop();
     }
     return report;
   } catch (error) {
