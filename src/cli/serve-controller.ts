@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Controller } from "../controller/controller.js";
+import type { ControllerHooks } from "../controller/build-controller.js";
 import type { ReconcileLoop } from "../controller/loop.js";
 import type { Reconciler } from "../controller/reconciler.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
@@ -13,15 +13,13 @@ import type { FleetApiSources } from "../server/fleet-api.js";
 import { type ControllerServer, startControllerServer } from "../server/http-server.js";
 import { PlanQueue, type PlanQueueOptions } from "../server/plan-queue.js";
 import { dashboardDirectory } from "../server/static-files.js";
-import type { ClusterSyncResult } from "../sync/sync-result.js";
 
-/** The parts of a running controller the endpoints read from (filled in as they are made). */
+/** The parts of a running controller the endpoints read from. */
 export interface ServedParts {
-  reconciler?: Reconciler;
-  syncer?: Syncer;
-  controller?: Controller;
-  prober?: ClusterProber;
-  loop?: ReconcileLoop;
+  readonly reconciler: Reconciler;
+  readonly syncer?: Syncer;
+  readonly prober?: ClusterProber;
+  readonly loop: ReconcileLoop;
 }
 
 export interface ServeOptions {
@@ -48,32 +46,29 @@ export interface ServeOptions {
 export class ControllerEndpoints {
   readonly metrics: FleetMetrics;
   private server: ControllerServer | undefined;
+  /** What the gauges read at a scrape: the controller once it is served. */
+  private parts: ServedParts | undefined;
 
-  constructor(
-    private readonly repo: FleetRepo,
-    private readonly parts: ServedParts,
-  ) {
-    const metrics = new FleetMetrics(() => metricsSnapshot(parts));
+  constructor(private readonly repo: FleetRepo) {
+    const metrics = new FleetMetrics(() => metricsSnapshot(this.parts));
     repo.observer = (operation, result) => metrics.git(operation, result);
     this.metrics = metrics;
   }
 
-  /** For the Reconciler's onCommit. */
-  readonly onCommit = ({ message }: { readonly message: string }): void => this.metrics.committed(message);
-
-  /** For the syncer's results (SyncingOptions.onSyncResult). */
-  readonly onSyncResult = (result: ClusterSyncResult): void => this.metrics.synced(result);
-
-  /** For the loop's onReconcile. */
-  readonly onReconcile = (result: ReconcileResult): void => {
-    this.metrics.reconciled(result);
-    this.server?.notify();
+  /** What the controller tells the endpoints: status commits, sync results, rounds (after which dashboards look again). */
+  readonly hooks: ControllerHooks = {
+    onCommit: ({ message }) => this.metrics.committed(message),
+    onSyncResult: (result) => this.metrics.synced(result),
+    onReconcile: (result: ReconcileResult) => {
+      this.metrics.reconciled(result);
+      this.server?.notify();
+    },
   };
 
-  /** Serves the dashboard, JSON API, metrics, webhook and health on one port (the parts' loop drives it). */
-  async serve(options: ServeOptions): Promise<ControllerServer> {
-    const { loop } = this.parts;
-    if (!loop) throw new Error("the controller's loop must exist before it is served");
+  /** Serves the dashboard, JSON API, metrics, webhook and health on one port for a built controller. */
+  async serve(options: ServeOptions, parts: ServedParts): Promise<ControllerServer> {
+    const { loop } = parts;
+    this.parts = parts;
     this.server = await startControllerServer({
       listen: options.listen,
       webhookSecret: options.webhookSecret,
@@ -135,15 +130,15 @@ function dashboard(logger: Logger): { dashboardDir?: string } {
 }
 
 // What the metrics' gauges read at a scrape: the probes, the last syncs, the current decisions.
-function metricsSnapshot(parts: ServedParts): MetricsSnapshot {
+function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
   const clusters = new Map<string, { ready: boolean }>();
-  for (const [cluster, { health }] of parts.prober?.conditions() ?? new Map<string, never>())
+  for (const [cluster, { health }] of parts?.prober?.conditions() ?? new Map<string, never>())
     clusters.set(cluster, { ready: health.ready });
   return {
-    ready: parts.loop?.ready ?? false,
+    ready: parts?.loop.ready ?? false,
     clusters,
-    synced: parts.syncer?.latest() ?? new Map(),
-    decisions: (parts.reconciler?.snapshot().state.render.decisions ?? []).map((d) => ({
+    synced: parts?.syncer?.latest() ?? new Map(),
+    decisions: (parts?.reconciler.snapshot().state.render.decisions ?? []).map((d) => ({
       app: d.app,
       identity: d.identity,
       clusters: d.decision.clusters,

@@ -14,7 +14,7 @@ function kubectlVersion(): string {
   const found = spawnSync("kubectl", ["version", "--client", "-o", "json"], { encoding: "utf8" });
   if (found.error || found.status !== 0)
     throw new Error(
-      "kubectl is not installed: these tests need kubectl 1.32 on the PATH (see README, Development)",
+      "kubectl is not installed: these tests need kubectl 1.32 on the PATH (see docs/development.md)",
     );
   return found.stdout;
 }

@@ -6,10 +6,9 @@ import { fileURLToPath } from "node:url";
 import git from "isomorphic-git";
 import type { Logger } from "pino";
 import { Agent } from "../../agent/agent.js";
+import { buildController } from "../../controller/build-controller.js";
 import type { ControllerReport } from "../../controller/controller.js";
-import { ReconcileLoop } from "../../controller/loop.js";
-import { Reconciler } from "../../controller/reconciler.js";
-import { syncingController } from "../../controller/syncing-controller.js";
+import type { Reconciler } from "../../controller/reconciler.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
@@ -94,46 +93,11 @@ export async function runDemo(
   // The first reconcile and sync as bars; what the rounds print waits until they are gone.
   const progress = progressFor({ stream: process.stderr, logger: progressLogger });
   const repo = await FleetRepo.open({ location: repoDir });
-  const parts: ServedParts = {};
-  const endpoints = new ControllerEndpoints(repo, parts);
+  const endpoints = new ControllerEndpoints(repo);
   // The demo signs its status commits with a key of its own, as a fleet should: the pull-mode agent
   // applies only what that key signed, and a restarted controller takes its own commits as they are.
   const signing = await demoSigningKey(dir);
   const secretDigestKey = new Uint8Array(randomBytes(32));
-  const reconciler = new Reconciler({
-    ...(signing ? { sign: signing.sign, verify: signing.verify } : {}),
-    repo,
-    onProgress: reconcileProgress(progress),
-    onCommit: endpoints.onCommit,
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet demo", email: "gitfleet@localhost" },
-    controllerId: "gitfleet-demo",
-    logger,
-    // The demo's Secrets hold fake values; a key of its own keeps their digests unguessable all the same.
-    secretDigestKey,
-  });
-  let loop: ReconcileLoop | undefined;
-  const { syncer, controller, prober } = syncingController(reconciler, {
-    // Clusters that name their kubeconfig by an environment variable get the demo's one.
-    connections: {
-      kubeconfig,
-      env: Object.fromEntries(
-        model.clusters.flatMap((c) =>
-          c.spec.connection?.kubeconfigEnv ? [[c.spec.connection.kubeconfigEnv, kubeconfig]] : [],
-        ),
-      ),
-    },
-    logger,
-    statusIntervalMs: 1000,
-    resyncIntervalMs: intervalMs * 6,
-    // The demo samples pods more often than fleet.yaml's default (15s), so a scale-up shows soon.
-    autoscaleIntervalMs: 5_000,
-    trigger: (reason) => loop?.trigger(reason),
-    onSyncProgress: syncProgress(progress),
-    onSyncResult: endpoints.onSyncResult,
-  });
-  Object.assign(parts, { reconciler, syncer, controller, prober });
   // What the rounds print waits until the start-up bars are gone.
   let startedUp: () => void = () => {};
   let printed = new Promise<void>((resolve) => {
@@ -142,29 +106,61 @@ export async function runDemo(
   const printer = new ProgressPrinter(output, repoDir, (subject) => {
     if (subject.startsWith(`autoscale: ${DEMO_LOAD_APP}: hpa`)) stopDemoLoad(members);
   });
-  loop = new ReconcileLoop(controller, {
-    intervalMs,
+  const built = buildController({
     logger,
-    onReconcile: ({ report, error }) => {
-      if (error) output.out(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      if (report) printed = printed.then(() => printer.print(report as ControllerReport));
-      endpoints.onReconcile({ ...(report ? { report } : {}), error });
+    reconciler: {
+      ...(signing ? { sign: signing.sign, verify: signing.verify } : {}),
+      repo,
+      onProgress: reconcileProgress(progress),
+      branch: "main",
+      statusBranch: "gitfleet/status",
+      author: { name: "gitfleet demo", email: "gitfleet@localhost" },
+      controllerId: "gitfleet-demo",
+      // The demo's Secrets hold fake values; a key of its own keeps their digests unguessable all the same.
+      secretDigestKey,
+    },
+    sync: {
+      // Clusters that name their kubeconfig by an environment variable get the demo's one.
+      connections: {
+        kubeconfig,
+        env: Object.fromEntries(
+          model.clusters.flatMap((c) =>
+            c.spec.connection?.kubeconfigEnv ? [[c.spec.connection.kubeconfigEnv, kubeconfig]] : [],
+          ),
+        ),
+      },
+      statusIntervalMs: 1000,
+      resyncIntervalMs: intervalMs * 6,
+      // The demo samples pods more often than fleet.yaml's default (15s), so a scale-up shows soon.
+      autoscaleIntervalMs: 5_000,
+      onSyncProgress: syncProgress(progress),
+    },
+    intervalMs,
+    hooks: {
+      ...endpoints.hooks,
+      onReconcile: (result) => {
+        const { report, error } = result;
+        if (error)
+          output.out(`reconcile failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        // The controller's rounds give ControllerReports.
+        if (report) printed = printed.then(() => printer.print(report as ControllerReport));
+        endpoints.hooks.onReconcile?.(result);
+      },
     },
   });
-  parts.loop = loop;
-  const server = await serveDemo(listen, endpoints, secretDigestKey);
-  loop.start();
-  prober.start();
+  const { reconciler, loop } = built;
+  const server = await serveDemo(listen, endpoints, built, secretDigestKey);
+  built.start();
   // Pull-mode clusters run their agent, as they would inside the member.
   const agents = await startAgents(
     model,
     members,
     repoDir,
     { logger, intervalMs, verify: signing?.verify },
-    () => loop?.trigger("agent"),
+    () => loop.trigger("agent"),
   );
   await loop.idle();
-  await syncer.idle();
+  await built.syncer?.idle();
   progress.stop();
   startedUp();
   await printed;
@@ -181,9 +177,7 @@ export async function runDemo(
   });
   await server.close();
   await agents.stop();
-  prober.stop();
-  await loop.stop();
-  await syncer.idle();
+  await built.stop();
   await printed;
   await Promise.all(members.map((member) => member.close()));
   return ExitCode.Ok;
@@ -193,6 +187,7 @@ export async function runDemo(
 async function serveDemo(
   listen: string,
   endpoints: ControllerEndpoints,
+  parts: ServedParts,
   secretDigestKey: Uint8Array,
 ): Promise<ControllerServer> {
   const options = {
@@ -205,10 +200,10 @@ async function serveDemo(
     secretDigestKey,
   };
   try {
-    return await endpoints.serve({ ...options, listen });
+    return await endpoints.serve({ ...options, listen }, parts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    return endpoints.serve({ ...options, listen: listen.replace(/:\d+$/, ":0") });
+    return endpoints.serve({ ...options, listen: listen.replace(/:\d+$/, ":0") }, parts);
   }
 }
 

@@ -1,20 +1,19 @@
 import type { Logger } from "pino";
-import type { Controller } from "../../controller/controller.js";
+import {
+  type BuiltController,
+  buildController,
+  type ControllerConfig,
+} from "../../controller/build-controller.js";
 import {
   DEFAULT_STATUS_INTERVAL_MS,
   type FleetSettings,
   readFleetSettings,
 } from "../../controller/fleet-settings.js";
-import { ReconcileLoop } from "../../controller/loop.js";
-import { type ReconcileReport, Reconciler } from "../../controller/reconciler.js";
-import { type SyncingOptions, syncingController } from "../../controller/syncing-controller.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import type { ConnectionSources, CredentialSource } from "../../kube/connections.js";
-import type { ClusterProber } from "../../kube/prober.js";
-import type { Syncer } from "../../kube/syncer.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import {
@@ -27,7 +26,7 @@ import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
-import { ControllerEndpoints, type ServedParts, type ServeOptions } from "../serve-controller.js";
+import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
 export interface LoopFlags {
@@ -72,62 +71,42 @@ export async function runLoop(
   const { repo, settings } = await openFleet(flags);
   const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
-  const parts: ServedParts = {};
-  const endpoints = serve ? new ControllerEndpoints(repo, parts) : undefined;
-  const trust = await trustOf(flags);
-  const reconciler = new Reconciler({
-    repo,
-    branch: flags.branch,
-    statusBranch,
-    author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
-    controllerId: flags.controllerId,
-    logger,
-    secretDigestKey: secretKey,
-    ...trust,
-    ...(endpoints ? { onCommit: endpoints.onCommit } : {}),
-    ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
-  });
+  const endpoints = serve ? new ControllerEndpoints(repo) : undefined;
   logger.info(
     { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
     `sync to member clusters: ${flags.sync ? "on" : "off"}`,
   );
-  parts.reconciler = reconciler;
-  const { syncer, controller, prober } = syncParts(
-    flags,
-    settings,
-    reconciler,
+  const built = buildController({
     logger,
-    (reason) => parts.loop?.trigger(reason),
-    {
-      ...(endpoints ? { onSyncResult: endpoints.onSyncResult } : {}),
-      ...(progress ? { onSyncProgress: syncProgress(progress) } : {}),
+    reconciler: {
+      repo,
+      branch: flags.branch,
+      statusBranch,
+      author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+      controllerId: flags.controllerId,
+      secretDigestKey: secretKey,
+      ...(await trustOf(flags)),
+      ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
     },
-  );
-  Object.assign(parts, { syncer, controller, prober });
-  if (flags.once) return reconcileOnce(reconciler, controller, syncer, output, () => progress?.stop());
-  const intervalMs = flags.interval
-    ? durationFlag(flags.interval)
-    : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS);
-  const looping = new ReconcileLoop(controller ?? reconciler, {
-    intervalMs,
-    logger,
-    ...(endpoints ? { onReconcile: endpoints.onReconcile } : {}),
+    ...(flags.sync ? { sync: syncOptions(flags, settings, progress) } : {}),
+    intervalMs: flags.interval
+      ? durationFlag(flags.interval)
+      : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS),
+    ...(endpoints ? { hooks: endpoints.hooks } : {}),
   });
-  parts.loop = looping;
+  if (flags.once) return reconcileOnce(built, output, () => progress?.stop());
   const server = await endpoints?.serve(
     serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
+    built,
   );
-  looping.start();
-  prober?.start();
+  built.start();
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
   logger.info("stopping: finishing the reconcile in flight");
   await server?.close();
-  await looping.stop();
-  prober?.stop();
-  await syncer?.idle();
+  await built.stop();
   return ExitCode.Ok;
 }
 
@@ -146,27 +125,21 @@ async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings:
   return { repo, settings };
 }
 
-// With sync on: a syncer reaching each member through the kubeconfig, and the controller that drives both.
-function syncParts(
+// With sync on: members reached through the credentials the operator offers, at fleet.yaml's intervals.
+function syncOptions(
   flags: LoopFlags,
   settings: FleetSettings,
-  reconciler: Reconciler,
-  logger: Logger,
-  trigger: (reason: string) => void,
-  hooks: Pick<SyncingOptions, "onSyncResult" | "onSyncProgress">,
-): { syncer?: Syncer; controller?: Controller; prober?: ClusterProber } {
-  if (!flags.sync) return {};
-  return syncingController(reconciler, {
+  progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined,
+): NonNullable<ControllerConfig["sync"]> {
+  return {
     connections: connectionSources(flags),
-    logger,
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,
     ...(settings.autoscaleIntervalMs !== undefined
       ? { autoscaleIntervalMs: settings.autoscaleIntervalMs }
       : {}),
-    trigger,
-    ...hooks,
-  });
+    ...(progress ? { onSyncProgress: syncProgress(progress) } : {}),
+  };
 }
 
 // What `gitfleet run` serves its endpoint with.
@@ -235,13 +208,16 @@ function connectionSources(flags: LoopFlags): ConnectionSources {
 }
 
 async function reconcileOnce(
-  reconciler: Reconciler,
-  controller: Controller | undefined,
-  syncer: Syncer | undefined,
+  built: BuiltController,
   output: CommandOutput,
   finished: () => void,
 ): Promise<ExitCodeValue> {
-  const report = await reconcileAndSync(reconciler, controller, syncer).finally(finished);
+  const report = await built
+    .once()
+    .catch((error: unknown) => {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    })
+    .finally(finished);
   const status = report.statusCommit ? report.statusCommit.slice(0, 7) : "none";
   const validity = report.valid
     ? "valid"
@@ -250,7 +226,7 @@ async function reconcileOnce(
     `${report.sourceCommit.slice(0, 7)} → status ${status}: ${report.result} (${validity}; ${report.filesChanged} files changed)\n`,
   );
   let synced = true;
-  for (const result of [...(syncer?.latest().values() ?? [])].sort((a, b) =>
+  for (const result of [...(built.syncer?.latest().values() ?? [])].sort((a, b) =>
     a.cluster < b.cluster ? -1 : 1,
   )) {
     output.out(`  ${syncLine(result)}\n`);
@@ -258,23 +234,6 @@ async function reconcileOnce(
       result.reachable && !result.objects.some((o) => o.action === "failed" || o.action === "conflict");
   }
   return report.valid && synced ? ExitCode.Ok : ExitCode.Failed;
-}
-
-async function reconcileAndSync(
-  reconciler: Reconciler,
-  controller: Controller | undefined,
-  syncer: Syncer | undefined,
-): Promise<ReconcileReport> {
-  try {
-    const report = await (controller ?? reconciler).reconcile();
-    if (controller && syncer) {
-      await syncer.idle();
-      await controller.flush();
-    }
-    return report;
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 function parseAuthor(text: string): { name: string; email: string } {
