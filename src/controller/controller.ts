@@ -77,8 +77,9 @@ export class Controller implements Reconciles {
   private progressAt: number | undefined;
   /** (workload, cluster) → when its pods were first seen Unschedulable. */
   private readonly unschedulableSince = new Map<string, number>();
-  /** The observations the reconcile of this round was made with. */
+  /** The observations the reconcile of this round was made with, and the render they were gathered for. */
   private lastObservations: ObservedState | undefined;
+  private gatheredFor: unknown;
   /** The migrations as of the last round: their status, and what they let the sync do. */
   private migrations: MigrationsRound | undefined;
   /** Batch state changes not yet named in a commit message. */
@@ -101,12 +102,16 @@ export class Controller implements Reconciles {
   }
 
   /**
-   * What the render takes in besides the fleet repo: each probed cluster's condition and taints, and
-   * each workload's replicas as the members (and agents) report them.
+   * What the render takes in besides the fleet repo: each probed cluster's condition and taints, each
+   * workload's replicas as the members (and agents) report them, and the autoscalers' totals. Gathered
+   * once a round — the autoscaling round consumes its samples — and again only when the state it was
+   * gathered from changed (another writer moved the status branch mid-round).
    */
   observations(): ObservedState {
-    const now = this.now();
     const { state } = this.reconciler.snapshot();
+    if (this.lastObservations && this.gatheredFor === state.render) return this.lastObservations;
+    this.gatheredFor = state.render;
+    const now = this.now();
     const clusters = new Map<string, ObservedCondition>();
     for (const [cluster, { health, taints }] of this.options.prober?.conditions() ?? new Map())
       clusters.set(cluster, {
@@ -137,21 +142,32 @@ export class Controller implements Reconciles {
     return this.lastObservations;
   }
 
+  /**
+   * One round, narrated:
+   * 1. sample the members' pods for the autoscalers and read the agents' reports (edge);
+   * 2. reconcile the source tip into the status branch — the render takes the observed state,
+   *    gathered once for the round (probes, members' replicas, the autoscaling round);
+   * 3. advance the migrations once;
+   * 4. hand the render to the syncer when it changed, a gate moved or a resync is due;
+   * 5. publish what the members reported, when the status interval allows;
+   * 6. say when the next round is due without a new event.
+   */
   async reconcile(): Promise<ControllerReport> {
-    // Pods are sampled for the render this round makes (the state as of the last one), and the
-    // pull-mode agents' reports read from their branches.
+    // 1. Pods are sampled for the render this round makes (the state as of the last one).
     const before = this.reconciler.snapshot().state;
     await this.options.autoscaler?.sample(before, this.now());
     if (before.model && this.options.agents)
       this.branchReports = await this.options.agents.reports(before.model);
+    // 2. The observations are gathered afresh for this round.
+    this.lastObservations = undefined;
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles, trusted } = this.reconciler.snapshot();
-    // Migrations advance once a round, with the results the observed-status commit below carries.
+    // 3. Migrations advance once a round, with the results the observed-status commit below carries.
     this.migrations = this.advanceMigrations(state, syncFiles, now);
     this.unrecorded.push(...(this.migrations?.changes ?? []));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
-    // A new render (not a status commit of the sync's own), a migration gate that moved, a due
+    // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
     // resync, or apps still progressing ask the members again.
     const due =
       !this.requested ||
@@ -174,6 +190,7 @@ export class Controller implements Reconciles {
         ...(this.migrations ? { gates: this.migrations.gates } : {}),
       });
     }
+    // 5. What the members reported so far; 6. the next round's time.
     const published = await this.publishObserved();
     const requeue = earliest([published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
