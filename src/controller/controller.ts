@@ -4,7 +4,8 @@ import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer } from "../kube/syncer.js";
 import type { PairReport } from "../migrate/migration-state.js";
 import type { JsonMap } from "../model/json.js";
-import type { ObservedCondition, ObservedState } from "../model/observed-state.js";
+import type { ObservedState } from "../model/observed-state.js";
+import { gatherObservedState } from "../reconcile/gather-observations.js";
 import {
   advanceMigrations,
   approvedPart,
@@ -112,17 +113,8 @@ export class Controller implements Reconciles {
     if (this.lastObservations && this.gatheredFor === state.render) return this.lastObservations;
     this.gatheredFor = state.render;
     const now = this.now();
-    const clusters = new Map<string, ObservedCondition>();
-    for (const [cluster, { health, taints }] of this.options.prober?.conditions() ?? new Map())
-      clusters.set(cluster, {
-        ready: health.ready,
-        ...(health.reason ? { reason: health.reason } : {}),
-        since: health.since,
-        taints,
-      });
-    const reports = this.agentReports();
     const workloads = observedWorkloads(
-      { results: this.syncer.latest(), reports, decisions: state.render.decisions, now },
+      { results: this.syncer.latest(), reports: this.agentReports(), decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
     const scaled = this.options.autoscaler?.round(
@@ -131,14 +123,12 @@ export class Controller implements Reconciles {
       workloads,
       now,
     );
-    this.lastObservations = {
+    this.lastObservations = gatherObservedState({
       now,
-      clusters,
+      ...(this.options.prober ? { probes: this.options.prober.conditions() } : {}),
       workloads,
-      ...(scaled
-        ? { autoscaled: scaled.autoscaled, distributed: scaled.distributed, held: scaled.held }
-        : {}),
-    };
+      ...(scaled ? { scaling: scaled } : {}),
+    });
     return this.lastObservations;
   }
 

@@ -3,11 +3,12 @@ import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
 import type { FileTree } from "../model/file-tree.js";
 import { loadFleet } from "../model/load-fleet.js";
-import { noObservations, type ObservedState } from "../model/observed-state.js";
+import type { ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
 import type { FleetModel } from "../model/types.js";
 import { type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
+import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { restoreState } from "../reconcile/restore-state.js";
 import { formatRenderError } from "../render/format-render.js";
 import { renderFleet } from "../render/render-fleet.js";
@@ -142,8 +143,10 @@ function autoscaledObservations(
   for (const [path, bytes] of tree)
     if (path.startsWith(AUTOSCALING_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
   const now = Date.now();
-  const standing = standingScaling(model, decisions, readAutoscalingStatus(model, files, now));
-  return { ...noObservations(now), ...standing };
+  return gatherObservedState({
+    now,
+    scaling: standingScaling(model, decisions, readAutoscalingStatus(model, files, now)),
+  });
 }
 
 // What the status branch says the clusters run, when the repository has one: cordoned clusters keep
