@@ -417,3 +417,19 @@ function networkFailure(error: unknown): string {
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed (${code})`;
   return code ? `request failed (${oneLine(code, 40)})` : "request failed";
 }
+
+/** Where an object is addressed in a member: apiVersion, kind, namespace, name. */
+export function addressOf(object: JsonMap): ObjectAddress {
+  const metadata = asMap(object.metadata);
+  return {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+    name: String(metadata.name),
+  };
+}
+
+/** What went wrong, on one bounded line: errors can quote what a member sent. */
+export function message(error: unknown): string {
+  return oneLine(error instanceof Error ? error.message : String(error));
+}

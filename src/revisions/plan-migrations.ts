@@ -1,6 +1,5 @@
-import { addressOf } from "../kube/cluster-sync.js";
 import { type ConnectionSources, resolveConnections } from "../kube/connections.js";
-import { MemberClient } from "../kube/member-client.js";
+import { addressOf, MemberClient } from "../kube/member-client.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";

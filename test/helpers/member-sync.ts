@@ -1,4 +1,5 @@
-import { type ClusterSyncInput, syncCluster } from "../../src/kube/cluster-sync.js";
+import { syncCluster } from "../../src/kube/cluster-sync.js";
+import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ClusterSyncInput, detachApp, syncCluster } from "../../src/kube/cluster-sync.js";
+import { syncCluster } from "../../src/kube/cluster-sync.js";
+import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
+import { detachApp } from "../../src/kube/detach-app.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";

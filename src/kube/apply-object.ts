@@ -1,0 +1,202 @@
+import { asMap, type JsonMap, valueAt } from "../model/json.js";
+import type { ResourceInterpreterSpec } from "../model/types.js";
+import { appliedByGitfleet, decide } from "../sync/apply-decision.js";
+import type { DesiredObject } from "../sync/desired-objects.js";
+import { assessHealth } from "../sync/health.js";
+import { leaveReplicasToHpa } from "../sync/hpa-owned-replicas.js";
+import type { InventoryEntry } from "../sync/inventory.js";
+import type { Hold, ObjectAction, ObjectResult } from "../sync/sync-result.js";
+import type { ClusterSyncInput } from "./cluster-sync-input.js";
+import { addressOf, MemberApiError, type MemberClient, message } from "./member-client.js";
+import { takeOverFields } from "./take-over.js";
+
+export interface Applied {
+  readonly result: ObjectResult;
+  /** The inventory entry after this object's sync; undefined drops it (gitfleet did not create it). */
+  readonly entry: InventoryEntry | undefined;
+  readonly live?: JsonMap;
+}
+
+export async function applyOne(
+  input: ClusterSyncInput,
+  rendered: DesiredObject,
+  entry: InventoryEntry | undefined,
+  listed: JsonMap | undefined,
+  scaledByHpa: ReadonlySet<string>,
+): Promise<Applied> {
+  const waiting = input.held?.get(rendered.app);
+  if (waiting !== undefined)
+    return heldBack(input, rendered, entry, await heldLive(input, rendered, entry, listed), waiting);
+  if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
+  try {
+    // An object that is neither labelled nor in the inventory may still exist: look before creating.
+    const current = listed ?? (entry?.uid ? undefined : await input.client.get(addressOf(rendered.object)));
+    const desired = leaveReplicasToHpa(rendered, current, scaledByHpa, input.interpreterFor);
+    const step = decide(desired, entry, current);
+    if (step.kind === "refuse") return refused(desired);
+    if (step.kind === "keep" && current && entry)
+      return withDrift(settled(input, desired, step.action, current, entry), step.drift);
+    const action: ObjectAction = !current
+      ? "created"
+      : entry?.digest === desired.digest
+        ? "corrected"
+        : "configured";
+    // Correcting drift takes back the fields gitfleet applied and someone changed; adopting takes the
+    // fields the rendered object sets from whoever set them by hand (`gitfleet plan` lists them);
+    // a new rendering that meets another manager's fields reports the conflict unless the policy forces.
+    const adopting = current !== undefined && !entry?.uid && !appliedByGitfleet(current);
+    const applied = await applyObject(input.client, desired, action === "corrected", adopting);
+    // What gitfleet took over stays marked as adopted: it is never deleted without a token.
+    const adopted = adopting || entry?.adopted === true;
+    const next = { ...intentEntry(desired), digest: desired.digest, ...(adopted ? { adopted: true } : {}) };
+    return withDrift(settled(input, desired, action, applied, next), action === "created" ? [] : step.drift);
+  } catch (error) {
+    return failed(rendered, entry, error);
+  }
+}
+
+export async function applyObject(
+  client: MemberClient,
+  desired: DesiredObject,
+  correcting: boolean,
+  adopting: boolean,
+): Promise<JsonMap> {
+  const applied = await client.apply(desired.object, desired.policy.force || correcting || adopting);
+  if (!adopting) return applied;
+  return (await takeOverFields(client, addressOf(desired.object))) ?? applied;
+}
+
+// An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.
+// A held object as it runs: listed when gitfleet manages it, else looked up, so that an object a
+// migration has not adopted yet reports its real health.
+export async function heldLive(
+  input: ClusterSyncInput,
+  rendered: DesiredObject,
+  entry: InventoryEntry | undefined,
+  listed: JsonMap | undefined,
+): Promise<JsonMap | undefined> {
+  if (listed || entry) return listed;
+  return input.client.get(addressOf(rendered.object)).catch(() => undefined);
+}
+
+export function heldBack(
+  input: ClusterSyncInput,
+  desired: DesiredObject,
+  entry: InventoryEntry | undefined,
+  live: JsonMap | undefined,
+  hold: Hold,
+): Applied {
+  const { reason, by } = hold;
+  if (live && entry) {
+    // What runs is the old rendering: its replicas are the desired ones until the rollout arrives.
+    const kept = settled(input, { ...desired, object: live }, "held", live, entry);
+    return { ...kept, result: { ...kept.result, held: reason, heldBy: by } };
+  }
+  if (live) {
+    // Not gitfleet's (a migration has not adopted it): reported as it runs, never recorded.
+    const interpreter = input.interpreterFor?.(String(live.apiVersion), String(live.kind));
+    const result: ObjectResult = {
+      identity: desired.identity,
+      app: desired.app,
+      action: "held",
+      health: assessHealth(live, interpreter),
+      ...replicasOf(live, live, interpreter),
+      held: reason,
+      heldBy: by,
+    };
+    return { result, entry: undefined };
+  }
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: "held",
+      health: { status: "Progressing", reason },
+      held: reason,
+      heldBy: by,
+    },
+    entry,
+  };
+}
+
+export function withDrift(applied: Applied, drift: readonly string[]): Applied {
+  return drift.length === 0 ? applied : { ...applied, result: { ...applied.result, drift } };
+}
+
+export function refused(desired: DesiredObject): Applied {
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: "conflict",
+      health: { status: "Unknown", reason: "not managed by gitfleet" },
+      error:
+        "exists in the cluster and gitfleet did not create it; set conflictResolution: Adopt on the Placement (or migrate it with a Migration) to take it over",
+    },
+    entry: undefined,
+  };
+}
+
+export function failed(desired: DesiredObject, entry: InventoryEntry | undefined, error: unknown): Applied {
+  const conflict = error instanceof MemberApiError && error.code === 409;
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action: conflict ? "conflict" : "failed",
+      health: { status: "Unknown", reason: conflict ? "apply conflict" : "apply failed" },
+      error: message(error),
+    },
+    // A transient failure may have created the object: keep the intent so the next sync settles it.
+    entry: entry ?? (error instanceof MemberApiError && error.transient ? intentEntry(desired) : undefined),
+  };
+}
+
+export function settled(
+  input: ClusterSyncInput,
+  desired: DesiredObject,
+  action: ObjectAction,
+  live: JsonMap,
+  entry: InventoryEntry,
+): Applied {
+  const interpreter = input.interpreterFor?.(String(desired.object.apiVersion), String(desired.object.kind));
+  const uid = String(asMap(live.metadata).uid ?? entry.uid);
+  return {
+    result: {
+      identity: desired.identity,
+      app: desired.app,
+      action,
+      health: assessHealth(live, interpreter),
+      ...replicasOf(desired.object, live, interpreter),
+    },
+    entry: { ...entry, uid },
+    live,
+  };
+}
+
+// Desired and ready replicas of a workload: built-in kinds, or a ResourceInterpreter's paths.
+export function replicasOf(
+  rendered: JsonMap,
+  live: JsonMap,
+  interpreter: ResourceInterpreterSpec | undefined,
+): { desiredReplicas?: number; readyReplicas?: number } {
+  const builtIn = ["apps/v1/Deployment", "apps/v1/StatefulSet", "apps/v1/ReplicaSet"].includes(
+    `${String(rendered.apiVersion)}/${String(rendered.kind)}`,
+  );
+  const replicasPath = builtIn ? "spec.replicas" : interpreter?.replicasPath;
+  const readyPath = builtIn ? "status.readyReplicas" : interpreter?.statusPaths?.readyReplicas;
+  if (!replicasPath) return {};
+  // An HPA's workload is applied without replicas: the member's count is the desired one.
+  const wanted = valueAt(rendered, replicasPath.split(".")) ?? valueAt(live, replicasPath.split("."));
+  const ready = readyPath ? valueAt(live, readyPath.split(".")) : undefined;
+  return {
+    desiredReplicas: typeof wanted === "number" ? wanted : 1,
+    readyReplicas: typeof ready === "number" ? ready : 0,
+  };
+}
+
+// An entry recorded before applying: no uid or digest yet.
+export function intentEntry(desired: DesiredObject): InventoryEntry {
+  const address = addressOf(desired.object);
+  return { identity: desired.identity, ...address, app: desired.app, uid: "", digest: "" };
+}

@@ -1,0 +1,29 @@
+import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
+import type { ClusterCapacity } from "../sync/cluster-capacity.js";
+import type { DesiredObject } from "../sync/desired-objects.js";
+import type { Inventory } from "../sync/inventory.js";
+import type { PruneSettings } from "../sync/prune-plan.js";
+import type { Hold } from "../sync/sync-result.js";
+import type { MemberClient } from "./member-client.js";
+/** What one cluster's sync takes: the member, the objects it should hold, the prune settings, the inventory the status branch knows. */
+export interface ClusterSyncInput {
+  readonly cluster: string;
+  readonly client: MemberClient;
+  readonly sourceCommit: string;
+  readonly desired: readonly DesiredObject[];
+  readonly prune: PruneSettings;
+  /** The inventory on the status branch: used when the member's own copy is missing. */
+  readonly knownInventory: Inventory;
+  /** The ResourceInterpreter for a custom kind (health, replicas). */
+  readonly interpreterFor?: ObjectInterpreterLookup;
+  /** Requests in flight per cluster (default 8). */
+  readonly concurrency?: number;
+  /** How long to wait for applied CRDs to be Established (default 30 s). */
+  readonly crdTimeoutMs?: number;
+  /** Reads the member's capacity after the sync (default: list its nodes and pods every time). */
+  readonly capacity?: (client: MemberClient) => Promise<ClusterCapacity | undefined>;
+  /** Told after each object is applied or compared (progress of a large sync). */
+  readonly onObject?: (done: number, total: number) => void;
+  /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
+  readonly held?: ReadonlyMap<string, Hold>;
+}
