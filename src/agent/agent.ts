@@ -20,6 +20,12 @@ import { statusFromFile } from "../reconcile/migrations.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import {
+  APPS_DIRECTORY,
+  MIGRATIONS_DIRECTORY,
+  RENDERED_DIRECTORY,
+  STATUS_DIRECTORY,
+} from "../status/layout.js";
 import { migrationStatusPath } from "../status/migration-file.js";
 import {
   AGENT_STATUS_CONFIGMAP,
@@ -28,7 +34,7 @@ import {
   splitObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
-import { SOURCE_STATUS_PATH } from "../status/status-files.js";
+import { appStatusPath, SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
@@ -147,14 +153,13 @@ export class Agent {
 
   private async statusFiles(tip: string): Promise<Map<string, string>> {
     const { repo, cluster } = this.options;
+    // Its own cluster's rendered tree, where the loop stands, and the migrations' gates.
     const wanted = (path: string) =>
-      path === "rendered/" ||
-      path === `rendered/${cluster}/` ||
-      path.startsWith(`rendered/${cluster}/`) ||
-      path === "status/" ||
+      path === RENDERED_DIRECTORY ||
+      path.startsWith(`${RENDERED_DIRECTORY}${cluster}/`) ||
+      path === STATUS_DIRECTORY ||
       path === SOURCE_STATUS_PATH ||
-      path === "status/migrations/" ||
-      path.startsWith("status/migrations/");
+      path.startsWith(MIGRATIONS_DIRECTORY);
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
     return new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
   }
@@ -169,9 +174,9 @@ export class Agent {
     if (apps.size === 0) return [];
     const { repo } = this.options;
     const wanted = (path: string) =>
-      path === "status/" ||
-      path === "status/apps/" ||
-      apps.has(/^status\/apps\/(.+)\.yaml$/.exec(path)?.[1] ?? "");
+      path === STATUS_DIRECTORY ||
+      path === APPS_DIRECTORY ||
+      [...apps].some((app) => path === appStatusPath(app));
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
     const files = new Map(
       [...raw].map(([path, bytes]) => [path, splitObserved(new TextDecoder().decode(bytes)).base]),
@@ -246,7 +251,7 @@ export class Agent {
         cache: repo.cache,
         parent,
         changes,
-        message: syncCommitMessage([result]).replace(/^sync:/, `agent ${cluster}:`),
+        message: syncCommitMessage([result], `agent ${cluster}`),
         trailers: [
           [SOURCE_COMMIT_TRAILER, result.sourceCommit],
           ["Gitfleet-Agent", agent],

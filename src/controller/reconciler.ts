@@ -3,7 +3,7 @@ import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { objectId } from "../git/object-batch.js";
 import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git/read-tree.js";
-import { type CommitAuthor, OWNED_DIRECTORIES, writeStatusCommit } from "../git/status-writer.js";
+import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
@@ -27,8 +27,9 @@ import {
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { commitEventKind } from "../status/commit-event.js";
+import { OWNED_DIRECTORIES, writerOf } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
-import { SOURCE_STATUS_PATH } from "../status/status-files.js";
+import { SOURCE_STATUS_PATH, sourceStatusFromText } from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -626,19 +627,16 @@ export class Reconciler {
 // Whether an already reconciled source commit was valid, and how many errors status/source.yaml holds.
 function recordedVerdict(state: ReconcileState, head: string): { valid: boolean; errors: number } {
   if (state.renderedCommit === head) return { valid: true, errors: 0 };
-  const errors = /^errors: (\d+)$/m.exec(state.files.get(SOURCE_STATUS_PATH) ?? "")?.[1];
-  return { valid: false, errors: Math.max(1, Number(errors ?? 1)) };
+  const text = state.files.get(SOURCE_STATUS_PATH);
+  const errors = text === undefined ? 1 : sourceStatusFromText(text).errors;
+  return { valid: false, errors: Math.max(1, errors) };
 }
 
-// Files only the sync and the controller write, whole: inventories, pull-mode agents' reports,
-// migrations' and autoscalers' status.
+// Files the reconcile does not write, whole: inventories, pull-mode agents' reports, migrations'
+// and autoscalers' status (status/layout.ts says who writes what).
 function isSyncFile(path: string): boolean {
-  return (
-    path.startsWith("status/inventory/") ||
-    path.startsWith("status/agents/") ||
-    path.startsWith("status/migrations/") ||
-    path.startsWith("status/autoscaling/")
-  );
+  const writer = writerOf(path);
+  return writer !== undefined && writer !== "reconcile";
 }
 
 // The reconcile's outcome with the attached files added (their lines in the message), or an outcome

@@ -3,6 +3,7 @@ import { parseAllDocuments } from "yaml";
 import { type ClusterFacts, clusterFacts, type FleetView, fleetView } from "../observe/fleet-view.js";
 import { type TimelineEvent, timelineEvent } from "../observe/timeline.js";
 import { APP_LABEL } from "../render/tracking.js";
+import { SOURCE_STATUS_PATH, sourceStatusFromText } from "../status/status-files.js";
 import type { FleetRepo } from "./fleet-repo.js";
 import { gitFs as fs } from "./git-fs.js";
 import { readTreeFiles } from "./read-tree.js";
@@ -123,7 +124,8 @@ export class StatusReader {
     const tree = await this.repo.treeOf(tip);
     const files = await readTreeFiles(this.repo.gitdir, this.repo.cache, tree, under("status/"));
     const texts = new Map([...files].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
-    const rendered = /^renderedCommit: ([0-9a-f]{40})$/m.exec(texts.get("status/source.yaml") ?? "")?.[1];
+    const source = texts.get(SOURCE_STATUS_PATH);
+    const rendered = source === undefined ? undefined : sourceStatusFromText(source).renderedCommit;
     return fleetView(texts, await this.clusterFacts(rendered), tip);
   }
 

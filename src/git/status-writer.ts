@@ -13,8 +13,7 @@ export interface CommitAuthor {
   readonly timezoneOffset?: number;
 }
 
-/** The top-level directories of the status branch gitfleet writes; everything else on it is kept. */
-export const OWNED_DIRECTORIES: readonly string[] = ["rendered", "status"];
+import { OWNED_DIRECTORIES } from "../status/layout.js";
 
 /** A status commit to write: the file changes that take the parent's tree to the desired tree. */
 export interface StatusCommitRequest {

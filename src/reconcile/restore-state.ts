@@ -12,7 +12,7 @@ import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from
 import { APP_LABEL } from "../render/tracking.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ScheduleDecision } from "../schedule/types.js";
-import { SOURCE_STATUS_PATH } from "../status/status-files.js";
+import { readSourceStatus, SOURCE_STATUS_PATH } from "../status/status-files.js";
 import type { ReconcileState } from "./reconcile-step.js";
 
 /** Where the loop stood when the status branch was last written, read from its status/source.yaml. */
@@ -25,9 +25,8 @@ export interface SourcePosition {
 export function sourcePosition(files: ReadonlyMap<string, string>): SourcePosition {
   const text = files.get(SOURCE_STATUS_PATH);
   if (text === undefined) return { sourceCommit: undefined, renderedCommit: undefined };
-  const value = asMap(readYaml(text, SOURCE_STATUS_PATH));
-  const commit = (v: unknown) => (typeof v === "string" && /^[0-9a-f]{40}$/.test(v) ? v : undefined);
-  return { sourceCommit: commit(value.sourceCommit), renderedCommit: commit(value.renderedCommit) };
+  const { sourceCommit, renderedCommit } = readSourceStatus(readYaml(text, SOURCE_STATUS_PATH));
+  return { sourceCommit, renderedCommit };
 }
 
 /**

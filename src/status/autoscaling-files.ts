@@ -14,7 +14,9 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 // recommendations kept for the scale-down stabilization window stay in memory, and of the scale
 // events only the last is kept.
 
-export const AUTOSCALING_DIRECTORY = "status/autoscaling/";
+export { AUTOSCALING_DIRECTORY } from "./layout.js";
+
+import { AUTOSCALING_DIRECTORY } from "./layout.js";
 
 const fileName = (key: string) => (key.startsWith("/") ? key.slice(1) : key.replace("/", "."));
 

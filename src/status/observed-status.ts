@@ -258,8 +258,8 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   return observed;
 }
 
-/** The first line and the body of a sync status commit: what was applied, pruned, blocked or unreachable, per cluster. */
-export function syncCommitMessage(results: readonly ClusterSyncResult[]): string {
+/** A sync status commit's message: the subject ("sync", or "agent <cluster>"), then per cluster what was applied, pruned, blocked or unreachable. */
+export function syncCommitMessage(results: readonly ClusterSyncResult[], subject = "sync"): string {
   const parts: string[] = [];
   const lines: string[] = [];
   for (const result of [...results].sort((a, b) => compareStrings(a.cluster, b.cluster))) {
@@ -279,5 +279,5 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[]): string
     ];
     lines.push(`${result.cluster}: ${details.join(", ")}; ${health}`);
   }
-  return `sync: ${parts.join(", ")}\n\n${lines.join("\n")}`;
+  return `${subject}: ${parts.join(", ")}\n\n${lines.join("\n")}`;
 }

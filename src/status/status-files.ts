@@ -1,8 +1,10 @@
+import { parse } from "yaml";
 import { compareStrings } from "../model/file-tree.js";
-import type { Json, JsonMap } from "../model/json.js";
+import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { emitYaml } from "../render/yaml-emitter.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
 
 // The files under status/ on the status branch (DESIGN.md §3). Each is a function of the render and,
 // for an app, of the source commit that last changed it — never of the time or of the fleet's size,
@@ -49,6 +51,38 @@ export function sourceStatusText(status: SourceStatus): string {
       message: p.message,
     })),
   });
+}
+
+/** status/source.yaml read back: where the loop stands and how many errors the last commit had. */
+export interface RecordedSource {
+  readonly sourceCommit: string | undefined;
+  readonly renderedCommit: string | undefined;
+  readonly valid: boolean;
+  readonly errors: number;
+  readonly warnings: number;
+}
+
+/** Reads status/source.yaml (parsed) back; commits that are not 40 hex digits count as none. */
+export function readSourceStatus(value: unknown): RecordedSource {
+  const map = isJsonMap(value) ? value : {};
+  const commit = (v: unknown) => (typeof v === "string" && /^[0-9a-f]{40}$/.test(v) ? v : undefined);
+  const count = (v: unknown) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+  return {
+    sourceCommit: commit(map.sourceCommit),
+    renderedCommit: commit(map.renderedCommit),
+    valid: map.valid === true,
+    errors: count(map.errors),
+    warnings: count(map.warnings),
+  };
+}
+
+/** status/source.yaml's text read back; a file that does not read as YAML records nothing. */
+export function sourceStatusFromText(text: string): RecordedSource {
+  try {
+    return readSourceStatus(readEmittedYaml(text) ?? parse(text, { version: "1.1" }));
+  } catch {
+    return readSourceStatus(undefined);
+  }
 }
 
 /** What one app renders: its objects, its workloads' decisions and its render errors. */
