@@ -73,6 +73,8 @@ export interface ClusterView extends ClusterFacts {
 export interface ReplicaCell {
   readonly desired: number;
   readonly ready?: number;
+  /** What the member's object asks for, as it reported (a member HPA's count where one scales it). */
+  readonly reported?: number;
   /** Old replicas failover keeps there while the new ones come up elsewhere. */
   readonly keeping?: number;
 }
@@ -314,6 +316,12 @@ function appInCluster(seen: JsonMap, objects: number): AppClusterView {
   };
 }
 
+// status/apps/ shows a workload's replicas in a cluster as "ready/desired", for people reading it.
+function readyCell(shown: string | undefined): { ready?: number; reported?: number } {
+  const match = shown === undefined ? null : /^(\d+)\/(\d+)$/.exec(shown);
+  return match ? { ready: Number(match[1]), reported: Number(match[2]) } : {};
+}
+
 function workloadView(entry: JsonMap, readyOf: ReadonlyMap<string, Record<string, string>>): WorkloadView {
   const decision = asMap(entry.decision);
   const diagnosis = asMap(decision.diagnosis);
@@ -331,7 +339,7 @@ function workloadView(entry: JsonMap, readyOf: ReadonlyMap<string, Record<string
     const kept = keeping.get(cluster);
     clusters[cluster] = {
       desired: Number(asMap(decision.clusters)[cluster] ?? 0),
-      ...(ready !== undefined ? { ready: Number(ready.split("/")[0]) } : {}),
+      ...readyCell(ready),
       ...(kept ? { keeping: kept } : {}),
     };
   }

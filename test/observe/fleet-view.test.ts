@@ -40,8 +40,8 @@ describe("the fleet view of a status commit", () => {
     const web = view.apps.find((a) => a.name === "web");
     expect(web?.health).toBe("Degraded");
     expect(web?.workloads[0]?.clusters).toEqual({
-      east: { desired: 4, ready: 4 },
-      west: { desired: 2, ready: 1 },
+      east: { desired: 4, ready: 4, reported: 4 },
+      west: { desired: 2, ready: 1, reported: 2 },
     });
     expect(web?.workloads[0]?.leftOut).toEqual({ north: "untolerated taint {gpu=true:NoSchedule}" });
     expect(web?.clusters.west).toMatchObject({

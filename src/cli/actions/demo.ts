@@ -12,15 +12,16 @@ import type { Reconciler } from "../../controller/reconciler.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
-import { readTreeFiles } from "../../git/read-tree.js";
+import { StatusReader } from "../../git/status-reader.js";
 import { MemberClient } from "../../kube/member-client.js";
 import { createLogger } from "../../log/logger.js";
 import { asList, asMap, type JsonMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
+import { eventTrailer } from "../../model/trailers.js";
 import type { FleetModel } from "../../model/types.js";
+import type { FleetView } from "../../observe/fleet-view.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";
-import { readEmittedYaml } from "../../render/yaml-reader.js";
 import type { ControllerServer } from "../../server/http-server.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
@@ -103,7 +104,8 @@ export async function runDemo(
   let printed = new Promise<void>((resolve) => {
     startedUp = resolve;
   });
-  const printer = new ProgressPrinter(output, repoDir, (subject) => {
+  const statusReader = new StatusReader(repo, { source: "main", status: "gitfleet/status" });
+  const printer = new ProgressPrinter(output, repoDir, statusReader, (subject) => {
     if (subject.startsWith(`autoscale: ${DEMO_LOAD_APP}: hpa`)) stopDemoLoad(members);
   });
   const built = buildController({
@@ -296,88 +298,68 @@ function capacity(member: SimulatedMember): string {
   return `${nodes.length} nodes, ${cpu} CPUs`;
 }
 
-// Each workload's desired replicas per cluster, as the status branch records them in status/apps/.
-async function desiredReplicas(repoDir: string): Promise<string> {
-  const files = await statusFiles(repoDir, "status/apps");
+// Each workload's desired replicas per cluster, as the status branch records them (the dashboard's view).
+function desiredReplicas(view: FleetView): string {
   const lines = ["desired replicas (status/apps/ on the status branch):"];
-  for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const app = asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {});
-    for (const workload of asList(app.workloads).map((w) => asMap(w))) {
-      const clusters = Object.entries(asMap(asMap(workload.decision).clusters))
-        .map(([cluster, replicas]) => `${cluster}=${String(replicas)}`)
+  for (const app of view.apps)
+    for (const workload of app.workloads) {
+      const clusters = Object.entries(workload.clusters)
+        .filter(([, cell]) => cell.desired > 0)
+        .map(([cluster, cell]) => `${cluster}=${cell.desired}`)
         .join(" ");
-      lines.push(
-        `  ${String(app.app ?? path).padEnd(16)} ${String(workload.resource).padEnd(36)} ${clusters || "nowhere"}`,
-      );
+      lines.push(`  ${app.name.padEnd(16)} ${workload.resource.padEnd(36)} ${clusters || "nowhere"}`);
     }
-  }
   return `${lines.join("\n")}\n`;
 }
 
-// Per app and cluster, ready/desired replicas and health, as the observed blocks of status/apps/ record them.
-async function observedProgress(repoDir: string): Promise<{ healthy: boolean; text: string }> {
-  const files = await statusFiles(repoDir, "status/apps");
-  let healthy = true;
+// Per app and cluster, ready/desired replicas as the members report them and health; then the
+// clusters the probes found NotReady.
+function observedProgress(view: FleetView): { healthy: boolean; text: string } {
   let placements = 0;
   let ready = 0;
   const lines: string[] = [];
-  for (const [path, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const app = asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {});
-    const clusters = Object.entries(asMap(app.observed)).map(([cluster, value]) => {
-      const observed = asMap(value);
-      placements++;
-      // Healthy on the rendering the cluster should run: a cluster the rollout has not reached yet is not done.
-      if (observed.health === "Healthy" && observed.rollout === undefined) ready++;
-      else healthy = false;
-      const replicas = Object.values(asMap(observed.ready)).map(String).join("+");
-      const waiting =
-        observed.rollout !== undefined
-          ? " (rollout waiting)"
-          : observed.migration !== undefined
-            ? " (not adopted: migration waits)"
-            : "";
-      return `${cluster}=${replicas ? `${replicas} ` : ""}${String(observed.health ?? "?")}${waiting}`;
-    });
-    if (clusters.length > 0) lines.push(`  ${String(app.app ?? path).padEnd(16)} ${clusters.join("  ")}`);
+  for (const app of view.apps) {
+    const clusters = Object.entries(app.clusters)
+      .filter(
+        // A cluster the members reported on (an app placed there but not synced yet says so, with a reason).
+        ([, seen]) =>
+          seen.health !== "Unknown" || seen.reason !== undefined || seen.syncedCommit !== undefined,
+      )
+      .map(([cluster, seen]) => {
+        placements++;
+        // Healthy on the rendering the cluster should run: a cluster the rollout has not reached yet is not done.
+        if (seen.health === "Healthy" && seen.held !== "rollout") ready++;
+        const replicas = app.workloads
+          .flatMap((w) => {
+            const cell = w.clusters[cluster];
+            return cell?.ready !== undefined ? [`${cell.ready}/${cell.reported ?? cell.desired}`] : [];
+          })
+          .join("+");
+        const waiting =
+          seen.held === "rollout"
+            ? " (rollout waiting)"
+            : seen.held === "migration"
+              ? " (not adopted: migration waits)"
+              : "";
+        return `${cluster}=${replicas ? `${replicas} ` : ""}${seen.health}${waiting}`;
+      });
+    if (clusters.length > 0) lines.push(`  ${app.name.padEnd(16)} ${clusters.join("  ")}`);
   }
+  const healthy = ready === placements;
   const header = healthy
     ? `members converged: every app Healthy in every cluster (${placements} app placements)`
     : `members converging: ${ready} of ${placements} app placements Healthy (ready/desired replicas)`;
-  const conditions = await notReadyClusters(repoDir);
-  return {
-    healthy: healthy && conditions.length === 0,
-    text: `\n${header}\n${[...lines, ...conditions].join("\n")}\n`,
-  };
-}
-
-// Clusters the probes found NotReady, with the taints that adds, from status/clusters/.
-async function notReadyClusters(repoDir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const [path, bytes] of await statusFiles(repoDir, "status/clusters")) {
-    const condition = asMap(
-      asMap(asMap(readEmittedYaml(new TextDecoder().decode(bytes)) ?? {}).observed).condition,
-    );
-    if (condition.ready !== false) continue;
-    const cluster = path.replace(/^status\/clusters\/|\.yaml$/g, "");
-    lines.push(
-      `  cluster ${cluster} NotReady (${String(condition.reason)} since ${String(condition.since)}): ${asList(condition.taints).map(String).join(", ")}`,
-    );
-  }
-  return lines.sort();
-}
-
-// The files under a directory of the status branch.
-async function statusFiles(repoDir: string, directory: string): Promise<Map<string, Uint8Array>> {
-  const gitdir = join(repoDir, ".git");
-  const cache = {};
-  const tip = await git.resolveRef({ fs, gitdir, ref: "refs/heads/gitfleet/status" });
-  const tree = (await git.readCommit({ fs, gitdir, cache, oid: tip })).commit.tree;
-  return readTreeFiles(
-    gitdir,
-    cache,
-    tree,
-    (path) => directory.startsWith(path.replace(/\/$/, "")) || path.startsWith(directory),
+  const notReady = view.clusters.flatMap((c) =>
+    c.condition && !c.condition.ready
+      ? [
+          `  cluster ${c.name} NotReady (${c.condition.reason ?? "?"} since ${c.condition.since ?? "?"}): ${c.condition.taints.join(", ")}`,
+        ]
+      : [],
   );
+  return {
+    healthy: healthy && notReady.length === 0,
+    text: `\n${header}\n${[...lines, ...notReady.sort()].join("\n")}\n`,
+  };
 }
 
 /** Prints what each round did: a new render's desired replicas, then the members converging, until Healthy. */
@@ -387,6 +369,8 @@ class ProgressPrinter {
   constructor(
     private readonly output: CommandOutput,
     private readonly repoDir: string,
+    /** The status branch as the dashboard reads it. */
+    private readonly status: StatusReader,
     /** Told the subject of every status commit printed. */
     private readonly onCommit: (subject: string) => void = () => {},
   ) {}
@@ -399,17 +383,18 @@ class ProgressPrinter {
         : "";
       // A failover or autoscale commit tells what moved and why; a reconcile names the source commit.
       const subject = message.split("\n\n")[0] ?? "";
+      const event = eventTrailer(message);
       this.onCommit(subject);
       this.output.out(
-        /^(failover|autoscale):/.test(message)
+        event === "failover" || event === "scale"
           ? `\n${subject} (gitfleet/status ${report.statusCommit?.slice(0, 7)})\n`
           : `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
       );
-      if (report.valid) this.output.out(await desiredReplicas(this.repoDir));
+      if (report.valid) this.output.out(desiredReplicas(await this.status.view()));
       this.converged = false;
     }
     if (report.observed !== "committed") return;
-    const progress = await observedProgress(this.repoDir);
+    const progress = observedProgress(await this.status.view());
     if (!this.converged || !progress.healthy) this.output.out(progress.text);
     this.converged = progress.healthy;
   }
