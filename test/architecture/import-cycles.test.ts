@@ -1,44 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importGraph, SRC } from "../helpers/import-graph.js";
 
 /**
  * The layers point one way: no module of src/ reaches itself through its imports (type-only imports
  * count — a type two modules share belongs below both). Lists every cycle it finds.
  */
-
-const SRC = fileURLToPath(new URL("../../src", import.meta.url));
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-function importGraph(): Map<string, string[]> {
-  const files = new Set(sourceFiles(SRC));
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const targets: string[] = [];
-    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
-      const spec = normalize(join(dirname(file), (match[1] ?? match[2]) as string));
-      const candidates = [
-        spec.replace(/\.js$/, ".ts"),
-        spec.replace(/\.js$/, ".tsx"),
-        `${spec}.ts`,
-        join(spec, "index.ts"),
-      ];
-      const target = candidates.find((c) => files.has(c));
-      if (target) targets.push(target);
-    }
-    graph.set(file, targets);
-  }
-  return graph;
-}
 
 // The files reachable from `start` through imports.
 function reachable(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {

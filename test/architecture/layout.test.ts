@@ -1,24 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importGraph, SRC, sourceFiles } from "../helpers/import-graph.js";
 import { IMPURE, LAYOUT } from "./layout.js";
 
 /**
  * The layout holds: every folder of src/ is in the table, imports only what the table lets it, a pure
  * folder touches no I/O, clock, randomness or environment, and says so in its README.
  */
-const SRC = fileURLToPath(new URL("../../src", import.meta.url));
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
-
 const folderOf = (file: string) => relative(SRC, file).split("/")[0] as string;
 const folders = readdirSync(SRC, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -27,13 +16,10 @@ const files = sourceFiles(SRC);
 
 // Every import of a file into another folder of src/, as [from folder, to folder, file].
 function crossings(): [string, string, string][] {
-  return files.flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(IMPORT)].flatMap((match): [string, string, string][] => {
-      const target = normalize(join(dirname(file), (match[1] ?? match[2]) as string));
-      const to = relative(SRC, target).split("/")[0] as string;
-      const from = folderOf(file);
-      return to === from || to === ".." ? [] : [[from, to, relative(SRC, file)]];
-    }),
+  return [...importGraph()].flatMap(([file, targets]) =>
+    targets
+      .map((target): [string, string, string] => [folderOf(file), folderOf(target), relative(SRC, file)])
+      .filter(([from, to]) => from !== to),
   );
 }
 

@@ -7,7 +7,7 @@ import { type SimulatedMember, startMember } from "../../src/sim/member-server.j
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { sshSigningKey } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** `gitfleet agent` as it runs in a member: a real process, its cluster reached through a kubeconfig. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** Signed status commits, verified by `git verify-commit` with an allowed-signers file. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type ClusterFacts, clusterFacts, fleetView } from "../../src/observe/fleet-view.js";
-import { clusterFile, fleetFiles, HEALTHY_EAST, SOURCE, statusFiles } from "./status-files.js";
+import { clusterFile, fleetFiles, HEALTHY_EAST, SOURCE, statusFiles } from "../helpers/status-files.js";
 
 const FACTS: ClusterFacts[] = [
   { name: "east", provider: "aws", region: "us-east", mode: "push", unschedulable: false, labels: {} },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
 import { amount, formatStatus } from "../../src/observe/format-status.js";
-import { fleetFiles } from "./status-files.js";
+import { fleetFiles } from "../helpers/status-files.js";
 
 const FACTS: ClusterFacts[] = [
   { name: "east", provider: "aws", region: "us-east", mode: "push", unschedulable: false, labels: {} },

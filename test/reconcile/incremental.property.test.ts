@@ -4,7 +4,7 @@ import { createParseCache, type ParseCache } from "../../src/model/load-fleet.js
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { EMPTY_STATE, type ReconcileState, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";
-import { BASE_SPEC, changedPaths, editArbitrary, fleetFiles } from "./fleet-spec.js";
+import { BASE_SPEC, changedPaths, editArbitrary, fleetFiles } from "../helpers/fleet-spec.js";
 
 const commit = (n: number) => n.toString(16).padStart(40, "a");
 

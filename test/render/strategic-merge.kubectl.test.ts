@@ -9,7 +9,7 @@ import type { Json } from "../../src/model/json.js";
 import { schemaFor } from "../../src/render/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../src/render/patch/strategic-merge.js";
 import { mapConcurrently } from "../../src/util/map-concurrently.js";
-import { objectArb, patchArb } from "./smp-generators.js";
+import { objectArb, patchArb } from "../helpers/smp-generators.js";
 
 /**
  * Differential test: 500 random strategic merge patches over Deployments, StatefulSets, Services and

@@ -8,7 +8,7 @@ import { gitfleetAsync } from "../helpers/cli.js";
 import { createRepo, tempDir } from "../helpers/git-repo.js";
 import { HOSTILE_STATUS_MESSAGE, type HostileMember, startHostileMember } from "../helpers/hostile-member.js";
 import { until, writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * H3, L2, L3 (security audit): a hostile member could exhaust the controller — answers were read

@@ -8,7 +8,7 @@ import { type SimulatedMember, startMember } from "../../src/sim/member-server.j
 import { inventoryFromData } from "../../src/sync/inventory.js";
 import { branchFiles, commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * Kill the controller in the middle of a sync and start it again: the members end holding exactly

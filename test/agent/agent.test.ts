@@ -10,7 +10,7 @@ import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { kubeconfigNextTo, pushController, sshSigningKey, startMembers } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * Pull mode: the agent inside "north" applies rendered/north/ with the same code as push mode and

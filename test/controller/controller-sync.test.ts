@@ -9,7 +9,7 @@ import {
   pushController,
   statusFile as statusFileOf,
 } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../reconcile/fleet-spec.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * The whole push path: commits in a real repository, the reconciler writing the status branch, the
