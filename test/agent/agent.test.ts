@@ -8,9 +8,9 @@ import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { kubeconfigNextTo, pushController, sshSigningKey, startMembers } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * Pull mode: the agent inside "north" applies rendered/north/ with the same code as push mode and

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { sshSigningKey } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** `gitfleet agent` as it runs in a member: a real process, its cluster reached through a kubeconfig. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

@@ -3,8 +3,8 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
 /** `gitfleet reconcile --once` as users run it: settings from fleet.yaml, exit codes, refusals. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

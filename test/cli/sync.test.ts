@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** `gitfleet reconcile --once` with sync on: a real process applying to simulated members. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

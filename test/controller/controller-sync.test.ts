@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Controller } from "../../src/controller/controller.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import {
   liveObject,
@@ -9,7 +10,6 @@ import {
   pushController,
   statusFile as statusFileOf,
 } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * The whole push path: commits in a real repository, the reconciler writing the status branch, the

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
-import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { BASE_SPEC, editArbitrary, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
 /**
  * Kill the controller at any point and the next start converges to the same status tree: a real

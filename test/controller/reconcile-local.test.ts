@@ -6,8 +6,8 @@ import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconci
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { writeStatusCommit } from "../../src/git/status-writer.js";
 import { createLogger } from "../../src/log/logger.js";
-import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
 /** The reconcile loop against a real repository: commits by the git CLI, gitfleet through isomorphic-git. */
 let dir: string;

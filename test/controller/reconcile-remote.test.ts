@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { FleetRepo, type RepoLocation } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * The reconcile loop against a remote over HTTP, served by real Git (`git http-backend`): people push

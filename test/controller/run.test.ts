@@ -2,10 +2,10 @@ import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { spawnRun } from "../helpers/gitfleet-run.js";
 import { until } from "../helpers/member.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** `gitfleet run` as a real process: readiness, push webhooks (signed and not), graceful stop. */
 const SECRET = "webhook-secret-for-tests";

@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
 /** Signed status commits, verified by `git verify-commit` with an allowed-signers file. */
 const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));

@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { inventoryFromData } from "../../src/sync/inventory.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * Kill the controller in the middle of a sync and start it again: the members end holding exactly

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { asMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** Probing members' /readyz through the controller: conditions and taints on the status branch. */
 const fleet = membersPerTest(

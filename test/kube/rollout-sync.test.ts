@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** An app's rollout across clusters, through the controller, against members with nodes and pods. */
 const fleet = membersPerTest(

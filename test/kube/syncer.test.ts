@@ -6,9 +6,9 @@ import { createLogger } from "../../src/log/logger.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /** The syncer's queues: each cluster on its own, and no more than maxClusters syncing at once. */
 let root: { dir: string; cleanup: () => void };

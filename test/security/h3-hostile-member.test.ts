@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemberApiError, MemberClient } from "../../src/kube/member-client.js";
 import { startMember } from "../../src/sim/member-server.js";
 import { gitfleetAsync } from "../helpers/cli.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, tempDir } from "../helpers/git-repo.js";
 import { HOSTILE_STATUS_MESSAGE, type HostileMember, startHostileMember } from "../helpers/hostile-member.js";
 import { until, writeKubeconfig } from "../helpers/member.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 
 /**
  * H3, L2, L3 (security audit): a hostile member could exhaust the controller — answers were read
