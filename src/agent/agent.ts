@@ -5,7 +5,8 @@ import { agentBranch } from "../git/agent-branches.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
-import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { publishStatusCommit } from "../git/status-branch.js";
+import type { CommitAuthor } from "../git/status-writer.js";
 import { syncCluster } from "../kube/cluster-sync.js";
 import { detachApp } from "../kube/detach-app.js";
 import type { MemberClient } from "../kube/member-client.js";
@@ -246,9 +247,8 @@ export class Agent {
     for (let attempt = 1; attempt <= (this.options.maxAttempts ?? 6); attempt++) {
       const changes = new Map([...wanted].filter(([path, value]) => current.get(path) !== value));
       if (changes.size === 0) return "unchanged";
-      const written = await writeStatusCommit({
-        gitdir: repo.gitdir,
-        cache: repo.cache,
+      const published = await publishStatusCommit(repo, {
+        branch: own,
         parent,
         changes,
         message: syncCommitMessage([result], `agent ${cluster}`),
@@ -259,8 +259,7 @@ export class Agent {
         ],
         author: this.author(),
       });
-      if (written.status === "unchanged") return "unchanged";
-      if (await repo.publish(own, parent, written.oid, written.objects)) return "committed";
+      if (published.status !== "moved") return published.status;
       // Its branch moved (another copy of this agent): write again on the new tip.
       await repo.fetch([own]);
       parent = await repo.branchTip(own);

@@ -3,7 +3,8 @@ import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { objectId } from "../git/object-batch.js";
 import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git/read-tree.js";
-import { type CommitAuthor, writeStatusCommit } from "../git/status-writer.js";
+import { type Published, publishStatusCommit } from "../git/status-branch.js";
+import type { CommitAuthor } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
@@ -203,8 +204,16 @@ export class Reconciler {
     }
     const { outcome, headTree } = next;
     const message = outcome.message;
-    const written = await this.write(tip, this.withObserved(outcome.changes), message, head);
-    watch.lap("write");
+    const published = await this.publish(
+      tip,
+      this.withObserved(outcome.changes),
+      message,
+      head,
+      async (written) => {
+        watch.lap("write");
+        if (written) await this.options.onStage?.("written");
+      },
+    );
     const errors = outcome.problems.filter((p) => p.severity === "error").length;
     const base = {
       sourceCommit: head,
@@ -213,12 +222,12 @@ export class Reconciler {
       attempts: attempt,
       filesChanged: outcome.changes.size,
     };
-    if (written.status === "unchanged") {
+    if (published.status === "unchanged") {
       this.landed({ outcome, headTree }, tip, undefined, repair);
       return { ...base, result: "unchanged", statusCommit: tip, durationsMs: watch.laps() };
     }
-    await this.options.onStage?.("written");
-    if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return undefined;
+    if (published.status === "moved") return undefined;
+    const written = published;
     await this.options.onStage?.("published");
     this.options.onCommit?.({ oid: written.oid, message });
     watch.lap("publish");
@@ -236,7 +245,7 @@ export class Reconciler {
         errors,
         scope: outcome.scope === ALL ? "all" : outcome.scope.size,
         filesChanged: outcome.changes.size,
-        objectsWritten: written.objects.length,
+        objectsWritten: written.objectsWritten,
         clusters: outcome.summary ? Object.fromEntries(outcome.summary.clusters) : {},
         durationsMs: watch.laps(),
         attempt,
@@ -539,15 +548,12 @@ export class Reconciler {
     files: ReadonlyMap<string, string>,
     message: string,
   ): Promise<"committed" | "unchanged" | "moved"> {
-    const { repo, statusBranch } = this.options;
     const state = this.state;
     if (!state?.sourceCommit) return "unchanged";
     const changes = this.observedChanges(state, blocks, files);
     if (changes.size === 0) return "unchanged";
-    const tip = this.statusTip;
-    const written = await this.write(tip, changes, message, state.sourceCommit);
-    if (written.status === "unchanged") return "unchanged";
-    if (!(await repo.publish(statusBranch, tip, written.oid, written.objects))) return "moved";
+    const written = await this.publish(this.statusTip, changes, message, state.sourceCommit);
+    if (written.status !== "committed") return written.status;
     this.statusTip = written.oid;
     this.options.onCommit?.({ oid: written.oid, message });
     for (const [path, block] of blocks) if (changes.has(path)) this.observed.set(path, block);
@@ -570,16 +576,18 @@ export class Reconciler {
     return changes;
   }
 
-  private write(
+  // One status commit on top of `parent`, published with compare-and-swap, with the trailers that
+  // name its source commit, this controller and the event it records.
+  private publish(
     parent: string | undefined,
     changes: ReadonlyMap<string, string | null>,
     message: string,
     sourceCommit: string,
-  ): ReturnType<typeof writeStatusCommit> {
-    const { repo } = this.options;
-    return writeStatusCommit({
-      gitdir: repo.gitdir,
-      cache: repo.cache,
+    onWritten?: (written: boolean) => Promise<void>,
+  ): Promise<Published> {
+    return publishStatusCommit(this.options.repo, {
+      branch: this.options.statusBranch,
+      ...(onWritten ? { onWritten } : {}),
       parent,
       changes,
       message,

@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import { asMap, type JsonMap, valueAt } from "../../model/json.js";
+import { type RolloutSet, rolloutPolicy, rolloutStep } from "../rollout.js";
+import { compareNames, isReady, ownerReference, sameJson } from "./objects.js";
+import type { CustomWorkload, WorldContext } from "./world-context.js";
+/** A declared custom workload (an OpenKruise CloneSet): pods from its template, podsToDelete first. */
+export function syncCustom(world: WorldContext, object: JsonMap, workload: CustomWorkload): void {
+  const metadata = asMap(object.metadata);
+  const replicas = valueAt(object, workload.replicasPath.split("."));
+  const template = asMap(valueAt(object, workload.podTemplatePath.split(".")));
+  const want = typeof replicas === "number" ? replicas : 1;
+  const owner = { ...object, spec: { template } };
+  // As OpenKruise does: the pods named in podsToDelete go (replaced if replicas did not drop).
+  const named = workload.podsToDeletePath ? valueAt(object, workload.podsToDeletePath.split(".")) : undefined;
+  const doomed = new Set(Array.isArray(named) ? named.map(String) : []);
+  if (doomed.size > 0) {
+    for (const pod of world.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata))
+      if (doomed.has(String(asMap(pod.metadata).name)) && !asMap(pod.metadata).deletionTimestamp)
+        world.remove(pod, "/api/v1", "pods");
+  }
+  ensurePods(
+    world,
+    owner,
+    workload.kind,
+    want,
+    (i) => {
+      const seed = `${String(metadata.uid)}/${world.api.store.currentVersion()}/${i}`;
+      return `${String(metadata.name)}-${createHash("sha256").update(seed).digest("hex").slice(0, 5)}`;
+    },
+    true,
+    String(object.apiVersion),
+    doomed,
+  );
+}
+
+/** The Job controller's status: active, succeeded, ready, Complete once enough pods succeeded. */
+export function updateJobStatus(world: WorldContext, job: JsonMap): void {
+  const metadata = asMap(job.metadata);
+  const pods = world.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
+  const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
+  const complete = succeeded >= Number(asMap(job.spec).completions ?? 1);
+  const status = {
+    active: pods.length - succeeded,
+    succeeded,
+    ready: pods.filter(isReady).length,
+    conditions: complete ? [{ type: "Complete", status: "True" }] : null,
+  };
+  if (!sameJson(asMap(job.status), status))
+    world.patch(job, "/apis/batch/v1", "jobs/status", { status }, "jobs");
+}
+
+// One rollout step: the ReplicaSet of the current template grows and the others shrink (rollout.ts).
+export function syncDeployment(world: WorldContext, deployment: JsonMap): void {
+  const metadata = asMap(deployment.metadata);
+  const spec = asMap(deployment.spec);
+  const template = asMap(spec.template);
+  const hash = createHash("sha256").update(JSON.stringify(template)).digest("hex").slice(0, 10);
+  const name = `${String(metadata.name)}-${hash}`;
+  const owned = world.ownedBy(`/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`, metadata);
+  const asSet = (rs: JsonMap): RolloutSet => ({
+    name: String(asMap(rs.metadata).name),
+    replicas: Number(asMap(rs.spec).replicas ?? 0),
+    available: Number(asMap(rs.status).availableReplicas ?? 0),
+  });
+  const current = owned.find((rs) => asMap(rs.metadata).name === name);
+  const old = owned.filter((rs) => rs !== current);
+  const step = rolloutStep(
+    rolloutPolicy(spec),
+    current ? asSet(current) : { name, replicas: 0, available: 0 },
+    old.map(asSet),
+  );
+  if (!current) createReplicaSet(world, deployment, name, hash, step.next);
+  else if (asMap(current.spec).replicas !== step.next)
+    world.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas: step.next } });
+  for (const rs of old) {
+    const replicas = step.old.get(String(asMap(rs.metadata).name)) ?? 0;
+    // An old ReplicaSet goes once it has no pods left.
+    if (replicas === 0 && Number(asMap(rs.status).replicas ?? 0) === 0 && asMap(rs.spec).replicas === 0)
+      world.remove(rs, "/apis/apps/v1", "replicasets");
+    else if (asMap(rs.spec).replicas !== replicas)
+      world.patch(rs, "/apis/apps/v1", "replicasets", { spec: { replicas } });
+  }
+}
+
+/** A Deployment's ReplicaSet for one pod template (named by the template's hash). */
+export function createReplicaSet(
+  world: WorldContext,
+  deployment: JsonMap,
+  name: string,
+  hash: string,
+  replicas: number,
+): void {
+  const metadata = asMap(deployment.metadata);
+  const spec = asMap(deployment.spec);
+  const template = asMap(spec.template);
+  const labels = { ...asMap(asMap(template.metadata).labels), "pod-template-hash": hash };
+  world.request("POST", `/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`, {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: {
+      name,
+      namespace: metadata.namespace ?? "",
+      labels,
+      ownerReferences: [ownerReference(deployment, "apps/v1", "Deployment")],
+    },
+    spec: {
+      replicas,
+      selector: { matchLabels: { ...asMap(asMap(spec.selector).matchLabels), "pod-template-hash": hash } },
+      template: { ...template, metadata: { ...asMap(template.metadata), labels } },
+    },
+  });
+}
+
+/** The ReplicaSet controller: as many pods as it asks for. */
+export function syncReplicaSet(world: WorldContext, replicaSet: JsonMap): void {
+  const metadata = asMap(replicaSet.metadata);
+  const want = Number(asMap(replicaSet.spec).replicas ?? 1);
+  ensurePods(world, replicaSet, "ReplicaSet", want, (i) => {
+    const seed = `${String(metadata.uid)}/${world.api.store.currentVersion()}/${i}`;
+    return `${String(metadata.name)}-${createHash("sha256").update(seed).digest("hex").slice(0, 5)}`;
+  });
+}
+
+// A StatefulSet's pods are <name>-0 … <name>-(n-1); scaling down removes the highest ordinals.
+export function syncStatefulSet(world: WorldContext, statefulSet: JsonMap): void {
+  const name = String(asMap(statefulSet.metadata).name);
+  const want = Number(asMap(statefulSet.spec).replicas ?? 1);
+  ensurePods(world, statefulSet, "StatefulSet", want, (i) => `${name}-${i}`);
+}
+
+// A Job keeps `parallelism` pods running until `completions` have succeeded.
+export function syncJob(world: WorldContext, job: JsonMap): void {
+  const spec = asMap(job.spec);
+  const completions = Number(spec.completions ?? 1);
+  const parallelism = Number(spec.parallelism ?? 1);
+  const pods = world.ownedBy(
+    `/api/v1/namespaces/${String(asMap(job.metadata).namespace)}/pods`,
+    asMap(job.metadata),
+  );
+  const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
+  const active = pods.length - succeeded;
+  const want = succeeded + Math.min(parallelism, Math.max(0, completions - succeeded - active) + active);
+  const name = String(asMap(job.metadata).name);
+  ensurePods(world, job, "Job", want, (i) => `${name}-${i}`, false);
+}
+
+// Creates pods from the owner's template up to `want`; removes extras unless `shrink` is false.
+export function ensurePods(
+  world: WorldContext,
+  owner: JsonMap,
+  kind: string,
+  want: number,
+  nameOf: (i: number) => string,
+  shrink = true,
+  apiVersion?: string,
+  gone: ReadonlySet<string> = new Set(),
+): void {
+  const metadata = asMap(owner.metadata);
+  const namespace = String(metadata.namespace);
+  // Pods deleted by name this tick (podsToDelete) no longer count.
+  const pods = world
+    .ownedBy(`/api/v1/namespaces/${namespace}/pods`, metadata)
+    .filter((p) => !gone.has(String(asMap(p.metadata).name)));
+  const template = asMap(asMap(owner.spec).template);
+  const taken = new Set(pods.map((p) => asMap(p.metadata).name));
+  let index = 0;
+  for (let created = pods.length; created < want; created++) {
+    while (taken.has(nameOf(index))) index++;
+    taken.add(nameOf(index));
+    world.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        ...asMap(template.metadata),
+        name: nameOf(index),
+        namespace,
+        ownerReferences: [
+          ownerReference(owner, apiVersion ?? (kind === "Job" ? "batch/v1" : "apps/v1"), kind),
+        ],
+      },
+      spec: asMap(template.spec),
+      status: { phase: "Pending" },
+    });
+  }
+  if (!shrink || pods.length <= want) return;
+  // The last pods (by name; for a StatefulSet the highest ordinals) go first when scaling down.
+  const byName = [...pods].sort((a, b) =>
+    compareNames(String(asMap(a.metadata).name), String(asMap(b.metadata).name)),
+  );
+  for (const pod of byName.slice(want)) world.remove(pod, "/api/v1", "pods");
+}
