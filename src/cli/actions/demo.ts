@@ -1,33 +1,24 @@
 import { randomBytes } from "node:crypto";
-import fs, { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import git from "isomorphic-git";
-import type { Logger } from "pino";
-import { Agent } from "../../agent/agent.js";
 import { buildController } from "../../controller/build-controller.js";
 import type { ControllerReport } from "../../controller/controller.js";
 import type { Reconciler } from "../../controller/reconciler.js";
-import { commitSigner } from "../../git/commit-signer.js";
-import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
-import { MemberClient } from "../../kube/member-client.js";
 import { createLogger } from "../../log/logger.js";
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap } from "../../model/json.js";
 import { loadFleet } from "../../model/load-fleet.js";
-import { eventTrailer } from "../../model/trailers.js";
-import type { FleetModel } from "../../model/types.js";
-import type { FleetView } from "../../observe/fleet-view.js";
-import { renderFleet } from "../../render/render-fleet.js";
-import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";
 import type { ControllerServer } from "../../server/http-server.js";
-import { memberClientConfig, simulatedKubeconfig } from "../../sim/kubeconfig.js";
+import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
 import { parseSimulationProfile } from "../../sim/simulation-profile.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
-import { runProgram } from "../../util/run-program.js";
+import { demoSigningKey, startAgents } from "../demo/demo-agents.js";
+import { commitAll, deployByHand } from "../demo/deploy-by-hand.js";
+import { ProgressPrinter } from "../demo/progress-printer.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -233,52 +224,6 @@ function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[
 `;
 }
 
-/**
- * The apps the example's Migration brings under gitfleet run already, as a team deployed them by
- * hand: their rendered objects without gitfleet's labels, applied by another field manager.
- */
-async function deployByHand(
-  model: FleetModel,
-  members: readonly SimulatedMember[],
-): Promise<{ apps: string[]; clusters: number; count: number }> {
-  const apps = [...new Set(model.migrations.flatMap((m) => m.spec.batches.flatMap((b) => b.apps)))].sort();
-  const objects = renderFleet(model).objects.filter((o) => apps.includes(o.app));
-  const clusters = new Set<string>();
-  for (const member of members) {
-    const client = new MemberClient(member.name, memberClientConfig(member), { fieldManager: "kubectl" });
-    for (const object of objects.filter((o) => o.cluster === member.name)) {
-      const namespace = asMap(object.object.metadata).namespace;
-      if (typeof namespace === "string")
-        await client.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, false);
-      await client.apply(withoutTracking(object.object), false);
-      clusters.add(member.name);
-    }
-  }
-  return { apps, clusters: clusters.size, count: objects.length };
-}
-
-function withoutTracking(object: JsonMap): JsonMap {
-  const metadata = asMap(object.metadata);
-  const labels = { ...asMap(metadata.labels) };
-  delete labels[MANAGED_BY.key];
-  delete labels[APP_LABEL];
-  const annotations = { ...asMap(metadata.annotations) };
-  delete annotations[PLACEMENT_ANNOTATION];
-  return { ...object, metadata: { ...metadata, labels, annotations } };
-}
-
-async function commitAll(dir: string): Promise<void> {
-  await git.init({ fs, dir, defaultBranch: "main" });
-  const files = [...(await readDirectoryTree(dir)).keys()];
-  for (const filepath of files) await git.add({ fs, dir, filepath: relative(dir, join(dir, filepath)) });
-  await git.commit({
-    fs,
-    dir,
-    message: "The example fleet",
-    author: { name: "gitfleet demo", email: "gitfleet@localhost" },
-  });
-}
-
 function capacity(member: SimulatedMember): string {
   const nodes = asList(
     asMap(
@@ -296,170 +241,4 @@ function capacity(member: SimulatedMember): string {
     0,
   );
   return `${nodes.length} nodes, ${cpu} CPUs`;
-}
-
-// Each workload's desired replicas per cluster, as the status branch records them (the dashboard's view).
-function desiredReplicas(view: FleetView): string {
-  const lines = ["desired replicas (status/apps/ on the status branch):"];
-  for (const app of view.apps)
-    for (const workload of app.workloads) {
-      const clusters = Object.entries(workload.clusters)
-        .filter(([, cell]) => cell.desired > 0)
-        .map(([cluster, cell]) => `${cluster}=${cell.desired}`)
-        .join(" ");
-      lines.push(`  ${app.name.padEnd(16)} ${workload.resource.padEnd(36)} ${clusters || "nowhere"}`);
-    }
-  return `${lines.join("\n")}\n`;
-}
-
-// Per app and cluster, ready/desired replicas as the members report them and health; then the
-// clusters the probes found NotReady.
-function observedProgress(view: FleetView): { healthy: boolean; text: string } {
-  let placements = 0;
-  let ready = 0;
-  const lines: string[] = [];
-  for (const app of view.apps) {
-    const clusters = Object.entries(app.clusters)
-      .filter(
-        // A cluster the members reported on (an app placed there but not synced yet says so, with a reason).
-        ([, seen]) =>
-          seen.health !== "Unknown" || seen.reason !== undefined || seen.syncedCommit !== undefined,
-      )
-      .map(([cluster, seen]) => {
-        placements++;
-        // Healthy on the rendering the cluster should run: a cluster the rollout has not reached yet is not done.
-        if (seen.health === "Healthy" && seen.held !== "rollout") ready++;
-        const replicas = app.workloads
-          .flatMap((w) => {
-            const cell = w.clusters[cluster];
-            return cell?.ready !== undefined ? [`${cell.ready}/${cell.reported ?? cell.desired}`] : [];
-          })
-          .join("+");
-        const waiting =
-          seen.held === "rollout"
-            ? " (rollout waiting)"
-            : seen.held === "migration"
-              ? " (not adopted: migration waits)"
-              : "";
-        return `${cluster}=${replicas ? `${replicas} ` : ""}${seen.health}${waiting}`;
-      });
-    if (clusters.length > 0) lines.push(`  ${app.name.padEnd(16)} ${clusters.join("  ")}`);
-  }
-  const healthy = ready === placements;
-  const header = healthy
-    ? `members converged: every app Healthy in every cluster (${placements} app placements)`
-    : `members converging: ${ready} of ${placements} app placements Healthy (ready/desired replicas)`;
-  const notReady = view.clusters.flatMap((c) =>
-    c.condition && !c.condition.ready
-      ? [
-          `  cluster ${c.name} NotReady (${c.condition.reason ?? "?"} since ${c.condition.since ?? "?"}): ${c.condition.taints.join(", ")}`,
-        ]
-      : [],
-  );
-  return {
-    healthy: healthy && notReady.length === 0,
-    text: `\n${header}\n${[...lines, ...notReady.sort()].join("\n")}\n`,
-  };
-}
-
-/** Prints what each round did: a new render's desired replicas, then the members converging, until Healthy. */
-class ProgressPrinter {
-  private converged = false;
-
-  constructor(
-    private readonly output: CommandOutput,
-    private readonly repoDir: string,
-    /** The status branch as the dashboard reads it. */
-    private readonly status: StatusReader,
-    /** Told the subject of every status commit printed. */
-    private readonly onCommit: (subject: string) => void = () => {},
-  ) {}
-
-  async print(report: ControllerReport): Promise<void> {
-    if (report.result === "committed") {
-      const validity = report.valid ? "valid" : `invalid: ${report.errors} errors, see status/source.yaml`;
-      const message = report.statusCommit
-        ? (await git.readCommit({ fs, dir: this.repoDir, oid: report.statusCommit })).commit.message
-        : "";
-      // A failover or autoscale commit tells what moved and why; a reconcile names the source commit.
-      const subject = message.split("\n\n")[0] ?? "";
-      const event = eventTrailer(message);
-      this.onCommit(subject);
-      this.output.out(
-        event === "failover" || event === "scale"
-          ? `\n${subject} (gitfleet/status ${report.statusCommit?.slice(0, 7)})\n`
-          : `\nreconciled ${report.sourceCommit.slice(0, 7)} → gitfleet/status ${report.statusCommit?.slice(0, 7)} (${validity})\n`,
-      );
-      if (report.valid) this.output.out(desiredReplicas(await this.status.view()));
-      this.converged = false;
-    }
-    if (report.observed !== "committed") return;
-    const progress = observedProgress(await this.status.view());
-    if (!this.converged || !progress.healthy) this.output.out(progress.text);
-    this.converged = progress.healthy;
-  }
-}
-
-// An agent per pull-mode cluster, each round on the interval; a committed report asks the controller to fold it in.
-async function startAgents(
-  model: FleetModel,
-  members: readonly SimulatedMember[],
-  repoDir: string,
-  options: { logger: Logger; intervalMs: number; verify: CommitVerifier | undefined },
-  reported: () => void,
-): Promise<{ stop: () => Promise<void> }> {
-  const { logger, intervalMs, verify } = options;
-  const agents: Agent[] = [];
-  // Without a signing key (no ssh-keygen here) there is nothing an agent may trust: none runs.
-  const pull = verify ? model.clusters.filter((c) => c.spec.connection?.mode === "pull") : [];
-  for (const cluster of pull) {
-    const member = members.find((m) => m.name === cluster.metadata.name);
-    if (!member) continue;
-    agents.push(
-      new Agent({
-        repo: await FleetRepo.open({ location: repoDir }),
-        cluster: member.name,
-        branch: "main",
-        statusBranch: "gitfleet/status",
-        client: new MemberClient(member.name, memberClientConfig(member)),
-        logger,
-        author: { name: "gitfleet agent", email: `gitfleet-agent@${member.name}` },
-        push: true,
-        verify: verify as CommitVerifier,
-      }),
-    );
-  }
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = running.then(async () => {
-      for (const agent of agents) {
-        const round = await agent.round().catch(() => undefined);
-        if (round?.report === "committed") reported();
-      }
-    });
-  };
-  const timer = setInterval(tick, Math.min(intervalMs, 2000));
-  tick();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-// An SSH key made for this demo (ssh-keygen, in its directory): it signs the status commits, and its
-// public half is what the agent and a restarted controller trust. Undefined without ssh-keygen.
-async function demoSigningKey(
-  dir: string,
-): Promise<{ sign: (payload: string) => Promise<string>; verify: CommitVerifier } | undefined> {
-  const key = join(dir, "signing-key");
-  const made = await runProgram(
-    "ssh-keygen",
-    ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-demo", "-f", key],
-    "",
-  ).catch(() => undefined);
-  if (made?.code !== 0) return undefined;
-  const verify = await commitVerifier({ signingKey: { format: "ssh", key } });
-  return verify ? { sign: commitSigner("ssh", key), verify } : undefined;
 }
