@@ -1,0 +1,45 @@
+import { asMap, type JsonMap } from "../../model/json.js";
+import { invalid } from "../status-error.js";
+import type { ApiContext } from "./api-context.js";
+import { customResource, timestamp } from "./helpers.js";
+// A CRD becomes served at once and reports Established, as a real server does within a second.
+export function establish(api: ApiContext, crd: JsonMap): JsonMap {
+  const spec = asMap(crd.spec);
+  const names = asMap(spec.names);
+  const group = String(spec.group ?? "");
+  const kind = String(names.kind ?? "");
+  const plural = String(names.plural ?? "");
+  const versions = (Array.isArray(spec.versions) ? spec.versions : [])
+    .map((v) => asMap(v))
+    .filter((v) => v.served !== false);
+  if (!group || !kind || !plural || versions.length === 0)
+    throw invalid(
+      "CustomResourceDefinition",
+      String(asMap(crd.metadata).name),
+      "spec: group, names.kind, names.plural and a served version are required",
+    );
+  for (const version of versions) api.custom.push(customResource(spec, version));
+  const condition = (type: string) => ({
+    type,
+    status: "True",
+    lastTransitionTime: timestamp(api.now()),
+    reason: type === "Established" ? "InitialNamesAccepted" : "NoConflicts",
+    message: type === "Established" ? "the initial names have been accepted" : "no conflicts found",
+  });
+  return {
+    ...crd,
+    status: {
+      conditions: [condition("NamesAccepted"), condition("Established")],
+      acceptedNames: names,
+      storedVersions: [String(versions[0]?.name)],
+    },
+  };
+}
+
+/** A deleted CRD: its resource is served no more. */
+export function forget(api: ApiContext, crd: JsonMap): void {
+  const spec = asMap(crd.spec);
+  const plural = String(asMap(spec.names).plural);
+  for (let i = api.custom.length - 1; i >= 0; i--)
+    if (api.custom[i]?.group === spec.group && api.custom[i]?.name === plural) api.custom.splice(i, 1);
+}

@@ -1,0 +1,226 @@
+import { randomUUID } from "node:crypto";
+import { asMap, isJsonMap, type JsonMap, withValueAt } from "../../model/json.js";
+import { schemaFor } from "../../render/patch/patch-schema.js";
+import { type ApiResource, groupVersion, scalePath } from "../api-resources.js";
+import { withServerDefaults } from "../defaults.js";
+import type { ObjectKey } from "../object-store.js";
+import { recordUpdate, type Writer } from "../server-side-apply.js";
+import { alreadyExists, badRequest, conflict, invalid, notFound, StatusError } from "../status-error.js";
+import type { ApiContext, ApiRequest, Target } from "./api-context.js";
+import { establish, forget } from "./crd.js";
+import { BUILT_IN_SCALE, checkPreconditions, NAMESPACES, sameContent, timestamp } from "./helpers.js";
+import { existing, keyOf } from "./objects.js";
+/** POST: a new object with uid, resourceVersion, generation and defaults; a CRD becomes served. */
+export function createObject(api: ApiContext, target: Target, body: unknown, writer?: Writer): JsonMap {
+  if (target.subresource)
+    throw new StatusError(405, "MethodNotAllowed", "create is not supported on a subresource");
+  const object = withServerDefaults(
+    target.resource.group,
+    target.resource.kind,
+    checkedBody(target.resource, body),
+  );
+  const metadata = { ...asMap(object.metadata) };
+  if (typeof metadata.name !== "string" && typeof metadata.generateName === "string")
+    metadata.name = `${metadata.generateName}${randomUUID().slice(0, 5)}`;
+  const name = typeof metadata.name === "string" ? metadata.name : "";
+  if (name === "")
+    throw invalid(
+      target.resource.kind,
+      "",
+      "metadata.name: Required value: name or generateName is required",
+    );
+  const namespace = namespaceFor(api, target, metadata);
+  const key = { resource: target.resource, namespace, name };
+  if (api.store.get(key)) throw alreadyExists(target.resource, name);
+  const created: JsonMap = {
+    ...object,
+    metadata: {
+      ...metadata,
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      uid: randomUUID(),
+      resourceVersion: api.store.nextVersion(),
+      creationTimestamp: timestamp(api.now()),
+      ...("spec" in object ? { generation: 1 } : {}),
+    },
+  };
+  const owned = writer ? recordUpdate(undefined, created, writer) : created;
+  const stored = target.resource.kind === "CustomResourceDefinition" ? establish(api, owned) : owned;
+  api.store.set(key, stored);
+  return stored;
+}
+
+/** The namespace a new object goes to; it must exist. */
+export function namespaceFor(api: ApiContext, target: Target, metadata: JsonMap): string | undefined {
+  if (!target.resource.namespaced) return undefined;
+  const given =
+    typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : undefined;
+  if (given !== undefined && target.namespace !== undefined && given !== target.namespace)
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  const namespace = target.namespace ?? given;
+  if (namespace === undefined) throw badRequest("a namespace is required");
+  if (!api.store.get({ resource: NAMESPACES, namespace: undefined, name: namespace }))
+    throw notFound(NAMESPACES, namespace);
+  return namespace;
+}
+
+/** A request body as the resource takes it, or 400. */
+export function checkedBody(resource: ApiResource, body: unknown): JsonMap {
+  if (!isJsonMap(body)) throw badRequest("the request body must be a JSON object");
+  const apiVersion = groupVersion(resource.group, resource.version);
+  if (
+    (body.kind !== undefined && body.kind !== resource.kind) ||
+    (body.apiVersion !== undefined && body.apiVersion !== apiVersion)
+  )
+    throw badRequest(
+      `the API version in the data (${String(body.apiVersion)}) and kind (${String(body.kind)}) do not match ${apiVersion} ${resource.kind}`,
+    );
+  return { ...body, apiVersion, kind: resource.kind };
+}
+
+/** PUT: the object, its status or its scale replaced, with preconditions. */
+export function updateObject(api: ApiContext, target: Target, body: unknown, writer: Writer): JsonMap {
+  const key = keyOf(target);
+  const current = existing(api, key);
+  const incoming =
+    target.subresource === "scale" ? fromScale(target, current, body) : checkedBody(target.resource, body);
+  return writeObject(api, key, current, onlySubresource(target, current, incoming), writer);
+}
+
+// The status subresource changes only status; the main resource changes everything but status.
+export function onlySubresource(target: Target, current: JsonMap, incoming: JsonMap): JsonMap {
+  if (target.subresource === "status") return { ...current, status: incoming.status ?? {} };
+  if (
+    target.subresource === undefined &&
+    target.resource.subresources?.includes("status") &&
+    "status" in current
+  )
+    return { ...incoming, status: current.status ?? {} };
+  return incoming;
+}
+
+/** A Scale written back as the object's replicas. */
+export function fromScale(target: Target, current: JsonMap, body: unknown): JsonMap {
+  const replicas = asMap(asMap(body).spec).replicas;
+  if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0)
+    throw invalid(
+      "Scale",
+      String(asMap(current.metadata).name),
+      "spec.replicas: Invalid value: must be a non-negative integer",
+    );
+  return withValueAt(
+    current,
+    scalePath((target.resource.scale ?? BUILT_IN_SCALE).specReplicasPath),
+    replicas,
+  );
+}
+
+// Writes a new version of an object: resourceVersion precondition, generation, finalizers.
+export function writeObject(
+  api: ApiContext,
+  key: ObjectKey,
+  current: JsonMap,
+  next: JsonMap,
+  writer?: Writer,
+): JsonMap {
+  const was = asMap(current.metadata);
+  const given = asMap(next.metadata);
+  if (given.name !== undefined && given.name !== was.name)
+    throw badRequest(
+      `the name of the object (${String(given.name)}) does not match the name on the URL (${String(was.name)})`,
+    );
+  if (
+    given.resourceVersion !== undefined &&
+    given.resourceVersion !== "" &&
+    given.resourceVersion !== was.resourceVersion
+  )
+    throw conflict(key.resource, key.name);
+  const defaulted = withServerDefaults(key.resource.group, key.resource.kind, next);
+  const versioned: JsonMap = { ...defaulted, metadata: nextMetadata(api, key, current, defaulted) };
+  const written = writer ? recordUpdate(current, versioned, writer) : versioned;
+  // A write that changes nothing is not stored: no new resourceVersion, no event (as the API server does).
+  if (sameContent(current, written)) return current;
+  const finalizers = asMap(written.metadata).finalizers;
+  // An object being deleted goes once its last finalizer is removed.
+  if (was.deletionTimestamp !== undefined && !(Array.isArray(finalizers) && finalizers.length > 0))
+    api.store.delete(key);
+  else api.store.set(key, written);
+  return written;
+}
+
+// What the server keeps (identity, creation, deletion) and what it moves (version, generation).
+export function nextMetadata(api: ApiContext, key: ObjectKey, current: JsonMap, next: JsonMap): JsonMap {
+  const was = asMap(current.metadata);
+  const specChanged = JSON.stringify(current.spec ?? null) !== JSON.stringify(next.spec ?? null);
+  const generation = typeof was.generation === "number" ? was.generation + (specChanged ? 1 : 0) : undefined;
+  return {
+    ...asMap(next.metadata),
+    name: was.name ?? key.name,
+    ...(was.namespace === undefined ? {} : { namespace: was.namespace }),
+    uid: was.uid ?? "",
+    creationTimestamp: was.creationTimestamp ?? "",
+    resourceVersion: api.store.nextVersion(),
+    ...(generation === undefined ? {} : { generation }),
+    ...(was.deletionTimestamp === undefined ? {} : { deletionTimestamp: was.deletionTimestamp }),
+  };
+}
+
+/** Who writes: the field manager asked for, else the first word of the User-Agent. */
+export function requestWriter(api: ApiContext, target: Target, request: ApiRequest): Writer {
+  const { resource } = target;
+  const manager = request.query.get("fieldManager") || (request.userAgent ?? "").split("/")[0] || "unknown";
+  return {
+    manager,
+    apiVersion: groupVersion(resource.group, resource.version),
+    time: timestamp(api.now()),
+    schema: schemaFor(resource.group, resource.kind),
+    ...(target.subresource ? { subresource: target.subresource } : {}),
+  };
+}
+
+/** DELETE: gone at once, or marked while finalizers hold it; a Namespace takes its contents. */
+export function deleteObject(
+  api: ApiContext,
+  key: ObjectKey & { name: string },
+  options: JsonMap = {},
+): JsonMap {
+  const current = existing(api, key);
+  const metadata = asMap(current.metadata);
+  checkPreconditions(key, metadata, asMap(options.preconditions));
+  if (Array.isArray(metadata.finalizers) && metadata.finalizers.length > 0) {
+    if (metadata.deletionTimestamp !== undefined) return current;
+    const marked = {
+      ...current,
+      metadata: {
+        ...metadata,
+        deletionTimestamp: timestamp(api.now()),
+        deletionGracePeriodSeconds: 0,
+        resourceVersion: api.store.nextVersion(),
+      },
+    };
+    api.store.set(key, marked);
+    return marked;
+  }
+  api.store.delete(key);
+  if (key.resource === NAMESPACES) deleteNamespaceContents(api, key.name);
+  if (key.resource.kind === "CustomResourceDefinition") forget(api, current);
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: {
+      name: key.name,
+      group: key.resource.group,
+      kind: key.resource.name,
+      uid: metadata.uid ?? "",
+    },
+  };
+}
+
+/** Every object of a namespace, deleted with it. */
+export function deleteNamespaceContents(api: ApiContext, namespace: string): void {
+  for (const resource of api.resources().filter((r) => r.namespaced))
+    for (const object of api.store.list(resource, namespace))
+      api.store.delete({ resource, namespace, name: String(asMap(object.metadata).name) });
+}
