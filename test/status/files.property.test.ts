@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { HpaStatus } from "../../src/autoscale/autoscaling-round.js";
+import type { CronStatus, HpaStatus } from "../../src/autoscale/autoscaling-round.js";
 import type { ScaleDownStatus } from "../../src/autoscale/scale-down.js";
 import type { BatchState, MigrationStatus } from "../../src/migrate/migration-state.js";
 import type { HealthStatus } from "../../src/model/health.js";
@@ -51,6 +51,16 @@ const migration: fc.Arbitrary<MigrationStatus> = fc.record({
 const loaded = loadFleet(
   minimalFleetWith({
     "autoscaling/web.yaml": webFederatedHpa({ min: 1, max: 50, cpu: 70 }),
+    "autoscaling/nightly.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: CronScale
+metadata:
+  name: nightly
+  namespace: shop
+spec:
+  scaleTargetRef: {apiVersion: gitfleet.io/v1alpha1, kind: FederatedHPA, name: web}
+  rules:
+    - {name: night, schedule: "0 22 * * *", targetMinReplicas: 2}
+`,
     "interpreters/cloneset.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: ResourceInterpreter
 metadata:
@@ -120,13 +130,48 @@ const scaleDown: fc.Arbitrary<ScaleDownStatus> = fc
   })
   .map((fields) => JSON.parse(JSON.stringify(fields)));
 
+const outcome = fc.constantFrom("applied" as const, "superseded" as const);
+const cron: fc.Arbitrary<CronStatus> = fc
+  .record({
+    history: fc.record({
+      since: time,
+      rules: fc.array(
+        fc.record({
+          rule: fc.constantFrom("night", "day"),
+          firedAt: time,
+          outcome,
+          by: fc.option(fc.constant("day"), { nil: undefined }),
+        }),
+        { maxLength: 3 },
+      ),
+    }),
+    runs: fc.array(
+      fc.record({
+        rule: fc.constantFrom("night"),
+        firedAt: time,
+        ranAt: time,
+        outcome,
+        result: fc.string({ maxLength: 20 }),
+      }),
+      { maxLength: 3 },
+    ),
+    replicas: fc.option(count, { nil: undefined }),
+    reason: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+    nextAt: fc.option(time, { nil: undefined }),
+  })
+  .map((fields) => JSON.parse(JSON.stringify(fields)));
+
 // The status files as the branch holds them: path → text.
-function files(hpaState: HpaStatus, scaleDownState: ScaleDownStatus): Map<string, string> {
+function files(
+  hpaState: HpaStatus,
+  scaleDownState: ScaleDownStatus,
+  cronState: CronStatus,
+): Map<string, string> {
   const written = autoscalingFiles(
     model,
     {
       hpas: new Map([["shop/web", hpaState]]),
-      crons: new Map(),
+      crons: new Map([["shop/nightly", cronState]]),
       scaleDowns: new Map([["shop/drain", scaleDownState]]),
     },
     [],
@@ -143,10 +188,11 @@ describe("status file codecs round-trip", () => {
     );
   });
 
-  it("status/autoscaling/: a FederatedHPA's total, bounds, distribution and last event; a scale-down's outcome", () => {
+  it("status/autoscaling/: a FederatedHPA's total, bounds, distribution and last event; a CronScale's rules and runs; a scale-down's outcome", () => {
     fc.assert(
-      fc.property(hpa, scaleDown, time, (hpaState, scaleDownState, now) => {
-        const read = readAutoscalingStatus(model, files(hpaState, scaleDownState), now);
+      fc.property(hpa, scaleDown, cron, time, (hpaState, scaleDownState, cronState, now) => {
+        const read = readAutoscalingStatus(model, files(hpaState, scaleDownState, cronState), now);
+        expect(read.crons.get("shop/nightly")).toEqual(cronState);
         // The algorithm's history is not kept: a restarted autoscaler starts it from its total, now.
         const { history, ...kept } = read.hpas.get("shop/web") ?? ({} as HpaStatus);
         expect(kept).toEqual(hpaState);
