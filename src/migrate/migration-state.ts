@@ -7,14 +7,17 @@ import type { Migration, MigrationBatch } from "../model/types.js";
 // contents), what the members report, and the time. Pure: the status it returns is written to
 // status/migrations/<name>.yaml and read back, so a restarted controller continues in every state.
 
-export type BatchState =
-  | "Pending"
-  | "WaitingApproval"
-  | "Syncing"
-  | "Observing"
-  | "Succeeded"
-  | "Failed"
-  | "RolledBack";
+/** Every state a migration batch can be in: the type, the status file's reader and its tests take this list. */
+export const BATCH_STATES = [
+  "Pending",
+  "WaitingApproval",
+  "Syncing",
+  "Observing",
+  "Succeeded",
+  "Failed",
+  "RolledBack",
+] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
 
 /** One batch as status/migrations/<name>.yaml records it. */
 export interface BatchStatus {

@@ -1,4 +1,4 @@
-import type { BatchState, BatchStatus, MigrationStatus } from "../migrate/migration-state.js";
+import { BATCH_STATES, type BatchStatus, type MigrationStatus } from "../migrate/migration-state.js";
 import type { HealthStatus } from "../model/health.js";
 import { asList, asMap, isJsonMap, type Json } from "../model/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
@@ -13,23 +13,13 @@ export function migrationStatusText(status: MigrationStatus): string {
   return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
 }
 
-const STATES: readonly BatchState[] = [
-  "Pending",
-  "WaitingApproval",
-  "Syncing",
-  "Observing",
-  "Succeeded",
-  "Failed",
-  "RolledBack",
-];
-
 /** Reads a status file back; fields it does not know are dropped, a batch with an unknown state is skipped. */
 export function readMigrationStatus(value: unknown): MigrationStatus | undefined {
   if (!isJsonMap(value) || typeof value.migration !== "string") return undefined;
   const batches: BatchStatus[] = [];
   for (const entry of asList(value.batches)) {
     const batch = asMap(entry);
-    const state = STATES.find((s) => s === batch.state);
+    const state = BATCH_STATES.find((s) => s === batch.state);
     if (typeof batch.name !== "string" || !state || typeof batch.since !== "string") continue;
     const apps: Record<string, Record<string, HealthStatus>> = {};
     for (const [app, clusters] of Object.entries(asMap(batch.apps)))

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CronStatus, HpaStatus } from "../../src/autoscale/autoscaling-round.js";
 import type { ScaleDownStatus } from "../../src/autoscale/scale-down.js";
-import type { BatchState, MigrationStatus } from "../../src/migrate/migration-state.js";
+import { BATCH_STATES, type MigrationStatus } from "../../src/migrate/migration-state.js";
 import type { HealthStatus } from "../../src/model/health.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
@@ -15,15 +15,7 @@ const name = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
 const time = fc.integer({ min: Date.UTC(2025, 0, 1), max: Date.UTC(2030, 0, 1) });
 const iso = time.map((ms) => new Date(ms).toISOString());
 const health = fc.constantFrom<HealthStatus>("Healthy", "Progressing", "Degraded", "Missing", "Unknown");
-const state = fc.constantFrom<BatchState>(
-  "Pending",
-  "WaitingApproval",
-  "Syncing",
-  "Observing",
-  "Succeeded",
-  "Failed",
-  "RolledBack",
-);
+const state = fc.constantFrom(...BATCH_STATES);
 
 const migration: fc.Arbitrary<MigrationStatus> = fc.record({
   migration: name,
