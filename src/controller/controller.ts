@@ -23,6 +23,7 @@ import {
   clusterObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
+import { reportedClusters } from "../status/recorded-observations.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { worstHealth } from "../sync/health.js";
 import {
@@ -123,10 +124,12 @@ export class Controller implements Reconciles {
       workloads,
       now,
     );
+    const reported = reportedClusters(this.syncer.latest(), this.agentReports());
     this.lastObservations = gatherObservedState({
       now,
       ...(this.options.prober ? { probes: this.options.prober.conditions() } : {}),
       workloads,
+      capacity: reported.capacity,
       ...(scaled ? { scaling: scaled } : {}),
     });
     return this.lastObservations;

@@ -94,9 +94,26 @@ export function failoverConstraints(subject: FailoverSubject): FailoverConstrain
   return { keepCurrent: sticky || newCaps.length > 0, caps, newCaps };
 }
 
+/**
+ * Application failover's settings: the Placement's, or for a division by capacity (dynamic weights,
+ * Aggregated) the defaults — a cluster that can no longer fit its share gives up the excess, as the
+ * capacity it was given it on no longer holds.
+ */
+export function applicationFailover(
+  placement: PlacementSpec,
+): NonNullable<NonNullable<PlacementSpec["failover"]>["application"]> | undefined {
+  const settings = placement.failover?.application;
+  if (settings) return settings;
+  const scheduling = placement.replicaScheduling;
+  const byCapacity =
+    scheduling?.divisionPreference === "Aggregated" ||
+    scheduling?.weightPreference?.dynamicWeight === "AvailableReplicas";
+  return byCapacity ? {} : undefined;
+}
+
 // Clusters where this workload's pods have been Unschedulable for long enough, capped at what runs there.
 function unschedulableCaps(subject: FailoverSubject): CapacityCap[] {
-  const settings = subject.placement.failover?.application;
+  const settings = applicationFailover(subject.placement);
   if (!settings) return [];
   const seconds = settings.unschedulableSeconds ?? DEFAULT_UNSCHEDULABLE_SECONDS;
   const coolDown = settings.coolDownSeconds ?? DEFAULT_COOL_DOWN_SECONDS;
@@ -280,7 +297,7 @@ function wakeAt(subject: FailoverSubject, record: FailoverRecord): number | unde
   const times: number[] = [];
   for (const k of record.keeping) if (k.until) times.push(Date.parse(k.until));
   for (const c of record.capped) times.push(Date.parse(c.until));
-  const application = subject.placement.failover?.application;
+  const application = applicationFailover(subject.placement);
   if (application && subject.divided)
     for (const seen of subject.observed.values())
       if (seen.unschedulable > 0 && seen.unschedulableSince !== undefined)

@@ -1,5 +1,5 @@
 import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
-import type { ClusterCapacity } from "../sync/cluster-capacity.js";
+import type { ClusterCapacity } from "../model/node-capacity.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import type { Inventory } from "../sync/inventory.js";
 import type { PruneSettings } from "../sync/prune-plan.js";

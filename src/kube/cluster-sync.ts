@@ -84,7 +84,9 @@ async function finished(
   const { cluster, client, sourceCommit } = input;
   const { objects, pruned, prune, inventory, pruneBase, error } = done;
   const blocked = prune.blocked;
-  const capacity = await (input.capacity ?? readCapacity)(client);
+  const capacity = input.capacity
+    ? await input.capacity(client)
+    : await readCapacity(client).then((r) => r?.capacity);
   return {
     cluster,
     sourceCommit,

@@ -1,35 +1,76 @@
-import { type ClusterCapacity, summarizeCapacity } from "../sync/cluster-capacity.js";
+import type { ClusterCapacity } from "../model/node-capacity.js";
+import { addPods, type RecordedFree, readNodes, settleCapacity } from "../sync/cluster-capacity.js";
 import type { MemberClient } from "./member-client.js";
 
-/** A member's capacity summary, or undefined when its nodes cannot be listed (no permission, not served). */
-export async function readCapacity(client: Pick<MemberClient, "list">): Promise<ClusterCapacity | undefined> {
-  try {
-    const [nodes, pods] = await Promise.all([client.list("v1", "Node", ""), client.list("v1", "Pod", "")]);
-    return nodes ? summarizeCapacity(nodes, pods ?? []) : undefined;
-  } catch {
-    return undefined;
-  }
+/** Objects per page when nodes and pods are listed: small answers, bounded memory per request. */
+export const CAPACITY_PAGE = 500;
+
+// Finished pods request nothing; pods not bound to a node yet take no node's room.
+const BOUND_UNFINISHED = "status.phase!=Succeeded,status.phase!=Failed,spec.nodeName!=";
+
+/** What one reading did: the capacity, each node's recorded free amounts, and how much was read. */
+export interface CapacityReading {
+  readonly capacity: ClusterCapacity;
+  readonly recorded: Map<string, Readonly<Record<string, number>>>;
+  readonly nodes: number;
+  readonly pods: number;
 }
 
 /**
- * Capacity readings of members, each listed again only once the last is older than the interval.
- * Listing every pod of a large cluster on every sync would cost more than the status it feeds,
- * which is committed at most once per status interval; syncs in between report the last reading.
+ * Lists a member's nodes and its bound, unfinished pods a page at a time and settles them into
+ * pools; undefined when nodes are not served (or cannot be listed: no permission). Only per-node
+ * sums are kept while pages arrive, never the pods.
+ */
+export async function readCapacity(
+  client: Pick<MemberClient, "pages">,
+  recorded?: RecordedFree,
+  limit = CAPACITY_PAGE,
+): Promise<CapacityReading | undefined> {
+  const readings = new Map();
+  let nodes = 0;
+  let pods = 0;
+  const listed = await client.pages("v1", "Node", { limit }, (page) => {
+    nodes += page.length;
+    readNodes(page, readings);
+  });
+  if (!listed) return undefined;
+  await client.pages("v1", "Pod", { limit, fieldSelector: BOUND_UNFINISHED }, (page) => {
+    pods += page.length;
+    addPods(readings, page);
+  });
+  const settled = settleCapacity(readings, recorded);
+  return { ...settled, nodes, pods };
+}
+
+/**
+ * Capacity readings of members, each read again only once the last is older than the interval, and
+ * each node's free amounts kept as last recorded until they move a full step (see
+ * sync/cluster-capacity.ts). A reading that fails keeps the last good one.
  */
 export class CapacityReadings {
   private readonly last = new Map<string, { at: number; value: Promise<ClusterCapacity | undefined> }>();
+  private readonly recorded = new Map<string, RecordedFree>();
+  private readonly good = new Map<string, ClusterCapacity>();
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
   /** The member's capacity, at most `intervalMs` old. */
   read(
-    client: Pick<MemberClient, "cluster" | "list">,
+    client: Pick<MemberClient, "cluster" | "pages">,
     intervalMs: number,
   ): Promise<ClusterCapacity | undefined> {
     const now = this.now();
     const last = this.last.get(client.cluster);
     if (last && now - last.at < intervalMs) return last.value;
-    const value = readCapacity(client);
+    const value = readCapacity(client, this.recorded.get(client.cluster)).then(
+      (reading) => {
+        if (!reading) return undefined;
+        this.recorded.set(client.cluster, reading.recorded);
+        this.good.set(client.cluster, reading.capacity);
+        return reading.capacity;
+      },
+      () => this.good.get(client.cluster),
+    );
     this.last.set(client.cluster, { at: now, value });
     return value;
   }

@@ -1,3 +1,4 @@
+import type { ClusterCapacity } from "./node-capacity.js";
 import type { Taint } from "./types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
@@ -46,6 +47,12 @@ export interface ObservedState {
   readonly distributed?: ReadonlyMap<string, DistributedScaling>;
   /** Per workload identity: the division a targeted scale-down holds while the total is its own. */
   readonly held?: ReadonlyMap<string, HeldDivision>;
+  /**
+   * Per cluster, its nodes as the last reading recorded them (push-mode syncs, pull-mode agents, or
+   * the status branch): the scheduler's estimator counts what fits from them. A cluster not in the
+   * map has unknown capacity, which counts as unlimited.
+   */
+  readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
 }
 
 /** What a done targeted scale-down keeps in the render. */

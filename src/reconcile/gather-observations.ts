@@ -1,4 +1,5 @@
 import type { RoundOutcome } from "../autoscale/autoscaling-round.js";
+import type { ClusterCapacity } from "../model/node-capacity.js";
 import type {
   ObservedCondition,
   ObservedReplicas,
@@ -20,6 +21,8 @@ export interface Observations {
   readonly probes?: ReadonlyMap<string, ProbedCluster>;
   /** Per workload identity and cluster, the replicas the members and agents report. */
   readonly workloads?: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
+  /** Per cluster, its nodes as last read (push-mode syncs, agents' reports, or the status branch). */
+  readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
   /** The autoscalers' totals, distributions and held divisions: a round's, or as the status branch records them. */
   readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
 }
@@ -43,6 +46,7 @@ export function gatherObservedState(observations: Observations): ObservedState {
     now: observations.now,
     clusters,
     workloads: observations.workloads ?? new Map(),
+    ...(observations.capacity && observations.capacity.size > 0 ? { capacity: observations.capacity } : {}),
     ...(scaling
       ? { autoscaled: scaling.autoscaled, distributed: scaling.distributed, held: scaling.held }
       : {}),

@@ -1,3 +1,4 @@
+import { applicationFailover } from "../failover/workload-failover.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
@@ -34,7 +35,7 @@ export function observationKeys(
       toleranceDeadlines(model, observations, name).filter((t) => t <= now).length,
     ]);
   const watched = new Set(
-    model.placements.filter((p) => p.spec.failover?.application).map((p) => p.metadata.name),
+    model.placements.filter((p) => applicationFailover(p.spec)).map((p) => p.metadata.name),
   );
   const apps = new Map<string, string[]>();
   for (const decision of render.decisions) {

@@ -8,6 +8,7 @@ import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import { type Json, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
+import type { ClusterCapacity, NodePool } from "../model/node-capacity.js";
 import type { HeldDivision, ObservedCondition, ObservedState } from "../model/observed-state.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
@@ -16,7 +17,7 @@ import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
 import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
 import { scheduleWorkload } from "../schedule/schedule.js";
-import type { ClusterState, ScheduleDecision } from "../schedule/types.js";
+import type { ClusterState, NodeState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
 import type { RenderResult, WorkloadDecision } from "./render-result.js";
@@ -64,7 +65,13 @@ export function renderContext(
   }
   return {
     model,
-    clusters: model.clusters.map((c) => clusterState(c, observations?.clusters.get(c.metadata.name))),
+    clusters: model.clusters.map((c) =>
+      clusterState(
+        c,
+        observations?.clusters.get(c.metadata.name),
+        observations?.capacity?.get(c.metadata.name),
+      ),
+    ),
     facts: new Map(model.clusters.map((c) => [c.metadata.name, clusterFacts(c)])),
     selections: indexSelections(model),
     interpreterFor: indexInterpreters(model),
@@ -88,15 +95,34 @@ function previousPlacement(previous: RenderResult | undefined): Map<string, Reco
   return placement;
 }
 
-// The Cluster file's facts and taints (drain is a NoExecute taint), and what the probes observed;
-// a cluster nobody probed counts as Ready with unknown capacity.
-function clusterState(cluster: Cluster, observed: ObservedCondition | undefined): ClusterState {
+// The Cluster file's facts and taints (drain is a NoExecute taint), what the probes observed, and
+// the nodes its last capacity reading recorded; a cluster nobody probed counts as Ready, and one
+// whose nodes were never read has unknown capacity.
+function clusterState(
+  cluster: Cluster,
+  observed: ObservedCondition | undefined,
+  capacity: ClusterCapacity | undefined,
+): ClusterState {
   const drainTaint = cluster.spec.drain ? [{ key: "gitfleet.io/drain", effect: "NoExecute" as const }] : [];
   return {
     ...clusterFacts(cluster),
     taints: [...(cluster.spec.taints ?? []), ...drainTaint, ...(observed?.taints ?? [])],
     unschedulable: cluster.spec.unschedulable === true,
     ready: observed?.ready ?? true,
+    ...(capacity ? { nodes: capacity.pools.map(poolNode) } : {}),
+  };
+}
+
+/** A pool of recorded nodes as the estimator takes it: one node, counted `count` times. */
+export function poolNode(pool: NodePool): NodeState {
+  return {
+    allocatable: pool.allocatable,
+    free: pool.free,
+    labels: pool.labels,
+    taints: pool.taints,
+    unschedulable: pool.unschedulable,
+    ready: pool.ready,
+    count: pool.count,
   };
 }
 

@@ -15,7 +15,9 @@ import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../status/autoscaling-files.js";
+import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "../status/layout.js";
 import { splitObserved } from "../status/observed-status.js";
+import { recordedClusters } from "../status/recorded-observations.js";
 import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { pruneSettings } from "../sync/desired-objects.js";
 import { type InventoryRecord, inventoryFromStatus } from "../sync/inventory.js";
@@ -75,7 +77,7 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
   // Totals the autoscalers decided stand: a plan shows the change on top of what really runs.
   const scaled = (model: FleetModel, decisions: RenderResult["decisions"]) =>
-    statusTree ? autoscaledObservations(statusTree, model, decisions) : undefined;
+    statusTree ? recordedObservations(statusTree, model, decisions) : undefined;
   const baseRender = base.model
     ? renderFleet(base.model, {
         previous: running,
@@ -133,18 +135,25 @@ function recordedInventories(tree: FileTree): Map<string, InventoryRecord> {
   return inventories;
 }
 
-// The autoscalers' standing totals and distributions, from status/autoscaling/.
-function autoscaledObservations(
+// The autoscalers' standing totals and distributions, from status/autoscaling/, and each cluster's
+// nodes as status/clusters/ (and the agents' reports) last recorded them.
+/** What the status branch recorded that the render takes: the autoscalers' totals and the clusters' nodes. */
+export function recordedObservations(
   tree: FileTree,
   model: FleetModel,
   decisions: RenderResult["decisions"],
 ): ObservedState {
   const files = new Map<string, string>();
-  for (const [path, bytes] of tree)
+  const clusterFiles = new Map<string, string>();
+  for (const [path, bytes] of tree) {
     if (path.startsWith(AUTOSCALING_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
+    if (path.startsWith(CLUSTERS_DIRECTORY) || path.startsWith(AGENTS_DIRECTORY))
+      clusterFiles.set(path, new TextDecoder().decode(bytes));
+  }
   const now = Date.now();
   return gatherObservedState({
     now,
+    capacity: recordedClusters(clusterFiles).capacity,
     scaling: standingScaling(model, decisions, readAutoscalingStatus(model, files, now)),
   });
 }

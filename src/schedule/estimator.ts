@@ -40,7 +40,10 @@ export function estimateFreeReplicas(
   let total: number;
   if (cluster.nodes !== undefined) {
     total = 0;
-    for (const node of cluster.nodes) total += nodeFit(node, pod);
+    for (const node of cluster.nodes) {
+      const fit = nodeFit(node, pod);
+      if (fit > 0) total += fit * (node.count ?? 1);
+    }
   } else if (cluster.summary !== undefined) {
     // Totals know no node boundaries, taints or labels: this can over-promise, as Karmada's does.
     total = resourceFit(cluster.summary, pod);
@@ -68,7 +71,10 @@ function nodeFit(node: NodeState, pod: PodRequirements): number {
 }
 
 // Replicas that fit in the free resources; Infinity when nothing bounds them (no pod count, no requests).
-function resourceFit(node: Pick<NodeState, "allocatable" | "requested">, pod: PodRequirements): number {
+function resourceFit(
+  node: Pick<NodeState, "allocatable" | "requested" | "free">,
+  pod: PodRequirements,
+): number {
   // A node without a pod count does not limit pods (real nodes always report one).
   let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
   for (const [resource, request] of pod.requests) {
@@ -80,7 +86,7 @@ function resourceFit(node: Pick<NodeState, "allocatable" | "requested">, pod: Po
 }
 
 // Allocatable minus requested for one resource, in the units of PodRequirements (0 when absent).
-function free(node: Pick<NodeState, "allocatable" | "requested">, resource: string): number {
+function free(node: Pick<NodeState, "allocatable" | "requested" | "free">, resource: string): number {
   let parsed = freeByNode.get(node);
   if (!parsed) {
     parsed = new Map();
@@ -88,7 +94,10 @@ function free(node: Pick<NodeState, "allocatable" | "requested">, resource: stri
   }
   const known = parsed.get(resource);
   if (known !== undefined) return known;
-  const value = amount(node.allocatable, resource) - amount(node.requested ?? {}, resource);
+  const value =
+    node.free !== undefined
+      ? amount(node.free, resource)
+      : amount(node.allocatable, resource) - amount(node.requested ?? {}, resource);
   parsed.set(resource, value);
   return value;
 }

@@ -16,6 +16,10 @@ export interface NodeState {
   readonly unschedulable?: boolean;
   /** Default true. */
   readonly ready?: boolean;
+  /** What the node can still take, when known as such (a recorded pool); else allocatable minus requested. */
+  readonly free?: ResourceList;
+  /** Nodes exactly like this one (a pool); default 1. */
+  readonly count?: number;
 }
 
 /**

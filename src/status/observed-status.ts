@@ -2,10 +2,10 @@ import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { capacityRecord } from "../model/node-capacity.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
-import { capacityRecord } from "../sync/cluster-capacity.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
 

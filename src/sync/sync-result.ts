@@ -1,5 +1,5 @@
 import type { Health } from "../model/health.js";
-import type { ClusterCapacity } from "./cluster-capacity.js";
+import type { ClusterCapacity } from "../model/node-capacity.js";
 import type { Inventory } from "./inventory.js";
 
 /**

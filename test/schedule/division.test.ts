@@ -109,8 +109,20 @@ describe("Aggregated division (Karmada vectors)", () => {
       [slot("a", { free: 3 }), slot("b", { free: 8 }), slot("c", { free: 8 })],
       { a: 0, b: 5, c: 0 },
     ],
+    [
+      // Holders first, ranked by free room alone: b's 8 free beat a's 5, though a holds more.
+      "scale-up among holders goes to the one with the most free room",
+      16,
+      [slot("a", { current: 10, free: 5 }), slot("b", { current: 1, free: 8 })],
+      { a: 10, b: 6 },
+    ],
   ])("%s", (_name, total, slots, expected) => {
     expect(asObject(divideByCapacity(total, slots, aggregated))).toEqual(expected);
+  });
+
+  it("a rebalance ranks every cluster by free plus current room, holders or not", () => {
+    const slots = [slot("a", { free: 50 }), slot("b", { current: 5, free: 5 })];
+    expect(asObject(divideByCapacity(20, slots, { ...aggregated, fresh: true }))).toEqual({ a: 20, b: 0 });
   });
 });
 
@@ -120,7 +132,20 @@ describe("static weights with per-cluster limits", () => {
       "minimums first, then by weight",
       10,
       [slot("a", { weight: 9 }), slot("b", { weight: 1, min: 3 })],
-      { a: 7, b: 3 },
+      { a: 6, b: 4 },
+    ],
+    [
+      // KubeAdmiral's rule: the minimum is given first and does not count against a's weighted share.
+      "a minimum on top of an equal share",
+      50,
+      [slot("a", { weight: 1, min: 10 }), slot("b", { weight: 1 })],
+      { a: 30, b: 20 },
+    ],
+    [
+      "no minimums: Karmada's division",
+      50,
+      [slot("a", { weight: 1 }), slot("b", { weight: 1 })],
+      { a: 25, b: 25 },
     ],
     [
       "a cluster at its max drops out and the rest is redealt",

@@ -224,7 +224,8 @@ describe("scheduling decisions", () => {
         ],
       },
     };
-    expect(decide(placement, [east("a"), east("b"), east("c")], 9).clusters).toEqual({ a: 2, b: 2, c: 5 });
+    // c's minimum first; the other 4 by equal weights, a at its maximum of 2.
+    expect(decide(placement, [east("a"), east("b"), east("c")], 9).clusters).toEqual({ a: 2, b: 1, c: 6 });
   });
 
   it("turns a plugin error into an error result naming the plugin", () => {

@@ -4,6 +4,7 @@ import { loadFleet } from "../../model/load-fleet.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { renderFleet } from "../../render/render-fleet.js";
+import { recordedObservations } from "../../revisions/plan-revisions.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -13,6 +14,8 @@ export interface RenderOptions {
   readonly out: string;
   readonly cluster?: readonly string[];
   readonly secretDigestKeyFile?: string;
+  /** A checkout of the status branch whose recorded observations the render takes. */
+  readonly status?: string;
 }
 
 export async function runRender(
@@ -33,7 +36,13 @@ export async function runRender(
   }
   // 2. Render, and refuse to write a partial tree when an override fails.
   const key = await readSecretDigestKey({ file: options.secretDigestKeyFile, env: process.env });
-  const rendered = renderFleet(loaded.model, { secretDigestKey: key.key });
+  const observations = options.status
+    ? recordedObservations(await readStatusTree(options.status), loaded.model, [])
+    : undefined;
+  const rendered = renderFleet(loaded.model, {
+    secretDigestKey: key.key,
+    ...(observations ? { observations } : {}),
+  });
   if (rendered.errors.length > 0) {
     output.err(`${rendered.errors.map(formatRenderError).join("\n")}\n`);
     return ExitCode.Failed;
@@ -59,6 +68,14 @@ export async function runRender(
     `rendered ${objects.length} objects for ${clusters} clusters into ${join(options.out, "rendered")}\n`,
   );
   return ExitCode.Ok;
+}
+
+async function readStatusTree(dir: string) {
+  return readDirectoryTree(dir).catch((error: unknown) => {
+    throw new CliError(
+      `cannot read the status checkout ${dir}: ${error instanceof Error && "code" in error ? String(error.code) : String(error)}`,
+    );
+  });
 }
 
 // True when `path` is `root` or below it (both resolved).

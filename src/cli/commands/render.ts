@@ -22,6 +22,10 @@ export function registerRender(
     )
     .option("--cluster <name...>", "only these clusters")
     .option(
+      "--status <dir>",
+      "a checkout of the status branch: render with the capacity and autoscaled totals it recorded",
+    )
+    .option(
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only)`,
     )

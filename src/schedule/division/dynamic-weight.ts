@@ -4,7 +4,10 @@ import { type Division, dealByWebster, type Share } from "./webster.js";
 
 /** How a dynamic division treats the previous counts. */
 export interface DynamicOptions {
-  /** Aggregated: use as few clusters as capacity allows, clusters already holding replicas first. */
+  /**
+   * Aggregated: use as few clusters as capacity allows — on scale-up clusters already holding
+   * replicas first, by free room; on a rebalance every cluster by free plus current room.
+   */
   readonly aggregated: boolean;
   /** A rebalance trigger: divide from scratch by total room (free + current), ignoring the previous counts. */
   readonly fresh: boolean;
@@ -39,8 +42,9 @@ function roomWeight(room: number, total: number): number {
 
 function divideFresh(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
   const room = (s: Slot) => roomWeight(capOf(s), total);
+  // A rebalance ranks every cluster by its whole room, holders or not (Karmada's fresh scale).
   const used = options.aggregated
-    ? coveringPrefix(rankForAggregation(slots), total, room)
+    ? coveringPrefix(rankForAggregation(slots, capOf, false), total, room)
     : new Set(slots.map((s) => s.name));
   const shares = slots.map((s) => ({
     name: s.name,
@@ -53,8 +57,13 @@ function divideFresh(total: number, slots: readonly Slot[], options: DynamicOpti
 
 function scaleUp(increment: number, slots: readonly Slot[], options: DynamicOptions): Division {
   const free = (s: Slot) => roomWeight(capOf(s) - s.current, increment);
+  // Clusters that hold replicas first, each group by free room alone (Karmada's scale-up).
   const used = options.aggregated
-    ? coveringPrefix(rankForAggregation(slots), increment, free)
+    ? coveringPrefix(
+        rankForAggregation(slots, (s) => capOf(s) - s.current, true),
+        increment,
+        free,
+      )
     : new Set(slots.map((s) => s.name));
   const shares = slots.map((s) => ({
     name: s.name,
@@ -85,11 +94,14 @@ function scaleDown(total: number, slots: readonly Slot[], options: DynamicOption
   return dealShares(total, shares, options.order);
 }
 
-// Clusters that already hold replicas first, then by room (free + current) descending, then by name.
-function rankForAggregation(slots: readonly Slot[]): Slot[] {
-  const room = (s: Slot) => capOf(s);
+// By room descending, then by name; with `holdersFirst`, clusters that already hold replicas first.
+function rankForAggregation(
+  slots: readonly Slot[],
+  room: (s: Slot) => number,
+  holdersFirst: boolean,
+): Slot[] {
   return [...slots].sort((a, b) => {
-    const holds = Number(b.current > 0) - Number(a.current > 0);
+    const holds = holdersFirst ? Number(b.current > 0) - Number(a.current > 0) : 0;
     if (holds !== 0) return holds;
     if (room(a) !== room(b)) return room(b) > room(a) ? 1 : -1;
     return a.name < b.name ? -1 : 1;

@@ -62,14 +62,75 @@ export function selection(query: URLSearchParams, kind: string): (object: JsonMa
   };
 }
 
-/** A list, with the selectors asked for, at the store's resourceVersion. */
+/**
+ * A list, with the selectors asked for, at the store's resourceVersion; with `limit`, a page of at
+ * most that many and a `continue` token for the rest (the objects after the page's last, in the
+ * store's namespace/name order), as a real API server chunks a list.
+ */
 export function listObjects(api: ApiContext, target: Target, query: URLSearchParams): JsonMap {
   const { resource } = target;
-  const items = api.store.list(resource, target.namespace).filter(selection(query, resource.kind));
+  const selected = selection(query, resource.kind);
+  const all = api.store.list(resource, target.namespace);
+  const limit = Number(query.get("limit") ?? "0");
+  if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit "${query.get("limit")}"`);
+  const token = query.get("continue") ?? "";
+  let start = 0;
+  if (token !== "") {
+    const after = readContinue(token);
+    start = firstAfter(all, after);
+  }
+  const items: JsonMap[] = [];
+  let next = all.length;
+  for (let i = start; i < all.length; i++) {
+    const object = all[i] as JsonMap;
+    if (!selected(object)) continue;
+    if (limit > 0 && items.length === limit) {
+      next = i;
+      break;
+    }
+    items.push(object);
+  }
+  const last = items[items.length - 1];
+  const more = next < all.length && last !== undefined;
   return {
     kind: `${resource.kind}List`,
     apiVersion: groupVersion(resource.group, resource.version),
-    metadata: { resourceVersion: api.store.currentVersion() },
+    metadata: {
+      resourceVersion: api.store.currentVersion(),
+      ...(more ? { continue: continueToken(sortKey(last)) } : {}),
+    },
     items,
   };
+}
+
+// The order the store lists in: namespace, then name.
+function sortKey(object: JsonMap): string {
+  const metadata = asMap(object.metadata);
+  return `${String(metadata.namespace ?? "")}\u0000${String(metadata.name ?? "")}`;
+}
+
+function continueToken(after: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, after })).toString("base64url");
+}
+
+function readContinue(token: string): string {
+  try {
+    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { after?: unknown };
+    if (typeof value.after === "string") return value.after;
+  } catch {
+    // Falls through to the error below.
+  }
+  throw badRequest("continue key is not valid: it was not issued by this server");
+}
+
+// The index of the first object listed after the key (binary search: the list is sorted).
+function firstAfter(all: readonly JsonMap[], after: string): number {
+  let low = 0;
+  let high = all.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sortKey(all[middle] as JsonMap) <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -1,0 +1,62 @@
+import { parse } from "yaml";
+import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { type ClusterCapacity, readCapacityRecord } from "../model/node-capacity.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "./layout.js";
+import type { AgentReport } from "./observed-status.js";
+import { splitObserved } from "./observed-status.js";
+
+// What the members were last seen to have, as the status branch records it (or as this round's syncs
+// and agents' reports say it): the observed inputs of scheduling that outlive one process, so
+// `gitfleet plan`, `gitfleet render --status` and a restarted controller decide from the same state.
+
+/** Per cluster, the observed values scheduling reads. */
+export interface RecordedClusters {
+  readonly capacity: Map<string, ClusterCapacity>;
+}
+
+/**
+ * Reads status/clusters/<cluster>.yaml's observed blocks and the agents' reports under status/agents/
+ * (a push-mode cluster's own file wins over a stale agent report). Files that do not read are
+ * skipped: they count as nothing observed. Pure.
+ */
+export function recordedClusters(files: ReadonlyMap<string, string>): RecordedClusters {
+  const capacity = new Map<string, ClusterCapacity>();
+  for (const directory of [AGENTS_DIRECTORY, CLUSTERS_DIRECTORY])
+    for (const [path, text] of files) {
+      if (!path.startsWith(directory) || !path.endsWith(".yaml")) continue;
+      const cluster = path.slice(directory.length, -".yaml".length);
+      if (cluster.includes("/")) continue;
+      const observed = observedBlock(text, directory === AGENTS_DIRECTORY);
+      const recorded = readCapacityRecord(observed?.capacity);
+      if (recorded) capacity.set(cluster, recorded);
+    }
+  return { capacity };
+}
+
+/** The same values from this round's syncs (push mode) and agents' reports (pull mode). Pure. */
+export function reportedClusters(
+  results: ReadonlyMap<string, ClusterSyncResult>,
+  reports: ReadonlyMap<string, AgentReport>,
+): RecordedClusters {
+  const capacity = new Map<string, ClusterCapacity>();
+  for (const [cluster, report] of reports) {
+    const recorded = readCapacityRecord(report.observed.capacity);
+    if (recorded) capacity.set(cluster, recorded);
+  }
+  for (const [cluster, result] of results) if (result.capacity) capacity.set(cluster, result.capacity);
+  return { capacity };
+}
+
+function observedBlock(text: string, agentReport: boolean): JsonMap | undefined {
+  let value: Json | undefined;
+  try {
+    const block = agentReport ? text : (splitObserved(text).observed ?? "");
+    value = readEmittedYaml(block) ?? (parse(block, { maxAliasCount: 0 }) as Json);
+  } catch {
+    return undefined;
+  }
+  const observed = isJsonMap(value) ? value.observed : undefined;
+  return isJsonMap(observed) ? observed : undefined;
+}
