@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../controller/fleet-settings.js";
 import { wantedSource } from "../controller/reconciler.js";
 import { agentBranch } from "../git/agent-branches.js";
+import { beat } from "../git/agent-heartbeat.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
@@ -11,6 +12,7 @@ import { syncCluster } from "../kube/cluster-sync.js";
 import { detachApp } from "../kube/detach-app.js";
 import type { MemberClient } from "../kube/member-client.js";
 import { CapacityReadings } from "../kube/read-capacity.js";
+import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "../kube/read-served-apis.js";
 import { gatesForCluster } from "../migrate/migration-state.js";
 import { parseDuration } from "../model/duration.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
@@ -95,8 +97,19 @@ export class Agent {
   private fleet: { commit: string; model: FleetModel } | undefined;
   private readonly parseCache = createParseCache();
   private readonly capacities = new CapacityReadings();
+  private readonly servedApis = new ServedApiReadings();
 
   constructor(private readonly options: AgentOptions) {}
+
+  /**
+   * One heartbeat on the agent's own heartbeat ref (a parentless commit moved by compare-and-swap):
+   * the controller judges its cluster NotReady when the beats stop. False when not pushing.
+   */
+  async heartbeat(): Promise<boolean> {
+    if (!this.options.push) return false;
+    const { repo, statusBranch, cluster } = this.options;
+    return beat(repo, statusBranch, cluster, this.author());
+  }
 
   /** One round: fetch, sync the cluster to the status branch's tip, report. */
   async round(): Promise<AgentRound> {
@@ -148,6 +161,7 @@ export class Agent {
       held: gated.held,
       // Its report is committed at most once per status interval: nodes and pods are listed as often.
       capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),
+      served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
     });
     return { result, report: await this.report(result, ownFiles) };
   }

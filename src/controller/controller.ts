@@ -130,6 +130,7 @@ export class Controller implements Reconciles {
       ...(this.options.prober ? { probes: this.options.prober.conditions() } : {}),
       workloads,
       capacity: reported.capacity,
+      served: reported.served,
       ...(scaled ? { scaling: scaled } : {}),
     });
     return this.lastObservations;

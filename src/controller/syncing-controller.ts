@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { AgentBranches } from "../git/agent-branches.js";
+import { readHeartbeats } from "../git/agent-heartbeat.js";
 import { type ConnectionSources, MemberCredentials } from "../kube/connections.js";
 import type { MemberClientOptions } from "../kube/member-client.js";
 import { MemberClientPool } from "../kube/member-clients.js";
@@ -64,6 +65,7 @@ export function syncingController(
     clients,
     connect,
     model: () => reconciler.snapshot().state.model,
+    heartbeats: (model) => readHeartbeats(reconciler.repository, reconciler.statusBranch, model),
     restore: (cluster) => {
       const block = reconciler.observedBlock(clusterStatusPath(cluster));
       const settings = clusterHealthSettings(reconciler.snapshot().state.model?.fleet?.spec);

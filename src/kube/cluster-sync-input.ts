@@ -1,5 +1,6 @@
 import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
+import type { ServedApis } from "../model/served-apis.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import type { Inventory } from "../sync/inventory.js";
 import type { PruneSettings } from "../sync/prune-plan.js";
@@ -22,6 +23,8 @@ export interface ClusterSyncInput {
   readonly crdTimeoutMs?: number;
   /** Reads the member's capacity after the sync (default: list its nodes and pods every time). */
   readonly capacity?: (client: MemberClient) => Promise<ClusterCapacity | undefined>;
+  /** Reads what the member serves after the sync; `fresh` when this sync applied CRDs. */
+  readonly served?: (client: MemberClient, fresh: boolean) => Promise<ServedApis | undefined>;
   /** Told after each object is applied or compared (progress of a large sync). */
   readonly onObject?: (done: number, total: number) => void;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */

@@ -84,6 +84,12 @@ async function finished(
   const { cluster, client, sourceCommit } = input;
   const { objects, pruned, prune, inventory, pruneBase, error } = done;
   const blocked = prune.blocked;
+  const crdsApplied = objects.some(
+    (o) =>
+      o.identity.startsWith("apiextensions.k8s.io/CustomResourceDefinition/") &&
+      !["unchanged", "drifted", "held", "failed", "conflict"].includes(o.action),
+  );
+  const served = await input.served?.(client, crdsApplied);
   const capacity = input.capacity
     ? await input.capacity(client)
     : await readCapacity(client).then((r) => r?.capacity);
@@ -93,6 +99,7 @@ async function finished(
     reachable: true,
     ...(error ? { error } : {}),
     ...(capacity ? { capacity } : {}),
+    ...(served ? { served } : {}),
     objects,
     pruned,
     ...(blocked

@@ -217,6 +217,25 @@ export class MemberClient {
     return this.request(method, path, body, contentType);
   }
 
+  /**
+   * Every group-version the member serves and its kinds (subresources left out), read afresh from
+   * discovery: /api, /apis, then each group-version. A group-version that fails to answer (an
+   * aggregated API that is down) is left out, as kubectl leaves it out.
+   */
+  async servedApis(): Promise<Record<string, string[]>> {
+    this.discovery.clear();
+    const core = asList(asMap(await this.request("GET", "/api")).versions).map(String);
+    const groups = asList(asMap(await this.request("GET", "/apis")).groups).flatMap((group) =>
+      asList(asMap(group).versions).map((v) => String(asMap(v).groupVersion ?? "")),
+    );
+    const apis: Record<string, string[]> = {};
+    for (const groupVersion of [...core, ...groups].filter(Boolean).slice(0, 1000)) {
+      const kinds = await this.groupVersion(groupVersion).catch(() => undefined);
+      if (kinds && kinds.size > 0) apis[groupVersion] = [...kinds.keys()].sort();
+    }
+    return apis;
+  }
+
   /** Forgets what discovery said, e.g. after CRDs were applied. */
   forgetDiscovery(): void {
     this.discovery.clear();

@@ -6,6 +6,7 @@ import {
   healthTaints,
   initialHealth,
 } from "../failover/cluster-health.js";
+import { HEARTBEAT_STALE_MS, type Heartbeat } from "../model/heartbeat.js";
 import type { FleetModel, Taint } from "../model/types.js";
 import type { MemberConnection } from "./connections.js";
 import type { MemberClient } from "./member-client.js";
@@ -24,6 +25,8 @@ export interface ProberOptions {
   readonly logger: Logger;
   /** A cluster's condition as the status branch last recorded it: a restarted controller continues from it. */
   readonly restore?: (cluster: string) => ClusterHealth | undefined;
+  /** Pull-mode agents' heartbeats: a cluster the controller cannot probe is judged by them. */
+  readonly heartbeats?: (model: FleetModel) => Promise<ReadonlyMap<string, Heartbeat>>;
   /** Called when a cluster's condition or taints change. */
   readonly onChange?: () => void;
   /** Milliseconds since the epoch; injectable for tests. */
@@ -48,6 +51,8 @@ export class ClusterProber {
   private reported = "";
 
   private readonly clients: MemberClientPool;
+  /** Per pull-mode cluster, the heartbeat last seen and when it was first seen. */
+  private readonly beats = new Map<string, { tip: string; at: number }>();
 
   constructor(private readonly options: ProberOptions) {
     this.clients = options.clients ?? new MemberClientPool();
@@ -108,6 +113,59 @@ export class ClusterProber {
     if (now !== this.reported) {
       this.reported = now;
       this.options.onChange?.();
+    }
+  }
+
+  // A probe's outcome applied to the cluster's condition, with the thresholds of cluster-health.ts.
+  private record(
+    cluster: string,
+    probe: { outcome: "ready" | "unready" | "unreachable"; error?: string },
+    settings: ReturnType<typeof clusterHealthSettings>,
+  ): void {
+    const at = this.now();
+    const before = this.health.get(cluster) ?? this.options.restore?.(cluster) ?? initialHealth(at);
+    const after = afterProbe(before, { at, ...probe }, settings);
+    if (before.ready !== after.ready)
+      this.options.logger.warn(
+        { cluster, ready: after.ready, reason: after.reason, error: after.lastError },
+        after.ready ? "cluster Ready again" : "cluster NotReady",
+      );
+    this.health.set(cluster, after);
+  }
+
+  // Pull-mode clusters the controller cannot probe: a heartbeat seen within two heartbeat intervals
+  // is a successful probe, silence a failed one — the same thresholds then make it NotReady. When a
+  // beat was first seen is the controller's own time; after a restart, the beat's claimed time (never
+  // later than now), so a silence that began before the restart is not forgotten.
+  private async judgeHeartbeats(
+    model: FleetModel,
+    probed: ReadonlySet<string>,
+    settings: ReturnType<typeof clusterHealthSettings>,
+  ): Promise<void> {
+    if (!this.options.heartbeats) return;
+    const beats = await this.options.heartbeats(model).catch(() => undefined);
+    if (!beats) return;
+    const now = this.now();
+    for (const cluster of model.clusters) {
+      const name = cluster.metadata.name;
+      if (cluster.spec.connection?.mode !== "pull" || probed.has(name)) continue;
+      const beat = beats.get(name);
+      const seen = this.beats.get(name);
+      if (beat && seen?.tip !== beat.tip)
+        this.beats.set(name, { tip: beat.tip, at: seen ? now : Math.min(now, beat.claimedAt) });
+      const last = this.beats.get(name);
+      if (!last) continue;
+      const silent = now - last.at;
+      this.record(
+        name,
+        silent <= HEARTBEAT_STALE_MS
+          ? { outcome: "ready" }
+          : {
+              outcome: "unreachable",
+              error: `no heartbeat from the agent for ${Math.round(silent / 1000)}s`,
+            },
+        settings,
+      );
     }
   }
 

@@ -24,6 +24,7 @@ import { detachApp } from "./detach-app.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
 import { MemberClientPool } from "./member-clients.js";
 import { CapacityReadings } from "./read-capacity.js";
+import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "./read-served-apis.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
 export interface SyncTarget {
@@ -70,6 +71,7 @@ export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
   private readonly capacities = new CapacityReadings();
+  private readonly servedApis = new ServedApiReadings();
   private readonly rollout = new RolloutPlanner();
   private readonly reports = new Map<string, AgentReport>();
   private readonly reading = new Set<Promise<void>>();
@@ -151,6 +153,7 @@ export class Syncer {
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
             ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
+            served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
           });
         })().catch((error: unknown) =>
           notSynced(

@@ -1,4 +1,5 @@
 import type { ClusterCapacity } from "./node-capacity.js";
+import type { ServedApis } from "./served-apis.js";
 import type { Taint } from "./types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
@@ -53,6 +54,8 @@ export interface ObservedState {
    * map has unknown capacity, which counts as unlimited.
    */
   readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
+  /** Per cluster, what its discovery says it serves; a cluster not in the map serves everything (unknown). */
+  readonly served?: ReadonlyMap<string, ServedApis>;
 }
 
 /** What a done targeted scale-down keeps in the render. */

@@ -6,6 +6,7 @@ import type {
   ObservedState,
   TimedTaint,
 } from "../model/observed-state.js";
+import type { ServedApis } from "../model/served-apis.js";
 
 /** A probed cluster as the prober keeps it: its health and the taints that health adds. */
 export interface ProbedCluster {
@@ -23,6 +24,8 @@ export interface Observations {
   readonly workloads?: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
   /** Per cluster, its nodes as last read (push-mode syncs, agents' reports, or the status branch). */
   readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
+  /** Per cluster, what its discovery says it serves. */
+  readonly served?: ReadonlyMap<string, ServedApis>;
   /** The autoscalers' totals, distributions and held divisions: a round's, or as the status branch records them. */
   readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
 }
@@ -47,6 +50,7 @@ export function gatherObservedState(observations: Observations): ObservedState {
     clusters,
     workloads: observations.workloads ?? new Map(),
     ...(observations.capacity && observations.capacity.size > 0 ? { capacity: observations.capacity } : {}),
+    ...(observations.served && observations.served.size > 0 ? { served: observations.served } : {}),
     ...(scaling
       ? { autoscaled: scaling.autoscaled, distributed: scaling.distributed, held: scaling.held }
       : {}),

@@ -6,12 +6,13 @@ import {
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
-import { type Json, type JsonMap, valueAt } from "../model/json.js";
+import { asList, asMap, type Json, type JsonMap, valueAt } from "../model/json.js";
 import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
 import type { ClusterCapacity, NodePool } from "../model/node-capacity.js";
 import type { HeldDivision, ObservedCondition, ObservedState } from "../model/observed-state.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
+import { type ServedApis, servedKinds } from "../model/served-apis.js";
 import type { Cluster, FleetModel, Placement, Resource } from "../model/types.js";
 import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
@@ -63,13 +64,14 @@ export function renderContext(
     const built = buildProfile(spec);
     if (built.ok) profiles.set(spec.name, built.profile);
   }
-  return {
+  const context: RenderContext = {
     model,
     clusters: model.clusters.map((c) =>
       clusterState(
         c,
         observations?.clusters.get(c.metadata.name),
         observations?.capacity?.get(c.metadata.name),
+        observations?.served?.get(c.metadata.name),
       ),
     ),
     facts: new Map(model.clusters.map((c) => [c.metadata.name, clusterFacts(c)])),
@@ -80,6 +82,39 @@ export function renderContext(
     previousDecisions: new Map((previous?.decisions ?? []).map((d) => [d.identity, d])),
     observations,
   };
+  return observations?.served ? withBroughtApis(context) : context;
+}
+
+// A CRD the fleet renders for a cluster makes its kinds served there: the sync applies CRDs first
+// and waits for them to be Established, so an app may bring its own API.
+function withBroughtApis(context: RenderContext): RenderContext {
+  const brought = new Map<string, string[]>();
+  for (const app of context.model.apps)
+    for (const resource of app.resources) {
+      if (resource.group !== "apiextensions.k8s.io" || resource.kind !== "CustomResourceDefinition") continue;
+      const kinds = definedKinds(resource.object as JsonMap);
+      if (kinds.length === 0) continue;
+      for (const cluster of placeResource(context, resource)?.destination.clusters.keys() ?? [])
+        brought.set(cluster, [...(brought.get(cluster) ?? []), ...kinds]);
+    }
+  if (brought.size === 0) return context;
+  const clusters = context.clusters.map((c) => {
+    const added = brought.get(c.name);
+    return added && c.apiEnablements ? { ...c, apiEnablements: [...c.apiEnablements, ...added] } : c;
+  });
+  return { ...context, clusters };
+}
+
+// "group/version/Kind" for each served version of a CRD.
+function definedKinds(crd: JsonMap): string[] {
+  const spec = asMap(crd.spec);
+  const group = typeof spec.group === "string" ? spec.group : "";
+  const kind = asMap(spec.names).kind;
+  if (!group || typeof kind !== "string") return [];
+  return asList(spec.versions)
+    .map((v) => asMap(v))
+    .filter((v) => v.served !== false && typeof v.name === "string")
+    .map((v) => `${group}/${String(v.name)}/${kind}`);
 }
 
 // What each object had per cluster last time: a workload's replicas, or presence for other objects.
@@ -102,6 +137,7 @@ function clusterState(
   cluster: Cluster,
   observed: ObservedCondition | undefined,
   capacity: ClusterCapacity | undefined,
+  served: ServedApis | undefined,
 ): ClusterState {
   const drainTaint = cluster.spec.drain ? [{ key: "gitfleet.io/drain", effect: "NoExecute" as const }] : [];
   return {
@@ -110,6 +146,7 @@ function clusterState(
     unschedulable: cluster.spec.unschedulable === true,
     ready: observed?.ready ?? true,
     ...(capacity ? { nodes: capacity.pools.map(poolNode) } : {}),
+    ...(served ? { apiEnablements: [...servedKinds(served)] } : {}),
   };
 }
 

@@ -153,7 +153,7 @@ export function recordedObservations(
   const now = Date.now();
   return gatherObservedState({
     now,
-    capacity: recordedClusters(clusterFiles).capacity,
+    ...recordedClusters(clusterFiles),
     scaling: standingScaling(model, decisions, readAutoscalingStatus(model, files, now)),
   });
 }

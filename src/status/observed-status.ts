@@ -4,6 +4,7 @@ import { describeIdentity } from "../model/identity.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { capacityRecord } from "../model/node-capacity.js";
 import { oneLine } from "../model/one-line.js";
+import { servedApisRecord } from "../model/served-apis.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { worstHealth } from "../sync/health.js";
@@ -247,6 +248,7 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   };
   if (result.error) observed.error = result.error;
   if (result.capacity) observed.capacity = capacityRecord(result.capacity);
+  if (result.served) observed.apis = servedApisRecord(result.served);
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
     observed.pruneBlocked = {

@@ -1,6 +1,7 @@
 import { parse } from "yaml";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { type ClusterCapacity, readCapacityRecord } from "../model/node-capacity.js";
+import { readServedApis, type ServedApis } from "../model/served-apis.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "./layout.js";
@@ -14,6 +15,7 @@ import { splitObserved } from "./observed-status.js";
 /** Per cluster, the observed values scheduling reads. */
 export interface RecordedClusters {
   readonly capacity: Map<string, ClusterCapacity>;
+  readonly served: Map<string, ServedApis>;
 }
 
 /**
@@ -23,6 +25,7 @@ export interface RecordedClusters {
  */
 export function recordedClusters(files: ReadonlyMap<string, string>): RecordedClusters {
   const capacity = new Map<string, ClusterCapacity>();
+  const served = new Map<string, ServedApis>();
   for (const directory of [AGENTS_DIRECTORY, CLUSTERS_DIRECTORY])
     for (const [path, text] of files) {
       if (!path.startsWith(directory) || !path.endsWith(".yaml")) continue;
@@ -31,8 +34,10 @@ export function recordedClusters(files: ReadonlyMap<string, string>): RecordedCl
       const observed = observedBlock(text, directory === AGENTS_DIRECTORY);
       const recorded = readCapacityRecord(observed?.capacity);
       if (recorded) capacity.set(cluster, recorded);
+      const apis = readServedApis(observed?.apis);
+      if (apis) served.set(cluster, apis);
     }
-  return { capacity };
+  return { capacity, served };
 }
 
 /** The same values from this round's syncs (push mode) and agents' reports (pull mode). Pure. */
@@ -41,12 +46,18 @@ export function reportedClusters(
   reports: ReadonlyMap<string, AgentReport>,
 ): RecordedClusters {
   const capacity = new Map<string, ClusterCapacity>();
+  const served = new Map<string, ServedApis>();
   for (const [cluster, report] of reports) {
     const recorded = readCapacityRecord(report.observed.capacity);
     if (recorded) capacity.set(cluster, recorded);
+    const apis = readServedApis(report.observed.apis);
+    if (apis) served.set(cluster, apis);
   }
-  for (const [cluster, result] of results) if (result.capacity) capacity.set(cluster, result.capacity);
-  return { capacity };
+  for (const [cluster, result] of results) {
+    if (result.capacity) capacity.set(cluster, result.capacity);
+    if (result.served) served.set(cluster, result.served);
+  }
+  return { capacity, served };
 }
 
 function observedBlock(text: string, agentReport: boolean): JsonMap | undefined {

@@ -1,5 +1,6 @@
 import type { Health } from "../model/health.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
+import type { ServedApis } from "../model/served-apis.js";
 import type { Inventory } from "./inventory.js";
 
 /**
@@ -67,6 +68,8 @@ export interface ClusterSyncResult {
   readonly pruneBase?: string;
   /** The member's nodes and what its pods request, read after the sync (absent when it cannot be read). */
   readonly capacity?: ClusterCapacity;
+  /** What the member serves, from its discovery (absent when it was not read). */
+  readonly served?: ServedApis;
 }
 
 /** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */

@@ -51,7 +51,7 @@ function gitfleet(...args: string[]) {
 // Each scenario is a branch off main with one commit.
 const SCENARIOS: Record<string, () => void> = {
   "weight-change": () =>
-    edit("placements/web.yaml", (t) => t.replace("          weight: 2", "          weight: 3")),
+    edit("placements/web.yaml", (t) => t.replace("          weight: 4", "          weight: 2")),
   "cluster-cordoned": () =>
     edit("clusters/aws-use1.yaml", (t) =>
       t.replace("  zone: us-east-1a\n", "  zone: us-east-1a\n  unschedulable: true\n"),

@@ -7,6 +7,7 @@ import { FleetRepo } from "../../git/fleet-repo.js";
 import { MemberClient } from "../../kube/member-client.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
+import { AGENT_HEARTBEAT_INTERVAL_MS } from "../../model/heartbeat.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { syncFailed, syncLine } from "../sync-line.js";
@@ -84,6 +85,12 @@ export async function runAgent(flags: AgentFlags, output: CommandOutput): Promis
     process.once("SIGTERM", end);
     process.once("SIGINT", end);
   });
+  // Heartbeats run on their own timer: a long round does not look like a dead agent.
+  const beating = setInterval(() => {
+    agent.heartbeat().catch((error: unknown) => logger.warn({ err: error }, "heartbeat failed"));
+  }, AGENT_HEARTBEAT_INTERVAL_MS);
+  beating.unref();
+  void agent.heartbeat().catch(() => undefined);
   while (!stopped) {
     try {
       const round = await agent.round();
@@ -93,6 +100,7 @@ export async function runAgent(flags: AgentFlags, output: CommandOutput): Promis
     }
     await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, intervalMs).unref())]);
   }
+  clearInterval(beating);
   return ExitCode.Ok;
 }
 

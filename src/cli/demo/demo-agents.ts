@@ -43,6 +43,7 @@ export async function startAgents(
   const tick = () => {
     running = running.then(async () => {
       for (const agent of agents) {
+        await agent.heartbeat().catch(() => undefined);
         const round = await agent.round().catch(() => undefined);
         if (round?.report === "committed") reported();
       }

@@ -1,5 +1,17 @@
 import { type FilterPlugin, SUCCESS } from "../framework.js";
 
+// Looked up per workload and cluster: a set per list, built once.
+const sets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function servedSet(apis: readonly string[]): ReadonlySet<string> {
+  let set = sets.get(apis);
+  if (!set) {
+    set = new Set(apis);
+    sets.set(apis, set);
+  }
+  return set;
+}
+
 /**
  * Only clusters that serve the workload's API (group/version/kind), as observed from discovery. A
  * cluster whose APIs are unknown counts as serving everything, so a missing observation never blocks.
@@ -11,8 +23,7 @@ export const APIEnablement: FilterPlugin = {
     const { apiVersion, kind } = problem.workload;
     if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)
       return SUCCESS;
-    const wanted = `${apiVersion}/${kind}`;
-    if (cluster.apiEnablements.includes(wanted)) return SUCCESS;
-    return { status: "Unschedulable", reason: `API ${apiVersion} ${kind} not served` };
+    if (servedSet(cluster.apiEnablements).has(`${apiVersion}/${kind}`)) return SUCCESS;
+    return { status: "Unschedulable", reason: `api ${apiVersion} ${kind} not served` };
   },
 };
