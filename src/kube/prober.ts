@@ -149,11 +149,7 @@ export class ClusterProber {
     for (const cluster of model.clusters) {
       const name = cluster.metadata.name;
       if (cluster.spec.connection?.mode !== "pull" || probed.has(name)) continue;
-      const beat = beats.get(name);
-      const seen = this.beats.get(name);
-      if (beat && seen?.tip !== beat.tip)
-        this.beats.set(name, { tip: beat.tip, at: seen ? now : Math.min(now, beat.claimedAt) });
-      const last = this.beats.get(name);
+      const last = this.lastBeat(name, beats.get(name), now);
       if (!last) continue;
       const silent = now - last.at;
       this.record(
@@ -167,6 +163,14 @@ export class ClusterProber {
         settings,
       );
     }
+  }
+
+  // When the cluster's current heartbeat was first seen; undefined before any.
+  private lastBeat(cluster: string, beat: Heartbeat | undefined, now: number) {
+    const seen = this.beats.get(cluster);
+    if (beat && seen?.tip !== beat.tip)
+      this.beats.set(cluster, { tip: beat.tip, at: seen ? now : Math.min(now, beat.claimedAt) });
+    return this.beats.get(cluster);
   }
 
   /**

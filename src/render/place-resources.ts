@@ -89,14 +89,14 @@ export function renderContext(
 // and waits for them to be Established, so an app may bring its own API.
 function withBroughtApis(context: RenderContext): RenderContext {
   const brought = new Map<string, string[]>();
-  for (const app of context.model.apps)
-    for (const resource of app.resources) {
-      if (resource.group !== "apiextensions.k8s.io" || resource.kind !== "CustomResourceDefinition") continue;
-      const kinds = definedKinds(resource.object as JsonMap);
-      if (kinds.length === 0) continue;
-      for (const cluster of placeResource(context, resource)?.destination.clusters.keys() ?? [])
-        brought.set(cluster, [...(brought.get(cluster) ?? []), ...kinds]);
-    }
+  const crds = context.model.apps
+    .flatMap((app) => app.resources)
+    .filter((r) => r.group === "apiextensions.k8s.io" && r.kind === "CustomResourceDefinition");
+  for (const crd of crds) {
+    const kinds = definedKinds(crd.object as JsonMap);
+    for (const cluster of placeResource(context, crd)?.destination.clusters.keys() ?? [])
+      brought.set(cluster, [...(brought.get(cluster) ?? []), ...kinds]);
+  }
   if (brought.size === 0) return context;
   const clusters = context.clusters.map((c) => {
     const added = brought.get(c.name);

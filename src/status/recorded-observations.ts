@@ -26,16 +26,18 @@ export interface RecordedClusters {
 export function recordedClusters(files: ReadonlyMap<string, string>): RecordedClusters {
   const capacity = new Map<string, ClusterCapacity>();
   const served = new Map<string, ServedApis>();
+  const take = (cluster: string, observed: JsonMap | undefined) => {
+    const recorded = readCapacityRecord(observed?.capacity);
+    if (recorded) capacity.set(cluster, recorded);
+    const apis = readServedApis(observed?.apis);
+    if (apis) served.set(cluster, apis);
+  };
   for (const directory of [AGENTS_DIRECTORY, CLUSTERS_DIRECTORY])
     for (const [path, text] of files) {
       if (!path.startsWith(directory) || !path.endsWith(".yaml")) continue;
       const cluster = path.slice(directory.length, -".yaml".length);
       if (cluster.includes("/")) continue;
-      const observed = observedBlock(text, directory === AGENTS_DIRECTORY);
-      const recorded = readCapacityRecord(observed?.capacity);
-      if (recorded) capacity.set(cluster, recorded);
-      const apis = readServedApis(observed?.apis);
-      if (apis) served.set(cluster, apis);
+      take(cluster, observedBlock(text, directory === AGENTS_DIRECTORY));
     }
   return { capacity, served };
 }
