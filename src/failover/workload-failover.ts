@@ -70,6 +70,7 @@ export interface FailoverSubject {
 
 const DEFAULT_GRACE_SECONDS = 600;
 const DEFAULT_UNSCHEDULABLE_SECONDS = 60;
+const DEFAULT_DEGRADED_SECONDS = 300;
 const DEFAULT_COOL_DOWN_SECONDS = 600;
 const MOVES_KEPT = 10;
 
@@ -88,7 +89,7 @@ export function failoverConstraints(subject: FailoverSubject): FailoverConstrain
   const { record, placement, now } = subject;
   const caps: Record<string, number> = {};
   for (const cap of record?.capped ?? []) if (Date.parse(cap.until) > now) caps[cap.cluster] = cap.replicas;
-  const newCaps = subject.divided ? unschedulableCaps(subject) : [];
+  const newCaps = subject.divided ? [...unschedulableCaps(subject), ...degradedCaps(subject)] : [];
   for (const cap of newCaps) caps[cap.cluster] = Math.min(cap.replicas, caps[cap.cluster] ?? cap.replicas);
   const sticky = record?.placement !== undefined && record.placement === placementDigest(placement);
   return { keepCurrent: sticky || newCaps.length > 0, caps, newCaps };
@@ -133,6 +134,47 @@ function unschedulableCaps(subject: FailoverSubject): CapacityCap[] {
     });
   }
   return caps;
+}
+
+/**
+ * Clusters where this workload's pods have been stuck (CrashLoopBackOff, ImagePullBackOff,
+ * ErrImagePull, past the progress deadline) for `degradedSeconds`, capped at what runs there — but
+ * only while every other cluster that holds replicas runs them all ready: a bad image that fails
+ * everywhere halts the rollout instead of moving replicas around. Where a member HPA owns the count,
+ * the cap is what runs there.
+ */
+function degradedCaps(subject: FailoverSubject): CapacityCap[] {
+  const settings = subject.placement.failover?.application;
+  if (!settings) return [];
+  const seconds = settings.degradedSeconds ?? DEFAULT_DEGRADED_SECONDS;
+  const coolDown = settings.coolDownSeconds ?? DEFAULT_COOL_DOWN_SECONDS;
+  const caps: CapacityCap[] = [];
+  for (const [cluster, seen] of subject.observed) {
+    const current = subject.current[cluster] ?? 0;
+    if (!seen.degraded || seen.degradedSince === undefined || current === 0) continue;
+    if (!seen.scaledByHpa && seen.desired !== current) continue;
+    const stuckFor = subject.now - seen.degradedSince;
+    if (stuckFor < seconds * 1000 || !healthyElsewhere(subject, cluster)) continue;
+    caps.push({
+      cluster,
+      replicas: Math.max(0, seen.scaledByHpa ? seen.ready : current - seen.degraded),
+      reason: `${seen.degraded} replicas ${seen.degradedReason || "degraded"} for ${Math.round(stuckFor / 1000)}s`,
+      until: new Date(subject.now + coolDown * 1000).toISOString(),
+    });
+  }
+  return caps;
+}
+
+// Some other cluster holds replicas of this workload, and every one that does runs them all ready.
+function healthyElsewhere(subject: FailoverSubject, cluster: string): boolean {
+  const others = Object.entries(subject.current).filter(([name, count]) => name !== cluster && count > 0);
+  return (
+    others.length > 0 &&
+    others.every(([name]) => {
+      const seen = subject.observed.get(name);
+      return seen !== undefined && !seen.degraded && seen.ready >= seen.desired && seen.desired > 0;
+    })
+  );
 }
 
 /** The record after scheduling, and the replicas each cluster keeps beyond the decision. */
@@ -304,6 +346,13 @@ function wakeAt(subject: FailoverSubject, record: FailoverRecord): number | unde
         times.push(
           seen.unschedulableSince +
             (application.unschedulableSeconds ?? DEFAULT_UNSCHEDULABLE_SECONDS) * 1000,
+        );
+  if (subject.placement.failover?.application && subject.divided)
+    for (const seen of subject.observed.values())
+      if (seen.degraded && seen.degradedSince !== undefined)
+        times.push(
+          seen.degradedSince +
+            (subject.placement.failover.application.degradedSeconds ?? DEFAULT_DEGRADED_SECONDS) * 1000,
         );
   const future = times.filter((t) => t > subject.now);
   return future.length > 0 ? Math.min(...future) : undefined;

@@ -26,6 +26,12 @@ export interface ObservedReplicas {
   readonly unschedulableSince?: number;
   /** A HorizontalPodAutoscaler in the member owns the count: `desired` is the HPA's, not gitfleet's. */
   readonly scaledByHpa?: boolean;
+  /** Pods that cannot run: CrashLoopBackOff, ImagePullBackOff, ErrImagePull, or all of them past the progress deadline. */
+  readonly degraded?: number;
+  /** Why, in the member's words ("CrashLoopBackOff"). */
+  readonly degradedReason?: string;
+  /** Since when (ms) some of its pods have been degraded without a break, when they are. */
+  readonly degradedSince?: number;
 }
 
 /** Everything observed that failover decisions read, and the time they are made at. */

@@ -200,6 +200,7 @@ export interface PlacementSpec {
     };
     readonly application?: {
       readonly unschedulableSeconds?: number;
+      readonly degradedSeconds?: number;
       readonly purgeMode?: PurgeMode;
       readonly gracePeriodSeconds?: number;
       readonly coolDownSeconds?: number;

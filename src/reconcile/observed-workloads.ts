@@ -30,14 +30,21 @@ export function observedWorkloads(
     const entry = new Map<string, ObservedReplicas>();
     for (const [cluster, value] of clusters) {
       const key = `${identity}\0${cluster}`;
-      if (value.unschedulable === 0) {
-        entry.set(cluster, value);
-        continue;
-      }
-      const first = since.get(key) ?? input.now;
-      since.set(key, first);
-      still.add(key);
-      entry.set(cluster, { ...value, unschedulableSince: first });
+      // When each condition began: kept while it lasts, forgotten when it ends.
+      const began = (what: string, present: boolean) => {
+        if (!present) return undefined;
+        const first = since.get(`${key}\0${what}`) ?? input.now;
+        since.set(`${key}\0${what}`, first);
+        still.add(`${key}\0${what}`);
+        return first;
+      };
+      const unschedulableSince = began("unschedulable", value.unschedulable > 0);
+      const degradedSince = began("degraded", (value.degraded ?? 0) > 0);
+      entry.set(cluster, {
+        ...value,
+        ...(unschedulableSince !== undefined ? { unschedulableSince } : {}),
+        ...(degradedSince !== undefined ? { degradedSince } : {}),
+      });
     }
     observed.set(identity, entry);
   }
@@ -45,13 +52,13 @@ export function observedWorkloads(
   return observed;
 }
 
-type Seen = Map<string, Map<string, Omit<ObservedReplicas, "unschedulableSince">>>;
+type Seen = Map<string, Map<string, Omit<ObservedReplicas, "unschedulableSince" | "degradedSince">>>;
 
 function add(
   seen: Seen,
   identity: string,
   cluster: string,
-  value: Omit<ObservedReplicas, "unschedulableSince">,
+  value: Omit<ObservedReplicas, "unschedulableSince" | "degradedSince">,
 ) {
   const clusters = seen.get(identity) ?? new Map();
   clusters.set(cluster, value);
@@ -68,6 +75,9 @@ function fromResults(input: WorkloadReports, seen: Seen): void {
           ready: o.readyReplicas ?? 0,
           unschedulable: o.unschedulableReplicas ?? 0,
           ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
+          ...(o.degradedReplicas
+            ? { degraded: o.degradedReplicas, degradedReason: o.degradedReason ?? "" }
+            : {}),
         });
 }
 

@@ -78,6 +78,9 @@ export interface ReportedReplicas {
   /** Pods Pending as Unschedulable. */
   readonly unschedulable: number;
   readonly scaledByHpa?: boolean;
+  /** Pods that cannot run (CrashLoopBackOff, ImagePullBackOff, ErrImagePull, past the progress deadline). */
+  readonly degraded?: number;
+  readonly degradedReason?: string;
 }
 
 const MAX_REPORTED_WORKLOADS = 5000;
@@ -106,6 +109,9 @@ export function agentReportText(result: ClusterSyncResult, agent: string): strin
         ready: o.readyReplicas ?? 0,
         unschedulable: o.unschedulableReplicas ?? 0,
         ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
+        ...(o.degradedReplicas
+          ? { degraded: o.degradedReplicas, degradedReason: o.degradedReason ?? "" }
+          : {}),
       };
   return emitYaml({ cluster: result.cluster, agent, observed: clusterObservedValue(result), apps, replicas });
 }
@@ -132,6 +138,9 @@ function readReplicas(value: unknown): Record<string, ReportedReplicas> {
       ready,
       unschedulable,
       ...(entry.scaledByHpa === true ? { scaledByHpa: true } : {}),
+      ...(isCount(entry.degraded) && entry.degraded > 0
+        ? { degraded: entry.degraded, degradedReason: oneLine(String(entry.degradedReason ?? ""), 80) }
+        : {}),
     };
   }
   return replicas;

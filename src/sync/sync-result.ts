@@ -36,6 +36,9 @@ export interface ObjectResult {
   readonly held?: string;
   /** What holds it back: a rollout waits for time, a migration for a reviewed commit. */
   readonly heldBy?: Hold["by"];
+  /** Pods that cannot run (CrashLoopBackOff, ImagePullBackOff, ErrImagePull; all of them past the progress deadline). */
+  readonly degradedReplicas?: number;
+  readonly degradedReason?: string;
 }
 
 export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";

@@ -395,3 +395,81 @@ describe("application failover", () => {
     expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
   });
 });
+
+describe("application failover beyond Unschedulable", () => {
+  const placed = fleet(
+    `${DIVIDED}  failover:\n    application:\n      degradedSeconds: 120\n      coolDownSeconds: 600\n`,
+  );
+  const first = renderFleet(placed, { observations: observe(T0) });
+  const crashing = (since: number, reason = "CrashLoopBackOff"): ObservedReplicas => ({
+    desired: 2,
+    ready: 0,
+    unschedulable: 0,
+    degraded: 2,
+    degradedReason: reason,
+    degradedSince: since,
+  });
+
+  it.each([["CrashLoopBackOff"], ["ImagePullBackOff"], ["ErrImagePull"], ["ProgressDeadlineExceeded"]])(
+    "moves replicas off a cluster whose pods stay in %s while the others run Healthy",
+    (reason) => {
+      const waiting = renderFleet(placed, {
+        previous: first,
+        observations: observe(T0 + 60_000, new Map(), {
+          east: ready(2),
+          north: ready(2),
+          west: crashing(T0, reason),
+        }),
+      });
+      expect(renderedReplicas(waiting)).toEqual({ east: 2, north: 2, west: 2 });
+      expect(webOf(waiting).wakeAt).toBe(T0 + 120_000);
+      const moved = renderFleet(placed, {
+        previous: first,
+        observations: observe(T0 + 121_000, new Map(), {
+          east: ready(2),
+          north: ready(2),
+          west: crashing(T0, reason),
+        }),
+      });
+      expect(webOf(moved).decision.clusters).toEqual({ east: 3, north: 3 });
+      expect(webOf(moved).failover?.capped[0]?.reason).toBe(`2 replicas ${reason} for 121s`);
+    },
+  );
+
+  it("moves nothing when the same template fails everywhere: the rollout halts instead", () => {
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + 3_600_000, new Map(), {
+        east: crashing(T0, "ImagePullBackOff"),
+        north: crashing(T0, "ImagePullBackOff"),
+        west: crashing(T0, "ImagePullBackOff"),
+      }),
+    });
+    expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
+    expect(webOf(render).failover).toBeUndefined();
+  });
+
+  it("caps a workload a member HPA scales at what runs there", () => {
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + 121_000, new Map(), {
+        east: ready(2),
+        north: ready(2),
+        west: { ...crashing(T0), desired: 4, ready: 1, degraded: 3, scaledByHpa: true },
+      }),
+    });
+    expect(webOf(render).failover?.capped.map((c) => [c.cluster, c.replicas])).toEqual([["west", 1]]);
+  });
+
+  it("never moves a Duplicated workload's replicas", () => {
+    const duplicated = fleet(
+      "  replicaScheduling:\n    type: Duplicated\n  failover:\n    application:\n      degradedSeconds: 1\n",
+    );
+    const before = renderFleet(duplicated, { observations: observe(T0) });
+    const render = renderFleet(duplicated, {
+      previous: before,
+      observations: observe(T0 + 600_000, new Map(), { east: ready(6), north: ready(6), west: crashing(T0) }),
+    });
+    expect(renderedReplicas(render)).toEqual({ east: 6, north: 6, west: 6 });
+  });
+});
