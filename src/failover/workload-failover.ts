@@ -151,18 +151,30 @@ function degradedCaps(subject: FailoverSubject): CapacityCap[] {
   const caps: CapacityCap[] = [];
   for (const [cluster, seen] of subject.observed) {
     const current = subject.current[cluster] ?? 0;
-    if (!seen.degraded || seen.degradedSince === undefined || current === 0) continue;
-    if (!seen.scaledByHpa && seen.desired !== current) continue;
-    const stuckFor = subject.now - seen.degradedSince;
-    if (stuckFor < seconds * 1000 || !healthyElsewhere(subject, cluster)) continue;
+    const stuckFor = stuckLongEnough(seen, current, subject.now, seconds);
+    if (stuckFor === undefined || !healthyElsewhere(subject, cluster)) continue;
     caps.push({
       cluster,
-      replicas: Math.max(0, seen.scaledByHpa ? seen.ready : current - seen.degraded),
+      replicas: Math.max(0, seen.scaledByHpa ? seen.ready : current - (seen.degraded ?? 0)),
       reason: `${seen.degraded} replicas ${seen.degradedReason || "degraded"} for ${Math.round(stuckFor / 1000)}s`,
       until: new Date(subject.now + coolDown * 1000).toISOString(),
     });
   }
   return caps;
+}
+
+// How long the cluster's pods have been stuck, when it is at least `seconds` and about the replicas
+// gitfleet asks for now (or a member HPA's).
+function stuckLongEnough(
+  seen: ObservedReplicas,
+  current: number,
+  now: number,
+  seconds: number,
+): number | undefined {
+  if (!seen.degraded || seen.degradedSince === undefined || current === 0) return undefined;
+  if (!seen.scaledByHpa && seen.desired !== current) return undefined;
+  const stuckFor = now - seen.degradedSince;
+  return stuckFor >= seconds * 1000 ? stuckFor : undefined;
 }
 
 // Some other cluster holds replicas of this workload, and every one that does runs them all ready.
@@ -334,26 +346,29 @@ export function replacementsReady(
   });
 }
 
-// The next deadline: a grace period or a cool-down ending, or pods unschedulable long enough to move.
+// The next deadline: a grace period or a cool-down ending, or pods unschedulable or stuck long enough to move.
 function wakeAt(subject: FailoverSubject, record: FailoverRecord): number | undefined {
   const times: number[] = [];
   for (const k of record.keeping) if (k.until) times.push(Date.parse(k.until));
   for (const c of record.capped) times.push(Date.parse(c.until));
-  const application = applicationFailover(subject.placement);
-  if (application && subject.divided)
-    for (const seen of subject.observed.values())
-      if (seen.unschedulable > 0 && seen.unschedulableSince !== undefined)
-        times.push(
-          seen.unschedulableSince +
-            (application.unschedulableSeconds ?? DEFAULT_UNSCHEDULABLE_SECONDS) * 1000,
-        );
-  if (subject.placement.failover?.application && subject.divided)
-    for (const seen of subject.observed.values())
-      if (seen.degraded && seen.degradedSince !== undefined)
-        times.push(
-          seen.degradedSince +
-            (subject.placement.failover.application.degradedSeconds ?? DEFAULT_DEGRADED_SECONDS) * 1000,
-        );
+  if (subject.divided) times.push(...observedDeadlines(subject));
   const future = times.filter((t) => t > subject.now);
   return future.length > 0 ? Math.min(...future) : undefined;
+}
+
+// When pods unschedulable or stuck now will have been so long enough to move.
+function observedDeadlines(subject: FailoverSubject): number[] {
+  const application = applicationFailover(subject.placement);
+  if (!application) return [];
+  const explicit = subject.placement.failover?.application;
+  const times: number[] = [];
+  for (const seen of subject.observed.values()) {
+    if (seen.unschedulable > 0 && seen.unschedulableSince !== undefined)
+      times.push(
+        seen.unschedulableSince + (application.unschedulableSeconds ?? DEFAULT_UNSCHEDULABLE_SECONDS) * 1000,
+      );
+    if (explicit && seen.degraded && seen.degradedSince !== undefined)
+      times.push(seen.degradedSince + (explicit.degradedSeconds ?? DEFAULT_DEGRADED_SECONDS) * 1000);
+  }
+  return times;
 }

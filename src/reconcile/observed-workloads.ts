@@ -65,6 +65,10 @@ function add(
   seen.set(identity, clusters);
 }
 
+function degradedOf(o: ClusterSyncResult["objects"][number]): Partial<ObservedReplicas> {
+  return o.degradedReplicas ? { degraded: o.degradedReplicas, degradedReason: o.degradedReason ?? "" } : {};
+}
+
 // Push mode: the controller's own syncs.
 function fromResults(input: WorkloadReports, seen: Seen): void {
   for (const result of input.results.values())
@@ -75,9 +79,7 @@ function fromResults(input: WorkloadReports, seen: Seen): void {
           ready: o.readyReplicas ?? 0,
           unschedulable: o.unschedulableReplicas ?? 0,
           ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
-          ...(o.degradedReplicas
-            ? { degraded: o.degradedReplicas, degradedReason: o.degradedReason ?? "" }
-            : {}),
+          ...degradedOf(o),
         });
 }
 
