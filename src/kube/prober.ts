@@ -94,21 +94,10 @@ export class ClusterProber {
         const answer = await client.probe();
         // The controller could not ask (out of file descriptors): that says nothing about the member.
         if (answer.outcome === "skipped") return;
-        const probe = { ...answer, outcome: answer.outcome };
-        const at = this.now();
-        const before =
-          this.health.get(connection.cluster) ??
-          this.options.restore?.(connection.cluster) ??
-          initialHealth(at);
-        const after = afterProbe(before, { at, ...probe }, settings);
-        if (before.ready !== after.ready)
-          this.options.logger.warn(
-            { cluster: connection.cluster, ready: after.ready, reason: after.reason, error: after.lastError },
-            after.ready ? "cluster Ready again" : "cluster NotReady",
-          );
-        this.health.set(connection.cluster, after);
+        this.record(connection.cluster, { ...answer, outcome: answer.outcome }, settings);
       }),
     );
+    await this.judgeHeartbeats(model, new Set(connections.map((c) => c.cluster)), settings);
     const now = JSON.stringify([...this.conditions()].map(([c, v]) => [c, v.health.ready, v.taints]));
     if (now !== this.reported) {
       this.reported = now;
