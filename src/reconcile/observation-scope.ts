@@ -38,9 +38,12 @@ export function observationKeys(
     model.placements.filter((p) => applicationFailover(p.spec)).map((p) => p.metadata.name),
   );
   const apps = new Map<string, string[]>();
+  const capacity = capacityKeys(observations);
   for (const decision of render.decisions) {
     const scaling = autoscaleKey(decision, observations);
     if (scaling) apps.set(decision.app, [...(apps.get(decision.app) ?? []), scaling]);
+    const room = capacityKey(decision, observations, capacity);
+    if (room) apps.set(decision.app, [...(apps.get(decision.app) ?? []), room]);
     const record = decision.failover;
     const watching =
       watched.has(decision.placement) || (record && (record.keeping.length > 0 || record.capped.length > 0));
@@ -58,6 +61,36 @@ export function observationKeys(
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// The recorded free room of every cluster, computed only when some decision needs it.
+function capacityKeys(observations: ObservedState): () => string {
+  let key: string | undefined;
+  return () => {
+    key ??= JSON.stringify(
+      [...(observations.capacity ?? [])]
+        .sort(([a], [b]) => compareStrings(a, b))
+        .map(([name, c]) => [name, c.pools.map((p) => [p.count, p.free, p.ready, p.unschedulable])]),
+    );
+    return key;
+  };
+}
+
+// What capacity a workload's decision waits on: clusters whose capacity was unknown when it was
+// divided (known now, it is divided again), or room for replicas that found none.
+function capacityKey(
+  decision: RenderResult["decisions"][number],
+  observations: ObservedState,
+  capacity: () => string,
+): string | undefined {
+  const unknown = decision.capacityUnknown ?? [];
+  const short = decision.decision.unschedulable > 0;
+  if (unknown.length === 0 && !short) return undefined;
+  return JSON.stringify([
+    decision.identity,
+    unknown.map((c) => observations.capacity?.has(c) === true),
+    short ? capacity() : null,
+  ]);
 }
 
 // What autoscalers feed the render for a workload: its total, or its member HPAs' distribution and

@@ -172,6 +172,9 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     replicas: Number(workload.replicas),
     ...(typeof workload.autoscaledBy === "string" ? { autoscaledBy: workload.autoscaledBy } : {}),
     ...scaleDownBy(workload),
+    ...(Array.isArray(workload.capacityUnknown)
+      ? { capacityUnknown: workload.capacityUnknown.filter((c): c is string => typeof c === "string") }
+      : {}),
     ...(isJsonMap(workload.memberHpas)
       ? { memberHpas: workload.memberHpas as unknown as NonNullable<WorkloadDecision["memberHpas"]> }
       : {}),

@@ -194,9 +194,7 @@ function placeWorkload(
   const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
   const autoscaled = context.observations?.autoscaled?.get(identity);
   const replicas = autoscaled?.replicas ?? readReplicas(resource, context.interpreterFor);
-  const divided =
-    placement.spec.replicaScheduling !== undefined &&
-    (placement.spec.replicaScheduling.type ?? "Divided") === "Divided";
+  const divided = isDivided(placement);
   const subject = {
     record: context.previousDecisions.get(identity)?.failover,
     placement: placement.spec,
@@ -206,7 +204,9 @@ function placeWorkload(
     divided,
   };
   const constraints = failoverConstraints(subject);
-  let decision = schedule(context, resource, placement, replicas, constraints);
+  const byCapacity = dividesByCapacity(placement);
+  const rebalance = byCapacity && !subject.record && provisionalDivision(context, identity);
+  let decision = schedule(context, resource, placement, replicas, { ...constraints, rebalance });
   // Replicas leaving a cluster on a NoExecute taint go to the clusters below their share, and stay.
   if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
     decision = schedule(context, resource, placement, replicas, { ...constraints, keepCurrent: true });
@@ -214,6 +214,7 @@ function placeWorkload(
   const held = heldDivision(context, identity, replicas, divided && !failover.record);
   if (held) decision = { ...decision, clusters: { ...held.clusters } };
   const clusters = destinationClusters(decision, divided, failover.kept);
+  const unknown = byCapacity ? unknownCapacity(context, decision) : [];
   const workload: WorkloadDecision = {
     identity,
     app: resource.app,
@@ -223,14 +224,61 @@ function placeWorkload(
     ...(autoscaled ? { autoscaledBy: autoscaled.by } : {}),
     ...(held ? { scaleDownBy: held.by } : {}),
     decision,
-    ...(failover.record ? { failover: failover.record } : {}),
-    ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
+    ...failoverFields(failover),
+    ...(unknown.length > 0 ? { capacityUnknown: unknown } : {}),
   };
   return withScaling(context, workload, {
     clusters,
     placements: new Set([placement.metadata.name]),
     ...(held ? { podsToDelete: held.podsToDelete } : {}),
   });
+}
+
+// What failover adds to a workload's decision: its record, and when it can change next.
+function failoverFields(failover: ReturnType<typeof settleFailover>): Partial<WorkloadDecision> {
+  return {
+    ...(failover.record ? { failover: failover.record } : {}),
+    ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
+  };
+}
+
+// A division made while some clusters' capacity was unknown is made again once it is known.
+function provisionalDivision(context: RenderContext, identity: string): boolean {
+  const provisional = context.previousDecisions.get(identity)?.capacityUnknown ?? [];
+  return provisional.some((name) => capacityKnown(context, name));
+}
+
+// The selected clusters whose capacity the division could not count.
+function unknownCapacity(context: RenderContext, decision: ScheduleDecision): string[] {
+  return decision.diagnosis.selected.filter((name) => !capacityKnown(context, name));
+}
+
+// Replicas are split across clusters rather than copied to each.
+function isDivided(placement: Placement): boolean {
+  const scheduling = placement.spec.replicaScheduling;
+  return scheduling !== undefined && (scheduling.type ?? "Divided") === "Divided";
+}
+
+// Dynamic weights and Aggregated divide by what the clusters can fit.
+function dividesByCapacity(placement: Placement): boolean {
+  const scheduling = placement.spec.replicaScheduling;
+  return (
+    scheduling?.divisionPreference === "Aggregated" ||
+    scheduling?.weightPreference?.dynamicWeight === "AvailableReplicas"
+  );
+}
+
+// The cluster's nodes (or a summary) are known: the estimator counts what fits there.
+const knownByContext = new WeakMap<RenderContext, ReadonlySet<string>>();
+function capacityKnown(context: RenderContext, cluster: string): boolean {
+  let known = knownByContext.get(context);
+  if (!known) {
+    known = new Set(
+      context.clusters.filter((c) => c.nodes !== undefined || c.summary !== undefined).map((c) => c.name),
+    );
+    knownByContext.set(context, known);
+  }
+  return known.has(cluster);
 }
 
 // A workload's member HPAs, when a distributed FederatedHPA scales it.
@@ -282,7 +330,7 @@ function schedule(
   resource: Resource,
   placement: Placement,
   replicas: number,
-  failover?: FailoverConstraints,
+  failover?: FailoverConstraints & { readonly rebalance?: boolean },
 ): ScheduleDecision {
   const metadata = resource.object.metadata as JsonMap;
   const template = podTemplateOf(resource, context.interpreterFor);
@@ -306,6 +354,7 @@ function schedule(
         {},
       ...(context.observations ? { now: context.observations.now } : {}),
       ...(failover?.keepCurrent ? { keepCurrent: true } : {}),
+      ...(failover?.rebalance ? { rebalance: true } : {}),
       ...(failover && Object.keys(failover.caps).length > 0 ? { caps: failover.caps } : {}),
     },
     profile,

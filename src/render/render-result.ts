@@ -37,6 +37,11 @@ export interface WorkloadDecision {
   readonly decision: ScheduleDecision;
   /** What failover did to it: clusters it moved off, old replicas kept there, capacity caps. */
   readonly failover?: FailoverRecord;
+  /**
+   * Clusters whose capacity was unknown when a division by capacity was made: once it is known, the
+   * division is made again from scratch (it was provisional).
+   */
+  readonly capacityUnknown?: readonly string[];
   /** The next time (ms) its failover can change without a new observation (not kept in status). */
   readonly wakeAt?: number;
 }

@@ -76,6 +76,25 @@ describe("recorded capacity in the render", () => {
     expect(web(render)).toEqual({ east: 8, west: 4 });
   });
 
+  it("divides again once the capacity unknown at the first division is known, then holds", () => {
+    const model = fleet(DYNAMIC, 12);
+    const blind = renderFleet(model, { observations: observed({}) });
+    expect(web(blind)).toEqual({ east: 6, west: 6 });
+    expect(blind.decisions[0]?.capacityUnknown).toEqual(["east", "west"]);
+    const seen = renderFleet(model, {
+      previous: blind,
+      observations: observed({ east: capacity(pool(2, 12)), west: capacity(pool(3, 4)) }),
+    });
+    // From scratch by room — free plus what each already runs: east 24 + 6, west 12 + 6.
+    expect(web(seen)).toEqual({ east: 7, west: 5 });
+    expect(seen.decisions[0]?.capacityUnknown).toBeUndefined();
+    const noisy = renderFleet(model, {
+      previous: seen,
+      observations: observed({ east: capacity(pool(2, 1)), west: capacity(pool(3, 16)) }),
+    });
+    expect(web(noisy)).toEqual({ east: 7, west: 5 });
+  });
+
   it("counts only nodes the pods tolerate and select", () => {
     const tainted = pool(4, 16, { taints: [{ key: "gpu", value: "true", effect: "NoSchedule" }] });
     const render = renderFleet(fleet(DYNAMIC, 10), {
