@@ -78,6 +78,10 @@ function describeWorkload(
   }
   const gains = gainsOf(previous, after);
   const lost = lostOf(previous, after);
+  // A division made before the clusters' capacity was known, made again now that it is.
+  const learned = (previous?.capacityUnknown ?? []).filter((c) => !after.capacityUnknown?.includes(c));
+  if (learned.length > 0 && lost > 0)
+    causes.push(`capacity of ${[...learned].sort(compareStrings).join(", ")} now known`);
   if (after.decision.unschedulable > 0 && lost > 0)
     body.push(
       `${name}: ${after.decision.unschedulable} replicas have no cluster to go to; nothing is removed`,

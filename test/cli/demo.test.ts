@@ -66,6 +66,11 @@ describe("gitfleet demo", () => {
     expect(gitIn(String(repo), "log", "--format=%s", "gitfleet/status")).toMatch(
       /^autoscale: storefront-api: hpa 8 → /m,
     );
+    // arena divides by free capacity: its first division, made before any member's nodes were
+    // read, is made again once they are — idc-east-1 (40 CPUs) takes more than the clouds (24).
+    await waitFor(
+      /\nfailover: capacity of [^;\n]*idc-east-1[^;\n]* now known; arena \d+ → [^\n]*idc-east-1 \+\d+/,
+    );
     // A person edits the fleet and commits: the loop picks it up.
     const placement = `${repo}/placements/web.yaml`;
     writeFileSync(placement, readFileSync(placement, "utf8").replace("weight: 4", "weight: 1"));

@@ -33,8 +33,9 @@ export const ReplicaDivision: ReplicasPlugin = {
     }
     const slots = toSlots(selected, scheduling, problem.caps ?? {});
     const division = divide(context, slots, scheduling);
+    // A rebalance recomputes from scratch: avoidDisruption does not hold it back.
     const assignment =
-      scheduling?.avoidDisruption || problem.keepCurrent
+      (scheduling?.avoidDisruption && problem.rebalance !== true) || problem.keepCurrent
         ? avoidDisruption(division, clampedCurrent(slots), order)
         : division;
     const unschedulable = total - sumOf(assignment.values());
