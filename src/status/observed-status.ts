@@ -184,15 +184,23 @@ function boundedValue(value: Json, depth: number): Json | undefined {
   return value;
 }
 
-function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
-  const health = worstHealth(objects.map((o) => described(o)));
+// Per workload: ready of desired, pods unschedulable, and pods that cannot run and why.
+function replicaLines(objects: readonly ObjectResult[]) {
   const ready: Record<string, string> = {};
   const unschedulable: Record<string, number> = {};
+  const degraded: Record<string, string> = {};
   for (const o of objects) {
-    if (o.desiredReplicas !== undefined)
-      ready[describeIdentity(o.identity)] = `${o.readyReplicas ?? 0}/${o.desiredReplicas}`;
-    if (o.unschedulableReplicas) unschedulable[describeIdentity(o.identity)] = o.unschedulableReplicas;
+    const name = describeIdentity(o.identity);
+    if (o.desiredReplicas !== undefined) ready[name] = `${o.readyReplicas ?? 0}/${o.desiredReplicas}`;
+    if (o.unschedulableReplicas) unschedulable[name] = o.unschedulableReplicas;
+    if (o.degradedReplicas) degraded[name] = `${o.degradedReplicas} ${o.degradedReason ?? "degraded"}`;
   }
+  return { ready, unschedulable, degraded };
+}
+
+function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
+  const health = worstHealth(objects.map((o) => described(o)));
+  const { ready, unschedulable, degraded } = replicaLines(objects);
   const problems = objects
     .filter((o) => o.error !== undefined || (o.drift?.length ?? 0) > 0)
     .map((o) => ({
@@ -210,6 +218,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
     ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),
+    ...(Object.keys(degraded).length > 0 ? { degraded } : {}),
     ...(problems.length > 0 ? { problems } : {}),
   };
 }
