@@ -1,5 +1,6 @@
 import git from "isomorphic-git";
 import { parseAllDocuments } from "yaml";
+import { isJsonMap, type JsonMap } from "../model/json.js";
 import { type ClusterFacts, clusterFacts, type FleetView, fleetView } from "../observe/fleet-view.js";
 import { type TimelineEvent, timelineEvent } from "../observe/timeline.js";
 import { APP_LABEL } from "../render/tracking.js";
@@ -117,6 +118,19 @@ export class StatusReader {
       result[cluster] = (await byApp).get(app) ?? [];
     }
     return result;
+  }
+
+  /** One rendered object at the status tip, parsed; undefined when there is none. */
+  async renderedObject(path: string): Promise<JsonMap | undefined> {
+    const tip = await this.tip();
+    if (!tip || !path.startsWith("rendered/")) return undefined;
+    const files = await readTreeFiles(this.repo.gitdir, this.repo.cache, await this.repo.treeOf(tip), (p) =>
+      p.endsWith("/") ? path.startsWith(p) : p === path,
+    );
+    const bytes = files.get(path);
+    if (!bytes) return undefined;
+    const value = parseAllDocuments(new TextDecoder().decode(bytes))[0]?.toJS() as unknown;
+    return isJsonMap(value) ? value : undefined;
   }
 
   private async readView(tip: string | undefined): Promise<FleetView> {

@@ -1,6 +1,7 @@
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { readMigrationStatus } from "../status/migration-file.js";
 
@@ -66,6 +67,8 @@ export interface ClusterView extends ClusterFacts {
     readonly cpu: CapacityUse;
     readonly memory: CapacityUse;
     readonly pods: CapacityUse;
+    /** The nodes as recorded: pools of alike nodes with their free amounts. */
+    readonly pools?: readonly NodePool[];
   };
 }
 
@@ -94,6 +97,8 @@ export interface WorkloadView {
   readonly leftOut: Readonly<Record<string, string>>;
   /** What failover did, when it acted: clusters moved off and why. */
   readonly failover?: Json;
+  /** Per cluster, how many more replicas fit and what bounds them (the app endpoint adds it). */
+  readonly room?: Readonly<Record<string, string>>;
 }
 
 export interface AppClusterView {
@@ -242,6 +247,7 @@ function capacityView(value: Json | undefined): Pick<ClusterView, "capacity"> {
     const entry = asMap(value[key]);
     return { allocatable: Number(entry.allocatable ?? 0), requested: Number(entry.requested ?? 0) };
   };
+  const pools = readCapacityRecord(value)?.pools;
   return {
     capacity: {
       nodes: Number(value.nodes ?? 0),
@@ -249,6 +255,7 @@ function capacityView(value: Json | undefined): Pick<ClusterView, "capacity"> {
       cpu: use("cpu"),
       memory: use("memory"),
       pods: use("pods"),
+      ...(pools ? { pools } : {}),
     },
   };
 }

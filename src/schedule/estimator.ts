@@ -122,6 +122,64 @@ function fitsPlacement(node: NodeState, pod: PodRequirements): boolean {
   );
 }
 
+/** How many more replicas fit on a cluster's nodes, and why not more. */
+export interface FitDetail {
+  readonly fits: number;
+  /** Nodes with room for at least one more replica. */
+  readonly nodes: number;
+  /** The resource that bounds most nodes (cpu, memory, pods, nvidia.com/gpu…); undefined when none does. */
+  readonly limit: string | undefined;
+  /** Nodes the pods cannot use at all: NotReady, cordoned, an untolerated taint, labels that do not match. */
+  readonly excluded: number;
+}
+
+/** The estimate for a list of nodes, with what bounds it: the dashboard's "fits 14 more: cpu on 5 nodes". */
+export function fitDetail(nodes: readonly NodeState[], pod: PodRequirements): FitDetail {
+  let fits = 0;
+  let withRoom = 0;
+  let excluded = 0;
+  const limits = new Map<string, number>();
+  for (const node of nodes) {
+    const count = node.count ?? 1;
+    if (node.unschedulable || node.ready === false || !fitsPlacement(node, pod)) {
+      excluded += count;
+      continue;
+    }
+    const { fit, limit } = boundedFit(node, pod);
+    if (fit > 0) {
+      fits += fit * count;
+      withRoom += count;
+    }
+    if (limit) limits.set(limit, (limits.get(limit) ?? 0) + count);
+  }
+  const limit = [...limits].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1))[0]?.[0];
+  return { fits, nodes: withRoom, limit, excluded };
+}
+
+/** "fits 14 more: cpu on 5 nodes", "fits none: memory full", "fits none: no node it may use". */
+export function describeFit(detail: FitDetail): string {
+  const nodes = (n: number) => `${n} node${n === 1 ? "" : "s"}`;
+  if (!Number.isFinite(detail.fits)) return "no limit: its pods request nothing";
+  if (detail.fits > 0) return `fits ${detail.fits} more: ${detail.limit ?? "room"} on ${nodes(detail.nodes)}`;
+  if (detail.limit) return `fits none: ${detail.limit} full`;
+  return `fits none: no node it may use (${nodes(detail.excluded)} tainted, cordoned, NotReady or unmatched)`;
+}
+
+// Replicas that fit on one node, and the resource that bounds them.
+function boundedFit(node: NodeState, pod: PodRequirements): { fit: number; limit: string | undefined } {
+  let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
+  let limit: string | undefined = node.allocatable.pods === undefined ? undefined : "pods";
+  for (const [resource, request] of pod.requests) {
+    if (request <= 0) continue;
+    const here = Math.floor(free(node, resource) / request);
+    if (here < fit) {
+      fit = here;
+      limit = resource;
+    }
+  }
+  return { fit: Math.max(0, fit), limit };
+}
+
 /**
  * What one replica of a pod template needs. Effective requests follow Kubernetes: the larger of the
  * containers' sum and the largest init container, per resource, plus pod overhead.

@@ -1,4 +1,5 @@
 import type { StatusReader } from "../git/status-reader.js";
+import { workloadRoom } from "../observe/workload-room.js";
 import { formatPlanText } from "../plan/format-plan.js";
 import type { Plan } from "../plan/plan.js";
 import { type PlanOutcome, RevisionError } from "../revisions/plan-revisions.js";
@@ -93,7 +94,19 @@ async function app(sources: FleetApiSources, name: string): Promise<ApiAnswer> {
   const found = view.apps.find((a) => a.name === name);
   if (!found) return { status: 404, body: { error: `no app ${name} on the status branch` } };
   const objects = await sources.status.appObjects(name, Object.keys(found.clusters));
-  return ok({ statusCommit: view.statusCommit ?? null, ...found, objects });
+  const pools = new Map(view.clusters.map((c) => [c.name, c.capacity?.pools]));
+  const workloads = await Promise.all(
+    found.workloads.map(async (workload) => {
+      const ref = Object.values(objects)
+        .flat()
+        .find((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}` === workload.resource);
+      const object = ref ? await sources.status.renderedObject(ref.path) : undefined;
+      const clusters = Object.keys(workload.clusters);
+      const room = object ? workloadRoom(object, clusters, (c) => pools.get(c)) : {};
+      return Object.keys(room).length > 0 ? { ...workload, room } : workload;
+    }),
+  );
+  return ok({ statusCommit: view.statusCommit ?? null, ...found, workloads, objects });
 }
 
 async function history(sources: FleetApiSources, query: URLSearchParams): Promise<ApiAnswer> {

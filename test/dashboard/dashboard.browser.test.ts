@@ -115,6 +115,12 @@ describe("the dashboard", () => {
     );
     for (const cluster of Object.keys(decided))
       expect(await page.getByTestId(`app-cluster-health-${cluster}`).textContent()).toBe("Healthy");
+    // How many more replicas each cluster fits, counted from the nodes its status file records.
+    const room = page.getByTestId("workload-room-0");
+    for (const cluster of Object.keys(decided))
+      expect(await room.locator(`[data-cluster="${cluster}"]`).innerText()).toMatch(
+        new RegExp(`^${cluster} fits \\d+ more: (cpu|memory|pods) on \\d+ nodes?$`),
+      );
     await page.screenshot({ path: `${ARTIFACTS}app-web.png`, fullPage: true });
   });
 

@@ -32,6 +32,7 @@ export function AppPage({ name, version }: { name: string; version: string | nul
             {workload.unschedulable > 0 ? ` · ${workload.unschedulable} unschedulable` : ""}
           </p>
           <p class="diagnosis">{workload.summary}</p>
+          <Room workload={workload} index={index} />
           <LeftOut workload={workload} index={index} />
         </Section>
       ))}
@@ -157,5 +158,20 @@ function LeftOut({ workload, index }: { workload: Workload; index: number }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** Per cluster, how many more replicas fit and what bounds them, from the nodes the members reported. */
+function Room({ workload, index }: { workload: Workload; index: number }) {
+  const room = Object.entries(workload.room ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (room.length === 0) return null;
+  return (
+    <ul class="room small" data-testid={`workload-room-${index}`} aria-label="room for more replicas">
+      {room.map(([cluster, text]) => (
+        <li key={cluster} data-cluster={cluster}>
+          <strong>{cluster}</strong> {text}
+        </li>
+      ))}
+    </ul>
   );
 }
