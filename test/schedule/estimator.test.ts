@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { estimateFreeReplicas, podRequirements } from "../../src/schedule/estimator.js";
+import {
+  describeFit,
+  estimateFreeReplicas,
+  fitDetail,
+  podRequirements,
+} from "../../src/schedule/estimator.js";
 import type { NodeState } from "../../src/schedule/types.js";
 import { cluster } from "../helpers/scheduling.js";
 
@@ -119,5 +124,32 @@ describe("capacity estimator", () => {
     expect(
       estimateFreeReplicas(cluster("a", { nodes: [node()] }), podRequirements(undefined), undefined),
     ).toBe(100);
+  });
+});
+
+describe("what bounds a cluster's room (the dashboard's line)", () => {
+  const pod = podRequirements({
+    spec: { containers: [{ name: "c", resources: { requests: { cpu: "1", memory: "4Gi" } } }] },
+  });
+  const node = (cpu: number, memory: number, more: Partial<NodeState> = {}): NodeState => ({
+    allocatable: { cpu: 16, memory: 64 * 2 ** 30, pods: 110 },
+    free: { cpu, memory: memory * 2 ** 30, pods: 110 },
+    ...more,
+  });
+  it.each([
+    ["cpu bounds six nodes", [node(2, 64, { count: 5 }), node(4, 64)], "fits 14 more: cpu on 6 nodes"],
+    ["memory bounds most", [node(16, 8, { count: 3 }), node(1, 64)], "fits 7 more: memory on 4 nodes"],
+    ["one node", [node(3, 64)], "fits 3 more: cpu on 1 node"],
+    ["full", [node(0, 64, { count: 2 })], "fits none: cpu full"],
+    [
+      "no node it may use",
+      [
+        node(16, 64, { taints: [{ key: "gpu", effect: "NoSchedule" }] }),
+        node(16, 64, { unschedulable: true }),
+      ],
+      "fits none: no node it may use (2 nodes tainted, cordoned, NotReady or unmatched)",
+    ],
+  ])("%s", (_case, nodes, text) => {
+    expect(describeFit(fitDetail(nodes, pod))).toBe(text);
   });
 });
