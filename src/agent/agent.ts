@@ -102,12 +102,15 @@ export class Agent {
   constructor(private readonly options: AgentOptions) {}
 
   /**
-   * One heartbeat on the agent's own heartbeat ref (a parentless commit moved by compare-and-swap):
-   * the controller judges its cluster NotReady when the beats stop. False when not pushing.
+   * One heartbeat on the agent's own heartbeat ref (a parentless commit moved by compare-and-swap),
+   * only while its own cluster's API answers /readyz: a beat says "the agent runs and its member
+   * answers", and the controller judges the cluster NotReady when the beats stop. False when not
+   * pushing or the member does not answer.
    */
   async heartbeat(): Promise<boolean> {
     if (!this.options.push) return false;
-    const { repo, statusBranch, cluster } = this.options;
+    const { repo, statusBranch, cluster, client } = this.options;
+    if ((await client.probe()).outcome !== "ready") return false;
     return beat(repo, statusBranch, cluster, this.author());
   }
 

@@ -220,8 +220,18 @@ function failoverHint(reconciler: Reconciler, members: readonly SimulatedMember[
   it is NotReady after 3 failed probes (2s apart) and tainted NoExecute 30s later (example-repo/fleet.yaml
   clusterHealth); storefront-api and web tolerate that for 30s (their Placements' failover), then their
   replicas move — the failover commit is printed below. web's count in each member is its HPA's; the
-  old replicas go once the new ones are ready. When the member returns, nothing moves back.
+  old replicas go once the new ones are ready. When the member returns, nothing moves back.${pullHint(members)}
 `;
+}
+
+// A pull-mode member cannot be probed: its agent's heartbeats stop when it goes down.
+function pullHint(members: readonly SimulatedMember[]): string {
+  const pull = members.find((m) => m.name === "idc-east-2");
+  if (!pull) return "";
+  return `
+pull mode: ${pull.name}'s agent beats every 30s while its member answers; take the member down
+  curl -X POST ${pull.url}/_gitfleet/faults -d '{"downForSeconds":300}'
+  and after 60s without a heartbeat and 3 more probes it is NotReady on the status branch.`;
 }
 
 function capacity(member: SimulatedMember): string {
