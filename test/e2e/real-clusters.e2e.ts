@@ -405,4 +405,69 @@ describe("gitfleet against real Kubernetes API servers", () => {
     // Everything else stays.
     for (const cluster of REAL) expect(await deploymentIn(cluster, "shop", "web")).toBeDefined();
   });
+
+  it("records each real cluster's nodes and APIs, and divides a new workload by what the real clusters fit", async () => {
+    // What the real API servers answered, a page at a time: three 8-CPU nodes each, and discovery.
+    for (const cluster of REAL) {
+      const observed = asMap(statusFile(repo.dir, `status/clusters/${cluster}.yaml`).observed);
+      const pools = asList(asMap(observed.capacity).pools).map((p) => asMap(p));
+      expect(pools.reduce((sum, p) => sum + Number(p.count), 0)).toBe(3);
+      for (const pool of pools) expect(asMap(pool.allocatable).cpu).toBe(8);
+      expect(asList(asMap(observed.apis)["apps/v1"])).toContain("Deployment");
+    }
+    // Other pods fill most of gcp-euw1: 14 CPUs of it, as the real scheduler binds them.
+    await client("gcp-euw1").apply(
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "filler", namespace: "default" },
+        spec: {
+          replicas: 7,
+          selector: { matchLabels: { app: "filler" } },
+          template: {
+            metadata: { labels: { app: "filler" } },
+            spec: {
+              containers: [
+                { name: "f", image: "registry.example.com/filler:1", resources: { requests: { cpu: "2" } } },
+              ],
+            },
+          },
+        },
+      },
+      true,
+    );
+    const freeCpu = (cluster: string) =>
+      asList(asMap(asMap(statusFile(repo.dir, `status/clusters/${cluster}.yaml`).observed).capacity).pools)
+        .map((p) => asMap(p))
+        .reduce((sum, p) => sum + Number(p.count) * Number(asMap(p.free).cpu), 0);
+    const before = freeCpu("gcp-euw1");
+    await until("gcp-euw1's filled nodes recorded", () => freeCpu("gcp-euw1") <= before - 12);
+    // A new workload divided by free capacity over the real clusters.
+    const batch = {
+      "apps/batch/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: batch\nspec:\n  namespace: batch\n",
+      "apps/batch/deployment.yaml":
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: batch\nspec:\n  replicas: 9\n  selector:\n    matchLabels: {app: batch}\n  template:\n    metadata:\n      labels: {app: batch}\n    spec:\n      containers:\n        - name: batch\n          image: registry.example.com/batch:1.0.0\n          resources: {requests: {cpu: 500m, memory: 256Mi}}\n",
+      "placements/batch.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: batch\nspec:\n  apps: [batch]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n    weightPreference:\n      dynamicWeight: AvailableReplicas\n`,
+    };
+    let next = example;
+    for (const [path, text] of Object.entries(batch)) next = withFile(next, path, text);
+    commitTree(repo.dir, next, "batch: divided by free capacity");
+    example = next;
+    const decided = () =>
+      asMap(
+        asMap(asMap(asList(statusFile(repo.dir, "status/apps/batch.yaml").workloads)[0]).decision).clusters,
+      );
+    await until("batch decided", () => Object.keys(decided()).length > 0);
+    const counts = decided();
+    console.log(`e2e: batch divided by free capacity ${JSON.stringify(counts)}`);
+    expect(Object.values(counts).reduce<number>((sum, n) => sum + Number(n), 0)).toBe(9);
+    // The filled cluster takes the fewest; the status records a division made with every capacity known.
+    const gcp = Number(counts["gcp-euw1"] ?? 0);
+    for (const cluster of REAL.filter((c) => c !== "gcp-euw1"))
+      expect(Number(counts[cluster] ?? 0)).toBeGreaterThan(gcp);
+    expect(
+      asMap(asList(statusFile(repo.dir, "status/apps/batch.yaml").workloads)[0]).capacityUnknown,
+    ).toBeUndefined();
+  });
 });
