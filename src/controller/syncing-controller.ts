@@ -79,6 +79,7 @@ export function syncingController(
     },
     logger: options.logger,
     onChange: () => options.trigger?.("cluster health"),
+    ...(options.now ? { now: options.now } : {}),
   });
   const autoscaler = new Autoscaler({
     clients,
