@@ -120,6 +120,32 @@ describe("Aggregated division (Karmada vectors)", () => {
     expect(asObject(divideByCapacity(total, slots, aggregated))).toEqual(expected);
   });
 
+  it.each([
+    [
+      // Found by the Karmada oracle (test/e2e/karmada-scheduler.e2e.ts): equal free room, so the
+      // holder with more free plus current room goes first, as Karmada's candidate order has it.
+      "scale-up: ties on free room go to more free plus current room",
+      57,
+      [slot("m1", { current: 17, free: 26 }), slot("m2", { current: 18, free: 26 }), slot("m3", { free: 4 })],
+      false,
+      { m1: 17, m2: 40, m3: 0 },
+    ],
+    [
+      "rebalance: ties on room go to the clusters that hold replicas",
+      2,
+      [
+        slot("m1", { free: 30 }),
+        slot("m2", { free: 30 }),
+        slot("m3", { current: 2, free: 26 }),
+        slot("m4", { current: 1, free: 29 }),
+      ],
+      true,
+      { m1: 0, m2: 0, m3: 0, m4: 2 },
+    ],
+  ])("%s", (_name, total, slots, fresh, expected) => {
+    expect(asObject(divideByCapacity(total, slots, { ...aggregated, fresh }))).toEqual(expected);
+  });
+
   it("a rebalance ranks every cluster by free plus current room, holders or not", () => {
     const slots = [slot("a", { free: 50 }), slot("b", { current: 5, free: 5 })];
     expect(asObject(divideByCapacity(20, slots, { ...aggregated, fresh: true }))).toEqual({ a: 20, b: 0 });

@@ -94,16 +94,18 @@ function scaleDown(total: number, slots: readonly Slot[], options: DynamicOption
   return dealShares(total, shares, options.order);
 }
 
-// By room descending, then by name; with `holdersFirst`, clusters that already hold replicas first.
+// Karmada's order: with `holdersFirst`, clusters that already hold replicas first; then by the given
+// room descending; ties go to holders (Karmada scores them higher), then to more free plus current
+// room, then by name.
 function rankForAggregation(
   slots: readonly Slot[],
   room: (s: Slot) => number,
   holdersFirst: boolean,
 ): Slot[] {
+  const holds = (s: Slot) => Number(s.current > 0);
+  const keys = [...(holdersFirst ? [holds] : []), room, holds, capOf];
   return [...slots].sort((a, b) => {
-    const holds = holdersFirst ? Number(b.current > 0) - Number(a.current > 0) : 0;
-    if (holds !== 0) return holds;
-    if (room(a) !== room(b)) return room(b) > room(a) ? 1 : -1;
+    for (const key of keys) if (key(a) !== key(b)) return key(b) > key(a) ? 1 : -1;
     return a.name < b.name ? -1 : 1;
   });
 }

@@ -15,6 +15,8 @@ function servedSet(apis: readonly string[]): ReadonlySet<string> {
 /**
  * Only clusters that serve the workload's API (group/version/kind), as observed from discovery. A
  * cluster whose APIs are unknown counts as serving everything, so a missing observation never blocks.
+ * A cluster that already holds the workload keeps it (takes nothing new), as Karmada keeps it: an API
+ * missing for a moment (a CRD being reinstalled) deletes nothing.
  */
 export const APIEnablement: FilterPlugin = {
   name: "APIEnablement",
@@ -24,6 +26,6 @@ export const APIEnablement: FilterPlugin = {
     if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)
       return SUCCESS;
     if (servedSet(cluster.apiEnablements).has(`${apiVersion}/${kind}`)) return SUCCESS;
-    return { status: "Unschedulable", reason: `api ${apiVersion} ${kind} not served` };
+    return { status: "Unschedulable", reason: `api ${apiVersion} ${kind} not served`, keepsExisting: true };
   },
 };
