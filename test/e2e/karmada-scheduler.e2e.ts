@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ReplicaScheduling } from "../../src/model/types.js";
 import { scheduleWorkload } from "../../src/schedule/schedule.js";
 import type { ClusterState } from "../../src/schedule/types.js";
+import { cluster } from "../helpers/scheduling.js";
 
 /**
  * gitfleet's division against Karmada's own: karmada/main.go runs core.NewGenericScheduler of
@@ -67,16 +68,7 @@ function gitfleet(c: Case): Record<string, number> | string {
             weightPreference: { dynamicWeight: "AvailableReplicas" },
           }
         : { type: "Divided", divisionPreference: "Aggregated" };
-  const clusters: ClusterState[] = c.clusters.map(({ name }) => ({
-    name,
-    provider: "",
-    region: "",
-    zone: "",
-    labels: {},
-    taints: [],
-    unschedulable: false,
-    ready: true,
-  }));
+  const clusters: ClusterState[] = c.clusters.map(({ name }) => cluster(name));
   const result = scheduleWorkload({
     workload: { apiVersion: "apps/v1", kind: "Deployment", namespace: "shop", name: "web", uid: c.uid },
     replicas: c.replicas,

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { PlacementSpec } from "../../src/model/types.js";
 import { scheduleWorkload } from "../../src/schedule/schedule.js";
 import type { ClusterState, NodeState, SchedulingProblem } from "../../src/schedule/types.js";
+import { cluster } from "../helpers/scheduling.js";
 
 // Karmada's Steady mode with live, node-level capacity: replicas keep their place while capacity
 // merely fluctuates; only a change of total, a cap (a cluster that can no longer fit its share) or a
@@ -43,17 +44,7 @@ const stateArb = fc.record({
 });
 
 function clusters(nodes: readonly NodeState[][]): ClusterState[] {
-  return NAMES.map((name, i) => ({
-    name,
-    provider: "",
-    region: "",
-    zone: "",
-    labels: {},
-    taints: [],
-    unschedulable: false,
-    ready: true,
-    nodes: nodes[i] ?? [],
-  }));
+  return NAMES.map((name, i) => cluster(name, { nodes: nodes[i] ?? [] }));
 }
 
 function decide(problem: Omit<SchedulingProblem, "workload">): Record<string, number> {
