@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,5 +59,32 @@ describe("gitfleet render", () => {
     );
     expect(code).toBe(1);
     expect(readdirSync(out)).toEqual([]);
+  });
+
+  it("renders with the capacity a status checkout recorded: arena divided by what each cluster fits", () => {
+    const arena = (out: string, cluster: string) =>
+      /replicas: (\d+)/.exec(
+        readFileSync(join(out, `rendered/${cluster}/games/apps.kruise.io.CloneSet.arena.yaml`), "utf8"),
+      )?.[1];
+    const blind = tempDir();
+    expect(gitfleet("render", "example-repo", "--out", blind).code).toBe(0);
+    expect(["aws-use1", "gcp-euw1", "idc-east-1"].map((c) => arena(blind, c))).toEqual(["8", "8", "8"]);
+    // A status checkout whose clusters recorded 4, 8 and 12 free CPUs (arena's pods request 1 each).
+    const status = tempDir();
+    mkdirSync(join(status, "status/clusters"), { recursive: true });
+    for (const [cluster, cpu] of [
+      ["aws-use1", 4],
+      ["gcp-euw1", 8],
+      ["idc-east-1", 12],
+    ] as const)
+      writeFileSync(
+        join(status, `status/clusters/${cluster}.yaml`),
+        `cluster: ${cluster}\nobserved:\n  capacity:\n    nodes: 1\n    readyNodes: 1\n    pools:\n      - count: 1\n        allocatable: {cpu: 16, memory: 68719476736, pods: 110}\n        free: {cpu: ${cpu}, memory: 68719476736, pods: 110}\n`,
+      );
+    const seen = tempDir();
+    const { code, stderr } = gitfleet("render", "example-repo", "--out", seen, "--status", status);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(["aws-use1", "gcp-euw1", "idc-east-1"].map((c) => arena(seen, c))).toEqual(["4", "8", "12"]);
   });
 });
