@@ -3,6 +3,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderResult } from "../render/render-result.js";
+import { fnv32a } from "../schedule/division/fnv.js";
 import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
 
 // Which observations a render depends on, as keys: when a key changes, what it covers is rendered
@@ -57,10 +58,18 @@ export function observationKeys(
     apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
   }
   return {
-    clusters: JSON.stringify(clusters),
+    clusters: JSON.stringify([clusters, servedKey(observations)]),
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// What each cluster serves, as a digest: a kind appearing or going re-renders everything (rare: a
+// CRD installed, an upgrade).
+function servedKey(observations: ObservedState): string[] {
+  return [...(observations.served ?? [])]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([name, apis]) => `${name}:${fnv32a(JSON.stringify(apis)).toString(16)}`);
 }
 
 // The recorded free room of every cluster, computed only when some decision needs it.

@@ -93,7 +93,7 @@ describe("decisions from observed state on simulated members", () => {
     controller: Awaited<ReturnType<typeof pushController>>,
     done: () => boolean | Promise<boolean>,
     what: string,
-    rounds = 60,
+    rounds = 150,
   ): Promise<void> {
     for (let i = 0; i < rounds; i++) {
       await controller.prober.probeOnce();

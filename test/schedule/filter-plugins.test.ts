@@ -147,11 +147,7 @@ const cases: FilterCase[] = [
     plugin: APIEnablement,
     workload: { apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet" },
     cluster: cluster("a", { apiEnablements: ["apps/v1/Deployment"] }),
-    expected: {
-      status: "Unschedulable",
-      reason: "api apps.kruise.io/v1alpha1 CloneSet not served",
-      keepsExisting: true,
-    },
+    expected: { status: "Unschedulable", reason: "api apps.kruise.io/v1alpha1 CloneSet not served" },
   },
   {
     name: "SpreadConstraint: has the region",

@@ -15,8 +15,9 @@ function servedSet(apis: readonly string[]): ReadonlySet<string> {
 /**
  * Only clusters that serve the workload's API (group/version/kind), as observed from discovery. A
  * cluster whose APIs are unknown counts as serving everything, so a missing observation never blocks.
- * A cluster that already holds the workload keeps it (takes nothing new), as Karmada keeps it: an API
- * missing for a moment (a CRD being reinstalled) deletes nothing.
+ * Unlike Karmada, a cluster that already holds the workload is not kept: gitfleet's first render can
+ * come before any discovery was read, and an object whose kind a member does not serve cannot be
+ * applied there (nor is there anything of it to delete).
  */
 export const APIEnablement: FilterPlugin = {
   name: "APIEnablement",
@@ -26,6 +27,6 @@ export const APIEnablement: FilterPlugin = {
     if (cluster.apiEnablements === undefined || apiVersion === undefined || kind === undefined)
       return SUCCESS;
     if (servedSet(cluster.apiEnablements).has(`${apiVersion}/${kind}`)) return SUCCESS;
-    return { status: "Unschedulable", reason: `api ${apiVersion} ${kind} not served`, keepsExisting: true };
+    return { status: "Unschedulable", reason: `api ${apiVersion} ${kind} not served` };
   },
 };
