@@ -1,0 +1,307 @@
+import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
+import type { BuiltObject } from "./built-object.js";
+
+// The transformers of one kustomization, in kustomize's order: namespace, namePrefix/nameSuffix
+// (with references renamed), labels, annotations, replicas, images. Each works on the objects its
+// kustomization holds — its own resources and what its bases built.
+
+/** Kinds with no namespace: the namespace transformer leaves them alone. */
+const CLUSTER_SCOPED = new Set([
+  "Namespace",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "CustomResourceDefinition",
+  "PersistentVolume",
+  "StorageClass",
+  "PriorityClass",
+  "APIService",
+  "MutatingWebhookConfiguration",
+  "ValidatingWebhookConfiguration",
+  "IngressClass",
+  "RuntimeClass",
+  "CSIDriver",
+  "Node",
+]);
+
+/** Kinds whose pod template and selector kustomize's commonLabels reach. */
+const SELECTOR_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"]);
+const REPLICA_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"]);
+
+/** A field of the kustomization that cannot be applied, by its path in the file, and why. */
+export interface TransformError {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+/** Applies a kustomization's transformers to the objects it holds. Pure: returns new objects. */
+export function applyTransformers(
+  objects: readonly BuiltObject[],
+  spec: JsonMap,
+  errors: TransformError[] = [],
+): BuiltObject[] {
+  let built = objects.map((o) => ({ ...o, object: structuredClone(o.object) as JsonMap }));
+  if (typeof spec.namespace === "string" && spec.namespace !== "") setNamespace(built, spec.namespace);
+  const prefix = typeof spec.namePrefix === "string" ? spec.namePrefix : "";
+  const suffix = typeof spec.nameSuffix === "string" ? spec.nameSuffix : "";
+  if (prefix || suffix) built = rename(built, prefix, suffix);
+  labelEntries(spec).forEach(({ labels, selectors, templates }) => {
+    addLabels(built, labels, selectors, templates);
+  });
+  if (isJsonMap(spec.commonLabels)) addLabels(built, strings(spec.commonLabels), true, true);
+  if (isJsonMap(spec.commonAnnotations)) addAnnotations(built, strings(spec.commonAnnotations));
+  asList(spec.replicas).forEach((entry, index) => {
+    if (isJsonMap(entry) && !setReplicas(built, entry))
+      errors.push({
+        path: ["replicas", index, "name"],
+        message: `no Deployment, StatefulSet, ReplicaSet or ReplicationController is named ${JSON.stringify(entry.name)}`,
+      });
+  });
+  for (const entry of asList(spec.images).filter(isJsonMap)) setImages(built, entry);
+  return built;
+}
+
+/**
+ * The `labels` entries, before commonLabels (as kustomize v5 orders them). A key several entries
+ * set takes the last entry's value wherever any of them puts it. kustomize v5.5 shares field lists
+ * between entries in a way that is not reproduced here: with more than one entry its output can
+ * differ; one entry per kustomization matches kubectl kustomize.
+ */
+function labelEntries(
+  spec: JsonMap,
+): { labels: Record<string, string>; selectors: boolean; templates: boolean }[] {
+  const byKey = new Map<string, { value: string; selectors: boolean; templates: boolean }>();
+  for (const entry of asList(spec.labels).filter(isJsonMap)) {
+    const selectors = entry.includeSelectors === true;
+    const templates = selectors || entry.includeTemplates === true;
+    for (const [key, value] of Object.entries(strings(entry.pairs))) {
+      const before = byKey.get(key);
+      byKey.set(key, {
+        value,
+        selectors: selectors || (before?.selectors ?? false),
+        templates: templates || (before?.templates ?? false),
+      });
+    }
+  }
+  return [...byKey].map(([key, { value, selectors, templates }]) => ({
+    labels: { [key]: value },
+    selectors,
+    templates,
+  }));
+}
+
+function strings(value: Json | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(asMap(value))) out[key] = v === null ? "" : String(v);
+  return out;
+}
+
+function metadata(object: JsonMap): JsonMap {
+  if (!isJsonMap(object.metadata)) object.metadata = {};
+  return object.metadata as JsonMap;
+}
+
+// The map at a path, created on the way when `create` is set; undefined when it is missing.
+function mapAt(root: JsonMap, path: readonly string[], create: boolean): JsonMap | undefined {
+  let node = root;
+  for (const key of path) {
+    if (!isJsonMap(node[key])) {
+      if (!create) return undefined;
+      node[key] = {};
+    }
+    node = node[key] as JsonMap;
+  }
+  return node;
+}
+
+function setNamespace(objects: readonly BuiltObject[], namespace: string): void {
+  for (const { object } of objects) {
+    if (CLUSTER_SCOPED.has(String(object.kind))) continue;
+    metadata(object).namespace = namespace;
+  }
+}
+
+// Prefixes and suffixes every name (Namespaces and CRDs keep theirs, as kustomize keeps them), and
+// renames the references pod specs make to the ConfigMaps, Secrets and ServiceAccounts renamed.
+function rename(objects: readonly BuiltObject[], prefix: string, suffix: string): BuiltObject[] {
+  const renamed = new Map<string, string>();
+  for (const { object } of objects) {
+    const kind = String(object.kind);
+    if (kind === "Namespace" || kind === "CustomResourceDefinition") continue;
+    const meta = metadata(object);
+    const before = String(meta.name ?? "");
+    meta.name = `${prefix}${before}${suffix}`;
+    renamed.set(`${kind}/${before}`, String(meta.name));
+  }
+  for (const { object } of objects) for (const spec of podSpecs(object)) renameReferences(spec, renamed);
+  return [...objects];
+}
+
+/** The pod specs of an object: a workload's template, a CronJob's job template, a Pod's own. */
+export function podSpecs(object: JsonMap): JsonMap[] {
+  const specs = [
+    mapAt(object, ["spec", "template", "spec"], false),
+    mapAt(object, ["spec", "jobTemplate", "spec", "template", "spec"], false),
+    object.kind === "Pod" ? mapAt(object, ["spec"], false) : undefined,
+  ];
+  return specs.filter((s): s is JsonMap => s !== undefined);
+}
+
+function renameReferences(spec: JsonMap, renamed: ReadonlyMap<string, string>): void {
+  const swap = (holder: Json | undefined, key: string, kind: string) => {
+    if (!isJsonMap(holder) || typeof holder[key] !== "string") return;
+    const next = renamed.get(`${kind}/${holder[key] as string}`);
+    if (next !== undefined) holder[key] = next;
+  };
+  swap(spec, "serviceAccountName", "ServiceAccount");
+  swap(spec, "serviceAccount", "ServiceAccount");
+  for (const secret of asList(spec.imagePullSecrets)) swap(secret, "name", "Secret");
+  for (const volume of asList(spec.volumes).filter(isJsonMap)) {
+    swap(volume.configMap, "name", "ConfigMap");
+    swap(volume.secret, "secretName", "Secret");
+    for (const source of asList(asMap(volume.projected).sources).filter(isJsonMap)) {
+      swap(source.configMap, "name", "ConfigMap");
+      swap(source.secret, "name", "Secret");
+    }
+  }
+  for (const container of [...asList(spec.containers), ...asList(spec.initContainers)].filter(isJsonMap)) {
+    for (const from of asList(container.envFrom).filter(isJsonMap)) {
+      swap(from.configMapRef, "name", "ConfigMap");
+      swap(from.secretRef, "name", "Secret");
+    }
+    for (const env of asList(container.env).filter(isJsonMap)) {
+      const valueFrom = asMap(env.valueFrom);
+      swap(valueFrom.configMapKeyRef, "name", "ConfigMap");
+      swap(valueFrom.secretKeyRef, "name", "Secret");
+    }
+  }
+}
+
+// Where labels go beyond metadata.labels, per kind: pod templates, and (with selectors) selectors.
+const TEMPLATE_LABELS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  Job: [["spec", "template", "metadata", "labels"]],
+  CronJob: [
+    ["spec", "jobTemplate", "metadata", "labels"],
+    ["spec", "jobTemplate", "spec", "template", "metadata", "labels"],
+  ],
+};
+const WORKLOAD_TEMPLATE: readonly (readonly string[])[] = [["spec", "template", "metadata", "labels"]];
+
+function labelPaths(kind: string, selectors: boolean, templates: boolean): (readonly string[])[] {
+  const paths: (readonly string[])[] = [["metadata", "labels"]];
+  if (templates)
+    paths.push(...(SELECTOR_KINDS.has(kind) ? WORKLOAD_TEMPLATE : (TEMPLATE_LABELS[kind] ?? [])));
+  if (selectors && SELECTOR_KINDS.has(kind)) paths.push(["spec", "selector", "matchLabels"]);
+  if (selectors && kind === "Service") paths.push(["spec", "selector"]);
+  return paths;
+}
+
+function selectorPaths(kind: string): (readonly string[])[] {
+  if (SELECTOR_KINDS.has(kind)) return [["spec", "selector", "matchLabels"]];
+  return kind === "Service" ? [["spec", "selector"]] : [];
+}
+
+// Keys the maps at these paths already have take the new values; nothing is added.
+function updateExisting(
+  object: JsonMap,
+  paths: readonly (readonly string[])[],
+  labels: Record<string, string>,
+) {
+  for (const path of paths) {
+    const map = mapAt(object, path, false);
+    if (map) for (const [key, value] of Object.entries(labels)) if (key in map) map[key] = value;
+  }
+}
+
+function addLabels(
+  objects: readonly BuiltObject[],
+  labels: Record<string, string>,
+  selectors: boolean,
+  templates: boolean,
+): void {
+  if (Object.keys(labels).length === 0) return;
+  for (const { object } of objects) {
+    for (const path of labelPaths(String(object.kind), selectors, templates))
+      Object.assign(mapAt(object, path, true) as JsonMap, labels);
+    // As kubectl kustomize does: keys already in the other label maps (templates for a metadata-only
+    // entry, selectors for a template entry) take the new value; new keys stay out of them.
+    const kind = String(object.kind);
+    if (!templates) updateExisting(object, labelPaths(kind, false, true), labels);
+    if (templates && !selectors) updateExisting(object, selectorPaths(kind), labels);
+  }
+}
+
+function addAnnotations(objects: readonly BuiltObject[], annotations: Record<string, string>): void {
+  if (Object.keys(annotations).length === 0) return;
+  for (const { object } of objects) {
+    const kind = String(object.kind);
+    Object.assign(mapAt(object, ["metadata", "annotations"], true) as JsonMap, annotations);
+    if (SELECTOR_KINDS.has(kind) || kind === "Job")
+      Object.assign(
+        mapAt(object, ["spec", "template", "metadata", "annotations"], true) as JsonMap,
+        annotations,
+      );
+    if (kind === "CronJob") {
+      Object.assign(
+        mapAt(object, ["spec", "jobTemplate", "metadata", "annotations"], true) as JsonMap,
+        annotations,
+      );
+      Object.assign(
+        mapAt(
+          object,
+          ["spec", "jobTemplate", "spec", "template", "metadata", "annotations"],
+          true,
+        ) as JsonMap,
+        annotations,
+      );
+    }
+  }
+}
+
+// Sets the count on the workloads of that name; false when none has it (kustomize refuses that too).
+function setReplicas(objects: readonly BuiltObject[], entry: JsonMap): boolean {
+  const name = String(entry.name ?? "");
+  const count = Number(entry.count);
+  let found = false;
+  for (const { object, originalName } of objects) {
+    if (!REPLICA_KINDS.has(String(object.kind))) continue;
+    if (originalName !== name && asMap(object.metadata).name !== name) continue;
+    found = true;
+    if (Number.isInteger(count)) (mapAt(object, ["spec"], true) as JsonMap).replicas = count;
+  }
+  return found;
+}
+
+// images: name → newName, newTag or digest, in every container and init container.
+function setImages(objects: readonly BuiltObject[], entry: JsonMap): void {
+  const name = String(entry.name ?? "");
+  for (const { object } of objects)
+    for (const container of containersOf(object)) {
+      if (typeof container.image !== "string") continue;
+      const image = splitImage(container.image);
+      if (image.name === name) container.image = retagged(image, entry);
+    }
+}
+
+function containersOf(object: JsonMap): JsonMap[] {
+  return podSpecs(object).flatMap((spec) =>
+    [...asList(spec.containers), ...asList(spec.initContainers)].filter(isJsonMap),
+  );
+}
+
+function retagged(image: { name: string; reference: string }, entry: JsonMap): string {
+  const newName = typeof entry.newName === "string" ? entry.newName : image.name;
+  let reference = image.reference;
+  if (entry.newTag !== undefined && entry.newTag !== null) reference = `:${String(entry.newTag)}`;
+  if (typeof entry.digest === "string") reference = `@${entry.digest}`;
+  return `${newName}${reference}`;
+}
+
+// "registry:5000/app:1.0@sha256:…" → name "registry:5000/app", reference ":1.0@sha256:…".
+function splitImage(image: string): { name: string; reference: string } {
+  const at = image.indexOf("@");
+  const beforeDigest = at < 0 ? image : image.slice(0, at);
+  const colon = beforeDigest.lastIndexOf(":");
+  const slash = beforeDigest.lastIndexOf("/");
+  const split = colon > slash ? colon : at < 0 ? image.length : at;
+  return { name: image.slice(0, split), reference: image.slice(split) };
+}
