@@ -75,14 +75,7 @@ function resourceFit(
   node: Pick<NodeState, "allocatable" | "requested" | "free">,
   pod: PodRequirements,
 ): number {
-  // A node without a pod count does not limit pods (real nodes always report one).
-  let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
-  for (const [resource, request] of pod.requests) {
-    if (request <= 0) continue;
-    fit = Math.min(fit, Math.floor(free(node, resource) / request));
-    if (fit <= 0) return 0;
-  }
-  return Math.max(0, fit);
+  return boundedFit(node, pod).fit;
 }
 
 // Allocatable minus requested for one resource, in the units of PodRequirements (0 when absent).
@@ -165,8 +158,13 @@ export function describeFit(detail: FitDetail): string {
   return `fits none: no node it may use (${nodes(detail.excluded)} tainted, cordoned, NotReady or unmatched)`;
 }
 
-// Replicas that fit on one node, and the resource that bounds them.
-function boundedFit(node: NodeState, pod: PodRequirements): { fit: number; limit: string | undefined } {
+// Replicas that fit in the free resources, and the resource that bounds them; Infinity when nothing
+// bounds them (no pod count, no requests). A node without a pod count does not limit pods (real
+// nodes always report one).
+function boundedFit(
+  node: Pick<NodeState, "allocatable" | "requested" | "free">,
+  pod: PodRequirements,
+): { fit: number; limit: string | undefined } {
   let fit = node.allocatable.pods === undefined ? Number.POSITIVE_INFINITY : free(node, "pods");
   let limit: string | undefined = node.allocatable.pods === undefined ? undefined : "pods";
   for (const [resource, request] of pod.requests) {

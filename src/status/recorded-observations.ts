@@ -24,22 +24,15 @@ export interface RecordedClusters {
  * skipped: they count as nothing observed. Pure.
  */
 export function recordedClusters(files: ReadonlyMap<string, string>): RecordedClusters {
-  const capacity = new Map<string, ClusterCapacity>();
-  const served = new Map<string, ServedApis>();
-  const take = (cluster: string, observed: JsonMap | undefined) => {
-    const recorded = readCapacityRecord(observed?.capacity);
-    if (recorded) capacity.set(cluster, recorded);
-    const apis = readServedApis(observed?.apis);
-    if (apis) served.set(cluster, apis);
-  };
+  const recorded: RecordedClusters = { capacity: new Map(), served: new Map() };
   for (const directory of [AGENTS_DIRECTORY, CLUSTERS_DIRECTORY])
     for (const [path, text] of files) {
       if (!path.startsWith(directory) || !path.endsWith(".yaml")) continue;
       const cluster = path.slice(directory.length, -".yaml".length);
       if (cluster.includes("/")) continue;
-      take(cluster, observedBlock(text, directory === AGENTS_DIRECTORY));
+      take(recorded, cluster, observedBlock(text, directory === AGENTS_DIRECTORY));
     }
-  return { capacity, served };
+  return recorded;
 }
 
 /** The same values from this round's syncs (push mode) and agents' reports (pull mode). Pure. */
@@ -47,19 +40,21 @@ export function reportedClusters(
   results: ReadonlyMap<string, ClusterSyncResult>,
   reports: ReadonlyMap<string, AgentReport>,
 ): RecordedClusters {
-  const capacity = new Map<string, ClusterCapacity>();
-  const served = new Map<string, ServedApis>();
-  for (const [cluster, report] of reports) {
-    const recorded = readCapacityRecord(report.observed.capacity);
-    if (recorded) capacity.set(cluster, recorded);
-    const apis = readServedApis(report.observed.apis);
-    if (apis) served.set(cluster, apis);
-  }
+  const reported: RecordedClusters = { capacity: new Map(), served: new Map() };
+  for (const [cluster, report] of reports) take(reported, cluster, report.observed);
   for (const [cluster, result] of results) {
-    if (result.capacity) capacity.set(cluster, result.capacity);
-    if (result.served) served.set(cluster, result.served);
+    if (result.capacity) reported.capacity.set(cluster, result.capacity);
+    if (result.served) reported.served.set(cluster, result.served);
   }
-  return { capacity, served };
+  return reported;
+}
+
+// A cluster's observed block as recorded (or reported): its capacity and served APIs, read bounded.
+function take(into: RecordedClusters, cluster: string, observed: JsonMap | undefined): void {
+  const capacity = readCapacityRecord(observed?.capacity);
+  if (capacity) into.capacity.set(cluster, capacity);
+  const apis = readServedApis(observed?.apis);
+  if (apis) into.served.set(cluster, apis);
 }
 
 function observedBlock(text: string, agentReport: boolean): JsonMap | undefined {
