@@ -11,7 +11,7 @@ import { tieBreakOrder } from "../schedule/division/fnv.js";
 import { memberHpaObjects } from "./member-hpas.js";
 import { applyOverriders } from "./override/apply-overriders.js";
 import { applicableRules } from "./override/select-overrides.js";
-import { schemaFor } from "./patch/patch-schema.js";
+import { schemaFor } from "../model/patch/patch-schema.js";
 import {
   type Destination,
   followDependents,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { asMap, isJsonMap, type JsonMap, withValueAt } from "../../model/json.js";
-import { schemaFor } from "../../render/patch/patch-schema.js";
+import { schemaFor } from "../../model/patch/patch-schema.js";
 import { type ApiResource, groupVersion, scalePath } from "../api-resources.js";
 import { withServerDefaults } from "../defaults.js";
 import type { ObjectKey } from "../object-store.js";

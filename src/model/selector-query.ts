@@ -1,4 +1,4 @@
-import { matchesRequirement } from "../model/label-selector.js";
+import { matchesRequirement } from "./label-selector.js";
 
 /** A parsed `labelSelector` or `fieldSelector` query: every requirement must hold. */
 export type Requirements = readonly {

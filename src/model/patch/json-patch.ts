@@ -1,6 +1,6 @@
 import fastJsonPatch from "fast-json-patch";
-import type { Json } from "../../model/json.js";
-import type { JsonPatchOperation } from "../../model/types.js";
+import type { Json } from "../json.js";
+import type { JsonPatchOperation } from "../types.js";
 import type { PatchResult } from "./strategic-merge.js";
 
 /**

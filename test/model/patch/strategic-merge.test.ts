@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../src/model/json.js";
-import { schemaFor } from "../../src/render/patch/patch-schema.js";
-import { applyStrategicMergePatch } from "../../src/render/patch/strategic-merge.js";
+import type { Json } from "../../../src/model/json.js";
+import { schemaFor } from "../../../src/model/patch/patch-schema.js";
+import { applyStrategicMergePatch } from "../../../src/model/patch/strategic-merge.js";
 
 const deployment = schemaFor("apps", "Deployment");
 const pod = (containers: Json, extra: Record<string, Json> = {}): Json => ({

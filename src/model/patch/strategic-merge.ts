@@ -1,4 +1,4 @@
-import { asList, isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn } from "../../model/json.js";
+import { asList, isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn } from "../json.js";
 import type { FieldSchema, ListSchema, MapSchema } from "./patch-schema.js";
 
 /** A JSON value. */

@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Json } from "../../src/model/json.js";
-import { schemaFor } from "../../src/render/patch/patch-schema.js";
-import { applyStrategicMergePatch } from "../../src/render/patch/strategic-merge.js";
-import { mapConcurrently } from "../../src/util/map-concurrently.js";
-import { objectArb, patchArb } from "../helpers/smp-generators.js";
+import type { Json } from "../../../src/model/json.js";
+import { schemaFor } from "../../../src/model/patch/patch-schema.js";
+import { applyStrategicMergePatch } from "../../../src/model/patch/strategic-merge.js";
+import { mapConcurrently } from "../../../src/util/map-concurrently.js";
+import { objectArb, patchArb } from "../../helpers/smp-generators.js";
 
 /**
  * Differential test: 500 random strategic merge patches over Deployments, StatefulSets, Services and
