@@ -73,8 +73,18 @@ export const MAX_DOCUMENT_BYTES = 3 * 2 ** 20;
 
 const TOO_LARGE_DOCUMENT = `the document is larger than ${MAX_DOCUMENT_BYTES / 2 ** 20} MiB once its aliases are expanded; the API server takes no object that large`;
 
+/**
+ * How a file's plain scalars are typed: "kubectl" reads YAML 1.1 as `kubectl apply` does (`yes` is
+ * true); "kustomize" reads YAML 1.2 as kustomize's go-yaml v3 does (`yes` is a string).
+ */
+export type YamlDialect = "kubectl" | "kustomize";
+
 /** Parses a file into its non-empty documents; syntax errors become problems, never exceptions. */
-export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
+export function parseSourceFile(
+  file: string,
+  bytes: Uint8Array,
+  dialect: YamlDialect = "kubectl",
+): ParsedFile {
   if (bytes.length > MAX_FILE_BYTES) {
     const message = `the file is ${(bytes.length / 2 ** 20).toFixed(1)} MiB; files of the fleet repo may hold at most ${MAX_FILE_BYTES / 2 ** 20} MiB (split it)`;
     return {
@@ -95,8 +105,9 @@ export function parseSourceFile(file: string, bytes: Uint8Array): ParsedFile {
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, {
     lineCounter,
-    version: "1.1",
-    customTags: kubernetesTags,
+    ...(dialect === "kubectl"
+      ? { version: "1.1" as const, customTags: kubernetesTags }
+      : { version: "1.2" as const }),
     merge: true,
     uniqueKeys: true,
     prettyErrors: false,

@@ -4,6 +4,7 @@ import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import type { ObservedState } from "../model/observed-state.js";
+import { schemaFor } from "../model/patch/patch-schema.js";
 import { renderedPath } from "../model/rendered-path.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import type { FleetModel, Resource } from "../model/types.js";
@@ -11,7 +12,6 @@ import { tieBreakOrder } from "../schedule/division/fnv.js";
 import { memberHpaObjects } from "./member-hpas.js";
 import { applyOverriders } from "./override/apply-overriders.js";
 import { applicableRules } from "./override/select-overrides.js";
-import { schemaFor } from "../model/patch/patch-schema.js";
 import {
   type Destination,
   followDependents,

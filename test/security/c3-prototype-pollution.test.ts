@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadFleet } from "../../src/model/load-fleet.js";
+import { applyStrategicMergePatch } from "../../src/model/patch/strategic-merge.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { applyOverriders } from "../../src/render/override/apply-overriders.js";
-import { applyStrategicMergePatch } from "../../src/model/patch/strategic-merge.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { writeReplicas } from "../../src/render/replicas.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";

@@ -1,16 +1,29 @@
 import { type FileTree, sortedPaths } from "../file-tree.js";
-import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
+import { asList, isJsonMap, type Json, type JsonMap, valueAt } from "../json.js";
 import type { Problem } from "../problem.js";
-import { locate, parseSourceFile, type SourceDocument } from "../yaml-source.js";
-import type { BuiltObject } from "./built-object.js";
-import { applyTransformers, type TransformError } from "./transformers.js";
+import { parseSourceFile } from "../yaml-source.js";
+import { type BuiltObject, freshObject, groupOf, nameOf, namespaceOf, withId } from "./built-object.js";
+import { contentHash } from "./content-hash.js";
+import { runGenerators } from "./generators.js";
+import {
+  type FieldPath,
+  fail,
+  joinPath,
+  type KustomizationContext,
+  normalizePath,
+  problemAt,
+} from "./kustomization-context.js";
+import { fixNameReferences } from "./name-references.js";
+import { applyJson6902Patches, applyMergePatches } from "./patches.js";
+import { applyReplacements } from "./replacements.js";
+import { applyMetadataTransformers, applyWorkloadTransformers, type TransformError } from "./transformers.js";
 
 // Kustomize, as gitfleet builds it: a directory with a kustomization.yaml is read from the same file
 // tree as the rest of the fleet repo (a commit or a directory) — never the network — and built the
-// way `kubectl kustomize` builds it. This engine covers resources (files, directories, nested
-// bases), namespace, namePrefix/nameSuffix with references renamed, commonLabels, labels,
-// commonAnnotations, replicas and images; any other field is refused with its location, so a
-// kustomization is built exactly or not at all.
+// way `kubectl kustomize` builds it: resources (files, directories, nested bases), generators,
+// components, then the transformers in kustomize's order; at the end content hashes join generated
+// names and every reference to a renamed object follows it. A field this engine does not build is
+// refused with its location, so a kustomization is built exactly or not at all.
 
 /** The names kustomize looks for, in its order. */
 export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
@@ -21,15 +34,34 @@ const SUPPORTED = new Set([
   "kind",
   "metadata",
   "resources",
+  "components",
   "namespace",
   "namePrefix",
   "nameSuffix",
   "commonLabels",
   "labels",
   "commonAnnotations",
+  "patches",
+  "patchesStrategicMerge",
+  "patchesJson6902",
   "replicas",
   "images",
+  "configMapGenerator",
+  "secretGenerator",
+  "generatorOptions",
+  "replacements",
 ]);
+
+/** Fields refused with a reason of their own. */
+const REFUSED: Readonly<Record<string, string>> = {
+  helmCharts:
+    "Helm inflation inside a kustomization is refused: make the chart an app of its own (spec.helm)",
+  helmGlobals:
+    "Helm inflation inside a kustomization is refused: make the chart an app of its own (spec.helm)",
+  generators: "generator plugins run code: gitfleet builds only the built-in generators",
+  transformers: "transformer plugins run code: gitfleet builds only the built-in transformers",
+  validators: "validator plugins run code: gitfleet builds only the built-in fields",
+};
 
 /** The objects a kustomization builds, each with the file it came from, and what is wrong. */
 export interface KustomizeResult {
@@ -45,98 +77,228 @@ export function kustomizationFile(tree: FileTree, dir: string): string | undefin
 /** Builds the kustomization in `dir` (a directory of the tree, "" for its root). Pure. */
 export function buildKustomization(tree: FileTree, dir: string): KustomizeResult {
   const problems: Problem[] = [];
-  const objects = build(tree, normalize(dir) ?? "", [], problems);
-  return { objects: problems.some((p) => p.severity === "error") ? [] : objects, problems };
+  const root = normalizePath(dir) ?? "";
+  const built = accumulate(tree, root, { stack: [], expect: "Kustomization", inherited: [] }, problems);
+  const named = built.map(withHashSuffix);
+  for (const error of fixNameReferences(named))
+    problems.push({
+      file: kustomizationFile(tree, root) ?? root,
+      line: 1,
+      column: 1,
+      path: "",
+      severity: "error",
+      code: "SCHEMA_VIOLATION",
+      message: error,
+    });
+  return { objects: problems.some((p) => p.severity === "error") ? [] : named, problems };
 }
 
-function build(tree: FileTree, dir: string, stack: readonly string[], problems: Problem[]): BuiltObject[] {
+interface Accumulation {
+  readonly stack: readonly string[];
+  readonly expect: "Kustomization" | "Component";
+  /** What the kustomization that includes a component has built so far. */
+  readonly inherited: readonly BuiltObject[];
+}
+
+function accumulate(tree: FileTree, dir: string, how: Accumulation, problems: Problem[]): BuiltObject[] {
+  const context = open(tree, dir, problems);
+  if (!context) return [...how.inherited];
+  const spec = context.source.value as JsonMap;
+  const kind = typeof spec.kind === "string" ? spec.kind : "Kustomization";
+  if (kind !== how.expect) {
+    fail(
+      context,
+      ["kind"],
+      how.expect === "Component"
+        ? "a component must be kind: Component"
+        : "a Component can only be used under components",
+    );
+    return [...how.inherited];
+  }
+  const stack = [...how.stack, dir];
+  let objects: BuiltObject[] = [...how.inherited];
+  asList(spec.resources).forEach((entry, index) => {
+    for (const object of resource(entry, ["resources", index], context, stack))
+      objects = added(objects, object, context, ["resources", index]);
+  });
+  objects = runGenerators(objects, spec, context);
+  asList(spec.components).forEach((entry, index) => {
+    const path = directoryEntry(entry, ["components", index], context, stack);
+    if (path !== undefined)
+      objects = accumulate(tree, path, { stack, expect: "Component", inherited: objects }, problems);
+  });
+  return transform(objects, spec, context);
+}
+
+// Parses a kustomization file and refuses the fields this engine does not build.
+function open(tree: FileTree, dir: string, problems: Problem[]): KustomizationContext | undefined {
   const file = kustomizationFile(tree, dir);
-  if (!file) return [];
-  const bytes = tree.get(file) as Uint8Array;
-  const parsed = parseSourceFile(file, bytes);
+  if (!file) return undefined;
+  const parsed = parseSourceFile(file, tree.get(file) as Uint8Array);
   problems.push(...parsed.problems);
   const source = parsed.documents[0];
-  if (!source) return [];
-  const spec = asMap(source.value);
+  if (!source) return undefined;
   if (!isJsonMap(source.value)) {
     problems.push(problemAt(source, [], "a kustomization must be a YAML mapping"));
-    return [];
+    return undefined;
   }
-  for (const key of Object.keys(spec))
-    if (!SUPPORTED.has(key))
-      problems.push(
-        problemAt(source, [key], `${key} is not supported by gitfleet's kustomize engine yet`, "key"),
-      );
-  const objects: BuiltObject[] = [];
-  asList(spec.resources).forEach((entry, index) => {
-    objects.push(...resource(tree, dir, entry, { source, index, stack: [...stack, dir] }, problems));
-  });
-  const errors: TransformError[] = [];
-  const built = applyTransformers(objects, spec, errors);
-  for (const error of errors) problems.push(problemAt(source, error.path, error.message));
-  return built;
+  const context: KustomizationContext = { tree, dir, source, problems };
+  for (const key of Object.keys(source.value)) {
+    if (REFUSED[key]) fail(context, [key], REFUSED[key], "key");
+    else if (!SUPPORTED.has(key))
+      fail(context, [key], `${key} is not supported by gitfleet's kustomize engine`, "key");
+  }
+  checkStringMaps(context, source.value);
+  return context;
 }
 
-interface EntryContext {
-  readonly source: SourceDocument;
-  readonly index: number;
-  readonly stack: readonly string[];
+// Labels and annotations are maps of strings: kustomize refuses `team: yes` or `version: 2` unquoted.
+function checkStringMaps(context: KustomizationContext, spec: JsonMap): void {
+  const maps: FieldPath[] = [
+    ["commonLabels"],
+    ["commonAnnotations"],
+    ["generatorOptions", "labels"],
+    ["generatorOptions", "annotations"],
+  ];
+  asList(spec.labels).forEach((_, i) => {
+    maps.push(["labels", i, "pairs"]);
+  });
+  for (const field of ["configMapGenerator", "secretGenerator"])
+    asList(spec[field]).forEach((_, i) => {
+      maps.push([field, i, "options", "labels"], [field, i, "options", "annotations"]);
+    });
+  for (const path of maps) {
+    const map = valueAt(spec, path);
+    if (!isJsonMap(map)) continue;
+    for (const [key, value] of Object.entries(map))
+      if (value !== null && typeof value !== "string")
+        fail(context, [...path, key], `${JSON.stringify(value)} must be a string (quote it)`);
+  }
+  asList(spec.replacements).forEach((entry, i) => {
+    if (isJsonMap(entry) && "sourceValue" in entry)
+      fail(
+        context,
+        ["replacements", i, "sourceValue"],
+        "sourceValue is not a field of kustomize v5.5: use a source",
+        "key",
+      );
+  });
+}
+
+// kustomize's transformers, in its order.
+function transform(objects: BuiltObject[], spec: JsonMap, context: KustomizationContext): BuiltObject[] {
+  const errors: TransformError[] = [];
+  let built = applyMergePatches(objects, spec, context);
+  built = applyMetadataTransformers(built, spec);
+  built = applyJson6902Patches(built, spec, context);
+  built = applyWorkloadTransformers(built, spec, errors);
+  for (const error of errors) fail(context, error.path, error.message);
+  return applyReplacements(built, spec, context);
+}
+
+// An object joins the build unless one with its kind, namespace and name is there already.
+function added(
+  objects: BuiltObject[],
+  object: BuiltObject,
+  context: KustomizationContext,
+  at: FieldPath,
+): BuiltObject[] {
+  const same = (o: BuiltObject) =>
+    o.object.kind === object.object.kind &&
+    groupOf(o.object) === groupOf(object.object) &&
+    nameOf(o.object) === nameOf(object.object) &&
+    (namespaceOf(o.object) || "default") === (namespaceOf(object.object) || "default");
+  if (objects.some(same)) {
+    fail(
+      context,
+      at,
+      `${String(object.object.kind)} ${nameOf(object.object)} is built twice (from ${object.file})`,
+    );
+    return objects;
+  }
+  return [...objects, object];
 }
 
 // One entry of `resources`: a file of manifests, or a directory with a kustomization of its own.
 function resource(
-  tree: FileTree,
-  dir: string,
   entry: Json,
-  context: EntryContext,
-  problems: Problem[],
+  at: FieldPath,
+  context: KustomizationContext,
+  stack: readonly string[],
 ): BuiltObject[] {
-  const at = ["resources", context.index];
   if (typeof entry !== "string" || entry === "") {
-    problems.push(problemAt(context.source, at, "a resource must be a path"));
+    fail(context, at, "a resource must be a path");
     return [];
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry) || /^(github\.com|gitlab\.com|bitbucket\.org)\//.test(entry)) {
-    problems.push(
-      problemAt(
-        context.source,
-        at,
-        `remote resource ${JSON.stringify(entry)} refused: gitfleet builds only from the fleet repo (vendor the base into it)`,
-      ),
+  if (isRemote(entry)) {
+    fail(
+      context,
+      at,
+      `remote resource ${JSON.stringify(entry)} refused: gitfleet builds only from the fleet repo (vendor the base into it)`,
     );
     return [];
   }
-  const path = normalize(joinPath(dir, entry));
+  const path = normalizePath(joinPath(context.dir, entry));
+  if (path !== undefined && context.tree.has(path)) return manifests(context.tree, path, context.problems);
+  const dir = directoryEntry(entry, at, context, stack);
+  return dir === undefined
+    ? []
+    : accumulate(context.tree, dir, { stack, expect: "Kustomization", inherited: [] }, context.problems);
+}
+
+function isRemote(entry: string): boolean {
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ||
+    /^(github\.com|gitlab\.com|bitbucket\.org)\//.test(entry) ||
+    /^git@/.test(entry)
+  );
+}
+
+// A directory a kustomization names (a base or a component): it must hold a kustomization.
+function directoryEntry(
+  entry: Json,
+  at: FieldPath,
+  context: KustomizationContext,
+  stack: readonly string[],
+): string | undefined {
+  if (typeof entry !== "string" || entry === "") {
+    fail(context, at, "must be a path");
+    return undefined;
+  }
+  if (isRemote(entry)) {
+    fail(
+      context,
+      at,
+      `remote ${JSON.stringify(entry)} refused: gitfleet builds only from the fleet repo (vendor it into the repo)`,
+    );
+    return undefined;
+  }
+  const path = normalizePath(joinPath(context.dir, entry));
   if (path === undefined) {
-    problems.push(problemAt(context.source, at, `${JSON.stringify(entry)} leaves the fleet repo`));
-    return [];
+    fail(context, at, `${JSON.stringify(entry)} leaves the fleet repo`);
+    return undefined;
   }
-  if (tree.has(path)) return manifests(tree, path, problems);
-  if (kustomizationFile(tree, path)) {
-    if (context.stack.includes(path)) {
-      problems.push(
-        problemAt(context.source, at, `${JSON.stringify(entry)} includes itself (a cycle of bases)`),
-      );
-      return [];
-    }
-    return build(tree, path, context.stack, problems);
-  }
-  const isDirectory = sortedPaths(tree).some((p) => p.startsWith(`${path}/`));
-  problems.push(
-    problemAt(
-      context.source,
+  if (!kustomizationFile(context.tree, path)) {
+    const isDirectory = sortedPaths(context.tree).some((p) => p.startsWith(`${path}/`));
+    fail(
+      context,
       at,
       isDirectory
         ? `${JSON.stringify(entry)} is a directory without a kustomization.yaml`
         : `${JSON.stringify(entry)} does not exist`,
-    ),
-  );
-  return [];
+    );
+    return undefined;
+  }
+  if (stack.includes(path)) {
+    fail(context, at, `${JSON.stringify(entry)} includes itself (a cycle of bases)`);
+    return undefined;
+  }
+  return path;
 }
 
 // The Kubernetes objects of one manifest file (a List's items each count).
 function manifests(tree: FileTree, path: string, problems: Problem[]): BuiltObject[] {
-  const parsed = parseSourceFile(path, tree.get(path) as Uint8Array);
+  const parsed = parseSourceFile(path, tree.get(path) as Uint8Array, "kustomize");
   problems.push(...parsed.problems);
   const objects: BuiltObject[] = [];
   for (const document of parsed.documents) {
@@ -144,36 +306,18 @@ function manifests(tree: FileTree, path: string, problems: Problem[]): BuiltObje
     const items = String(document.value.kind ?? "").endsWith("List")
       ? asList(document.value.items).filter(isJsonMap)
       : [document.value];
-    for (const item of items) {
-      const object = structuredClone(item) as JsonMap;
-      objects.push({ object, file: path, originalName: String(asMap(object.metadata).name ?? "") });
-    }
+    for (const item of items) objects.push(freshObject(structuredClone(item) as JsonMap, path));
   }
   return objects;
 }
 
-function problemAt(
-  source: SourceDocument,
-  path: readonly (string | number)[],
-  message: string,
-  target: "key" | "value" = "value",
-): Problem {
-  return { ...locate(source, path, target), severity: "error", code: "SCHEMA_VIOLATION", message };
-}
-
-function joinPath(dir: string, name: string): string {
-  return dir === "" ? name : `${dir}/${name}`;
-}
-
-// A path with "." and ".." resolved; undefined when it climbs above the tree's root.
-function normalize(path: string): string | undefined {
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else parts.push(part);
-  }
-  return parts.join("/");
+// A generated ConfigMap or Secret takes its content hash as the last part of its name.
+function withHashSuffix(built: BuiltObject): BuiltObject {
+  if (!built.hashSuffix) return built;
+  const object = structuredClone(built.object);
+  const metadata = object.metadata as JsonMap;
+  const before = { name: nameOf(object), namespace: namespaceOf(object) };
+  metadata.name = `${before.name}-${contentHash(object)}`;
+  const { hashSuffix: _done, ...rest } = withId({ ...built, object }, before);
+  return rest;
 }

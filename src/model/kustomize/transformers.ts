@@ -1,27 +1,12 @@
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
-import type { BuiltObject } from "./built-object.js";
+import { type BuiltObject, nameOf, namespaceOf, withId } from "./built-object.js";
+import { isClusterScoped } from "./cluster-scoped.js";
+import { setLabels } from "./label-fields.js";
 
-// The transformers of one kustomization, in kustomize's order: namespace, namePrefix/nameSuffix
-// (with references renamed), labels, annotations, replicas, images. Each works on the objects its
-// kustomization holds — its own resources and what its bases built.
-
-/** Kinds with no namespace: the namespace transformer leaves them alone. */
-const CLUSTER_SCOPED = new Set([
-  "Namespace",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "CustomResourceDefinition",
-  "PersistentVolume",
-  "StorageClass",
-  "PriorityClass",
-  "APIService",
-  "MutatingWebhookConfiguration",
-  "ValidatingWebhookConfiguration",
-  "IngressClass",
-  "RuntimeClass",
-  "CSIDriver",
-  "Node",
-]);
+// The built-in transformers of one kustomization, in kustomize's order: namespace,
+// namePrefix/nameSuffix, labels, annotations (then the JSON 6902 patches, in patches.ts), replicas,
+// images. Each works on the objects its kustomization holds — its own resources and what its bases
+// built.
 
 /** Kinds whose pod template and selector kustomize's commonLabels reach. */
 const SELECTOR_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"]);
@@ -33,14 +18,11 @@ export interface TransformError {
   readonly message: string;
 }
 
-/** Applies a kustomization's transformers to the objects it holds. Pure: returns new objects. */
-export function applyTransformers(
-  objects: readonly BuiltObject[],
-  spec: JsonMap,
-  errors: TransformError[] = [],
-): BuiltObject[] {
+/** Namespace, namePrefix/nameSuffix, labels and annotations, in kustomize's order. Pure. */
+export function applyMetadataTransformers(objects: readonly BuiltObject[], spec: JsonMap): BuiltObject[] {
   let built = objects.map((o) => ({ ...o, object: structuredClone(o.object) as JsonMap }));
-  if (typeof spec.namespace === "string" && spec.namespace !== "") setNamespace(built, spec.namespace);
+  if (typeof spec.namespace === "string" && spec.namespace !== "")
+    built = setNamespace(built, spec.namespace);
   const prefix = typeof spec.namePrefix === "string" ? spec.namePrefix : "";
   const suffix = typeof spec.nameSuffix === "string" ? spec.nameSuffix : "";
   if (prefix || suffix) built = rename(built, prefix, suffix);
@@ -49,6 +31,16 @@ export function applyTransformers(
   });
   if (isJsonMap(spec.commonLabels)) addLabels(built, strings(spec.commonLabels), true, true);
   if (isJsonMap(spec.commonAnnotations)) addAnnotations(built, strings(spec.commonAnnotations));
+  return built;
+}
+
+/** Replicas and images, which kustomize runs after the JSON 6902 patches. Pure. */
+export function applyWorkloadTransformers(
+  objects: readonly BuiltObject[],
+  spec: JsonMap,
+  errors: TransformError[] = [],
+): BuiltObject[] {
+  const built = objects.map((o) => ({ ...o, object: structuredClone(o.object) as JsonMap }));
   asList(spec.replicas).forEach((entry, index) => {
     if (isJsonMap(entry) && !setReplicas(built, entry))
       errors.push({
@@ -113,27 +105,37 @@ function mapAt(root: JsonMap, path: readonly string[], create: boolean): JsonMap
   return node;
 }
 
-function setNamespace(objects: readonly BuiltObject[], namespace: string): void {
-  for (const { object } of objects) {
-    if (CLUSTER_SCOPED.has(String(object.kind))) continue;
+// Sets the namespace of every namespaced object, and of RoleBinding subjects named "default" (the
+// ServiceAccount every namespace has), as kustomize's namespace transformer does by default.
+function setNamespace(objects: readonly BuiltObject[], namespace: string): BuiltObject[] {
+  return objects.map((built) => {
+    const { object } = built;
+    const kind = String(object.kind);
+    if (kind === "RoleBinding" || kind === "ClusterRoleBinding")
+      for (const subject of asList(object.subjects).filter(isJsonMap))
+        if (subject.name === "default") subject.namespace = namespace;
+    if (isClusterScoped(kind)) return built;
+    const before = { name: nameOf(object), namespace: namespaceOf(object) };
     metadata(object).namespace = namespace;
-  }
+    return withId(built, before);
+  });
 }
 
-// Prefixes and suffixes every name (Namespaces and CRDs keep theirs, as kustomize keeps them), and
-// renames the references pod specs make to the ConfigMaps, Secrets and ServiceAccounts renamed.
+// Prefixes and suffixes every name (Namespaces, CRDs and APIServices keep theirs, as kustomize keeps them). The
+// references to renamed objects are renamed at the end of the build, from each object's history.
 function rename(objects: readonly BuiltObject[], prefix: string, suffix: string): BuiltObject[] {
-  const renamed = new Map<string, string>();
-  for (const { object } of objects) {
+  return objects.map((built) => {
+    const { object } = built;
     const kind = String(object.kind);
-    if (kind === "Namespace" || kind === "CustomResourceDefinition") continue;
-    const meta = metadata(object);
-    const before = String(meta.name ?? "");
-    meta.name = `${prefix}${before}${suffix}`;
-    renamed.set(`${kind}/${before}`, String(meta.name));
-  }
-  for (const { object } of objects) for (const spec of podSpecs(object)) renameReferences(spec, renamed);
-  return [...objects];
+    if (kind === "Namespace" || kind === "CustomResourceDefinition" || kind === "APIService") return built;
+    const before = { name: nameOf(object), namespace: namespaceOf(object) };
+    metadata(object).name = `${prefix}${before.name}${suffix}`;
+    return {
+      ...withId(built, before),
+      prefixes: prefix ? [...built.prefixes, prefix] : built.prefixes,
+      suffixes: suffix ? [...built.suffixes, suffix] : built.suffixes,
+    };
+  });
 }
 
 /** The pod specs of an object: a workload's template, a CronJob's job template, a Pod's own. */
@@ -146,72 +148,6 @@ export function podSpecs(object: JsonMap): JsonMap[] {
   return specs.filter((s): s is JsonMap => s !== undefined);
 }
 
-function renameReferences(spec: JsonMap, renamed: ReadonlyMap<string, string>): void {
-  const swap = (holder: Json | undefined, key: string, kind: string) => {
-    if (!isJsonMap(holder) || typeof holder[key] !== "string") return;
-    const next = renamed.get(`${kind}/${holder[key] as string}`);
-    if (next !== undefined) holder[key] = next;
-  };
-  swap(spec, "serviceAccountName", "ServiceAccount");
-  swap(spec, "serviceAccount", "ServiceAccount");
-  for (const secret of asList(spec.imagePullSecrets)) swap(secret, "name", "Secret");
-  for (const volume of asList(spec.volumes).filter(isJsonMap)) {
-    swap(volume.configMap, "name", "ConfigMap");
-    swap(volume.secret, "secretName", "Secret");
-    for (const source of asList(asMap(volume.projected).sources).filter(isJsonMap)) {
-      swap(source.configMap, "name", "ConfigMap");
-      swap(source.secret, "name", "Secret");
-    }
-  }
-  for (const container of [...asList(spec.containers), ...asList(spec.initContainers)].filter(isJsonMap)) {
-    for (const from of asList(container.envFrom).filter(isJsonMap)) {
-      swap(from.configMapRef, "name", "ConfigMap");
-      swap(from.secretRef, "name", "Secret");
-    }
-    for (const env of asList(container.env).filter(isJsonMap)) {
-      const valueFrom = asMap(env.valueFrom);
-      swap(valueFrom.configMapKeyRef, "name", "ConfigMap");
-      swap(valueFrom.secretKeyRef, "name", "Secret");
-    }
-  }
-}
-
-// Where labels go beyond metadata.labels, per kind: pod templates, and (with selectors) selectors.
-const TEMPLATE_LABELS: Readonly<Record<string, readonly (readonly string[])[]>> = {
-  Job: [["spec", "template", "metadata", "labels"]],
-  CronJob: [
-    ["spec", "jobTemplate", "metadata", "labels"],
-    ["spec", "jobTemplate", "spec", "template", "metadata", "labels"],
-  ],
-};
-const WORKLOAD_TEMPLATE: readonly (readonly string[])[] = [["spec", "template", "metadata", "labels"]];
-
-function labelPaths(kind: string, selectors: boolean, templates: boolean): (readonly string[])[] {
-  const paths: (readonly string[])[] = [["metadata", "labels"]];
-  if (templates)
-    paths.push(...(SELECTOR_KINDS.has(kind) ? WORKLOAD_TEMPLATE : (TEMPLATE_LABELS[kind] ?? [])));
-  if (selectors && SELECTOR_KINDS.has(kind)) paths.push(["spec", "selector", "matchLabels"]);
-  if (selectors && kind === "Service") paths.push(["spec", "selector"]);
-  return paths;
-}
-
-function selectorPaths(kind: string): (readonly string[])[] {
-  if (SELECTOR_KINDS.has(kind)) return [["spec", "selector", "matchLabels"]];
-  return kind === "Service" ? [["spec", "selector"]] : [];
-}
-
-// Keys the maps at these paths already have take the new values; nothing is added.
-function updateExisting(
-  object: JsonMap,
-  paths: readonly (readonly string[])[],
-  labels: Record<string, string>,
-) {
-  for (const path of paths) {
-    const map = mapAt(object, path, false);
-    if (map) for (const [key, value] of Object.entries(labels)) if (key in map) map[key] = value;
-  }
-}
-
 function addLabels(
   objects: readonly BuiltObject[],
   labels: Record<string, string>,
@@ -220,13 +156,7 @@ function addLabels(
 ): void {
   if (Object.keys(labels).length === 0) return;
   for (const { object } of objects) {
-    for (const path of labelPaths(String(object.kind), selectors, templates))
-      Object.assign(mapAt(object, path, true) as JsonMap, labels);
-    // As kubectl kustomize does: keys already in the other label maps (templates for a metadata-only
-    // entry, selectors for a template entry) take the new value; new keys stay out of them.
-    const kind = String(object.kind);
-    if (!templates) updateExisting(object, labelPaths(kind, false, true), labels);
-    if (templates && !selectors) updateExisting(object, selectorPaths(kind), labels);
+    setLabels(object, labels, selectors, templates);
   }
 }
 

@@ -15,6 +15,9 @@ const DELETE_FROM = "$deleteFromPrimitiveList/";
 
 class PatchError extends Error {}
 
+/** Whose strategic merge to reproduce: `kubectl patch` (the API server's) or kustomize's (kyaml). */
+export type PatchFlavor = "kubectl" | "kustomize";
+
 /**
  * Applies a Kubernetes strategic merge patch, following k8s.io/apimachinery's strategicpatch package
  * as `kubectl patch --type strategic` uses it (MergeParallelList, IgnoreUnmatchedNulls): maps merge
@@ -27,26 +30,32 @@ export function applyStrategicMergePatch(
   original: Json,
   patch: Json,
   schema: MapSchema | undefined,
+  flavor: PatchFlavor = "kubectl",
 ): PatchResult {
   try {
     if (!isMap(patch)) return { ok: false, error: "a strategic merge patch must be a mapping" };
     const base = isMap(original) ? clone(original) : {};
-    return { ok: true, value: mergeMap(base, clone(patch), schema) };
+    return { ok: true, value: mergeMap(base, clone(patch), schema, flavor) };
   } catch (error) {
     if (error instanceof PatchError) return { ok: false, error: error.message };
     throw error;
   }
 }
 
-function mergeMap(original: JsonMap, patch: JsonMap, schema: MapSchema | undefined): JsonMap {
+function mergeMap(
+  original: JsonMap,
+  patch: JsonMap,
+  schema: MapSchema | undefined,
+  flavor: PatchFlavor,
+): JsonMap {
   const directive = patch[DIRECTIVE];
   if (directive !== undefined) return mapDirective(directive, patch);
   applyRetainKeys(original, patch);
-  mergeOrderedLists(original, patch, schema);
+  mergeOrderedLists(original, patch, schema, flavor);
   for (const [key, patchValue] of Object.entries(patch)) {
     if (key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM)) continue;
     if (key.startsWith("$")) throw new PatchError(`unknown patch directive ${key}`);
-    mergeField(original, key, patchValue, fieldSchema(schema, key));
+    mergeField(original, key, patchValue, fieldSchema(schema, key), flavor);
   }
   // Deletions last, so "delete" wins over an add of the same value. (kubectl applies the two in Go map
   // order, which varies from run to run: for such a patch it gives either result.)
@@ -56,7 +65,13 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: MapSchema | undefin
   return original;
 }
 
-function mergeField(original: JsonMap, key: string, patchValue: Json, field: FieldSchema | undefined): void {
+function mergeField(
+  original: JsonMap,
+  key: string,
+  patchValue: Json,
+  field: FieldSchema | undefined,
+  flavor: PatchFlavor,
+): void {
   if (patchValue === null) {
     delete original[key];
     return;
@@ -65,18 +80,22 @@ function mergeField(original: JsonMap, key: string, patchValue: Json, field: Fie
   const originalValue = ownValue(original, key);
   // A value the original lacks, or of another type, is taken from the patch, cleaned as kubectl does.
   if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue)) {
-    const value = newValue(patchValue);
+    const value = newValue(patchValue, field, flavor);
     if (value === undefined) delete original[key];
     else setOwn(original, key, value);
     return;
   }
   if (isMap(originalValue) && isMap(patchValue)) {
-    setOwn(original, key, mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined));
+    setOwn(
+      original,
+      key,
+      mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined, flavor),
+    );
   } else if (Array.isArray(originalValue) && Array.isArray(patchValue)) {
     setOwn(
       original,
       key,
-      mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined),
+      mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined, flavor),
     );
   } else {
     setOwn(original, key, patchValue);
@@ -116,23 +135,31 @@ function deleteFromPrimitiveList(original: JsonMap, key: string, values: Json): 
   );
 }
 
-function mergeListField(original: Json[], patch: Json[], schema: ListSchema | undefined): Json[] {
+function mergeListField(
+  original: Json[],
+  patch: Json[],
+  schema: ListSchema | undefined,
+  flavor: PatchFlavor,
+): Json[] {
   if (schema?.strategy !== "merge") return patch;
-  return mergeList(original, patch, schema);
+  return mergeList(original, patch, schema, flavor);
 }
 
 // Merges a list with merge strategy, then orders it: the patch decides the order of the items it
 // names, the original the order of the rest.
-function mergeList(original: Json[], patch: Json[], schema: ListSchema): Json[] {
+function mergeList(original: Json[], patch: Json[], schema: ListSchema, flavor: PatchFlavor): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const mergeKey = schema.mergeKey;
   const scalars = !isListOfMaps(original, patch);
+  if (scalars && flavor === "kustomize") return unique([...patch, ...original]);
   if (scalars) return normalizeElementOrder(unique([...original, ...patch]), patch, original, undefined);
   if (mergeKey === undefined) throw new PatchError("cannot merge a list of mappings without a merge key");
   // As in k8s, the order is taken from the lists after `$patch` elements were applied: an item the
   // patch deletes and adds again counts as new.
   const [base, items] = applySpecialElements(original, patch, mergeKey);
-  return normalizeElementOrder(mergeByKey(base, items, mergeKey, schema.items), items, base, mergeKey);
+  const merged = mergeByKey(base, items, mergeKey, schema.items, flavor);
+  if (flavor === "kustomize") return patchItemsFirst(merged, items, mergeKey);
+  return normalizeElementOrder(merged, items, base, mergeKey);
 }
 
 function applySpecialElements(original: Json[], patch: Json[], mergeKey: string): [Json[], Json[]] {
@@ -166,6 +193,7 @@ function mergeByKey(
   items: Json[],
   mergeKey: string,
   itemSchema: MapSchema | undefined,
+  flavor: PatchFlavor,
 ): Json[] {
   const merged = [...original];
   for (const item of items) {
@@ -174,14 +202,19 @@ function mergeByKey(
       throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
     const index = merged.findIndex((existing) => sameItem(existing, item, mergeKey));
     const existing = merged[index];
-    if (index >= 0 && isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema);
+    if (index >= 0 && isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema, flavor);
     else merged.push(item);
   }
   return merged;
 }
 
 // $setElementOrder/<list>: merge the list and order it by the directive (k8s mergePatchIntoOriginal).
-function mergeOrderedLists(original: JsonMap, patch: JsonMap, schema: MapSchema | undefined): void {
+function mergeOrderedLists(
+  original: JsonMap,
+  patch: JsonMap,
+  schema: MapSchema | undefined,
+  flavor: PatchFlavor,
+): void {
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ORDER)) continue;
     const field = key.slice(SET_ORDER.length);
@@ -191,7 +224,14 @@ function mergeOrderedLists(original: JsonMap, patch: JsonMap, schema: MapSchema 
     setOwn(
       original,
       field,
-      mergeInOrder(original, patch, field, order, listSchema?.kind === "list" ? listSchema : undefined),
+      mergeInOrder(
+        original,
+        patch,
+        field,
+        order,
+        listSchema?.kind === "list" ? listSchema : undefined,
+        flavor,
+      ),
     );
     delete patch[key];
     delete patch[field];
@@ -205,6 +245,7 @@ function mergeInOrder(
   field: string,
   order: Json[],
   listSchema: ListSchema | undefined,
+  flavor: PatchFlavor,
 ): Json[] {
   const originalList = asList(ownValue(original, field));
   const patchList = asList(ownValue(patch, field));
@@ -213,7 +254,7 @@ function mergeInOrder(
   const deletions = asList(ownValue(patch, DELETE_FROM + field));
   const base = originalList.filter((item) => !deletions.some((d) => sameScalar(d, item)));
   const merges = listSchema?.strategy === "merge";
-  const merged = merges ? mergeList(base, patchList, listSchema) : patchList;
+  const merged = merges ? mergeList(base, patchList, listSchema, flavor) : patchList;
   const byKey = merges && mergeKey !== undefined && isListOfMaps(originalList, patchList);
   const serverOrder = byKey ? aliasedServerOrder(base, patchList, mergeKey) : originalList;
   return normalizeElementOrder(merged, order, serverOrder, byKey ? mergeKey : undefined);
@@ -342,6 +383,13 @@ function sameScalar(a: Json, b: Json): boolean {
   return a === b || (typeof a === "object" && JSON.stringify(a) === JSON.stringify(b));
 }
 
+// kustomize merges lists "prepending": the items the patch names come first, in its order, then
+// the original's other items in theirs.
+function patchItemsFirst(merged: Json[], items: Json[], mergeKey: string): Json[] {
+  const named = items.flatMap((item) => merged.filter((m) => sameItem(m, item, mergeKey)).slice(0, 1));
+  return [...new Set(named), ...merged.filter((m) => !named.includes(m))];
+}
+
 function unique(items: Json[]): Json[] {
   const out: Json[] = [];
   for (const item of items) if (!out.some((seen) => sameScalar(seen, item))) out.push(item);
@@ -356,21 +404,27 @@ function isListOfMaps(original: Json[], patch: Json[]): boolean {
 /**
  * A patch value for a field the original lacks, as kubectl leaves it (checked against kubectl 1.32):
  * nulls have nothing to delete and are dropped, and a mapping that carries a `$patch` directive has
- * nothing to act on and is dropped with it — from maps and from lists alike.
+ * nothing to act on and is dropped with it — from maps and from lists alike. kustomize (kyaml's
+ * merge) cleans the same way except inside a list the schema does not merge: that one it copies
+ * as written, directives and nulls included.
  */
-function newValue(value: Json): Json | undefined {
+function newValue(value: Json, field: FieldSchema | undefined, flavor: PatchFlavor): Json | undefined {
   if (Array.isArray(value)) {
+    const merges = field?.kind === "list" && field.strategy === "merge";
+    if (flavor === "kustomize" && !merges) return value;
+    const items = field?.kind === "list" ? field.items : undefined;
     return value.flatMap((item) => {
-      const cleaned = newValue(item);
+      const cleaned = newValue(item, items, flavor);
       return cleaned === undefined ? [] : [cleaned];
     });
   }
   if (!isMap(value)) return value;
   if (DIRECTIVE in value) return undefined;
   const out: JsonMap = {};
+  const schema = field?.kind === "map" ? field : undefined;
   for (const [key, child] of Object.entries(value)) {
     if (child === null) continue;
-    const cleaned = newValue(child);
+    const cleaned = newValue(child, fieldSchema(schema, key), flavor);
     if (cleaned !== undefined) setOwn(out, key, cleaned);
   }
   return out;

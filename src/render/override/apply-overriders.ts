@@ -1,8 +1,8 @@
 import { isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn, valueAt } from "../../model/json.js";
-import type { CommandArgsOverrider, MetadataMapOverrider, Overriders } from "../../model/types.js";
 import { applyJsonPatch } from "../../model/patch/json-patch.js";
 import type { MapSchema } from "../../model/patch/patch-schema.js";
 import { applyStrategicMergePatch, type PatchResult } from "../../model/patch/strategic-merge.js";
+import type { CommandArgsOverrider, MetadataMapOverrider, Overriders } from "../../model/types.js";
 import { changeImage, type ImageChange } from "./image-overrider.js";
 
 /** What the overriders need to know about the object they change. */

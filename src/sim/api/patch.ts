@@ -1,8 +1,8 @@
 import { isJsonMap, type Json, type JsonMap } from "../../model/json.js";
-import type { JsonPatchOperation } from "../../model/types.js";
 import { applyJsonPatch } from "../../model/patch/json-patch.js";
 import { schemaFor } from "../../model/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../model/patch/strategic-merge.js";
+import type { JsonPatchOperation } from "../../model/types.js";
 import { BUILT_IN_RESOURCES } from "../api-resources.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";

@@ -1,7 +1,7 @@
 import { asMap, type JsonMap } from "../../model/json.js";
+import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "../../model/selector-query.js";
 import { type ApiResource, groupVersion } from "../api-resources.js";
 import { podMetrics } from "../pod-metrics.js";
-import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "../../model/selector-query.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, ApiResponse, Target } from "./api-context.js";
 import { timestamp } from "./helpers.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../../src/model/json.js";
-import type { JsonPatchOperation } from "../../../src/model/types.js";
 import { applyJsonPatch } from "../../../src/model/patch/json-patch.js";
+import type { JsonPatchOperation } from "../../../src/model/types.js";
 
 const deployment: Json = {
   spec: { template: { spec: { containers: [{ name: "web", env: [{ name: "A", value: "1" }] }] } } },

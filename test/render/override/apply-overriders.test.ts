@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../../src/model/json.js";
+import { schemaFor } from "../../../src/model/patch/patch-schema.js";
 import type { Overriders } from "../../../src/model/types.js";
 import { applyOverriders } from "../../../src/render/override/apply-overriders.js";
-import { schemaFor } from "../../../src/model/patch/patch-schema.js";
 
 const podSpecPath = ["spec", "template", "spec"];
 const deployment = (containers: Json[], metadata: Json = { name: "web" }): Json => ({
