@@ -1,3 +1,4 @@
+import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
@@ -8,7 +9,7 @@ import { readManifest } from "./read-manifest.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { runRules } from "./rules/index.js";
 import { indexSelections } from "./selection-index.js";
-import type { App, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
+import type { App, AppKustomization, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
 import { type ParsedFile, parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 /** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
@@ -61,9 +62,48 @@ export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
   }
   // 3. Read app definitions, then every manifest (CRDs in the repo decide which kinds are cluster-scoped).
   const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared, cache);
+  const { resources, kustomized } = readResources(tree, parsed, definitions, reporter, cache);
+  // 4. Assemble the model and run the cross-file rules over it.
+  for (const extra of objects.filter((o) => o.kind === "Fleet").slice(1)) {
+    const message = "a fleet has one Fleet object (fleet.yaml); remove this one";
+    reporter.report({ origin: extra.origin, path: [], code: "DUPLICATE_NAME", message });
+  }
+  const model = assembleModel(objects, definitions, parsed.appNames, resources, kustomized);
+  runRules({ model, reporter, declared, selections: indexSelections(model) });
+  const problems = normalizeProblems(reporter.problems);
+  return { model: hasErrors(problems) ? undefined : model, problems, fileCount: parsed.fileCount };
+}
+
+// The apps' resources: built by kustomize for apps that use it, read from each manifest otherwise.
+function readResources(
+  tree: FileTree,
+  parsed: ParsedTree,
+  definitions: ReadonlyMap<string, AppObject>,
+  reporter: Reporter,
+  cache: ParseCache | undefined,
+): { resources: Resource[]; kustomized: Map<string, AppKustomization> } {
   const isClusterScoped = clusterScopeOf(parsed.manifests.map((m) => m.source));
   const resources: Resource[] = [];
-  for (const { source, app } of parsed.manifests) {
+  const kustomized = new Map<string, AppKustomization>();
+  for (const app of parsed.appNames) {
+    const definition = definitions.get(app);
+    if (!isKustomizeApp(app, definition, parsed.withKustomization)) continue;
+    const defaultNamespace = definition?.spec.namespace ?? "default";
+    const built = buildKustomizeApp(
+      tree,
+      app,
+      definition,
+      { app, defaultNamespace, isClusterScoped },
+      reporter,
+    );
+    if (!built) continue;
+    resources.push(...built.resources);
+    kustomized.set(app, built.kustomize);
+  }
+  // Files of an app built by kustomize are its inputs, not manifests of their own.
+  for (const { source, app } of parsed.manifests.filter(
+    (m) => !kustomized.has(m.app) && !definitions.get(m.app)?.spec.kustomize,
+  )) {
     const defaultNamespace = definitions.get(app)?.spec.namespace ?? "default";
     const scope = isRecord(source.value) ? String(isClusterScoped(manifestKind(source.value))) : "";
     const resource = memoRead(
@@ -75,15 +115,7 @@ export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
     );
     if (resource) resources.push(resource);
   }
-  // 4. Assemble the model and run the cross-file rules over it.
-  for (const extra of objects.filter((o) => o.kind === "Fleet").slice(1)) {
-    const message = "a fleet has one Fleet object (fleet.yaml); remove this one";
-    reporter.report({ origin: extra.origin, path: [], code: "DUPLICATE_NAME", message });
-  }
-  const model = assembleModel(objects, definitions, parsed.appNames, resources);
-  runRules({ model, reporter, declared, selections: indexSelections(model) });
-  const problems = normalizeProblems(reporter.problems);
-  return { model: hasErrors(problems) ? undefined : model, problems, fileCount: parsed.fileCount };
+  return { resources, kustomized };
 }
 
 interface ParsedTree {
@@ -91,15 +123,29 @@ interface ParsedTree {
   readonly appDefinitions: { readonly source: SourceDocument; readonly app: string }[];
   readonly manifests: { readonly source: SourceDocument; readonly app: string }[];
   readonly appNames: ReadonlySet<string>;
+  /** Apps whose directory holds a kustomization: their files are not parsed as manifests. */
+  readonly withKustomization: ReadonlySet<string>;
   readonly fileCount: number;
 }
 
 function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undefined): ParsedTree {
-  const out = { gitfleet: [], appDefinitions: [], manifests: [], appNames: new Set<string>(), fileCount: 0 };
+  const withKustomization = appsWithKustomization(tree);
+  const out = {
+    gitfleet: [],
+    appDefinitions: [],
+    manifests: [],
+    appNames: new Set<string>(),
+    withKustomization,
+    fileCount: 0,
+  };
   for (const path of sortedPaths(tree)) {
     const role = classifyPath(path);
     if (role.role === "ignored") continue;
     out.fileCount++;
+    if (isKustomizeInput(role, withKustomization)) {
+      out.appNames.add((role as { app: string }).app);
+      continue;
+    }
     if (role.role === "stray") {
       const problem = { file: path, line: 1, column: 1, path: "", message: role.reason };
       reporter.problems.push({ ...problem, severity: "warning", code: "UNUSED_FILE" });
@@ -116,6 +162,11 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
   }
   if (cache) forgetRemoved(cache, tree);
   return out;
+}
+
+// A file of an app whose directory holds a kustomization is kustomize's to read.
+function isKustomizeInput(role: FileRole, withKustomization: ReadonlySet<string>): boolean {
+  return role.role === "manifest" && withKustomization.has(role.app);
 }
 
 // The objects of a List document (kind: List, or any kind ending in List with `items`), each a
@@ -250,6 +301,7 @@ function assembleModel(
   definitions: ReadonlyMap<string, AppObject>,
   appNames: ReadonlySet<string>,
   resources: readonly Resource[],
+  kustomized: ReadonlyMap<string, AppKustomization>,
 ): FleetModel {
   // Schema validation is what makes these casts safe: each value matched its kind's schema.
   const ofKind = <T>(kind: GitfleetKind): T[] =>
@@ -263,11 +315,15 @@ function assembleModel(
     if (list) list.push(resource);
     else resourcesByApp.set(resource.app, [resource]);
   }
-  const apps: App[] = [...appNames].sort(compareStrings).map((name) => ({
-    name,
-    definition: definitions.get(name),
-    resources: (resourcesByApp.get(name) ?? []).sort(compareResources),
-  }));
+  const apps: App[] = [...appNames].sort(compareStrings).map((name) => {
+    const kustomize = kustomized.get(name);
+    return {
+      name,
+      definition: definitions.get(name),
+      resources: (resourcesByApp.get(name) ?? []).sort(compareResources),
+      ...(kustomize ? { kustomize } : {}),
+    };
+  });
   return {
     fleet: ofKind<FleetModel["fleet"]>("Fleet")[0],
     clusters: ofKind("Cluster"),

@@ -103,6 +103,8 @@ export interface RolloutSpec {
 }
 
 export interface FleetSpec {
+  /** The Kubernetes minor ("1.36") manifests are validated against. */
+  readonly kubernetesVersion?: string;
   readonly sourceBranch?: string;
   readonly statusBranch?: string;
   readonly reconcileInterval?: string;
@@ -144,6 +146,7 @@ export interface AppSpec {
   readonly namespace?: string;
   readonly owner?: string;
   readonly description?: string;
+  readonly kustomize?: AppKustomizeSpec;
   readonly syncPolicy?: {
     readonly selfHeal?: boolean;
     readonly prune?: boolean;
@@ -153,6 +156,19 @@ export interface AppSpec {
 }
 
 export type AppObject = FleetObject<"App", AppSpec>;
+
+/** An app built by kustomize: its default kustomization and per-cluster ones (first match wins). */
+export interface AppKustomizeSpec {
+  readonly path?: string;
+  readonly targets?: readonly KustomizeTargetSpec[];
+}
+
+export interface KustomizeTargetSpec {
+  readonly name: string;
+  readonly clusterName?: string;
+  readonly clusterSelector?: LabelSelector;
+  readonly path: string;
+}
 
 export interface ReplicaScheduling {
   readonly type?: "Duplicated" | "Divided";
@@ -383,7 +399,28 @@ export interface Resource {
 export interface App {
   readonly name: string;
   readonly definition: AppObject | undefined;
+  /**
+   * The app's resource templates. For an app built by kustomize: every object its default build
+   * and its targets' builds make (placement and replica division use the default build's bodies).
+   */
   readonly resources: readonly Resource[];
+  /** For an app built by kustomize: which objects each cluster gets, and their bodies. */
+  readonly kustomize?: AppKustomization;
+}
+
+/** What kustomize built for an app: the default build and each target's, by object identity. */
+export interface AppKustomization {
+  /** The directory of the default kustomization in the fleet repo. */
+  readonly path: string;
+  readonly defaults: ReadonlyMap<string, Resource>;
+  readonly targets: readonly KustomizeTarget[];
+}
+
+export interface KustomizeTarget {
+  readonly spec: KustomizeTargetSpec;
+  /** The directory of its kustomization in the fleet repo. */
+  readonly path: string;
+  readonly objects: ReadonlyMap<string, Resource>;
 }
 
 /** The whole fleet repo, validated. Every list is sorted by name (resources by identity). */

@@ -43,7 +43,8 @@ export function formatPlanText(plan: Plan): string {
 }
 
 function clusterLines(cluster: ClusterPlan): string[] {
-  const secretNote = (change: ObjectChange) => (change.secret ? " (Secret: values not shown)" : "");
+  const secretNote = (change: ObjectChange) =>
+    `${change.secret ? " (Secret: values not shown)" : ""}${change.source ? ` (from ${change.source})` : ""}`;
   return [
     ...(cluster.pruneBlocked
       ? [
@@ -117,7 +118,7 @@ function clusterDetails(c: ClusterPlan): string[] {
     ...objectLines(c.added, "added"),
     ...objectLines(c.removed, "removed"),
     ...c.changed.flatMap((change) => [
-      `- changed: \`${change.object}\`${change.secret ? " (Secret: values not shown)" : ""}`,
+      `- changed: \`${change.object}\`${change.secret ? " (Secret: values not shown)" : ""}${from(change)}`,
       ...(change.diff ? ["", "```diff", change.diff.trimEnd(), "```", ""] : []),
     ]),
     "",
@@ -126,7 +127,12 @@ function clusterDetails(c: ClusterPlan): string[] {
 }
 
 function objectLines(changes: readonly ObjectChange[], verb: string): string[] {
-  return changes.map((change) => `- ${verb}: \`${change.object}\``);
+  return changes.map((change) => `- ${verb}: \`${change.object}\`${from(change)}`);
+}
+
+// Where an object built by kustomize came from.
+function from(change: ObjectChange): string {
+  return change.source ? `, from ${escapeMarkdown(change.source)}` : "";
 }
 
 function indent(text: string, prefix: string): string[] {

@@ -15,6 +15,8 @@ export interface ObjectChange {
   /** A unified diff of the rendered file; absent for Secrets, whose values are never shown. */
   readonly diff?: string;
   readonly secret: boolean;
+  /** What built it, for an app built by kustomize: "kustomize apps/docs/overlays/prod (target prod)". */
+  readonly source?: string;
 }
 
 /** What one cluster gets from the change. */
@@ -161,10 +163,11 @@ function withPruneBudget(
 function describeChange(path: string, object: RenderedObject, old: RenderedObject | undefined): ObjectChange {
   const name = describeManifest(object.object);
   const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
-  if (old === undefined || secret) return { path, object: name, secret };
+  const source = object.source ? { source: object.source } : {};
+  if (old === undefined || secret) return { path, object: name, secret, ...source };
   const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });
   // Drop the "Index:"/"===" header lines; keep the ---/+++ and hunks.
-  return { path, object: name, secret, diff: diff.split("\n").slice(2).join("\n") };
+  return { path, object: name, secret, ...source, diff: diff.split("\n").slice(2).join("\n") };
 }
 
 // Workloads that ran on the cluster and are now filtered out there, or newly frozen there.

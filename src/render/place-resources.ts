@@ -3,6 +3,7 @@ import {
   failoverConstraints,
   settleFailover,
 } from "../failover/workload-failover.js";
+import { resourceForCluster } from "../model/app-kustomize.js";
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
@@ -213,6 +214,7 @@ function placeWorkload(
   const failover = settleFailover(subject, constraints, decision);
   const held = heldDivision(context, identity, replicas, divided && !failover.record);
   if (held) decision = { ...decision, clusters: { ...held.clusters } };
+  if (copiesTemplate(divided, autoscaled)) decision = withOwnCounts(context, resource, decision);
   const clusters = destinationClusters(decision, divided, failover.kept);
   const unknown = byCapacity ? unknownCapacity(context, decision) : [];
   const workload: WorkloadDecision = {
@@ -251,6 +253,29 @@ function provisionalDivision(context: RenderContext, identity: string): boolean 
 // The selected clusters whose capacity the division could not count.
 function unknownCapacity(context: RenderContext, decision: ScheduleDecision): string[] {
   return decision.diagnosis.selected.filter((name) => !capacityKnown(context, name));
+}
+
+// Each cluster runs the count its own template asks for: Duplicated, and no autoscaler sets it.
+function copiesTemplate(divided: boolean, autoscaled: unknown): boolean {
+  return !divided && autoscaled === undefined;
+}
+
+// An app built by kustomize: a cluster whose target kustomization builds the workload with its own
+// count runs that count.
+function withOwnCounts(
+  context: RenderContext,
+  resource: Resource,
+  decision: ScheduleDecision,
+): ScheduleDecision {
+  const app = context.model.apps.find((a) => a.name === resource.app);
+  if (!app?.kustomize) return decision;
+  const clusters = Object.fromEntries(
+    Object.entries(decision.clusters).map(([cluster, count]) => {
+      const body = resourceForCluster(app, resource, context.facts.get(cluster) as ClusterFacts);
+      return [cluster, body && body !== resource ? readReplicas(body, context.interpreterFor) : count];
+    }),
+  );
+  return { ...decision, clusters };
 }
 
 // Replicas are split across clusters rather than copied to each.

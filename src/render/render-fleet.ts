@@ -1,3 +1,4 @@
+import { resourceForCluster, sourceForCluster } from "../model/app-kustomize.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
@@ -95,11 +96,17 @@ function renderDestinations(
 ): { objects: RenderedObject[]; errors: RenderError[] } {
   const objects: RenderedObject[] = [];
   const errors: RenderError[] = [];
+  const apps = new Map(context.model.apps.map((app) => [app.name, app]));
   for (const [resource, destination] of destinations) {
     const completions = jobCompletions(resource, destination);
+    const app = apps.get(resource.app);
     for (const [cluster, replicas] of destination.clusters) {
+      const facts = context.facts.get(cluster) as ClusterFacts;
+      // An app built by kustomize sends each cluster what its target kustomization built.
+      const body = resourceForCluster(app, resource, facts);
+      if (!body) continue;
       const rendered = renderForCluster(context, {
-        resource,
+        resource: body,
         cluster,
         replicas,
         completions: completions.get(cluster),
@@ -108,10 +115,14 @@ function renderDestinations(
         secretKey,
       });
       if ("error" in rendered) errors.push(rendered.error);
-      else objects.push(rendered);
+      else objects.push(withSource(rendered, sourceForCluster(app, facts)));
     }
   }
   return { objects, errors };
+}
+
+function withSource(object: RenderedObject, source: string | undefined): RenderedObject {
+  return source ? { ...object, source } : object;
 }
 
 // The apps outside the scope keep their previous output; the result is ordered as a full render's.

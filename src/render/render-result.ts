@@ -17,6 +17,8 @@ export interface RenderedObject {
   readonly object: JsonMap;
   /** The serialized file, byte-stable. */
   readonly text: string;
+  /** What built it, when not the app's manifests: "kustomize apps/docs/overlays/prod (target prod)". */
+  readonly source?: string;
 }
 
 /** Where one workload runs, and why. */

@@ -93,7 +93,8 @@ export interface AppOutput {
 }
 
 /**
- * status/apps/<app>.yaml: per cluster the objects it gets and each workload's desired replicas; per
+ * status/apps/<app>.yaml: per cluster the objects it gets (and, for an app built by kustomize, the
+ * kustomization that built them) and each workload's desired replicas; per
  * workload the scheduler's decision with its reasons; render errors. `sourceCommit` is the source
  * commit that last changed what the app renders.
  */
@@ -101,7 +102,11 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
   const clusters: Record<string, JsonMap> = {};
   for (const object of output.objects) {
     const entry = clusters[object.cluster] ?? { objects: 0 };
-    clusters[object.cluster] = { ...entry, objects: (entry.objects as number) + 1 };
+    clusters[object.cluster] = {
+      ...entry,
+      objects: (entry.objects as number) + 1,
+      ...(object.source ? { source: object.source } : {}),
+    };
   }
   for (const workload of output.decisions) {
     const kept = new Map((workload.failover?.keeping ?? []).map((k) => [k.cluster, k.replicas]));

@@ -45,7 +45,13 @@ describe("H4: kinds, apiVersions and names the API server would refuse", () => {
     ["a Role name of ..", ".."],
   ])("%s is refused", (_name, name) => {
     const result = loadFleet(
-      minimalFleetWith({ "apps/web/role.yaml": manifest("rbac.authorization.k8s.io/v1", "Role", name) }),
+      // A Role has rules, not data (the schema check would say so as well).
+      minimalFleetWith({
+        "apps/web/role.yaml": manifest("rbac.authorization.k8s.io/v1", "Role", name).replace(
+          /data:\n.*\n$/,
+          "rules: []\n",
+        ),
+      }),
     );
     expect(result.problems.filter((p) => p.severity === "error").map(formatProblem)).toEqual([
       expect.stringMatching(/^apps\/web\/role\.yaml:4:9: error: \/metadata\/name: .* \[INVALID_NAME\]$/),

@@ -303,10 +303,12 @@ function manifests(tree: FileTree, path: string, problems: Problem[]): BuiltObje
   const objects: BuiltObject[] = [];
   for (const document of parsed.documents) {
     if (!isJsonMap(document.value)) continue;
-    const items = String(document.value.kind ?? "").endsWith("List")
-      ? asList(document.value.items).filter(isJsonMap)
-      : [document.value];
-    for (const item of items) objects.push(freshObject(structuredClone(item) as JsonMap, path));
+    if (String(document.value.kind ?? "").endsWith("List") && Array.isArray(document.value.items))
+      document.value.items.forEach((item, index) => {
+        if (isJsonMap(item))
+          objects.push(freshObject(structuredClone(item), { ...document, value: item, item: index }));
+      });
+    else objects.push(freshObject(structuredClone(document.value), document));
   }
   return objects;
 }

@@ -1,4 +1,5 @@
 import { asMap, type JsonMap } from "../json.js";
+import type { SourceDocument } from "../yaml-source.js";
 
 /** A name and namespace an object had (kustomize's resource id, less the kind, which never changes). */
 export interface PreviousId {
@@ -10,6 +11,8 @@ export interface PreviousId {
 export interface BuiltObject {
   readonly object: JsonMap;
   readonly file: string;
+  /** The document it was read from (a generated object: its kustomization), to locate problems. */
+  readonly source: SourceDocument;
   /** The name it had in its file, before prefixes and suffixes: replicas and references match it. */
   readonly originalName: string;
   /** Every name and namespace it had before its current ones, oldest first. */
@@ -22,11 +25,12 @@ export interface BuiltObject {
 }
 
 /** An object read from a file or generated, before any transformer. */
-export function freshObject(object: JsonMap, file: string, hashSuffix = false): BuiltObject {
+export function freshObject(object: JsonMap, source: SourceDocument, hashSuffix = false): BuiltObject {
   const name = nameOf(object);
   return {
     object,
-    file,
+    file: source.file,
+    source,
     originalName: name,
     previousIds: [],
     prefixes: [],

@@ -74,7 +74,7 @@ function generate(
     object.type = typeof entry.type === "string" && entry.type !== "" ? entry.type : "Opaque";
   setData(object, pairs);
   if (opts.immutable) object.immutable = true;
-  return freshObject(object, context.source.file, !opts.disableNameSuffixHash);
+  return freshObject(object, context.source, !opts.disableNameSuffixHash);
 }
 
 function sorted(map: Record<string, string>): JsonMap {

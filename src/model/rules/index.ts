@@ -6,6 +6,7 @@ import { checkFileNames } from "./file-names.js";
 import { checkInterpreters } from "./interpreters.js";
 import { checkLabelSelectors } from "./label-selectors.js";
 import { checkManifestContent } from "./manifest-content.js";
+import { checkManifestSchemas } from "./manifest-schemas.js";
 import { checkPlacementPriority } from "./placement-priority.js";
 import { checkReferences } from "./references.js";
 import type { Rule, RuleContext } from "./rule.js";
@@ -25,6 +26,7 @@ export const RULES: readonly Rule[] = [
   checkLabelSelectors,
   checkFieldCombinations,
   checkManifestContent,
+  checkManifestSchemas,
   checkScaleTargets,
   checkPlacementPriority,
   checkSchedulerProfiles,

@@ -1,0 +1,61 @@
+import v134 from "../../../schema/kubernetes/v1.34.json" with { type: "json" };
+import v135 from "../../../schema/kubernetes/v1.35.json" with { type: "json" };
+import v136 from "../../../schema/kubernetes/v1.36.json" with { type: "json" };
+import type { Definitions, OpenApiSchema } from "./validate-object.js";
+
+// The OpenAPI schemas of the built-in kinds, for each Kubernetes minor gitfleet supports, generated
+// by scripts/kubernetes-schemas.mjs from a pinned release (never fetched at run time).
+
+/** The schemas of one release: each kind's definition, and every definition by name. */
+interface ShippedSchemas {
+  readonly release: string;
+  readonly kinds: Readonly<Record<string, string>>;
+  readonly definitions: Readonly<Record<string, OpenApiSchema>>;
+}
+
+const RELEASES: Readonly<Record<string, ShippedSchemas>> = {
+  "1.34": v134 as unknown as ShippedSchemas,
+  "1.35": v135 as unknown as ShippedSchemas,
+  "1.36": v136 as unknown as ShippedSchemas,
+};
+
+/** The minors gitfleet validates against, oldest first. */
+export const KUBERNETES_MINORS: readonly string[] = Object.keys(RELEASES).sort(
+  (a, b) => Number(a.split(".")[1]) - Number(b.split(".")[1]),
+);
+
+/** The minor a fleet validates against when it names none: the newest. */
+export const DEFAULT_KUBERNETES_MINOR = KUBERNETES_MINORS[KUBERNETES_MINORS.length - 1] as string;
+
+/** The release (x.y.z) whose schemas a minor uses. */
+export function releaseOf(minor: string): string | undefined {
+  return RELEASES[minor]?.release;
+}
+
+/** A built-in kind's schema in a minor, and the definitions it refers to; undefined for other kinds. */
+export function builtInSchema(
+  minor: string,
+  apiVersion: string,
+  kind: string,
+): { schema: OpenApiSchema; definitions: Definitions } | undefined {
+  const release = RELEASES[minor];
+  const name = release?.kinds[`${apiVersion}/${kind}`];
+  if (!release || !name) return undefined;
+  const definitions: Definitions = (ref) =>
+    Object.hasOwn(release.definitions, ref) ? release.definitions[ref] : undefined;
+  return { schema: { ref: name }, definitions };
+}
+
+/** Groups Kubernetes served once and no longer serves (their kinds moved to other groups). */
+const REMOVED_GROUPS = new Set(["extensions"]);
+
+/** Whether a group (by apiVersion) is one of Kubernetes' own in a minor, or one it removed. */
+export function isBuiltInGroup(minor: string, apiVersion: string): boolean {
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const release = RELEASES[minor];
+  if (!release) return false;
+  if (REMOVED_GROUPS.has(group)) return true;
+  return Object.keys(release.kinds).some((key) =>
+    group === "" ? !key.slice(0, key.lastIndexOf("/")).includes("/") : key.startsWith(`${group}/`),
+  );
+}
