@@ -46,7 +46,9 @@ const ENUMS = {
     effect: ["NoSchedule", "PreferNoSchedule", "NoExecute"],
   },
   "io.k8s.api.core.v1.Taint": { effect: ["NoSchedule", "PreferNoSchedule", "NoExecute"] },
-  "io.k8s.api.core.v1.NodeSelectorRequirement": { operator: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] },
+  "io.k8s.api.core.v1.NodeSelectorRequirement": {
+    operator: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"],
+  },
   "io.k8s.api.core.v1.TopologySpreadConstraint": {
     whenUnsatisfiable: ["DoNotSchedule", "ScheduleAnyway"],
     nodeAffinityPolicy: ["Honor", "Ignore"],
@@ -69,7 +71,9 @@ const ENUMS = {
   "io.k8s.api.autoscaling.v2.MetricTarget": { type: ["Utilization", "Value", "AverageValue"] },
   "io.k8s.api.networking.v1.HTTPIngressPath": { pathType: ["Exact", "Prefix", "ImplementationSpecific"] },
   "io.k8s.api.networking.v1.NetworkPolicySpec": { policyTypes: ["Ingress", "Egress"] },
-  "io.k8s.api.policy.v1.PodDisruptionBudgetSpec": { unhealthyPodEvictionPolicy: ["IfHealthyBudget", "AlwaysAllow"] },
+  "io.k8s.api.policy.v1.PodDisruptionBudgetSpec": {
+    unhealthyPodEvictionPolicy: ["IfHealthyBudget", "AlwaysAllow"],
+  },
 };
 
 /**
@@ -133,7 +137,9 @@ for (const release of RELEASES) {
   const definitions = {};
   const kinds = {};
   for (const name of names) {
-    const spec = JSON.parse(execFileSync("unzip", ["-p", download.Zip, name], { maxBuffer: 2 ** 28 }).toString());
+    const spec = JSON.parse(
+      execFileSync("unzip", ["-p", download.Zip, name], { maxBuffer: 2 ** 28 }).toString(),
+    );
     for (const [definition, schema] of Object.entries(spec.components?.schemas ?? {})) {
       definitions[definition] ??= withBounds(definition, withEnums(definition, compact(schema)));
       for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) {
@@ -147,12 +153,16 @@ for (const release of RELEASES) {
   const out = join(root, "schema", "kubernetes", `v${minor}.json`);
   mkdirSync(dirname(out), { recursive: true });
   const sortedKinds = Object.fromEntries(Object.entries(kinds).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const sortedDefinitions = Object.fromEntries(Object.entries(definitions).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const sortedDefinitions = Object.fromEntries(
+    Object.entries(definitions).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
   writeFileSync(
     out,
     `${JSON.stringify({ release: release.slice(1), source: `k8s.io/kubernetes@${release}/api/openapi-spec/v3`, kinds: sortedKinds, definitions: sortedDefinitions })}\n`,
   );
-  console.log(`${out}: ${Object.keys(sortedKinds).length} kinds, ${Object.keys(sortedDefinitions).length} definitions`);
+  console.log(
+    `${out}: ${Object.keys(sortedKinds).length} kinds, ${Object.keys(sortedDefinitions).length} definitions`,
+  );
 }
 
 // The parts of a schema validation needs, with references shortened to the definition's name.
