@@ -39,7 +39,7 @@ describe("M1: rendered paths never collide", () => {
         "apps/web/a.yaml":
           "apiVersion: a.b/v1\nkind: Thing\nmetadata:\n  name: c\n---\napiVersion: a/v1\nkind: Thing\nmetadata:\n  name: b.c\n",
         "apps/web/crds.yaml": [
-          "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.a.b\nspec:\n  group: a.b\n  scope: Namespaced\n  names: {kind: Thing, plural: things}\n",
+          "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.a.b\nspec:\n  group: a.b\n  scope: Namespaced\n  names: {kind: Thing, plural: things}\n  versions:\n    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}\n",
         ].join(""),
       }),
     );
