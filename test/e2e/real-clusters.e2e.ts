@@ -415,7 +415,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
       for (const pool of pools) expect(asMap(pool.allocatable).cpu).toBe(8);
       expect(asList(asMap(observed.apis)["apps/v1"])).toContain("Deployment");
     }
-    // Other pods fill most of gcp-euw1: 14 CPUs of it, as the real scheduler binds them.
+    // Other pods fill most of gcp-euw1: up to 14 CPUs of it, as the real scheduler binds them.
     await client("gcp-euw1").apply(
       {
         apiVersion: "apps/v1",
@@ -441,7 +441,9 @@ describe("gitfleet against real Kubernetes API servers", () => {
         .map((p) => asMap(p))
         .reduce((sum, p) => sum + Number(p.count) * Number(asMap(p.free).cpu), 0);
     const before = freeCpu("gcp-euw1");
-    await until("gcp-euw1's filled nodes recorded", () => freeCpu("gcp-euw1") <= before - 12);
+    // At least five of the seven fit beside what the example fleet runs there (the recorded free
+    // amounts move in steps of a twentieth of a node).
+    await until("gcp-euw1's filled nodes recorded", () => freeCpu("gcp-euw1") <= before - 9);
     // A new workload divided by free capacity over the real clusters.
     const batch = {
       "apps/batch/app.yaml":
