@@ -13,7 +13,7 @@ export type Requirements = readonly {
  * answers 400, as a real one does).
  */
 export function parseLabelSelectorQuery(text: string): Requirements {
-  return splitTopLevel(text)
+  return splitOutside(text, ",")
     .map((part) => part.trim())
     .filter((term) => term !== "")
     .map(parseLabelTerm);
@@ -66,15 +66,18 @@ export function meets(requirements: Requirements, values: Readonly<Record<string
   return requirements.every((requirement) => matchesRequirement(requirement, values));
 }
 
-// Commas inside "in (a,b)" do not separate requirements.
-function splitTopLevel(text: string): string[] {
+/**
+ * Splits text at a separator that stands outside brackets: commas inside `in (a,b)` do not separate
+ * requirements, nor dots inside `[name=a.b]` the parts of a field path.
+ */
+export function splitOutside(text: string, separator: string, open = "(", close = ")"): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = "";
   for (const char of text) {
-    if (char === "(") depth++;
-    if (char === ")") depth--;
-    if (char === "," && depth === 0) {
+    if (char === open) depth++;
+    if (char === close) depth--;
+    if (char === separator && depth === 0) {
       parts.push(current);
       current = "";
     } else current += char;

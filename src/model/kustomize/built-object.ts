@@ -13,8 +13,6 @@ export interface BuiltObject {
   readonly file: string;
   /** The document it was read from (a generated object: its kustomization), to locate problems. */
   readonly source: SourceDocument;
-  /** The name it had in its file, before prefixes and suffixes: replicas and references match it. */
-  readonly originalName: string;
   /** Every name and namespace it had before its current ones, oldest first. */
   readonly previousIds: readonly PreviousId[];
   /** A generated ConfigMap or Secret whose name takes its content hash at the end of the build. */
@@ -26,12 +24,10 @@ export interface BuiltObject {
 
 /** An object read from a file or generated, before any transformer. */
 export function freshObject(object: JsonMap, source: SourceDocument, hashSuffix = false): BuiltObject {
-  const name = nameOf(object);
   return {
     object,
     file: source.file,
     source,
-    originalName: name,
     previousIds: [],
     prefixes: [],
     suffixes: [],
@@ -56,6 +52,11 @@ export function groupOf(object: JsonMap): string {
 export function versionOf(object: JsonMap): string {
   const apiVersion = String(object.apiVersion ?? "");
   return apiVersion.slice(apiVersion.indexOf("/") + 1);
+}
+
+/** The name it had in its file, before prefixes, suffixes and hashes: replicas match it. */
+export function originalNameOf(built: BuiltObject): string {
+  return built.previousIds[0]?.name ?? nameOf(built.object);
 }
 
 /** The same object after a transformer changed its name or namespace: the old id joins its history. */

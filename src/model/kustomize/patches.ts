@@ -76,7 +76,18 @@ function json6902Entry(
   if (patch && patch.type !== "json6902")
     fail(context, at, "patchesJson6902 takes a list of JSON patch operations");
   if (patch?.type !== "json6902") return objects;
-  const target = compileTarget(entry.target);
+  return patchSelected(objects, patch, entry.target, context, at);
+}
+
+// A patch for the objects its entry's `target` selects; a target that does not compile is an error.
+function patchSelected(
+  objects: BuiltObject[],
+  patch: LoadedPatch,
+  targetValue: Json | undefined,
+  context: KustomizationContext,
+  at: FieldPath,
+): BuiltObject[] {
+  const target = compileTarget(targetValue);
   if (typeof target !== "string") return patchTargets(objects, patch, target, context, at);
   fail(context, [...at, "target"], target);
   return objects;
@@ -101,12 +112,7 @@ function applyPatchEntry(
     }
     return patch.documents.reduce((built, document) => patchById(built, document, context, at), objects);
   }
-  const target = compileTarget(entry.target);
-  if (typeof target === "string") {
-    fail(context, [...at, "target"], target);
-    return objects;
-  }
-  return patchTargets(objects, patch, target, context, at);
+  return patchSelected(objects, patch, entry.target, context, at);
 }
 
 // The patch of an entry with `path` or `patch` (exactly one of them).

@@ -1,4 +1,5 @@
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
+import { splitOutside } from "../selector-query.js";
 import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, groupOf, nameOf, namespaceOf, versionOf } from "./built-object.js";
 import { isClusterScoped } from "./cluster-scoped.js";
@@ -167,19 +168,7 @@ function sourceSelects(source: JsonMap, built: BuiltObject): boolean {
 
 /** Splits a field path at dots outside brackets. */
 export function splitPath(path: string): string[] {
-  const parts: string[] = [];
-  let current = "";
-  let depth = 0;
-  for (const char of path) {
-    if (char === "[") depth++;
-    if (char === "]") depth--;
-    if (char === "." && depth === 0) {
-      parts.push(current);
-      current = "";
-    } else current += char;
-  }
-  parts.push(current);
-  return parts;
+  return splitOutside(path, ".", "[", "]");
 }
 
 function lookup(root: Json, path: readonly string[]): Json | undefined {

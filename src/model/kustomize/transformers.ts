@@ -1,5 +1,5 @@
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
-import { type BuiltObject, nameOf, namespaceOf, withId } from "./built-object.js";
+import { type BuiltObject, nameOf, namespaceOf, originalNameOf, withId } from "./built-object.js";
 import { isClusterScoped } from "./cluster-scoped.js";
 import { setLabels } from "./label-fields.js";
 
@@ -192,9 +192,10 @@ function setReplicas(objects: readonly BuiltObject[], entry: JsonMap): boolean {
   const name = String(entry.name ?? "");
   const count = Number(entry.count);
   let found = false;
-  for (const { object, originalName } of objects) {
+  for (const built of objects) {
+    const { object } = built;
     if (!REPLICA_KINDS.has(String(object.kind))) continue;
-    if (originalName !== name && asMap(object.metadata).name !== name) continue;
+    if (originalNameOf(built) !== name && asMap(object.metadata).name !== name) continue;
     found = true;
     if (Number.isInteger(count)) (mapAt(object, ["spec"], true) as JsonMap).replicas = count;
   }

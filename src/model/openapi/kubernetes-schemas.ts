@@ -52,10 +52,23 @@ const REMOVED_GROUPS = new Set(["extensions"]);
 /** Whether a group (by apiVersion) is one of Kubernetes' own in a minor, or one it removed. */
 export function isBuiltInGroup(minor: string, apiVersion: string): boolean {
   const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  return REMOVED_GROUPS.has(group) || (groupsOf(minor)?.has(group) ?? false);
+}
+
+// The groups a release serves ("" for core), computed once per release.
+const groups = new Map<string, ReadonlySet<string>>();
+function groupsOf(minor: string): ReadonlySet<string> | undefined {
   const release = RELEASES[minor];
-  if (!release) return false;
-  if (REMOVED_GROUPS.has(group)) return true;
-  return Object.keys(release.kinds).some((key) =>
-    group === "" ? !key.slice(0, key.lastIndexOf("/")).includes("/") : key.startsWith(`${group}/`),
-  );
+  if (!release) return undefined;
+  let found = groups.get(minor);
+  if (!found) {
+    // Keys are "group/version/Kind", or "version/Kind" for the core group.
+    found = new Set(
+      Object.keys(release.kinds).map((key) =>
+        key.split("/").length === 3 ? (key.split("/")[0] as string) : "",
+      ),
+    );
+    groups.set(minor, found);
+  }
+  return found;
 }
