@@ -12,6 +12,13 @@
 # Other commands: docker run --rm -v "$PWD:/fleet:ro" gitfleet validate /fleet
 # .ci/run checks this file with hadolint and runs the image's exact command (scripts/image-check.mjs).
 
+# helm for Helm apps, built from the Go modules tools/helm/go.mod pins (as the tests build it).
+FROM golang:1.26-bookworm AS helm
+WORKDIR /src
+COPY tools/helm tools/helm
+COPY scripts/build-helm.sh scripts/build-helm.sh
+RUN GITFLEET_HELM_BIN=out bash scripts/build-helm.sh
+
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
@@ -26,7 +33,8 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     HOME=/home/node \
-    KUBECONFIG=/etc/gitfleet/kubeconfig
+    KUBECONFIG=/etc/gitfleet/kubeconfig \
+    GITFLEET_HELM=/usr/local/bin/helm
 # ssh-keygen signs status commits (--signing-key); nothing else is needed at run time. Debian's
 # security updates replace versions in place, so the package is not pinned to one.
 # hadolint ignore=DL3008
@@ -40,6 +48,7 @@ COPY --from=build /app/dist/src dist/src
 COPY --from=build /app/dist/schema dist/schema
 COPY --from=build /app/dist/dashboard dist/dashboard
 COPY --from=build /app/bin bin
+COPY --from=helm /src/out/helm /usr/local/bin/helm
 COPY --from=build /app/schema schema
 COPY example-repo example-repo
 # The official image's node user (uid 1000): never root.

@@ -8,6 +8,8 @@ import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { publishStatusCommit } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
+import { defaultChartRenderer } from "../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../helm/load-with-charts.js";
 import { syncCluster } from "../kube/cluster-sync.js";
 import { detachApp } from "../kube/detach-app.js";
 import type { MemberClient } from "../kube/member-client.js";
@@ -16,7 +18,7 @@ import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "../kube/read-served-
 import { gatesForCluster } from "../migrate/migration-state.js";
 import { parseDuration } from "../model/duration.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
-import { createParseCache, loadFleet } from "../model/load-fleet.js";
+import { createParseCache } from "../model/load-fleet.js";
 import { EVENT_TRAILER, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
 import { statusFromFile } from "../reconcile/migrations.js";
@@ -211,7 +213,7 @@ export class Agent {
       );
     });
     const source = await readTreeFiles(repo.gitdir, repo.cache, tree, wantedSource);
-    const { model } = loadFleet(source, this.parseCache);
+    const { model } = await loadFleetWithCharts(source, defaultChartRenderer(), this.parseCache);
     if (!model) throw new Error(`the rendered source commit ${commit.slice(0, 7)} does not validate`);
     this.fleet = { commit, model };
     return model;

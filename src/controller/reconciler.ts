@@ -6,8 +6,11 @@ import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git
 import { type Published, publishStatusCommit } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
+import { type ChartRenderer, defaultChartRenderer } from "../helm/chart-renderer.js";
+import { chartRendersFor } from "../helm/load-with-charts.js";
 import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
+import type { ChartRenders } from "../model/helm/chart-request.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
 import {
@@ -49,6 +52,8 @@ export interface ReconcilerOptions {
   readonly maxAttempts?: number;
   /** The key of Secrets' value digests in rendered/ (the operator's; see render/secrets.ts). */
   readonly secretDigestKey?: Uint8Array;
+  /** Renders Helm apps' charts (default: helm from the environment, see helm/helm-environment.ts). */
+  readonly charts?: ChartRenderer;
   /** Signs status commits when given (isomorphic-git's onSign). */
   readonly sign?: (payload: string) => Promise<string>;
   /**
@@ -365,12 +370,14 @@ export class Reconciler {
       tree = await readTreeFiles(repo.gitdir, repo.cache, headTree, wantedSource);
       changedPaths = ALL;
     }
+    const charts = await this.chartRenders(tree);
     watch.lap("read");
     const outcome = reconcileStep(state, {
       sourceCommit: head,
       tree,
       changedPaths,
       cache: this.parseCache,
+      ...(charts ? { charts } : {}),
       observations,
       ...(this.options.secretDigestKey ? { secretDigestKey: this.options.secretDigestKey } : {}),
     });
@@ -421,7 +428,7 @@ export class Reconciler {
       const renderedTree = await repo.treeOf(renderedCommit).catch(() => undefined);
       if (renderedTree) {
         tree = await readTreeFiles(repo.gitdir, repo.cache, renderedTree, wantedSource);
-        model = loadFleet(tree, this.parseCache).model;
+        model = loadFleet(tree, this.parseCache, await this.chartRenders(tree)).model;
         this.renderedTree = renderedTree;
       }
     }
@@ -518,7 +525,12 @@ export class Reconciler {
     const treeOid = await repo.treeOf(commit).catch(() => undefined);
     if (!treeOid) return undefined;
     const tree = await readTreeFiles(repo.gitdir, repo.cache, treeOid, wantedSource);
-    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache) };
+    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache, await this.chartRenders(tree)) };
+  }
+
+  // The renders of the tree's Helm charts (helm runs only on a cache miss).
+  private chartRenders(tree: FileTree): Promise<ChartRenders | undefined> {
+    return chartRendersFor(tree, this.options.charts ?? defaultChartRenderer(), this.parseCache);
   }
 
   /** What the status branch holds as of the last reconcile: its tip and the state it describes. */
@@ -722,10 +734,16 @@ function ownedPath(path: string): boolean {
   return OWNED_DIRECTORIES.some((directory) => path.startsWith(`${directory}/`));
 }
 
-/** Source files worth reading: everything the fleet layout does not ignore (hidden trees are skipped whole). */
+/**
+ * Source files worth reading: everything the fleet layout does not ignore, and every file under apps/
+ * (a kustomization's generator inputs, a chart's templates and files); hidden trees are skipped whole.
+ */
 export function wantedSource(path: string): boolean {
   if (path.endsWith("/")) return !path.split("/").some((part) => part.startsWith("."));
-  return classifyPath(path).role !== "ignored";
+  return (
+    (path.startsWith("apps/") && !path.split("/").some((part) => part.startsWith("."))) ||
+    classifyPath(path).role !== "ignored"
+  );
 }
 
 function sleep(ms: number): Promise<void> {

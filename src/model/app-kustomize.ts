@@ -1,4 +1,4 @@
-import type { ClusterFacts } from "./cluster-affinity.js";
+import { allBuilt } from "./app-builds.js";
 import type { FileTree } from "./file-tree.js";
 import { identityOf } from "./identity.js";
 import {
@@ -6,18 +6,15 @@ import {
   KUSTOMIZATION_FILES,
   kustomizationFile,
 } from "./kustomize/build-kustomization.js";
-import { joinPath, normalizePath } from "./kustomize/kustomization-context.js";
-import { matchesLabelSelector } from "./label-selector.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
+import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
-import type { App, AppKustomization, AppObject, KustomizeTarget, Resource } from "./types.js";
+import type { AppBuilds, AppObject, BuildTarget, Resource } from "./types.js";
 
 // Apps built by kustomize. An app whose directory holds a kustomization.yaml, or whose app.yaml has
 // spec.kustomize, is built by gitfleet's kustomize engine: its files are kustomize's inputs, never
 // read as manifests of their own. The default kustomization builds the objects every cluster gets;
-// a target's kustomization builds them instead for the clusters it matches (first match wins, as
-// Fleet's targetCustomizations). Placement and replica division use the default build; objects only
-// a target builds go only to the clusters of that target.
+// a target's kustomization builds them instead for the clusters it matches (app-builds.ts).
 
 /** Apps whose own directory holds a kustomization file (known from paths alone, before parsing). */
 export function appsWithKustomization(tree: FileTree): Set<string> {
@@ -51,12 +48,12 @@ export function buildKustomizeApp(
   definition: AppObject | undefined,
   context: ManifestContext,
   reporter: Reporter,
-): { resources: Resource[]; kustomize: AppKustomization } | undefined {
+): { resources: Resource[]; builds: AppBuilds } | undefined {
   const spec = definition?.spec.kustomize;
   const path = directory(tree, app, spec?.path, definition, ["spec", "kustomize", "path"], reporter);
   if (path === undefined) return undefined;
   const defaults = build(tree, path, context, reporter);
-  const targets: KustomizeTarget[] = [];
+  const targets: BuildTarget[] = [];
   (spec?.targets ?? []).forEach((target, index) => {
     const at = ["spec", "kustomize", "targets", index, "path"];
     if (definition && target.clusterName === undefined && target.clusterSelector === undefined) {
@@ -66,14 +63,18 @@ export function buildKustomizeApp(
       return;
     }
     const targetPath = directory(tree, app, target.path, definition, at, reporter);
-    if (targetPath !== undefined)
-      targets.push({ spec: target, path: targetPath, objects: build(tree, targetPath, context, reporter) });
+    if (targetPath === undefined) return;
+    const { name, clusterName, clusterSelector } = target;
+    targets.push({
+      name,
+      ...(clusterName !== undefined ? { clusterName } : {}),
+      ...(clusterSelector !== undefined ? { clusterSelector } : {}),
+      source: `kustomize ${targetPath} (target ${name})`,
+      objects: build(tree, targetPath, context, reporter),
+    });
   });
-  const resources = new Map(defaults);
-  for (const target of targets)
-    for (const [identity, resource] of target.objects)
-      if (!resources.has(identity)) resources.set(identity, resource);
-  return { resources: [...resources.values()], kustomize: { path, defaults, targets } };
+  const builds = { source: `kustomize ${path}`, defaults, targets, notApplied: [] };
+  return { resources: allBuilt(defaults, targets), builds };
 }
 
 // A kustomization directory an app names (relative to the app's directory), checked.
@@ -126,36 +127,4 @@ function build(
       resources.set(identityOf(resource.group, resource.kind, resource.namespace, resource.name), resource);
   }
   return resources;
-}
-
-/** The target kustomization a cluster gets: the first whose clusterName and clusterSelector match. */
-export function targetFor(kustomize: AppKustomization, cluster: ClusterFacts): KustomizeTarget | undefined {
-  return kustomize.targets.find(
-    ({ spec }) =>
-      (spec.clusterName === undefined || spec.clusterName === cluster.name) &&
-      (spec.clusterSelector === undefined || matchesLabelSelector(spec.clusterSelector, cluster.labels)),
-  );
-}
-
-/**
- * The body of an app's resource in one cluster: for an app built by kustomize, the object its
- * cluster's target (or the default) built, or undefined when that build has no such object.
- */
-export function resourceForCluster(
-  app: App | undefined,
-  resource: Resource,
-  cluster: ClusterFacts,
-): Resource | undefined {
-  const kustomize = app?.kustomize;
-  if (!kustomize) return resource;
-  const objects = targetFor(kustomize, cluster)?.objects ?? kustomize.defaults;
-  return objects.get(identityOf(resource.group, resource.kind, resource.namespace, resource.name));
-}
-
-/** Which kustomization builds an app's objects for a cluster, for status and plans. */
-export function sourceForCluster(app: App | undefined, cluster: ClusterFacts): string | undefined {
-  const kustomize = app?.kustomize;
-  if (!kustomize) return undefined;
-  const target = targetFor(kustomize, cluster);
-  return target ? `kustomize ${target.path} (target ${target.spec.name})` : `kustomize ${kustomize.path}`;
 }

@@ -1,15 +1,18 @@
+import { buildHelmApp, type HelmInputs } from "./app-helm.js";
 import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
+import type { ChartRenders, ChartRequest } from "./helm/chart-request.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
+import { DEFAULT_KUBERNETES_MINOR } from "./openapi/kubernetes-schemas.js";
 import type { Problem } from "./problem.js";
 import { hasErrors, normalizeProblems } from "./problem.js";
 import { type CheckedObject, isRecord, readGitfleetObject } from "./read-gitfleet-object.js";
-import { readManifest } from "./read-manifest.js";
+import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { runRules } from "./rules/index.js";
 import { indexSelections } from "./selection-index.js";
-import type { App, AppKustomization, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
+import type { App, AppBuilds, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
 import { type ParsedFile, parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 /** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
@@ -20,6 +23,8 @@ export interface LoadResult {
   readonly problems: readonly Problem[];
   /** How many files were read as fleet repo files. */
   readonly fileCount: number;
+  /** The `helm template` runs the fleet's Helm apps need (their renders are loadFleet's third input). */
+  readonly charts: readonly ChartRequest[];
 }
 
 /**
@@ -43,10 +48,12 @@ export function createParseCache(): ParseCache {
 }
 
 /**
- * Loads and validates a fleet repo tree. Pure: the same tree always gives the same result, and no
- * input makes it throw — every defect becomes a problem with file, line and column.
+ * Loads and validates a fleet repo tree. Pure: the same tree (and the same chart renders) always give
+ * the same result, and no input makes it throw — every defect becomes a problem with file, line and
+ * column. Helm apps need `charts`, the renders of the requests a load without them lists
+ * (src/helm/load-with-charts.ts runs helm between the two).
  */
-export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
+export function loadFleet(tree: FileTree, cache?: ParseCache, charts?: ChartRenders): LoadResult {
   const reporter = createReporter();
   // 1. Parse every file the layout knows about; YAML and encoding errors become problems.
   const parsed = parseTree(tree, reporter, cache);
@@ -62,48 +69,89 @@ export function loadFleet(tree: FileTree, cache?: ParseCache): LoadResult {
   }
   // 3. Read app definitions, then every manifest (CRDs in the repo decide which kinds are cluster-scoped).
   const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared, cache);
-  const { resources, kustomized } = readResources(tree, parsed, definitions, reporter, cache);
+  const helm: HelmInputs = {
+    renders: charts,
+    kubeVersion: `v${fleetMinor(objects)}.0`,
+    apiVersions: servedApiVersions(parsed.manifests.map((m) => m.source)),
+  };
+  const { resources, built, requests } = readResources(tree, parsed, definitions, reporter, cache, helm);
   // 4. Assemble the model and run the cross-file rules over it.
   for (const extra of objects.filter((o) => o.kind === "Fleet").slice(1)) {
     const message = "a fleet has one Fleet object (fleet.yaml); remove this one";
     reporter.report({ origin: extra.origin, path: [], code: "DUPLICATE_NAME", message });
   }
-  const model = assembleModel(objects, definitions, parsed.appNames, resources, kustomized);
+  const model = assembleModel(objects, definitions, parsed.appNames, resources, built);
   runRules({ model, reporter, declared, selections: indexSelections(model) });
   const problems = normalizeProblems(reporter.problems);
-  return { model: hasErrors(problems) ? undefined : model, problems, fileCount: parsed.fileCount };
+  const fileCount = parsed.fileCount;
+  return { model: hasErrors(problems) ? undefined : model, problems, fileCount, charts: requests };
 }
 
-// The apps' resources: built by kustomize for apps that use it, read from each manifest otherwise.
+// The Kubernetes minor the fleet declares (fleet.yaml), else the newest gitfleet supports.
+function fleetMinor(objects: readonly CheckedObject[]): string {
+  const spec = objects.find((o) => o.kind === "Fleet")?.value.spec;
+  const declared = isRecord(spec) ? spec.kubernetesVersion : undefined;
+  return typeof declared === "string" ? declared : DEFAULT_KUBERNETES_MINOR;
+}
+
+// The API versions the repo's CRDs serve, as `helm template --api-versions` takes them: group/version
+// and group/version/Kind.
+function servedApiVersions(manifests: readonly SourceDocument[]): string[] {
+  const served = new Set<string>();
+  for (const { value } of manifests)
+    if (isRecord(value) && value.kind === "CustomResourceDefinition" && isRecord(value.spec))
+      for (const version of crdApiVersions(value.spec)) served.add(version);
+  return [...served].sort(compareStrings);
+}
+
+function crdApiVersions(spec: Record<string, unknown>): string[] {
+  const { group, names, versions } = spec;
+  if (typeof group !== "string" || !isRecord(names) || !Array.isArray(versions)) return [];
+  const kind = typeof names.kind === "string" ? names.kind : undefined;
+  return versions
+    .filter(isRecord)
+    .filter((version) => typeof version.name === "string" && version.served !== false)
+    .flatMap((version) => {
+      const groupVersion = `${group}/${String(version.name)}`;
+      return kind ? [groupVersion, `${groupVersion}/${kind}`] : [groupVersion];
+    });
+}
+
+interface AppReads {
+  readonly resources: Resource[];
+  readonly built: Map<string, AppBuilds>;
+  readonly requests: ChartRequest[];
+}
+
+// The apps' resources: built by kustomize or rendered by Helm for apps that use them, read from each
+// manifest otherwise.
 function readResources(
   tree: FileTree,
   parsed: ParsedTree,
   definitions: ReadonlyMap<string, AppObject>,
   reporter: Reporter,
   cache: ParseCache | undefined,
-): { resources: Resource[]; kustomized: Map<string, AppKustomization> } {
+  helm: HelmInputs,
+): AppReads {
   const isClusterScoped = clusterScopeOf(parsed.manifests.map((m) => m.source));
-  const resources: Resource[] = [];
-  const kustomized = new Map<string, AppKustomization>();
+  const reads: AppReads = { resources: [], built: new Map(), requests: [] };
+  const builtApps = new Set<string>();
   for (const app of parsed.appNames) {
     const definition = definitions.get(app);
-    if (!isKustomizeApp(app, definition, parsed.withKustomization)) continue;
-    const defaultNamespace = definition?.spec.namespace ?? "default";
-    const built = buildKustomizeApp(
-      tree,
-      app,
-      definition,
-      { app, defaultNamespace, isClusterScoped },
-      reporter,
-    );
-    if (!built) continue;
-    resources.push(...built.resources);
-    kustomized.set(app, built.kustomize);
+    const context = { app, defaultNamespace: definition?.spec.namespace ?? "default", isClusterScoped };
+    if (definition?.spec.helm) {
+      builtApps.add(app);
+      readHelmApp(tree, definition, context, reporter, helm, reads);
+    } else if (isKustomizeApp(app, definition, parsed.withKustomization)) {
+      builtApps.add(app);
+      const kustomized = buildKustomizeApp(tree, app, definition, context, reporter);
+      if (!kustomized) continue;
+      reads.resources.push(...kustomized.resources);
+      reads.built.set(app, kustomized.builds);
+    }
   }
-  // Files of an app built by kustomize are its inputs, not manifests of their own.
-  for (const { source, app } of parsed.manifests.filter(
-    (m) => !kustomized.has(m.app) && !definitions.get(m.app)?.spec.kustomize,
-  )) {
+  // Files of a built app are its inputs (kustomizations, values), not manifests of their own.
+  for (const { source, app } of parsed.manifests.filter((m) => !builtApps.has(m.app))) {
     const defaultNamespace = definitions.get(app)?.spec.namespace ?? "default";
     const scope = isRecord(source.value) ? String(isClusterScoped(manifestKind(source.value))) : "";
     const resource = memoRead(
@@ -113,9 +161,28 @@ function readResources(
       reporter,
       () => readManifest(source, { app, defaultNamespace, isClusterScoped }, reporter),
     );
-    if (resource) resources.push(resource);
+    if (resource) reads.resources.push(resource);
   }
-  return { resources, kustomized };
+  return reads;
+}
+
+function readHelmApp(
+  tree: FileTree,
+  definition: AppObject,
+  context: ManifestContext,
+  reporter: Reporter,
+  helm: HelmInputs,
+  reads: AppReads,
+): void {
+  if (definition.spec.kustomize) {
+    const message = "an app is built by kustomize or rendered by Helm, not both";
+    reporter.report({ origin: definition.origin, path: ["spec", "helm"], code: "SCHEMA_VIOLATION", message });
+    return;
+  }
+  const rendered = buildHelmApp(tree, definition, context, reporter, helm);
+  reads.resources.push(...rendered.resources);
+  reads.requests.push(...rendered.requests);
+  if (rendered.builds) reads.built.set(context.app, rendered.builds);
 }
 
 interface ParsedTree {
@@ -125,24 +192,28 @@ interface ParsedTree {
   readonly appNames: ReadonlySet<string>;
   /** Apps whose directory holds a kustomization: their files are not parsed as manifests. */
   readonly withKustomization: ReadonlySet<string>;
+  /** Directories under apps/ that hold a Chart.yaml: chart files, never parsed as manifests. */
+  readonly chartDirectories: readonly string[];
   readonly fileCount: number;
 }
 
 function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undefined): ParsedTree {
   const withKustomization = appsWithKustomization(tree);
+  const chartDirectories = chartDirectoriesOf(tree);
   const out = {
     gitfleet: [],
     appDefinitions: [],
     manifests: [],
     appNames: new Set<string>(),
     withKustomization,
+    chartDirectories,
     fileCount: 0,
   };
   for (const path of sortedPaths(tree)) {
     const role = classifyPath(path);
     if (role.role === "ignored") continue;
     out.fileCount++;
-    if (isKustomizeInput(role, withKustomization)) {
+    if (isBuildInput(path, role, withKustomization, chartDirectories)) {
       out.appNames.add((role as { app: string }).app);
       continue;
     }
@@ -164,9 +235,25 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
   return out;
 }
 
-// A file of an app whose directory holds a kustomization is kustomize's to read.
-function isKustomizeInput(role: FileRole, withKustomization: ReadonlySet<string>): boolean {
-  return role.role === "manifest" && withKustomization.has(role.app);
+// Directories under apps/ holding a Chart.yaml (known from paths alone, before parsing).
+function chartDirectoriesOf(tree: FileTree): string[] {
+  const directories: string[] = [];
+  for (const path of tree.keys())
+    if (path.startsWith("apps/") && path.endsWith("/Chart.yaml"))
+      directories.push(path.slice(0, -"Chart.yaml".length));
+  return directories;
+}
+
+// A file of an app whose directory holds a kustomization is kustomize's to read; a file of a chart
+// kept in an app's directory is Helm's (templates are not YAML).
+function isBuildInput(
+  path: string,
+  role: FileRole,
+  withKustomization: ReadonlySet<string>,
+  chartDirectories: readonly string[],
+): boolean {
+  if (role.role !== "manifest") return false;
+  return withKustomization.has(role.app) || chartDirectories.some((directory) => path.startsWith(directory));
 }
 
 // The objects of a List document (kind: List, or any kind ending in List with `items`), each a
@@ -301,7 +388,7 @@ function assembleModel(
   definitions: ReadonlyMap<string, AppObject>,
   appNames: ReadonlySet<string>,
   resources: readonly Resource[],
-  kustomized: ReadonlyMap<string, AppKustomization>,
+  built: ReadonlyMap<string, AppBuilds>,
 ): FleetModel {
   // Schema validation is what makes these casts safe: each value matched its kind's schema.
   const ofKind = <T>(kind: GitfleetKind): T[] =>
@@ -316,12 +403,12 @@ function assembleModel(
     else resourcesByApp.set(resource.app, [resource]);
   }
   const apps: App[] = [...appNames].sort(compareStrings).map((name) => {
-    const kustomize = kustomized.get(name);
+    const builds = built.get(name);
     return {
       name,
       definition: definitions.get(name),
       resources: (resourcesByApp.get(name) ?? []).sort(compareResources),
-      ...(kustomize ? { kustomize } : {}),
+      ...(builds ? { builds } : {}),
     };
   });
   return {

@@ -30,7 +30,8 @@ export type ProblemCode =
   | "INVALID_SECRET_DATA"
   | "UNUSED_FILE"
   | "REPLICAS_UNDER_AUTOSCALER"
-  | "RENDER_FAILED";
+  | "RENDER_FAILED"
+  | "HELM_RENDER_FAILED";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

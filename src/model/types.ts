@@ -147,6 +147,7 @@ export interface AppSpec {
   readonly owner?: string;
   readonly description?: string;
   readonly kustomize?: AppKustomizeSpec;
+  readonly helm?: AppHelmSpec;
   readonly syncPolicy?: {
     readonly selfHeal?: boolean;
     readonly prune?: boolean;
@@ -168,6 +169,38 @@ export interface KustomizeTargetSpec {
   readonly clusterName?: string;
   readonly clusterSelector?: LabelSelector;
   readonly path: string;
+}
+
+/**
+ * An app rendered from a Helm chart (`helm template` semantics): a chart directory in the fleet repo,
+ * or a chart version from an HTTP chart repository or an OCI registry.
+ */
+export interface AppHelmSpec {
+  /** A directory relative to the app's, a chart name in `repo`, or an oci:// reference. */
+  readonly chart: string;
+  /** An HTTP(S) chart repository's URL (its index.yaml names the chart's versions). */
+  readonly repo?: string;
+  /** The exact chart version, for a chart from a repository or registry. */
+  readonly version?: string;
+  /** Default: the app's name. */
+  readonly releaseName?: string;
+  /** The release namespace. Default: the app's namespace. */
+  readonly namespace?: string;
+  /** Values files relative to the app's directory, merged in order over the chart's own values. */
+  readonly valuesFiles?: readonly string[];
+  /** Values merged last. */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /** Per-cluster values, first match wins. */
+  readonly targets?: readonly HelmTargetSpec[];
+}
+
+export interface HelmTargetSpec {
+  readonly name: string;
+  readonly clusterName?: string;
+  readonly clusterSelector?: LabelSelector;
+  /** Merged after the app's own values files and values. */
+  readonly valuesFiles?: readonly string[];
+  readonly values?: Readonly<Record<string, unknown>>;
 }
 
 export interface ReplicaScheduling {
@@ -404,22 +437,35 @@ export interface App {
    * and its targets' builds make (placement and replica division use the default build's bodies).
    */
   readonly resources: readonly Resource[];
-  /** For an app built by kustomize: which objects each cluster gets, and their bodies. */
-  readonly kustomize?: AppKustomization;
+  /** For an app built by kustomize or Helm: which objects each cluster gets, and their bodies. */
+  readonly builds?: AppBuilds;
 }
 
-/** What kustomize built for an app: the default build and each target's, by object identity. */
-export interface AppKustomization {
-  /** The directory of the default kustomization in the fleet repo. */
-  readonly path: string;
+/**
+ * What built an app's objects (kustomize or Helm): the default build and per-cluster target builds,
+ * each by object identity. Clusters no target matches get the default.
+ */
+export interface AppBuilds {
+  /** What builds the default objects, for status and plans: "kustomize apps/docs", "helm chart …". */
+  readonly source: string;
   readonly defaults: ReadonlyMap<string, Resource>;
-  readonly targets: readonly KustomizeTarget[];
+  readonly targets: readonly BuildTarget[];
+  /** Objects a build made that gitfleet never applies (Helm hooks), as "Job/migrate (pre-install hook)". */
+  readonly notApplied: readonly string[];
+  /**
+   * A digest of every input the builds read (for Helm: the chart, values and capabilities), so that a
+   * change outside the app's own directory still re-renders it.
+   */
+  readonly inputDigest?: string;
 }
 
-export interface KustomizeTarget {
-  readonly spec: KustomizeTargetSpec;
-  /** The directory of its kustomization in the fleet repo. */
-  readonly path: string;
+/** One per-cluster build of an app: for the clusters its clusterName and clusterSelector match. */
+export interface BuildTarget {
+  readonly name: string;
+  readonly clusterName?: string;
+  readonly clusterSelector?: LabelSelector;
+  /** What builds it: "kustomize apps/docs/overlays/prod (target prod)". */
+  readonly source: string;
   readonly objects: ReadonlyMap<string, Resource>;
 }
 

@@ -130,7 +130,7 @@ function objectLines(changes: readonly ObjectChange[], verb: string): string[] {
   return changes.map((change) => `- ${verb}: \`${change.object}\`${from(change)}`);
 }
 
-// Where an object built by kustomize came from.
+// Where an object built by kustomize or Helm came from.
 function from(change: ObjectChange): string {
   return change.source ? `, from ${escapeMarkdown(change.source)}` : "";
 }

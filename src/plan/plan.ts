@@ -15,7 +15,7 @@ export interface ObjectChange {
   /** A unified diff of the rendered file; absent for Secrets, whose values are never shown. */
   readonly diff?: string;
   readonly secret: boolean;
-  /** What built it, for an app built by kustomize: "kustomize apps/docs/overlays/prod (target prod)". */
+  /** What built it, for a built app: "kustomize apps/docs/overlays/prod (target prod)", "helm chart …". */
   readonly source?: string;
 }
 

@@ -34,6 +34,7 @@ export function affectedApps(
   const affected = new Set<string>();
   for (const path of changedPaths) if (addAffected(affected, path, before, after) === ALL) return ALL;
   addUsersOfChangedCrds(affected, before, after);
+  addAppsWithChangedInputs(affected, before, after);
   return closeOverDependents(affected, before, after);
 }
 
@@ -47,6 +48,15 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
   if (kind === "placements" || kind === "overrides")
     for (const model of [before, after]) for (const app of appsSelectedFrom(model, path)) affected.add(app);
   return affected;
+}
+
+// A built app whose inputs changed outside its own directory (a chart elsewhere in the repo, the
+// fleet's capabilities): its input digest says so.
+function addAppsWithChangedInputs(affected: Set<string>, before: FleetModel, after: FleetModel): void {
+  const digests = new Map(before.apps.map((app) => [app.name, app.builds?.inputDigest]));
+  for (const app of after.apps)
+    if (app.builds?.inputDigest !== undefined && digests.get(app.name) !== app.builds.inputDigest)
+      affected.add(app.name);
 }
 
 // A CustomResourceDefinition decides whether its kind is namespaced, for every app that holds one.

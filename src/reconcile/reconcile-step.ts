@@ -1,6 +1,7 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
+import type { ChartRenders } from "../model/helm/chart-request.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
@@ -60,6 +61,8 @@ export interface ReconcileInput {
   readonly changedPaths: readonly string[] | typeof ALL;
   /** Parsed files kept between reconciles. */
   readonly cache?: ParseCache;
+  /** The renders of the tree's Helm charts (loadFleet's third input). */
+  readonly charts?: ChartRenders;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
   readonly observations?: ObservedState;
   /** The key of Secrets' value digests (see render/secrets.ts). */
@@ -88,7 +91,7 @@ export interface ReconcileOutcome {
  * the loading of the fleet plus that app, not a full render.
  */
 export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
-  const loaded = loadFleet(input.tree, input.cache);
+  const loaded = loadFleet(input.tree, input.cache, input.charts);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const model = loaded.model;
   // A replicas change under an autoscaler is said where it was made; it changes nothing.
@@ -327,7 +330,7 @@ function appStatuses(input: AppStatusInput): { appCommits: Map<string, string>; 
   const { state, examined, before, after, changes } = input;
   const appCommits = new Map(state.appCommits);
   const changedApps: string[] = [];
-  const modelApps = new Set(input.model.apps.map((a) => a.name));
+  const modelApps = new Map(input.model.apps.map((a) => [a.name, a]));
   for (const app of examined) {
     const old = before.get(app) ?? NO_OUTPUT;
     const now = after.get(app) ?? NO_OUTPUT;
@@ -341,7 +344,7 @@ function appStatuses(input: AppStatusInput): { appCommits: Map<string, string>; 
     const own = state.appCommits.get(app) ?? input.sourceCommit ?? state.renderedCommit ?? "";
     const commit = same || input.sourceCommit === undefined ? own : input.sourceCommit;
     appCommits.set(app, commit);
-    changes.set(appStatusPath(app), appStatusText(app, commit, now));
+    changes.set(appStatusPath(app), appStatusText(app, commit, now, modelApps.get(app)?.builds?.notApplied));
   }
   return { appCommits, changedApps };
 }

@@ -3,7 +3,7 @@ import {
   failoverConstraints,
   settleFailover,
 } from "../failover/workload-failover.js";
-import { resourceForCluster } from "../model/app-kustomize.js";
+import { resourceForCluster } from "../model/app-builds.js";
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
@@ -260,15 +260,15 @@ function copiesTemplate(divided: boolean, autoscaled: unknown): boolean {
   return !divided && autoscaled === undefined;
 }
 
-// An app built by kustomize: a cluster whose target kustomization builds the workload with its own
-// count runs that count.
+// A built app (kustomize, Helm): a cluster whose target build makes the workload with its own count
+// runs that count.
 function withOwnCounts(
   context: RenderContext,
   resource: Resource,
   decision: ScheduleDecision,
 ): ScheduleDecision {
   const app = context.model.apps.find((a) => a.name === resource.app);
-  if (!app?.kustomize) return decision;
+  if (!app?.builds) return decision;
   const clusters = Object.fromEntries(
     Object.entries(decision.clusters).map(([cluster, count]) => {
       const body = resourceForCluster(app, resource, context.facts.get(cluster) as ClusterFacts);

@@ -1,4 +1,4 @@
-import { resourceForCluster, sourceForCluster } from "../model/app-kustomize.js";
+import { resourceForCluster, sourceForCluster } from "../model/app-builds.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
@@ -102,7 +102,7 @@ function renderDestinations(
     const app = apps.get(resource.app);
     for (const [cluster, replicas] of destination.clusters) {
       const facts = context.facts.get(cluster) as ClusterFacts;
-      // An app built by kustomize sends each cluster what its target kustomization built.
+      // A built app (kustomize, Helm) sends each cluster what its target's build made.
       const body = resourceForCluster(app, resource, facts);
       if (!body) continue;
       const rendered = renderForCluster(context, {

@@ -17,7 +17,7 @@ export interface RenderedObject {
   readonly object: JsonMap;
   /** The serialized file, byte-stable. */
   readonly text: string;
-  /** What built it, when not the app's manifests: "kustomize apps/docs/overlays/prod (target prod)". */
+  /** What built it, when not the app's manifests: "kustomize apps/docs/overlays/prod (target prod)", "helm …". */
   readonly source?: string;
 }
 

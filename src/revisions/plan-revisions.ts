@@ -1,8 +1,9 @@
 import { parse } from "yaml";
 import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
+import { defaultChartRenderer } from "../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../helm/load-with-charts.js";
 import type { FileTree } from "../model/file-tree.js";
-import { loadFleet } from "../model/load-fleet.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
 import type { FleetModel } from "../model/types.js";
@@ -68,10 +69,10 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     });
   const [baseTree, headTree] = await Promise.all([read(input.base), read(input.head)]);
   // The head must be valid: a plan of an invalid change would promise what cannot be applied.
-  const head = loadFleet(headTree);
+  const head = await loadFleetWithCharts(headTree, defaultChartRenderer());
   if (!head.model) return { error: formatValidationReport(`${input.repo}@${input.head}`, head), notes: [] };
   const notes: string[] = [];
-  const base = loadFleet(baseTree);
+  const base = await loadFleetWithCharts(baseTree, defaultChartRenderer());
   if (!base.model) notes.push(`the base revision ${input.base} is invalid; planning against an empty fleet`);
   const statusTree = await readTreeAtRevision(input.repo, input.statusBranch).catch(() => undefined);
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;

@@ -93,12 +93,17 @@ export interface AppOutput {
 }
 
 /**
- * status/apps/<app>.yaml: per cluster the objects it gets (and, for an app built by kustomize, the
- * kustomization that built them) and each workload's desired replicas; per
- * workload the scheduler's decision with its reasons; render errors. `sourceCommit` is the source
- * commit that last changed what the app renders.
+ * status/apps/<app>.yaml: per cluster the objects it gets (and, for an app built by kustomize or
+ * Helm, what built them) and each workload's desired replicas; per workload the scheduler's decision
+ * with its reasons; render errors; the objects a build made that are never applied (Helm hooks).
+ * `sourceCommit` is the source commit that last changed what the app renders.
  */
-export function appStatusText(app: string, sourceCommit: string, output: AppOutput): string {
+export function appStatusText(
+  app: string,
+  sourceCommit: string,
+  output: AppOutput,
+  notApplied: readonly string[] = [],
+): string {
   const clusters: Record<string, JsonMap> = {};
   for (const object of output.objects) {
     const entry = clusters[object.cluster] ?? { objects: 0 };
@@ -121,6 +126,7 @@ export function appStatusText(app: string, sourceCommit: string, output: AppOutp
   return emitYaml({
     app,
     sourceCommit,
+    ...(notApplied.length > 0 ? { notApplied: [...notApplied] } : {}),
     clusters: sortedRecord(clusters),
     workloads: output.decisions.map((w) => ({
       identity: w.identity,

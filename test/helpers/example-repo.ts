@@ -1,5 +1,10 @@
 import { fileURLToPath } from "node:url";
+import { ChartRenderer } from "../../src/helm/chart-renderer.js";
+import { helmEnvironment } from "../../src/helm/helm-environment.js";
+import { chartRendersFor, loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
 import type { FileTree } from "../../src/model/file-tree.js";
+import type { ChartRenders } from "../../src/model/helm/chart-request.js";
+import { createParseCache, type LoadResult } from "../../src/model/load-fleet.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
 
 /** The absolute path of example-repo/. */
@@ -8,4 +13,16 @@ export const EXAMPLE_REPO_DIR = fileURLToPath(new URL("../../example-repo", impo
 /** Reads example-repo/ from disk into a FileTree. */
 export function readExampleRepo(): Promise<FileTree> {
   return readDirectoryTree(EXAMPLE_REPO_DIR);
+}
+
+const renderer = new ChartRenderer(helmEnvironment());
+
+/** The renders of a tree's Helm charts (the example fleet has a Helm app), for loadFleet's third input. */
+export function chartsOf(tree: FileTree): Promise<ChartRenders | undefined> {
+  return chartRendersFor(tree, renderer, createParseCache());
+}
+
+/** loadFleet with the tree's Helm charts rendered by the pinned helm. */
+export function loadWithCharts(tree: FileTree): Promise<LoadResult> {
+  return loadFleetWithCharts(tree, renderer);
 }

@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FileTree } from "../../src/model/file-tree.js";
+import type { ChartRenders } from "../../src/model/helm/chart-request.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
-import { readExampleRepo } from "../helpers/example-repo.js";
+import { chartsOf, readExampleRepo } from "../helpers/example-repo.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 import { INVALID_REPO_CASES } from "./invalid-repos.cases.js";
 
@@ -16,15 +17,18 @@ function shuffled(tree: FileTree, order: readonly number[]): FileTree {
 
 describe("loading is deterministic", () => {
   let example: FileTree;
+  let charts: ChartRenders | undefined;
   beforeAll(async () => {
     example = await readExampleRepo();
+    charts = await chartsOf(example);
   });
 
   it("gives a byte-identical model for any file order", () => {
-    const expected = JSON.stringify(loadFleet(example).model);
+    const expected = JSON.stringify(loadFleet(example, undefined, charts).model);
+    expect(expected).not.toBe(undefined);
     fc.assert(
       fc.property(fc.array(fc.integer(), { minLength: 1, maxLength: 60 }), (order) => {
-        expect(JSON.stringify(loadFleet(shuffled(example, order)).model)).toBe(expected);
+        expect(JSON.stringify(loadFleet(shuffled(example, order), undefined, charts).model)).toBe(expected);
       }),
       { numRuns: 50 },
     );

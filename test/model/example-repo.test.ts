@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FileTree } from "../../src/model/file-tree.js";
-import { type LoadResult, loadFleet } from "../../src/model/load-fleet.js";
-import { readExampleRepo } from "../helpers/example-repo.js";
+import type { LoadResult } from "../../src/model/load-fleet.js";
+import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";
 
 /** The example fleet is what the demo, the golden tests and the docs build on: it must stay complete. */
 describe("example-repo", () => {
@@ -9,7 +9,7 @@ describe("example-repo", () => {
   let result: LoadResult;
   beforeAll(async () => {
     tree = await readExampleRepo();
-    result = loadFleet(tree);
+    result = await loadWithCharts(tree);
   });
 
   it("is valid with no warnings", () => {

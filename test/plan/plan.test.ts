@@ -71,6 +71,13 @@ const SCENARIOS: Record<string, () => void> = {
       "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: docs\nspec:\n  apps: [docs]\n  clusterAffinity:\n    clusterNames: [gcp-euw1]\n",
     );
   },
+  // A Helm app's prod values file: the prod clusters' render changes, staging's does not.
+  "helm-values-change": () =>
+    edit("apps/status-page/values-prod.yaml", (t) =>
+      t
+        .replace("replicaCount: 3", "replicaCount: 4")
+        .replace("All systems operational", "Degraded: payments"),
+    ),
   // The platform app holds every cluster's namespaces: removing it is over any deletion budget.
   "platform-removed": () => {
     rmSync(join(repo, "apps/platform"), { recursive: true });

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { identityOf } from "../../src/model/identity.js";
 import { groupOf } from "../../src/model/kinds.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { readHeader } from "../../src/reconcile/restore-state.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 
-import { readExampleRepo } from "../helpers/example-repo.js";
+import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";
 
 describe("reading a rendered file's header", () => {
   it("gives every example object's identity and app, as a full parse does", async () => {
-    const model = loadFleet(await readExampleRepo()).model;
+    const model = (await loadWithCharts(await readExampleRepo())).model;
     if (!model) throw new Error("example-repo is invalid");
     const objects = renderFleet(model).objects;
     let read = 0;

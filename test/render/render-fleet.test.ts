@@ -1,15 +1,16 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FileTree } from "../../src/model/file-tree.js";
+import type { ChartRenders } from "../../src/model/helm/chart-request.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { formatRenderError, formatRenderedTree } from "../../src/render/format-render.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { readExampleRepo } from "../helpers/example-repo.js";
+import { chartsOf, readExampleRepo } from "../helpers/example-repo.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
-function modelOf(tree: FileTree): FleetModel {
-  const result = loadFleet(tree);
+function modelOf(tree: FileTree, charts?: ChartRenders): FleetModel {
+  const result = loadFleet(tree, undefined, charts);
   if (!result.model) throw new Error(result.problems.map((p) => p.message).join("\n"));
   return result.model;
 }
@@ -17,9 +18,11 @@ function modelOf(tree: FileTree): FleetModel {
 describe("rendering the example fleet", () => {
   let tree: FileTree;
   let model: FleetModel;
+  let charts: ChartRenders | undefined;
   beforeAll(async () => {
     tree = await readExampleRepo();
-    model = modelOf(tree);
+    charts = await chartsOf(tree);
+    model = modelOf(tree, charts);
   });
 
   it("matches the reviewed golden tree byte for byte", async () => {
@@ -73,7 +76,9 @@ describe("rendering the example fleet", () => {
         const entries = [...tree.entries()]
           .map((entry, i) => ({ entry, key: keys[i % keys.length] ?? 0 }))
           .sort((a, b) => a.key - b.key);
-        expect(formatRenderedTree(renderFleet(modelOf(new Map(entries.map((e) => e.entry)))))).toBe(expected);
+        expect(formatRenderedTree(renderFleet(modelOf(new Map(entries.map((e) => e.entry)), charts)))).toBe(
+          expected,
+        );
       }),
       { numRuns: 20 },
     );

@@ -2,11 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Json } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { readExampleRepo } from "../helpers/example-repo.js";
+import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";
 
 /** The fast reader against the `yaml` package (YAML 1.1, as kubectl reads) on what the emitter writes. */
 describe("reading emitted YAML", () => {
@@ -37,7 +36,7 @@ describe("reading emitted YAML", () => {
   });
 
   it("reads every rendered object of the example fleet", async () => {
-    const model = loadFleet(await readExampleRepo()).model;
+    const model = (await loadWithCharts(await readExampleRepo())).model;
     if (!model) throw new Error("example-repo is invalid");
     for (const object of renderFleet(model).objects)
       expect(readEmittedYaml(object.text)).toEqual(object.object);

@@ -3,13 +3,13 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { desiredByCluster, pruneSettings } from "../../src/sync/desired-objects.js";
-import { readExampleRepo } from "../helpers/example-repo.js";
+import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
 
 /** What each cluster should hold, from the rendered tree and the fleet: policies, Secret values, pruning rules. */
 describe("desiredByCluster", () => {
   it("restores a Secret's values from the fleet repo (the rendered tree holds only their digest)", async () => {
-    const { model } = loadFleet(await readExampleRepo());
+    const { model } = await loadWithCharts(await readExampleRepo());
     if (!model) throw new Error("the example fleet does not validate");
     const render = renderFleet(model);
     const rendered = render.objects.find((o) => o.identity === "/Secret/data/mysql-root");

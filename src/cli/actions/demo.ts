@@ -8,15 +8,17 @@ import type { ControllerReport } from "../../controller/controller.js";
 import type { Reconciler } from "../../controller/reconciler.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
+import { defaultChartRenderer } from "../../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
 import { createLogger } from "../../log/logger.js";
 import { asList, asMap } from "../../model/json.js";
-import { loadFleet } from "../../model/load-fleet.js";
 import type { ControllerServer } from "../../server/http-server.js";
 import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
 import { parseSimulationProfile } from "../../sim/simulation-profile.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { demoSigningKey, startAgents } from "../demo/demo-agents.js";
+import { prepareDemoHelm } from "../demo/demo-helm.js";
 import { commitAll, deployByHand } from "../demo/deploy-by-hand.js";
 import { ProgressPrinter } from "../demo/progress-printer.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
@@ -37,8 +39,9 @@ export async function runDemo(
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-demo-"));
   const repoDir = join(dir, "fleet");
   cpSync(EXAMPLE_REPO, repoDir, { recursive: true });
+  prepareDemoHelm(repoDir, output);
   await commitAll(repoDir);
-  const model = loadFleet(await readDirectoryTree(repoDir)).model;
+  const model = (await loadFleetWithCharts(await readDirectoryTree(repoDir), defaultChartRenderer())).model;
   if (!model) throw new Error("the example fleet does not validate");
   output.out(
     `gitfleet demo: the example fleet is a Git repository in ${repoDir}\n  edit it and commit: the next reconcile writes the change to its gitfleet/status branch\n\n`,

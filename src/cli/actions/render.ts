@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { loadFleet } from "../../model/load-fleet.js";
+import { defaultChartRenderer } from "../../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { renderFleet } from "../../render/render-fleet.js";
@@ -29,7 +30,7 @@ export async function runRender(
     );
   });
   // 1. Validate: an invalid repo renders nothing.
-  const loaded = loadFleet(tree);
+  const loaded = await loadFleetWithCharts(tree, defaultChartRenderer());
   if (!loaded.model) {
     output.err(formatValidationReport(dir, loaded));
     return ExitCode.Failed;

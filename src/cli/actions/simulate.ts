@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { loadFleet } from "../../model/load-fleet.js";
+import { defaultChartRenderer } from "../../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
@@ -33,7 +34,7 @@ export async function runSimulate(options: SimulateOptions, output: CommandOutpu
       `cannot read fleet repo ${options.fromRepo}: ${error instanceof Error ? error.message : String(error)}`,
     );
   });
-  const loaded = loadFleet(tree);
+  const loaded = await loadFleetWithCharts(tree, defaultChartRenderer());
   if (!loaded.model) {
     output.err(formatValidationReport(options.fromRepo, loaded));
     return ExitCode.Failed;

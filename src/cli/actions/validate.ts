@@ -1,4 +1,5 @@
-import { loadFleet } from "../../model/load-fleet.js";
+import { defaultChartRenderer } from "../../helm/chart-renderer.js";
+import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
 import { formatValidationReport, validationReportJson } from "../../model/summary.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -18,7 +19,7 @@ export async function runValidate(
     const reason = error instanceof Error && "code" in error ? String(error.code) : String(error);
     throw new CliError(`cannot read fleet repo ${dir}: ${reason}`);
   });
-  const result = loadFleet(tree);
+  const result = await loadFleetWithCharts(tree, defaultChartRenderer());
   output.out(options.format === "json" ? validationReportJson(result) : formatValidationReport(dir, result));
   const failed = result.model === undefined || (options.strict && result.problems.length > 0);
   return failed ? ExitCode.Failed : ExitCode.Ok;

@@ -1,18 +1,12 @@
 import { type FileTree, sortedPaths } from "../file-tree.js";
 import { asList, isJsonMap, type Json, type JsonMap, valueAt } from "../json.js";
 import type { Problem } from "../problem.js";
+import { joinPath, normalizePath } from "../repo-path.js";
 import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, freshObject, groupOf, nameOf, namespaceOf, withId } from "./built-object.js";
 import { contentHash } from "./content-hash.js";
 import { runGenerators } from "./generators.js";
-import {
-  type FieldPath,
-  fail,
-  joinPath,
-  type KustomizationContext,
-  normalizePath,
-  problemAt,
-} from "./kustomization-context.js";
+import { type FieldPath, fail, type KustomizationContext, problemAt } from "./kustomization-context.js";
 import { fixNameReferences } from "./name-references.js";
 import { applyJson6902Patches, applyMergePatches } from "./patches.js";
 import { applyReplacements } from "./replacements.js";

@@ -1,5 +1,6 @@
 import type { FileTree } from "../file-tree.js";
 import type { Problem } from "../problem.js";
+import { joinPath, normalizePath } from "../repo-path.js";
 import { locate, type SourceDocument } from "../yaml-source.js";
 
 /** One kustomization being built: where it is, its parsed file, and where its problems go. */
@@ -64,21 +65,4 @@ export function readRelative(
     return undefined;
   }
   return { path, bytes };
-}
-
-export function joinPath(dir: string, name: string): string {
-  return dir === "" ? name : `${dir}/${name}`;
-}
-
-/** A path with "." and ".." resolved; undefined when it climbs above the tree's root. */
-export function normalizePath(path: string): string | undefined {
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else parts.push(part);
-  }
-  return parts.join("/");
 }

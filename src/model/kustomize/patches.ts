@@ -2,17 +2,11 @@ import { asList, isJsonMap, type Json, type JsonMap, valueAt } from "../json.js"
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { schemaFor } from "../patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge.js";
+import { joinPath, normalizePath } from "../repo-path.js";
 import type { JsonPatchOperation } from "../types.js";
 import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, groupOf, nameOf, namespaceOf, withId } from "./built-object.js";
-import {
-  type FieldPath,
-  fail,
-  joinPath,
-  type KustomizationContext,
-  normalizePath,
-  readRelative,
-} from "./kustomization-context.js";
+import { type FieldPath, fail, type KustomizationContext, readRelative } from "./kustomization-context.js";
 import { compileTarget, hasId, type TargetSelector } from "./select-targets.js";
 
 // A kustomization's patches, with gitfleet's own strategic merge and JSON patch engines:

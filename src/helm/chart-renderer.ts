@@ -1,0 +1,319 @@
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { FileTree } from "../model/file-tree.js";
+import {
+  type ChartLocation,
+  type ChartRender,
+  type ChartRequest,
+  chartLabel,
+  type RenderedDocument,
+} from "../model/helm/chart-request.js";
+import { splitTemplateOutput } from "../model/helm/template-output.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
+import { type ProgramResult, runProgram } from "../util/run-program.js";
+import { type HelmEnvironment, helmEnvironment } from "./helm-environment.js";
+
+// The edge that runs helm for the pure core. A request's output is cached on disk by a digest of
+// everything it depends on — the chart's content (a repo directory's files, or the fetched archive's
+// bytes), the values, release, namespace and capabilities — so a reconcile of unchanged charts runs
+// no helm process, and a source commit renders identically every time. A chart version from a
+// repository or registry is fetched once into the cache and used from there ever after.
+//
+// Helm runs with an environment of its own: no kubeconfig, no user repositories or registry
+// logins, no plugins, temporary homes; only the proxy and CA variables pass through. Output and time
+// are bounded. Failures of `helm template` are cached like output (they are a function of the same
+// inputs); a fetch that fails or a run that times out is not, and is tried again on the next load.
+
+/** What the renderer did since it was made: cache hits, helm template runs and chart fetches. */
+export interface HelmStats {
+  hits: number;
+  helmRuns: number;
+  fetches: number;
+}
+
+const MAX_OUTPUT = 32 * 2 ** 20;
+const MAX_ARCHIVE_BYTES = 20 * 2 ** 20;
+const MAX_ERROR = 4000;
+const CONCURRENCY = 2;
+const MEMORY_ENTRIES = 512;
+const PASSED_VARIABLES = [
+  "PATH",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+];
+
+/** Renders chart requests with helm, through a cache. One per process: it keeps recent renders in memory. */
+export class ChartRenderer {
+  readonly stats: HelmStats = { hits: 0, helmRuns: 0, fetches: 0 };
+  private readonly memory = new Map<string, ChartRender>();
+  private readonly archives = new Map<string, Promise<{ path: string; digest: string }>>();
+
+  constructor(private readonly environment: HelmEnvironment) {}
+
+  /** The renders of the requests, by request key (charts in directories are read from `tree`). */
+  async renderAll(requests: readonly ChartRequest[], tree: FileTree): Promise<Map<string, ChartRender>> {
+    const unique = [...new Map(requests.map((request) => [request.key, request])).values()];
+    const renders = await mapConcurrently(unique, CONCURRENCY, (request) => this.render(request, tree));
+    return new Map(unique.map((request, index) => [request.key, renders[index] as ChartRender]));
+  }
+
+  /** One request's render; never throws (a failure is a render with an error). */
+  async render(request: ChartRequest, tree: FileTree): Promise<ChartRender> {
+    try {
+      const archive = request.chart.kind === "directory" ? undefined : await this.archive(request.chart);
+      const key = archive ? digestOf(`${request.key}\0${archive.digest}`) : request.key;
+      const cached = this.memory.get(key) ?? (await this.readCached(key));
+      if (cached) {
+        this.stats.hits++;
+        this.remember(key, cached);
+        return cached;
+      }
+      const { render, cacheable } = await this.template(request, tree, archive?.path);
+      if (cacheable) await this.writeCached(key, render);
+      this.remember(key, render);
+      return render;
+    } catch (error) {
+      return { ok: false, error: bounded(error instanceof Error ? error.message : String(error)) };
+    }
+  }
+
+  private remember(key: string, render: ChartRender): void {
+    this.memory.delete(key);
+    this.memory.set(key, render);
+    if (this.memory.size > MEMORY_ENTRIES) this.memory.delete(this.memory.keys().next().value as string);
+  }
+
+  private renderedPath(key: string): string {
+    return join(this.environment.cacheDir, "rendered", `${key}.json`);
+  }
+
+  private async readCached(key: string): Promise<ChartRender | undefined> {
+    const text = await readFile(this.renderedPath(key), "utf8").catch(() => undefined);
+    if (text === undefined) return undefined;
+    try {
+      return checkedRender(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async writeCached(key: string, render: ChartRender): Promise<void> {
+    await writeAtomically(this.renderedPath(key), JSON.stringify(render));
+  }
+
+  // `helm template` in a work directory of its own.
+  private async template(
+    request: ChartRequest,
+    tree: FileTree,
+    archive: string | undefined,
+  ): Promise<{ render: ChartRender; cacheable: boolean }> {
+    const binary = this.environment.binary;
+    if (!binary) {
+      const error =
+        "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh";
+      return { render: { ok: false, error }, cacheable: false };
+    }
+    const work = await mkdtemp(join(tmpdir(), "gitfleet-helm-"));
+    try {
+      const chartDir = join(work, "chart");
+      if (request.chart.kind === "directory") await writeChart(tree, request.chart, chartDir);
+      const valuesFiles = await Promise.all(
+        request.values.map(async (values, index) => {
+          const file = join(work, `values-${index}.yaml`);
+          await writeFile(file, values.text, { mode: 0o600 });
+          return file;
+        }),
+      );
+      const args = [
+        "template",
+        request.releaseName,
+        archive ?? chartDir,
+        "--namespace",
+        request.namespace,
+        "--kube-version",
+        request.kubeVersion,
+        "--include-crds",
+        ...request.apiVersions.flatMap((version) => ["--api-versions", version]),
+        ...valuesFiles.flatMap((file) => ["--values", file]),
+      ];
+      this.stats.helmRuns++;
+      const result = await this.run(binary, args, work);
+      if (result.code === 0 && !result.truncated && !result.timedOut)
+        return { render: { ok: true, documents: splitTemplateOutput(result.stdout) }, cacheable: true };
+      const labels: [string, string][] = [
+        ...valuesFiles.map((file, index): [string, string] => [file, request.values[index]?.name ?? file]),
+        [chartDir, chartLabel(request.chart)],
+        [work, "<work>"],
+      ];
+      const error = inRepoPaths(failure(result, labels), request.chart);
+      return { render: { ok: false, error }, cacheable: !result.timedOut };
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  // A chart version from a repository or a registry, fetched once into the cache by its digest.
+  private archive(
+    chart: Exclude<ChartLocation, { kind: "directory" }>,
+  ): Promise<{ path: string; digest: string }> {
+    const ref = digestOf(JSON.stringify(chart));
+    let pending = this.archives.get(ref);
+    if (!pending) {
+      pending = this.fetchArchive(chart, ref);
+      this.archives.set(ref, pending);
+      pending.catch(() => this.archives.delete(ref));
+    }
+    return pending;
+  }
+
+  private async fetchArchive(
+    chart: Exclude<ChartLocation, { kind: "directory" }>,
+    ref: string,
+  ): Promise<{ path: string; digest: string }> {
+    const charts = join(this.environment.cacheDir, "charts");
+    const refFile = join(charts, "refs", ref);
+    const known = (await readFile(refFile, "utf8").catch(() => "")).trim();
+    if (/^[0-9a-f]{64}$/.test(known)) {
+      const path = join(charts, `${known}.tgz`);
+      if (await stat(path).catch(() => undefined)) return { path, digest: known };
+    }
+    const binary = this.environment.binary;
+    if (!binary)
+      throw new Error(
+        "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh",
+      );
+    const work = await mkdtemp(join(tmpdir(), "gitfleet-helm-pull-"));
+    try {
+      const destination = join(work, "out");
+      await mkdir(destination);
+      const args =
+        chart.kind === "repository"
+          ? ["pull", chart.name, "--repo", chart.repo, "--version", chart.version]
+          : ["pull", chart.reference, "--version", chart.version, ...this.plainHttp(chart.reference)];
+      this.stats.fetches++;
+      const result = await this.run(binary, [...args, "--destination", destination], work);
+      if (result.code !== 0 || result.timedOut)
+        throw new Error(`fetching ${chartLabel(chart)} failed: ${failure(result, [[work, "<work>"]])}`);
+      const [archive] = (await readdir(destination)).filter((name) => name.endsWith(".tgz"));
+      if (!archive) throw new Error(`fetching ${chartLabel(chart)} gave no chart archive`);
+      const bytes = await readFile(join(destination, archive));
+      if (bytes.length > MAX_ARCHIVE_BYTES)
+        throw new Error(`${chartLabel(chart)} is larger than ${MAX_ARCHIVE_BYTES} bytes`);
+      const digest = createHash("sha256").update(bytes).digest("hex");
+      const path = join(charts, `${digest}.tgz`);
+      await writeAtomically(path, bytes);
+      await writeAtomically(refFile, `${digest}\n`);
+      return { path, digest };
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  private plainHttp(reference: string): string[] {
+    const host = reference.slice("oci://".length).split("/")[0] ?? "";
+    return this.environment.plainHttpHosts.includes(host) ? ["--plain-http"] : [];
+  }
+
+  private run(binary: string, args: readonly string[], work: string): Promise<ProgramResult> {
+    const env = Object.create(null) as NodeJS.ProcessEnv;
+    for (const name of PASSED_VARIABLES) if (process.env[name] !== undefined) env[name] = process.env[name];
+    Object.assign(env, {
+      HOME: work,
+      HELM_CACHE_HOME: join(work, "cache"),
+      HELM_CONFIG_HOME: join(work, "config"),
+      HELM_DATA_HOME: join(work, "data"),
+      HELM_PLUGINS: join(work, "plugins"),
+      HELM_REGISTRY_CONFIG: join(work, "registry.json"),
+      HELM_REPOSITORY_CONFIG: join(work, "repositories.yaml"),
+      HELM_REPOSITORY_CACHE: join(work, "repository"),
+      KUBECONFIG: join(work, "no-kubeconfig"),
+    });
+    return runProgram(binary, args, "", {
+      env,
+      timeoutMs: this.environment.timeoutMs,
+      maxOutput: MAX_OUTPUT,
+    });
+  }
+}
+
+// A chart directory of the fleet repo, written out file by file under `target`.
+async function writeChart(
+  tree: FileTree,
+  chart: Extract<ChartLocation, { kind: "directory" }>,
+  target: string,
+): Promise<void> {
+  for (const file of chart.files) {
+    const relative = file.slice(chart.path.length + 1);
+    if (relative.split("/").some((part) => part === ".." || part === "." || part === "")) continue;
+    const bytes = tree.get(file);
+    if (!bytes) continue;
+    const path = join(target, relative);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, bytes, { mode: 0o600 });
+  }
+}
+
+// What helm said, with temporary paths named as the user knows them, bounded.
+function failure(result: ProgramResult, labels: readonly [string, string][]): string {
+  if (result.timedOut) return "helm ran past its timeout (GITFLEET_HELM_TIMEOUT)";
+  if (result.truncated) return `helm printed more than ${MAX_OUTPUT} bytes`;
+  let text = result.stderr.trim() || `helm exited with ${result.code}`;
+  for (const [path, label] of labels) text = text.split(path).join(label);
+  text = text.replace(/^Error: /, "").replace(/\n+Use --debug flag to render out invalid YAML\s*$/, "");
+  return bounded(text.trim());
+}
+
+// Helm names a template "<chart>/templates/x.yaml": for a chart in the fleet repo, its path there.
+function inRepoPaths(message: string, chart: ChartLocation): string {
+  if (chart.kind !== "directory") return message;
+  return message.replace(
+    /\(([A-Za-z0-9_.-]+)\/(templates|charts|crds)\//g,
+    (_match, _name, dir) => `(${chart.path}/${dir}/`,
+  );
+}
+
+function bounded(text: string): string {
+  return text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR)}…` : text;
+}
+
+function digestOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+async function writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temporary, data, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+// A cached render read back: its shape checked, since the cache directory is outside the repo.
+function checkedRender(value: unknown): ChartRender | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const render = value as { ok?: unknown; error?: unknown; documents?: unknown };
+  if (render.ok === false && typeof render.error === "string") return { ok: false, error: render.error };
+  if (render.ok !== true || !Array.isArray(render.documents)) return undefined;
+  const documents: RenderedDocument[] = [];
+  for (const document of render.documents as unknown[]) {
+    const { template, text } = (document ?? {}) as { template?: unknown; text?: unknown };
+    if (typeof template !== "string" || typeof text !== "string") return undefined;
+    documents.push({ template, text });
+  }
+  return { ok: true, documents };
+}
+
+let shared: ChartRenderer | undefined;
+
+/** The process's renderer, from its environment variables (helm-environment.ts). */
+export function defaultChartRenderer(): ChartRenderer {
+  shared ??= new ChartRenderer(helmEnvironment());
+  return shared;
+}

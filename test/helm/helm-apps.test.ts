@@ -1,0 +1,353 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { ChartRenderer } from "../../src/helm/chart-renderer.js";
+import { helmEnvironment } from "../../src/helm/helm-environment.js";
+import { loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
+import type { FileTree } from "../../src/model/file-tree.js";
+import { formatProblem } from "../../src/model/problem.js";
+import type { App, Resource } from "../../src/model/types.js";
+import { helm, helmBinary, serveDirectory, serveOciRegistry } from "../helpers/helm.js";
+import { minimalFleetWith } from "../helpers/minimal-fleet.js";
+
+// Helm apps through the real helm (built from Go modules by scripts/build-helm.sh): a chart in the
+// fleet repo, the same chart from a loopback chart repository and a loopback OCI registry, values
+// files and per-cluster values, each rendered equal to `helm template` with the same inputs.
+
+const CHART = fileURLToPath(new URL("../fixtures/helm/shop", import.meta.url));
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: {type: object, properties: {size: {type: string}}}
+`;
+const VALUES_COMMON = "greeting: hello from the fleet\nservice:\n  port: 8080\n";
+
+let binary: string;
+let work: string;
+
+function chartFiles(prefix: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files[`${prefix}/${relative(CHART, path)}`] = readFileSync(path, "utf8");
+    }
+  };
+  walk(CHART);
+  return files;
+}
+
+function appYaml(helmSpec: string): string {
+  return `apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: shop\nspec:\n  namespace: shop\n  helm:\n${helmSpec}`;
+}
+
+const PLACEMENT =
+  "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: shop\nspec:\n  apps: [shop]\n  replicaScheduling:\n    type: Duplicated\n";
+
+const TARGETS = `    targets:
+      - name: east
+        clusterName: east
+        values:
+          replicaCount: 5
+          widget: {size: large}
+`;
+
+function fleet(helmSpec: string, extra: Record<string, string | null> = {}): FileTree {
+  return minimalFleetWith({
+    "apps/shop/app.yaml": appYaml(helmSpec),
+    "apps/shop/values-common.yaml": VALUES_COMMON,
+    "apps/widgets/crd.yaml": WIDGET_CRD,
+    "placements/shop.yaml": PLACEMENT,
+    ...extra,
+  });
+}
+
+const IN_REPO = `    chart: chart\n    valuesFiles: [values-common.yaml]\n    values:\n      image: {tag: "2.5.0"}\n${TARGETS}`;
+
+function renderer(cacheDir: string, plainHttpHosts: string[] = []): ChartRenderer {
+  const environment = helmEnvironment({ GITFLEET_HELM: binary, GITFLEET_CACHE_DIR: cacheDir });
+  return new ChartRenderer({ ...environment, plainHttpHosts });
+}
+
+// What `helm template` prints for the chart with these values files, as objects by identity, hooks left out.
+async function helmTemplate(
+  chart: string,
+  values: readonly string[],
+  extra: readonly string[] = [],
+): Promise<Map<string, unknown>> {
+  const files = values.map((text, index) => {
+    const file = join(work, `expected-values-${index}.yaml`);
+    writeFileSync(file, text);
+    return ["--values", file];
+  });
+  const output = await helm(binary, join(work, "home"), [
+    "template",
+    "shop",
+    chart,
+    "--namespace",
+    "shop",
+    "--kube-version",
+    "v1.36.0",
+    "--include-crds",
+    "--api-versions",
+    "example.com/v1",
+    "--api-versions",
+    "example.com/v1/Widget",
+    ...files.flat(),
+    ...extra,
+  ]);
+  const objects = new Map<string, unknown>();
+  for (const document of parseAllDocuments(output)) {
+    const object = document.toJS() as {
+      kind: string;
+      metadata: { name: string; annotations?: Record<string, string> };
+    };
+    if (!object || object.metadata.annotations?.["helm.sh/hook"]) continue;
+    objects.set(`${object.kind}/${object.metadata.name}`, object);
+  }
+  return objects;
+}
+
+function objectsOf(resources: Iterable<Resource>): Map<string, unknown> {
+  return new Map([...resources].map((r) => [`${r.kind}/${r.name}`, r.object]));
+}
+
+function shopApp(loaded: Awaited<ReturnType<typeof loadFleetWithCharts>>): App {
+  if (!loaded.model) throw new Error(loaded.problems.map(formatProblem).join("\n"));
+  return loaded.model.apps.find((a) => a.name === "shop") as App;
+}
+
+beforeAll(() => {
+  binary = helmBinary();
+  work = mkdtempSync(join(tmpdir(), "gitfleet-helm-test-"));
+}, 20 * 60_000);
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("Helm apps", () => {
+  it("render a chart in the fleet repo as helm template does, per cluster with its target's values", async () => {
+    const loaded = await loadFleetWithCharts(
+      fleet(IN_REPO, chartFiles("apps/shop/chart")),
+      renderer(join(work, "c1")),
+    );
+    const app = shopApp(loaded);
+    const builds = app.builds;
+    if (!builds) throw new Error("no builds");
+    const inline = 'image: {tag: "2.5.0"}\n';
+    expect(objectsOf(builds.defaults.values())).toEqual(await helmTemplate(CHART, [VALUES_COMMON, inline]));
+    expect(objectsOf(builds.targets[0]?.objects.values() ?? [])).toEqual(
+      await helmTemplate(CHART, [VALUES_COMMON, inline, "replicaCount: 5\nwidget: {size: large}\n"]),
+    );
+    expect([...builds.defaults.keys()].length).toBe(6);
+    expect(builds.source).toBe("helm chart shop 0.3.1 (apps/shop/chart)");
+    expect(builds.targets[0]?.source).toBe("helm chart shop 0.3.1 (apps/shop/chart) (values target east)");
+    expect(builds.notApplied).toEqual(["Job/shop-shop-migrate (pre-install,pre-upgrade hook, not run)"]);
+    const deployment = app.resources.find((r) => r.kind === "Deployment");
+    expect(deployment?.origin.file).toBe("apps/shop/chart/templates/deployment.yaml");
+    expect(app.resources.find((r) => r.kind === "CustomResourceDefinition")?.name).toBe(
+      "gadgets.example.com",
+    );
+    expect(app.resources.find((r) => r.kind === "Widget")?.namespace).toBe("shop");
+  });
+
+  it("render the same chart from a loopback chart repository and a loopback OCI registry equally", async () => {
+    const packaged = join(work, "repo");
+    mkdirSync(packaged, { recursive: true });
+    await helm(binary, join(work, "home"), ["package", CHART, "--destination", packaged]);
+    const repository = await serveDirectory(packaged);
+    const registry = await serveOciRegistry();
+    try {
+      await helm(binary, join(work, "home"), [
+        "repo",
+        "index",
+        packaged,
+        "--url",
+        `http://${repository.url}`,
+      ]);
+      await helm(binary, join(work, "home"), [
+        "push",
+        join(packaged, "shop-0.3.1.tgz"),
+        `oci://${registry.url}/charts`,
+        "--plain-http",
+      ]);
+      const values = `    valuesFiles: [values-common.yaml]\n    values:\n      image: {tag: "2.5.0"}\n${TARGETS}`;
+      const expected = await helmTemplate(join(packaged, "shop-0.3.1.tgz"), [
+        VALUES_COMMON,
+        'image: {tag: "2.5.0"}\n',
+      ]);
+      const fromRepo = shopApp(
+        await loadFleetWithCharts(
+          fleet(`    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${values}`),
+          renderer(join(work, "c2")),
+        ),
+      );
+      const fromRegistry = shopApp(
+        await loadFleetWithCharts(
+          fleet(`    chart: oci://${registry.url}/charts/shop\n    version: 0.3.1\n${values}`),
+          renderer(join(work, "c2"), [registry.url]),
+        ),
+      );
+      const inRepo = shopApp(
+        await loadFleetWithCharts(fleet(IN_REPO, chartFiles("apps/shop/chart")), renderer(join(work, "c2"))),
+      );
+      for (const app of [fromRepo, fromRegistry]) {
+        expect(objectsOf(app.builds?.defaults.values() ?? [])).toEqual(expected);
+        expect(objectsOf(app.builds?.defaults.values() ?? [])).toEqual(
+          objectsOf(inRepo.builds?.defaults.values() ?? []),
+        );
+      }
+      expect(fromRepo.builds?.source).toBe(`helm chart http://${repository.url}/shop@0.3.1`);
+      expect(fromRegistry.builds?.source).toBe(`helm chart oci://${registry.url}/charts/shop@0.3.1`);
+      expect(fromRepo.resources.find((r) => r.kind === "Deployment")?.origin.file).toBe(
+        `http://${repository.url}/shop@0.3.1/templates/deployment.yaml`,
+      );
+      expect(repository.requests).toContain("/shop-0.3.1.tgz");
+      expect(registry.requests.some((r) => r.startsWith("GET /v2/charts/shop/blobs/"))).toBe(true);
+    } finally {
+      await repository.close();
+      await registry.close();
+    }
+  });
+
+  it("answers unchanged charts from the cache without running helm or fetching again", async () => {
+    const cacheDir = join(work, "c3");
+    const packaged = join(work, "repo3");
+    mkdirSync(packaged, { recursive: true });
+    await helm(binary, join(work, "home"), ["package", CHART, "--destination", packaged]);
+    const repository = await serveDirectory(packaged);
+    try {
+      await helm(binary, join(work, "home"), [
+        "repo",
+        "index",
+        packaged,
+        "--url",
+        `http://${repository.url}`,
+      ]);
+      const tree = fleet(
+        `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${TARGETS}`,
+      );
+      const first = renderer(cacheDir);
+      const before = shopApp(await loadFleetWithCharts(tree, first));
+      expect(first.stats).toEqual({ hits: 0, helmRuns: 2, fetches: 1 });
+      const second = renderer(cacheDir);
+      const after = shopApp(await loadFleetWithCharts(tree, second));
+      expect(second.stats).toEqual({ hits: 2, helmRuns: 0, fetches: 0 });
+      expect(objectsOf(after.resources)).toEqual(objectsOf(before.resources));
+      const requestsBefore = repository.requests.length;
+      const changed = fleet(
+        `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${TARGETS}`,
+        {
+          "apps/shop/values-common.yaml": "greeting: changed\n",
+        },
+      );
+      await loadFleetWithCharts(changed, second);
+      expect(second.stats).toEqual({ hits: 4, helmRuns: 0, fetches: 0 });
+      const edited = fleet(
+        `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n    values: {greeting: changed}\n`,
+      );
+      await loadFleetWithCharts(edited, second);
+      expect(second.stats).toEqual({ hits: 4, helmRuns: 1, fetches: 0 });
+      expect(repository.requests.length).toBe(requestsBefore);
+    } finally {
+      await repository.close();
+    }
+  });
+
+  it("reports a chart that fails to render at the app's file, and loads no model", async () => {
+    const spec = `    chart: chart\n    values:\n      image: {tag: null}\n`;
+    const loaded = await loadFleetWithCharts(
+      fleet(spec, chartFiles("apps/shop/chart")),
+      renderer(join(work, "c4")),
+    );
+    expect(loaded.model).toBeUndefined();
+    const problems = loaded.problems.map(formatProblem);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toBe(
+      "apps/shop/app.yaml:8:12: error: /spec/helm/chart: helm template failed for apps/shop/chart: execution error at (apps/shop/chart/templates/deployment.yaml:22:52): image.tag is required [HELM_RENDER_FAILED]",
+    );
+    expect(problems[0]).not.toContain("gitfleet-helm-");
+  });
+
+  it("checks rendered objects against the Kubernetes schema at the template's path", async () => {
+    const spec = `    chart: chart\n    values:\n      replicaCount: -4\n`;
+    const loaded = await loadFleetWithCharts(
+      fleet(spec, chartFiles("apps/shop/chart")),
+      renderer(join(work, "c5")),
+    );
+    expect(loaded.problems.map(formatProblem)).toEqual([
+      "apps/shop/chart/templates/deployment.yaml:12:13: error: /spec/replicas: must be greater than or equal to 0, not -4 [SCHEMA_VIOLATION]",
+    ]);
+  });
+
+  it.each([
+    [
+      "a repository chart without a version",
+      "    repo: https://charts.example.com\n    chart: shop\n",
+      "/spec/helm: a chart from a repository or registry needs an exact version",
+    ],
+    [
+      "a repository that is not http(s)",
+      "    repo: file:///etc\n    chart: shop\n    version: 1.0.0\n",
+      "/spec/helm/repo: a chart repository is an http:// or https:// URL",
+    ],
+    [
+      "a directory outside the repo",
+      "    chart: ../../../etc\n",
+      '/spec/helm/chart: "../../../etc" leaves the fleet repo',
+    ],
+    [
+      "a directory without Chart.yaml",
+      "    chart: nothing-here\n",
+      "/spec/helm/chart: apps/shop/nothing-here/ has no Chart.yaml",
+    ],
+    [
+      "a values file that does not exist",
+      "    chart: chart\n    valuesFiles: [missing.yaml]\n",
+      "/spec/helm/valuesFiles/0: apps/shop/missing.yaml does not exist",
+    ],
+    [
+      "a target without a cluster",
+      "    chart: chart\n    targets:\n      - name: t\n        values: {a: 1}\n",
+      "/spec/helm/targets/0: a target needs clusterName or clusterSelector",
+    ],
+  ])("refuses %s at the App's field, running no helm", async (_name, spec, message) => {
+    const charts = renderer(join(work, "c6"));
+    const loaded = await loadFleetWithCharts(fleet(spec, chartFiles("apps/shop/chart")), charts);
+    expect(loaded.model).toBeUndefined();
+    expect(loaded.problems.map(formatProblem).join("\n")).toContain(`apps/shop/app.yaml:`);
+    expect(loaded.problems.map(formatProblem).join("\n")).toContain(message);
+    if (!message.includes("target")) expect(charts.stats.helmRuns).toBe(0);
+  });
+
+  it("says helm is missing when no binary is found", async () => {
+    const environment = {
+      ...helmEnvironment({ GITFLEET_CACHE_DIR: join(work, "c7"), PATH: "" }),
+      binary: undefined,
+    };
+    const loaded = await loadFleetWithCharts(
+      fleet(IN_REPO, chartFiles("apps/shop/chart")),
+      new ChartRenderer(environment),
+    );
+    expect(loaded.problems.map(formatProblem).join("\n")).toContain(
+      "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh",
+    );
+  });
+});
