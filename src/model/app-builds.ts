@@ -10,10 +10,17 @@ import type { App, AppBuilds, BuildTarget, Resource } from "./types.js";
 
 /** The target build a cluster gets: the first whose clusterName and clusterSelector match. */
 export function targetFor(builds: AppBuilds, cluster: ClusterFacts): BuildTarget | undefined {
-  return builds.targets.find(
-    (target) =>
-      (target.clusterName === undefined || target.clusterName === cluster.name) &&
-      (target.clusterSelector === undefined || matchesLabelSelector(target.clusterSelector, cluster.labels)),
+  return builds.targets.find((target) => matchesTarget(target, cluster));
+}
+
+/** Whether a target (its clusterName and clusterSelector, each when given) is for a cluster. */
+export function matchesTarget(
+  target: Pick<BuildTarget, "clusterName" | "clusterSelector">,
+  cluster: ClusterFacts,
+): boolean {
+  return (
+    (target.clusterName === undefined || target.clusterName === cluster.name) &&
+    (target.clusterSelector === undefined || matchesLabelSelector(target.clusterSelector, cluster.labels))
   );
 }
 

@@ -1,5 +1,7 @@
-import { allBuilt } from "./app-builds.js";
+import { allBuilt, matchesTarget } from "./app-builds.js";
+import { type ClusterFacts, matchesClusterAffinity } from "./cluster-affinity.js";
 import type { FileTree } from "./file-tree.js";
+import { compareStrings } from "./file-tree.js";
 import {
   type ChartLocation,
   type ChartRender,
@@ -17,7 +19,15 @@ import { isRecord } from "./read-gitfleet-object.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
-import type { AppBuilds, AppHelmSpec, AppObject, BuildTarget, HelmTargetSpec, Resource } from "./types.js";
+import type {
+  AppBuilds,
+  AppHelmSpec,
+  AppObject,
+  BuildTarget,
+  HelmTargetSpec,
+  Override,
+  Resource,
+} from "./types.js";
 import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 // Apps rendered from a Helm chart. The pure core never runs helm: it describes each `helm template`
@@ -26,11 +36,16 @@ import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
 // template's path; hooks (helm.sh/hook) are reported and never applied; a chart that does not render
 // is an error at the app's file, so the commit is invalid and nothing in any cluster changes.
 
-/** The capabilities every chart is rendered with, and the renders the edge made (undefined: none yet). */
+/**
+ * The capabilities every chart is rendered with, the clusters and Overrides that decide per-cluster
+ * values, and the renders the edge made (undefined: none yet).
+ */
 export interface HelmInputs {
   readonly renders: ChartRenders | undefined;
   readonly kubeVersion: string;
   readonly apiVersions: readonly string[];
+  readonly clusters: readonly ClusterFacts[];
+  readonly overrides: readonly Override[];
 }
 
 const MAX_VALUES_BYTES = 1024 * 1024;
@@ -74,6 +89,7 @@ export function buildHelmApp(
   const requests = [request(base)];
   const defaults = readRender(requests[0] as ChartRequest, definition, context, reporter, inputs, notApplied);
   const targets: BuildTarget[] = [];
+  const valued: { readonly target: HelmTargetSpec; readonly values: readonly ValuesInput[] }[] = [];
   (spec.targets ?? []).forEach((target, index) => {
     const at = ["spec", "helm", "targets", index];
     if (target.clusterName === undefined && target.clusterSelector === undefined) {
@@ -84,6 +100,7 @@ export function buildHelmApp(
     }
     const targetValues = valuesOf(tree, context.app, definition, at, target, report);
     if (invalid) return;
+    valued.push({ target, values: targetValues });
     const targetRequest = request([...base, ...targetValues]);
     requests.push(targetRequest);
     targets.push({
@@ -92,6 +109,23 @@ export function buildHelmApp(
       objects: readRender(targetRequest, definition, context, reporter, inputs, []),
     });
   });
+  // A cluster that Override rules give values renders on its own (before the targets: first match wins).
+  const overridden: BuildTarget[] = [];
+  for (const cluster of inputs.clusters) {
+    const rules = helmValueRules(context.app, cluster, inputs.overrides);
+    if (rules.length === 0) continue;
+    const match = valued.find(({ target }) => matchesTarget(target, cluster));
+    const clusterRequest = request([...base, ...(match?.values ?? []), ...rules.map((rule) => rule.values)]);
+    requests.push(clusterRequest);
+    const via = `${match ? `values target ${match.target.name}; ` : ""}${[...new Set(rules.map((rule) => rule.label))].join(", ")}`;
+    overridden.push({
+      name: `cluster-${cluster.name}`,
+      clusterName: cluster.name,
+      source: `${label} (${via})`,
+      objects: readRender(clusterRequest, definition, context, reporter, inputs, []),
+    });
+  }
+  targets.unshift(...overridden);
   const builds: AppBuilds = {
     source: label,
     defaults,
@@ -100,6 +134,35 @@ export function buildHelmApp(
     inputDigest: requests.map((r) => r.key).join(","),
   };
   return { resources: allBuilt(defaults, targets), builds, requests };
+}
+
+// The Override rules that give a Helm app values in a cluster: from Overrides that select the app by
+// name (or select everything), less specific first, then by name, rules in file order.
+function helmValueRules(
+  app: string,
+  cluster: ClusterFacts,
+  overrides: readonly Override[],
+): { readonly values: ValuesInput; readonly label: string }[] {
+  const selecting = overrides
+    .filter(({ spec }) =>
+      spec.apps === undefined && spec.resourceSelectors === undefined ? true : spec.apps?.includes(app),
+    )
+    .map((override) => ({ override, specificity: override.spec.apps === undefined ? 0 : 1 }))
+    .sort(
+      (a, b) =>
+        a.specificity - b.specificity || compareStrings(a.override.metadata.name, b.override.metadata.name),
+    );
+  return selecting.flatMap(({ override }) =>
+    override.spec.overrideRules.flatMap((rule, index) => {
+      const values = rule.overriders.helmValues;
+      if (values === undefined) return [];
+      if (rule.targetCluster !== undefined && !matchesClusterAffinity(rule.targetCluster, cluster)) return [];
+      const name = `${override.origin.file} overrideRules.${index}.overriders.helmValues`;
+      return [
+        { values: { name, text: JSON.stringify(values) }, label: `Override ${override.metadata.name}` },
+      ];
+    }),
+  );
 }
 
 function targetMatch(target: HelmTargetSpec): Pick<BuildTarget, "name" | "clusterName" | "clusterSelector"> {

@@ -1,6 +1,7 @@
 import { buildHelmApp, type HelmInputs } from "./app-helm.js";
 import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
+import { clusterFacts } from "./cluster-affinity.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import type { ChartRenders, ChartRequest } from "./helm/chart-request.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
@@ -12,7 +13,16 @@ import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { createReporter, type Reporter } from "./reporter.js";
 import { runRules } from "./rules/index.js";
 import { indexSelections } from "./selection-index.js";
-import type { App, AppBuilds, AppObject, FleetModel, GitfleetKind, Resource } from "./types.js";
+import type {
+  App,
+  AppBuilds,
+  AppObject,
+  Cluster,
+  FleetModel,
+  GitfleetKind,
+  Override,
+  Resource,
+} from "./types.js";
 import { type ParsedFile, parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 /** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
@@ -73,6 +83,8 @@ export function loadFleet(tree: FileTree, cache?: ParseCache, charts?: ChartRend
     renders: charts,
     kubeVersion: `v${fleetMinor(objects)}.0`,
     apiVersions: servedApiVersions(parsed.manifests.map((m) => m.source)),
+    clusters: typedObjects<Cluster>(objects, "Cluster").map(clusterFacts),
+    overrides: typedObjects<Override>(objects, "Override"),
   };
   const { resources, built, requests } = readResources(tree, parsed, definitions, reporter, cache, helm);
   // 4. Assemble the model and run the cross-file rules over it.
@@ -85,6 +97,15 @@ export function loadFleet(tree: FileTree, cache?: ParseCache, charts?: ChartRend
   const problems = normalizeProblems(reporter.problems);
   const fileCount = parsed.fileCount;
   return { model: hasErrors(problems) ? undefined : model, problems, fileCount, charts: requests };
+}
+
+// The objects of one kind, sorted by name. Schema validation is what makes the cast safe: each value
+// matched its kind's schema.
+function typedObjects<T>(objects: readonly CheckedObject[], kind: GitfleetKind): T[] {
+  return objects
+    .filter((o) => o.kind === kind)
+    .map((o) => ({ ...o.value, spec: o.value.spec ?? {}, origin: o.origin }) as T)
+    .sort((a, b) => compareStrings(nameOf(a), nameOf(b)));
 }
 
 // The Kubernetes minor the fleet declares (fleet.yaml), else the newest gitfleet supports.
@@ -390,12 +411,7 @@ function assembleModel(
   resources: readonly Resource[],
   built: ReadonlyMap<string, AppBuilds>,
 ): FleetModel {
-  // Schema validation is what makes these casts safe: each value matched its kind's schema.
-  const ofKind = <T>(kind: GitfleetKind): T[] =>
-    objects
-      .filter((o) => o.kind === kind)
-      .map((o) => ({ ...o.value, spec: o.value.spec ?? {}, origin: o.origin }) as T)
-      .sort((a, b) => compareStrings(nameOf(a), nameOf(b)));
+  const ofKind = <T>(kind: GitfleetKind): T[] => typedObjects<T>(objects, kind);
   const resourcesByApp = new Map<string, Resource[]>();
   for (const resource of resources) {
     const list = resourcesByApp.get(resource.app);

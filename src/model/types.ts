@@ -275,6 +275,8 @@ export interface Overriders {
   readonly annotationsOverrider?: readonly MetadataMapOverrider[];
   readonly jsonPatch?: readonly JsonPatchOperation[];
   readonly mergePatch?: Readonly<Record<string, unknown>>;
+  /** For a Helm app the Override selects by app: values merged last when its chart renders for these clusters. */
+  readonly helmValues?: Readonly<Record<string, unknown>>;
 }
 
 export interface CommandArgsOverrider {

@@ -5,6 +5,8 @@ import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
 import type { ObservedState } from "../model/observed-state.js";
+import { DEFAULT_KUBERNETES_MINOR } from "../model/openapi/kubernetes-schemas.js";
+import { type CrdSchemas, crdSchemas, objectViolations } from "../model/openapi/object-schemas.js";
 import { schemaFor } from "../model/patch/patch-schema.js";
 import { renderedPath } from "../model/rendered-path.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
@@ -12,7 +14,7 @@ import type { FleetModel, Resource } from "../model/types.js";
 import { tieBreakOrder } from "../schedule/division/fnv.js";
 import { memberHpaObjects } from "./member-hpas.js";
 import { applyOverriders } from "./override/apply-overriders.js";
-import { applicableRules } from "./override/select-overrides.js";
+import { type ApplicableRule, applicableRules } from "./override/select-overrides.js";
 import {
   type Destination,
   followDependents,
@@ -190,26 +192,9 @@ function renderForCluster(
     object = writeReplicas(object, key, assignment.replicas, interpreter) as JsonMap;
   if (assignment.completions !== undefined)
     object = { ...object, spec: { ...(object.spec as JsonMap), completions: assignment.completions } };
-  const facts = context.facts.get(cluster) as ClusterFacts;
-  const podPath = podSpecPath(key, interpreter);
-  for (const rule of applicableRules(resource, facts, context.model.overrides)) {
-    const result = applyOverriders(
-      { object, podSpecPath: podPath, schema: schemaFor(resource.group, resource.kind) },
-      rule.overriders,
-    );
-    if (!result.ok) {
-      const error = {
-        cluster,
-        app: resource.app,
-        resource: describeResource(resource),
-        file: rule.override.origin.file,
-        rule: rule.ruleIndex,
-        message: result.error,
-      };
-      return { error };
-    }
-    object = result.value as JsonMap;
-  }
+  const overridden = withOverrides(context, resource, cluster, object, podSpecPath(key, interpreter));
+  if ("error" in overridden) return overridden;
+  object = overridden.object;
   for (const path of interpreter?.spec.retainPaths ?? []) object = withoutPath(object, path.split("."));
   // A targeted scale-down names the pods the member removes (after retainPaths: it is meant to be set).
   const podsPath = interpreter?.spec.podsToDeletePath;
@@ -231,6 +216,68 @@ function renderForCluster(
   });
   const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
   return { cluster, app: resource.app, path, identity, object, text: serializeObject(object) };
+}
+
+// The Override rules for the object in the cluster, applied in order, and the result checked
+// against its schema.
+function withOverrides(
+  context: RenderContext,
+  resource: Resource,
+  cluster: string,
+  original: JsonMap,
+  podPath: readonly string[] | undefined,
+): { object: JsonMap } | { error: RenderError } {
+  const facts = context.facts.get(cluster) as ClusterFacts;
+  let object = original;
+  const overridden: { readonly rule: ApplicableRule; readonly object: JsonMap }[] = [];
+  for (const rule of applicableRules(resource, facts, context.model.overrides)) {
+    const result = applyOverriders(
+      { object, podSpecPath: podPath, schema: schemaFor(resource.group, resource.kind) },
+      rule.overriders,
+    );
+    const described = { cluster, app: resource.app, resource: describeResource(resource) };
+    if (!result.ok)
+      return {
+        error: { ...described, file: rule.override.origin.file, rule: rule.ruleIndex, message: result.error },
+      };
+    if (result.value !== object) overridden.push({ rule, object: result.value as JsonMap });
+    object = result.value as JsonMap;
+  }
+  const invalid = overridden.length > 0 ? invalidOverride(context, overridden) : undefined;
+  if (invalid)
+    return { error: { cluster, app: resource.app, resource: describeResource(resource), ...invalid } };
+  return { object };
+}
+
+// An object an Override changed is checked against its schema again: the first rule after which the
+// API server would refuse it is an error naming that rule (the object as written already passed).
+function invalidOverride(
+  context: RenderContext,
+  overridden: readonly { readonly rule: ApplicableRule; readonly object: JsonMap }[],
+): { file: string; rule: number; message: string } | undefined {
+  const minor = context.model.fleet?.spec.kubernetesVersion ?? DEFAULT_KUBERNETES_MINOR;
+  const crds = crdSchemasOf(context.model);
+  const last = overridden[overridden.length - 1];
+  if (!last || (objectViolations(minor, crds, last.object) ?? []).length === 0) return undefined;
+  for (const { rule, object } of overridden) {
+    const [first, ...more] = objectViolations(minor, crds, object) ?? [];
+    if (!first) continue;
+    const where = first.path.length > 0 ? `/${first.path.join("/")}: ` : "";
+    const others = more.length > 0 ? ` (and ${more.length} more)` : "";
+    const message = `after this rule the object is invalid for Kubernetes ${minor}: ${where}${first.message}${others}`;
+    return { file: rule.override.origin.file, rule: rule.ruleIndex, message };
+  }
+  return undefined;
+}
+
+const crdsByModel = new WeakMap<FleetModel, CrdSchemas>();
+function crdSchemasOf(model: FleetModel): CrdSchemas {
+  let crds = crdsByModel.get(model);
+  if (!crds) {
+    crds = crdSchemas(model.apps.flatMap((app) => app.resources));
+    crdsByModel.set(model, crds);
+  }
+  return crds;
 }
 
 function withNamespace(resource: Resource): JsonMap {

@@ -168,6 +168,57 @@ describe("Helm apps", () => {
     expect(app.resources.find((r) => r.kind === "Widget")?.namespace).toBe("shop");
   });
 
+  it("take per-cluster values from an Override rule, merged after the app's values and its target's", async () => {
+    const override = `apiVersion: gitfleet.io/v1alpha1
+kind: Override
+metadata:
+  name: shop-capacity
+spec:
+  apps: [shop]
+  overrideRules:
+    - targetCluster:
+        clusterNames: [west]
+      overriders:
+        helmValues:
+          replicaCount: 7
+    - targetCluster:
+        labelSelector: {matchLabels: {env: prod}}
+      overriders:
+        helmValues:
+          greeting: from the override
+`;
+    const tree = fleet(IN_REPO, {
+      ...chartFiles("apps/shop/chart"),
+      "overrides/shop-capacity.yaml": override,
+    });
+    const loaded = await loadFleetWithCharts(tree, renderer(join(work, "c8")));
+    expect(loaded.problems.filter((p) => p.file !== "apps/widgets/crd.yaml")).toEqual([]);
+    const app = shopApp(loaded);
+    const targets = app.builds?.targets ?? [];
+    expect(targets.map((t) => [t.name, t.clusterName, t.source])).toEqual([
+      [
+        "cluster-east",
+        "east",
+        "helm chart shop 0.3.1 (apps/shop/chart) (values target east; Override shop-capacity)",
+      ],
+      ["cluster-west", "west", "helm chart shop 0.3.1 (apps/shop/chart) (Override shop-capacity)"],
+      ["east", "east", "helm chart shop 0.3.1 (apps/shop/chart) (values target east)"],
+    ]);
+    const inline = 'image: {tag: "2.5.0"}\n';
+    const target = "replicaCount: 5\nwidget: {size: large}\n";
+    expect(objectsOf(targets[0]?.objects.values() ?? [])).toEqual(
+      await helmTemplate(CHART, [VALUES_COMMON, inline, target, "greeting: from the override\n"]),
+    );
+    expect(objectsOf(targets[1]?.objects.values() ?? [])).toEqual(
+      await helmTemplate(CHART, [
+        VALUES_COMMON,
+        inline,
+        "replicaCount: 7\n",
+        "greeting: from the override\n",
+      ]),
+    );
+  });
+
   it("render the same chart from a loopback chart repository and a loopback OCI registry equally", async () => {
     const packaged = join(work, "repo");
     mkdirSync(packaged, { recursive: true });

@@ -126,4 +126,25 @@ describe("render errors", () => {
       "rendered/east/shop/core.ConfigMap.web-config.yaml",
     ]);
   });
+  it.each([
+    [
+      "a port name where a number goes",
+      "mergePatch:\n          spec:\n            template:\n              spec:\n                containers:\n                  - name: web\n                    ports: [{containerPort: http}]\n",
+      'overrides/bad.yaml rule 1: cluster west: Deployment shop/web: after this rule the object is invalid for Kubernetes 1.36: /spec/template/spec/containers/0/ports/0/containerPort: must be an integer, not the string "http" [RENDER_FAILED]',
+    ],
+    [
+      "an unknown field",
+      "jsonPatch:\n          - {op: add, path: /spec/replica, value: 3}\n",
+      'overrides/bad.yaml rule 1: cluster west: Deployment shop/web: after this rule the object is invalid for Kubernetes 1.36: /spec/replica: unknown field "replica" [RENDER_FAILED]',
+    ],
+  ])("checks an object an Override changed against its schema again: %s", (_name, overriders, error) => {
+    const override = `apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: bad\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment}\n  overrideRules:\n    - overriders:\n        labelsOverrider: [{operator: add, value: {tier: web}}]\n    - targetCluster:\n        clusterNames: [west]\n      overriders:\n        ${overriders}`;
+    const result = renderFleet(modelOf(minimalFleetWith({ "overrides/bad.yaml": override })));
+    expect(result.errors.map(formatRenderError)).toEqual([error]);
+    expect(result.objects.map((o) => o.path)).toEqual([
+      "rendered/east/shop/apps.Deployment.web.yaml",
+      "rendered/east/shop/core.ConfigMap.web-config.yaml",
+      "rendered/west/shop/core.ConfigMap.web-config.yaml",
+    ]);
+  });
 });
