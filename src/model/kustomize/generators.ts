@@ -105,11 +105,19 @@ function utf8(bytes: Uint8Array): string | undefined {
   }
 }
 
+// Base64 as kustomize writes generated data: an encoding of 70 characters or more is broken into
+// lines of 70, each ending in a newline (which changes the content hash too).
 function base64(bytes: Uint8Array): string {
   let text = "";
   for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text);
+  const encoded = btoa(text);
+  if (encoded.length < BASE64_LINE) return encoded;
+  let lines = "";
+  for (let i = 0; i < encoded.length; i += BASE64_LINE) lines += `${encoded.slice(i, i + BASE64_LINE)}\n`;
+  return lines;
 }
+
+const BASE64_LINE = 70;
 
 // The key-value pairs of a generator: env files, then literals, then files, as kustomize loads them.
 function loadPairs(
