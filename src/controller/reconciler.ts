@@ -8,7 +8,6 @@ import type { CommitAuthor } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
 import { type ChartRenderer, defaultChartRenderer } from "../helm/chart-renderer.js";
 import { chartRendersFor } from "../helm/load-with-charts.js";
-import { classifyPath } from "../model/classify.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { ChartRenders } from "../model/helm/chart-request.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
@@ -735,15 +734,12 @@ function ownedPath(path: string): boolean {
 }
 
 /**
- * Source files worth reading: everything the fleet layout does not ignore, and every file under apps/
- * (a kustomization's generator inputs, a chart's templates and files); hidden trees are skipped whole.
+ * Source files worth reading: every file outside hidden trees, as `gitfleet validate` reads a
+ * checkout — a kustomization or a Helm app may read any file of the repo (a chart in charts/, a shared
+ * base, a generator's input), and the controller must see what validate saw.
  */
 export function wantedSource(path: string): boolean {
-  if (path.endsWith("/")) return !path.split("/").some((part) => part.startsWith("."));
-  return (
-    (path.startsWith("apps/") && !path.split("/").some((part) => part.startsWith("."))) ||
-    classifyPath(path).role !== "ignored"
-  );
+  return !path.split("/").some((part) => part.startsWith("."));
 }
 
 function sleep(ms: number): Promise<void> {

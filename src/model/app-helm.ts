@@ -9,7 +9,6 @@ import {
   type ChartRequest,
   chartLabel,
   chartRequest,
-  directoryDigest,
   type ValuesInput,
 } from "./helm/chart-request.js";
 import { identityOf } from "./identity.js";
@@ -19,6 +18,7 @@ import { isRecord } from "./read-gitfleet-object.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
+import { filesDigest } from "./tree-digest.js";
 import type {
   AppBuilds,
   AppHelmSpec,
@@ -200,7 +200,7 @@ function chartLocation(
     return problem(CHART_PATH, `${JSON.stringify(spec.chart)} leaves the fleet repo`);
   if (!tree.has(`${path}/Chart.yaml`)) return problem(CHART_PATH, `${path}/ has no Chart.yaml`);
   const files = [...tree.keys()].filter((file) => file.startsWith(`${path}/`)).sort();
-  const digest = directoryDigest(files.map((file) => ({ path: file, bytes: tree.get(file) as Uint8Array })));
+  const digest = filesDigest(files.map((file) => ({ path: file, bytes: tree.get(file) })));
   return { kind: "directory", path, files, digest };
 }
 

@@ -9,6 +9,7 @@ import {
 import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
+import { RecordingTree } from "./tree-digest.js";
 import type { AppBuilds, AppObject, BuildTarget, Resource } from "./types.js";
 
 // Apps built by kustomize. An app whose directory holds a kustomization.yaml, or whose app.yaml has
@@ -43,6 +44,20 @@ export function isKustomizeApp(
 
 /** The app's resources and what each cluster gets, or undefined when its default cannot be built. */
 export function buildKustomizeApp(
+  tree: FileTree,
+  app: string,
+  definition: AppObject | undefined,
+  context: ManifestContext,
+  reporter: Reporter,
+): { resources: Resource[]; builds: AppBuilds } | undefined {
+  // Every file the builds look at goes into the input digest: a base elsewhere in the repo that
+  // changes re-renders the app.
+  const recording = new RecordingTree(tree);
+  const built = buildWithTree(recording, app, definition, context, reporter);
+  return built && { ...built, builds: { ...built.builds, inputDigest: recording.digest() } };
+}
+
+function buildWithTree(
   tree: FileTree,
   app: string,
   definition: AppObject | undefined,

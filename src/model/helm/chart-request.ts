@@ -67,18 +67,6 @@ export function chartRequest(fields: Omit<ChartRequest, "key">): ChartRequest {
   return { key: bytesToHex(sha256(utf8ToBytes(canonical))), ...fields };
 }
 
-/** The digest of a chart directory: every file's path and bytes, in path order. */
-export function directoryDigest(
-  files: readonly { readonly path: string; readonly bytes: Uint8Array }[],
-): string {
-  const hash = sha256.create();
-  for (const { path, bytes } of files) {
-    hash.update(utf8ToBytes(`${path}\0${bytes.length}\0`));
-    hash.update(bytes);
-  }
-  return bytesToHex(hash.digest());
-}
-
 /** How a chart is named in status, plans and problems. */
 export function chartLabel(chart: ChartLocation): string {
   switch (chart.kind) {
