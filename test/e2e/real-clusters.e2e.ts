@@ -444,6 +444,18 @@ describe("gitfleet against real Kubernetes API servers", () => {
     // At least five of the seven fit beside what the example fleet runs there (the recorded free
     // amounts move in steps of a twentieth of a node).
     await until("gcp-euw1's filled nodes recorded", () => freeCpu("gcp-euw1") <= before - 9);
+    // aws-use1's API server was stopped a moment ago: its nodes' heartbeats lapsed meanwhile, and the
+    // real node controller keeps them tainted until they report again. Wait until both other clusters
+    // have room recorded for their share, so the division below is made on settled capacity.
+    const settled = (cluster: string) =>
+      asList(asMap(asMap(statusFile(repo.dir, `status/clusters/${cluster}.yaml`).observed).capacity).pools)
+        .map((p) => asMap(p))
+        .every((p) => p.ready !== false && p.unschedulable !== true && p.taints === undefined);
+    await until(
+      "schedulable nodes with room recorded on the other real clusters",
+      () => REAL.filter((c) => c !== "gcp-euw1").every((c) => settled(c) && freeCpu(c) >= 6),
+      180_000,
+    );
     // A new workload divided by free capacity over the real clusters.
     const batch = {
       "apps/batch/app.yaml":
