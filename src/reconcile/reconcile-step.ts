@@ -62,7 +62,7 @@ export interface ReconcileInput {
   /** Parsed files kept between reconciles. */
   readonly cache?: ParseCache;
   /** The renders of the tree's Helm charts (loadFleet's third input). */
-  readonly charts?: ChartRenders;
+  readonly charts?: ChartRenders | undefined;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
   readonly observations?: ObservedState;
   /** The key of Secrets' value digests (see render/secrets.ts). */

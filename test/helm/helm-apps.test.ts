@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { ChartRenderer } from "../../src/helm/chart-renderer.js";
 import { helmEnvironment } from "../../src/helm/helm-environment.js";
-import { loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
+import { chartRendersFor, loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
 import type { FileTree } from "../../src/model/file-tree.js";
+import { createParseCache } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { App, Resource } from "../../src/model/types.js";
+import { ALL } from "../../src/reconcile/affected-apps.js";
+import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { helm, helmBinary, serveDirectory, serveOciRegistry } from "../helpers/helm.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
@@ -335,6 +338,39 @@ spec:
       "apps/shop/app.yaml:8:12: error: /spec/helm/chart: helm template failed for apps/shop/chart: execution error at (apps/shop/chart/templates/deployment.yaml:22:52): image.tag is required [HELM_RENDER_FAILED]",
     );
     expect(problems[0]).not.toContain("gitfleet-helm-");
+  });
+
+  it("keeps every rendered object when a later commit's chart fails: the commit is invalid, nothing is pruned", async () => {
+    const charts = renderer(join(work, "c9"));
+    const cache = createParseCache();
+    const good = fleet(IN_REPO, chartFiles("apps/shop/chart"));
+    const first = reconcileStep(EMPTY_STATE, {
+      sourceCommit: "a".repeat(40),
+      tree: good,
+      changedPaths: ALL,
+      cache,
+      charts: await chartRendersFor(good, charts, cache),
+    });
+    expect(first.valid).toBe(true);
+    const shop = [...first.state.files.keys()].filter((path) => /^rendered\/[^/]+\/shop\//.test(path));
+    expect(shop.length).toBeGreaterThan(10);
+    const bad = fleet(
+      `    chart: chart\n    values:\n      image: {tag: null}\n`,
+      chartFiles("apps/shop/chart"),
+    );
+    const second = reconcileStep(first.state, {
+      sourceCommit: "b".repeat(40),
+      tree: bad,
+      changedPaths: ["apps/shop/app.yaml"],
+      cache,
+      charts: await chartRendersFor(bad, charts, cache),
+    });
+    expect(second.valid).toBe(false);
+    expect([...second.changes.keys()].filter((path) => path.startsWith("rendered/"))).toEqual([]);
+    for (const path of shop) expect(second.state.files.get(path)).toBe(first.state.files.get(path));
+    expect(second.problems.map(formatProblem).join("\n")).toContain(
+      "image.tag is required [HELM_RENDER_FAILED]",
+    );
   });
 
   it("checks rendered objects against the Kubernetes schema at the template's path", async () => {
