@@ -352,6 +352,13 @@ spec:
       charts: await chartRendersFor(good, charts, cache),
     });
     expect(first.valid).toBe(true);
+    // The chart's Secret is a Secret like any other: its value never reaches the status branch.
+    const secretValue = "placeholder-not-a-secret";
+    expect(first.state.files.has("rendered/east/shop/core.Secret.shop-shop-api.yaml")).toBe(true);
+    for (const text of first.state.files.values()) {
+      expect(text).not.toContain(secretValue);
+      expect(text).not.toContain(Buffer.from(secretValue).toString("base64"));
+    }
     const shop = [...first.state.files.keys()].filter((path) => /^rendered\/[^/]+\/shop\//.test(path));
     expect(shop.length).toBeGreaterThan(10);
     const bad = fleet(
