@@ -29,7 +29,7 @@ describe("desiredByCluster", () => {
         "apps/web/secret.yaml":
           "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-token\nstringData:\n  token: not-a-real-token\n",
         "overrides/token.yaml":
-          "apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: token\nspec:\n  apps: [web]\n  overrideRules:\n    - targetCluster: {clusterNames: [east]}\n      overriders:\n        mergePatch: {stringData: {token: other}}\n",
+          "apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: token\nspec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: Secret}\n  overrideRules:\n    - targetCluster: {clusterNames: [east]}\n      overriders:\n        mergePatch: {stringData: {token: other}}\n",
       }),
     );
     if (!model) throw new Error(JSON.stringify(problems));
