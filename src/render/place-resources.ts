@@ -14,7 +14,7 @@ import type { HeldDivision, ObservedCondition, ObservedState } from "../model/ob
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import { type ServedApis, servedKinds } from "../model/served-apis.js";
-import type { Cluster, FleetModel, Placement, Resource } from "../model/types.js";
+import type { App, Cluster, FleetModel, Placement, Resource } from "../model/types.js";
 import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
 import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
@@ -267,8 +267,8 @@ function withOwnCounts(
   resource: Resource,
   decision: ScheduleDecision,
 ): ScheduleDecision {
-  const app = context.model.apps.find((a) => a.name === resource.app);
-  if (!app?.builds) return decision;
+  const app = builtApps(context.model).get(resource.app);
+  if (!app) return decision;
   const clusters = Object.fromEntries(
     Object.entries(decision.clusters).map(([cluster, count]) => {
       const body = resourceForCluster(app, resource, context.facts.get(cluster) as ClusterFacts);
@@ -276,6 +276,17 @@ function withOwnCounts(
     }),
   );
   return { ...decision, clusters };
+}
+
+// The model's built apps (kustomize, Helm) by name, found once per model.
+const builtByModel = new WeakMap<FleetModel, ReadonlyMap<string, App>>();
+function builtApps(model: FleetModel): ReadonlyMap<string, App> {
+  let apps = builtByModel.get(model);
+  if (!apps) {
+    apps = new Map(model.apps.filter((app) => app.builds).map((app) => [app.name, app]));
+    builtByModel.set(model, apps);
+  }
+  return apps;
 }
 
 // Replicas are split across clusters rather than copied to each.
