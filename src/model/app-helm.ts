@@ -1,5 +1,6 @@
 import { allBuilt, matchesTarget } from "./app-builds.js";
 import { type ClusterFacts, matchesClusterAffinity } from "./cluster-affinity.js";
+import { crdScopes } from "./crd-scopes.js";
 import type { FileTree } from "./file-tree.js";
 import { compareStrings } from "./file-tree.js";
 import {
@@ -12,7 +13,6 @@ import {
   type ValuesInput,
 } from "./helm/chart-request.js";
 import { identityOf } from "./identity.js";
-import { type GroupKind, groupKind } from "./kinds.js";
 import type { ProblemCode } from "./problem.js";
 import { isRecord } from "./read-gitfleet-object.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
@@ -307,13 +307,7 @@ function readRender(
 
 // A CRD the chart renders decides the scope of its custom resources in the same chart.
 function withChartCrds(sources: readonly SourceDocument[], context: ManifestContext): ManifestContext {
-  const scopes = new Map<GroupKind, boolean>();
-  for (const { value } of sources) {
-    if (!isRecord(value) || value.kind !== "CustomResourceDefinition" || !isRecord(value.spec)) continue;
-    const { group, names, scope } = value.spec;
-    if (typeof group === "string" && isRecord(names) && typeof names.kind === "string")
-      scopes.set(groupKind(group, names.kind), scope === "Cluster");
-  }
+  const scopes = crdScopes(sources);
   if (scopes.size === 0) return context;
   return { ...context, isClusterScoped: (key) => scopes.get(key) ?? context.isClusterScoped(key) };
 }

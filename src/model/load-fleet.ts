@@ -2,6 +2,7 @@ import { buildHelmApp, type HelmInputs } from "./app-helm.js";
 import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
 import { clusterFacts } from "./cluster-affinity.js";
+import { crdScopes } from "./crd-scopes.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import type { ChartRenders, ChartRequest } from "./helm/chart-request.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
@@ -387,14 +388,7 @@ function readAppDefinitions(
 }
 
 function clusterScopeOf(manifests: readonly SourceDocument[]): (key: GroupKind) => boolean {
-  const scopes = new Map<GroupKind, boolean>();
-  for (const { value } of manifests) {
-    if (!isRecord(value) || value.kind !== "CustomResourceDefinition" || !isRecord(value.spec)) continue;
-    const { group, names, scope } = value.spec;
-    if (typeof group === "string" && isRecord(names) && typeof names.kind === "string") {
-      scopes.set(groupKind(group, names.kind), scope === "Cluster");
-    }
-  }
+  const scopes = crdScopes(manifests);
   return (key) => scopes.get(key) ?? CLUSTER_SCOPED_KINDS.has(key);
 }
 

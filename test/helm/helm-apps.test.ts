@@ -127,6 +127,16 @@ async function helmTemplate(
   return objects;
 }
 
+// The fixture chart packaged into work/<name> and served on loopback as an indexed chart repository.
+async function chartRepository(name: string) {
+  const packaged = join(work, name);
+  mkdirSync(packaged, { recursive: true });
+  await helm(binary, join(work, "home"), ["package", CHART, "--destination", packaged]);
+  const repository = await serveDirectory(packaged);
+  await helm(binary, join(work, "home"), ["repo", "index", packaged, "--url", `http://${repository.url}`]);
+  return { packaged, repository };
+}
+
 function objectsOf(resources: Iterable<Resource>): Map<string, unknown> {
   return new Map([...resources].map((r) => [`${r.kind}/${r.name}`, r.object]));
 }
@@ -223,19 +233,9 @@ spec:
   });
 
   it("render the same chart from a loopback chart repository and a loopback OCI registry equally", async () => {
-    const packaged = join(work, "repo");
-    mkdirSync(packaged, { recursive: true });
-    await helm(binary, join(work, "home"), ["package", CHART, "--destination", packaged]);
-    const repository = await serveDirectory(packaged);
+    const { packaged, repository } = await chartRepository("repo");
     const registry = await serveOciRegistry();
     try {
-      await helm(binary, join(work, "home"), [
-        "repo",
-        "index",
-        packaged,
-        "--url",
-        `http://${repository.url}`,
-      ]);
       await helm(binary, join(work, "home"), [
         "push",
         join(packaged, "shop-0.3.1.tgz"),
@@ -283,18 +283,8 @@ spec:
 
   it("answers unchanged charts from the cache without running helm or fetching again", async () => {
     const cacheDir = join(work, "c3");
-    const packaged = join(work, "repo3");
-    mkdirSync(packaged, { recursive: true });
-    await helm(binary, join(work, "home"), ["package", CHART, "--destination", packaged]);
-    const repository = await serveDirectory(packaged);
+    const { repository } = await chartRepository("repo3");
     try {
-      await helm(binary, join(work, "home"), [
-        "repo",
-        "index",
-        packaged,
-        "--url",
-        `http://${repository.url}`,
-      ]);
       const tree = fleet(
         `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${TARGETS}`,
       );
