@@ -1,5 +1,6 @@
 import { explainInvalidCron } from "./cron.js";
 import { isPrototypeKey } from "./json.js";
+import { explainInvalidEtcdVersion, explainInvalidKubeVersion } from "./kube-version.js";
 import {
   explainInvalidDns1123Label,
   explainInvalidDns1123Subdomain,
@@ -48,6 +49,8 @@ export const STRING_FORMATS: readonly StringFormat[] = [
         ? undefined
         : `"${value}" is not a resource quantity; write it like 500m, 2, 1Gi or 512Mi`,
   },
+  { name: "kube-version", explain: explainInvalidKubeVersion },
+  { name: "etcd-version", explain: explainInvalidEtcdVersion },
   {
     name: "cron",
     explain: (value) => {

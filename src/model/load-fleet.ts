@@ -2,6 +2,7 @@ import { buildHelmApp, type HelmInputs } from "./app-helm.js";
 import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
 import { clusterFacts } from "./cluster-affinity.js";
+import { generateControlPlaneApps } from "./controlplane/generated-apps.js";
 import { crdScopes } from "./crd-scopes.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import type { ChartRenders, ChartRequest } from "./helm/chart-request.js";
@@ -19,9 +20,11 @@ import type {
   AppBuilds,
   AppObject,
   Cluster,
+  ControlPlaneClass,
   FleetModel,
   GitfleetKind,
   Override,
+  Placement,
   Resource,
 } from "./types.js";
 import { type ParsedFile, parseSourceFile, type SourceDocument } from "./yaml-source.js";
@@ -412,7 +415,7 @@ function assembleModel(
     if (list) list.push(resource);
     else resourcesByApp.set(resource.app, [resource]);
   }
-  const apps: App[] = [...appNames].sort(compareStrings).map((name) => {
+  const written: App[] = [...appNames].sort(compareStrings).map((name) => {
     const builds = built.get(name);
     return {
       name,
@@ -421,17 +424,27 @@ function assembleModel(
       ...(builds ? { builds } : {}),
     };
   });
+  // Hosted clusters' control planes and addons are apps like any other, generated from their Cluster.
+  const clusters = ofKind<Cluster>("Cluster");
+  const controlPlaneClasses = ofKind<ControlPlaneClass>("ControlPlaneClass");
+  const generated = generateControlPlaneApps(clusters, controlPlaneClasses);
+  const byName = (a: { name: string }, b: { name: string }) => compareStrings(a.name, b.name);
+  const apps = [...written, ...generated.apps].sort(byName);
+  const placements = [...ofKind<Placement>("Placement"), ...generated.placements].sort((a, b) =>
+    compareStrings(a.metadata.name, b.metadata.name),
+  );
   return {
     fleet: ofKind<FleetModel["fleet"]>("Fleet")[0],
-    clusters: ofKind("Cluster"),
+    clusters,
     apps,
-    placements: ofKind("Placement"),
+    placements,
     overrides: ofKind("Override"),
     interpreters: ofKind("ResourceInterpreter"),
     federatedHPAs: ofKind("FederatedHPA"),
     cronScales: ofKind("CronScale"),
     scaleDownRequests: ofKind("ScaleDownRequest"),
     migrations: ofKind("Migration"),
+    controlPlaneClasses,
   };
 }
 

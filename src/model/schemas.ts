@@ -2,6 +2,7 @@ import type { ErrorObject } from "ajv/dist/2020.js";
 import app from "../../schema/app.schema.json" with { type: "json" };
 import cluster from "../../schema/cluster.schema.json" with { type: "json" };
 import common from "../../schema/common.schema.json" with { type: "json" };
+import controlPlaneClass from "../../schema/control-plane-class.schema.json" with { type: "json" };
 import cronScale from "../../schema/cron-scale.schema.json" with { type: "json" };
 import federatedHpa from "../../schema/federated-hpa.schema.json" with { type: "json" };
 import fleet from "../../schema/fleet.schema.json" with { type: "json" };
@@ -26,6 +27,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "cron-scale.schema.json": cronScale,
   "scale-down-request.schema.json": scaleDownRequest,
   "migration.schema.json": migration,
+  "control-plane-class.schema.json": controlPlaneClass,
 };
 
 /** The schema of each gitfleet kind. */
@@ -40,6 +42,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   CronScale: cronScale,
   ScaleDownRequest: scaleDownRequest,
   Migration: migration,
+  ControlPlaneClass: controlPlaneClass,
 };
 
 /** One schema violation: where (a JSON pointer) and the raw ajv error, for wording by the caller. */

@@ -16,12 +16,14 @@ const NONE: readonly Placement[] = [];
 /**
  * Indexes a model's resources by app and by apiVersion/kind, so that a selection costs the size of
  * what it could match rather than the size of the fleet (5,000 Placements over 15,000 resources is
- * 75 million comparisons done naively).
+ * 75 million comparisons done naively). Generated apps' resources are selected by app name only.
  */
 export function indexSelections(model: Pick<FleetModel, "apps" | "placements">): SelectionIndex {
   const byApp = new Map(model.apps.map((app) => [app.name, app.resources]));
   const byKind = new Map<string, Resource[]>();
-  for (const resource of model.apps.flatMap((app) => app.resources)) {
+  // What gitfleet generates for hosted clusters is selected by app name only: a resourceSelector
+  // written for the fleet's own apps never moves or changes a control plane.
+  for (const resource of model.apps.filter((app) => !app.generated).flatMap((app) => app.resources)) {
     const key = kindKey(resource);
     const bucket = byKind.get(key);
     if (bucket) bucket.push(resource);

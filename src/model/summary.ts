@@ -6,11 +6,16 @@ import { formatProblem } from "./problem.js";
 export function describeModelContents(result: LoadResult): string {
   const model = result.model;
   if (!model) return `${result.fileCount} files`;
-  const resources = model.apps.reduce((sum, app) => sum + app.resources.length, 0);
+  // Counts what the repo's files hold; what gitfleet generates for hosted clusters is counted apart.
+  const apps = model.apps.filter((app) => !app.generated);
+  const generated = new Set(model.apps.filter((app) => app.generated).map((app) => app.name));
+  const resources = apps.reduce((sum, app) => sum + app.resources.length, 0);
+  const hosted = model.clusters.filter((cluster) => cluster.spec.controlPlane).length;
   const parts = [
     plural(model.clusters.length, "cluster"),
-    `${plural(model.apps.length, "app")} (${plural(resources, "resource")})`,
-    plural(model.placements.length, "placement"),
+    ...(hosted > 0 ? [`${hosted} hosted`] : []),
+    `${plural(apps.length, "app")} (${plural(resources, "resource")})`,
+    plural(model.placements.filter((p) => !generated.has(p.metadata.name)).length, "placement"),
     plural(model.overrides.length, "override"),
     plural(model.interpreters.length, "interpreter"),
     plural(model.federatedHPAs.length + model.cronScales.length, "autoscaler"),

@@ -133,14 +133,66 @@ export interface ClusterSpec {
   readonly unschedulable?: boolean;
   readonly drain?: boolean;
   readonly connection?: {
-    readonly mode?: "push" | "pull";
+    readonly mode?: "push" | "pull" | "hosted";
     readonly context?: string;
     readonly kubeconfigFile?: string;
     readonly kubeconfigEnv?: string;
   };
+  /** Kube-on-Kube: the cluster's control plane runs in another member, the host. */
+  readonly controlPlane?: ControlPlaneSpec;
 }
 
 export type Cluster = FleetObject<"Cluster", ClusterSpec>;
+
+/** A hosted cluster's control plane: where it runs, in which class, and how it is reached. */
+export interface ControlPlaneSpec {
+  readonly host: string;
+  readonly class: string;
+  /** Overrides the class's version for this cluster. */
+  readonly version?: string;
+  readonly namespace?: string;
+  readonly serviceCIDR?: string;
+  readonly etcd?: {
+    readonly mode?: "Dedicated" | "Shared";
+    readonly name?: string;
+    readonly prefix?: string;
+    readonly port?: number;
+  };
+  readonly expose: {
+    readonly type: "LoadBalancer" | "NodePort" | "HostPort";
+    readonly port?: number;
+    readonly address?: string;
+    readonly nodeSelector?: Labels;
+  };
+}
+
+/** One control-plane component's settings in a class. */
+export interface ControlPlaneComponentSpec {
+  readonly replicas?: number;
+  readonly version?: string;
+  readonly extraArgs?: Readonly<Record<string, string>>;
+}
+
+/** What every hosted control plane of a class runs (controlplanes/<name>.yaml). */
+export interface ControlPlaneClassSpec {
+  readonly version: string;
+  readonly registry?: string;
+  readonly serviceCIDR?: string;
+  readonly apiServer?: ControlPlaneComponentSpec;
+  readonly controllerManager?: ControlPlaneComponentSpec;
+  readonly scheduler?: ControlPlaneComponentSpec;
+  readonly etcd: {
+    readonly version: string;
+    readonly replicas?: 1 | 3 | 5;
+    readonly storage?: string;
+    readonly storageClassName?: string;
+    readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
+  };
+  readonly certificates?: { readonly validity?: string; readonly renewBefore?: string };
+  readonly addons?: { readonly coreDNS?: { readonly version?: string; readonly replicas?: number } };
+}
+
+export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;
 
 export interface AppSpec {
   readonly namespace?: string;
@@ -441,6 +493,19 @@ export interface App {
   readonly resources: readonly Resource[];
   /** For an app built by kustomize or Helm: which objects each cluster gets, and their bodies. */
   readonly builds?: AppBuilds;
+  /**
+   * For an app gitfleet generates from a hosted cluster's spec.controlPlane (never a directory under
+   * apps/): which hosted cluster, and whether it is the control plane in the host, a shared etcd in
+   * the host, or the addons inside the hosted cluster. Only its own Placement selects it.
+   */
+  readonly generated?: GeneratedAppRole;
+}
+
+/** What a generated app is for. */
+export interface GeneratedAppRole {
+  readonly role: "control-plane" | "shared-etcd" | "addons";
+  /** The hosted cluster (for a shared etcd: the etcd's name). */
+  readonly for: string;
 }
 
 /**
@@ -483,6 +548,7 @@ export interface FleetModel {
   readonly cronScales: readonly CronScale[];
   readonly scaleDownRequests: readonly ScaleDownRequest[];
   readonly migrations: readonly Migration[];
+  readonly controlPlaneClasses: readonly ControlPlaneClass[];
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */
@@ -496,4 +562,5 @@ export type GitfleetKind =
   | "FederatedHPA"
   | "CronScale"
   | "ScaleDownRequest"
-  | "Migration";
+  | "Migration"
+  | "ControlPlaneClass";

@@ -1,4 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
+import { controlPlaneLines } from "./control-plane-changes.js";
 import { migrationLines } from "./format-migration-plan.js";
 import type { ClusterPlan, DistributionChange, ObjectChange, Plan } from "./plan.js";
 
@@ -35,6 +36,8 @@ export function formatPlanText(plan: Plan): string {
   const lines = [`Plan: ${totals(plan)}`, ...warned];
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
+  if (plan.controlPlanes)
+    lines.push("", "Control planes:", ...controlPlaneLines(plan.controlPlanes).map((l) => `  ${l}`));
   if (plan.migrations && plan.migrations.batches.length > 0)
     lines.push("", "Migrations:", ...migrationLines(plan.migrations).map((l) => `  ${l}`));
   for (const cluster of plan.clusters)
@@ -95,6 +98,8 @@ export function formatPlanMarkdown(plan: Plan): string {
       "",
       ...plan.distributions.map((d) => `- ${escapeMarkdown(formatDistribution(d))}`),
     );
+  if (plan.controlPlanes)
+    lines.push("", "**Control planes**", "", "```", ...controlPlaneLines(plan.controlPlanes), "```");
   if (plan.migrations && plan.migrations.batches.length > 0)
     lines.push("", "**Migrations**", "", "```", ...migrationLines(plan.migrations), "```");
   for (const c of plan.clusters) lines.push("", ...clusterDetails(c));

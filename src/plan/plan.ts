@@ -5,6 +5,7 @@ import type { Problem } from "../model/problem.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
+import { type ControlPlaneChange, controlPlaneChanges } from "./control-plane-changes.js";
 import type { MigrationPlan } from "./migration-plan.js";
 
 /** One object that a cluster gains, loses or sees changed. */
@@ -53,6 +54,8 @@ export interface DistributionChange {
 export interface Plan {
   readonly clusters: readonly ClusterPlan[];
   readonly distributions: readonly DistributionChange[];
+  /** Hosted control planes' components whose images, flags or pods change, per host. */
+  readonly controlPlanes?: readonly ControlPlaneChange[];
   /** Batches the change approves or rolls back, and what adopting changes in what runs. */
   readonly migrations?: MigrationPlan;
   /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
@@ -87,7 +90,13 @@ export function planChange(
     )
     .filter(hasChanges);
   const distributions = distributionChanges(base, head);
-  return { clusters: plans, distributions, changed: plans.length > 0 || distributions.length > 0 };
+  const controlPlanes = controlPlaneChanges(base, head);
+  return {
+    clusters: plans,
+    distributions,
+    ...(controlPlanes.length > 0 ? { controlPlanes } : {}),
+    changed: plans.length > 0 || distributions.length > 0,
+  };
 }
 
 function planCluster(

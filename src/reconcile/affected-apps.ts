@@ -16,7 +16,7 @@ export type Affected = ReadonlySet<string> | typeof ALL;
 /**
  * Which apps a change between two valid revisions of the fleet can render differently: an app's own
  * files; the apps a changed Placement or Override selects, before or after the change; every app when
- * a Cluster, fleet.yaml or a ResourceInterpreter changes (they feed every scheduling decision); and,
+ * a Cluster, a ControlPlaneClass, fleet.yaml or a ResourceInterpreter changes (they feed every scheduling decision); and,
  * closed over, the apps that share ConfigMaps, Secrets, PVCs or ServiceAccounts with an affected app
  * (a dependent goes wherever the workloads that reference it go, across apps); and the apps holding
  * custom resources whose CustomResourceDefinition is in a changed app (it decides their scope).
@@ -43,7 +43,13 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
   if (role.role === "app-definition" || role.role === "manifest") affected.add(role.app);
   if (role.role !== "gitfleet") return affected;
   const kind = path.split("/")[0];
-  if (kind === "clusters" || kind === "interpreters" || kind === "autoscaling" || path === "fleet.yaml")
+  if (
+    kind === "clusters" ||
+    kind === "controlplanes" ||
+    kind === "interpreters" ||
+    kind === "autoscaling" ||
+    path === "fleet.yaml"
+  )
     return ALL;
   if (kind === "placements" || kind === "overrides")
     for (const model of [before, after]) for (const app of appsSelectedFrom(model, path)) affected.add(app);

@@ -31,6 +31,7 @@ describe("schemas", () => {
       "app.schema.json",
       "cluster.schema.json",
       "common.schema.json",
+      "control-plane-class.schema.json",
       "cron-scale.schema.json",
       "federated-hpa.schema.json",
       "fleet.schema.json",
@@ -60,6 +61,7 @@ describe("schemas", () => {
     "CronScale",
     "ScaleDownRequest",
     "Migration",
+    "ControlPlaneClass",
   ];
   it.each(kinds)("%s compiles in ajv strict mode and rejects an empty object", (kind) => {
     const errors = schemaValidator(kind)({});

@@ -9,7 +9,9 @@ import type { RuleContext } from "./rule.js";
  * controller connects (see sync/connections.ts).
  */
 export function checkClusterConnections({ model, reporter }: RuleContext): void {
-  const push = model.clusters.filter((c) => (c.spec.connection?.mode ?? "push") === "push");
+  const push = model.clusters.filter(
+    (c) => (c.spec.connection?.mode ?? "push") === "push" && c.spec.controlPlane === undefined,
+  );
   for (const { item, earlier } of findDuplicates(push, memberOf)) {
     reporter.report({
       origin: item.origin,

@@ -3,6 +3,7 @@ import { checkClusterConnections } from "./cluster-connections.js";
 import { checkDuplicateResources } from "./duplicate-resources.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
+import { checkHostedControlPlanes } from "./hosted-control-planes.js";
 import { checkInterpreters } from "./interpreters.js";
 import { checkLabelSelectors } from "./label-selectors.js";
 import { checkManifestContent } from "./manifest-content.js";
@@ -30,6 +31,7 @@ export const RULES: readonly Rule[] = [
   checkScaleTargets,
   checkPlacementPriority,
   checkSchedulerProfiles,
+  checkHostedControlPlanes,
 ];
 
 /**

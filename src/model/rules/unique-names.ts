@@ -6,13 +6,16 @@ import type { RuleContext } from "./rule.js";
 export function checkUniqueNames({ model, reporter }: RuleContext): void {
   const groups: readonly (readonly FleetObject<string, unknown>[])[] = [
     model.clusters,
-    model.placements,
+    // A generated Placement (a hosted cluster's) clashing with one of the repo's is reported by the
+    // hosted-control-planes rule, at the repo's Placement.
+    model.placements.filter((p) => !p.origin.file.startsWith("clusters/")),
     model.overrides,
     model.interpreters,
     model.federatedHPAs,
     model.cronScales,
     model.scaleDownRequests,
     model.migrations,
+    model.controlPlaneClasses,
   ];
   for (const objects of groups) {
     for (const { item, earlier } of findDuplicates(

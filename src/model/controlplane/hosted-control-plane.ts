@@ -1,0 +1,170 @@
+import type { Cluster, ControlPlaneClass, ControlPlaneSpec, Labels } from "../types.js";
+
+/**
+ * A hosted cluster's control plane with every default applied: what the render writes into the host
+ * and what the credentials step generates certificates for. Derived from the Cluster and its class
+ * alone, so two readers never disagree.
+ */
+export interface HostedControlPlane {
+  /** The hosted cluster. */
+  readonly cluster: string;
+  readonly host: string;
+  readonly className: string;
+  /** The host namespace everything of this control plane lives in. */
+  readonly namespace: string;
+  readonly registry: string;
+  readonly serviceCIDR: string;
+  readonly apiServer: ResolvedComponent;
+  readonly controllerManager: ResolvedComponent;
+  readonly scheduler: ResolvedComponent;
+  readonly etcd: ResolvedEtcd;
+  readonly expose: ControlPlaneSpec["expose"];
+  readonly coreDNS: { readonly version: string; readonly replicas: number };
+  readonly certificates: { readonly validity: string; readonly renewBefore: string };
+}
+
+export interface ResolvedComponent {
+  readonly version: string;
+  readonly replicas: number;
+  readonly extraArgs: Readonly<Record<string, string>>;
+}
+
+export interface ResolvedEtcd {
+  readonly mode: "Dedicated" | "Shared";
+  /** Dedicated: "etcd" in the control plane's namespace; Shared: the shared etcd's name. */
+  readonly name: string;
+  /** Where the etcd's objects live: the control plane's namespace, or the shared etcd's own. */
+  readonly namespace: string;
+  /** The key prefix of this cluster's data: "" for a dedicated etcd. */
+  readonly prefix: string;
+  readonly version: string;
+  readonly replicas: number;
+  readonly storage: string;
+  readonly storageClassName: string | undefined;
+  readonly backup: { readonly schedule: string; readonly storage: string; readonly suspend: boolean };
+  /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
+  readonly hostPort: number | undefined;
+}
+
+export const DEFAULT_REGISTRY = "registry.k8s.io";
+export const DEFAULT_SERVICE_CIDR = "10.96.0.0/12";
+export const DEFAULT_COREDNS_VERSION = "v1.11.3";
+const DEFAULT_VALIDITY = "8760h";
+const DEFAULT_RENEW_BEFORE = "720h";
+
+/** The namespace in the host of a hosted cluster's control plane, unless the cluster names one. */
+export function controlPlaneNamespace(cluster: Cluster): string {
+  return cluster.spec.controlPlane?.namespace ?? `gitfleet-cp-${cluster.metadata.name}`;
+}
+
+/** The namespace in the host of a shared etcd. */
+export function sharedEtcdNamespace(name: string): string {
+  return `gitfleet-etcd-${name}`;
+}
+
+/** The clusters whose control plane another cluster hosts. */
+export function hostedClusters(clusters: readonly Cluster[]): Cluster[] {
+  return clusters.filter((cluster) => cluster.spec.controlPlane !== undefined);
+}
+
+/**
+ * Resolves a hosted cluster's control plane against its class. Undefined for a cluster that is not
+ * hosted or whose class does not exist (validation reports that).
+ */
+export function resolveControlPlane(
+  cluster: Cluster,
+  classes: ReadonlyMap<string, ControlPlaneClass>,
+): HostedControlPlane | undefined {
+  const spec = cluster.spec.controlPlane;
+  const found = spec ? classes.get(spec.class) : undefined;
+  if (!spec || !found) return undefined;
+  const of = found.spec;
+  const version = spec.version ?? of.version;
+  const name = cluster.metadata.name;
+  const namespace = controlPlaneNamespace(cluster);
+  const component = (c: typeof of.apiServer, replicas: number, own: boolean): ResolvedComponent => ({
+    version: own && c?.version ? c.version : version,
+    replicas: c?.replicas ?? replicas,
+    extraArgs: c?.extraArgs ?? {},
+  });
+  return {
+    cluster: name,
+    host: spec.host,
+    className: spec.class,
+    namespace,
+    registry: of.registry ?? DEFAULT_REGISTRY,
+    serviceCIDR: spec.serviceCIDR ?? of.serviceCIDR ?? DEFAULT_SERVICE_CIDR,
+    // A cluster's own version moves every component; a component's version in the class trails the class.
+    apiServer: component(of.apiServer, 2, false),
+    controllerManager: component(of.controllerManager, 1, spec.version === undefined),
+    scheduler: component(of.scheduler, 1, spec.version === undefined),
+    etcd: resolveEtcd(name, namespace, spec, of),
+    expose: spec.expose,
+    coreDNS: {
+      version: of.addons?.coreDNS?.version ?? DEFAULT_COREDNS_VERSION,
+      replicas: of.addons?.coreDNS?.replicas ?? 2,
+    },
+    certificates: {
+      validity: of.certificates?.validity ?? DEFAULT_VALIDITY,
+      renewBefore: of.certificates?.renewBefore ?? DEFAULT_RENEW_BEFORE,
+    },
+  };
+}
+
+function resolveEtcd(
+  cluster: string,
+  namespace: string,
+  spec: ControlPlaneSpec,
+  of: ControlPlaneClass["spec"],
+): ResolvedEtcd {
+  const shared = spec.etcd?.mode === "Shared";
+  const name = shared ? (spec.etcd?.name ?? cluster) : "etcd";
+  const backup = of.etcd.backup;
+  return {
+    mode: shared ? "Shared" : "Dedicated",
+    name,
+    namespace: shared ? sharedEtcdNamespace(name) : namespace,
+    prefix: shared ? (spec.etcd?.prefix ?? `/${cluster}`) : "",
+    version: of.etcd.version,
+    replicas: of.etcd.replicas ?? 1,
+    storage: of.etcd.storage ?? "8Gi",
+    storageClassName: of.etcd.storageClassName,
+    backup: {
+      schedule: backup?.schedule ?? "0 */6 * * *",
+      storage: backup?.storage ?? "16Gi",
+      suspend: backup?.suspend ?? false,
+    },
+    hostPort: etcdHostPort(spec),
+  };
+}
+
+function etcdHostPort(spec: ControlPlaneSpec): number | undefined {
+  if (spec.expose.type !== "HostPort") return undefined;
+  if (spec.etcd?.mode === "Shared") return spec.etcd.port;
+  return spec.expose.port === undefined ? undefined : spec.expose.port + 1;
+}
+
+/** The ports a HostPort control plane takes on its host node, by what uses them. */
+export function hostPortsOf(plane: HostedControlPlane): Readonly<Record<string, number>> {
+  const base = plane.expose.port;
+  if (plane.expose.type !== "HostPort" || base === undefined) return {};
+  const ports: Record<string, number> = {
+    "kube-apiserver": base,
+    "kube-controller-manager": base + 3,
+    "kube-scheduler": base + 4,
+  };
+  if (plane.etcd.mode === "Dedicated") {
+    ports["etcd client"] = base + 1;
+    ports["etcd peer"] = base + 2;
+    ports["etcd metrics"] = base + 5;
+  }
+  return ports;
+}
+
+/** The labels every object of a control plane carries. */
+export function controlPlaneLabels(plane: HostedControlPlane, component?: string): Labels {
+  return {
+    "gitfleet.io/hosted-cluster": plane.cluster,
+    ...(component ? { "app.kubernetes.io/component": component } : {}),
+  };
+}

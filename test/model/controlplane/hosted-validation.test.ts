@@ -1,0 +1,390 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FileTree } from "../../../src/model/file-tree.js";
+import { loadFleet } from "../../../src/model/load-fleet.js";
+import type { Problem } from "../../../src/model/problem.js";
+import { readDirectoryTree } from "../../../src/source/read-directory.js";
+import { HOSTED_EXAMPLE_DIR } from "../../helpers/hosted-example.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+let example: FileTree;
+beforeAll(async () => {
+  example = await readDirectoryTree(HOSTED_EXAMPLE_DIR);
+});
+
+type Edit = Readonly<Record<string, string | ((text: string) => string) | null>>;
+
+function edited(edit: Edit): FileTree {
+  const tree = new Map(example);
+  for (const [path, change] of Object.entries(edit)) {
+    if (change === null) tree.delete(path);
+    else if (typeof change === "string") tree.set(path, encoder.encode(change));
+    else tree.set(path, encoder.encode(change(decoder.decode(tree.get(path) ?? new Uint8Array()))));
+  }
+  return tree;
+}
+
+const replace = (from: string | RegExp, to: string) => (text: string) => {
+  const out = text.replace(from, to);
+  if (out === text) throw new Error(`edit did not apply: ${String(from)}`);
+  return out;
+};
+
+function hostedCluster(name: string, controlPlane: string, extra = ""): string {
+  return `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: ${name}
+spec:${extra}
+  controlPlane:
+${controlPlane
+  .trim()
+  .split("\n")
+  .map((line) => `    ${line}`)
+  .join("\n")}
+`;
+}
+
+const SMALL_CLASS = `apiVersion: gitfleet.io/v1alpha1
+kind: ControlPlaneClass
+metadata:
+  name: small
+spec:
+  version: v1.34.1
+  apiServer: { replicas: 1 }
+  etcd: { version: 3.6.4-0 }
+`;
+
+interface Case {
+  readonly name: string;
+  readonly edit: Edit;
+  /** file:line, code, and a part of the message of one error the load must report. */
+  readonly error: { readonly at: string; readonly code: Problem["code"]; readonly message: string };
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: "an unknown host",
+    edit: { "clusters/pc-1.yaml": replace("host: meta-1", "host: meta-9") },
+    error: { at: "clusters/pc-1.yaml:12", code: "UNKNOWN_REFERENCE", message: 'unknown cluster "meta-9"' },
+  },
+  {
+    name: "a cluster hosting itself",
+    edit: { "clusters/pc-1.yaml": replace("host: meta-1", "host: pc-1") },
+    error: { at: "clusters/pc-1.yaml:12", code: "INVALID_FIELD_COMBINATION", message: "cannot host its own" },
+  },
+  {
+    name: "a hosting cycle",
+    edit: {
+      "clusters/meta-1.yaml": hostedCluster(
+        "meta-1",
+        "host: pc-1\nclass: standard\nexpose: { type: LoadBalancer }",
+      ),
+    },
+    error: {
+      at: "clusters/meta-1.yaml:7",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "hosting cycle: meta-1 is hosted by pc-1 is hosted by meta-1",
+    },
+  },
+  {
+    name: "an unknown class",
+    edit: { "clusters/pc-2.yaml": replace("class: standard", "class: standrd") },
+    error: {
+      at: "clusters/pc-2.yaml:13",
+      code: "UNKNOWN_REFERENCE",
+      message: 'unknown ControlPlaneClass "standrd" (did you mean "standard"?)',
+    },
+  },
+  {
+    name: "a version that is not a release tag",
+    edit: { "controlplanes/standard.yaml": replace("version: v1.34.1", "version: v1.34") },
+    error: { at: "controlplanes/standard.yaml:7", code: "SCHEMA_VIOLATION", message: "like v1.32.3" },
+  },
+  {
+    name: "an etcd tag that is not a version",
+    edit: { "controlplanes/standard.yaml": replace("version: 3.6.4-0", "version: latest") },
+    error: { at: "controlplanes/standard.yaml:17", code: "SCHEMA_VIOLATION", message: "like 3.5.16-0" },
+  },
+  {
+    name: "a controller-manager newer than the API server",
+    edit: {
+      "controlplanes/standard.yaml": replace(
+        "  controllerManager:\n",
+        "  controllerManager:\n    version: v1.35.0\n",
+      ),
+    },
+    error: {
+      at: "controlplanes/standard.yaml:14",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "kube-controller-manager v1.35.0: it would be newer than kube-apiserver v1.34.1",
+    },
+  },
+  {
+    name: "a scheduler two minors older than the API server",
+    edit: {
+      "controlplanes/standard.yaml": replace("  etcd:\n", "  scheduler:\n    version: v1.32.9\n  etcd:\n"),
+    },
+    error: {
+      at: "controlplanes/standard.yaml:17",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "kube-scheduler v1.32.9: it would be 2 minors older than kube-apiserver v1.34.1",
+    },
+  },
+  {
+    name: "an API server version apart from the class's",
+    edit: {
+      "controlplanes/standard.yaml": replace("    replicas: 2\n", "    replicas: 2\n    version: v1.34.0\n"),
+    },
+    error: {
+      at: "controlplanes/standard.yaml:11",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "set that instead",
+    },
+  },
+  {
+    name: "two control planes in one namespace",
+    edit: {
+      "clusters/pc-1.yaml": replace(
+        "    class: standard\n",
+        "    class: standard\n    namespace: shared-cp\n",
+      ),
+      "clusters/pc-2.yaml": replace(
+        "    class: standard\n",
+        "    class: standard\n    namespace: shared-cp\n",
+      ),
+    },
+    error: {
+      at: "clusters/pc-2.yaml:14",
+      code: "DUPLICATE_NAME",
+      message: "namespace shared-cp already holds the control plane of pc-1",
+    },
+  },
+  {
+    name: "a host port without the host node's address",
+    edit: {
+      "clusters/pc-3.yaml": hostedCluster(
+        "pc-3",
+        "host: meta-1\nclass: small\nexpose: { type: HostPort, port: 16443 }",
+      ),
+      "controlplanes/small.yaml": SMALL_CLASS,
+    },
+    error: {
+      at: "clusters/pc-3.yaml:9",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "expose HostPort needs address",
+    },
+  },
+  {
+    name: "host port ranges that overlap on one host",
+    edit: {
+      "clusters/pc-3.yaml": hostedCluster(
+        "pc-3",
+        "host: meta-1\nclass: small\nexpose: { type: HostPort, port: 16443, address: 10.0.0.5 }",
+      ),
+      "clusters/pc-4.yaml": hostedCluster(
+        "pc-4",
+        "host: meta-1\nclass: small\nexpose: { type: HostPort, port: 16446, address: 10.0.0.5 }",
+      ),
+      "controlplanes/small.yaml": SMALL_CLASS,
+    },
+    error: {
+      at: "clusters/pc-4.yaml:9",
+      code: "DUPLICATE_NAME",
+      message:
+        "port 16446 (kube-apiserver) of host meta-1 is already taken by kube-controller-manager of pc-3",
+    },
+  },
+  {
+    name: "a replicated dedicated etcd on a host port",
+    edit: {
+      "clusters/pc-3.yaml": hostedCluster(
+        "pc-3",
+        "host: meta-1\nclass: standard\nexpose: { type: HostPort, port: 16443, address: 10.0.0.5 }",
+      ),
+    },
+    error: { at: "clusters/pc-3.yaml:9", code: "INVALID_FIELD_COMBINATION", message: "asks for 3" },
+  },
+  {
+    name: "a node port outside the node port range",
+    edit: { "clusters/pc-2.yaml": replace("port: 31443", "port: 8443") },
+    error: {
+      at: "clusters/pc-2.yaml:19",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "outside the default node port range",
+    },
+  },
+  {
+    name: "a shared etcd used from two hosts",
+    edit: {
+      "clusters/meta-2.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-2\nspec: {}\n",
+      "clusters/pc-2.yaml": replace("host: meta-1", "host: meta-2"),
+    },
+    error: {
+      at: "clusters/pc-2.yaml:15",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "shared etcd etcd-a is also used by pc-1",
+    },
+  },
+  {
+    name: "two clusters with one prefix in a shared etcd",
+    edit: {
+      "clusters/pc-1.yaml": replace("      name: etcd-a\n", "      name: etcd-a\n      prefix: /prod\n"),
+      "clusters/pc-2.yaml": replace("      name: etcd-a\n", "      name: etcd-a\n      prefix: /prod\n"),
+    },
+    error: { at: "clusters/pc-2.yaml:17", code: "DUPLICATE_NAME", message: "already holds the data of pc-1" },
+  },
+  {
+    name: "nested prefixes in a shared etcd",
+    edit: {
+      "clusters/pc-1.yaml": replace("      name: etcd-a\n", "      name: etcd-a\n      prefix: /prod\n"),
+      "clusters/pc-2.yaml": replace("      name: etcd-a\n", "      name: etcd-a\n      prefix: /prod/b\n"),
+    },
+    error: {
+      at: "clusters/pc-2.yaml:17",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "prefixes may not nest",
+    },
+  },
+  {
+    name: "a shared etcd without a name",
+    edit: { "clusters/pc-1.yaml": replace("      name: etcd-a\n", "") },
+    error: {
+      at: "clusters/pc-1.yaml:15",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "a shared etcd needs a name",
+    },
+  },
+  {
+    name: "a prefix on a dedicated etcd",
+    edit: {
+      "clusters/pc-1.yaml": replace(
+        "mode: Shared\n      name: etcd-a",
+        "mode: Dedicated\n      prefix: /pc-1",
+      ),
+    },
+    error: {
+      at: "clusters/pc-1.yaml:16",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "etcd.prefix applies to a Shared etcd only",
+    },
+  },
+  {
+    name: "a hosted cluster with a kubeconfig of its own",
+    edit: {
+      "clusters/pc-1.yaml": replace(
+        "  controlPlane:\n",
+        "  connection:\n    kubeconfigFile: pc-1.yaml\n  controlPlane:\n",
+      ),
+    },
+    error: {
+      at: "clusters/pc-1.yaml:12",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "remove connection.kubeconfigFile",
+    },
+  },
+  {
+    name: "connection mode hosted without a control plane",
+    edit: {
+      "clusters/meta-1.yaml": replace(
+        "  region: us-east\n",
+        "  region: us-east\n  connection:\n    mode: hosted\n",
+      ),
+    },
+    error: {
+      at: "clusters/meta-1.yaml:12",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "needs spec.controlPlane",
+    },
+  },
+  {
+    name: "a host reached in pull mode",
+    edit: {
+      "clusters/meta-1.yaml": replace(
+        "  region: us-east\n",
+        "  region: us-east\n  connection:\n    mode: pull\n",
+      ),
+    },
+    error: {
+      at: "clusters/pc-1.yaml:12",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "host meta-1 is reached in pull mode",
+    },
+  },
+  {
+    name: "a Placement selecting a generated app",
+    edit: { "placements/web.yaml": replace("apps: [web]", "apps: [web, gitfleet-cp-pc-1]") },
+    error: {
+      at: "placements/web.yaml:7",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "a Placement may not select it",
+    },
+  },
+  {
+    name: "an app named like a generated one",
+    edit: { "apps/gitfleet-cp-pc-1/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n" },
+    error: {
+      at: "clusters/pc-1.yaml:5",
+      code: "DUPLICATE_NAME",
+      message: "apps/gitfleet-cp-pc-1/ uses the name",
+    },
+  },
+  {
+    name: "a hosted cluster whose generated app name is too long",
+    edit: {
+      "clusters/a-very-long-hosted-cluster-name-for-the-limit-abcdef.yaml": hostedCluster(
+        "a-very-long-hosted-cluster-name-for-the-limit-abcdef",
+        "host: meta-1\nclass: standard\nexpose: { type: LoadBalancer }",
+      ),
+    },
+    error: {
+      at: "clusters/a-very-long-hosted-cluster-name-for-the-limit-abcdef.yaml:4",
+      code: "INVALID_NAME",
+      message: "longer than 63 characters",
+    },
+  },
+];
+
+describe("hosted control planes: validation", () => {
+  it("accepts the documented example", () => {
+    const result = loadFleet(example);
+    expect(result.problems).toEqual([]);
+    expect(result.model?.clusters.map((c) => c.metadata.name)).toEqual(["meta-1", "pc-1", "pc-2"]);
+  });
+
+  it.each(CASES)("refuses $name at file:line with a reason", ({ edit, error }) => {
+    const result = loadFleet(edited(edit));
+    expect(result.model).toBeUndefined();
+    const found = result.problems
+      .filter((p) => p.severity === "error")
+      .map((p) => `${p.file}:${p.line} ${p.code} ${p.message}`);
+    expect(found, found.join("\n")).toContainEqual(expect.stringContaining(`${error.at} ${error.code}`));
+    const matching = result.problems.filter(
+      (p) => `${p.file}:${p.line}` === error.at && p.code === error.code && p.message.includes(error.message),
+    );
+    expect(matching, found.join("\n")).toHaveLength(1);
+  });
+
+  it("accepts a component one minor behind the API server, a chain of hosts and disjoint host ports", () => {
+    const result = loadFleet(
+      edited({
+        "controlplanes/standard.yaml": replace(
+          "  controllerManager:\n",
+          "  controllerManager:\n    version: v1.33.7\n",
+        ),
+        "controlplanes/small.yaml": SMALL_CLASS,
+        "clusters/pc-3.yaml": hostedCluster(
+          "pc-3",
+          "host: pc-1\nclass: small\nexpose: { type: HostPort, port: 16443, address: 10.0.0.5 }",
+        ),
+        "clusters/pc-4.yaml": hostedCluster(
+          "pc-4",
+          "host: pc-1\nclass: small\nexpose: { type: HostPort, port: 16449, address: 10.0.0.5 }",
+        ),
+      }),
+    );
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+});
