@@ -90,6 +90,7 @@ async function finished(
       !["unchanged", "drifted", "held", "failed", "conflict"].includes(o.action),
   );
   const served = await input.served?.(client, crdsApplied);
+  const version = await client.version().catch(() => undefined);
   const capacity = input.capacity
     ? await input.capacity(client)
     : await readCapacity(client).then((r) => r?.capacity);
@@ -100,6 +101,7 @@ async function finished(
     ...(error ? { error } : {}),
     ...(capacity ? { capacity } : {}),
     ...(served ? { served } : {}),
+    ...(version ? { version } : {}),
     objects,
     pruned,
     ...(blocked

@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import fetch, { type RequestInit } from "node-fetch";
 import { asList, asMap, type JsonMap } from "../model/json.js";
+import { parseGitVersion } from "../model/kube-version.js";
 import { MAX_MESSAGE, oneLine } from "../model/one-line.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";
 
@@ -215,6 +216,16 @@ export class MemberClient {
   /** A request by path, for what the typed calls do not cover (subresources such as pods/status). */
   raw(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
     return this.request(method, path, body, contentType);
+  }
+
+  /**
+   * The Kubernetes version the member's /version reports (gitVersion, such as "v1.34.1"), or undefined
+   * when it answers something that is not a version. An answer is untrusted: one bounded line.
+   */
+  async version(): Promise<string | undefined> {
+    const answer = asMap(await this.request("GET", "/version"));
+    const text = typeof answer.gitVersion === "string" ? oneLine(answer.gitVersion, 64) : "";
+    return parseGitVersion(text) ? text : undefined;
   }
 
   /**

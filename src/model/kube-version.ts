@@ -23,11 +23,16 @@ export function parseKubeVersion(text: string): KubeVersion | undefined {
 
 /**
  * Parses what a member's /version reports as gitVersion ("v1.32.3", "v1.31.4-eks-2f2a3b1",
- * "v1.30.2+k3s1"): build metadata after "+" is dropped; undefined when it is not a version.
+ * "v1.30.2+k3s1"): build metadata after "+" is dropped, and a suffix that is not alpha, beta or rc
+ * is a vendor's build of that release, not a pre-release; undefined when it is not a version.
  */
 export function parseGitVersion(text: string): KubeVersion | undefined {
-  return parseKubeVersion(text.split("+")[0] ?? "");
+  const version = parseKubeVersion(text.split("+")[0] ?? "");
+  if (!version || PRE_RELEASE.test(version.pre)) return version;
+  return { ...version, pre: "" };
 }
+
+const PRE_RELEASE = /^(alpha|beta|rc)(\.[0-9]+)*$/;
 
 /** Parses an etcd image tag such as "3.5.16-0" (the revision after "-" is the image's, not etcd's). */
 export function parseEtcdVersion(text: string): KubeVersion | undefined {

@@ -1,6 +1,7 @@
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { parseGitVersion } from "../model/kube-version.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { readMigrationStatus } from "../status/migration-file.js";
@@ -15,7 +16,9 @@ export interface ClusterFacts {
   readonly provider?: string;
   readonly region?: string;
   readonly zone?: string;
-  readonly mode: "push" | "pull";
+  readonly mode: "push" | "pull" | "hosted";
+  /** For a hosted cluster: the cluster that runs its control plane. */
+  readonly host?: string;
   readonly unschedulable: boolean;
   readonly labels: Readonly<Record<string, string>>;
 }
@@ -48,6 +51,8 @@ export interface ClusterView extends ClusterFacts {
     readonly since?: string;
     readonly taints: readonly string[];
   };
+  /** The Kubernetes version the member reported at its last sync. */
+  readonly version?: string;
   /** Objects gitfleet renders for it, and per app. */
   readonly objects: number;
   readonly apps: Readonly<Record<string, number>>;
@@ -236,9 +241,16 @@ function clusterView(facts: ClusterFacts, file: JsonMap | undefined): ClusterVie
         }
       : {}),
     ...(synced ? { synced } : {}),
+    ...versionView(observed.kubernetesVersion),
     ...capacityView(observed.capacity),
   };
   return { ...view, ...clusterState(view) };
+}
+
+// The version a sync recorded, when it is one (the status branch is untrusted input).
+function versionView(value: Json | undefined): Pick<ClusterView, "version"> {
+  if (typeof value !== "string" || value.length > 64 || !parseGitVersion(value)) return {};
+  return { version: value };
 }
 
 function capacityView(value: Json | undefined): Pick<ClusterView, "capacity"> {
@@ -369,6 +381,11 @@ function workloadView(entry: JsonMap, readyOf: ReadonlyMap<string, Record<string
   };
 }
 
+function connectionMode(spec: JsonMap): ClusterFacts["mode"] {
+  if (isJsonMap(spec.controlPlane)) return "hosted";
+  return asMap(spec.connection).mode === "pull" ? "pull" : "push";
+}
+
 /** A Cluster file's facts (a parsed YAML document); undefined when it is not a Cluster. */
 export function clusterFacts(document: unknown): ClusterFacts | undefined {
   const doc = asMap(document as Json);
@@ -380,7 +397,10 @@ export function clusterFacts(document: unknown): ClusterFacts | undefined {
     ...text("provider"),
     ...text("region"),
     ...text("zone"),
-    mode: asMap(spec.connection).mode === "pull" ? "pull" : "push",
+    mode: connectionMode(spec),
+    ...(typeof asMap(spec.controlPlane).host === "string"
+      ? { host: String(asMap(spec.controlPlane).host) }
+      : {}),
     unschedulable: spec.unschedulable === true,
     labels: Object.fromEntries(
       Object.entries(asMap(asMap(doc.metadata).labels)).map(([k, v]) => [k, String(v)]),

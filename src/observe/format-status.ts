@@ -1,3 +1,10 @@
+import { compareStrings } from "../model/file-tree.js";
+import {
+  compareVersions,
+  format as formatVersion,
+  type KubeVersion,
+  parseGitVersion,
+} from "../model/kube-version.js";
 import type { AppView, ClusterView, FleetView } from "./fleet-view.js";
 import { textTable } from "./text-table.js";
 
@@ -22,7 +29,19 @@ export function formatStatus(view: FleetView): string {
   );
   lines.push(
     ...textTable(
-      ["CLUSTER", "STATE", "PROVIDER", "REGION", "MODE", "CPU", "MEMORY", "PODS", "OBJECTS", "REASON"],
+      [
+        "CLUSTER",
+        "STATE",
+        "PROVIDER",
+        "REGION",
+        "MODE",
+        "VERSION",
+        "CPU",
+        "MEMORY",
+        "PODS",
+        "OBJECTS",
+        "REASON",
+      ],
       view.clusters.map(clusterRow),
     ),
   );
@@ -51,7 +70,8 @@ function clusterRow(cluster: ClusterView): string[] {
     cluster.state,
     cluster.provider ?? "-",
     cluster.region ?? "-",
-    `${cluster.mode}${cluster.unschedulable ? ",cordoned" : ""}`,
+    `${cluster.mode}${cluster.host ? `:${cluster.host}` : ""}${cluster.unschedulable ? ",cordoned" : ""}`,
+    cluster.version ?? "-",
     use("cpu"),
     use("memory"),
     use("pods"),
@@ -125,4 +145,53 @@ export function amount(resource: "cpu" | "memory" | "pods", value: number): stri
   }
   if (resource === "cpu") return String(Number(value.toFixed(value >= 10 ? 0 : 1)));
   return String(Math.round(value));
+}
+
+/**
+ * `gitfleet status --below <version>`: the clusters whose members last reported a Kubernetes version
+ * older than `version` (a CVE's fixed release, say), oldest first, then those whose version is not
+ * known yet. Pure.
+ */
+export function formatClustersBelow(view: FleetView, version: KubeVersion): { text: string; below: number } {
+  const known = view.clusters
+    .map((cluster) => ({ cluster, version: cluster.version ? parseGitVersion(cluster.version) : undefined }))
+    .filter((entry): entry is { cluster: ClusterView; version: KubeVersion } => entry.version !== undefined);
+  const below = known
+    .filter((entry) => compareVersions(entry.version, version) < 0)
+    .sort((a, b) => compareVersions(a.version, b.version) || compareStrings(a.cluster.name, b.cluster.name));
+  const unknown = view.clusters.filter((cluster) => !known.some((entry) => entry.cluster === cluster));
+  const target = formatVersion(version);
+  const lines =
+    below.length === 0
+      ? [`No cluster reports a version below ${target}.`]
+      : [
+          `${below.length} cluster${below.length === 1 ? "" : "s"} below ${target}:`,
+          ...textTable(
+            ["CLUSTER", "VERSION", "MODE", "STATE"],
+            below.map(({ cluster }) => [
+              cluster.name,
+              cluster.version ?? "-",
+              `${cluster.mode}${cluster.host ? `:${cluster.host}` : ""}`,
+              cluster.state,
+            ]),
+          ),
+        ];
+  if (unknown.length > 0)
+    lines.push("", `Version not reported yet: ${unknown.map((c) => c.name).join(", ")}`);
+  return { text: `${lines.join("\n")}\n`, below: below.length };
+}
+
+/** The same list as JSON: each cluster below the version with the version it reported. */
+export function clustersBelowJson(
+  view: FleetView,
+  version: KubeVersion,
+): { below: { cluster: string; version: string }[] } {
+  return {
+    below: view.clusters
+      .filter((c) => {
+        const reported = c.version ? parseGitVersion(c.version) : undefined;
+        return reported !== undefined && compareVersions(reported, version) < 0;
+      })
+      .map((c) => ({ cluster: c.name, version: c.version as string })),
+  };
 }

@@ -266,6 +266,7 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   };
   if (result.error) observed.error = result.error;
   if (result.capacity) observed.capacity = capacityRecord(result.capacity);
+  if (result.version) observed.kubernetesVersion = result.version;
   if (result.served) observed.apis = servedApisRecord(result.served);
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)

@@ -73,6 +73,8 @@ export interface ClusterSyncResult {
   readonly capacity?: ClusterCapacity;
   /** What the member serves, from its discovery (absent when it was not read). */
   readonly served?: ServedApis;
+  /** The Kubernetes version the member's /version reports (absent when it was not read). */
+  readonly version?: string;
 }
 
 /** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */

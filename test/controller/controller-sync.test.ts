@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Controller } from "../../src/controller/controller.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
+import { SIMULATED_VERSION } from "../../src/sim/discovery.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
@@ -69,6 +70,8 @@ describe("push-mode sync with the controller", () => {
     });
     const cluster = asMap(statusFile("status/clusters/east.yaml").observed);
     expect(cluster).toMatchObject({ reachable: true, syncedCommit: source, conflicts: 0, failed: 0 });
+    // The member's version, as its /version reports it.
+    expect(cluster.kubernetesVersion).toBe(SIMULATED_VERSION.gitVersion);
     const inventory = statusFile("status/inventory/east.yaml");
     expect(inventory.objects).toBe(cluster.inventory);
     expect(inventory.entries).toContainEqual(

@@ -33,6 +33,7 @@ export const HEALTHY_EAST = `  condition:
   conflicts: 0
   failed: 0
   drifted: 0
+  kubernetesVersion: v1.33.4
   capacity:
     nodes: 3
     readyNodes: 3

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { parseKubeVersion } from "../../src/model/kube-version.js";
 import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
-import { amount, formatStatus } from "../../src/observe/format-status.js";
+import { amount, formatClustersBelow, formatStatus } from "../../src/observe/format-status.js";
 import { fleetFiles } from "../helpers/status-files.js";
 
 const FACTS: ClusterFacts[] = [
@@ -21,6 +22,27 @@ describe("gitfleet status's text", () => {
       lines.findIndex((l) => l.startsWith("api ")),
     );
     expect(text).toContain("web in west: Degraded — Deployment shop/web: 1 of 2 replicas ready");
+  });
+
+  it.each([
+    [
+      "v1.33.5",
+      "1 cluster below v1.33.5:\nCLUSTER  VERSION  MODE  STATE\neast     v1.33.4  push  Healthy\n\nVersion not reported yet: west\n",
+      1,
+    ],
+    ["v1.33.4", "No cluster reports a version below v1.33.4.\n\nVersion not reported yet: west\n", 0],
+    [
+      "v1.34.0-rc.1",
+      "1 cluster below v1.34.0-rc.1:\nCLUSTER  VERSION  MODE  STATE\neast     v1.33.4  push  Healthy\n\nVersion not reported yet: west\n",
+      1,
+    ],
+  ])("lists the clusters below %s, and those whose version is unknown", (version, text, count) => {
+    const view = fleetView(fleetFiles(), FACTS, "d".repeat(40));
+    const listed = formatClustersBelow(
+      view,
+      parseKubeVersion(version) as NonNullable<ReturnType<typeof parseKubeVersion>>,
+    );
+    expect(listed).toEqual({ text, below: count });
   });
 
   it.each([

@@ -165,6 +165,30 @@ describe("gitfleet status", () => {
     );
   });
 
+  it("lists the clusters below a Kubernetes version, as the members reported it, and exits 2 when there are any", async () => {
+    const below = await execFileAsync(process.execPath, [
+      BIN,
+      "status",
+      "--repo",
+      controller.repo,
+      "--below",
+      "v1.33.0",
+    ]).catch((error: { code: number; stdout: string }) => error);
+    expect("code" in below ? below.code : 0).toBe(2);
+    const { body } = await getJson<{ clusters: { name: string }[] }>(`${controller.url}/api/clusters`);
+    for (const cluster of body.clusters)
+      expect(below.stdout).toMatch(new RegExp(`^${cluster.name} +v1\\.32\\.0-gitfleet-sim `, "m"));
+    const none = await execFileAsync(process.execPath, [
+      BIN,
+      "status",
+      "--repo",
+      controller.repo,
+      "--below",
+      "v1.32.0",
+    ]);
+    expect(none.stdout).toBe("No cluster reports a version below v1.32.0.\n");
+  });
+
   it("exits 1 on a repository nothing reconciled yet", async () => {
     const bare = `${controller.repo}-bare.git`;
     gitIn(

@@ -1,6 +1,7 @@
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
-import { formatStatus } from "../../observe/format-status.js";
+import { parseKubeVersion } from "../../model/kube-version.js";
+import { clustersBelowJson, formatClustersBelow, formatStatus } from "../../observe/format-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -11,9 +12,16 @@ export interface StatusOptions {
   readonly format: "text" | "json";
   readonly cacheDir?: string;
   readonly tokenEnv: string;
+  /** List the clusters below this Kubernetes version instead of the overview. */
+  readonly below?: string;
 }
 
 export async function runStatus(options: StatusOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const below = options.below === undefined ? undefined : parseKubeVersion(options.below);
+  if (options.below !== undefined && !below)
+    throw new CliError(
+      `--below ${JSON.stringify(options.below)} is not a Kubernetes version; write it like v1.34.2`,
+    );
   const fail = (error: unknown): never => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   };
@@ -29,6 +37,15 @@ export async function runStatus(options: StatusOptions, output: CommandOutput): 
     return ExitCode.Failed;
   }
   const view = await reader.view().catch(fail);
+  if (below) {
+    const listed = formatClustersBelow(view, below);
+    output.out(
+      options.format === "json"
+        ? `${JSON.stringify(clustersBelowJson(view, below), null, 2)}\n`
+        : listed.text,
+    );
+    return listed.below > 0 ? ExitCode.Changes : ExitCode.Ok;
+  }
   output.out(options.format === "json" ? `${JSON.stringify(view, null, 2)}\n` : formatStatus(view));
   const healthy =
     view.source.valid &&

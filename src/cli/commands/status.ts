@@ -23,6 +23,10 @@ export function registerStatus(
       .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
       .option(
+        "--below <version>",
+        "list only the clusters whose members report a Kubernetes version older than this (e.g. v1.34.2, a CVE's fixed release); exit 2 when there are any",
+      )
+      .option(
         "--token-env <name>",
         "for a URL: environment variable holding the Git access token",
         "GITFLEET_GIT_TOKEN",

@@ -30,9 +30,11 @@ describe("Kubernetes versions", () => {
   });
 
   it.each([
-    ["v1.31.4-eks-2f2a3b1", "v1.31.4-eks-2f2a3b1"],
+    ["v1.31.4-eks-2f2a3b1", "v1.31.4"],
     ["v1.30.2+k3s1", "v1.30.2"],
-    ["v1.32.0-gitfleet-sim", "v1.32.0-gitfleet-sim"],
+    ["v1.32.0-gitfleet-sim", "v1.32.0"],
+    ["v1.35.0-rc.1", "v1.35.0-rc.1"],
+    ["v1.35.0-alpha.3.123+abcdef", "v1.35.0-alpha.3.123"],
   ])("reads the gitVersion %s a member reports", (text, expected) => {
     expect(format(parseGitVersion(text) as KubeVersion)).toBe(expected);
   });
