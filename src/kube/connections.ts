@@ -3,8 +3,12 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { controlPlaneNamespace } from "../model/controlplane/hosted-control-plane.js";
+import { oneLine } from "../model/one-line.js";
 import type { Cluster } from "../model/types.js";
 import { fileVersion, readBoundedFile } from "../util/bounded-file.js";
+import { readAdminKubeconfig } from "./hosted-credentials.js";
+import { MemberClient } from "./member-client.js";
 
 /** How the controller reaches one member: a client configuration, or why it cannot. */
 export type MemberConnection =
@@ -56,10 +60,62 @@ export class MemberCredentials {
 
   constructor(private readonly sources: ConnectionSources) {}
 
-  /** Every Cluster's connection; two push-mode Clusters that reach the same API server get an error each. */
+  /**
+   * Every Cluster's connection; two push-mode Clusters that reach the same API server get an error
+   * each. A hosted cluster is reached with the admin kubeconfig gitfleet generated in its host, read
+   * from the host at each resolution (hosts first, for hosts that are hosted themselves).
+   */
   async resolve(clusters: readonly Cluster[]): Promise<MemberConnection[]> {
-    const connections = await Promise.all(clusters.map((cluster) => this.connect(cluster)));
-    return refuseShared(connections);
+    const direct = clusters.filter((cluster) => !cluster.spec.controlPlane);
+    const byName = new Map<string, MemberConnection>();
+    for (const connection of await Promise.all(direct.map((cluster) => this.connect(cluster))))
+      byName.set(connection.cluster, connection);
+    for (const cluster of hostingOrder(clusters))
+      byName.set(cluster.metadata.name, await this.connectHosted(cluster, byName));
+    return refuseShared(clusters.map((cluster) => byName.get(cluster.metadata.name) as MemberConnection));
+  }
+
+  // A hosted cluster: the admin kubeconfig Secret in its host's control-plane namespace.
+  private async connectHosted(
+    cluster: Cluster,
+    connections: ReadonlyMap<string, MemberConnection>,
+  ): Promise<MemberConnection> {
+    const name = cluster.metadata.name;
+    const host = cluster.spec.controlPlane?.host ?? "";
+    const fail = (error: string): MemberConnection => ({ cluster: name, mode: "push", error });
+    const reached = connections.get(host);
+    if (!reached || !("config" in reached) || !reached.config)
+      return fail(
+        `its host ${host} is not reachable${reached && "error" in reached ? ` (${reached.error})` : ""}`,
+      );
+    const client = new MemberClient(host, reached.config, { timeoutMs: HOSTED_READ_TIMEOUT_MS, retries: 1 });
+    const namespace = controlPlaneNamespace(cluster);
+    let text: string | undefined;
+    try {
+      text = await readAdminKubeconfig(client, namespace);
+    } catch (error) {
+      return fail(
+        `its admin kubeconfig cannot be read from host ${host}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+      );
+    }
+    if (text === undefined)
+      return fail(
+        `host ${host} holds no admin kubeconfig for it yet (gitfleet writes it after syncing the host)`,
+      );
+    const loaded = await this.cached(`hosted:${name}`, digest(text), async () =>
+      parse(text, `the admin kubeconfig of ${name} in host ${host}`),
+    );
+    if ("error" in loaded) return fail(loaded.error);
+    const context = loaded.getCurrentContext();
+    const user = loaded.getCurrentUser();
+    if (user?.exec || user?.authProvider)
+      return fail(`the admin kubeconfig of ${name} in host ${host} runs a plugin; gitfleet's own never does`);
+    const config = new KubeConfig();
+    config.loadFromString(loaded.exportConfig());
+    config.setCurrentContext(context);
+    const version = (loaded as KubeConfigWithVersion)[VERSION];
+    if (version !== undefined) (config as KubeConfigWithVersion)[VERSION] = version;
+    return { cluster: name, mode: "push", config, context };
   }
 
   private async connect(cluster: Cluster): Promise<MemberConnection> {
@@ -176,6 +232,24 @@ export class MemberCredentials {
 export function connectionKey(connection: { readonly config: KubeConfig }): string {
   const versions = (connection.config as KubeConfigWithVersion)[VERSION];
   return `${connection.config.getCurrentContext()} ${connection.config.getCurrentCluster()?.server ?? ""} ${versions ?? ""}`;
+}
+
+/** How long reading a hosted cluster's admin kubeconfig from its host may take. */
+const HOSTED_READ_TIMEOUT_MS = 5_000;
+
+// Hosted clusters, each after its host when the host is hosted too (validation refuses cycles; a
+// cycle here would leave its clusters last, unreachable).
+function hostingOrder(clusters: readonly Cluster[]): Cluster[] {
+  const hosted = clusters.filter((cluster) => cluster.spec.controlPlane);
+  const ordered: Cluster[] = [];
+  const placed = new Set(clusters.filter((c) => !c.spec.controlPlane).map((c) => c.metadata.name));
+  for (let round = 0; round < hosted.length && ordered.length < hosted.length; round++)
+    for (const cluster of hosted)
+      if (!placed.has(cluster.metadata.name) && placed.has(cluster.spec.controlPlane?.host ?? "")) {
+        ordered.push(cluster);
+        placed.add(cluster.metadata.name);
+      }
+  return [...ordered, ...hosted.filter((cluster) => !placed.has(cluster.metadata.name))];
 }
 
 /** One resolution, for callers that need no cache between calls (a plan, a test). */

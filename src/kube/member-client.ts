@@ -82,8 +82,11 @@ export class MemberClient {
     return this.config.getCurrentCluster()?.server.replace(/\/+$/, "") ?? "";
   }
 
-  /** Server-side apply: creates or updates the fields this manager applies; `force` takes fields other managers own. */
-  async apply(object: JsonMap, force: boolean): Promise<JsonMap> {
+  /**
+   * Server-side apply: creates or updates the fields this manager (this client's, unless another is
+   * named) applies; `force` takes fields other managers own.
+   */
+  async apply(object: JsonMap, force: boolean, fieldManager?: string): Promise<JsonMap> {
     const metadata = asMap(object.metadata);
     const path = await this.objectPath({
       apiVersion: String(object.apiVersion),
@@ -91,7 +94,9 @@ export class MemberClient {
       namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
       name: String(metadata.name),
     });
-    const query = new URLSearchParams({ fieldManager: this.options.fieldManager ?? FIELD_MANAGER });
+    const query = new URLSearchParams({
+      fieldManager: fieldManager ?? this.options.fieldManager ?? FIELD_MANAGER,
+    });
     if (force) query.set("force", "true");
     return asMap(
       await this.request("PATCH", `${path}?${query.toString()}`, object, "application/apply-patch+yaml"),

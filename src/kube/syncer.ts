@@ -21,6 +21,7 @@ import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
+import { ensureHostedCredentials, planesHostedBy } from "./hosted-credentials.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
 import { MemberClientPool } from "./member-clients.js";
 import { CapacityReadings } from "./read-capacity.js";
@@ -141,7 +142,7 @@ export class Syncer {
               sourceCommit: target.sourceCommit,
               knownInventory: inventoryOf(cluster),
             });
-          return syncCluster({
+          const synced = await syncCluster({
             cluster,
             client: worker.client,
             sourceCommit: target.sourceCommit,
@@ -155,6 +156,7 @@ export class Syncer {
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
             served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
           });
+          return withHostedCredentials(synced, worker.client, target.model);
         })().catch((error: unknown) =>
           notSynced(
             syncedAs(cluster),
@@ -290,6 +292,16 @@ class ClusterWorker {
       }
     }
   }
+}
+
+// A host: the control planes it runs get their credentials once the sync made their namespaces.
+async function withHostedCredentials(
+  synced: ClusterSyncResult,
+  client: MemberClient,
+  model: FleetModel,
+): Promise<ClusterSyncResult> {
+  if (!synced.reachable || planesHostedBy(model, synced.cluster).length === 0) return synced;
+  return { ...synced, credentials: await ensureHostedCredentials(client, model, Date.now()) };
 }
 
 /** A counting semaphore: at most `size` holders at once, the others served in order. */

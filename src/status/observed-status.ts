@@ -1,3 +1,4 @@
+import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
@@ -267,6 +268,7 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   if (result.error) observed.error = result.error;
   if (result.capacity) observed.capacity = capacityRecord(result.capacity);
   if (result.version) observed.kubernetesVersion = result.version;
+  if (result.credentials) observed.hostedControlPlanes = hostedCredentialsRecord(result.credentials);
   if (result.served) observed.apis = servedApisRecord(result.served);
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
@@ -299,6 +301,47 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[], subject
       ...(result.objects.some((o) => o.action === "conflict") ? ["conflicts"] : []),
     ];
     lines.push(`${result.cluster}: ${details.join(", ")}; ${health}`);
+    lines.push(...credentialLines(result.cluster, result.credentials));
   }
   return `${subject}: ${parts.join(", ")}\n\n${lines.join("\n")}`;
+}
+
+// Per hosted cluster, each credential's fingerprint and expiry (what changes only when it is
+// renewed), or why the credentials step failed. Never a body.
+function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
+  const out: Record<string, JsonMap> = {};
+  for (const [cluster, entry] of Object.entries(credentials).sort(([a], [b]) => compareStrings(a, b))) {
+    if ("error" in entry) {
+      out[cluster] = { error: entry.error };
+      continue;
+    }
+    const records: Record<string, JsonMap> = {};
+    for (const record of entry.records)
+      records[`${record.namespace}/${record.name}`] = {
+        fingerprint: record.fingerprint,
+        ...(record.notAfter ? { notAfter: record.notAfter } : {}),
+      };
+    out[cluster] = { credentials: records };
+  }
+  return out;
+}
+
+/** The commit message's lines for credentials a sync created, renewed or re-issued (kept ones say nothing). */
+export function credentialLines(host: string, credentials: HostedCredentials | undefined): string[] {
+  const lines: string[] = [];
+  for (const [cluster, entry] of Object.entries(credentials ?? {}).sort(([a], [b]) => compareStrings(a, b))) {
+    if ("error" in entry) {
+      lines.push(`${host}: ${entry.error}`);
+      continue;
+    }
+    for (const action of ["created", "renewed", "reissued"] as const) {
+      const touched = entry.records.filter((r) => r.action === action);
+      if (touched.length === 0) continue;
+      const why = [...new Set(touched.map((r) => r.reason).filter((r) => r !== undefined))];
+      lines.push(
+        `${host}: credentials of ${cluster} ${action}: ${touched.map((r) => r.name).join(", ")}${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
+      );
+    }
+  }
+  return lines;
 }

@@ -1,5 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { isControlPlaneApp } from "../model/controlplane/generated-apps.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeObject } from "../model/identity.js";
 import { groupKind, groupOf } from "../model/kinds.js";
@@ -53,7 +54,7 @@ export interface PrunePlan {
 /**
  * What pruning may delete from one cluster: the inventory's objects that the rendered tree no longer
  * holds — never anything outside the inventory. A deletion set larger than the budget, one that
- * includes a Namespace, PVC or CRD, or one with an object gitfleet adopted rather than created, is
+ * includes a Namespace, PVC or CRD (or a hosted control plane's credentials), or one with an object gitfleet adopted rather than created, is
  * blocked as a whole until a commit names its token in `allowPrune` (fleet.yaml, or the apps of every
  * object in the set). The token digests the cluster, the exact set and `pruneBase` — the source
  * commit the cluster ran when the deletion was reviewed — so it lets through neither a later,
@@ -79,7 +80,9 @@ export function planPrune(
     reasons.push(
       `would delete ${counted.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
     );
-  const protectedOnes = candidates.filter((entry) => PROTECTED_KINDS.has(groupKindOf(entry)));
+  const protectedOnes = candidates.filter(
+    (entry) => PROTECTED_KINDS.has(groupKindOf(entry)) || holdsCredentials(entry),
+  );
   if (protectedOnes.length > 0) reasons.push(`would delete ${protectedOnes.map(describe).join(", ")}`);
   const adopted = candidates.filter((entry) => entry.adopted);
   if (adopted.length > 0)
@@ -115,6 +118,11 @@ export function pruneToken(cluster: string, entries: readonly InventoryEntry[], 
 /** allowPrune as written: one token or several, separated by spaces or commas. */
 export function parseAllowPrune(text: string | undefined): string[] {
   return (text ?? "").split(/[\s,]+/).filter((token) => token !== "");
+}
+
+// A hosted control plane's Secrets: its certificates and keys, generated in the host and nowhere else.
+function holdsCredentials(entry: InventoryEntry): boolean {
+  return entry.kind === "Secret" && !entry.apiVersion.includes("/") && isControlPlaneApp(entry.app);
 }
 
 function groupKindOf(entry: InventoryEntry): string {

@@ -1,3 +1,4 @@
+import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import type { Health } from "../model/health.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
 import type { ServedApis } from "../model/served-apis.js";
@@ -75,6 +76,8 @@ export interface ClusterSyncResult {
   readonly served?: ServedApis;
   /** The Kubernetes version the member's /version reports (absent when it was not read). */
   readonly version?: string;
+  /** For a host: the credentials of the control planes it runs, per hosted cluster, after this sync. */
+  readonly credentials?: HostedCredentials;
 }
 
 /** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */

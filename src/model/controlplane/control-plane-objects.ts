@@ -11,6 +11,7 @@ import { dedicatedEtcdObjects } from "./etcd-objects.js";
 import { controlPlaneLabels, type HostedControlPlane, hostPortsOf } from "./hosted-control-plane.js";
 import {
   CA_CERTIFICATE,
+  credentialPlaceholders,
   KUBECONFIG_PATH,
   type Mounted,
   PKI_DIR,
@@ -34,6 +35,11 @@ export function controlPlaneObjects(plane: HostedControlPlane): JsonMap[] {
       kind: "Namespace",
       metadata: { name: plane.namespace, labels: { ...controlPlaneLabels(plane) } },
     },
+    ...credentialPlaceholders(
+      plane.namespace,
+      controlPlaneLabels(plane),
+      Object.values(PKI_SECRETS).filter((secret) => secret.in === "control-plane"),
+    ),
     ...(plane.etcd.mode === "Dedicated" ? dedicatedEtcdObjects(plane) : []),
     ...apiServerObjects(plane, endpoints),
     controllerManager(plane),

@@ -3,7 +3,7 @@ import type { Labels } from "../types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
 import type { HostedControlPlane } from "./hosted-control-plane.js";
-import { PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import { credentialPlaceholders, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, podTemplate } from "./pod-template.js";
 
 const METRICS_PORT = 2381;
@@ -118,7 +118,11 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       ],
     },
   };
-  return [service, statefulSet, ...backupObjects(plane, owner)];
+  const credentials = credentialPlaceholders(etcd.namespace, owner, [
+    PKI_SECRETS.etcdCa,
+    PKI_SECRETS.etcdServer,
+  ]);
+  return [service, statefulSet, ...credentials, ...backupObjects(plane, owner)];
 }
 
 /** The name of the volume etcd snapshots are written to, in the etcd's namespace. */

@@ -32,6 +32,11 @@ export function controlPlaneAppName(cluster: string): string {
   return `gitfleet-cp-${cluster}`;
 }
 
+/** Whether an app is a hosted cluster's control plane or a shared etcd (their Secrets hold credentials). */
+export function isControlPlaneApp(app: string): boolean {
+  return app.startsWith("gitfleet-cp-") || app.startsWith("gitfleet-etcd-");
+}
+
 /** The name of a shared etcd's app (its objects in the host). */
 export function sharedEtcdAppName(etcd: string): string {
   return `gitfleet-etcd-${etcd}`;

@@ -135,3 +135,30 @@ export function pkiVolume(name: string, mounted: readonly Mounted[]): JsonMap {
 
 /** The cluster CA's certificate alone. */
 export const CA_CERTIFICATE: Mounted = { secret: PKI_SECRETS.ca, only: ["tls.crt"] };
+
+/** The annotation on the Secrets whose data gitfleet generates in the host (never rendered, never in Git). */
+export const GENERATED_CREDENTIALS_ANNOTATION = "gitfleet.io/generated-credentials";
+
+/**
+ * The Secrets of a control plane as the render writes them: name, labels and an annotation, no data.
+ * They put the Secrets in the host's inventory (pruned only with an allowPrune token, as PVCs are);
+ * their data is written by the credentials step under a field manager of its own, which applying
+ * these never touches.
+ */
+export function credentialPlaceholders(
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+  secrets: readonly PkiSecret[],
+): JsonMap[] {
+  return secrets.map((secret) => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: secret.name,
+      namespace,
+      labels: { ...labels },
+      annotations: { [GENERATED_CREDENTIALS_ANNOTATION]: secret.purpose },
+    },
+    type: "Opaque",
+  }));
+}

@@ -50,7 +50,7 @@ describe("hosted control planes: render", () => {
     await expect(formatRenderedTree(result)).toMatchFileSnapshot("../../golden/hosted-rendered.yaml");
   });
 
-  it("puts each control plane on its host, addons in the hosted clusters, and no Secret anywhere", () => {
+  it("puts each control plane on its host, addons in the hosted clusters, and no Secret data anywhere", () => {
     const result = renderFleet(model);
     const where = (app: string) => [
       ...new Set(result.objects.filter((o) => o.app === app).map((o) => o.cluster)),
@@ -59,7 +59,15 @@ describe("hosted control planes: render", () => {
     expect(where(controlPlaneAppName("pc-2"))).toEqual(["meta-1"]);
     expect(where("gitfleet-etcd-etcd-a")).toEqual(["meta-1"]);
     expect(where(ADDONS_APP)).toEqual(["pc-1", "pc-2"]);
-    expect(result.objects.filter((o) => o.object.kind === "Secret")).toEqual([]);
+    // The credentials' Secrets are rendered by name, with no data: the host alone holds their data.
+    const secrets = result.objects.filter((o) => o.object.kind === "Secret");
+    expect(secrets.map((o) => o.path).filter((p) => p.includes("/gitfleet-cp-pc-1/"))).toHaveLength(9);
+    expect(secrets.map((o) => o.path).filter((p) => p.includes("/gitfleet-etcd-etcd-a/"))).toEqual([
+      "rendered/meta-1/gitfleet-etcd-etcd-a/core.Secret.etcd-ca.yaml",
+      "rendered/meta-1/gitfleet-etcd-etcd-a/core.Secret.etcd-serving.yaml",
+    ]);
+    for (const s of secrets)
+      expect(Object.keys(s.object).sort()).toEqual(["apiVersion", "kind", "metadata", "type"]);
     const of = (path: string) => result.objects.find((o) => o.path === path)?.object as JsonMap;
     expect(
       secretsMounted(of("rendered/meta-1/gitfleet-cp-pc-1/apps.Deployment.kube-apiserver.yaml")),
@@ -179,7 +187,7 @@ function fleetOf(specs: readonly HostedSpec[]): FileTree {
 }
 
 describe("hosted control planes: render properties", () => {
-  it("renders valid objects with no Secret, only named credentials, and the CA key for the controller-manager alone", () => {
+  it("renders valid objects with no Secret data, only named credentials, and the CA key for the controller-manager alone", () => {
     fc.assert(
       fc.property(fc.array(hostedSpec, { minLength: 1, maxLength: 4 }), (specs) => {
         // Shared etcds on host ports need every sharer to agree on the address and port: keep one kind per run.
@@ -193,7 +201,10 @@ describe("hosted control planes: render properties", () => {
         const result = renderFleet(loaded.model);
         expect(result.errors).toEqual([]);
         const generated = result.objects.filter((o: RenderedObject) => o.app.startsWith("gitfleet-"));
-        expect(generated.filter((o) => o.object.kind === "Secret")).toEqual([]);
+        for (const s of generated.filter((o) => o.object.kind === "Secret")) {
+          expect(s.object.data ?? s.object.stringData).toBeUndefined();
+          expect(PKI_NAMES).toContain(String(asMap(s.object.metadata).name));
+        }
         for (const object of generated) {
           expect(object.text).not.toContain("BEGIN");
           for (const name of secretsMounted(object.object)) expect(PKI_NAMES).toContain(name);

@@ -1,0 +1,304 @@
+import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
+import { controlPlaneEndpoints } from "../model/controlplane/endpoints.js";
+import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { PKI_SECRETS } from "../model/controlplane/pki-layout.js";
+import { parseDuration } from "../model/duration.js";
+import { kubeconfigText, readKubeconfigCredentials } from "./kubeconfig-text.js";
+import {
+  type CertificateRequest,
+  createCertificateAuthority,
+  fingerprint,
+  generateKeyPair,
+  type Issued,
+  issueCertificate,
+  namesOf,
+  publicKeyFingerprint,
+  readCertificate,
+  readIssued,
+  signedBy,
+} from "./x509.js";
+
+/** A Secret's data as text, by key. */
+export type SecretData = Readonly<Record<string, string>>;
+
+/** What the host holds now: each Secret's data by "namespace/name" (absent: no such Secret). */
+export type ExistingSecrets = ReadonlyMap<string, SecretData>;
+
+/** The Secrets to write, and what each credential is now. */
+export interface CredentialPlan {
+  readonly writes: readonly {
+    readonly namespace: string;
+    readonly name: string;
+    readonly data: SecretData;
+  }[];
+  readonly records: readonly CredentialRecord[];
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Brings one hosted control plane's credentials up to date against what its host holds: every
+ * missing one is created; a certificate expiring within renewBefore is renewed; one its CA no longer
+ * signs, or whose names or server no longer match the control plane's exposure, is re-issued; a CA
+ * is renewed (and everything it signed re-issued) only when it expires itself. What is current is
+ * kept byte for byte. `etcd` is the etcd CA when another plane sharing the etcd already ensured it.
+ */
+export async function planCredentials(
+  plane: HostedControlPlane,
+  existing: ExistingSecrets,
+  now: number,
+  etcd?: { readonly ca: Issued; readonly changed: boolean },
+): Promise<CredentialPlan & { readonly etcdCa: { readonly ca: Issued; readonly changed: boolean } }> {
+  const validityMs = parseDuration(plane.certificates.validity) ?? 365 * DAY_MS;
+  const renewBeforeMs = parseDuration(plane.certificates.renewBefore) ?? 30 * DAY_MS;
+  const context: Context = { plane, existing, now, validityMs, renewBeforeMs, writes: [], records: [] };
+  const endpoints = controlPlaneEndpoints(plane);
+  const { namespace } = plane;
+  const ca = await ensureAuthority(context, namespace, PKI_SECRETS.ca.name, `${plane.cluster}-ca`);
+  const frontProxy = await ensureAuthority(
+    context,
+    namespace,
+    PKI_SECRETS.frontProxyCa.name,
+    `${plane.cluster}-front-proxy-ca`,
+  );
+  const etcdCa =
+    etcd ?? (await ensureAuthority(context, plane.etcd.namespace, "etcd-ca", `${plane.etcd.name}-etcd-ca`));
+  const leaf = (
+    name: string,
+    at: string,
+    request: Omit<CertificateRequest, "validityMs">,
+    by: Authority,
+    extra?: SecretData,
+  ) =>
+    ensureLeaf(context, { namespace: at, name, request: { ...request, validityMs }, authority: by, extra });
+  await leaf(
+    PKI_SECRETS.apiServer.name,
+    namespace,
+    { commonName: "kube-apiserver", names: endpoints.apiServerSANs, usage: "server" },
+    ca,
+  );
+  await leaf(
+    PKI_SECRETS.frontProxyClient.name,
+    namespace,
+    { commonName: "front-proxy-client", usage: "client" },
+    frontProxy,
+  );
+  const etcdCaPem = { "ca.crt": etcdCa.ca.certificatePem };
+  await leaf(
+    PKI_SECRETS.etcdClient.name,
+    namespace,
+    { commonName: "kube-apiserver-etcd-client", usage: "client" },
+    etcdCa,
+    etcdCaPem,
+  );
+  if (!etcd)
+    await leaf(
+      PKI_SECRETS.etcdServer.name,
+      plane.etcd.namespace,
+      { commonName: "etcd", names: endpoints.etcdSANs, usage: "server-and-client" },
+      etcdCa,
+      etcdCaPem,
+    );
+  await ensureServiceAccountKey(context);
+  const kubeconfig = (name: string, user: string, organization: string | undefined, server: string) =>
+    ensureKubeconfig(context, {
+      name,
+      server,
+      ca,
+      request: { commonName: user, ...(organization ? { organization } : {}), usage: "client", validityMs },
+    });
+  await kubeconfig(
+    PKI_SECRETS.adminKubeconfig.name,
+    "kubernetes-admin",
+    "system:masters",
+    endpoints.external,
+  );
+  await kubeconfig(
+    PKI_SECRETS.controllerManagerKubeconfig.name,
+    "system:kube-controller-manager",
+    undefined,
+    endpoints.inHost,
+  );
+  await kubeconfig(
+    PKI_SECRETS.schedulerKubeconfig.name,
+    "system:kube-scheduler",
+    undefined,
+    endpoints.inHost,
+  );
+  return { writes: context.writes, records: context.records, etcdCa };
+}
+
+interface Context {
+  readonly plane: HostedControlPlane;
+  readonly existing: ExistingSecrets;
+  readonly now: number;
+  readonly validityMs: number;
+  readonly renewBeforeMs: number;
+  readonly writes: { namespace: string; name: string; data: SecretData }[];
+  readonly records: CredentialRecord[];
+}
+
+/** A CA and whether it is new this pass (everything it signs is then re-issued). */
+interface Authority {
+  readonly ca: Issued;
+  readonly changed: boolean;
+}
+
+function record(context: Context, entry: CredentialRecord, data?: SecretData): void {
+  context.records.push(entry);
+  if (data) context.writes.push({ namespace: entry.namespace, name: entry.name, data });
+}
+
+function expiring(context: Context, notAfter: Date): boolean {
+  return notAfter.getTime() - context.now <= context.renewBeforeMs;
+}
+
+async function ensureAuthority(
+  context: Context,
+  namespace: string,
+  name: string,
+  commonName: string,
+): Promise<Authority> {
+  const data = context.existing.get(`${namespace}/${name}`);
+  const current = data ? await readIssued(data["tls.crt"] ?? "", data["tls.key"] ?? "") : undefined;
+  const base = { namespace, name };
+  if (current && !expiring(context, current.certificate.notAfter)) {
+    record(context, { ...base, action: "kept", ...facts(current) });
+    return { ca: current, changed: false };
+  }
+  // A CA lives ten times as long as what it signs.
+  const ca = await createCertificateAuthority(
+    { commonName, usage: "ca", validityMs: context.validityMs * 10 },
+    context.now,
+  );
+  const action = current ? "renewed" : data ? "reissued" : "created";
+  const reason = current
+    ? `expires ${current.certificate.notAfter.toISOString()}`
+    : data
+      ? "it did not parse"
+      : undefined;
+  record(
+    context,
+    { ...base, action, ...(reason ? { reason } : {}), ...facts(ca) },
+    { "tls.crt": ca.certificatePem, "tls.key": ca.key.privatePem },
+  );
+  return { ca, changed: true };
+}
+
+interface Leaf {
+  readonly namespace: string;
+  readonly name: string;
+  readonly request: CertificateRequest;
+  readonly authority: Authority;
+  readonly extra?: SecretData | undefined;
+}
+
+async function ensureLeaf(context: Context, leaf: Leaf): Promise<void> {
+  const { namespace, name, request, authority, extra } = leaf;
+  const data = context.existing.get(`${namespace}/${name}`);
+  const current = data ? await readIssued(data["tls.crt"] ?? "", data["tls.key"] ?? "") : undefined;
+  const why = await leafTrouble(context, current, authority, request, data !== undefined);
+  const extraCurrent = Object.entries(extra ?? {}).every(([key, value]) => data?.[key] === value);
+  if (current && why === undefined && extraCurrent) {
+    record(context, { namespace, name, action: "kept", ...facts(current) });
+    return;
+  }
+  const issued = await issueCertificate(request, authority.ca, context.now);
+  const action: CredentialAction = !data ? "created" : why?.startsWith("expires") ? "renewed" : "reissued";
+  const reason = data ? (why ?? "its CA's certificate changed") : undefined;
+  record(
+    context,
+    { namespace, name, action, ...(reason ? { reason } : {}), ...facts(issued) },
+    { "tls.crt": issued.certificatePem, "tls.key": issued.key.privatePem, ...extra },
+  );
+}
+
+// Why a certificate must be issued again, or undefined when it is current.
+async function leafTrouble(
+  context: Context,
+  current: Issued | undefined,
+  authority: Authority,
+  request: CertificateRequest,
+  present: boolean,
+): Promise<string | undefined> {
+  if (!current) return present ? "it did not parse" : "missing";
+  if (authority.changed || !(await signedBy(current.certificate, authority.ca.certificate)))
+    return "its CA changed";
+  if (expiring(context, current.certificate.notAfter))
+    return `expires ${current.certificate.notAfter.toISOString()}`;
+  const wanted = [...(request.names ?? [])].sort();
+  if (JSON.stringify(namesOf(current.certificate)) !== JSON.stringify(wanted))
+    return "the names it is reached by changed";
+  return undefined;
+}
+
+async function ensureServiceAccountKey(context: Context): Promise<void> {
+  const { namespace } = context.plane;
+  const name = PKI_SECRETS.serviceAccount.name;
+  const data = context.existing.get(`${namespace}/${name}`);
+  if (data?.["sa.key"] && data["sa.pub"]) {
+    record(context, { namespace, name, action: "kept", fingerprint: publicKeyFingerprint(data["sa.pub"]) });
+    return;
+  }
+  // The service-account key never expires: a new one would invalidate every token the cluster issued.
+  const key = await generateKeyPair();
+  record(
+    context,
+    {
+      namespace,
+      name,
+      action: data ? "reissued" : "created",
+      fingerprint: publicKeyFingerprint(key.publicPem),
+    },
+    { "sa.key": key.privatePem, "sa.pub": key.publicPem },
+  );
+}
+
+interface KubeconfigRequest {
+  readonly name: string;
+  readonly server: string;
+  readonly ca: Authority;
+  readonly request: CertificateRequest;
+}
+
+async function ensureKubeconfig(context: Context, wanted: KubeconfigRequest): Promise<void> {
+  const { namespace } = context.plane;
+  const { name, server, ca, request } = wanted;
+  const data = context.existing.get(`${namespace}/${name}`);
+  const current = data?.kubeconfig ? readKubeconfigCredentials(data.kubeconfig) : undefined;
+  const issued = current ? await readIssued(current.certificatePem, current.keyPem) : undefined;
+  let why = await leafTrouble(context, issued, ca, request, data !== undefined);
+  if (!why && current && (current.server !== server || current.caPem !== ca.ca.certificatePem))
+    why = "its server or CA changed";
+  if (issued && !why) {
+    record(context, { namespace, name, action: "kept", ...facts(issued) });
+    return;
+  }
+  const client = await issueCertificate(request, ca.ca, context.now);
+  const text = kubeconfigText({
+    cluster: context.plane.cluster,
+    server,
+    caPem: ca.ca.certificatePem,
+    user: request.commonName,
+    certificatePem: client.certificatePem,
+    keyPem: client.key.privatePem,
+  });
+  const action: CredentialAction = !data ? "created" : why?.startsWith("expires") ? "renewed" : "reissued";
+  record(
+    context,
+    { namespace, name, action, ...(data && why ? { reason: why } : {}), ...facts(client) },
+    { kubeconfig: text },
+  );
+}
+
+function facts(issued: Issued): { fingerprint: string; notAfter: string } {
+  return {
+    fingerprint: fingerprint(issued.certificate),
+    notAfter: issued.certificate.notAfter.toISOString(),
+  };
+}
+
+/** The expiry of a certificate in PEM, for tests and status; undefined when it does not parse. */
+export function expiryOf(certificatePem: string): Date | undefined {
+  return readCertificate(certificatePem)?.notAfter;
+}

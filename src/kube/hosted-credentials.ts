@@ -1,0 +1,116 @@
+import { planCredentials, type SecretData } from "../credentials/control-plane-pki.js";
+import type { HostedCredentials } from "../model/controlplane/credential-record.js";
+import { type HostedControlPlane, resolveControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { PKI_SECRETS, pkiSecretsOf } from "../model/controlplane/pki-layout.js";
+import { asMap, type JsonMap } from "../model/json.js";
+import { oneLine } from "../model/one-line.js";
+import type { FleetModel } from "../model/types.js";
+import type { MemberClient } from "./member-client.js";
+
+/** The field manager of the credentials' data: not gitfleet's own, so applying the rendered Secrets never touches it. */
+export const CREDENTIALS_FIELD_MANAGER = "gitfleet-credentials";
+
+/** The largest Secret value read back (a certificate chain or kubeconfig is kilobytes). */
+const MAX_VALUE_BYTES = 256 * 1024;
+
+/**
+ * The control planes a cluster hosts, resolved against their classes (hosted clusters whose class
+ * is missing are invalid and never get here).
+ */
+export function planesHostedBy(model: FleetModel, host: string): HostedControlPlane[] {
+  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
+  return model.clusters
+    .filter((cluster) => cluster.spec.controlPlane?.host === host)
+    .map((cluster) => resolveControlPlane(cluster, classes))
+    .filter((plane): plane is HostedControlPlane => plane !== undefined);
+}
+
+/**
+ * Brings the credentials of every control plane `client`'s cluster hosts up to date in it: reads
+ * their Secrets, generates what is missing, expiring or invalidated (credentials/control-plane-pki.ts)
+ * and writes only that, by server-side apply under its own field manager. Runs after the host's sync
+ * (which creates the namespaces and the data-less Secrets). Returns per hosted cluster what each
+ * credential is now, or why the pass failed: fingerprints and dates, never data.
+ */
+export async function ensureHostedCredentials(
+  client: MemberClient,
+  model: FleetModel,
+  now: number,
+): Promise<HostedCredentials> {
+  const result: Record<string, HostedCredentials[string]> = {};
+  const etcds = new Map<string, Awaited<ReturnType<typeof planCredentials>>["etcdCa"]>();
+  for (const plane of planesHostedBy(model, client.cluster)) {
+    try {
+      const existing = await readSecrets(client, plane);
+      const shared = plane.etcd.mode === "Shared" ? etcds.get(plane.etcd.name) : undefined;
+      const plan = await planCredentials(plane, existing, now, shared);
+      if (plane.etcd.mode === "Shared") etcds.set(plane.etcd.name, { ca: plan.etcdCa.ca, changed: false });
+      for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
+      result[plane.cluster] = { records: plan.records };
+    } catch (error) {
+      // A failure names what failed, never what a Secret held.
+      result[plane.cluster] = {
+        error: `credentials of ${plane.cluster}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+      };
+    }
+  }
+  return result;
+}
+
+// The control plane's Secrets as the host holds them now, decoded; Secrets without data (the
+// rendered, data-less ones before their first pass) count as missing.
+async function readSecrets(
+  client: MemberClient,
+  plane: HostedControlPlane,
+): Promise<Map<string, SecretData>> {
+  const existing = new Map<string, SecretData>();
+  for (const { namespace, secret } of pkiSecretsOf(plane)) {
+    const live = await client.get({ apiVersion: "v1", kind: "Secret", namespace, name: secret.name });
+    const data = decoded(asMap(live?.data));
+    if (Object.keys(data).length > 0) existing.set(`${namespace}/${secret.name}`, data);
+  }
+  return existing;
+}
+
+function decoded(data: JsonMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(data))
+    if (typeof value === "string" && value.length <= MAX_VALUE_BYTES * 2)
+      out[key] = Buffer.from(value, "base64").toString("utf8");
+  return out;
+}
+
+async function writeSecret(
+  client: MemberClient,
+  namespace: string,
+  name: string,
+  data: SecretData,
+): Promise<void> {
+  const encoded = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")]),
+  );
+  await client.apply(
+    { apiVersion: "v1", kind: "Secret", metadata: { name, namespace }, type: "Opaque", data: encoded },
+    true,
+    CREDENTIALS_FIELD_MANAGER,
+  );
+}
+
+/**
+ * The admin kubeconfig of a hosted cluster as its host holds it (what gitfleet connects with), or
+ * undefined while there is none. Read at each use, so a renewed one takes effect at once.
+ */
+export async function readAdminKubeconfig(
+  host: MemberClient,
+  namespace: string,
+): Promise<string | undefined> {
+  const live = await host.get({
+    apiVersion: "v1",
+    kind: "Secret",
+    namespace,
+    name: PKI_SECRETS.adminKubeconfig.name,
+  });
+  const value = asMap(live?.data).kubeconfig;
+  if (typeof value !== "string" || value.length > MAX_VALUE_BYTES * 2) return undefined;
+  return Buffer.from(value, "base64").toString("utf8");
+}

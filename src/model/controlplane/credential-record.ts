@@ -1,0 +1,23 @@
+/** What happened to one credential of a hosted control plane in one pass of the credentials step. */
+export type CredentialAction = "kept" | "created" | "renewed" | "reissued";
+
+/**
+ * One credential as the status branch and commit messages may speak of it: where it is, what
+ * happened and why, its fingerprint and expiry — never a key or certificate body.
+ */
+export interface CredentialRecord {
+  readonly namespace: string;
+  readonly name: string;
+  readonly action: CredentialAction;
+  /** Why it was renewed or re-issued ("expires 2027-01-03T00:00:00.000Z", "its CA changed"). */
+  readonly reason?: string;
+  /** sha256 of the certificate (for a key pair: of its public key). */
+  readonly fingerprint: string;
+  /** When the certificate expires (ISO); absent for a key pair. */
+  readonly notAfter?: string;
+}
+
+/** Per hosted cluster, its credentials in its host as the last pass left them, or why the pass failed. */
+export type HostedCredentials = Readonly<
+  Record<string, { readonly records: readonly CredentialRecord[] } | { readonly error: string }>
+>;

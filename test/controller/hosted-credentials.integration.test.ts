@@ -1,0 +1,212 @@
+import { X509Certificate } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { MemberCredentials } from "../../src/kube/connections.js";
+import { MemberClient } from "../../src/kube/member-client.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
+import type { Cluster } from "../../src/model/types.js";
+import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
+import { clientConfig } from "../helpers/member.js";
+import {
+  liveObject,
+  membersPerTest,
+  pushController,
+  statusFile as statusFileOf,
+} from "../helpers/sync-fleet.js";
+
+/**
+ * The credentials step against a host that speaks the Kubernetes API over HTTP (a simulated member):
+ * a hosted cluster's certificates and kubeconfigs are generated into Secrets in its host once, kept
+ * across syncs, renewed when due (a status commit says so), recorded on the status branch by
+ * fingerprint and expiry only, protected from pruning, and the hosted cluster is reached with the
+ * admin kubeconfig read from the host.
+ */
+const fleet = membersPerTest("gitfleet-hosted-", ["meta", "stand-in"]);
+const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
+const statusFile = (path: string) => statusFileOf(fleet.dir, path);
+const secret = async (name: string) =>
+  liveObject(member("meta"), `/api/v1/namespaces/gitfleet-cp-pc-1/secrets/${name}`);
+const pem = (object: JsonMap | undefined, key = "tls.crt") =>
+  Buffer.from(String(asMap(object?.data)[key] ?? ""), "base64").toString("utf8");
+const fingerprintOf = (certificate: string) =>
+  `sha256:${new X509Certificate(certificate).fingerprint256.replaceAll(":", "").toLowerCase()}`;
+
+const encode = (files: Record<string, string>) =>
+  new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
+
+function hostedFleet(certificates = "validity: 8760h\n    renewBefore: 720h"): Record<string, string> {
+  return {
+    "fleet.yaml": "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: hosted\nspec: {}\n",
+    "clusters/meta.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta\nspec: {}\n",
+    "clusters/pc-1.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: pc-1\nspec:\n  controlPlane:\n    host: meta\n    class: standard\n    expose: { type: NodePort, port: 31999, address: 127.0.0.1 }\n",
+    "controlplanes/standard.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: ControlPlaneClass\nmetadata:\n  name: standard\nspec:\n  version: v1.34.1\n  apiServer: { replicas: 1 }\n  etcd: { version: 3.6.4-0 }\n  certificates:\n    ${certificates}\n`,
+  };
+}
+
+describe("hosted control planes: credentials in the host", () => {
+  it("generates them once into the host, keeps them, renews them when due, and records fingerprints only", async () => {
+    // Certificates valid for an hour, renewed in their last half hour.
+    createRepo(fleet.dir, encode(hostedFleet("validity: 1h\n    renewBefore: 30m")));
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    await round();
+    // The rendered, data-less Secret and the generated data live side by side in one object.
+    const ca = await secret("ca");
+    expect(pem(ca)).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
+    expect(asMap(asMap(ca?.metadata).labels)["app.kubernetes.io/managed-by"]).toBe("gitfleet");
+    const serving = await secret("apiserver-serving");
+    const admin = Buffer.from(
+      String(asMap((await secret("admin-kubeconfig"))?.data).kubeconfig),
+      "base64",
+    ).toString();
+    expect(JSON.parse(admin).clusters[0].cluster.server).toBe("https://127.0.0.1:31999");
+    // The status branch: fingerprints and expiry, equal to what the host holds.
+    const recorded = asMap(
+      asMap(asMap(statusFile("status/clusters/meta.yaml").observed).hostedControlPlanes)["pc-1"],
+    );
+    const credentials = asMap(recorded.credentials);
+    expect(Object.keys(credentials).sort()).toEqual(
+      [
+        "admin-kubeconfig",
+        "apiserver-etcd-client",
+        "apiserver-serving",
+        "ca",
+        "controller-manager-kubeconfig",
+        "etcd-ca",
+        "etcd-serving",
+        "front-proxy-ca",
+        "front-proxy-client",
+        "scheduler-kubeconfig",
+        "service-account",
+      ].map((name) => `gitfleet-cp-pc-1/${name}`),
+    );
+    expect(asMap(credentials["gitfleet-cp-pc-1/apiserver-serving"]).fingerprint).toBe(
+      fingerprintOf(pem(serving)),
+    );
+    expect(asMap(credentials["gitfleet-cp-pc-1/ca"]).notAfter).toBe(
+      new Date(new X509Certificate(pem(ca)).validTo).toISOString(),
+    );
+    expect(gitIn(fleet.dir, "log", "--format=%B", "gitfleet/status")).toMatch(
+      /meta: credentials of pc-1 created: ca, front-proxy-ca, etcd-ca, apiserver-serving/,
+    );
+
+    // Another sync keeps every credential as it is.
+    await round();
+    expect(asMap((await secret("ca"))?.metadata).resourceVersion).toBe(asMap(ca?.metadata).resourceVersion);
+    expect(asMap((await secret("apiserver-serving"))?.metadata).resourceVersion).toBe(
+      asMap(serving?.metadata).resourceVersion,
+    );
+
+    // A class whose certificates live shorter than their renewal window: the next sync renews every leaf, not the CAs.
+    commitTree(
+      fleet.dir,
+      encode(hostedFleet("validity: 1h\n    renewBefore: 2h")),
+      "short-lived certificates",
+    );
+    await round();
+    expect(pem(await secret("ca"))).toBe(pem(ca));
+    expect(pem(await secret("apiserver-serving"))).not.toBe(pem(serving));
+    expect(gitIn(fleet.dir, "log", "--format=%B", "gitfleet/status")).toMatch(
+      /meta: credentials of pc-1 renewed: apiserver-serving, front-proxy-client, apiserver-etcd-client, etcd-serving, admin-kubeconfig, controller-manager-kubeconfig, scheduler-kubeconfig \(expires /,
+    );
+    // No key or certificate body anywhere in the status branch's history.
+    const history = gitIn(fleet.dir, "log", "-p", "gitfleet/status");
+    expect(history).not.toMatch(/BEGIN|PRIVATE KEY|client-key-data/);
+  });
+
+  it("keeps the control plane and its credentials when the Cluster file goes, until a commit allows the prune", async () => {
+    createRepo(fleet.dir, encode(hostedFleet()));
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    await round();
+    const { "clusters/pc-1.yaml": _gone, ...without } = hostedFleet();
+    commitTree(fleet.dir, encode(without), "remove pc-1");
+    await round();
+    const blocked = asMap(asMap(statusFile("status/clusters/meta.yaml").observed).pruneBlocked);
+    expect(String(blocked.reasons)).toContain("Secret gitfleet-cp-pc-1/ca");
+    expect(String(blocked.reasons)).toContain("Namespace gitfleet-cp-pc-1");
+    expect(pem(await secret("ca"))).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    // The token in a reviewed commit lets the whole control plane go.
+    commitTree(
+      fleet.dir,
+      encode({
+        ...without,
+        "fleet.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: hosted\nspec:\n  pruning:\n    allowPrune: "${String(blocked.token)}"\n`,
+      }),
+      "allow removing pc-1's control plane",
+    );
+    await round();
+    expect(
+      await liveObject(
+        member("meta"),
+        "/apis/apps/v1/namespaces/gitfleet-cp-pc-1/deployments/kube-apiserver",
+      ),
+    ).toBeUndefined();
+    expect(await secret("ca")).toBeUndefined();
+  });
+
+  it("reaches a hosted cluster with the admin kubeconfig its host holds, read afresh at each resolution", async () => {
+    const hostClient = new MemberClient("meta", clientConfig(member("meta")));
+    const standIn = member("stand-in");
+    const hosted: Cluster = {
+      apiVersion: "gitfleet.io/v1alpha1",
+      kind: "Cluster",
+      metadata: { name: "pc-1" },
+      spec: { controlPlane: { host: "meta", class: "standard", expose: { type: "LoadBalancer" } } },
+      origin: { file: "clusters/pc-1.yaml", index: 0 },
+    };
+    const hostCluster: Cluster = { ...hosted, metadata: { name: "meta" }, spec: {} };
+    const credentials = new MemberCredentials({ kubeconfig: fleet.kubeconfig, env: {} });
+    const before = await credentials.resolve([hostCluster, hosted]);
+    expect(before.find((c) => c.cluster === "pc-1")).toEqual({
+      cluster: "pc-1",
+      mode: "push",
+      error: "host meta holds no admin kubeconfig for it yet (gitfleet writes it after syncing the host)",
+    });
+    // The host gets the hosted cluster's admin kubeconfig (here: one that reaches the stand-in member).
+    await hostClient.apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "gitfleet-cp-pc-1" } },
+      true,
+    );
+    const kubeconfig = simulatedKubeconfig([{ name: "pc-1", url: standIn.url }]);
+    await hostClient.apply(
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "admin-kubeconfig", namespace: "gitfleet-cp-pc-1" },
+        data: { kubeconfig: Buffer.from(kubeconfig).toString("base64") },
+      },
+      true,
+    );
+    const after = await credentials.resolve([hostCluster, hosted]);
+    const connection = after.find((c) => c.cluster === "pc-1");
+    if (!connection || !("config" in connection) || !connection.config)
+      throw new Error(JSON.stringify(connection));
+    const client = new MemberClient("pc-1", connection.config);
+    expect(client.server).toBe(standIn.url);
+    expect(await client.probe()).toEqual({ outcome: "ready" });
+    // A kubeconfig that would run a plugin is refused, whatever the host holds.
+    const plugin = JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "pc-1", cluster: { server: standIn.url, "insecure-skip-tls-verify": true } }],
+      users: [
+        { name: "u", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/sh" } } },
+      ],
+      contexts: [{ name: "pc-1", context: { cluster: "pc-1", user: "u" } }],
+      "current-context": "pc-1",
+    });
+    await hostClient.apply(
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "admin-kubeconfig", namespace: "gitfleet-cp-pc-1" },
+        data: { kubeconfig: Buffer.from(plugin).toString("base64") },
+      },
+      true,
+    );
+    const refused = (await credentials.resolve([hostCluster, hosted])).find((c) => c.cluster === "pc-1");
+    expect(refused).toMatchObject({ error: expect.stringContaining("runs a plugin") });
+  });
+});
