@@ -1,4 +1,5 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
+import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ChartRenders } from "../model/helm/chart-request.js";
@@ -94,6 +95,14 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const loaded = loadFleet(input.tree, input.cache, input.charts);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const model = loaded.model;
+  // A hosted control plane may not step its versions where Kubernetes and etcd cannot follow.
+  const steps = versionStepProblems(state.model, model, input.tree);
+  if (steps.length > 0)
+    return invalidOutcome(state, input, {
+      ...loaded,
+      model: undefined,
+      problems: [...loaded.problems, ...steps],
+    });
   // A replicas change under an autoscaler is said where it was made; it changes nothing.
   const problems = [...loaded.problems, ...replicasUnderAutoscalers(state.model, model, input.tree)];
   const sourceScope =

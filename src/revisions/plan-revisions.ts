@@ -3,6 +3,7 @@ import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
 import { defaultChartRenderer } from "../helm/chart-renderer.js";
 import { loadFleetWithCharts } from "../helm/load-with-charts.js";
+import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
@@ -74,6 +75,17 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const notes: string[] = [];
   const base = await loadFleetWithCharts(baseTree, defaultChartRenderer());
   if (!base.model) notes.push(`the base revision ${input.base} is invalid; planning against an empty fleet`);
+  // A version step the hosted control planes cannot take makes the change as invalid as a schema error.
+  const steps = versionStepProblems(base.model, head.model, headTree);
+  if (steps.length > 0)
+    return {
+      error: formatValidationReport(`${input.repo}@${input.head}`, {
+        ...head,
+        model: undefined,
+        problems: [...head.problems, ...steps],
+      }),
+      notes,
+    };
   const statusTree = await readTreeAtRevision(input.repo, input.statusBranch).catch(() => undefined);
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
   // Totals the autoscalers decided stand: a plan shows the change on top of what really runs.

@@ -45,13 +45,37 @@ const SCENARIOS: Record<string, () => void> = {
   },
 };
 
+// Version steps a running control plane cannot take: the plan refuses them where they are written.
+const REFUSED: Record<string, { edit: () => void; error: string }> = {
+  "apiserver-minor-downgrade": {
+    edit: () => edit("controlplanes/standard.yaml", "version: v1.34.1", "version: v1.33.9"),
+    error:
+      "controlplanes/standard.yaml:7:12: error: /spec/version: pc-1: kube-apiserver v1.34.1 → v1.33.9 is a minor downgrade, which Kubernetes does not support; restore from an etcd snapshot instead [INVALID_FIELD_COMBINATION]",
+  },
+  "apiserver-minor-skipped": {
+    edit: () =>
+      edit("clusters/pc-2.yaml", "    class: standard\n", "    class: standard\n    version: v1.36.0\n"),
+    error:
+      "clusters/pc-2.yaml:14:14: error: /spec/controlPlane/version: pc-2: kube-apiserver v1.34.1 → v1.36.0 skips 1 minor; upgrade one minor at a time (v1.34.1 → v1.35.x first) [INVALID_FIELD_COMBINATION]",
+  },
+  "etcd-minor-downgrade": {
+    edit: () => edit("controlplanes/standard.yaml", "version: 3.6.4-0", "version: 3.5.21-0"),
+    error:
+      "controlplanes/standard.yaml:17:14: error: /spec/etcd/version: pc-1: etcd 3.6.4-0 → 3.5.21-0 is a minor downgrade of an etcd that holds data, which etcd does not support [INVALID_FIELD_COMBINATION]",
+  },
+};
+
 beforeAll(() => {
   repo = mkdtempSync(join(tmpdir(), "gitfleet-cp-plan-"));
   cpSync(HOSTED_EXAMPLE_DIR, repo, { recursive: true });
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-q", "-m", "hosted clusters");
-  for (const [name, change] of Object.entries(SCENARIOS)) {
+  const all = {
+    ...SCENARIOS,
+    ...Object.fromEntries(Object.entries(REFUSED).map(([name, r]) => [name, r.edit])),
+  };
+  for (const [name, change] of Object.entries(all)) {
     git("checkout", "-q", "-b", name, "main");
     change();
     git("commit", "-q", "-am", name);
@@ -81,6 +105,12 @@ describe("gitfleet plan: hosted control planes", () => {
     // etcd and the addons do not move with the Kubernetes version.
     expect(stdout).not.toContain("etcd-a:");
     expect(stdout).not.toContain("cluster pc-1:");
+  });
+
+  it.each(Object.keys(REFUSED))("refuses %s at the line that asks for it", (name) => {
+    const { code, stdout, stderr } = plan(name);
+    expect(code).toBe(1);
+    expect(`${stdout}${stderr}`).toContain((REFUSED[name] as { error: string }).error);
   });
 
   it("shows the control planes in the pull-request comment", () => {
