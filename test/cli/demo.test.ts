@@ -34,6 +34,13 @@ describe("gitfleet demo", () => {
     await waitFor(/Ctrl-C to stop/);
     expect(printed).toMatch(/reconciled [0-9a-f]{7} → gitfleet\/status [0-9a-f]{7} \(valid\)/);
     expect(printed).toMatch(/ {2}web +Deployment shop\/web +aws-use1=3 gcp-euw1=3 idc-east-1=6\n/);
+    // A hosted cluster's spec and the plan of a version bump, with no control-plane binaries.
+    expect(printed).toContain(
+      "hosted clusters (docs/examples/hosted-clusters): pc-1's control plane runs in meta-1\n",
+    );
+    expect(printed).toMatch(
+      /plan of controlplanes\/standard\.yaml version v1\.34\.1 → v1\.34\.2:\n {4}control plane of pc-1 on meta-1:\n {6}kube-apiserver: API server restarts \(rolling\)\n/,
+    );
     const [, kubeconfig] = (await waitFor(/kubeconfig: (\S+)\n/)) as RegExpMatchArray;
     const nodes = (await kubectl(String(kubeconfig), "--context", "idc-east-1", "get", "nodes", "-o", "name"))
       .stdout;

@@ -19,6 +19,7 @@ import { parseSimulationProfile } from "../../sim/simulation-profile.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { demoSigningKey, startAgents } from "../demo/demo-agents.js";
 import { prepareDemoHelm } from "../demo/demo-helm.js";
+import { hostedClusterPreview } from "../demo/demo-hosted.js";
 import { commitAll, deployByHand } from "../demo/deploy-by-hand.js";
 import { ProgressPrinter } from "../demo/progress-printer.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
@@ -46,6 +47,8 @@ export async function runDemo(
   output.out(
     `gitfleet demo: the example fleet is a Git repository in ${repoDir}\n  edit it and commit: the next reconcile writes the change to its gitfleet/status branch\n\n`,
   );
+  const hosted = await hostedClusterPreview();
+  if (hosted) output.out(`${hosted}\n`);
   const profile = parseSimulationProfile(readFileSync(EXAMPLE_PROFILE, "utf8"), EXAMPLE_PROFILE);
   const members: SimulatedMember[] = [];
   // Start-up progress: bars on a terminal, log records on stderr otherwise.
