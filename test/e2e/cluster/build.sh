@@ -5,12 +5,14 @@
 # used as it is. Prints the directory on its last line.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-k8s=$(sed -n 's/^[[:space:]]*k8s.io\/kubernetes \(v[0-9.]*\).*$/\1/p' "$here/k8s/go.mod" | head -1)
+# K8S_DIR=k8s-previous builds the release upgrades start from (its own wrapper module).
+wrapper=${K8S_DIR:-k8s}
+k8s=$(sed -n 's/^[[:space:]]*k8s.io\/kubernetes \(v[0-9.]*\).*$/\1/p' "$here/$wrapper/go.mod" | head -1)
 etcd=$(sed -n 's/^[[:space:]]*go.etcd.io\/etcd\/server\/v3 \(v[0-9.]*\).*$/\1/p' "$here/etcd/go.mod" | head -1)
 [ -n "$k8s" ] && [ -n "$etcd" ] || { echo "build.sh: cannot read the versions from the wrapper go.mod files" >&2; exit 1; }
 out=${GITFLEET_E2E_BIN:-$HOME/.cache/gitfleet-e2e/kubernetes-$k8s-etcd-$etcd}
 marker="$out/.built"
-want="kubernetes $k8s etcd $etcd $(cat "$here/k8s/go.sum" "$here/etcd/go.sum" | sha256sum | cut -c1-16)"
+want="kubernetes $k8s etcd $etcd $(cat "$here/$wrapper/go.sum" "$here/etcd/go.sum" | sha256sum | cut -c1-16)"
 if [ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ]; then
   echo "$out"
   exit 0
@@ -26,7 +28,7 @@ start=$(date +%s)
 echo "building etcd $etcd into $out" >&2
 (cd "$here/etcd" && go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
 echo "building kube-apiserver, kube-controller-manager, kube-scheduler $k8s (a cold build takes a while)" >&2
-(cd "$here/k8s" && go build -trimpath -buildvcs=false -tags=selinux,notest,grpcnotrace -ldflags="$ldflags" -o "$out/" \
+(cd "$here/$wrapper" && go build -trimpath -buildvcs=false -tags=selinux,notest,grpcnotrace -ldflags="$ldflags" -o "$out/" \
   k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler)

@@ -43,6 +43,8 @@ const CONTROLLERS = [
   "garbage-collector-controller",
   "node-lifecycle-controller",
   "pod-garbage-collector-controller",
+  // Binds claims to the volumes a provisioner made (the process runtime's, for hosted etcds).
+  "persistentvolume-binder-controller",
 ];
 
 const READY_TIMEOUT_MS = 180_000;

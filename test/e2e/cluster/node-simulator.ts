@@ -18,6 +18,10 @@ export interface NodeSimulatorOptions {
   readonly heartbeatMs?: number;
   /** How often pods are looked at (default 200 ms). */
   readonly podPassMs?: number;
+  /** Extra labels of the nodes (e.g. gitfleet.io/runtime: process). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** False: the nodes' pods are another runtime's to run (test/e2e/cluster/process-runtime.ts). Default true. */
+  readonly runsPods?: boolean;
 }
 
 const MERGE = "application/merge-patch+json";
@@ -44,7 +48,8 @@ export class NodeSimulator {
     this.timers.push(
       setInterval(() => void this.heartbeat().catch(() => {}), this.options.heartbeatMs ?? 5_000),
     );
-    this.timers.push(setInterval(() => void this.podPass(), this.options.podPassMs ?? 200));
+    if (this.options.runsPods !== false)
+      this.timers.push(setInterval(() => void this.podPass(), this.options.podPassMs ?? 200));
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const nodes = asList(asMap(await this.options.client.raw("GET", "/api/v1/nodes")).items).map((n) =>
@@ -111,6 +116,7 @@ export class NodeSimulator {
             "kubernetes.io/hostname": name,
             "kubernetes.io/os": "linux",
             "gitfleet.io/simulated-node": "true",
+            ...this.options.labels,
           },
         },
         spec: {},

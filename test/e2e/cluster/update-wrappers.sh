@@ -6,11 +6,14 @@
 set -euo pipefail
 K8S=${K8S_VERSION:-v1.36.3}
 ETCD=${ETCD_VERSION:-v3.6.16}
+# The wrapper directory: k8s for the version the tier runs, k8s-previous for the one upgrades start from.
+K8S_DIR=${K8S_DIR:-k8s}
 STAGING=v0.${K8S#v1.}
 export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=
 here=$(cd "$(dirname "$0")" && pwd)
 
-cd "$here/k8s"
+mkdir -p "$here/$K8S_DIR"
+cd "$here/$K8S_DIR"
 rm -f go.mod go.sum
 go mod init gitfleet.e2e/controlplane-k8s >/dev/null 2>&1
 go mod edit -go=1.26.0
@@ -27,6 +30,7 @@ for c in kube-apiserver kube-controller-manager kube-scheduler; do
 done
 go mod tidy
 
+[ "$K8S_DIR" = k8s ] || { echo "wrappers: k8s.io/kubernetes $K8S (staging $STAGING) in $K8S_DIR"; exit 0; }
 cd "$here/etcd"
 rm -f go.mod go.sum
 go mod init gitfleet.e2e/controlplane-etcd >/dev/null 2>&1

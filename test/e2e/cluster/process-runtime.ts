@@ -1,0 +1,494 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { dirname, join } from "node:path";
+import type { MemberClient } from "../../../src/kube/member-client.js";
+import { asList, asMap, type JsonMap } from "../../../src/model/json.js";
+
+/**
+ * A test-only container runtime for a real host cluster: for pods bound to its nodes, it maps the
+ * image `registry.k8s.io/<component>:<tag>` (and `etcd:<version>-<n>`) to the binary built for that
+ * tag — a tag not built is ErrImagePull — writes the pod's Secret volumes (plain and projected) to a
+ * directory of the pod's, gives each PersistentVolumeClaim a directory that outlives the pod, and runs
+ * the pod's command and args unchanged (with `$(VAR)` expanded from its env) in a private mount
+ * namespace where those directories are bind-mounted at their mount paths, on the host network,
+ * dying with this process. It reports readiness from the pod's readiness probe, restarts a container
+ * that exits (counting restarts, backing off), and stops the process when the pod is deleted. It
+ * also provisions a hostPath PersistentVolume for each pending claim, as a storage provisioner would.
+ *
+ * Only the container runtime is simulated: the host's API server, controllers and scheduler are real,
+ * and so are the processes. Security contexts (user, read-only root) are not enforced: it runs as root.
+ */
+export interface ProcessRuntimeOptions {
+  readonly client: MemberClient;
+  /** The nodes whose pods it runs. */
+  readonly nodes: readonly string[];
+  /** Binaries by image: "kube-apiserver:v1.36.3" → its path; "etcd:3.6.16" → its path. */
+  readonly binaries: ReadonlyMap<string, string>;
+  readonly dir: string;
+}
+
+interface Running {
+  readonly pod: string;
+  readonly namespace: string;
+  child: ChildProcess | undefined;
+  restarts: number;
+  ready: boolean;
+  deleting: boolean;
+  startedAt: string;
+  lastExit?: { code: number | null; at: string };
+  restartAt?: number | undefined;
+  failed?: string;
+}
+
+const MERGE = "application/merge-patch+json";
+
+export class ProcessRuntime {
+  private readonly pods = new Map<string, Running>();
+  private timers: NodeJS.Timeout[] = [];
+  private passing = false;
+  private stopped = false;
+
+  constructor(private readonly options: ProcessRuntimeOptions) {}
+
+  start(): void {
+    mkdirSync(this.options.dir, { recursive: true });
+    this.timers.push(setInterval(() => void this.pass(), 300));
+    this.timers.push(setInterval(() => void this.probeAll(), 1000));
+  }
+
+  /** The process of a running pod (for killing it in a test). */
+  processOf(namespace: string, pod: string): ChildProcess | undefined {
+    return [...this.pods.values()].find((p) => p.namespace === namespace && p.pod === pod)?.child;
+  }
+
+  /** Every process it started that still runs. */
+  pids(): number[] {
+    return [...this.pods.values()].flatMap((p) =>
+      p.child?.pid && p.child.exitCode === null ? [p.child.pid] : [],
+    );
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    for (const running of this.pods.values()) running.child?.kill("SIGKILL");
+  }
+
+  private async pass(): Promise<void> {
+    if (this.passing || this.stopped) return;
+    this.passing = true;
+    try {
+      await this.provisionVolumes();
+      const pods = asList(asMap(await this.options.client.raw("GET", "/api/v1/pods")).items).map((p) =>
+        asMap(p),
+      );
+      for (const pod of pods)
+        if (this.options.nodes.includes(String(asMap(pod.spec).nodeName ?? "")))
+          await this.handle(pod).catch((error: unknown) => this.note(pod, error));
+      await this.restartDue();
+    } catch {
+      // The host's API server may be restarting: look again on the next pass.
+    } finally {
+      this.passing = false;
+    }
+  }
+
+  private note(pod: JsonMap, error: unknown): void {
+    const file = join(this.options.dir, "runtime.log");
+    writeFileSync(
+      file,
+      `${new Date().toISOString()} ${String(asMap(pod.metadata).name)}: ${String(error)}\n`,
+      { flag: "a" },
+    );
+  }
+
+  // A provisioner: each pending claim gets a hostPath volume bound to it.
+  private async provisionVolumes(): Promise<void> {
+    const claims = asList(
+      asMap(await this.options.client.raw("GET", "/api/v1/persistentvolumeclaims")).items,
+    ).map((c) => asMap(c));
+    for (const claim of claims) {
+      const metadata = asMap(claim.metadata);
+      if (asMap(claim.status).phase !== "Pending" || asMap(claim.spec).volumeName) continue;
+      const name = `pv-${String(metadata.namespace)}-${String(metadata.name)}`.slice(0, 253);
+      const path = join(this.options.dir, "volumes", name);
+      mkdirSync(path, { recursive: true });
+      await this.options.client
+        .raw("POST", "/api/v1/persistentvolumes", {
+          apiVersion: "v1",
+          kind: "PersistentVolume",
+          metadata: { name },
+          spec: {
+            capacity: {
+              storage: String(asMap(asMap(asMap(claim.spec).resources).requests).storage ?? "1Gi"),
+            },
+            accessModes: asList(asMap(claim.spec).accessModes),
+            persistentVolumeReclaimPolicy: "Retain",
+            storageClassName: String(asMap(claim.spec).storageClassName ?? ""),
+            hostPath: { path },
+            claimRef: { namespace: metadata.namespace, name: metadata.name, uid: metadata.uid },
+          },
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  private async handle(pod: JsonMap): Promise<void> {
+    const metadata = asMap(pod.metadata);
+    const uid = String(metadata.uid);
+    const known = this.pods.get(uid);
+    if (metadata.deletionTimestamp) {
+      await this.remove(pod, known);
+      return;
+    }
+    if (known) return;
+    const phase = asMap(pod.status).phase;
+    if (phase === "Succeeded" || phase === "Failed") return;
+    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const binary = this.binaryOf(String(container.image ?? ""));
+    if (!binary) {
+      await this.patchStatus(pod, {
+        phase: "Pending",
+        containerStatuses: [
+          {
+            name: String(container.name),
+            image: String(container.image),
+            imageID: "",
+            ready: false,
+            restartCount: 0,
+            state: {
+              waiting: { reason: "ErrImagePull", message: `no binary built for ${String(container.image)}` },
+            },
+          },
+        ],
+      });
+      return;
+    }
+    const mounts = await this.volumes(pod);
+    if (!mounts) return; // a Secret it mounts is not there yet: the kubelet waits, so do we
+    const running: Running = {
+      pod: String(metadata.name),
+      namespace: String(metadata.namespace),
+      child: undefined,
+      restarts: 0,
+      ready: false,
+      deleting: false,
+      startedAt: now(),
+    };
+    this.pods.set(uid, running);
+    this.launch(uid, pod, binary, mounts);
+    await this.report(pod, running);
+  }
+
+  private binaryOf(image: string): string | undefined {
+    const [name = "", tag = ""] = (image.split("/").pop() ?? "").split(":");
+    const version = name === "etcd" ? tag.replace(/-\d+$/, "") : tag;
+    return this.options.binaries.get(`${name}:${version}`);
+  }
+
+  // The pod's volumes on disk, by mount path; undefined while a Secret is missing.
+  private async volumes(pod: JsonMap): Promise<Map<string, string> | undefined> {
+    const metadata = asMap(pod.metadata);
+    const namespace = String(metadata.namespace);
+    const root = join(this.options.dir, "pods", String(metadata.uid));
+    const byVolume = new Map<string, string>();
+    for (const volume of asList(asMap(pod.spec).volumes).map((v) => asMap(v))) {
+      const name = String(volume.name);
+      if (volume.persistentVolumeClaim) {
+        const claim = String(asMap(volume.persistentVolumeClaim).claimName);
+        byVolume.set(name, await this.claimPath(namespace, claim));
+      } else {
+        const target = join(root, name);
+        if (!(await this.writeSecrets(namespace, secretSources(volume), target))) return undefined;
+        byVolume.set(name, target);
+      }
+    }
+    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const mounts = new Map<string, string>();
+    for (const mount of asList(container.volumeMounts).map((m) => asMap(m))) {
+      const source = byVolume.get(String(mount.name));
+      if (source) mounts.set(String(mount.mountPath), source);
+    }
+    return mounts;
+  }
+
+  // Writes the Secrets' keys (or the listed items) as files under `target`; false while one is missing.
+  private async writeSecrets(
+    namespace: string,
+    sources: readonly JsonMap[],
+    target: string,
+  ): Promise<boolean> {
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(target, { recursive: true });
+    for (const source of sources) {
+      const secret = await this.options.client
+        .raw("GET", `/api/v1/namespaces/${namespace}/secrets/${String(source.name)}`)
+        .catch(() => undefined);
+      const data = asMap(asMap(secret).data);
+      const items = asList(source.items).map((i) => asMap(i));
+      const files =
+        items.length > 0
+          ? items.map((i) => [String(i.key), String(i.path)])
+          : Object.keys(data).map((k) => [k, k]);
+      for (const [key, path] of files) {
+        const value = data[key as string];
+        if (typeof value !== "string") return false;
+        const file = join(target, path as string);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, Buffer.from(value, "base64"), { mode: 0o600 });
+      }
+    }
+    return true;
+  }
+
+  // A claim's directory: its bound hostPath volume's.
+  private async claimPath(namespace: string, claim: string): Promise<string> {
+    const pvc = asMap(
+      await this.options.client.raw("GET", `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claim}`),
+    );
+    const volume = String(asMap(pvc.spec).volumeName ?? "");
+    const pv = asMap(await this.options.client.raw("GET", `/api/v1/persistentvolumes/${volume}`));
+    return String(asMap(asMap(pv.spec).hostPath).path);
+  }
+
+  private launch(uid: string, pod: JsonMap, binary: string, mounts: ReadonlyMap<string, string>): void {
+    const running = this.pods.get(uid);
+    if (!running || this.stopped) return;
+    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const env = envOf(pod, container);
+    const expand = (text: string) =>
+      text.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string) => env[name] ?? all);
+    const args = [...asList(container.command).slice(1), ...asList(container.args)].map((a) =>
+      expand(String(a)),
+    );
+    // In a private mount namespace: a tmpfs under each mount's parent would hide the host's files, so
+    // each mount path is made (if missing) and the pod's directory bound onto it.
+    const script = [
+      "set -e",
+      ...[...mounts].map(([path, source]) => `mkdir -p '${path}' && mount --bind '${source}' '${path}'`),
+      'exec setpriv --pdeathsig KILL -- "$@"',
+    ].join("\n");
+    const log = openSync(join(this.options.dir, `${running.namespace}.${running.pod}.log`), "a");
+    const child = spawn(
+      "unshare",
+      ["--mount", "--propagation", "private", "--", "sh", "-c", script, "sh", binary, ...args],
+      {
+        stdio: ["ignore", log, log],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GOMEMLIMIT: "400MiB", ...env },
+      },
+    );
+    running.child = child;
+    running.startedAt = now();
+    running.ready = false;
+    child.on("exit", (code) => {
+      if (running.child !== child) return;
+      running.lastExit = { code, at: now() };
+      if (running.deleting || this.stopped) return;
+      running.restarts++;
+      // Back off as the kubelet does (10 s doubling, here 1 s doubling up to 8 s).
+      running.restartAt = Date.now() + Math.min(8000, 1000 * 2 ** Math.min(running.restarts - 1, 3));
+      running.child = undefined;
+      void this.reportBy(uid);
+    });
+  }
+
+  private async restartDue(): Promise<void> {
+    for (const [uid, running] of this.pods) {
+      if (
+        running.child ||
+        running.deleting ||
+        running.restartAt === undefined ||
+        running.restartAt > Date.now()
+      )
+        continue;
+      running.restartAt = undefined;
+      const pod = asMap(
+        await this.options.client
+          .raw("GET", `/api/v1/namespaces/${running.namespace}/pods/${running.pod}`)
+          .catch(() => undefined),
+      );
+      if (asMap(pod.metadata).uid !== uid) continue;
+      const container = asMap(asList(asMap(pod.spec).containers)[0]);
+      const binary = this.binaryOf(String(container.image ?? ""));
+      const mounts = await this.volumes(pod);
+      if (!binary || !mounts) {
+        running.restartAt = Date.now() + 1000;
+        continue;
+      }
+      this.launch(uid, pod, binary, mounts);
+      await this.report(pod, running);
+    }
+  }
+
+  private async remove(pod: JsonMap, running: Running | undefined): Promise<void> {
+    const metadata = asMap(pod.metadata);
+    if (running && !running.deleting) {
+      running.deleting = true;
+      const child = running.child;
+      if (child && child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            child.kill("SIGKILL");
+            resolve(undefined);
+          }, 5000);
+          child.once("exit", () => {
+            clearTimeout(timer);
+            resolve(undefined);
+          });
+        });
+      }
+    }
+    await this.options.client.raw(
+      "DELETE",
+      `/api/v1/namespaces/${String(metadata.namespace)}/pods/${String(metadata.name)}`,
+      {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        gracePeriodSeconds: 0,
+        preconditions: { uid: metadata.uid },
+      },
+    );
+    this.pods.delete(String(metadata.uid));
+  }
+
+  private async probeAll(): Promise<void> {
+    for (const [uid, running] of this.pods) {
+      if (!running.child || running.deleting) continue;
+      const pod = asMap(
+        await this.options.client
+          .raw("GET", `/api/v1/namespaces/${running.namespace}/pods/${running.pod}`)
+          .catch(() => undefined),
+      );
+      if (asMap(pod.metadata).uid !== uid) continue;
+      const probe = asMap(asMap(asList(asMap(pod.spec).containers)[0]).readinessProbe);
+      const ready = probe.httpGet ? await httpProbe(asMap(probe.httpGet)) : true;
+      if (ready !== running.ready) {
+        running.ready = ready;
+        await this.report(pod, running).catch(() => {});
+      }
+    }
+  }
+
+  private async reportBy(uid: string): Promise<void> {
+    const running = this.pods.get(uid);
+    if (!running) return;
+    const pod = asMap(
+      await this.options.client
+        .raw("GET", `/api/v1/namespaces/${running.namespace}/pods/${running.pod}`)
+        .catch(() => undefined),
+    );
+    if (asMap(pod.metadata).uid === uid) await this.report(pod, running).catch(() => {});
+  }
+
+  private async report(pod: JsonMap, running: Running): Promise<void> {
+    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const at = now();
+    const state = running.child
+      ? { running: { startedAt: running.startedAt } }
+      : {
+          waiting: {
+            reason: "CrashLoopBackOff",
+            message: `back-off restarting failed container ${String(container.name)}`,
+          },
+        };
+    const lastState = running.lastExit
+      ? {
+          terminated: {
+            exitCode: running.lastExit.code ?? 137,
+            reason: "Error",
+            finishedAt: running.lastExit.at,
+          },
+        }
+      : {};
+    const ready = running.ready && running.child !== undefined;
+    await this.patchStatus(pod, {
+      phase: "Running",
+      hostIP: "127.0.0.1",
+      podIP: "127.0.0.1",
+      startTime: running.startedAt,
+      conditions: [
+        { type: "PodScheduled", status: "True", lastTransitionTime: at },
+        { type: "Initialized", status: "True", lastTransitionTime: at },
+        { type: "ContainersReady", status: ready ? "True" : "False", lastTransitionTime: at },
+        { type: "Ready", status: ready ? "True" : "False", lastTransitionTime: at },
+      ],
+      containerStatuses: [
+        {
+          name: String(container.name),
+          image: String(container.image),
+          imageID: "",
+          ready,
+          started: running.child !== undefined,
+          restartCount: running.restarts,
+          state,
+          lastState,
+        },
+      ],
+    });
+  }
+
+  private async patchStatus(pod: JsonMap, status: JsonMap): Promise<void> {
+    const metadata = asMap(pod.metadata);
+    await this.options.client.raw(
+      "PATCH",
+      `/api/v1/namespaces/${String(metadata.namespace)}/pods/${String(metadata.name)}/status`,
+      { status },
+      MERGE,
+    );
+  }
+}
+
+// The Secrets a volume mounts: a projected volume's sources, or a secret volume's one.
+function secretSources(volume: JsonMap): JsonMap[] {
+  if (volume.projected) return asList(asMap(volume.projected).sources).map((s) => asMap(asMap(s).secret));
+  if (volume.secret)
+    return [{ name: asMap(volume.secret).secretName ?? null, items: asMap(volume.secret).items ?? null }];
+  return [];
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+// The container's environment: values, and the pod's name and namespace from the downward API.
+function envOf(pod: JsonMap, container: JsonMap): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of asList(container.env).map((e) => asMap(e))) {
+    const field = String(asMap(asMap(entry.valueFrom).fieldRef).fieldPath ?? "");
+    if (typeof entry.value === "string") env[String(entry.name)] = entry.value;
+    else if (field === "metadata.name") env[String(entry.name)] = String(asMap(pod.metadata).name);
+    else if (field === "metadata.namespace") env[String(entry.name)] = String(asMap(pod.metadata).namespace);
+  }
+  return env;
+}
+
+// A readiness probe's GET on 127.0.0.1 (the pods run on the host network); HTTPS without verifying,
+// as the kubelet probes.
+function httpProbe(get: JsonMap): Promise<boolean> {
+  return new Promise((resolve) => {
+    const https = String(get.scheme ?? "HTTP") === "HTTPS";
+    const request = (https ? httpsRequest : httpRequest)(
+      {
+        host: "127.0.0.1",
+        port: Number(get.port),
+        path: String(get.path ?? "/"),
+        method: "GET",
+        timeout: 2000,
+        ...(https ? { rejectUnauthorized: false } : {}),
+      },
+      (response) => {
+        response.resume();
+        resolve((response.statusCode ?? 500) >= 200 && (response.statusCode ?? 500) < 400);
+      },
+    );
+    request.on("error", () => resolve(false));
+    request.on("timeout", () => {
+      request.destroy();
+      resolve(false);
+    });
+    request.end();
+  });
+}

@@ -1,0 +1,356 @@
+import { execFileSync } from "node:child_process";
+
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberClient } from "../../src/kube/member-client.js";
+import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { pushController, statusFile } from "../helpers/sync-fleet.js";
+import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { NodeSimulator } from "./cluster/node-simulator.js";
+import { ProcessRuntime } from "./cluster/process-runtime.js";
+
+/**
+ * Kube-on-Kube with the real binaries: a real host (kube-apiserver, controllers, scheduler) whose one
+ * node runs pods as processes (cluster/process-runtime.ts), and two hosted clusters gitfleet renders
+ * into it. Everything in gitfleet's path is real — server-side apply to the host, the host's
+ * Deployment and StatefulSet controllers and scheduler, the hosted clusters' etcd, kube-apiserver,
+ * kube-controller-manager and kube-scheduler processes with the certificates gitfleet generated, and
+ * gitfleet connecting with the admin kubeconfig it wrote. Only the container runtime is simulated.
+ */
+
+const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
+const HOSTED = ["pc-1", "pc-2"];
+const NAMESPACE = (cluster: string) => `gitfleet-cp-${cluster}`;
+
+let planes: ControlPlanes;
+let runtime: ProcessRuntime;
+let hostNodes: NodeSimulator;
+const hostedNodes: NodeSimulator[] = [];
+let host: MemberClient;
+let repo: { dir: string; cleanup: () => void };
+let controller: Awaited<ReturnType<typeof pushController>>;
+let version = "";
+const ports = new Map<string, number>();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A base port whose next six are free (the API server's, etcd's three, the components' two).
+async function freeRange(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 900) * 10;
+    const free = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => base + i).map(
+        (port) =>
+          new Promise<boolean>((resolve) => {
+            const server = createServer();
+            server.once("error", () => resolve(false));
+            server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error("no free port range");
+}
+
+function fleetFiles(classVersion: string): Record<string, string> {
+  const cluster = (name: string) => `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: ${name}
+  labels: { env: hosted }
+spec:
+  controlPlane:
+    host: meta-1
+    class: standard
+    expose:
+      type: HostPort
+      port: ${ports.get(name)}
+      address: 127.0.0.1
+      nodeSelector: { gitfleet.io/runtime: process }
+`;
+  return {
+    "fleet.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: hosted
+spec:
+  kubernetesVersion: "1.36"
+  clusterHealth: { probeInterval: 1s, probeTimeout: 2s, failureThreshold: 2, successThreshold: 1, noExecuteAfter: 600s }
+`,
+    "clusters/meta-1.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-1\nspec: {}\n",
+    ...Object.fromEntries(HOSTED.map((name) => [`clusters/${name}.yaml`, cluster(name)])),
+    "controlplanes/standard.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: ControlPlaneClass
+metadata:
+  name: standard
+spec:
+  version: ${classVersion}
+  apiServer:
+    replicas: 1
+    extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
+  controllerManager: { replicas: 1 }
+  scheduler: { replicas: 1 }
+  etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi }
+`,
+    "apps/web/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n",
+    "apps/web/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      containers: [{ name: web, image: "nginx:1.27", resources: { requests: { cpu: 100m, memory: 64Mi } } }]
+`,
+    "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata: { name: web }
+spec:
+  apps: [web]
+  clusterAffinity: { labelSelector: { matchLabels: { env: hosted } } }
+  replicaScheduling: { type: Duplicated }
+`,
+  };
+}
+
+let etcdTag = "";
+const encode = (files: Record<string, string>) =>
+  new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
+
+// The hosted cluster's client, from the admin kubeconfig gitfleet generated in the host.
+async function hostedClient(cluster: string): Promise<MemberClient | undefined> {
+  const secret = await host
+    .get({ apiVersion: "v1", kind: "Secret", namespace: NAMESPACE(cluster), name: "admin-kubeconfig" })
+    .catch(() => undefined);
+  const data = asMap(secret?.data).kubeconfig;
+  if (typeof data !== "string") return undefined;
+  const config = new KubeConfig();
+  config.loadFromString(Buffer.from(data, "base64").toString("utf8"));
+  return new MemberClient(cluster, config, { timeoutMs: 3000, retries: 0 });
+}
+
+/** Rounds of the controller until `done` holds. */
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    await controller.prober.probeOnce();
+    await controller.round();
+    if (await done().catch(() => false)) return;
+    await sleep(500);
+  }
+  throw new Error(`${what}: not reached in ${timeoutMs / 1000} s`);
+}
+
+async function hostedReady(cluster: string): Promise<boolean> {
+  const client = await hostedClient(cluster);
+  return (await client?.probe())?.outcome === "ready";
+}
+
+function appHealth(app: string, cluster: string): string | undefined {
+  return asMap(asMap(statusFile(repo.dir, `status/apps/${app}.yaml`).observed)[cluster]).health as
+    | string
+    | undefined;
+}
+
+beforeAll(async () => {
+  const binDir = execFileSync("bash", [BUILD], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    .trim()
+    .split("\n")
+    .pop() as string;
+  version = execFileSync(join(binDir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
+    .trim()
+    .split(" ")
+    .pop() as string;
+  const etcd = /etcd Version: (\S+)/.exec(
+    execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
+  )?.[1] as string;
+  etcdTag = `${etcd}-0`;
+  planes = await startControlPlanes({ binDir, names: ["meta-1"] });
+  const hostConfig = new KubeConfig();
+  hostConfig.loadFromFile(planes.kubeconfig);
+  hostConfig.setCurrentContext("meta-1");
+  host = new MemberClient("meta-1", hostConfig, { timeoutMs: 10_000 });
+  hostNodes = new NodeSimulator({
+    cluster: "meta-1",
+    client: host,
+    nodes: 1,
+    allocatable: { cpu: "32", memory: "64Gi", pods: "110" },
+    labels: { "gitfleet.io/runtime": "process" },
+    runsPods: false,
+  });
+  await hostNodes.start();
+  runtime = new ProcessRuntime({
+    client: host,
+    nodes: hostNodes.nodeNames,
+    binaries: new Map([
+      [`kube-apiserver:${version}`, join(binDir, "kube-apiserver")],
+      [`kube-controller-manager:${version}`, join(binDir, "kube-controller-manager")],
+      [`kube-scheduler:${version}`, join(binDir, "kube-scheduler")],
+      [`etcd:${etcd}`, join(binDir, "etcd")],
+    ]),
+    dir: join(planes.runDir, "process-runtime"),
+  });
+  runtime.start();
+  for (const cluster of HOSTED) ports.set(cluster, await freeRange());
+  repo = tempDir("gitfleet-e2e-hosted-");
+}, 900_000);
+
+afterAll(async () => {
+  for (const nodes of hostedNodes) nodes.stop();
+  hostNodes?.stop();
+  runtime?.stop();
+  await planes?.stop();
+  repo?.cleanup();
+});
+
+describe("hosted control planes on a real host", () => {
+  it("a commit adds two hosted clusters: their API servers become Ready, they become members, and an app is Healthy inside them", async () => {
+    const committed = Date.now();
+    createRepo(repo.dir, encode(fleetFiles(version)));
+    controller = await pushController(repo.dir, planes.kubeconfig);
+    const ready = new Map<string, number>();
+    await until("both hosted API servers Ready", async () => {
+      for (const cluster of HOSTED)
+        if (!ready.has(cluster) && (await hostedReady(cluster))) ready.set(cluster, Date.now());
+      return ready.size === HOSTED.length;
+    });
+    // Nodes for the hosted clusters (simulated kubelets on their real API servers), so app pods run.
+    for (const cluster of HOSTED) {
+      const client = (await hostedClient(cluster)) as MemberClient;
+      const nodes = new NodeSimulator({
+        cluster,
+        client,
+        nodes: 2,
+        allocatable: { cpu: "8", memory: "16Gi", pods: "110" },
+      });
+      await nodes.start();
+      hostedNodes.push(nodes);
+    }
+    await until("web Healthy in both hosted clusters", async () =>
+      HOSTED.every((c) => appHealth("web", c) === "Healthy"),
+    );
+    const healthy = Date.now();
+    for (const cluster of HOSTED)
+      console.log(
+        `e2e hosted: ${cluster}: commit → API server Ready ${(((ready.get(cluster) ?? 0) - committed) / 1000).toFixed(1)} s; commit → first app Healthy ${((healthy - committed) / 1000).toFixed(1)} s`,
+      );
+    // The hosted clusters are members: the status branch records their version as their /version says.
+    for (const cluster of HOSTED) {
+      const observed = asMap(statusFile(repo.dir, `status/clusters/${cluster}.yaml`).observed);
+      expect(observed.kubernetesVersion).toBe(version);
+      const client = (await hostedClient(cluster)) as MemberClient;
+      const pods = asList(asMap(await client.raw("GET", "/api/v1/namespaces/web/pods")).items).map((p) =>
+        asMap(p),
+      );
+      expect(pods.filter((p) => asMap(p.status).phase === "Running")).toHaveLength(2);
+      // CoreDNS, the addon, is there too.
+      expect(
+        await client.get({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          namespace: "kube-system",
+          name: "coredns",
+        }),
+      ).toBeDefined();
+    }
+    // No key or certificate body anywhere in the status branch's history.
+    expect(gitIn(repo.dir, "log", "-p", "gitfleet/status")).not.toMatch(/BEGIN|PRIVATE KEY|client-key-data/);
+  });
+
+  it("a SIGKILLed hosted API server is restarted: the cluster goes NotReady, then Ready", async () => {
+    const child = runtime.processOf(NAMESPACE("pc-1"), await podName("pc-1", "kube-apiserver"));
+    expect(child?.pid).toBeDefined();
+    child?.kill("SIGKILL");
+    await until(
+      "pc-1 NotReady",
+      async () => controller.prober.conditions().get("pc-1")?.health.ready === false,
+      60_000,
+    );
+    await until(
+      "pc-1 Ready again",
+      async () => controller.prober.conditions().get("pc-1")?.health.ready === true,
+      120_000,
+    );
+    const pod = asMap(
+      await host.raw(
+        "GET",
+        `/api/v1/namespaces/${NAMESPACE("pc-1")}/pods/${await podName("pc-1", "kube-apiserver")}`,
+      ),
+    );
+    expect(asMap(asList(asMap(pod.status).containerStatuses)[0]).restartCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a deleted controller-manager Deployment in the host is restored by drift correction", async () => {
+    const path = `/apis/apps/v1/namespaces/${NAMESPACE("pc-2")}/deployments/kube-controller-manager`;
+    const before = asMap(asMap(await host.raw("GET", path)).metadata).uid;
+    await host.raw("DELETE", path);
+    await until("kube-controller-manager of pc-2 back", async () => {
+      const now = asMap(await host.raw("GET", path).catch(() => undefined));
+      return (
+        asMap(now.metadata).uid !== undefined &&
+        asMap(now.metadata).uid !== before &&
+        asMap(now.status).readyReplicas === 1
+      );
+    });
+  });
+
+  it("removing a hosted Cluster's file deletes its control plane only with an allowPrune token", async () => {
+    const { "clusters/pc-2.yaml": _gone, ...without } = fleetFiles(version);
+    commitTree(repo.dir, encode(without), "remove pc-2");
+    await until(
+      "the prune is blocked",
+      async () =>
+        asMap(asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed).pruneBlocked).token !==
+        undefined,
+      60_000,
+    );
+    const blocked = asMap(asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed).pruneBlocked);
+    expect(
+      await host.get({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        namespace: NAMESPACE("pc-2"),
+        name: "kube-apiserver",
+      }),
+    ).toBeDefined();
+    commitTree(
+      repo.dir,
+      encode({
+        ...without,
+        "fleet.yaml": `${without["fleet.yaml"]}  pruning: { allowPrune: "${String(blocked.token)}" }\n`,
+      }),
+      "allow removing pc-2's control plane",
+    );
+    await until(
+      "pc-2's control plane gone",
+      async () =>
+        (await host.get({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          namespace: NAMESPACE("pc-2"),
+          name: "kube-apiserver",
+        })) === undefined,
+    );
+  });
+});
+
+async function podName(cluster: string, component: string): Promise<string> {
+  const list = asMap(
+    await host.raw(
+      "GET",
+      `/api/v1/namespaces/${NAMESPACE(cluster)}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/component=${component}`)}`,
+    ),
+  );
+  const pods = asList(list.items)
+    .map((p) => asMap(p))
+    .filter((p) => !asMap(p.metadata).deletionTimestamp);
+  return String(asMap((pods[0] as JsonMap | undefined)?.metadata).name);
+}
