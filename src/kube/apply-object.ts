@@ -24,7 +24,7 @@ export async function applyOne(
   listed: JsonMap | undefined,
   scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
-  const waiting = input.held?.get(rendered.app);
+  const waiting = holdOf(input, rendered);
   if (waiting !== undefined)
     return heldBack(input, rendered, entry, await heldLive(input, rendered, entry, listed), waiting);
   if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
@@ -53,6 +53,11 @@ export async function applyOne(
   } catch (error) {
     return failed(rendered, entry, error);
   }
+}
+
+// Why an object is left as it runs this sync: its app's hold (rollout, migration) or its own.
+function holdOf(input: ClusterSyncInput, rendered: DesiredObject): Hold | undefined {
+  return input.held?.get(rendered.app) ?? input.heldObjects?.get(rendered.identity);
 }
 
 export async function applyObject(

@@ -13,6 +13,7 @@ import {
   readAgentReport,
   sanitizeAgentReport,
 } from "../status/observed-status.js";
+import { controlPlaneHolds } from "../sync/control-plane-order.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
@@ -71,6 +72,8 @@ export interface SyncerOptions {
 export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
+  /** Each member's Kubernetes version as its last sync that reached it read it. */
+  private readonly versions = new Map<string, string>();
   private readonly capacities = new CapacityReadings();
   private readonly servedApis = new ServedApiReadings();
   private readonly rollout = new RolloutPlanner();
@@ -151,6 +154,7 @@ export class Syncer {
             knownInventory: inventoryOf(cluster),
             interpreterFor,
             held: gated.held,
+            heldObjects: controlPlaneHolds(target.model, cluster, (c) => this.versions.get(c)),
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
             ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
@@ -234,6 +238,7 @@ export class Syncer {
 
   private record(result: ClusterSyncResult): void {
     this.results.set(result.cluster, result);
+    if (result.version) this.versions.set(result.cluster, result.version);
     const log = this.options.logger;
     if (!result.reachable) log.warn({ cluster: result.cluster, error: result.error }, "cluster not synced");
     else

@@ -215,7 +215,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
     // A migration's hold is not a rollout's: the app waits for a reviewed commit, not for time.
-    ...(hold?.held ? { [hold.heldBy === "migration" ? "migration" : "rollout"]: hold.held } : {}),
+    ...(hold?.held ? { [holdKey(hold.heldBy)]: hold.held } : {}),
     syncedCommit: result.sourceCommit,
     ...(Object.keys(ready).length > 0 ? { ready } : {}),
     ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),
@@ -344,4 +344,10 @@ export function credentialLines(host: string, credentials: HostedCredentials | u
     }
   }
   return lines;
+}
+
+// Who holds an app's objects, as its status says it: a rollout, a migration, or a control plane's order.
+function holdKey(by: string | undefined): string {
+  if (by === "migration") return "migration";
+  return by === "control-plane" ? "controlPlane" : "rollout";
 }

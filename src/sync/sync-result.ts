@@ -83,5 +83,5 @@ export interface ClusterSyncResult {
 /** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */
 export interface Hold {
   readonly reason: string;
-  readonly by: "rollout" | "migration";
+  readonly by: "rollout" | "migration" | "control-plane";
 }

@@ -20,6 +20,7 @@ import { ProcessRuntime } from "./cluster/process-runtime.js";
  * Deployment and StatefulSet controllers and scheduler, the hosted clusters' etcd, kube-apiserver,
  * kube-controller-manager and kube-scheduler processes with the certificates gitfleet generated, and
  * gitfleet connecting with the admin kubeconfig it wrote. Only the container runtime is simulated.
+ * The clusters start at the release before the tier's (k8s-previous) and are upgraded to it.
  */
 
 const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
@@ -34,6 +35,7 @@ let host: MemberClient;
 let repo: { dir: string; cleanup: () => void };
 let controller: Awaited<ReturnType<typeof pushController>>;
 let version = "";
+let previous = "";
 const ports = new Map<string, number>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,7 +59,10 @@ async function freeRange(): Promise<number> {
   throw new Error("no free port range");
 }
 
-function fleetFiles(classVersion: string): Record<string, string> {
+const BAD_FLAG = ', no-such-flag: "on"';
+const BAD_FLAG_REVERTED = "";
+
+function fleetFiles(classVersion: string, extraFlag = ""): Record<string, string> {
   const cluster = (name: string) => `apiVersion: gitfleet.io/v1alpha1
 kind: Cluster
 metadata:
@@ -93,7 +98,7 @@ spec:
   version: ${classVersion}
   apiServer:
     replicas: 1
-    extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
+    extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false"${extraFlag} }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
   etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi }
@@ -161,14 +166,24 @@ function appHealth(app: string, cluster: string): string | undefined {
 }
 
 beforeAll(async () => {
-  const binDir = execFileSync("bash", [BUILD], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
-    .trim()
-    .split("\n")
-    .pop() as string;
-  version = execFileSync(join(binDir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
-    .trim()
-    .split(" ")
-    .pop() as string;
+  const build = (wrapper: string) =>
+    execFileSync("bash", [BUILD], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, K8S_DIR: wrapper },
+    })
+      .trim()
+      .split("\n")
+      .pop() as string;
+  const versionOf = (dir: string) =>
+    execFileSync(join(dir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
+      .trim()
+      .split(" ")
+      .pop() as string;
+  const binDir = build("k8s");
+  const previousDir = build("k8s-previous");
+  version = versionOf(binDir);
+  previous = versionOf(previousDir);
   const etcd = /etcd Version: (\S+)/.exec(
     execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
   )?.[1] as string;
@@ -195,6 +210,9 @@ beforeAll(async () => {
       [`kube-controller-manager:${version}`, join(binDir, "kube-controller-manager")],
       [`kube-scheduler:${version}`, join(binDir, "kube-scheduler")],
       [`etcd:${etcd}`, join(binDir, "etcd")],
+      [`kube-apiserver:${previous}`, join(previousDir, "kube-apiserver")],
+      [`kube-controller-manager:${previous}`, join(previousDir, "kube-controller-manager")],
+      [`kube-scheduler:${previous}`, join(previousDir, "kube-scheduler")],
     ]),
     dir: join(planes.runDir, "process-runtime"),
   });
@@ -214,7 +232,7 @@ afterAll(async () => {
 describe("hosted control planes on a real host", () => {
   it("a commit adds two hosted clusters: their API servers become Ready, they become members, and an app is Healthy inside them", async () => {
     const committed = Date.now();
-    createRepo(repo.dir, encode(fleetFiles(version)));
+    createRepo(repo.dir, encode(fleetFiles(previous)));
     controller = await pushController(repo.dir, planes.kubeconfig);
     const ready = new Map<string, number>();
     await until("both hosted API servers Ready", async () => {
@@ -245,7 +263,7 @@ describe("hosted control planes on a real host", () => {
     // The hosted clusters are members: the status branch records their version as their /version says.
     for (const cluster of HOSTED) {
       const observed = asMap(statusFile(repo.dir, `status/clusters/${cluster}.yaml`).observed);
-      expect(observed.kubernetesVersion).toBe(version);
+      expect(observed.kubernetesVersion).toBe(previous);
       const client = (await hostedClient(cluster)) as MemberClient;
       const pods = asList(asMap(await client.raw("GET", "/api/v1/namespaces/web/pods")).items).map((p) =>
         asMap(p),
@@ -302,8 +320,48 @@ describe("hosted control planes on a real host", () => {
     });
   });
 
+  it("a real patch upgrade: each API server first, its controller-manager and scheduler only after its /version flips", async () => {
+    const committed = Date.now();
+    commitTree(repo.dir, encode(fleetFiles(version)), `upgrade the class to ${version}`);
+    const watch: UpgradeWatch = { sawHeld: new Set(), outOfOrder: [], upgraded: new Map() };
+    await until("both control planes upgraded", async () => {
+      for (const cluster of HOSTED) judgeUpgrade(watch, cluster, await sample(cluster));
+      return watch.upgraded.size === HOSTED.length;
+    });
+    const { sawHeld, outOfOrder, upgraded } = watch;
+    expect(outOfOrder).toEqual([]);
+    expect([...sawHeld].sort()).toEqual(HOSTED);
+    for (const cluster of HOSTED)
+      console.log(
+        `e2e hosted: ${cluster}: upgrade ${previous} → ${version}, commit → every component upgraded and Healthy ${(((upgraded.get(cluster) ?? 0) - committed) / 1000).toFixed(1)} s`,
+      );
+  });
+
+  it("an API server that crash-loops on a bad flag is reported with why, and a revert brings it back", async () => {
+    commitTree(repo.dir, encode(fleetFiles(version, BAD_FLAG)), "a flag kube-apiserver does not know");
+    const controlPlane = () =>
+      asMap(asMap(statusFile(repo.dir, "status/apps/gitfleet-cp-pc-1.yaml").observed)["meta-1"]);
+    await until(
+      "the crash loop on the status branch",
+      async () =>
+        asMap(controlPlane().degraded)["Deployment gitfleet-cp-pc-1/kube-apiserver"] === "1 CrashLoopBackOff",
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; status: ${JSON.stringify(controlPlane())}`);
+    });
+    await until(
+      "pc-1 NotReady",
+      async () => controller.prober.conditions().get("pc-1")?.health.ready === false,
+      60_000,
+    );
+    commitTree(repo.dir, encode(fleetFiles(version, BAD_FLAG_REVERTED)), "revert the flag");
+    await until(
+      "pc-1 Ready again",
+      async () => controller.prober.conditions().get("pc-1")?.health.ready === true,
+    );
+  });
+
   it("removing a hosted Cluster's file deletes its control plane only with an allowPrune token", async () => {
-    const { "clusters/pc-2.yaml": _gone, ...without } = fleetFiles(version);
+    const { "clusters/pc-2.yaml": _gone, ...without } = fleetFiles(version, BAD_FLAG_REVERTED);
     commitTree(repo.dir, encode(without), "remove pc-2");
     await until(
       "the prune is blocked",
@@ -341,6 +399,51 @@ describe("hosted control planes on a real host", () => {
     );
   });
 });
+
+interface UpgradeWatch {
+  readonly sawHeld: Set<string>;
+  readonly outOfOrder: string[];
+  readonly upgraded: Map<string, number>;
+}
+
+// One look at a control plane mid-upgrade: the order holds (never a follower at the new version while
+// the API server does not report it), the followers were seen held, and when all of it is upgraded.
+function judgeUpgrade(watch: UpgradeWatch, cluster: string, seen: Awaited<ReturnType<typeof sample>>): void {
+  const followersMoved = seen.controllerManager !== previous || seen.scheduler !== previous;
+  if (seen.reported !== version && followersMoved)
+    watch.outOfOrder.push(`${cluster}: ${JSON.stringify(seen)}`);
+  if (seen.apiServer === version && seen.controllerManager === previous) watch.sawHeld.add(cluster);
+  const done =
+    seen.healthy && [seen.reported, seen.controllerManager, seen.scheduler].every((v) => v === version);
+  if (done && !watch.upgraded.has(cluster)) watch.upgraded.set(cluster, Date.now());
+}
+
+// A hosted control plane mid-upgrade: each component's image tag in the host, what its /version
+// reports, and whether its app is Healthy on the status branch.
+async function sample(cluster: string) {
+  const tag = async (component: string) => {
+    const deployment = await host.get({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      namespace: NAMESPACE(cluster),
+      name: component,
+    });
+    const container = asMap(asList(asMap(asMap(asMap(deployment?.spec).template).spec).containers)[0]);
+    return String(container.image).split(":").pop();
+  };
+  const client = await hostedClient(cluster);
+  const version = client
+    ? asMap(await client.raw("GET", "/version").catch(() => ({}))).gitVersion
+    : undefined;
+  const cp = asMap(asMap(statusFile(repo.dir, `status/apps/gitfleet-cp-${cluster}.yaml`).observed)["meta-1"]);
+  return {
+    apiServer: await tag("kube-apiserver"),
+    controllerManager: await tag("kube-controller-manager"),
+    scheduler: await tag("kube-scheduler"),
+    reported: String(version ?? ""),
+    healthy: cp.health === "Healthy",
+  };
+}
 
 async function podName(cluster: string, component: string): Promise<string> {
   const list = asMap(
