@@ -76,19 +76,7 @@ export class NodeSimulator {
     const status = {
       capacity: this.options.allocatable,
       allocatable: this.options.allocatable,
-      conditions: [
-        ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
-        ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
-        ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
-        ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
-      ].map(([type, value, reason, message]) => ({
-        type,
-        status: value,
-        reason,
-        message,
-        lastHeartbeatTime: now,
-        lastTransitionTime: now,
-      })),
+      conditions: healthyConditions(now),
       addresses: [
         { type: "InternalIP", address: "127.0.0.1" },
         { type: "Hostname", address: name },
@@ -133,6 +121,7 @@ export class NodeSimulator {
     // Leases carry microseconds (metav1.MicroTime).
     const renewTime = new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
     for (const name of this.names) {
+      await this.reportReady(name);
       const path = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`;
       const lease = await this.options.client.raw("GET", path).catch(() => undefined);
       if (lease) {
@@ -155,6 +144,24 @@ export class NodeSimulator {
         },
       );
     }
+  }
+
+  // A kubelet posts its node's status again when what is stored differs from what it sees: after
+  // its API server was down longer than the node monitor's grace period, the node controller set
+  // Ready to Unknown (and tainted the node); the next status update sets it True again.
+  private async reportReady(name: string): Promise<void> {
+    const node = asMap(await this.options.client.raw("GET", `/api/v1/nodes/${name}`).catch(() => undefined));
+    const ready = asList(asMap(node.status).conditions)
+      .map((c) => asMap(c))
+      .find((c) => c.type === "Ready");
+    if (!node.metadata || ready?.status === "True") return;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    await this.options.client.raw(
+      "PATCH",
+      `/api/v1/nodes/${name}/status`,
+      { status: { conditions: healthyConditions(now) } },
+      MERGE,
+    );
   }
 
   // One look at every pod bound to these nodes.
@@ -249,4 +256,21 @@ function podIp(uid: string): string {
   const hex = uid.replace(/[^0-9a-f]/g, "");
   const octet = (i: number) => Number.parseInt(hex.slice(i, i + 2) || "1", 16);
   return `198.18.${octet(0)}.${(octet(2) % 254) + 1}`;
+}
+
+// A healthy node's conditions as its kubelet posts them.
+function healthyConditions(now: string): JsonMap[] {
+  return [
+    ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
+    ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
+    ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
+    ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
+  ].map(([type, status, reason, message]) => ({
+    type: type as string,
+    status: status as string,
+    reason: reason as string,
+    message: message as string,
+    lastHeartbeatTime: now,
+    lastTransitionTime: now,
+  }));
 }
