@@ -13,7 +13,6 @@ import {
   issueCertificate,
   namesOf,
   publicKeyFingerprint,
-  readCertificate,
   readIssued,
   signedBy,
 } from "./x509.js";
@@ -296,9 +295,4 @@ function facts(issued: Issued): { fingerprint: string; notAfter: string } {
     fingerprint: fingerprint(issued.certificate),
     notAfter: issued.certificate.notAfter.toISOString(),
   };
-}
-
-/** The expiry of a certificate in PEM, for tests and status; undefined when it does not parse. */
-export function expiryOf(certificatePem: string): Date | undefined {
-  return readCertificate(certificatePem)?.notAfter;
 }

@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { createHash, randomBytes, webcrypto } from "node:crypto";
 
 import * as x509 from "@peculiar/x509";
+import { isIP } from "../model/controlplane/control-plane-objects.js";
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -109,15 +110,6 @@ export async function readIssued(certificatePem: string, keyPem: string): Promis
   }
 }
 
-/** Parses a certificate; undefined when it is not one. */
-export function readCertificate(certificatePem: string): x509.X509Certificate | undefined {
-  try {
-    return new x509.X509Certificate(certificatePem);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether `certificate` was signed by `authority`'s key. */
 export async function signedBy(
   certificate: x509.X509Certificate,
@@ -173,7 +165,7 @@ async function extensionsOf(request: CertificateRequest, publicKey: CryptoKey): 
   if (request.names && request.names.length > 0)
     extensions.push(
       new x509.SubjectAlternativeNameExtension(
-        request.names.map((name) => ({ type: isIPAddress(name) ? "ip" : "dns", value: name })),
+        request.names.map((name) => ({ type: isIP(name) ? "ip" : "dns", value: name })),
       ),
     );
   return extensions;
@@ -189,10 +181,6 @@ function serialNumber(): string {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0] as number) & 0x7f;
   return bytes.toString("hex");
-}
-
-function isIPAddress(name: string): boolean {
-  return /^([0-9]{1,3}\.){3}[0-9]{1,3}$/.test(name) || name.includes(":");
 }
 
 function pem(label: string, data: ArrayBuffer): string {

@@ -1,6 +1,6 @@
 import { planCredentials, type SecretData } from "../credentials/control-plane-pki.js";
 import type { HostedCredentials } from "../model/controlplane/credential-record.js";
-import { type HostedControlPlane, resolveControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { PKI_SECRETS, pkiSecretsOf } from "../model/controlplane/pki-layout.js";
 import { asMap, type JsonMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
@@ -18,11 +18,7 @@ const MAX_VALUE_BYTES = 256 * 1024;
  * is missing are invalid and never get here).
  */
 export function planesHostedBy(model: FleetModel, host: string): HostedControlPlane[] {
-  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
-  return model.clusters
-    .filter((cluster) => cluster.spec.controlPlane?.host === host)
-    .map((cluster) => resolveControlPlane(cluster, classes))
-    .filter((plane): plane is HostedControlPlane => plane !== undefined);
+  return resolveControlPlanes(model, host).map((entry) => entry.plane);
 }
 
 /**

@@ -89,11 +89,6 @@ function comparePart(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** "1.32": the minor line a version belongs to. */
-export function minorOf(version: KubeVersion): string {
-  return `${version.major}.${version.minor}`;
-}
-
 /** How many minors `newer` is ahead of `older` (negative when it is behind); majors count as 100 minors. */
 export function minorDistance(older: KubeVersion, newer: KubeVersion): number {
   return (newer.major - older.major) * 100 + (newer.minor - older.minor);

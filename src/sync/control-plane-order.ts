@@ -1,4 +1,4 @@
-import { type HostedControlPlane, resolveControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { identityOf } from "../model/identity.js";
 import { compareVersions, format, parseGitVersion, parseKubeVersion } from "../model/kube-version.js";
 import type { FleetModel } from "../model/types.js";
@@ -19,13 +19,10 @@ export function controlPlaneHolds(
   host: string,
   observedVersion: (cluster: string) => string | undefined,
 ): Map<string, Hold> {
-  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   const held = new Map<string, Hold>();
-  for (const cluster of model.clusters) {
-    if (cluster.spec.controlPlane?.host !== host) continue;
-    const plane = resolveControlPlane(cluster, classes);
-    const reason = plane ? waitingFor(plane, observedVersion(plane.cluster)) : undefined;
-    if (!plane || !reason) continue;
+  for (const { plane } of resolveControlPlanes(model, host)) {
+    const reason = waitingFor(plane, observedVersion(plane.cluster));
+    if (!reason) continue;
     for (const component of FOLLOWERS)
       held.set(identityOf("apps", "Deployment", plane.namespace, component), { reason, by: "control-plane" });
   }

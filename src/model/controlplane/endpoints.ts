@@ -43,7 +43,7 @@ export function controlPlaneEndpoints(plane: HostedControlPlane): ControlPlaneEn
     `${service}.cluster.local`,
     "localhost",
     "127.0.0.1",
-    ...(serviceIP(plane.serviceCIDR, 1) ? [serviceIP(plane.serviceCIDR, 1) as string] : []),
+    ...[serviceIP(plane.serviceCIDR, 1)].filter((ip): ip is string => ip !== undefined),
     ...(address ? [address] : []),
   ];
   return {

@@ -1,4 +1,4 @@
-import type { Cluster, ControlPlaneClass, ControlPlaneSpec, Labels } from "../types.js";
+import type { Cluster, ControlPlaneClass, ControlPlaneSpec, FleetModel, Labels } from "../types.js";
 
 /**
  * A hosted cluster's control plane with every default applied: what the render writes into the host
@@ -60,6 +60,24 @@ export function controlPlaneNamespace(cluster: Cluster): string {
 /** The namespace in the host of a shared etcd. */
 export function sharedEtcdNamespace(name: string): string {
   return `gitfleet-etcd-${name}`;
+}
+
+/**
+ * The control planes of a fleet resolved against their classes, with their Clusters (hosted clusters
+ * whose class is missing are invalid and left out); with `host`, only those that host runs.
+ */
+export function resolveControlPlanes(
+  model: Pick<FleetModel, "clusters" | "controlPlaneClasses">,
+  host?: string,
+): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
+  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
+  return model.clusters.flatMap((cluster) => {
+    const spec = cluster.spec.controlPlane;
+    if (!spec || (host !== undefined && spec.host !== host)) return [];
+    const plane = resolveControlPlane(cluster, classes);
+    const found = classes.get(spec.class);
+    return plane && found ? [{ plane, cluster, found }] : [];
+  });
 }
 
 /** The clusters whose control plane another cluster hosts. */

@@ -137,7 +137,7 @@ export function pkiVolume(name: string, mounted: readonly Mounted[]): JsonMap {
 export const CA_CERTIFICATE: Mounted = { secret: PKI_SECRETS.ca, only: ["tls.crt"] };
 
 /** The annotation on the Secrets whose data gitfleet generates in the host (never rendered, never in Git). */
-export const GENERATED_CREDENTIALS_ANNOTATION = "gitfleet.io/generated-credentials";
+const GENERATED_CREDENTIALS_ANNOTATION = "gitfleet.io/generated-credentials";
 
 /**
  * The Secrets of a control plane as the render writes them: name, labels and an annotation, no data.

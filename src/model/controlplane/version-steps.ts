@@ -9,9 +9,9 @@ import {
 } from "../kube-version.js";
 import type { Problem } from "../problem.js";
 import { createReporter } from "../reporter.js";
-import type { Cluster, ControlPlaneClass, FleetModel, Origin } from "../types.js";
+import type { FleetModel, Origin } from "../types.js";
 import { parseSourceFile } from "../yaml-source.js";
-import { type HostedControlPlane, resolveControlPlane } from "./hosted-control-plane.js";
+import { type HostedControlPlane, resolveControlPlanes } from "./hosted-control-plane.js";
 
 /**
  * What a change may not do to a running hosted control plane, judged against the revision the
@@ -43,17 +43,8 @@ export function versionStepProblems(
   return reporter.problems;
 }
 
-function planesOf(
-  model: FleetModel,
-): Map<string, { plane: HostedControlPlane; cluster: Cluster; found: ControlPlaneClass }> {
-  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
-  const planes = new Map<string, { plane: HostedControlPlane; cluster: Cluster; found: ControlPlaneClass }>();
-  for (const cluster of model.clusters) {
-    const plane = resolveControlPlane(cluster, classes);
-    const found = classes.get(cluster.spec.controlPlane?.class ?? "");
-    if (plane && found) planes.set(plane.cluster, { plane, cluster, found });
-  }
-  return planes;
+function planesOf(model: FleetModel): Map<string, ReturnType<typeof resolveControlPlanes>[number]> {
+  return new Map(resolveControlPlanes(model).map((entry) => [entry.plane.cluster, entry]));
 }
 
 function apiServerStep(was: HostedControlPlane, now: HostedControlPlane): string | undefined {
