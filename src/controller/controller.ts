@@ -15,6 +15,13 @@ import {
 import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
+import {
+  advanceUpgrades,
+  approvedUpgradePart,
+  recordedUpgrade,
+  recordedUpgradeVersions,
+  type UpgradesRound,
+} from "../reconcile/upgrades.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { migrationStatusPath } from "../status/migration-file.js";
 import {
@@ -84,7 +91,9 @@ export class Controller implements Reconciles {
   private gatheredFor: unknown;
   /** The migrations as of the last round: their status, and what they let the sync do. */
   private migrations: MigrationsRound | undefined;
-  /** Batch state changes not yet named in a commit message. */
+  /** The control-plane upgrades as of the last round: their status and the versions they give. */
+  private upgrades: UpgradesRound | undefined;
+  /** Batch state changes not yet named in a commit message ("migration …", "upgrade …"). */
   private unrecorded: string[] = [];
   private requestedGates = "";
   /** The agents' reports read from their branches this round. */
@@ -132,6 +141,7 @@ export class Controller implements Reconciles {
       capacity: reported.capacity,
       served: reported.served,
       ...(scaled ? { scaling: scaled } : {}),
+      controlPlaneVersions: this.controlPlaneVersions(state),
     });
     return this.lastObservations;
   }
@@ -157,9 +167,12 @@ export class Controller implements Reconciles {
     const report = await this.reconciler.reconcile();
     const now = this.now();
     const { state, syncFiles, trusted } = this.reconciler.snapshot();
-    // 3. Migrations advance once a round, with the results the observed-status commit below carries.
-    this.migrations = this.advanceMigrations(state, syncFiles, now);
-    this.unrecorded.push(...(this.migrations?.changes ?? []));
+    // 3. Migrations and upgrades advance once a round, with the results the observed-status commit
+    // below carries; an upgrade batch that starts or rolls back renders again in the next round.
+    this.advancePolicies(state, syncFiles, now);
+    const rendered = (this.lastObservations as ObservedState | undefined)?.controlPlaneVersions;
+    const versionsMoved =
+      state.model !== undefined && !sameVersions(this.controlPlaneVersions(state), rendered);
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
     // resync, or apps still progressing ask the members again.
@@ -186,16 +199,57 @@ export class Controller implements Reconciles {
     }
     // 5. What the members reported so far; 6. the next round's time.
     const published = await this.publishObserved();
-    const requeue = earliest([published.requeue, this.deadline(state)]);
+    const moved: Requeue | undefined = versionsMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
+    const requeue = earliest([moved, published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
   }
 
   /** Advances the migrations and publishes the members' latest results (after a sync outside a round). */
   async flush(): Promise<ObservedOutcome> {
     const { state, syncFiles } = this.reconciler.snapshot();
-    this.migrations = this.advanceMigrations(state, syncFiles, this.now());
-    this.unrecorded.push(...(this.migrations?.changes ?? []));
+    this.advancePolicies(state, syncFiles, this.now());
     return (await this.publishObserved()).outcome;
+  }
+
+  // Migrations and control-plane upgrades advanced one step; their state changes wait for a commit.
+  private advancePolicies(state: ReconcileState, syncFiles: ReadonlyMap<string, string>, now: number): void {
+    this.migrations = this.advanceMigrations(state, syncFiles, now);
+    this.unrecorded.push(...(this.migrations?.changes ?? []).map((c) => `migration ${c}`));
+    this.upgrades = this.advanceUpgrades(state, syncFiles, now);
+    this.unrecorded.push(...(this.upgrades?.changes ?? []).map((c) => `upgrade ${c}`));
+  }
+
+  // The versions the upgrades give hosted clusters: the last round's, or after a start what the
+  // status branch records (as far as the source approves it, when gitfleet cannot vouch for it).
+  private controlPlaneVersions(state: ReconcileState): ReadonlyMap<string, string> {
+    if (this.upgrades) return this.upgrades.versions;
+    const { syncFiles, trusted } = this.reconciler.snapshot();
+    return state.model ? recordedUpgradeVersions(state.model, syncFiles, trusted) : new Map();
+  }
+
+  // Every ControlPlaneUpgrade advanced with what the hosts and hosted clusters report.
+  private advanceUpgrades(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    now: number,
+  ): UpgradesRound | undefined {
+    if (!state.model || !state.renderedCommit || state.model.controlPlaneUpgrades.length === 0)
+      return undefined;
+    const last = this.upgrades?.statuses;
+    const trusted = this.reconciler.snapshot().trusted;
+    const model = state.model;
+    return advanceUpgrades({
+      model,
+      renderedCommit: state.renderedCommit,
+      previous: (name) => {
+        const recorded = last?.get(name) ?? recordedUpgrade(syncFiles, name);
+        const upgrade = model.controlPlaneUpgrades.find((u) => u.metadata.name === name);
+        return trusted || last?.has(name) || !upgrade ? recorded : approvedUpgradePart(upgrade, recorded);
+      },
+      results: this.syncer.latest(),
+      failingSince: this.upgrades?.failingSince ?? new Map(),
+      now,
+    });
   }
 
   // Publishes the members' latest results when they changed and the status interval allows; says
@@ -205,7 +259,7 @@ export class Controller implements Reconciles {
     const { state, syncFiles } = this.reconciler.snapshot();
     const reports = this.agentReports();
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
-    const migrationFiles = this.migrations?.files ?? new Map<string, string>();
+    const migrationFiles = new Map([...(this.migrations?.files ?? []), ...(this.upgrades?.files ?? [])]);
     const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
       (results.size === 0 && reports.size === 0) ||
@@ -233,6 +287,7 @@ export class Controller implements Reconciles {
       (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
     if (
       this.migrations?.active ||
+      this.upgrades?.active ||
       [...snapshot.values()].some((r) => !r.reachable || r.objects.some(waiting))
     ) {
       const afterMs = Math.max(this.options.statusIntervalMs, 1000);
@@ -242,18 +297,19 @@ export class Controller implements Reconciles {
     return { outcome };
   }
 
-  // The sync's subject first; migration state changes after it, and each on a line of the body.
+  // The sync's subject first; migration and upgrade state changes after it, each on a line of the body.
   private observedMessage(results: ReadonlyMap<string, ClusterSyncResult>): string {
     const changes = this.unrecorded;
     const synced = syncCommitMessage([...results.values()]);
     if (changes.length === 0) return synced;
     const [subject, ...body] = synced.split("\n");
-    return [
-      `${subject}; migration: ${changes.join("; ")}`,
-      ...body,
-      "",
-      ...changes.map((c) => `migration ${c}`),
-    ].join("\n");
+    const of = (kind: string) =>
+      changes.filter((c) => c.startsWith(`${kind} `)).map((c) => c.slice(kind.length + 1));
+    const parts = ["migration", "upgrade"].flatMap((kind) => {
+      const lines = of(kind);
+      return lines.length > 0 ? [`${kind}: ${lines.join("; ")}`] : [];
+    });
+    return [`${subject}; ${parts.join("; ")}`, ...body, "", ...changes].join("\n");
   }
 
   // Agents' reports: from their own branches, or (fresher, and the only ones from agents that cannot
@@ -297,6 +353,7 @@ export class Controller implements Reconciles {
     const times = [
       nextWake(state.model, state.render, seen),
       this.migrations?.wakeAt,
+      this.upgrades?.wakeAt,
       this.options.autoscaler?.latest()?.wakeAt,
       this.options.autoscaler?.nextSampleAt(state.model),
     ];
@@ -417,4 +474,9 @@ function pairReport(
     health: entry.health as PairReport["health"],
     ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),
   };
+}
+
+function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string> | undefined): boolean {
+  const other = b ?? new Map<string, string>();
+  return a.size === other.size && [...a].every(([cluster, version]) => other.get(cluster) === version);
 }

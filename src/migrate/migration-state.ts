@@ -64,6 +64,8 @@ export interface MigrationInput {
   readonly report: (app: string, cluster: string) => PairReport | undefined;
   /** Milliseconds since the epoch. */
   readonly now: number;
+  /** What a started batch is doing until its pairs report the rendered commit Healthy. Default "adopting". */
+  readonly doing?: string;
 }
 
 /** What the sync does with an app in a cluster: apply (adopting), leave alone, or detach. */
@@ -201,7 +203,7 @@ function advanceBatch(step: BatchStep): BatchStatus {
     return state === "WaitingApproval"
       ? keep()
       : enter("WaitingApproval", { reason: "approved: true in a reviewed commit starts it" });
-  return enter("Syncing", { approvedIn: input.sourceCommit, reason: "adopting" });
+  return enter("Syncing", { approvedIn: input.sourceCommit, reason: input.doing ?? "adopting" });
 }
 
 // A started batch: fails on a Degraded pair, observes once all pairs run the commit Healthy, and
@@ -219,7 +221,7 @@ function progress(
       : enter("Failed", { reason: `${failure}; onFailure: Halt` });
   const window = observeMs(batch, input.migration);
   if (before?.state === "Syncing") {
-    if (!allSynced(pairs, batch, input)) return keep("adopting");
+    if (!allSynced(pairs, batch, input)) return keep(input.doing ?? "adopting");
     // Without an observation window there is nothing to observe.
     return window === 0 ? enter("Succeeded") : enter("Observing", { observingSince: at });
   }

@@ -445,6 +445,7 @@ function assembleModel(
     scaleDownRequests: ofKind("ScaleDownRequest"),
     migrations: ofKind("Migration"),
     controlPlaneClasses,
+    controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),
   };
 }
 

@@ -62,6 +62,11 @@ export interface ObservedState {
   readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
   /** Per cluster, what its discovery says it serves; a cluster not in the map serves everything (unknown). */
   readonly served?: ReadonlyMap<string, ServedApis>;
+  /**
+   * Per hosted cluster, the version a started ControlPlaneUpgrade batch renders its control plane
+   * with (status/upgrades/); a hosted cluster not in the map renders with its class's version.
+   */
+  readonly controlPlaneVersions?: ReadonlyMap<string, string>;
 }
 
 /** What a done targeted scale-down keeps in the render. */

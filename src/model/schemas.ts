@@ -3,6 +3,7 @@ import app from "../../schema/app.schema.json" with { type: "json" };
 import cluster from "../../schema/cluster.schema.json" with { type: "json" };
 import common from "../../schema/common.schema.json" with { type: "json" };
 import controlPlaneClass from "../../schema/control-plane-class.schema.json" with { type: "json" };
+import controlPlaneUpgrade from "../../schema/control-plane-upgrade.schema.json" with { type: "json" };
 import cronScale from "../../schema/cron-scale.schema.json" with { type: "json" };
 import federatedHpa from "../../schema/federated-hpa.schema.json" with { type: "json" };
 import fleet from "../../schema/fleet.schema.json" with { type: "json" };
@@ -28,6 +29,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "scale-down-request.schema.json": scaleDownRequest,
   "migration.schema.json": migration,
   "control-plane-class.schema.json": controlPlaneClass,
+  "control-plane-upgrade.schema.json": controlPlaneUpgrade,
 };
 
 /** The schema of each gitfleet kind. */
@@ -43,6 +45,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   ScaleDownRequest: scaleDownRequest,
   Migration: migration,
   ControlPlaneClass: controlPlaneClass,
+  ControlPlaneUpgrade: controlPlaneUpgrade,
 };
 
 /** One schema violation: where (a JSON pointer) and the raw ajv error, for wording by the caller. */

@@ -14,6 +14,7 @@ export const EVENT_KINDS = [
   "scale",
   "rollout",
   "migration",
+  "upgrade",
   "sync",
   "agent",
 ] as const;

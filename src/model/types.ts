@@ -194,6 +194,25 @@ export interface ControlPlaneClassSpec {
 
 export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;
 
+/** One batch of a ControlPlaneUpgrade: hosted clusters upgraded together once approved. */
+export interface ControlPlaneUpgradeBatch {
+  readonly name: string;
+  readonly clusters: readonly string[];
+  readonly approved?: boolean;
+  readonly observe?: string;
+  readonly rollback?: boolean;
+}
+
+/** Hosted control planes moved to a version in reviewed batches (controlplanes/<name>.yaml). */
+export interface ControlPlaneUpgradeSpec {
+  readonly version: string;
+  readonly onFailure?: "Halt" | "Rollback";
+  readonly observe?: string;
+  readonly batches: readonly ControlPlaneUpgradeBatch[];
+}
+
+export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlaneUpgradeSpec>;
+
 export interface AppSpec {
   readonly namespace?: string;
   readonly owner?: string;
@@ -549,6 +568,12 @@ export interface FleetModel {
   readonly scaleDownRequests: readonly ScaleDownRequest[];
   readonly migrations: readonly Migration[];
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
+  readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
+  /**
+   * Per hosted cluster, the version a started ControlPlaneUpgrade batch renders it with (an
+   * observation of the upgrade's state, applied by withControlPlaneVersions); absent: none.
+   */
+  readonly controlPlaneVersions?: ReadonlyMap<string, string>;
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */
@@ -563,4 +588,5 @@ export type GitfleetKind =
   | "CronScale"
   | "ScaleDownRequest"
   | "Migration"
-  | "ControlPlaneClass";
+  | "ControlPlaneClass"
+  | "ControlPlaneUpgrade";

@@ -40,6 +40,8 @@ export function formatPlanText(plan: Plan): string {
     lines.push("", "Control planes:", ...controlPlaneLines(plan.controlPlanes).map((l) => `  ${l}`));
   if (plan.migrations && plan.migrations.batches.length > 0)
     lines.push("", "Migrations:", ...migrationLines(plan.migrations).map((l) => `  ${l}`));
+  if (plan.upgrades && plan.upgrades.length > 0)
+    lines.push("", "Upgrades (when merged):", ...plan.upgrades.map((l) => `  ${l}`));
   for (const cluster of plan.clusters)
     lines.push("", `cluster ${cluster.cluster}:`, ...clusterLines(cluster));
   return `${lines.join("\n")}\n`;
@@ -102,6 +104,8 @@ export function formatPlanMarkdown(plan: Plan): string {
     lines.push("", "**Control planes**", "", "```", ...controlPlaneLines(plan.controlPlanes), "```");
   if (plan.migrations && plan.migrations.batches.length > 0)
     lines.push("", "**Migrations**", "", "```", ...migrationLines(plan.migrations), "```");
+  if (plan.upgrades && plan.upgrades.length > 0)
+    lines.push("", "**Upgrades (when merged)**", "", "```", ...plan.upgrades, "```");
   for (const c of plan.clusters) lines.push("", ...clusterDetails(c));
   return `${lines.join("\n")}\n`;
 }

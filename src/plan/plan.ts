@@ -58,6 +58,8 @@ export interface Plan {
   readonly controlPlanes?: readonly ControlPlaneChange[];
   /** Batches the change approves or rolls back, and what adopting changes in what runs. */
   readonly migrations?: MigrationPlan;
+  /** Control-plane upgrade batches whose state the merge changes ("cve/canary: WaitingApproval → Syncing (…)"). */
+  readonly upgrades?: readonly string[];
   /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
   readonly warnings?: readonly Problem[];
   readonly changed: boolean;

@@ -28,6 +28,8 @@ export interface Observations {
   readonly served?: ReadonlyMap<string, ServedApis>;
   /** The autoscalers' totals, distributions and held divisions: a round's, or as the status branch records them. */
   readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
+  /** Per hosted cluster, the version a started ControlPlaneUpgrade batch gives it. */
+  readonly controlPlaneVersions?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -53,6 +55,9 @@ export function gatherObservedState(observations: Observations): ObservedState {
     ...(observations.served && observations.served.size > 0 ? { served: observations.served } : {}),
     ...(scaling
       ? { autoscaled: scaling.autoscaled, distributed: scaling.distributed, held: scaling.held }
+      : {}),
+    ...(observations.controlPlaneVersions && observations.controlPlaneVersions.size > 0
+      ? { controlPlaneVersions: observations.controlPlaneVersions }
       : {}),
   };
 }

@@ -1,4 +1,6 @@
 import { applicationFailover } from "../failover/workload-failover.js";
+import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
@@ -57,11 +59,23 @@ export function observationKeys(
     ]);
     apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
   }
+  upgradeKeys(model, observations, apps);
   return {
     clusters: JSON.stringify([clusters, servedKey(observations)]),
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// A hosted control plane renders again when an upgrade batch moves its version.
+function upgradeKeys(model: FleetModel, observations: ObservedState, apps: Map<string, string[]>): void {
+  const upgrading = model.controlPlaneUpgrades.length > 0 || (model.controlPlaneVersions?.size ?? 0) > 0;
+  for (const { plane } of upgrading ? resolveControlPlanes(model) : []) {
+    const app = controlPlaneAppName(plane.cluster);
+    const version = observations.controlPlaneVersions?.get(plane.cluster);
+    if (version !== undefined || model.controlPlaneVersions?.has(plane.cluster))
+      apps.set(app, [...(apps.get(app) ?? []), `upgrade:${version ?? ""}`]);
+  }
 }
 
 // What each cluster serves, as a digest: a kind appearing or going re-renders everything (rare: a

@@ -1,4 +1,6 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
+import { withControlPlaneVersions } from "../model/controlplane/generated-apps.js";
+import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
@@ -94,7 +96,7 @@ export interface ReconcileOutcome {
 export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
   const loaded = loadFleet(input.tree, input.cache, input.charts);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
-  const model = loaded.model;
+  const model = effectiveModel(loaded.model, input.observations);
   // A hosted control plane may not step its versions where Kubernetes and etcd cannot follow.
   const steps = versionStepProblems(state.model, model, input.tree);
   if (steps.length > 0)
@@ -176,7 +178,7 @@ export function observationStep(
   observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
-  const model = state.model;
+  const model = state.model && effectiveModel(state.model, observations);
   const renderedCommit = state.renderedCommit;
   if (!model || !renderedCommit) throw new Error("observationStep needs a state with a valid render");
   const scope = observationScope(state.observationKeys, observationKeys(model, state.render, observations));
@@ -195,16 +197,52 @@ export function observationStep(
     observations,
   });
   const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
-  const message = scaled.length === 0 ? failover.text : autoscaleMessage(scaled, failover);
+  const upgraded = versionLines(state.model, model);
+  const message = withUpgradeLines(
+    scaled.length === 0 ? failover.text : autoscaleMessage(scaled, failover),
+    upgraded,
+    failover.moved || scaled.length > 0,
+  );
   const next: ReconcileState = {
     ...state,
+    model,
     render: derived.render,
     appCommits: derived.appCommits,
     ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
   // The source did not move: its validation stands as status/source.yaml records it.
   const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
-  return failover.moved || scaled.length > 0 ? outcome : { ...outcome, quiet: true };
+  return failover.moved || scaled.length > 0 || upgraded.length > 0 ? outcome : { ...outcome, quiet: true };
+}
+
+// "pc-1: v1.36.1 → v1.36.3" for each hosted control plane whose version an upgrade batch moved.
+function versionLines(before: FleetModel | undefined, after: FleetModel): string[] {
+  if (!before || sameMap(before.controlPlaneVersions, after.controlPlaneVersions)) return [];
+  const was = new Map(
+    resolveControlPlanes(before).map(({ plane }) => [plane.cluster, plane.apiServer.version]),
+  );
+  return resolveControlPlanes(after).flatMap(({ plane }) => {
+    const from = was.get(plane.cluster);
+    return from !== undefined && from !== plane.apiServer.version
+      ? [`${plane.cluster}: ${from} → ${plane.apiServer.version}`]
+      : [];
+  });
+}
+
+function sameMap(
+  a: ReadonlyMap<string, string> | undefined,
+  b: ReadonlyMap<string, string> | undefined,
+): boolean {
+  const x = a ?? new Map<string, string>();
+  const y = b ?? new Map<string, string>();
+  return x.size === y.size && [...x].every(([k, v]) => y.get(k) === v);
+}
+
+// An upgrade's version change is the subject when nothing else moved, else a body line each.
+function withUpgradeLines(message: string, lines: readonly string[], moved: boolean): string {
+  if (lines.length === 0) return message;
+  if (!moved) return `upgrade: ${lines.join("; ")}`;
+  return `${message}\n\n${lines.map((line) => `upgrade: ${line}`).join("\n")}`;
 }
 
 /**
@@ -217,7 +255,7 @@ export function rerenderStep(
   observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
-  const model = state.model;
+  const model = state.model && effectiveModel(state.model, observations);
   const renderedCommit = state.renderedCommit;
   if (!model || !renderedCommit) throw new Error("rerenderStep needs a state with a valid source commit");
   const derived = deriveRender(state, model, {
@@ -228,12 +266,19 @@ export function rerenderStep(
   });
   const next: ReconcileState = {
     ...state,
+    model,
     render: derived.render,
     appCommits: derived.appCommits,
     ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
   const summary = derived.summary(renderedCommit);
   return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
+}
+
+// The model as it renders: hosted control planes at the versions their upgrades give them, so the
+// sync (which orders a control plane's components by its API server's version) sees what the render did.
+function effectiveModel(model: FleetModel, observations: ObservedState | undefined): FleetModel {
+  return withControlPlaneVersions(model, observations?.controlPlaneVersions ?? new Map());
 }
 
 // A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,

@@ -1,5 +1,6 @@
 import { resourceForCluster, sourceForCluster } from "../model/app-builds.js";
 import type { ClusterFacts } from "../model/cluster-affinity.js";
+import { withControlPlaneVersions } from "../model/controlplane/generated-apps.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
@@ -42,8 +43,10 @@ import { withTracking } from "./tracking.js";
  * has for it — the reconcile loop's incremental render. The caller answers for the scope being
  * closed: every app whose output can differ from `previous` must be in it (see affected-apps.ts).
  */
-export function renderFleet(model: FleetModel, options: RenderOptions = {}): RenderResult {
+export function renderFleet(source: FleetModel, options: RenderOptions = {}): RenderResult {
   const { previous, scope } = options;
+  // Hosted control planes render at the versions their upgrades' started batches give them.
+  const model = withControlPlaneVersions(source, options.observations?.controlPlaneVersions ?? new Map());
   const fresh = renderApps(model, options);
   return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
 }

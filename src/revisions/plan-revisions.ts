@@ -12,12 +12,13 @@ import { type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { restoreState } from "../reconcile/restore-state.js";
+import { plannedUpgrades, recordedUpgradeVersions } from "../reconcile/upgrades.js";
 import { formatRenderError } from "../render/format-render.js";
 import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../status/autoscaling-files.js";
-import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "../status/layout.js";
+import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY, UPGRADES_DIRECTORY } from "../status/layout.js";
 import { splitObserved } from "../status/observed-status.js";
 import { recordedClusters } from "../status/recorded-observations.js";
 import { SOURCE_STATUS_PATH } from "../status/status-files.js";
@@ -88,19 +89,11 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     };
   const statusTree = await readTreeAtRevision(input.repo, input.statusBranch).catch(() => undefined);
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
-  // Totals the autoscalers decided stand: a plan shows the change on top of what really runs.
-  const scaled = (model: FleetModel, decisions: RenderResult["decisions"]) =>
-    statusTree ? recordedObservations(statusTree, model, decisions) : undefined;
-  const baseRender = base.model
-    ? renderFleet(base.model, {
-        previous: running,
-        observations: scaled(base.model, running?.decisions ?? []),
-        secretDigestKey: input.secretDigestKey,
-      })
-    : EMPTY;
-  const headRender = renderFleet(head.model, {
-    previous: baseRender,
-    observations: scaled(head.model, baseRender.decisions),
+  const { baseRender, headRender, upgrades } = renderRevisions({
+    base: base.model,
+    head: head.model,
+    statusTree,
+    running,
     secretDigestKey: input.secretDigestKey,
   });
   if (headRender.errors.length > 0)
@@ -125,10 +118,70 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   });
   const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
   const planned = warnings.length > 0 ? { ...objectsPlan, warnings } : objectsPlan;
-  const plan = migrations
+  const withMigrations = migrations
     ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
     : planned;
+  const plan =
+    upgrades.changes.length > 0
+      ? { ...withMigrations, upgrades: upgrades.changes, changed: true }
+      : withMigrations;
   return { plan, notes };
+}
+
+interface RevisionRenders {
+  readonly base: FleetModel | undefined;
+  readonly head: FleetModel;
+  readonly statusTree: FileTree | undefined;
+  readonly running: RenderResult | undefined;
+  readonly secretDigestKey: PlanRevisionsInput["secretDigestKey"];
+}
+
+// Both revisions rendered on top of what runs. Totals the autoscalers decided stand: a plan shows the
+// change on top of what really runs. Hosted control planes run the versions their upgrades recorded;
+// at merge, a batch the change approves starts.
+function renderRevisions(input: RevisionRenders): {
+  baseRender: RenderResult;
+  headRender: RenderResult;
+  upgrades: ReturnType<typeof plannedUpgrades>;
+} {
+  const { base, head, statusTree, running } = input;
+  const statusFiles = statusTree ? upgradeFiles(statusTree) : new Map<string, string>();
+  const upgrades = plannedUpgrades(head, statusFiles, Date.now());
+  const observed = (
+    model: FleetModel,
+    decisions: RenderResult["decisions"],
+    versions: ReadonlyMap<string, string>,
+  ) =>
+        statusTree
+      ? { ...recordedObservations(statusTree, model, decisions), controlPlaneVersions: versions }
+      : versions.size > 0
+        ? gatherObservedState({ now: Date.now(), controlPlaneVersions: versions })
+        : undefined;
+  const baseRender = base
+    ? renderFleet(base, {
+        previous: running,
+        observations: observed(
+          base,
+          running?.decisions ?? [],
+          recordedUpgradeVersions(base, statusFiles, true),
+        ),
+        secretDigestKey: input.secretDigestKey,
+      })
+    : EMPTY;
+  const headRender = renderFleet(head, {
+    previous: baseRender,
+    observations: observed(head, baseRender.decisions, upgrades.versions),
+    secretDigestKey: input.secretDigestKey,
+  });
+  return { baseRender, headRender, upgrades };
+}
+
+// status/upgrades/ as the status branch holds it.
+function upgradeFiles(tree: FileTree): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [path, bytes] of tree)
+    if (path.startsWith(UPGRADES_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
+  return files;
 }
 
 // Each cluster's inventory as the status branch records it: the prune base tokens are bound to, and

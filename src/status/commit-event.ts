@@ -8,10 +8,12 @@ export function commitEventKind(message: string): EventKind {
   const [subject = "", ...body] = message.split("\n");
   if (subject.startsWith("failover:")) return "failover";
   if (subject.startsWith("autoscale:")) return "scale";
+  if (subject.startsWith("upgrade:")) return "upgrade";
   if (/^Source [0-9a-f]+ is invalid/.test(subject)) return "invalid";
   if (/^agent \S+:/.test(subject)) return "agent";
   if (subject.startsWith("sync:")) {
     if (subject.includes("; migration:")) return "migration";
+    if (subject.includes("; upgrade:")) return "upgrade";
     return body.some((line) => /: [1-9][0-9]* applied/.test(line)) ? "rollout" : "sync";
   }
   return "reconcile";

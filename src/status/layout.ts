@@ -7,7 +7,7 @@
 export const OWNED_DIRECTORIES: readonly string[] = ["rendered", "status"];
 
 /** Who writes a status file: the reconcile (its render), or a writer beside it, whole files of its own. */
-export type StatusWriter = "reconcile" | "sync" | "agent" | "migrations" | "autoscaling";
+export type StatusWriter = "reconcile" | "sync" | "agent" | "migrations" | "upgrades" | "autoscaling";
 
 /** One kind of file on the status branch: where it lives, who writes it, and what it holds. */
 export interface StatusFileKind {
@@ -29,6 +29,7 @@ export const INVENTORY_DIRECTORY = "status/inventory/";
 export const AGENTS_DIRECTORY = "status/agents/";
 export const MIGRATIONS_DIRECTORY = "status/migrations/";
 export const AUTOSCALING_DIRECTORY = "status/autoscaling/";
+export const UPGRADES_DIRECTORY = "status/upgrades/";
 
 export const STATUS_FILES: readonly StatusFileKind[] = [
   {
@@ -74,6 +75,12 @@ export const STATUS_FILES: readonly StatusFileKind[] = [
     match: MIGRATIONS_DIRECTORY,
     writer: "migrations",
     holds: "a migration's batches and their state",
+  },
+  {
+    path: "status/upgrades/<name>.yaml",
+    match: UPGRADES_DIRECTORY,
+    writer: "upgrades",
+    holds: "a control-plane upgrade's version, batches and their state",
   },
   {
     path: "status/autoscaling/<kind>/<namespace>/<name>.yaml",

@@ -34,7 +34,23 @@ function plan(head: string, format = "text") {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+const UPGRADE = `apiVersion: gitfleet.io/v1alpha1
+kind: ControlPlaneUpgrade
+metadata:
+  name: cve-2026-1
+spec:
+  version: v1.34.2
+  batches:
+    - { name: canary, clusters: [pc-1], approved: true, observe: 10m }
+    - { name: rest, clusters: [pc-2] }
+`;
+
 const SCENARIOS: Record<string, () => void> = {
+  // A reviewed upgrade in batches: at merge only the approved canary's control plane moves.
+  "control-plane-upgrade-canary": () => {
+    writeFileSync(join(repo, "controlplanes/cve-2026-1.yaml"), UPGRADE);
+    git("add", "controlplanes/cve-2026-1.yaml");
+  },
   // The fleet-wide CVE upgrade: one line in the class.
   "control-plane-version-bump": () =>
     edit("controlplanes/standard.yaml", "version: v1.34.1", "version: v1.34.2"),
@@ -111,6 +127,15 @@ describe("gitfleet plan: hosted control planes", () => {
     const { code, stdout, stderr } = plan(name);
     expect(code).toBe(1);
     expect(`${stdout}${stderr}`).toContain((REFUSED[name] as { error: string }).error);
+  });
+
+  it("an upgrade's approved batch moves only its clusters' control planes, and the plan says which batch starts", () => {
+    const { stdout } = plan("control-plane-upgrade-canary");
+    expect(stdout).toContain("Upgrades (when merged):\n  cve-2026-1/canary: new → Syncing (upgrading to v1.34.2)\n");
+    expect(stdout).toContain("cve-2026-1/rest: new → Pending (waits for batch canary)");
+    const pc1 = stdout.slice(stdout.indexOf("control plane of pc-1 on meta-1:"));
+    expect(pc1).toContain("image registry.k8s.io/kube-apiserver:v1.34.1 → registry.k8s.io/kube-apiserver:v1.34.2");
+    expect(stdout).not.toContain("control plane of pc-2 on meta-1:");
   });
 
   it("shows the control planes in the pull-request comment", () => {

@@ -11,6 +11,7 @@ import type {
   BuildTarget,
   Cluster,
   ControlPlaneClass,
+  FleetModel,
   GeneratedAppRole,
   Labels,
   Placement,
@@ -58,6 +59,7 @@ export const ADDONS_APP = "gitfleet-addons";
 export function generateControlPlaneApps(
   clusters: readonly Cluster[],
   classes: readonly ControlPlaneClass[],
+  versions?: ReadonlyMap<string, string>,
 ): GeneratedApps {
   const byName = new Map(classes.map((c) => [c.metadata.name, c]));
   const apps: App[] = [];
@@ -67,7 +69,7 @@ export function generateControlPlaneApps(
   const names = new Set(clusters.map((cluster) => cluster.metadata.name));
   const namespaces = new Set<string>();
   for (const cluster of clusters) {
-    const plane = resolveControlPlane(cluster, byName);
+    const plane = resolveControlPlane(cluster, byName, versions?.get(cluster.metadata.name));
     // An unknown host (the cluster itself) or a namespace another control plane has is a validation
     // error of its own: nothing to place, nothing to report twice.
     if (!plane || !names.has(plane.host) || plane.host === plane.cluster || namespaces.has(plane.namespace))
@@ -105,6 +107,28 @@ export function generateControlPlaneApps(
   apps.sort((a, b) => compareStrings(a.name, b.name));
   placements.sort((a, b) => compareStrings(a.metadata.name, b.metadata.name));
   return { apps, placements };
+}
+
+/**
+ * The model with its hosted control planes rendered at the versions started upgrade batches give
+ * them (every other cluster at its class's or its own): the generated apps are generated again from
+ * the Clusters, so applying other versions later starts from the source, never from a version applied
+ * before. The same model when nothing changes. Pure.
+ */
+export function withControlPlaneVersions(
+  model: FleetModel,
+  versions: ReadonlyMap<string, string>,
+): FleetModel {
+  if (sameVersions(model.controlPlaneVersions ?? new Map(), versions)) return model;
+  const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, versions);
+  const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>
+    compareStrings(a.name, b.name),
+  );
+  return { ...model, apps, controlPlaneVersions: new Map(versions) };
+}
+
+function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([cluster, version]) => b.get(cluster) === version);
 }
 
 function generatedApp(

@@ -67,14 +67,18 @@ export function sharedEtcdNamespace(name: string): string {
  * whose class is missing are invalid and left out); with `host`, only those that host runs.
  */
 export function resolveControlPlanes(
-  model: Pick<FleetModel, "clusters" | "controlPlaneClasses">,
+  model: Pick<FleetModel, "clusters" | "controlPlaneClasses" | "controlPlaneVersions">,
   host?: string,
 ): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
   const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   return model.clusters.flatMap((cluster) => {
     const spec = cluster.spec.controlPlane;
     if (!spec || (host !== undefined && spec.host !== host)) return [];
-    const plane = resolveControlPlane(cluster, classes);
+    const plane = resolveControlPlane(
+      cluster,
+      classes,
+      model.controlPlaneVersions?.get(cluster.metadata.name),
+    );
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
   });
@@ -87,13 +91,16 @@ export function hostedClusters(clusters: readonly Cluster[]): Cluster[] {
 
 /**
  * Resolves a hosted cluster's control plane against its class. Undefined for a cluster that is not
- * hosted or whose class does not exist (validation reports that).
+ * hosted or whose class does not exist (validation reports that). `upgradedTo` is the version a
+ * started ControlPlaneUpgrade batch gives it: like a cluster's own version, it moves every component.
  */
 export function resolveControlPlane(
   cluster: Cluster,
   classes: ReadonlyMap<string, ControlPlaneClass>,
+  upgradedTo?: string,
 ): HostedControlPlane | undefined {
-  const spec = cluster.spec.controlPlane;
+  const given = cluster.spec.controlPlane;
+  const spec = given && upgradedTo !== undefined ? { ...given, version: upgradedTo } : given;
   const found = spec ? classes.get(spec.class) : undefined;
   if (!spec || !found) return undefined;
   const of = found.spec;

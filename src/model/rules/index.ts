@@ -1,5 +1,6 @@
 import { hasErrors } from "../problem.js";
 import { checkClusterConnections } from "./cluster-connections.js";
+import { checkControlPlaneUpgrades } from "./control-plane-upgrades.js";
 import { checkDuplicateResources } from "./duplicate-resources.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
@@ -32,6 +33,7 @@ export const RULES: readonly Rule[] = [
   checkPlacementPriority,
   checkSchedulerProfiles,
   checkHostedControlPlanes,
+  checkControlPlaneUpgrades,
 ];
 
 /**

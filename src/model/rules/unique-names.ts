@@ -16,6 +16,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.scaleDownRequests,
     model.migrations,
     model.controlPlaneClasses,
+    model.controlPlaneUpgrades,
   ];
   for (const objects of groups) {
     for (const { item, earlier } of findDuplicates(

@@ -56,6 +56,22 @@ spec:
   etcd: { version: 3.6.4-0 }
 `;
 
+function upgradeFile(name: string, version: string, batches: string): string {
+  return `apiVersion: gitfleet.io/v1alpha1
+kind: ControlPlaneUpgrade
+metadata:
+  name: ${name}
+spec:
+  version: ${version}
+  batches:
+${batches
+  .trim()
+  .split("\n")
+  .map((line) => `    ${line}`)
+  .join("\n")}
+`;
+}
+
 interface Case {
   readonly name: string;
   readonly edit: Edit;
@@ -64,6 +80,81 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
+  {
+    name: "an upgrade of an unknown cluster",
+    edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.34.2", "- { name: a, clusters: [pc-9] }") },
+    error: {
+      at: "controlplanes/cve.yaml:8",
+      code: "UNKNOWN_REFERENCE",
+      message: 'unknown hosted cluster "pc-9"',
+    },
+  },
+  {
+    name: "an upgrade of a cluster that is not hosted",
+    edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.34.2", "- { name: a, clusters: [meta-1] }") },
+    error: {
+      at: "controlplanes/cve.yaml:8",
+      code: "UNKNOWN_REFERENCE",
+      message: 'cluster "meta-1" is not hosted',
+    },
+  },
+  {
+    name: "a cluster in two batches",
+    edit: {
+      "controlplanes/cve.yaml": upgradeFile(
+        "cve",
+        "v1.34.2",
+        "- { name: a, clusters: [pc-1] }\n- { name: b, clusters: [pc-2, pc-1] }",
+      ),
+    },
+    error: {
+      at: "controlplanes/cve.yaml:9",
+      code: "DUPLICATE_NAME",
+      message: "already in upgrade batch cve/a",
+    },
+  },
+  {
+    name: "a cluster in two upgrades",
+    edit: {
+      "controlplanes/cve-a.yaml": upgradeFile("cve-a", "v1.34.2", "- { name: a, clusters: [pc-1] }"),
+      "controlplanes/cve-b.yaml": upgradeFile("cve-b", "v1.34.3", "- { name: a, clusters: [pc-1] }"),
+    },
+    error: {
+      at: "controlplanes/cve-b.yaml:8",
+      code: "DUPLICATE_NAME",
+      message: "already in upgrade batch cve-a/a",
+    },
+  },
+  {
+    name: "two batches of one name",
+    edit: {
+      "controlplanes/cve.yaml": upgradeFile(
+        "cve",
+        "v1.34.2",
+        "- { name: a, clusters: [pc-1] }\n- { name: a, clusters: [pc-2] }",
+      ),
+    },
+    error: { at: "controlplanes/cve.yaml:9", code: "DUPLICATE_NAME", message: 'batch "a" appears twice' },
+  },
+  {
+    name: "an upgrade that skips a minor",
+    edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.36.0", "- { name: a, clusters: [pc-1] }") },
+    error: { at: "controlplanes/cve.yaml:6", code: "INVALID_FIELD_COMBINATION", message: "skips a minor" },
+  },
+  {
+    name: "an upgrade to an older minor",
+    edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.33.9", "- { name: a, clusters: [pc-1] }") },
+    error: {
+      at: "controlplanes/cve.yaml:6",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "cannot go back a minor",
+    },
+  },
+  {
+    name: "an upgrade whose version does not parse",
+    edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.34", "- { name: a, clusters: [pc-1] }") },
+    error: { at: "controlplanes/cve.yaml:6", code: "SCHEMA_VIOLATION", message: "" },
+  },
   {
     name: "an unknown host",
     edit: { "clusters/pc-1.yaml": replace("host: meta-1", "host: meta-9") },

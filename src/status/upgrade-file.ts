@@ -1,0 +1,55 @@
+import type { UpgradeBatchStatus, UpgradeStatus } from "../migrate/control-plane-upgrade.js";
+import { BATCH_STATES } from "../migrate/migration-state.js";
+import type { HealthStatus } from "../model/health.js";
+import { asList, asMap, isJsonMap, type Json } from "../model/json.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import { UPGRADES_DIRECTORY } from "./layout.js";
+
+/** status/upgrades/<name>.yaml */
+export function upgradeStatusPath(name: string): string {
+  return `${UPGRADES_DIRECTORY}${name}.yaml`;
+}
+
+/** The status file's text: byte-stable for the same status. */
+export function upgradeStatusText(status: UpgradeStatus): string {
+  return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
+}
+
+const HEALTH: readonly HealthStatus[] = ["Healthy", "Progressing", "Degraded", "Missing", "Unknown"];
+
+/**
+ * Reads a status file's text back; undefined when it does not read as one. Fields it does not know
+ * are dropped, a batch with an unknown state is skipped, a health it does not know reads Unknown.
+ */
+export function readUpgradeStatus(text: string | undefined): UpgradeStatus | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = readEmittedYaml(text);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonMap(value) || typeof value.upgrade !== "string" || typeof value.version !== "string")
+    return undefined;
+  const batches: UpgradeBatchStatus[] = [];
+  for (const entry of asList(value.batches)) {
+    const batch = asMap(entry);
+    const state = BATCH_STATES.find((s) => s === batch.state);
+    if (typeof batch.name !== "string" || !state || typeof batch.since !== "string") continue;
+    const clusters: Record<string, HealthStatus> = {};
+    for (const [cluster, health] of Object.entries(asMap(batch.clusters)))
+      clusters[cluster] = HEALTH.find((h) => h === health) ?? "Unknown";
+    const text = (key: string) => (typeof batch[key] === "string" ? { [key]: batch[key] as string } : {});
+    batches.push({
+      name: batch.name,
+      state,
+      since: batch.since,
+      ...text("approvedIn"),
+      ...text("observingSince"),
+      ...text("reason"),
+      clusters,
+    });
+  }
+  return { upgrade: value.upgrade, version: value.version, batches };
+}
