@@ -206,6 +206,10 @@ export interface ControlPlaneUpgradeBatch {
 /** Hosted control planes moved to a version in reviewed batches (controlplanes/<name>.yaml). */
 export interface ControlPlaneUpgradeSpec {
   readonly version: string;
+  /** Flags that go with the new version, per component, merged over the class's. */
+  readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly scheduler?: { readonly extraArgs?: Readonly<Record<string, string>> };
   readonly onFailure?: "Halt" | "Rollback";
   readonly observe?: string;
   readonly batches: readonly ControlPlaneUpgradeBatch[];

@@ -152,7 +152,7 @@ function renderRevisions(input: RevisionRenders): {
     decisions: RenderResult["decisions"],
     versions: ReadonlyMap<string, string>,
   ) =>
-        statusTree
+    statusTree
       ? { ...recordedObservations(statusTree, model, decisions), controlPlaneVersions: versions }
       : versions.size > 0
         ? gatherObservedState({ now: Date.now(), controlPlaneVersions: versions })

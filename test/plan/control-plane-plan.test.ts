@@ -131,10 +131,14 @@ describe("gitfleet plan: hosted control planes", () => {
 
   it("an upgrade's approved batch moves only its clusters' control planes, and the plan says which batch starts", () => {
     const { stdout } = plan("control-plane-upgrade-canary");
-    expect(stdout).toContain("Upgrades (when merged):\n  cve-2026-1/canary: new → Syncing (upgrading to v1.34.2)\n");
+    expect(stdout).toContain(
+      "Upgrades (when merged):\n  cve-2026-1/canary: new → Syncing (upgrading to v1.34.2)\n",
+    );
     expect(stdout).toContain("cve-2026-1/rest: new → Pending (waits for batch canary)");
     const pc1 = stdout.slice(stdout.indexOf("control plane of pc-1 on meta-1:"));
-    expect(pc1).toContain("image registry.k8s.io/kube-apiserver:v1.34.1 → registry.k8s.io/kube-apiserver:v1.34.2");
+    expect(pc1).toContain(
+      "image registry.k8s.io/kube-apiserver:v1.34.1 → registry.k8s.io/kube-apiserver:v1.34.2",
+    );
     expect(stdout).not.toContain("control plane of pc-2 on meta-1:");
   });
 

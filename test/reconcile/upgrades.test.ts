@@ -44,8 +44,9 @@ spec:
 
 let tree: FileTree;
 beforeAll(async () => {
-  tree = new Map(await readDirectoryTree(HOSTED_EXAMPLE_DIR));
-  tree.set("controlplanes/cve.yaml", encoder.encode(UPGRADE));
+  const files = new Map(await readDirectoryTree(HOSTED_EXAMPLE_DIR));
+  files.set("controlplanes/cve.yaml", encoder.encode(UPGRADE));
+  tree = files;
 });
 
 function loaded() {
@@ -145,13 +146,40 @@ describe("control-plane upgrades in the controller's round", () => {
     }
     // The sync orders the components by the model's versions: they are the render's.
     const planes = new Map(
-      resolveControlPlanes(step.state.model ?? { clusters: [], controlPlaneClasses: [] }).map((p) => [
+      resolveControlPlanes(step.state.model ?? state.model ?? fail()).map((p) => [
         p.plane.cluster,
         p.plane.apiServer.version,
       ]),
     );
     expect(Object.fromEntries(planes)).toEqual({ "pc-1": "v1.34.2", "pc-2": "v1.34.1" });
     expect(observationsMoved(step.state, observed(first.versions))).toBe(false);
+  });
+
+  it("flags that go with the version apply with it, to the started batch's clusters only", () => {
+    const flagged = new Map(tree);
+    flagged.set(
+      "controlplanes/cve.yaml",
+      encoder.encode(
+        UPGRADE.replace(
+          "  observe: 1m\n",
+          '  observe: 1m\n  apiServer: { extraArgs: { audit-log-maxage: "30", v: "4" } }\n',
+        ),
+      ),
+    );
+    const state = reconcileStep(EMPTY_STATE, {
+      sourceCommit: SOURCE,
+      tree: flagged,
+      changedPaths: ALL,
+    }).state;
+    const step = observationStep(state, observed(new Map([["pc-1", "v1.34.2"]])));
+    const args = (cluster: string) =>
+      step.state.render.objects.find((o) =>
+        o.path.endsWith(`/gitfleet-cp-${cluster}/apps.Deployment.kube-apiserver.yaml`),
+      )?.text ?? "";
+    expect(args("pc-1")).toContain('"--audit-log-maxage=30"');
+    expect(args("pc-1")).toContain('"--v=4"');
+    expect(args("pc-2")).toContain('"--audit-log-maxage=7"');
+    expect(args("pc-2")).not.toContain('"--v=4"');
   });
 
   it("a crash loop fails the batch only once it lasted the grace, and says which component", () => {
@@ -259,3 +287,7 @@ describe("control-plane upgrades in the controller's round", () => {
     expect(planned.changes[0]).toBe("cve/canary: new → Syncing (upgrading to v1.34.2)");
   });
 });
+
+function fail(): never {
+  throw new Error("no model");
+}

@@ -20,7 +20,12 @@ import type {
 import { addonObjects } from "./addon-objects.js";
 import { controlPlaneObjects } from "./control-plane-objects.js";
 import { sharedEtcdObjects } from "./etcd-objects.js";
-import { type HostedControlPlane, resolveControlPlane } from "./hosted-control-plane.js";
+import {
+  type HostedControlPlane,
+  resolveControlPlane,
+  type UpgradeOverlay,
+  upgradeOverlay,
+} from "./hosted-control-plane.js";
 
 /** The apps and Placements gitfleet generates for hosted clusters, added to the model like any other. */
 export interface GeneratedApps {
@@ -59,7 +64,7 @@ export const ADDONS_APP = "gitfleet-addons";
 export function generateControlPlaneApps(
   clusters: readonly Cluster[],
   classes: readonly ControlPlaneClass[],
-  versions?: ReadonlyMap<string, string>,
+  upgrades?: (cluster: string) => UpgradeOverlay | undefined,
 ): GeneratedApps {
   const byName = new Map(classes.map((c) => [c.metadata.name, c]));
   const apps: App[] = [];
@@ -69,7 +74,7 @@ export function generateControlPlaneApps(
   const names = new Set(clusters.map((cluster) => cluster.metadata.name));
   const namespaces = new Set<string>();
   for (const cluster of clusters) {
-    const plane = resolveControlPlane(cluster, byName, versions?.get(cluster.metadata.name));
+    const plane = resolveControlPlane(cluster, byName, upgrades?.(cluster.metadata.name));
     // An unknown host (the cluster itself) or a namespace another control plane has is a validation
     // error of its own: nothing to place, nothing to report twice.
     if (!plane || !names.has(plane.host) || plane.host === plane.cluster || namespaces.has(plane.namespace))
@@ -120,7 +125,10 @@ export function withControlPlaneVersions(
   versions: ReadonlyMap<string, string>,
 ): FleetModel {
   if (sameVersions(model.controlPlaneVersions ?? new Map(), versions)) return model;
-  const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, versions);
+  const upgraded = { ...model, controlPlaneVersions: versions };
+  const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) =>
+    upgradeOverlay(upgraded, cluster),
+  );
   const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>
     compareStrings(a.name, b.name),
   );

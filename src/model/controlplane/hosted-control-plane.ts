@@ -67,18 +67,17 @@ export function sharedEtcdNamespace(name: string): string {
  * whose class is missing are invalid and left out); with `host`, only those that host runs.
  */
 export function resolveControlPlanes(
-  model: Pick<FleetModel, "clusters" | "controlPlaneClasses" | "controlPlaneVersions">,
+  model: Pick<
+    FleetModel,
+    "clusters" | "controlPlaneClasses" | "controlPlaneVersions" | "controlPlaneUpgrades"
+  >,
   host?: string,
 ): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
   const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   return model.clusters.flatMap((cluster) => {
     const spec = cluster.spec.controlPlane;
     if (!spec || (host !== undefined && spec.host !== host)) return [];
-    const plane = resolveControlPlane(
-      cluster,
-      classes,
-      model.controlPlaneVersions?.get(cluster.metadata.name),
-    );
+    const plane = resolveControlPlane(cluster, classes, upgradeOverlay(model, cluster.metadata.name));
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
   });
@@ -90,27 +89,60 @@ export function hostedClusters(clusters: readonly Cluster[]): Cluster[] {
 }
 
 /**
+ * What a started ControlPlaneUpgrade batch gives a hosted cluster: the upgrade's version and the
+ * flags that go with it.
+ */
+export interface UpgradeOverlay {
+  readonly version: string;
+  readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly scheduler?: { readonly extraArgs?: Readonly<Record<string, string>> };
+}
+
+/**
+ * The overlay of a hosted cluster whose upgrade batch started (model.controlPlaneVersions names its
+ * version): the upgrade that lists it at that version gives the flags. Undefined: its class's alone.
+ */
+export function upgradeOverlay(
+  model: Pick<FleetModel, "controlPlaneVersions" | "controlPlaneUpgrades">,
+  cluster: string,
+): UpgradeOverlay | undefined {
+  const version = model.controlPlaneVersions?.get(cluster);
+  if (version === undefined) return undefined;
+  const upgrade = (model.controlPlaneUpgrades ?? []).find(
+    (u) => u.spec.version === version && u.spec.batches.some((b) => b.clusters.includes(cluster)),
+  );
+  return upgrade ? { ...upgrade.spec, version } : { version };
+}
+
+/**
  * Resolves a hosted cluster's control plane against its class. Undefined for a cluster that is not
- * hosted or whose class does not exist (validation reports that). `upgradedTo` is the version a
- * started ControlPlaneUpgrade batch gives it: like a cluster's own version, it moves every component.
+ * hosted or whose class does not exist (validation reports that). `upgrade` is what a started
+ * ControlPlaneUpgrade batch gives it: like a cluster's own version, its version moves every
+ * component; its flags are merged over the class's.
  */
 export function resolveControlPlane(
   cluster: Cluster,
   classes: ReadonlyMap<string, ControlPlaneClass>,
-  upgradedTo?: string,
+  upgrade?: UpgradeOverlay,
 ): HostedControlPlane | undefined {
   const given = cluster.spec.controlPlane;
-  const spec = given && upgradedTo !== undefined ? { ...given, version: upgradedTo } : given;
+  const spec = given && upgrade ? { ...given, version: upgrade.version } : given;
   const found = spec ? classes.get(spec.class) : undefined;
   if (!spec || !found) return undefined;
   const of = found.spec;
   const version = spec.version ?? of.version;
   const name = cluster.metadata.name;
   const namespace = controlPlaneNamespace(cluster);
-  const component = (c: typeof of.apiServer, replicas: number, own: boolean): ResolvedComponent => ({
+  const component = (
+    c: typeof of.apiServer,
+    replicas: number,
+    own: boolean,
+    flags: Readonly<Record<string, string>> | undefined,
+  ): ResolvedComponent => ({
     version: own && c?.version ? c.version : version,
     replicas: c?.replicas ?? replicas,
-    extraArgs: c?.extraArgs ?? {},
+    extraArgs: flags ? { ...(c?.extraArgs ?? {}), ...flags } : (c?.extraArgs ?? {}),
   });
   return {
     cluster: name,
@@ -120,9 +152,14 @@ export function resolveControlPlane(
     registry: of.registry ?? DEFAULT_REGISTRY,
     serviceCIDR: spec.serviceCIDR ?? of.serviceCIDR ?? DEFAULT_SERVICE_CIDR,
     // A cluster's own version moves every component; a component's version in the class trails the class.
-    apiServer: component(of.apiServer, 2, false),
-    controllerManager: component(of.controllerManager, 1, spec.version === undefined),
-    scheduler: component(of.scheduler, 1, spec.version === undefined),
+    apiServer: component(of.apiServer, 2, false, upgrade?.apiServer?.extraArgs),
+    controllerManager: component(
+      of.controllerManager,
+      1,
+      spec.version === undefined,
+      upgrade?.controllerManager?.extraArgs,
+    ),
+    scheduler: component(of.scheduler, 1, spec.version === undefined, upgrade?.scheduler?.extraArgs),
     etcd: resolveEtcd(name, namespace, spec, of),
     expose: spec.expose,
     coreDNS: {
