@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
-import type { Syncer } from "../kube/syncer.js";
+import type { Syncer, SyncTarget } from "../kube/syncer.js";
 import type { PairReport } from "../migrate/migration-state.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
@@ -30,7 +30,7 @@ import {
   clusterObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
-import { reportedClusters } from "../status/recorded-observations.js";
+import { recordedVersions, reportedClusters } from "../status/recorded-observations.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { worstHealth } from "../sync/health.js";
 import {
@@ -187,21 +187,33 @@ export class Controller implements Reconciles {
       this.requested = { render: state.render, at: now };
       this.requestedGates = gatesKey;
       this.progressAt = undefined;
-      await this.syncer.request({
-        sourceCommit: state.renderedCommit,
-        model: state.model,
-        objects: state.render.objects,
-        decisions: state.render.decisions,
-        // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
-        inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
-        ...(this.migrations ? { gates: this.migrations.gates } : {}),
-      });
+      await this.syncer.request(this.syncTarget(state, syncFiles, trusted));
     }
     // 5. What the members reported so far; 6. the next round's time.
     const published = await this.publishObserved();
     const moved: Requeue | undefined = versionsMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
     const requeue = earliest([moved, published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
+  }
+
+  // What the syncer gets: the last valid render, with what the status branch adds to it.
+  private syncTarget(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    trusted: boolean,
+  ): SyncTarget {
+    const { model, renderedCommit } = state;
+    if (!model || !renderedCommit) throw new Error("a sync needs a valid render");
+    return {
+      sourceCommit: renderedCommit,
+      model,
+      objects: state.render.objects,
+      decisions: state.render.decisions,
+      // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
+      inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
+      ...(this.migrations ? { gates: this.migrations.gates } : {}),
+      ...(model.controlPlaneClasses.length > 0 ? { recordedVersions: recordedVersions(syncFiles) } : {}),
+    };
   }
 
   /** Advances the migrations and publishes the members' latest results (after a sync outside a round). */

@@ -18,10 +18,11 @@ import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
 import { RolloutPlanner } from "../sync/rollout-planner.js";
-import type { ClusterSyncResult } from "../sync/sync-result.js";
+import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
+import { readEtcdRollouts } from "./etcd-rollouts.js";
 import { ensureHostedCredentials, planesHostedBy } from "./hosted-credentials.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
 import { MemberClientPool } from "./member-clients.js";
@@ -40,6 +41,8 @@ export interface SyncTarget {
   readonly decisions?: readonly WorkloadDecision[];
   /** Per cluster, what migrations allow for their apps: apply (adopting), leave alone, or detach. */
   readonly gates?: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
+  /** Per cluster, the Kubernetes version the status branch recorded (the order of hosted control planes reads it until a sync). */
+  readonly recordedVersions?: ReadonlyMap<string, string>;
 }
 
 export interface SyncerOptions {
@@ -154,7 +157,7 @@ export class Syncer {
             knownInventory: inventoryOf(cluster),
             interpreterFor,
             held: gated.held,
-            heldObjects: controlPlaneHolds(target.model, cluster, (c) => this.versions.get(c)),
+            heldObjects: await this.controlPlaneOrder(target, worker.client),
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
             ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
@@ -170,6 +173,17 @@ export class Syncer {
         ),
       );
     }
+  }
+
+  // The holds that order a host's control planes: its etcds as it reports them now, and each hosted
+  // cluster's /version as last synced — or, before its first sync since a start, as recorded.
+  private async controlPlaneOrder(target: SyncTarget, client: MemberClient): Promise<Map<string, Hold>> {
+    if (planesHostedBy(target.model, client.cluster).length === 0) return new Map();
+    const etcds = await readEtcdRollouts(client, target.model);
+    return controlPlaneHolds(target.model, client.cluster, {
+      version: (c) => this.versions.get(c) ?? target.recordedVersions?.get(c),
+      etcd: (namespace, name) => etcds.get(`${namespace}/${name}`),
+    });
   }
 
   private progressOf(cluster: string): (done: number, total: number) => void {

@@ -59,10 +59,44 @@ async function freeRange(): Promise<number> {
   throw new Error("no free port range");
 }
 
-const BAD_FLAG = ', no-such-flag: "on"';
-const BAD_FLAG_REVERTED = "";
+const BAD_FLAG = 'apiServer: { extraArgs: { no-such-flag: "on" } }';
 
-function fleetFiles(classVersion: string, extraFlag = ""): Record<string, string> {
+/** A batch: its name, its one cluster, whether it is approved, whether it is rolled back. */
+type Batch = readonly [string, string, boolean, boolean?];
+
+// controlplanes/<name>.yaml: a ControlPlaneUpgrade to `to` in these batches (observed for 10 s).
+function upgradeFile(
+  name: string,
+  to: string,
+  batches: readonly Batch[],
+  flags = "",
+): Record<string, string> {
+  const lines = batches.map(
+    ([batch, cluster, approved, rollback]) =>
+      `    - { name: ${batch}, clusters: [${cluster}], approved: ${approved}${rollback ? ", rollback: true" : ""} }`,
+  );
+  return {
+    [`controlplanes/${name}.yaml`]: `apiVersion: gitfleet.io/v1alpha1
+kind: ControlPlaneUpgrade
+metadata: { name: ${name} }
+spec:
+  version: ${to}
+  observe: 10s
+${flags ? `  ${flags}\n` : ""}  batches:
+${lines.join("\n")}
+`,
+  };
+}
+
+// A batch's state as status/upgrades/<upgrade>.yaml records it.
+function batchState(upgrade: string, batch: string): string | undefined {
+  const found = asList(statusFile(repo.dir, `status/upgrades/${upgrade}.yaml`).batches)
+    .map((b) => asMap(b))
+    .find((b) => b.name === batch);
+  return found?.state as string | undefined;
+}
+
+function fleetFiles(classVersion: string): Record<string, string> {
   const cluster = (name: string) => `apiVersion: gitfleet.io/v1alpha1
 kind: Cluster
 metadata:
@@ -98,7 +132,7 @@ spec:
   version: ${classVersion}
   apiServer:
     replicas: 1
-    extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false"${extraFlag} }
+    extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
   etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi }
@@ -320,48 +354,128 @@ describe("hosted control planes on a real host", () => {
     });
   });
 
-  it("a real patch upgrade: each API server first, its controller-manager and scheduler only after its /version flips", async () => {
-    const committed = Date.now();
-    commitTree(repo.dir, encode(fleetFiles(version)), `upgrade the class to ${version}`);
+  it("a real patch upgrade in two reviewed batches: each API server first, its controller-manager and scheduler after its /version flips; the second batch only once approved", async () => {
+    const canaryAt = Date.now();
+    commitTree(
+      repo.dir,
+      encode({
+        ...fleetFiles(previous),
+        ...upgradeFile("cve", version, [
+          ["canary", "pc-1", true],
+          ["rest", "pc-2", false],
+        ]),
+      }),
+      `upgrade pc-1 to ${version} first`,
+    );
     const watch: UpgradeWatch = { sawHeld: new Set(), outOfOrder: [], upgraded: new Map() };
-    await until("both control planes upgraded", async () => {
-      for (const cluster of HOSTED) judgeUpgrade(watch, cluster, await sample(cluster));
-      return watch.upgraded.size === HOSTED.length;
+    const untouched: string[] = [];
+    await until("the canary batch Succeeded", async () => {
+      judgeUpgrade(watch, "pc-1", await sample("pc-1"));
+      const other = await sample("pc-2");
+      if ([other.apiServer, other.controllerManager, other.scheduler].some((v) => v !== previous))
+        untouched.push(JSON.stringify(other));
+      return batchState("cve", "canary") === "Succeeded";
+    });
+    expect(untouched).toEqual([]);
+    expect(batchState("cve", "rest")).toBe("WaitingApproval");
+    // The approving pull request: the second batch starts.
+    const restAt = Date.now();
+    commitTree(
+      repo.dir,
+      encode({
+        ...fleetFiles(previous),
+        ...upgradeFile("cve", version, [
+          ["canary", "pc-1", true],
+          ["rest", "pc-2", true],
+        ]),
+      }),
+      "approve the rest",
+    );
+    await until("the rest batch Succeeded", async () => {
+      judgeUpgrade(watch, "pc-2", await sample("pc-2"));
+      return batchState("cve", "rest") === "Succeeded";
     });
     const { sawHeld, outOfOrder, upgraded } = watch;
     expect(outOfOrder).toEqual([]);
     expect([...sawHeld].sort()).toEqual(HOSTED);
-    for (const cluster of HOSTED)
+    expect([...upgraded.keys()].sort()).toEqual(HOSTED);
+    // The status branch named each state change in a commit of its own kind.
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    expect(log).toContain("upgrade cve/canary: Syncing → Observing");
+    expect(log).toContain(`upgrade: pc-1: ${previous} → ${version}`);
+    for (const [cluster, from] of [
+      ["pc-1", canaryAt],
+      ["pc-2", restAt],
+    ] as const)
       console.log(
-        `e2e hosted: ${cluster}: upgrade ${previous} → ${version}, commit → every component upgraded and Healthy ${(((upgraded.get(cluster) ?? 0) - committed) / 1000).toFixed(1)} s`,
+        `e2e hosted: ${cluster}: upgrade ${previous} → ${version}, approving commit → every component upgraded and Healthy ${(((upgraded.get(cluster) ?? 0) - from) / 1000).toFixed(1)} s`,
       );
   });
 
-  it("an API server that crash-loops on a bad flag is reported with why, and a revert brings it back", async () => {
-    commitTree(repo.dir, encode(fleetFiles(version, BAD_FLAG)), "a flag kube-apiserver does not know");
-    const controlPlane = () =>
-      asMap(asMap(statusFile(repo.dir, "status/apps/gitfleet-cp-pc-1.yaml").observed)["meta-1"]);
-    await until(
-      "the crash loop on the status branch",
-      async () =>
-        asMap(controlPlane().degraded)["Deployment gitfleet-cp-pc-1/kube-apiserver"] === "1 CrashLoopBackOff",
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; status: ${JSON.stringify(controlPlane())}`);
-    });
-    await until(
-      "pc-1 NotReady",
-      async () => controller.prober.conditions().get("pc-1")?.health.ready === false,
-      60_000,
+  it("a batch whose API server crash-loops on a bad flag halts the next batch with why on the status branch; a rollback brings it back", async () => {
+    // The class catches up with the upgrade (nothing changes), and the finished upgrade goes.
+    commitTree(repo.dir, encode(fleetFiles(version)), `the class at ${version}`);
+    const batches: Batch[] = [
+      ["canary", "pc-1", true],
+      ["rest", "pc-2", true],
+    ];
+    commitTree(
+      repo.dir,
+      encode({ ...fleetFiles(version), ...upgradeFile("flags", version, batches, BAD_FLAG) }),
+      "a flag kube-apiserver does not know",
     );
-    commitTree(repo.dir, encode(fleetFiles(version, BAD_FLAG_REVERTED)), "revert the flag");
+    await until("the canary batch Failed", async () => batchState("flags", "canary") === "Failed").catch(
+      (error: unknown) => {
+        throw new Error(
+          `${String(error)}; status: ${JSON.stringify(statusFile(repo.dir, "status/upgrades/flags.yaml"))}`,
+        );
+      },
+    );
+    const status = statusFile(repo.dir, "status/upgrades/flags.yaml");
+    const [canary, rest] = asList(status.batches).map((b) => asMap(b));
+    expect(String(canary?.reason)).toMatch(
+      /^pc-1: Deployment kube-apiserver 1 (CrashLoopBackOff|Error); onFailure: Halt$/,
+    );
+    expect(rest?.state).toBe("Pending");
+    // The halted batch never reached pc-2.
+    const deployment = await host.get({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      namespace: NAMESPACE("pc-2"),
+      name: "kube-apiserver",
+    });
+    const container = asMap(asList(asMap(asMap(asMap(deployment?.spec).template).spec).containers)[0]);
+    const args = asList(container.args);
+    expect(args).not.toContain("--no-such-flag=on");
+    expect(controller.prober.conditions().get("pc-2")?.health.ready).toBe(true);
+    // Rolling the batch back returns pc-1 to its class's flags.
+    commitTree(
+      repo.dir,
+      encode({
+        ...fleetFiles(version),
+        ...upgradeFile(
+          "flags",
+          version,
+          [
+            ["canary", "pc-1", true, true],
+            ["rest", "pc-2", true],
+          ],
+          BAD_FLAG,
+        ),
+      }),
+      "roll the canary back",
+    );
     await until(
       "pc-1 Ready again",
-      async () => controller.prober.conditions().get("pc-1")?.health.ready === true,
+      async () =>
+        batchState("flags", "canary") === "RolledBack" &&
+        controller.prober.conditions().get("pc-1")?.health.ready === true,
     );
+    expect(batchState("flags", "rest")).toBe("Pending");
   });
 
   it("removing a hosted Cluster's file deletes its control plane only with an allowPrune token", async () => {
-    const { "clusters/pc-2.yaml": _gone, ...without } = fleetFiles(version, BAD_FLAG_REVERTED);
+    const { "clusters/pc-2.yaml": _gone, ...without } = fleetFiles(version);
     commitTree(repo.dir, encode(without), "remove pc-2");
     await until(
       "the prune is blocked",

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { etcdRollout } from "../../src/kube/etcd-rollouts.js";
+import { resolveControlPlanes } from "../../src/model/controlplane/hosted-control-plane.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
-import { controlPlaneHolds } from "../../src/sync/control-plane-order.js";
+import { controlPlaneHolds, type EtcdRollout, etcdOf } from "../../src/sync/control-plane-order.js";
 import { HOSTED_EXAMPLE_DIR } from "../helpers/hosted-example.js";
 
 // Within one hosted control plane, kube-controller-manager and kube-scheduler follow kube-apiserver:
@@ -35,12 +37,63 @@ describe("the order of a hosted control plane's upgrade", () => {
       ],
     ],
   ])("%s", (_name, reported, expected) => {
-    const held = controlPlaneHolds(model, "meta-1", (cluster) => (cluster === "pc-1" ? reported : undefined));
+    const held = controlPlaneHolds(model, "meta-1", {
+      version: (cluster) => (cluster === "pc-1" ? reported : undefined),
+    });
     expect([...held].map(([identity, hold]) => `${identity} ${hold.reason}`)).toEqual(expected);
     for (const hold of held.values()) expect(hold.by).toBe("control-plane");
   });
 
   it("holds nothing on a cluster that hosts no control plane", () => {
-    expect(controlPlaneHolds(model, "pc-1", () => "v1.30.0").size).toBe(0);
+    expect(controlPlaneHolds(model, "pc-1", { version: () => "v1.30.0" }).size).toBe(0);
+  });
+
+  // etcd before the API server: the example's pc-1 and pc-2 share etcd-a (3.6.4-0).
+  it.each([
+    ["no etcd yet (a control plane being created)", undefined, []],
+    ["etcd at the rendered image, settled", { image: "registry.k8s.io/etcd:3.6.4-0", settled: true }, []],
+    [
+      "etcd still at the old image",
+      { image: "registry.k8s.io/etcd:3.5.21-0", settled: true },
+      ["waiting for etcd gitfleet-etcd-etcd-a/etcd-a to run 3.6.4-0 (it runs 3.5.21-0)"],
+    ],
+    [
+      "etcd at the new image, still rolling",
+      { image: "registry.k8s.io/etcd:3.6.4-0", settled: false },
+      ["waiting for etcd gitfleet-etcd-etcd-a/etcd-a to finish rolling out"],
+    ],
+  ] as [string, EtcdRollout | undefined, string[]][])("%s", (_name, live, reasons) => {
+    const held = controlPlaneHolds(model, "meta-1", {
+      version: () => "v1.34.1",
+      etcd: (namespace, name) =>
+        `${namespace}/${name}` === "gitfleet-etcd-etcd-a/etcd-a" ? live : undefined,
+    });
+    const apiServers = ["pc-1", "pc-2"].map(
+      (c) => held.get(`apps/Deployment/gitfleet-cp-${c}/kube-apiserver`)?.reason,
+    );
+    expect(apiServers).toEqual(reasons.length > 0 ? [reasons[0], reasons[0]] : [undefined, undefined]);
+    expect([...held.keys()].every((identity) => identity.endsWith("/kube-apiserver"))).toBe(true);
+  });
+
+  it("reads a StatefulSet's rollout as the host reports it", () => {
+    const plane = resolveControlPlanes(model, "meta-1")[0]?.plane;
+    expect(plane && etcdOf(plane)).toEqual({ namespace: "gitfleet-etcd-etcd-a", name: "etcd-a" });
+    const live = (status: Record<string, unknown>, generation = 2) => ({
+      metadata: { generation },
+      spec: { replicas: 3, template: { spec: { containers: [{ image: "registry.k8s.io/etcd:3.6.4-0" }] } } },
+      status,
+    });
+    const done = {
+      observedGeneration: 2,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      currentRevision: "r2",
+      updateRevision: "r2",
+    };
+    expect(etcdRollout(live(done))).toEqual({ image: "registry.k8s.io/etcd:3.6.4-0", settled: true });
+    expect(etcdRollout(live({ ...done, currentRevision: "r1" })).settled).toBe(false);
+    expect(etcdRollout(live({ ...done, updatedReplicas: 2 })).settled).toBe(false);
+    expect(etcdRollout(live({ ...done, readyReplicas: 2 })).settled).toBe(false);
+    expect(etcdRollout(live(done, 3)).settled).toBe(false);
   });
 });

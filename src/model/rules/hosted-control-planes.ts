@@ -3,7 +3,6 @@ import {
   type HostedControlPlane,
   hostPortsOf,
   resolveControlPlane,
-  sharedEtcdNamespace,
 } from "../controlplane/hosted-control-plane.js";
 import { explainSkew, parseKubeVersion } from "../kube-version.js";
 import { suggest } from "../schema-problems.js";

@@ -1,0 +1,43 @@
+import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
+import { asList, asMap } from "../model/json.js";
+import type { FleetModel } from "../model/types.js";
+import { type EtcdRollout, etcdOf } from "../sync/control-plane-order.js";
+import type { MemberClient } from "./member-client.js";
+
+/**
+ * The etcd StatefulSets of the control planes `client`'s cluster hosts, as the host reports them
+ * (one read per StatefulSet, shared etcds once), by "namespace/name". A StatefulSet that does not
+ * exist, or cannot be read, is left out: nothing waits for it.
+ */
+export async function readEtcdRollouts(
+  client: MemberClient,
+  model: FleetModel,
+): Promise<Map<string, EtcdRollout>> {
+  const rollouts = new Map<string, EtcdRollout>();
+  for (const { plane } of resolveControlPlanes(model, client.cluster)) {
+    const { namespace, name } = etcdOf(plane);
+    const key = `${namespace}/${name}`;
+    if (rollouts.has(key)) continue;
+    const live = await client
+      .get({ apiVersion: "apps/v1", kind: "StatefulSet", namespace, name })
+      .catch(() => undefined);
+    if (live) rollouts.set(key, etcdRollout(live));
+  }
+  return rollouts;
+}
+
+/** A StatefulSet's image and whether every replica runs the current revision, ready. Pure. */
+export function etcdRollout(live: unknown): EtcdRollout {
+  const object = asMap(live);
+  const spec = asMap(object.spec);
+  const status = asMap(object.status);
+  const image = asMap(asList(asMap(asMap(spec.template).spec).containers)[0]).image;
+  const replicas = typeof spec.replicas === "number" ? spec.replicas : 1;
+  const generation = asMap(object.metadata).generation;
+  const settled =
+    (typeof generation !== "number" || status.observedGeneration === generation) &&
+    status.updatedReplicas === replicas &&
+    status.readyReplicas === replicas &&
+    (status.currentRevision === undefined || status.currentRevision === status.updateRevision);
+  return { image: typeof image === "string" ? image : undefined, settled };
+}
