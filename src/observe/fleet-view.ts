@@ -53,6 +53,11 @@ export interface ClusterView extends ClusterFacts {
   };
   /** The Kubernetes version the member reported at its last sync. */
   readonly version?: string;
+  /** A hosted cluster's control plane: its host, and each component's health as the host's last sync saw it. */
+  readonly controlPlane?: {
+    readonly host: string;
+    readonly components: Readonly<Record<string, string>>;
+  };
   /** Objects gitfleet renders for it, and per app. */
   readonly objects: number;
   readonly apps: Readonly<Record<string, number>>;
@@ -174,7 +179,15 @@ export function fleetView(
     const name = /^status\/clusters\/(.+)\.yaml$/.exec(path)?.[1];
     if (name && !byName.has(name)) byName.set(name, { name, mode: "push", unschedulable: false, labels: {} });
   }
-  const clusters = [...byName.values()].map((f) => clusterView(f, read(`status/clusters/${f.name}.yaml`)));
+  const clusterFiles = new Map(
+    [...byName.keys()].map((name) => [name, read(`status/clusters/${name}.yaml`)]),
+  );
+  const planes = hostedComponents(clusterFiles);
+  const clusters = [...byName.values()].map((f) => {
+    const view = clusterView(f, clusterFiles.get(f.name));
+    const controlPlane = planes.get(f.name);
+    return controlPlane ? { ...view, controlPlane } : view;
+  });
   return {
     ...(statusCommit ? { statusCommit } : {}),
     source: sourceView(read("status/source.yaml")),
@@ -245,6 +258,23 @@ function clusterView(facts: ClusterFacts, file: JsonMap | undefined): ClusterVie
     ...capacityView(observed.capacity),
   };
   return { ...view, ...clusterState(view) };
+}
+
+// Per hosted cluster, its components' health as its host's status file records it (bounded: the
+// status branch is untrusted input).
+function hostedComponents(
+  files: ReadonlyMap<string, JsonMap | undefined>,
+): Map<string, NonNullable<ClusterView["controlPlane"]>> {
+  const planes = new Map<string, NonNullable<ClusterView["controlPlane"]>>();
+  for (const [host, file] of files)
+    for (const [cluster, entry] of Object.entries(asMap(asMap(file?.observed).hostedControlPlanes))) {
+      const components = Object.entries(asMap(asMap(entry).components))
+        .filter((pair): pair is [string, string] => typeof pair[1] === "string" && pair[1].length <= 200)
+        .slice(0, 20);
+      if (components.length > 0 && !planes.has(cluster))
+        planes.set(cluster, { host, components: Object.fromEntries(components) });
+    }
+  return planes;
 }
 
 // The version a sync recorded, when it is one (the status branch is untrusted input).

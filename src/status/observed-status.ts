@@ -268,7 +268,8 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   if (result.error) observed.error = result.error;
   if (result.capacity) observed.capacity = capacityRecord(result.capacity);
   if (result.version) observed.kubernetesVersion = result.version;
-  if (result.credentials) observed.hostedControlPlanes = hostedCredentialsRecord(result.credentials);
+  const planes = hostedControlPlanesRecord(result);
+  if (planes) observed.hostedControlPlanes = planes;
   if (result.served) observed.apis = servedApisRecord(result.served);
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
@@ -308,6 +309,48 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[], subject
 
 // Per hosted cluster, each credential's fingerprint and expiry (what changes only when it is
 // renewed), or why the credentials step failed. Never a body.
+// Per hosted cluster a host runs: its credentials (fingerprints and expiry) and each component's
+// health as this sync saw it ("kube-apiserver: 1/1 Healthy"), from its control-plane app's workloads.
+function hostedControlPlanesRecord(result: ClusterSyncResult): JsonMap | undefined {
+  const out: Record<string, JsonMap> = result.credentials
+    ? (hostedCredentialsRecord(result.credentials) as Record<string, JsonMap>)
+    : {};
+  const components = controlPlaneComponents(result.objects);
+  for (const [cluster, entry] of Object.entries(components))
+    out[cluster] = { ...(out[cluster] ?? {}), components: entry };
+  if (Object.keys(out).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => compareStrings(a, b)));
+}
+
+const CONTROL_PLANE_APP = "gitfleet-cp-";
+const WORKLOAD_KINDS = new Set(["Deployment", "StatefulSet"]);
+
+/** Per hosted cluster, its control plane's workloads in the host, each as "ready/desired Health[, why]". Pure. */
+export function controlPlaneComponents(
+  objects: readonly ClusterSyncResult["objects"][number][],
+): Record<string, Record<string, string>> {
+  const found = new Map<string, [string, string][]>();
+  for (const o of objects) {
+    if (!o.app.startsWith(CONTROL_PLANE_APP)) continue;
+    const [, kind = "", , name = ""] = o.identity.split("/");
+    if (!WORKLOAD_KINDS.has(kind)) continue;
+    const cluster = o.app.slice(CONTROL_PLANE_APP.length);
+    const replicas = o.desiredReplicas === undefined ? "" : `${o.readyReplicas ?? 0}/${o.desiredReplicas} `;
+    const why = [
+      ...(o.degradedReplicas ? [`${o.degradedReplicas} ${o.degradedReason ?? "degraded"}`] : []),
+      ...(o.action === "held" ? ["held"] : []),
+    ];
+    const text = `${replicas}${o.health.status}${why.length > 0 ? ` (${why.join(", ")})` : ""}`;
+    found.set(cluster, [...(found.get(cluster) ?? []), [name, text]]);
+  }
+  return Object.fromEntries(
+    [...found].map(([cluster, entries]) => [
+      cluster,
+      Object.fromEntries(entries.sort(([a], [b]) => compareStrings(a, b))),
+    ]),
+  );
+}
+
 function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
   const out: Record<string, JsonMap> = {};
   for (const [cluster, entry] of Object.entries(credentials).sort(([a], [b]) => compareStrings(a, b))) {

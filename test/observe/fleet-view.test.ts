@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type ClusterFacts, clusterFacts, fleetView } from "../../src/observe/fleet-view.js";
+import { clusterObserved, controlPlaneComponents } from "../../src/status/observed-status.js";
+import type { ClusterSyncResult, ObjectResult } from "../../src/sync/sync-result.js";
 import { clusterFile, fleetFiles, HEALTHY_EAST, SOURCE, statusFiles } from "../helpers/status-files.js";
 
 const FACTS: ClusterFacts[] = [
@@ -102,5 +104,55 @@ describe("the fleet view of a status commit", () => {
       labels: { env: "prod" },
     });
     expect(clusterFacts(parse("kind: Placement\nmetadata: {name: a}"))).toBeUndefined();
+  });
+
+  it("shows a hosted cluster's control plane per component, as its host's sync saw it", () => {
+    const object = (identity: string, extra: Partial<ObjectResult>): ObjectResult =>
+      ({
+        identity,
+        app: "gitfleet-cp-pc-1",
+        action: "unchanged",
+        health: { status: "Healthy" },
+        ...extra,
+      }) as ObjectResult;
+    const objects = [
+      object("apps/Deployment/gitfleet-cp-pc-1/kube-apiserver", {
+        health: { status: "Progressing" },
+        desiredReplicas: 1,
+        readyReplicas: 0,
+        degradedReplicas: 1,
+        degradedReason: "CrashLoopBackOff",
+      }),
+      object("apps/Deployment/gitfleet-cp-pc-1/kube-scheduler", {
+        action: "held",
+        desiredReplicas: 1,
+        readyReplicas: 1,
+      }),
+      object("apps/StatefulSet/gitfleet-cp-pc-1/etcd", { desiredReplicas: 1, readyReplicas: 1 }),
+      object("/Service/gitfleet-cp-pc-1/kube-apiserver", {}),
+      { ...object("apps/Deployment/web/web", {}), app: "web" },
+    ];
+    const components = {
+      etcd: "1/1 Healthy",
+      "kube-apiserver": "0/1 Progressing (1 CrashLoopBackOff)",
+      "kube-scheduler": "1/1 Healthy (held)",
+    };
+    expect(controlPlaneComponents(objects)).toEqual({ "pc-1": components });
+    const host = {
+      cluster: "meta-1",
+      sourceCommit: "a".repeat(40),
+      reachable: true,
+      objects,
+      pruned: [],
+      retained: [],
+      inventory: new Map(),
+    } as unknown as ClusterSyncResult;
+    const files = statusFiles({
+      "status/source.yaml": SOURCE,
+      "status/clusters/meta-1.yaml": clusterObserved(host),
+    });
+    const facts = (name: string): ClusterFacts => ({ name, mode: "push", unschedulable: false, labels: {} });
+    const pc1 = fleetView(files, [facts("meta-1"), facts("pc-1")]).clusters.find((c) => c.name === "pc-1");
+    expect(pc1?.controlPlane).toEqual({ host: "meta-1", components });
   });
 });

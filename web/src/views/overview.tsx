@@ -91,6 +91,7 @@ function ClusterCard({ cluster }: { cluster: ClusterView }) {
         {[cluster.provider, cluster.region, cluster.zone].filter(Boolean).join(" · ")}
         {cluster.mode === "pull" ? " · pull" : ""}
         {cluster.unschedulable ? " · cordoned" : ""}
+        {cluster.version ? ` · ${cluster.version}` : ""}
       </p>
       {cluster.reason ? <p class="reason">{cluster.reason}</p> : null}
       {cluster.condition && !cluster.condition.ready ? (
@@ -123,6 +124,16 @@ function ClusterCard({ cluster }: { cluster: ClusterView }) {
       ) : (
         <p class="muted small">capacity not reported</p>
       )}
+      {cluster.controlPlane ? (
+        <ul class="components small" data-testid={`control-plane-${cluster.name}`}>
+          <li class="muted">control plane on {cluster.controlPlane.host}</li>
+          {Object.entries(cluster.controlPlane.components).map(([name, text]) => (
+            <li key={name}>
+              {name}: {text}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <p class="muted small">
         {plural(cluster.objects, "object")} · {plural(Object.keys(cluster.apps).length, "app")}
       </p>
