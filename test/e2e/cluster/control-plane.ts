@@ -39,6 +39,7 @@ const CONTROLLERS = [
   "replicaset-controller",
   "statefulset-controller",
   "job-controller",
+  "cronjob-controller",
   "namespace-controller",
   "garbage-collector-controller",
   "node-lifecycle-controller",

@@ -38,8 +38,12 @@ interface Running {
   deleting: boolean;
   startedAt: string;
   lastExit?: { code: number | null; at: string };
-  restartAt?: number | undefined;
+    restartAt?: number | undefined;
   failed?: string;
+  /** The pod's restartPolicy: a Job's pod that exits 0 (or fails under Never) ends. */
+  restartPolicy: string;
+  /** The phase a pod whose container ended for good is in. */
+  ended?: "Succeeded" | "Failed";
 }
 
 const MERGE = "application/merge-patch+json";
@@ -147,7 +151,7 @@ export class ProcessRuntime {
     const phase = asMap(pod.status).phase;
     if (phase === "Succeeded" || phase === "Failed") return;
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const binary = this.binaryOf(String(container.image ?? ""));
+        const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
     if (!binary) {
       await this.patchStatus(pod, {
         phase: "Pending",
@@ -174,18 +178,21 @@ export class ProcessRuntime {
       child: undefined,
       restarts: 0,
       ready: false,
-      deleting: false,
+            deleting: false,
       startedAt: now(),
+      restartPolicy: String(asMap(pod.spec).restartPolicy ?? "Always"),
     };
     this.pods.set(uid, running);
     this.launch(uid, pod, binary, mounts);
     await this.report(pod, running);
   }
 
-  private binaryOf(image: string): string | undefined {
+    // The binary an image runs: the one its command names (etcdctl in the etcd image), else the image's own.
+  private binaryOf(image: string, command?: unknown): string | undefined {
     const [name = "", tag = ""] = (image.split("/").pop() ?? "").split(":");
     const version = name === "etcd" ? tag.replace(/-\d+$/, "") : tag;
-    return this.options.binaries.get(`${name}:${version}`);
+    const named = typeof command === "string" ? this.options.binaries.get(`${command}:${version}`) : undefined;
+    return named ?? this.options.binaries.get(`${name}:${version}`);
   }
 
   // The pod's volumes on disk, by mount path; undefined while a Secret is missing.
@@ -284,8 +291,15 @@ export class ProcessRuntime {
     running.ready = false;
     child.on("exit", (code) => {
       if (running.child !== child) return;
-      running.lastExit = { code, at: now() };
+            running.lastExit = { code, at: now() };
       if (running.deleting || this.stopped) return;
+      // A Job's pod ends: exit 0 under OnFailure or Never, any exit under Never.
+      if (running.restartPolicy !== "Always" && (code === 0 || running.restartPolicy === "Never")) {
+        running.ended = code === 0 ? "Succeeded" : "Failed";
+        running.child = undefined;
+        void this.reportBy(uid);
+        return;
+      }
       running.restarts++;
       // Back off as the kubelet does (10 s doubling, here 1 s doubling up to 8 s).
       running.restartAt = Date.now() + Math.min(8000, 1000 * 2 ** Math.min(running.restarts - 1, 3));
@@ -311,7 +325,7 @@ export class ProcessRuntime {
       );
       if (asMap(pod.metadata).uid !== uid) continue;
       const container = asMap(asList(asMap(pod.spec).containers)[0]);
-      const binary = this.binaryOf(String(container.image ?? ""));
+            const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
       const mounts = await this.volumes(pod);
       if (!binary || !mounts) {
         running.restartAt = Date.now() + 1000;
@@ -383,9 +397,34 @@ export class ProcessRuntime {
     if (asMap(pod.metadata).uid === uid) await this.report(pod, running).catch(() => {});
   }
 
-  private async report(pod: JsonMap, running: Running): Promise<void> {
+    private async report(pod: JsonMap, running: Running): Promise<void> {
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
     const at = now();
+    if (running.ended) {
+      const exitCode = running.lastExit?.code ?? 0;
+      await this.patchStatus(pod, {
+        phase: running.ended,
+        conditions: [{ type: "Ready", status: "False", lastTransitionTime: at }],
+        containerStatuses: [
+          {
+            name: String(container.name),
+            image: String(container.image),
+            imageID: "",
+            ready: false,
+            restartCount: running.restarts,
+            state: {
+              terminated: {
+                exitCode,
+                reason: exitCode === 0 ? "Completed" : "Error",
+                startedAt: running.startedAt,
+                finishedAt: running.lastExit?.at ?? at,
+              },
+            },
+          },
+        ],
+      });
+      return;
+    }
     const state = running.child
       ? { running: { startedAt: running.startedAt } }
       : {
