@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kube-controller-manager, kube-scheduler (from the k8s.io/kubernetes module)
-# and etcd (from go.etcd.io/etcd/server/v3) through the Go module proxy, inside our wrapper modules,
+# and etcd, etcdctl and etcdutl (from go.etcd.io/etcd/{server,etcdctl,etcdutl}/v3) through the Go module proxy, inside our wrapper modules,
 # into a cache directory keyed by version. A cache that already holds this version's binaries is
 # used as it is. Prints the directory on its last line.
 set -euo pipefail
@@ -27,6 +27,8 @@ done
 start=$(date +%s)
 echo "building etcd $etcd into $out" >&2
 (cd "$here/etcd" && go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
+# etcdctl takes the scheduled snapshots of hosted etcds; etcdutl reads them back in the test.
+(cd "$here/etcd" && go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$out/" go.etcd.io/etcd/etcdctl/v3 go.etcd.io/etcd/etcdutl/v3)
 echo "building kube-apiserver, kube-controller-manager, kube-scheduler $k8s (a cold build takes a while)" >&2
 (cd "$here/$wrapper" && go build -trimpath -buildvcs=false -tags=selinux,notest,grpcnotrace -ldflags="$ldflags" -o "$out/" \
   k8s.io/kubernetes/cmd/kube-apiserver \

@@ -38,7 +38,7 @@ interface Running {
   deleting: boolean;
   startedAt: string;
   lastExit?: { code: number | null; at: string };
-    restartAt?: number | undefined;
+  restartAt?: number | undefined;
   failed?: string;
   /** The pod's restartPolicy: a Job's pod that exits 0 (or fails under Never) ends. */
   restartPolicy: string;
@@ -151,7 +151,7 @@ export class ProcessRuntime {
     const phase = asMap(pod.status).phase;
     if (phase === "Succeeded" || phase === "Failed") return;
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
-        const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
+    const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
     if (!binary) {
       await this.patchStatus(pod, {
         phase: "Pending",
@@ -178,7 +178,7 @@ export class ProcessRuntime {
       child: undefined,
       restarts: 0,
       ready: false,
-            deleting: false,
+      deleting: false,
       startedAt: now(),
       restartPolicy: String(asMap(pod.spec).restartPolicy ?? "Always"),
     };
@@ -187,11 +187,12 @@ export class ProcessRuntime {
     await this.report(pod, running);
   }
 
-    // The binary an image runs: the one its command names (etcdctl in the etcd image), else the image's own.
+  // The binary an image runs: the one its command names (etcdctl in the etcd image), else the image's own.
   private binaryOf(image: string, command?: unknown): string | undefined {
     const [name = "", tag = ""] = (image.split("/").pop() ?? "").split(":");
     const version = name === "etcd" ? tag.replace(/-\d+$/, "") : tag;
-    const named = typeof command === "string" ? this.options.binaries.get(`${command}:${version}`) : undefined;
+    const named =
+      typeof command === "string" ? this.options.binaries.get(`${command}:${version}`) : undefined;
     return named ?? this.options.binaries.get(`${name}:${version}`);
   }
 
@@ -291,7 +292,7 @@ export class ProcessRuntime {
     running.ready = false;
     child.on("exit", (code) => {
       if (running.child !== child) return;
-            running.lastExit = { code, at: now() };
+      running.lastExit = { code, at: now() };
       if (running.deleting || this.stopped) return;
       // A Job's pod ends: exit 0 under OnFailure or Never, any exit under Never.
       if (running.restartPolicy !== "Always" && (code === 0 || running.restartPolicy === "Never")) {
@@ -325,7 +326,7 @@ export class ProcessRuntime {
       );
       if (asMap(pod.metadata).uid !== uid) continue;
       const container = asMap(asList(asMap(pod.spec).containers)[0]);
-            const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
+      const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
       const mounts = await this.volumes(pod);
       if (!binary || !mounts) {
         running.restartAt = Date.now() + 1000;
@@ -397,7 +398,7 @@ export class ProcessRuntime {
     if (asMap(pod.metadata).uid === uid) await this.report(pod, running).catch(() => {});
   }
 
-    private async report(pod: JsonMap, running: Running): Promise<void> {
+  private async report(pod: JsonMap, running: Running): Promise<void> {
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
     const at = now();
     if (running.ended) {

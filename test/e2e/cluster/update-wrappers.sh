@@ -36,5 +36,7 @@ rm -f go.mod go.sum
 go mod init gitfleet.e2e/controlplane-etcd >/dev/null 2>&1
 go mod edit -go=1.26.0
 go mod edit -require="go.etcd.io/etcd/server/v3@$ETCD" -tool=go.etcd.io/etcd/server/v3
+# etcdctl (the backup CronJob's command) and etcdutl (the test reads snapshots with it).
+for m in etcdctl etcdutl; do go mod edit -require="go.etcd.io/etcd/$m/v3@$ETCD" -tool="go.etcd.io/etcd/$m/v3"; done
 go mod tidy
 echo "wrappers: k8s.io/kubernetes $K8S (staging $STAGING), etcd $ETCD"
