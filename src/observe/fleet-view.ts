@@ -1,10 +1,13 @@
+import type { UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { parseGitVersion } from "../model/kube-version.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readMigrationStatus } from "../status/migration-file.js";
+import { readUpgradeStatus } from "../status/upgrade-file.js";
 
 // What the dashboard, the JSON API and `gitfleet status` show: the status branch's files read into
 // one view of the fleet. A function of the files (and the Cluster files of the rendered commit), so
@@ -152,6 +155,8 @@ export interface FleetView {
   /** Worst first, then by name. */
   readonly apps: readonly AppView[];
   readonly migrations: readonly MigrationStatus[];
+  /** Control-plane upgrades: each one's version and its batches' state (status/upgrades/). */
+  readonly upgrades?: readonly UpgradeStatus[];
 }
 
 /** The view of a status commit's files (`status/…` by path) and the rendered commit's Cluster files. */
@@ -166,7 +171,10 @@ export function fleetView(
   };
   const apps: AppView[] = [];
   const migrations: MigrationStatus[] = [];
+  const upgrades: UpgradeStatus[] = [];
   for (const path of [...files.keys()].sort(compareStrings)) {
+    const upgrade = path.startsWith(UPGRADES_DIRECTORY) ? readUpgradeStatus(files.get(path)) : undefined;
+    if (upgrade) upgrades.push(upgrade);
     const name = /^status\/apps\/(.+)\.yaml$/.exec(path)?.[1];
     if (name) apps.push(appView(name, read(path) ?? {}));
     if (path.startsWith("status/migrations/")) {
@@ -199,6 +207,7 @@ export function fleetView(
       (a, b) => rank(APP_STATES, a.health) - rank(APP_STATES, b.health) || compareStrings(a.name, b.name),
     ),
     migrations,
+    ...(upgrades.length > 0 ? { upgrades } : {}),
   };
 }
 

@@ -56,6 +56,16 @@ export function formatStatus(view: FleetView): string {
         `  ${migration.migration}: ${migration.batches.map((b) => `${b.name} ${b.state}`).join(", ")}`,
       );
   }
+  if (view.upgrades && view.upgrades.length > 0) {
+    lines.push("", "Control-plane upgrades:");
+    for (const upgrade of view.upgrades)
+      lines.push(
+        `  ${upgrade.upgrade} → ${upgrade.version}: ${upgrade.batches.map((b) => `${b.name} ${b.state}`).join(", ")}`,
+        ...upgrade.batches
+          .filter((b) => b.state === "Failed" || b.state === "RolledBack")
+          .map((b) => `    ${b.name}: ${b.reason ?? b.state}`),
+      );
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseKubeVersion } from "../../src/model/kube-version.js";
 import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
 import { amount, formatClustersBelow, formatStatus } from "../../src/observe/format-status.js";
+import { upgradeStatusText } from "../../src/status/upgrade-file.js";
 import { fleetFiles } from "../helpers/status-files.js";
 
 const FACTS: ClusterFacts[] = [
@@ -22,6 +23,32 @@ describe("gitfleet status's text", () => {
       lines.findIndex((l) => l.startsWith("api ")),
     );
     expect(text).toContain("web in west: Degraded — Deployment shop/web: 1 of 2 replicas ready");
+  });
+
+  it("lists control-plane upgrades with each batch's state, and why a batch failed", () => {
+    const files = new Map(fleetFiles());
+    files.set(
+      "status/upgrades/cve.yaml",
+      upgradeStatusText({
+        upgrade: "cve",
+        version: "v1.36.3",
+        batches: [
+          {
+            name: "canary",
+            state: "Failed",
+            since: "2026-12-02T10:00:00.000Z",
+            reason: "pc-1: Deployment kube-apiserver 1 CrashLoopBackOff; onFailure: Halt",
+            clusters: { "pc-1": "Degraded" },
+          },
+          { name: "rest", state: "Pending", since: "2026-12-02T10:00:00.000Z", clusters: {} },
+        ],
+      }),
+    );
+    const text = formatStatus(fleetView(files, FACTS));
+    expect(text).toContain(
+      "Control-plane upgrades:\n  cve → v1.36.3: canary Failed, rest Pending\n    canary: pc-1: Deployment kube-apiserver 1 CrashLoopBackOff; onFailure: Halt\n",
+    );
+    expect(formatStatus(fleetView(fleetFiles(), FACTS))).not.toContain("Control-plane upgrades:");
   });
 
   it.each([
