@@ -136,7 +136,7 @@ spec:
     extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
-    etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, backup: { schedule: "* * * * *", storage: 1Gi } }
+  etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, backup: { schedule: "* * * * *", storage: 1Gi } }
 `,
     "apps/web/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n",
     "apps/web/deployment.yaml": `apiVersion: apps/v1
