@@ -2,9 +2,11 @@ import type { Logger } from "pino";
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer, SyncTarget } from "../kube/syncer.js";
+import { type RestoreStatus, restoreOverlays } from "../migrate/etcd-restore.js";
 import type { PairReport } from "../migrate/migration-state.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
+import type { RestoreOverlay } from "../model/types.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import {
   advanceMigrations,
@@ -15,6 +17,7 @@ import {
 import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
+import { advanceRestores, type RestoresRound, recordedRestoreStatuses } from "../reconcile/restores.js";
 import {
   advanceUpgrades,
   approvedUpgradePart,
@@ -93,7 +96,9 @@ export class Controller implements Reconciles {
   private migrations: MigrationsRound | undefined;
   /** The control-plane upgrades as of the last round: their status and the versions they give. */
   private upgrades: UpgradesRound | undefined;
-  /** Batch state changes not yet named in a commit message ("migration …", "upgrade …"). */
+  /** The etcd restores as of the last round: their status and where each cluster's stands. */
+  private restores: RestoresRound | undefined;
+  /** Batch state changes not yet named in a commit message ("migration …", "upgrade …", "restore …"). */
   private unrecorded: string[] = [];
   private requestedGates = "";
   /** The agents' reports read from their branches this round. */
@@ -142,6 +147,7 @@ export class Controller implements Reconciles {
       served: reported.served,
       ...(scaled ? { scaling: scaled } : {}),
       controlPlaneVersions: this.controlPlaneVersions(state),
+      controlPlaneRestores: this.controlPlaneRestores(state),
     });
     return this.lastObservations;
   }
@@ -170,9 +176,12 @@ export class Controller implements Reconciles {
     // 3. Migrations and upgrades advance once a round, with the results the observed-status commit
     // below carries; an upgrade batch that starts or rolls back renders again in the next round.
     this.advancePolicies(state, syncFiles, now);
-    const rendered = (this.lastObservations as ObservedState | undefined)?.controlPlaneVersions;
+    const used = this.lastObservations as ObservedState | undefined;
     const versionsMoved =
-      state.model !== undefined && !sameVersions(this.controlPlaneVersions(state), rendered);
+      state.model !== undefined &&
+      (!sameVersions(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
+        JSON.stringify([...this.controlPlaneRestores(state)]) !==
+          JSON.stringify([...(used?.controlPlaneRestores ?? [])]));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
     // resync, or apps still progressing ask the members again.
@@ -229,6 +238,51 @@ export class Controller implements Reconciles {
     this.unrecorded.push(...(this.migrations?.changes ?? []).map((c) => `migration ${c}`));
     this.upgrades = this.advanceUpgrades(state, syncFiles, now);
     this.unrecorded.push(...(this.upgrades?.changes ?? []).map((c) => `upgrade ${c}`));
+    this.restores = this.advanceRestores(state, syncFiles, now);
+    this.unrecorded.push(...(this.restores?.changes ?? []).map((c) => `restore ${c}`));
+  }
+
+  // Where each hosted cluster's etcd restore stands: the last round's, or after a start what the
+  // status branch records (of a branch gitfleet cannot vouch for, only restores the source asks for).
+  private controlPlaneRestores(state: ReconcileState): ReadonlyMap<string, RestoreOverlay> {
+    if (this.restores) return this.restores.overlays;
+    const { syncFiles, trusted } = this.reconciler.snapshot();
+    return restoreOverlays([...this.recordedRestores(state, syncFiles, trusted).values()]);
+  }
+
+  private recordedRestores(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    trusted: boolean,
+  ): Map<string, RestoreStatus> {
+    const recorded = recordedRestoreStatuses(syncFiles);
+    if (trusted) return recorded;
+    const asked = (status: RestoreStatus) =>
+      state.model?.etcdRestores.some(
+        (r) =>
+          r.metadata.name === status.restore &&
+          r.spec.cluster === status.cluster &&
+          r.spec.snapshot === status.snapshot,
+      ) === true;
+    return new Map([...recorded].filter(([, status]) => asked(status)));
+  }
+
+  // Every EtcdRestore advanced with what its host reports.
+  private advanceRestores(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    now: number,
+  ): RestoresRound | undefined {
+    if (!state.model || !state.renderedCommit || state.model.etcdRestores.length === 0) return undefined;
+    return advanceRestores({
+      model: state.model,
+      renderedCommit: state.renderedCommit,
+      recorded: this.recordedRestores(state, syncFiles, this.reconciler.snapshot().trusted),
+      last: this.restores?.statuses,
+      results: this.syncer.latest(),
+      failingSince: this.restores?.failingSince ?? new Map(),
+      now,
+    });
   }
 
   // The versions the upgrades give hosted clusters: the last round's, or after a start what the
@@ -271,7 +325,11 @@ export class Controller implements Reconciles {
     const { state, syncFiles } = this.reconciler.snapshot();
     const reports = this.agentReports();
     const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
-    const migrationFiles = new Map([...(this.migrations?.files ?? []), ...(this.upgrades?.files ?? [])]);
+    const migrationFiles = new Map([
+      ...(this.migrations?.files ?? []),
+      ...(this.upgrades?.files ?? []),
+      ...(this.restores?.files ?? []),
+    ]);
     const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
       (results.size === 0 && reports.size === 0) ||
@@ -300,6 +358,7 @@ export class Controller implements Reconciles {
     if (
       this.migrations?.active ||
       this.upgrades?.active ||
+      this.restores?.active ||
       [...snapshot.values()].some((r) => !r.reachable || r.objects.some(waiting))
     ) {
       const afterMs = Math.max(this.options.statusIntervalMs, 1000);
@@ -317,7 +376,7 @@ export class Controller implements Reconciles {
     const [subject, ...body] = synced.split("\n");
     const of = (kind: string) =>
       changes.filter((c) => c.startsWith(`${kind} `)).map((c) => c.slice(kind.length + 1));
-    const parts = ["migration", "upgrade"].flatMap((kind) => {
+    const parts = ["migration", "upgrade", "restore"].flatMap((kind) => {
       const lines = of(kind);
       return lines.length > 0 ? [`${kind}: ${lines.join("; ")}`] : [];
     });

@@ -34,10 +34,12 @@ export function etcdRollout(live: unknown): EtcdRollout {
   const image = asMap(asList(asMap(asMap(spec.template).spec).containers)[0]).image;
   const replicas = typeof spec.replicas === "number" ? spec.replicas : 1;
   const generation = asMap(object.metadata).generation;
+  // A count the API server leaves out is zero (a StatefulSet scaled to none reports none).
+  const count = (value: unknown) => (typeof value === "number" ? value : 0);
   const settled =
     (typeof generation !== "number" || status.observedGeneration === generation) &&
-    status.updatedReplicas === replicas &&
-    status.readyReplicas === replicas &&
+    count(status.updatedReplicas) === replicas &&
+    count(status.readyReplicas) === replicas &&
     (status.currentRevision === undefined || status.currentRevision === status.updateRevision);
   return { image: typeof image === "string" ? image : undefined, settled };
 }

@@ -15,7 +15,7 @@ const KIND_DIRECTORIES: Readonly<Record<string, readonly GitfleetKind[]>> = {
   interpreters: ["ResourceInterpreter"],
   autoscaling: ["FederatedHPA", "CronScale", "ScaleDownRequest"],
   migrations: ["Migration"],
-  controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade"],
+  controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade", "EtcdRestore"],
 };
 
 const YAML_FILE = /\.(ya?ml)$/;

@@ -446,6 +446,7 @@ function assembleModel(
     migrations: ofKind("Migration"),
     controlPlaneClasses,
     controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),
+    etcdRestores: ofKind("EtcdRestore"),
   };
 }
 

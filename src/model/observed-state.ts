@@ -1,6 +1,6 @@
 import type { ClusterCapacity } from "./node-capacity.js";
 import type { ServedApis } from "./served-apis.js";
-import type { Taint } from "./types.js";
+import type { RestoreOverlay, Taint } from "./types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
 // function: the same fleet, previous render and observations give the same output.
@@ -67,6 +67,8 @@ export interface ObservedState {
    * with (status/upgrades/); a hosted cluster not in the map renders with its class's version.
    */
   readonly controlPlaneVersions?: ReadonlyMap<string, string>;
+  /** Per hosted cluster, where its etcd restore stands (status/restores/); absent: none ever ran. */
+  readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
 }
 
 /** What a done targeted scale-down keeps in the render. */

@@ -5,6 +5,7 @@ import common from "../../schema/common.schema.json" with { type: "json" };
 import controlPlaneClass from "../../schema/control-plane-class.schema.json" with { type: "json" };
 import controlPlaneUpgrade from "../../schema/control-plane-upgrade.schema.json" with { type: "json" };
 import cronScale from "../../schema/cron-scale.schema.json" with { type: "json" };
+import etcdRestore from "../../schema/etcd-restore.schema.json" with { type: "json" };
 import federatedHpa from "../../schema/federated-hpa.schema.json" with { type: "json" };
 import fleet from "../../schema/fleet.schema.json" with { type: "json" };
 import migration from "../../schema/migration.schema.json" with { type: "json" };
@@ -30,6 +31,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "migration.schema.json": migration,
   "control-plane-class.schema.json": controlPlaneClass,
   "control-plane-upgrade.schema.json": controlPlaneUpgrade,
+  "etcd-restore.schema.json": etcdRestore,
 };
 
 /** The schema of each gitfleet kind. */
@@ -46,6 +48,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   Migration: migration,
   ControlPlaneClass: controlPlaneClass,
   ControlPlaneUpgrade: controlPlaneUpgrade,
+  EtcdRestore: etcdRestore,
 };
 
 /** One schema violation: where (a JSON pointer) and the raw ajv error, for wording by the caller. */

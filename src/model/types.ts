@@ -217,6 +217,9 @@ export interface ControlPlaneUpgradeSpec {
 
 export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlaneUpgradeSpec>;
 
+/** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
+export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
+
 export interface AppSpec {
   readonly namespace?: string;
   readonly owner?: string;
@@ -578,6 +581,21 @@ export interface FleetModel {
    * observation of the upgrade's state, applied by withControlPlaneVersions); absent: none.
    */
   readonly controlPlaneVersions?: ReadonlyMap<string, string>;
+  readonly etcdRestores: readonly EtcdRestore[];
+  /**
+   * Per hosted cluster, where its etcd restore stands (an observation of status/restores/, applied
+   * with withControlPlaneVersions); absent: no restore ever ran.
+   */
+  readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
+}
+
+/** Where a hosted cluster's etcd restore stands, as the render takes it. */
+export interface RestoreOverlay {
+  /** The EtcdRestore's name: the Job and the data directory are named after it. */
+  readonly name: string;
+  readonly snapshot: string;
+  /** Stopping and Restoring stop the control plane (Restoring runs the Job); Running starts it from the restored data. */
+  readonly phase: "Stopping" | "Restoring" | "Running";
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */
@@ -593,4 +611,5 @@ export type GitfleetKind =
   | "ScaleDownRequest"
   | "Migration"
   | "ControlPlaneClass"
-  | "ControlPlaneUpgrade";
+  | "ControlPlaneUpgrade"
+  | "EtcdRestore";

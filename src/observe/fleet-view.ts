@@ -182,20 +182,7 @@ export function fleetView(
       if (status) migrations.push(status);
     }
   }
-  const byName = new Map(facts.map((f) => [f.name, f]));
-  for (const path of files.keys()) {
-    const name = /^status\/clusters\/(.+)\.yaml$/.exec(path)?.[1];
-    if (name && !byName.has(name)) byName.set(name, { name, mode: "push", unschedulable: false, labels: {} });
-  }
-  const clusterFiles = new Map(
-    [...byName.keys()].map((name) => [name, read(`status/clusters/${name}.yaml`)]),
-  );
-  const planes = hostedComponents(clusterFiles);
-  const clusters = [...byName.values()].map((f) => {
-    const view = clusterView(f, clusterFiles.get(f.name));
-    const controlPlane = planes.get(f.name);
-    return controlPlane ? { ...view, controlPlane } : view;
-  });
+  const clusters = clusterViews(files, facts, read);
   return {
     ...(statusCommit ? { statusCommit } : {}),
     source: sourceView(read("status/source.yaml")),
@@ -209,6 +196,28 @@ export function fleetView(
     migrations,
     ...(upgrades.length > 0 ? { upgrades } : {}),
   };
+}
+
+// Every cluster with a Cluster file or a status file, with its control plane when it is hosted.
+function clusterViews(
+  files: ReadonlyMap<string, string>,
+  facts: readonly ClusterFacts[],
+  read: (path: string) => JsonMap | undefined,
+): ClusterView[] {
+  const byName = new Map(facts.map((f) => [f.name, f]));
+  for (const path of files.keys()) {
+    const name = /^status\/clusters\/(.+)\.yaml$/.exec(path)?.[1];
+    if (name && !byName.has(name)) byName.set(name, { name, mode: "push", unschedulable: false, labels: {} });
+  }
+  const clusterFiles = new Map(
+    [...byName.keys()].map((name) => [name, read(`status/clusters/${name}.yaml`)]),
+  );
+  const planes = hostedComponents(clusterFiles);
+  return [...byName.values()].map((f) => {
+    const view = clusterView(f, clusterFiles.get(f.name));
+    const controlPlane = planes.get(f.name);
+    return controlPlane ? { ...view, controlPlane } : view;
+  });
 }
 
 function rank(order: readonly string[], value: string): number {

@@ -7,6 +7,7 @@ import type {
   TimedTaint,
 } from "../model/observed-state.js";
 import type { ServedApis } from "../model/served-apis.js";
+import type { RestoreOverlay } from "../model/types.js";
 
 /** A probed cluster as the prober keeps it: its health and the taints that health adds. */
 export interface ProbedCluster {
@@ -30,6 +31,8 @@ export interface Observations {
   readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
   /** Per hosted cluster, the version a started ControlPlaneUpgrade batch gives it. */
   readonly controlPlaneVersions?: ReadonlyMap<string, string>;
+  /** Per hosted cluster, where its etcd restore stands. */
+  readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
 }
 
 /**
@@ -58,6 +61,9 @@ export function gatherObservedState(observations: Observations): ObservedState {
       : {}),
     ...(observations.controlPlaneVersions && observations.controlPlaneVersions.size > 0
       ? { controlPlaneVersions: observations.controlPlaneVersions }
+      : {}),
+    ...(observations.controlPlaneRestores && observations.controlPlaneRestores.size > 0
+      ? { controlPlaneRestores: observations.controlPlaneRestores }
       : {}),
   };
 }

@@ -69,12 +69,26 @@ export function observationKeys(
 
 // A hosted control plane renders again when an upgrade batch moves its version.
 function upgradeKeys(model: FleetModel, observations: ObservedState, apps: Map<string, string[]>): void {
-  const upgrading = model.controlPlaneUpgrades.length > 0 || (model.controlPlaneVersions?.size ?? 0) > 0;
+  const upgrading =
+    model.controlPlaneUpgrades.length > 0 ||
+    (model.controlPlaneVersions?.size ?? 0) > 0 ||
+    (observations.controlPlaneRestores?.size ?? 0) > 0 ||
+    (model.controlPlaneRestores?.size ?? 0) > 0;
   for (const { plane } of upgrading ? resolveControlPlanes(model) : []) {
     const app = controlPlaneAppName(plane.cluster);
     const version = observations.controlPlaneVersions?.get(plane.cluster);
-    if (version !== undefined || model.controlPlaneVersions?.has(plane.cluster))
-      apps.set(app, [...(apps.get(app) ?? []), `upgrade:${version ?? ""}`]);
+    const restore = observations.controlPlaneRestores?.get(plane.cluster);
+    if (
+      version !== undefined ||
+      restore !== undefined ||
+      model.controlPlaneVersions?.has(plane.cluster) ||
+      model.controlPlaneRestores?.has(plane.cluster)
+    )
+      apps.set(app, [
+        ...(apps.get(app) ?? []),
+        `upgrade:${version ?? ""}`,
+        `restore:${JSON.stringify(restore ?? null)}`,
+      ]);
   }
 }
 

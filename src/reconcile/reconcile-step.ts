@@ -197,7 +197,7 @@ export function observationStep(
     observations,
   });
   const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
-  const upgraded = versionLines(state.model, model);
+  const upgraded = [...versionLines(state.model, model), ...restoreLines(state.model, model)];
   const message = withUpgradeLines(
     scaled.length === 0 ? failover.text : autoscaleMessage(scaled, failover),
     upgraded,
@@ -239,6 +239,14 @@ function sameMap(
 }
 
 // An upgrade's version change is the subject when nothing else moved, else a body line each.
+// "pc-1: etcd restore r1 Stopping" for each hosted control plane whose restore moved on.
+function restoreLines(before: FleetModel | undefined, after: FleetModel): string[] {
+  const was = before?.controlPlaneRestores ?? new Map();
+  return [...(after.controlPlaneRestores ?? new Map())]
+    .filter(([cluster, restore]) => JSON.stringify(was.get(cluster)) !== JSON.stringify(restore))
+    .map(([cluster, restore]) => `${cluster}: etcd restore ${restore.name} ${restore.phase}`);
+}
+
 function withUpgradeLines(message: string, lines: readonly string[], moved: boolean): string {
   if (lines.length === 0) return message;
   if (!moved) return `upgrade: ${lines.join("; ")}`;
@@ -278,7 +286,11 @@ export function rerenderStep(
 // The model as it renders: hosted control planes at the versions their upgrades give them, so the
 // sync (which orders a control plane's components by its API server's version) sees what the render did.
 function effectiveModel(model: FleetModel, observations: ObservedState | undefined): FleetModel {
-  return withControlPlaneVersions(model, observations?.controlPlaneVersions ?? new Map());
+  return withControlPlaneVersions(
+    model,
+    observations?.controlPlaneVersions ?? new Map(),
+    observations?.controlPlaneRestores ?? new Map(),
+  );
 }
 
 // A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,

@@ -106,11 +106,34 @@ function graced(
 ): ControlPlaneReport | undefined {
   const seen = controlPlaneReport(cluster, host, input.results);
   if (!seen?.failure) return seen;
-  const since = input.failingSince.get(cluster) ?? input.now;
-  failingSince.set(cluster, since);
-  if (input.now - since >= FAILURE_GRACE_MS) return seen;
+  if (gracedFailure({ ...input, cluster, host }, failingSince)) return seen;
   const { failure: _, ...rest } = seen;
   return { ...rest, health: rest.health === "Degraded" ? "Degraded" : "Progressing" };
+}
+
+/** What a control plane's failure is judged from. */
+export interface ControlPlaneReportInput {
+  readonly cluster: string;
+  readonly host: string | undefined;
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  /** From the last round: since when each control plane has had a component that cannot run. */
+  readonly failingSince: ReadonlyMap<string, number>;
+  readonly now: number;
+}
+
+/**
+ * Why a component of the control plane cannot run, once that lasted FAILURE_GRACE_MS; records in
+ * `failingSince` since when it fails (a control plane that recovers leaves it). Pure but for that map.
+ */
+export function gracedFailure(
+  input: ControlPlaneReportInput,
+  failingSince: Map<string, number>,
+): string | undefined {
+  const failure = controlPlaneReport(input.cluster, input.host, input.results)?.failure;
+  if (!failure) return undefined;
+  const since = input.failingSince.get(input.cluster) ?? input.now;
+  failingSince.set(input.cluster, since);
+  return input.now - since >= FAILURE_GRACE_MS ? failure : undefined;
 }
 
 /**

@@ -46,7 +46,11 @@ import { withTracking } from "./tracking.js";
 export function renderFleet(source: FleetModel, options: RenderOptions = {}): RenderResult {
   const { previous, scope } = options;
   // Hosted control planes render at the versions their upgrades' started batches give them.
-  const model = withControlPlaneVersions(source, options.observations?.controlPlaneVersions ?? new Map());
+  const model = withControlPlaneVersions(
+    source,
+    options.observations?.controlPlaneVersions ?? new Map(),
+    options.observations?.controlPlaneRestores ?? new Map(),
+  );
   const fresh = renderApps(model, options);
   return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
 }

@@ -7,18 +7,24 @@ import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { restoreState } from "../reconcile/restore-state.js";
+import { plannedRestores, recordedRestoreOverlays } from "../reconcile/restores.js";
 import { plannedUpgrades, recordedUpgradeVersions } from "../reconcile/upgrades.js";
 import { formatRenderError } from "../render/format-render.js";
 import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { AUTOSCALING_DIRECTORY, readAutoscalingStatus } from "../status/autoscaling-files.js";
-import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY, UPGRADES_DIRECTORY } from "../status/layout.js";
+import {
+  AGENTS_DIRECTORY,
+  CLUSTERS_DIRECTORY,
+  RESTORES_DIRECTORY,
+  UPGRADES_DIRECTORY,
+} from "../status/layout.js";
 import { splitObserved } from "../status/observed-status.js";
 import { recordedClusters } from "../status/recorded-observations.js";
 import { SOURCE_STATUS_PATH } from "../status/status-files.js";
@@ -146,16 +152,27 @@ function renderRevisions(input: RevisionRenders): {
 } {
   const { base, head, statusTree, running } = input;
   const statusFiles = statusTree ? upgradeFiles(statusTree) : new Map<string, string>();
-  const upgrades = plannedUpgrades(head, statusFiles, Date.now());
+  const planned = plannedUpgrades(head, statusFiles, Date.now());
+  const restores = plannedRestores(head, statusFiles, Date.now());
+  const upgrades = { ...planned, changes: [...planned.changes, ...restores.changes] };
   const observed = (
     model: FleetModel,
     decisions: RenderResult["decisions"],
     versions: ReadonlyMap<string, string>,
+    overlays: ReadonlyMap<string, RestoreOverlay>,
   ) =>
     statusTree
-      ? { ...recordedObservations(statusTree, model, decisions), controlPlaneVersions: versions }
-      : versions.size > 0
-        ? gatherObservedState({ now: Date.now(), controlPlaneVersions: versions })
+      ? {
+          ...recordedObservations(statusTree, model, decisions),
+          controlPlaneVersions: versions,
+          controlPlaneRestores: overlays,
+        }
+      : versions.size > 0 || overlays.size > 0
+        ? gatherObservedState({
+            now: Date.now(),
+            controlPlaneVersions: versions,
+            controlPlaneRestores: overlays,
+          })
         : undefined;
   const baseRender = base
     ? renderFleet(base, {
@@ -164,13 +181,14 @@ function renderRevisions(input: RevisionRenders): {
           base,
           running?.decisions ?? [],
           recordedUpgradeVersions(base, statusFiles, true),
+          recordedRestoreOverlays(statusFiles),
         ),
         secretDigestKey: input.secretDigestKey,
       })
     : EMPTY;
   const headRender = renderFleet(head, {
     previous: baseRender,
-    observations: observed(head, baseRender.decisions, upgrades.versions),
+    observations: observed(head, baseRender.decisions, upgrades.versions, restores.overlays),
     secretDigestKey: input.secretDigestKey,
   });
   return { baseRender, headRender, upgrades };
@@ -180,7 +198,8 @@ function renderRevisions(input: RevisionRenders): {
 function upgradeFiles(tree: FileTree): Map<string, string> {
   const files = new Map<string, string>();
   for (const [path, bytes] of tree)
-    if (path.startsWith(UPGRADES_DIRECTORY)) files.set(path, new TextDecoder().decode(bytes));
+    if (path.startsWith(UPGRADES_DIRECTORY) || path.startsWith(RESTORES_DIRECTORY))
+      files.set(path, new TextDecoder().decode(bytes));
   return files;
 }
 

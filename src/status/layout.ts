@@ -7,7 +7,14 @@
 export const OWNED_DIRECTORIES: readonly string[] = ["rendered", "status"];
 
 /** Who writes a status file: the reconcile (its render), or a writer beside it, whole files of its own. */
-export type StatusWriter = "reconcile" | "sync" | "agent" | "migrations" | "upgrades" | "autoscaling";
+export type StatusWriter =
+  | "reconcile"
+  | "sync"
+  | "agent"
+  | "migrations"
+  | "upgrades"
+  | "restores"
+  | "autoscaling";
 
 /** One kind of file on the status branch: where it lives, who writes it, and what it holds. */
 export interface StatusFileKind {
@@ -30,6 +37,7 @@ export const AGENTS_DIRECTORY = "status/agents/";
 export const MIGRATIONS_DIRECTORY = "status/migrations/";
 export const AUTOSCALING_DIRECTORY = "status/autoscaling/";
 export const UPGRADES_DIRECTORY = "status/upgrades/";
+export const RESTORES_DIRECTORY = "status/restores/";
 
 export const STATUS_FILES: readonly StatusFileKind[] = [
   {
@@ -81,6 +89,12 @@ export const STATUS_FILES: readonly StatusFileKind[] = [
     match: UPGRADES_DIRECTORY,
     writer: "upgrades",
     holds: "a control-plane upgrade's version, batches and their state",
+  },
+  {
+    path: "status/restores/<name>.yaml",
+    match: RESTORES_DIRECTORY,
+    writer: "restores",
+    holds: "an etcd restore's phase and outcome (kept after its file leaves the repo: etcd runs on its data)",
   },
   {
     path: "status/autoscaling/<kind>/<namespace>/<name>.yaml",

@@ -335,13 +335,7 @@ export function controlPlaneComponents(
     const [, kind = "", , name = ""] = o.identity.split("/");
     if (!WORKLOAD_KINDS.has(kind)) continue;
     const cluster = o.app.slice(CONTROL_PLANE_APP.length);
-    const replicas = o.desiredReplicas === undefined ? "" : `${o.readyReplicas ?? 0}/${o.desiredReplicas} `;
-    const why = [
-      ...(o.degradedReplicas ? [`${o.degradedReplicas} ${o.degradedReason ?? "degraded"}`] : []),
-      ...(o.action === "held" ? ["held"] : []),
-    ];
-    const text = `${replicas}${o.health.status}${why.length > 0 ? ` (${why.join(", ")})` : ""}`;
-    found.set(cluster, [...(found.get(cluster) ?? []), [name, text]]);
+    found.set(cluster, [...(found.get(cluster) ?? []), [name, componentText(o)]]);
   }
   return Object.fromEntries(
     [...found].map(([cluster, entries]) => [
@@ -349,6 +343,16 @@ export function controlPlaneComponents(
       Object.fromEntries(entries.sort(([a], [b]) => compareStrings(a, b))),
     ]),
   );
+}
+
+// "1/1 Healthy", "0/1 Progressing (1 CrashLoopBackOff, held)".
+function componentText(o: ClusterSyncResult["objects"][number]): string {
+  const replicas = o.desiredReplicas === undefined ? "" : `${o.readyReplicas ?? 0}/${o.desiredReplicas} `;
+  const why = [
+    ...(o.degradedReplicas ? [`${o.degradedReplicas} ${o.degradedReason ?? "degraded"}`] : []),
+    ...(o.action === "held" ? ["held"] : []),
+  ];
+  return `${replicas}${o.health.status}${why.length > 0 ? ` (${why.join(", ")})` : ""}`;
 }
 
 function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {

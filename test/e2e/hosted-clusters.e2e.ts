@@ -36,6 +36,8 @@ let repo: { dir: string; cleanup: () => void };
 let controller: Awaited<ReturnType<typeof pushController>>;
 let version = "";
 let binDir = "";
+/** The snapshot the backup test found, for the restore. */
+let snapshotFile = "";
 let previous = "";
 const ports = new Map<string, number>();
 
@@ -120,7 +122,7 @@ metadata:
   name: hosted
 spec:
   kubernetesVersion: "1.36"
-  clusterHealth: { probeInterval: 1s, probeTimeout: 2s, failureThreshold: 2, successThreshold: 1, noExecuteAfter: 600s }
+  clusterHealth: { probeInterval: 1s, probeTimeout: 2s, failureThreshold: 2, successThreshold: 1, noExecuteAfter: 20s }
 `,
     "clusters/meta-1.yaml":
       "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-1\nspec: {}\n",
@@ -158,7 +160,40 @@ spec:
   clusterAffinity: { labelSelector: { matchLabels: { env: hosted } } }
   replicaScheduling: { type: Duplicated }
 `,
+    // Divided, and moved at once off a cluster whose NoExecute taint it does not tolerate.
+    "apps/shop/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n",
+    "apps/shop/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: shop, namespace: shop }
+spec:
+  replicas: 4
+  selector: { matchLabels: { app: shop } }
+  template:
+    metadata: { labels: { app: shop } }
+    spec:
+      containers: [{ name: shop, image: "nginx:1.27", resources: { requests: { cpu: 100m, memory: 64Mi } } }]
+`,
+    "placements/shop.yaml": `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata: { name: shop }
+spec:
+  apps: [shop]
+  clusterAffinity: { labelSelector: { matchLabels: { env: hosted } } }
+  replicaScheduling: { type: Divided }
+  failover: { cluster: { tolerationSeconds: 0, purgeMode: Directly } }
+`,
   };
+}
+
+// The replicas the render gives a Divided workload per cluster, as its app's status file records it.
+function divided(app: string): Record<string, number> {
+  const workloads = asList(statusFile(repo.dir, `status/apps/${app}.yaml`).workloads).map((w) => asMap(w));
+  const clusters = asMap(asMap(workloads[0]?.decision).clusters);
+  return Object.fromEntries(
+    Object.entries(clusters)
+      .map(([c, n]) => [c, Number(n)] as const)
+      .filter(([, n]) => n > 0),
+  );
 }
 
 let etcdTag = "";
@@ -246,6 +281,7 @@ beforeAll(async () => {
       [`kube-scheduler:${version}`, join(binDir, "kube-scheduler")],
       [`etcd:${etcd}`, join(binDir, "etcd")],
       [`etcdctl:${etcd}`, join(binDir, "etcdctl")],
+      [`etcdutl:${etcd}`, join(binDir, "etcdutl")],
       [`kube-apiserver:${previous}`, join(previousDir, "kube-apiserver")],
       [`kube-controller-manager:${previous}`, join(previousDir, "kube-controller-manager")],
       [`kube-scheduler:${previous}`, join(previousDir, "kube-scheduler")],
@@ -402,9 +438,58 @@ describe("hosted control planes on a real host", () => {
         Buffer.from("/registry/configmaps/default/before-the-snapshot"),
       ),
     ).toBe(true);
+    snapshotFile = snapshot as string;
     console.log(
       `e2e hosted: pc-1: etcd snapshot ${(statSync(snapshot as string).size / 1024).toFixed(0)} KiB, ${status.totalKey} keys, revision ${status.revision}`,
     );
+  });
+
+  it("a one-shot EtcdRestore from that snapshot brings back an object deleted after it", async () => {
+    const client = (await hostedClient("pc-1")) as MemberClient;
+    const path = "/api/v1/namespaces/default/configmaps/before-the-snapshot";
+    await client.raw("DELETE", path);
+    expect(await client.raw("GET", path).catch(() => undefined)).toBeUndefined();
+    const committed = Date.now();
+    const name = snapshotFile.split("/").pop() as string;
+    commitTree(
+      repo.dir,
+      encode({
+        ...fleetFiles(previous),
+        "controlplanes/r1.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata: { name: r1 }\nspec: { cluster: pc-1, snapshot: ${name} }\n`,
+      }),
+      "restore pc-1's etcd",
+    );
+    const phases: string[] = [];
+    await until(
+      "the restore Succeeded",
+      async () => {
+        const phase = String(statusFile(repo.dir, "status/restores/r1.yaml").phase ?? "");
+        if (phase && phases.at(-1) !== phase) phases.push(phase);
+        return phase === "Succeeded" || phase === "Failed";
+      },
+      300_000,
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; status: ${JSON.stringify(statusFile(repo.dir, "status/restores/r1.yaml"))}`,
+      );
+    });
+    expect(statusFile(repo.dir, "status/restores/r1.yaml").phase).toBe("Succeeded");
+    expect(phases.at(-1)).toBe("Succeeded");
+    const restored = asMap(await ((await hostedClient("pc-1")) as MemberClient).raw("GET", path));
+    expect(asMap(restored.data).kept).toBe("yes");
+    console.log(
+      `e2e hosted: pc-1: restore commit → control plane back on the snapshot's data ${((Date.now() - committed) / 1000).toFixed(1)} s (phases seen: ${phases.join(" → ")})`,
+    );
+    // The restore's file leaves the repo; etcd keeps running on the restored data.
+    commitTree(repo.dir, encode(fleetFiles(previous)), "the restore ran");
+    await until("a round after the restore's file left", async () => true);
+    const etcd = await host.get({
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      namespace: NAMESPACE("pc-1"),
+      name: "etcd",
+    });
+    expect(JSON.stringify(asMap(etcd?.spec).template)).toContain("--data-dir=/var/lib/etcd/restore-r1");
   });
 
   it("a real patch upgrade in two reviewed batches: each API server first, its controller-manager and scheduler after its /version flips; the second batch only once approved", async () => {
@@ -525,6 +610,16 @@ describe("hosted control planes on a real host", () => {
         controller.prober.conditions().get("pc-1")?.health.ready === true,
     );
     expect(batchState("flags", "rest")).toBe("Pending");
+    // While pc-1's API server was down past noExecuteAfter, the Divided shop moved to pc-2; it stays.
+    expect(divided("shop")).toEqual({ "pc-2": 4 });
+    expect(gitIn(repo.dir, "log", "--format=%s", "gitfleet/status")).toMatch(
+      /^failover: cluster pc-1 .*shop 2 → pc-2 \+2/m,
+    );
+    await until(
+      "shop Healthy in pc-2 with its 4 replicas",
+      async () => appHealth("shop", "pc-2") === "Healthy",
+    );
+    expect(divided("shop")).toEqual({ "pc-2": 4 });
   });
 
   it("removing a hosted Cluster's file deletes its control plane only with an allowPrune token", async () => {

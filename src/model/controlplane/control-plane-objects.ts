@@ -75,7 +75,7 @@ function apiServerObjects(plane: HostedControlPlane, endpoints: ControlPlaneEndp
     kind: "Deployment",
     metadata: { name: "kube-apiserver", namespace: plane.namespace, labels: { ...labels } },
     spec: {
-      replicas: plane.apiServer.replicas,
+      replicas: plane.stopped ? 0 : plane.apiServer.replicas,
       selector: { matchLabels: { ...labels } },
       // On a host port two API servers cannot share a node: replace one at a time.
       strategy: {
@@ -255,7 +255,7 @@ function kubeconfigComponent(plane: HostedControlPlane, component: KubeconfigCom
     kind: "Deployment",
     metadata: { name: component.name, namespace: plane.namespace, labels: { ...labels } },
     spec: {
-      replicas: component.replicas,
+      replicas: plane.stopped ? 0 : component.replicas,
       selector: { matchLabels: { ...labels } },
       strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
       template: podTemplate(plane, labels, container, volumes),

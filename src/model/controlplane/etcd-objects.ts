@@ -2,14 +2,12 @@ import type { JsonMap } from "../json.js";
 import type { Labels } from "../types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
-import type { HostedControlPlane } from "./hosted-control-plane.js";
+import { ETCD_VOLUME_DIR, type HostedControlPlane, restoredDataDir } from "./hosted-control-plane.js";
 import { credentialPlaceholders, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, podTemplate } from "./pod-template.js";
 
 const METRICS_PORT = 2381;
-/** The volume's mount point; etcd makes its data directory inside it with the 0700 it insists on. */
-const VOLUME_DIR = "/var/lib/etcd";
-const DATA_DIR = `${VOLUME_DIR}/data`;
+const VOLUME_DIR = ETCD_VOLUME_DIR;
 
 /** A dedicated etcd, in the control plane's own namespace: StatefulSet, headless Service, backups. */
 export function dedicatedEtcdObjects(plane: HostedControlPlane): JsonMap[] {
@@ -50,7 +48,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         "advertise-client-urls": `https://${peerHost("$(POD_NAME)")}:${client}`,
         "cert-file": `${PKI_DIR}/etcd/server.crt`,
         "client-cert-auth": "true",
-        "data-dir": DATA_DIR,
+        "data-dir": etcd.dataDir,
         "initial-advertise-peer-urls": `https://${peerHost("$(POD_NAME)")}:${peer}`,
         "initial-cluster": members.map((m) => `${m}=https://${peerHost(m)}:${peer}`).join(","),
         "initial-cluster-state": "new",
@@ -87,7 +85,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     kind: "StatefulSet",
     metadata: { name: etcd.name, namespace: etcd.namespace, labels: { ...labels } },
     spec: {
-      replicas: etcd.replicas,
+      replicas: plane.stopped ? 0 : etcd.replicas,
       serviceName: etcd.name,
       podManagementPolicy: "Parallel",
       selector: { matchLabels: { ...labels } },
@@ -122,7 +120,20 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     PKI_SECRETS.etcdCa,
     PKI_SECRETS.etcdServer,
   ]);
-  return [service, statefulSet, ...credentials, ...backupObjects(plane, owner)];
+  const restoring = plane.restore?.phase === "Restoring" ? plane.restore : undefined;
+  const member = members[0] as string;
+  const restore = restoring
+    ? [
+        restoreJob(plane, owner, {
+          name: restoring.name,
+          snapshot: restoring.snapshot,
+          member,
+          peerUrl: `https://${peerHost(member)}:${peer}`,
+          token: `${etcd.namespace}-${etcd.name}`,
+        }),
+      ]
+    : [];
+  return [service, statefulSet, ...credentials, ...backupObjects(plane, owner), ...restore];
 }
 
 /** The name of the volume etcd snapshots are written to, in the etcd's namespace. */
@@ -200,4 +211,62 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       },
     },
   ];
+}
+
+interface RestoreTarget {
+  readonly name: string;
+  readonly snapshot: string;
+  /** The one member's name and peer URL, as the StatefulSet's pod announces them. */
+  readonly member: string;
+  readonly peerUrl: string;
+  readonly token: string;
+}
+
+/**
+ * A restore: a Job (run once, never retried) whose pod restores the snapshot with `etcdutl snapshot
+ * restore` into a new data directory of the stopped etcd's own volume; the StatefulSet then starts
+ * from that directory. The data etcd ran on stays beside it, untouched.
+ */
+function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTarget): JsonMap {
+  const { etcd } = plane;
+  const labels = { ...owner, "app.kubernetes.io/component": "etcd-restore" };
+  const container: ContainerSpec = {
+    name: "restore",
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcdutl"],
+    args: [
+      "snapshot",
+      "restore",
+      `/backup/${target.snapshot}`,
+      `--data-dir=${restoredDataDir(target.name)}`,
+      `--name=${target.member}`,
+      `--initial-cluster=${target.member}=${target.peerUrl}`,
+      `--initial-advertise-peer-urls=${target.peerUrl}`,
+      `--initial-cluster-token=${target.token}`,
+    ],
+    env: [],
+    ports: [],
+    readiness: { path: "", port: 0, scheme: "HTTP" },
+    requests: { cpu: "50m", memory: "64Mi" },
+    volumeMounts: [
+      { name: "data", mountPath: VOLUME_DIR },
+      { name: "backup", mountPath: "/backup", readOnly: true },
+    ],
+  };
+  const template = podTemplate(plane, labels, container, [
+    { name: "data", persistentVolumeClaim: { claimName: `data-${target.member}` } },
+    { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM, readOnly: true } },
+  ]);
+  const spec = template.spec as JsonMap;
+  const [first] = spec.containers as JsonMap[];
+  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: `etcd-restore-${target.name}`, namespace: etcd.namespace, labels: { ...labels } },
+    spec: {
+      backoffLimit: 0,
+      template: { ...template, spec: { ...spec, restartPolicy: "Never", containers: [job] } },
+    },
+  };
 }

@@ -16,6 +16,7 @@ import type {
   Labels,
   Placement,
   Resource,
+  RestoreOverlay,
 } from "../types.js";
 import { addonObjects } from "./addon-objects.js";
 import { controlPlaneObjects } from "./control-plane-objects.js";
@@ -64,7 +65,7 @@ export const ADDONS_APP = "gitfleet-addons";
 export function generateControlPlaneApps(
   clusters: readonly Cluster[],
   classes: readonly ControlPlaneClass[],
-  upgrades?: (cluster: string) => UpgradeOverlay | undefined,
+  overlays?: (cluster: string) => { upgrade?: UpgradeOverlay; restore?: RestoreOverlay },
 ): GeneratedApps {
   const byName = new Map(classes.map((c) => [c.metadata.name, c]));
   const apps: App[] = [];
@@ -74,7 +75,8 @@ export function generateControlPlaneApps(
   const names = new Set(clusters.map((cluster) => cluster.metadata.name));
   const namespaces = new Set<string>();
   for (const cluster of clusters) {
-    const plane = resolveControlPlane(cluster, byName, upgrades?.(cluster.metadata.name));
+    const overlay = overlays?.(cluster.metadata.name);
+    const plane = resolveControlPlane(cluster, byName, overlay?.upgrade, overlay?.restore);
     // An unknown host (the cluster itself) or a namespace another control plane has is a validation
     // error of its own: nothing to place, nothing to report twice.
     if (!plane || !names.has(plane.host) || plane.host === plane.cluster || namespaces.has(plane.namespace))
@@ -123,16 +125,32 @@ export function generateControlPlaneApps(
 export function withControlPlaneVersions(
   model: FleetModel,
   versions: ReadonlyMap<string, string>,
+  restores: ReadonlyMap<string, RestoreOverlay> = new Map(),
 ): FleetModel {
-  if (sameVersions(model.controlPlaneVersions ?? new Map(), versions)) return model;
+  if (
+    sameVersions(model.controlPlaneVersions ?? new Map(), versions) &&
+    sameRestores(model.controlPlaneRestores ?? new Map(), restores)
+  )
+    return model;
   const upgraded = { ...model, controlPlaneVersions: versions };
-  const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) =>
-    upgradeOverlay(upgraded, cluster),
-  );
+  const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) => {
+    const upgrade = upgradeOverlay(upgraded, cluster);
+    const restore = restores.get(cluster);
+    return { ...(upgrade ? { upgrade } : {}), ...(restore ? { restore } : {}) };
+  });
   const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>
     compareStrings(a.name, b.name),
   );
-  return { ...model, apps, controlPlaneVersions: new Map(versions) };
+  return { ...model, apps, controlPlaneVersions: new Map(versions), controlPlaneRestores: new Map(restores) };
+}
+
+function sameRestores(
+  a: ReadonlyMap<string, RestoreOverlay>,
+  b: ReadonlyMap<string, RestoreOverlay>,
+): boolean {
+  const key = (m: ReadonlyMap<string, RestoreOverlay>) =>
+    JSON.stringify([...m].sort(([x], [y]) => compareStrings(x, y)));
+  return a.size === b.size && key(a) === key(b);
 }
 
 function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {

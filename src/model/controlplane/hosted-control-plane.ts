@@ -1,4 +1,11 @@
-import type { Cluster, ControlPlaneClass, ControlPlaneSpec, FleetModel, Labels } from "../types.js";
+import type {
+  Cluster,
+  ControlPlaneClass,
+  ControlPlaneSpec,
+  FleetModel,
+  Labels,
+  RestoreOverlay,
+} from "../types.js";
 
 /**
  * A hosted cluster's control plane with every default applied: what the render writes into the host
@@ -18,6 +25,10 @@ export interface HostedControlPlane {
   readonly controllerManager: ResolvedComponent;
   readonly scheduler: ResolvedComponent;
   readonly etcd: ResolvedEtcd;
+  /** An etcd restore stops the control plane (every component at zero replicas) until it restored. */
+  readonly stopped: boolean;
+  /** The etcd restore that runs or last ran, if any. */
+  readonly restore: RestoreOverlay | undefined;
   readonly expose: ControlPlaneSpec["expose"];
   readonly coreDNS: { readonly version: string; readonly replicas: number };
   readonly certificates: { readonly validity: string; readonly renewBefore: string };
@@ -44,9 +55,18 @@ export interface ResolvedEtcd {
   readonly backup: { readonly schedule: string; readonly storage: string; readonly suspend: boolean };
   /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
   readonly hostPort: number | undefined;
+  /** Where etcd keeps its data in its volume: data, or restore-<name> once a restore ran. */
+  readonly dataDir: string;
 }
 
 export const DEFAULT_REGISTRY = "registry.k8s.io";
+/** The mount point of etcd's volume; etcd makes its data directory inside it with the 0700 it insists on. */
+export const ETCD_VOLUME_DIR = "/var/lib/etcd";
+
+/** The data directory a restore writes into (a new one: etcdutl never overwrites data). */
+export function restoredDataDir(restore: string): string {
+  return `${ETCD_VOLUME_DIR}/restore-${restore}`;
+}
 export const DEFAULT_SERVICE_CIDR = "10.96.0.0/12";
 export const DEFAULT_COREDNS_VERSION = "v1.11.3";
 const DEFAULT_VALIDITY = "8760h";
@@ -69,7 +89,11 @@ export function sharedEtcdNamespace(name: string): string {
 export function resolveControlPlanes(
   model: Pick<
     FleetModel,
-    "clusters" | "controlPlaneClasses" | "controlPlaneVersions" | "controlPlaneUpgrades"
+    | "clusters"
+    | "controlPlaneClasses"
+    | "controlPlaneVersions"
+    | "controlPlaneUpgrades"
+    | "controlPlaneRestores"
   >,
   host?: string,
 ): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
@@ -77,7 +101,12 @@ export function resolveControlPlanes(
   return model.clusters.flatMap((cluster) => {
     const spec = cluster.spec.controlPlane;
     if (!spec || (host !== undefined && spec.host !== host)) return [];
-    const plane = resolveControlPlane(cluster, classes, upgradeOverlay(model, cluster.metadata.name));
+    const plane = resolveControlPlane(
+      cluster,
+      classes,
+      upgradeOverlay(model, cluster.metadata.name),
+      model.controlPlaneRestores?.get(cluster.metadata.name),
+    );
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
   });
@@ -125,6 +154,7 @@ export function resolveControlPlane(
   cluster: Cluster,
   classes: ReadonlyMap<string, ControlPlaneClass>,
   upgrade?: UpgradeOverlay,
+  restore?: RestoreOverlay,
 ): HostedControlPlane | undefined {
   const given = cluster.spec.controlPlane;
   const spec = given && upgrade ? { ...given, version: upgrade.version } : given;
@@ -160,7 +190,12 @@ export function resolveControlPlane(
       upgrade?.controllerManager?.extraArgs,
     ),
     scheduler: component(of.scheduler, 1, spec.version === undefined, upgrade?.scheduler?.extraArgs),
-    etcd: resolveEtcd(name, namespace, spec, of),
+    etcd: {
+      ...resolveEtcd(name, namespace, spec, of),
+      ...(restore?.phase === "Running" ? { dataDir: restoredDataDir(restore.name) } : {}),
+    },
+    stopped: restore !== undefined && restore.phase !== "Running",
+    restore,
     expose: spec.expose,
     coreDNS: {
       version: of.addons?.coreDNS?.version ?? DEFAULT_COREDNS_VERSION,
@@ -197,6 +232,7 @@ function resolveEtcd(
       suspend: backup?.suspend ?? false,
     },
     hostPort: etcdHostPort(spec),
+    dataDir: `${ETCD_VOLUME_DIR}/data`,
   };
 }
 

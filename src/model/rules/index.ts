@@ -2,6 +2,7 @@ import { hasErrors } from "../problem.js";
 import { checkClusterConnections } from "./cluster-connections.js";
 import { checkControlPlaneUpgrades } from "./control-plane-upgrades.js";
 import { checkDuplicateResources } from "./duplicate-resources.js";
+import { checkEtcdRestores } from "./etcd-restores.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
 import { checkHostedControlPlanes } from "./hosted-control-planes.js";
@@ -34,6 +35,7 @@ export const RULES: readonly Rule[] = [
   checkSchedulerProfiles,
   checkHostedControlPlanes,
   checkControlPlaneUpgrades,
+  checkEtcdRestores,
 ];
 
 /**

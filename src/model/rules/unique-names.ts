@@ -17,6 +17,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.migrations,
     model.controlPlaneClasses,
     model.controlPlaneUpgrades,
+    model.etcdRestores,
   ];
   for (const objects of groups) {
     for (const { item, earlier } of findDuplicates(

@@ -79,7 +79,33 @@ interface Case {
   readonly error: { readonly at: string; readonly code: Problem["code"]; readonly message: string };
 }
 
+const restoreFile = (cluster: string, snapshot = "etcd-backup-1.db") =>
+  `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: r1\nspec:\n  cluster: ${cluster}\n  snapshot: ${snapshot}\n`;
+
 const CASES: readonly Case[] = [
+  {
+    name: "a restore of an unknown cluster",
+    edit: { "controlplanes/r1.yaml": restoreFile("pc-9") },
+    error: {
+      at: "controlplanes/r1.yaml:6",
+      code: "UNKNOWN_REFERENCE",
+      message: 'unknown hosted cluster "pc-9"',
+    },
+  },
+  {
+    name: "a restore of a shared etcd",
+    edit: { "controlplanes/r1.yaml": restoreFile("pc-1") },
+    error: {
+      at: "controlplanes/r1.yaml:6",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "shared etcd etcd-a",
+    },
+  },
+  {
+    name: "a snapshot that names a path",
+    edit: { "controlplanes/r1.yaml": restoreFile("pc-1", "../../etc/passwd.db") },
+    error: { at: "controlplanes/r1.yaml:7", code: "SCHEMA_VIOLATION", message: "" },
+  },
   {
     name: "an upgrade of an unknown cluster",
     edit: { "controlplanes/cve.yaml": upgradeFile("cve", "v1.34.2", "- { name: a, clusters: [pc-9] }") },

@@ -1,0 +1,68 @@
+import { resolveControlPlane } from "../controlplane/hosted-control-plane.js";
+import { suggest } from "../schema-problems.js";
+import type { EtcdRestore } from "../types.js";
+import type { RuleContext } from "./rule.js";
+
+/** The longest restore name: its Job is etcd-restore-<name>, at most 63 characters. */
+const MAX_NAME = 63 - "etcd-restore-".length;
+
+/**
+ * An EtcdRestore must name a hosted cluster whose etcd gitfleet can restore — dedicated, one
+ * member — and be the only restore of that cluster in the repo; its name leaves room for its Job's.
+ */
+export function checkEtcdRestores(context: RuleContext): void {
+  const seen = new Map<string, EtcdRestore>();
+  for (const restore of context.model.etcdRestores) {
+    if (restore.metadata.name.length > MAX_NAME)
+      context.reporter.report({
+        origin: restore.origin,
+        path: ["metadata", "name"],
+        code: "INVALID_NAME",
+        message: `an EtcdRestore's name is at most ${MAX_NAME} characters (its Job is etcd-restore-<name>)`,
+      });
+    const why = unrestorable(context, restore);
+    if (why) {
+      context.reporter.report({ origin: restore.origin, path: ["spec", "cluster"], ...why });
+      continue;
+    }
+    const earlier = seen.get(restore.spec.cluster);
+    if (earlier)
+      context.reporter.report({
+        origin: restore.origin,
+        path: ["spec", "cluster"],
+        code: "DUPLICATE_NAME",
+        message: `${restore.spec.cluster} already has EtcdRestore "${earlier.metadata.name}" at ${context.reporter.where(earlier.origin, ["spec", "cluster"])}; remove the one that ran before adding another`,
+      });
+    seen.set(restore.spec.cluster, restore);
+  }
+}
+
+function unrestorable(
+  { model }: RuleContext,
+  restore: EtcdRestore,
+): { code: "UNKNOWN_REFERENCE" | "INVALID_FIELD_COMBINATION"; message: string } | undefined {
+  const name = restore.spec.cluster;
+  const cluster = model.clusters.find((c) => c.metadata.name === name);
+  if (!cluster?.spec.controlPlane) {
+    const hosted = model.clusters.filter((c) => c.spec.controlPlane).map((c) => c.metadata.name);
+    return {
+      code: "UNKNOWN_REFERENCE",
+      message: cluster
+        ? `cluster "${name}" is not hosted: gitfleet restores only the etcd of a control plane it runs`
+        : `unknown hosted cluster "${name}"${suggest(name, hosted)}`,
+    };
+  }
+  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
+  const plane = resolveControlPlane(cluster, classes);
+  if (plane?.etcd.mode === "Shared")
+    return {
+      code: "INVALID_FIELD_COMBINATION",
+      message: `${name} keeps its data in the shared etcd ${plane.etcd.name}: restoring a shared etcd would roll back every cluster in it, which gitfleet does not do`,
+    };
+  if (plane && plane.etcd.replicas > 1)
+    return {
+      code: "INVALID_FIELD_COMBINATION",
+      message: `${name}'s etcd has ${plane.etcd.replicas} members: gitfleet restores a single-member etcd only`,
+    };
+  return undefined;
+}

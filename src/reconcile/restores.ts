@@ -1,0 +1,143 @@
+import {
+  advanceRestore,
+  isRunning,
+  type RestoreReport,
+  type RestoreStatus,
+  restoreOverlays,
+} from "../migrate/etcd-restore.js";
+import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { compareStrings } from "../model/file-tree.js";
+import type { FleetModel, RestoreOverlay } from "../model/types.js";
+import { recordedRestores, restoreStatusPath, restoreStatusText } from "../status/restore-file.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { type ControlPlaneReportInput, gracedFailure } from "./upgrades.js";
+
+/** Every EtcdRestore advanced one step, and what the render and the status branch get from it. */
+export interface RestoresRound {
+  readonly statuses: ReadonlyMap<string, RestoreStatus>;
+  /** Per hosted cluster, where its restore stands for the render (restores whose file is gone included). */
+  readonly overlays: ReadonlyMap<string, RestoreOverlay>;
+  /** status/restores/<name>.yaml of the restores in the repo, by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** A line per phase change, for the commit message. */
+  readonly changes: readonly string[];
+  /** Some restore is under way: look again soon. */
+  readonly active: boolean;
+  /** Per hosted cluster, since when a component of its control plane cannot run. */
+  readonly failingSince: ReadonlyMap<string, number>;
+}
+
+export interface RestoresInput {
+  readonly model: FleetModel;
+  readonly renderedCommit: string;
+  /** Every restore status recorded on the branch (the files), by name. */
+  readonly recorded: ReadonlyMap<string, RestoreStatus>;
+  /** The last round's statuses (fresher than the branch's), by name. */
+  readonly last: ReadonlyMap<string, RestoreStatus> | undefined;
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  readonly failingSince: ReadonlyMap<string, number>;
+  readonly now: number;
+}
+
+/** Advances every EtcdRestore of the fleet with what its host reports. Pure. */
+export function advanceRestores(input: RestoresInput): RestoresRound {
+  const { model, now } = input;
+  const statuses = new Map<string, RestoreStatus>(input.recorded);
+  for (const [name, status] of input.last ?? []) statuses.set(name, status);
+  const files = new Map<string, string>();
+  const changes: string[] = [];
+  const failingSince = new Map<string, number>();
+  for (const restore of [...model.etcdRestores].sort((a, b) =>
+    compareStrings(a.metadata.name, b.metadata.name),
+  )) {
+    const name = restore.metadata.name;
+    const previous = statuses.get(name);
+    const cluster = previous?.cluster ?? restore.spec.cluster;
+    const host = model.clusters.find((c) => c.metadata.name === cluster)?.spec.controlPlane?.host;
+    const report =
+      previous && isRunning(previous.phase)
+        ? restoreReport(
+            { cluster, host, results: input.results, failingSince: input.failingSince, now },
+            name,
+            failingSince,
+          )
+        : undefined;
+    const outcome = advanceRestore({ restore, previous, sourceCommit: input.renderedCommit, report, now });
+    statuses.set(name, outcome.status);
+    files.set(restoreStatusPath(name), restoreStatusText(outcome.status));
+    if (outcome.change) changes.push(outcome.change);
+  }
+  return {
+    statuses,
+    overlays: restoreOverlays([...statuses.values()]),
+    files,
+    changes,
+    active: [...statuses.values()].some((s) => isRunning(s.phase)),
+    failingSince,
+  };
+}
+
+/** Where the restores stand as the branch records them: a restarted controller's first render, and `gitfleet plan`. */
+export function recordedRestoreOverlays(files: ReadonlyMap<string, string>): Map<string, RestoreOverlay> {
+  return restoreOverlays(recordedRestores(files));
+}
+
+/** The branch's restore statuses by name. */
+export function recordedRestoreStatuses(files: ReadonlyMap<string, string>): Map<string, RestoreStatus> {
+  return new Map(recordedRestores(files).map((s) => [s.restore, s]));
+}
+
+// What the host reports about a control plane under restore.
+function restoreReport(
+  input: ControlPlaneReportInput,
+  restore: string,
+  failingSince: Map<string, number>,
+): RestoreReport | undefined {
+  const hostResult = input.host === undefined ? undefined : input.results.get(input.host);
+  if (!hostResult?.reachable) return undefined;
+  const objects = hostResult.objects.filter((o) => o.app === controlPlaneAppName(input.cluster));
+  if (objects.length === 0) return undefined;
+  const stoppedKinds = objects.filter(
+    (o) => o.identity.startsWith("apps/StatefulSet/") || o.identity.endsWith("/kube-apiserver"),
+  );
+  const workloads = stoppedKinds.filter((o) => o.identity.startsWith("apps/"));
+  const stopped =
+    workloads.length >= 2 && workloads.every((o) => o.desiredReplicas === 0 && (o.readyReplicas ?? 0) === 0);
+  const job = objects.find((o) => o.identity.endsWith(`/etcd-restore-${restore}`));
+  const hosted = input.results.get(input.cluster);
+  const running =
+    objects.every((o) => o.action !== "held" && o.health.status === "Healthy") &&
+    hosted?.reachable === true &&
+    hosted.version !== undefined;
+  const failure = gracedFailure(input, failingSince);
+  return {
+    stopped,
+    ...(job
+      ? { job: { health: job.health.status, ...(job.health.reason ? { reason: job.health.reason } : {}) } }
+      : {}),
+    running,
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/**
+ * What merging a change does to the restores, for `gitfleet plan`: a restore the change adds starts
+ * (its control plane stops), the others stand as recorded. The overlays the head renders with, and a
+ * line per phase change. Pure.
+ */
+export function plannedRestores(
+  model: FleetModel,
+  files: ReadonlyMap<string, string>,
+  now: number,
+): { readonly overlays: ReadonlyMap<string, RestoreOverlay>; readonly changes: readonly string[] } {
+  const round = advanceRestores({
+    model,
+    renderedCommit: "the merge",
+    recorded: recordedRestoreStatuses(files),
+    last: undefined,
+    results: new Map(),
+    failingSince: new Map(),
+    now,
+  });
+  return { overlays: round.overlays, changes: round.changes.map((c) => `etcd restore ${c}`) };
+}

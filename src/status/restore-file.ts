@@ -1,0 +1,52 @@
+import { RESTORE_PHASES, type RestoreStatus } from "../migrate/etcd-restore.js";
+import { isJsonMap, type Json } from "../model/json.js";
+import { emitYaml } from "../render/yaml-emitter.js";
+import { readEmittedYaml } from "../render/yaml-reader.js";
+import { RESTORES_DIRECTORY } from "./layout.js";
+
+/** status/restores/<name>.yaml */
+export function restoreStatusPath(name: string): string {
+  return `${RESTORES_DIRECTORY}${name}.yaml`;
+}
+
+/** The status file's text: byte-stable for the same status. */
+export function restoreStatusText(status: RestoreStatus): string {
+  return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
+}
+
+/** Reads a status file's text back; undefined when it does not read as one (the branch is untrusted). */
+export function readRestoreStatus(text: string | undefined): RestoreStatus | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = readEmittedYaml(text);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonMap(value)) return undefined;
+  const phase = RESTORE_PHASES.find((p) => p === value.phase);
+  const fields = ["restore", "cluster", "snapshot", "since", "startedIn"] as const;
+  if (!phase || fields.some((f) => typeof value[f] !== "string" || String(value[f]).length > 256))
+    return undefined;
+  const field = (key: string) => String(value[key]);
+  return {
+    restore: field("restore"),
+    cluster: field("cluster"),
+    snapshot: field("snapshot"),
+    phase,
+    since: field("since"),
+    startedIn: field("startedIn"),
+    ...(typeof value.reason === "string" ? { reason: value.reason.slice(0, 1000) } : {}),
+  };
+}
+
+/** Every restore status the branch's files hold. */
+export function recordedRestores(files: ReadonlyMap<string, string>): RestoreStatus[] {
+  const statuses: RestoreStatus[] = [];
+  for (const [path, text] of files)
+    if (path.startsWith(RESTORES_DIRECTORY)) {
+      const status = readRestoreStatus(text);
+      if (status) statuses.push(status);
+    }
+  return statuses;
+}
