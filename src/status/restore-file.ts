@@ -1,8 +1,7 @@
 import { RESTORE_PHASES, type RestoreStatus } from "../migrate/etcd-restore.js";
-import { isJsonMap, type Json } from "../model/json.js";
-import { emitYaml } from "../render/yaml-emitter.js";
-import { readEmittedYaml } from "../render/yaml-reader.js";
+import { isJsonMap } from "../model/json.js";
 import { RESTORES_DIRECTORY } from "./layout.js";
+import { readStatusYaml, statusYaml } from "./status-yaml.js";
 
 /** status/restores/<name>.yaml */
 export function restoreStatusPath(name: string): string {
@@ -11,18 +10,12 @@ export function restoreStatusPath(name: string): string {
 
 /** The status file's text: byte-stable for the same status. */
 export function restoreStatusText(status: RestoreStatus): string {
-  return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
+  return statusYaml(status);
 }
 
 /** Reads a status file's text back; undefined when it does not read as one (the branch is untrusted). */
 export function readRestoreStatus(text: string | undefined): RestoreStatus | undefined {
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = readEmittedYaml(text);
-  } catch {
-    return undefined;
-  }
+  const value = readStatusYaml(text);
   if (!isJsonMap(value)) return undefined;
   const phase = RESTORE_PHASES.find((p) => p === value.phase);
   const fields = ["restore", "cluster", "snapshot", "since", "startedIn"] as const;

@@ -1,10 +1,9 @@
 import type { UpgradeBatchStatus, UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import { BATCH_STATES } from "../migrate/migration-state.js";
 import type { HealthStatus } from "../model/health.js";
-import { asList, asMap, isJsonMap, type Json } from "../model/json.js";
-import { emitYaml } from "../render/yaml-emitter.js";
-import { readEmittedYaml } from "../render/yaml-reader.js";
+import { asList, asMap, isJsonMap } from "../model/json.js";
 import { UPGRADES_DIRECTORY } from "./layout.js";
+import { readStatusYaml, statusYaml } from "./status-yaml.js";
 
 /** status/upgrades/<name>.yaml */
 export function upgradeStatusPath(name: string): string {
@@ -13,7 +12,7 @@ export function upgradeStatusPath(name: string): string {
 
 /** The status file's text: byte-stable for the same status. */
 export function upgradeStatusText(status: UpgradeStatus): string {
-  return emitYaml(JSON.parse(JSON.stringify(status)) as Json);
+  return statusYaml(status);
 }
 
 const HEALTH: readonly HealthStatus[] = ["Healthy", "Progressing", "Degraded", "Missing", "Unknown"];
@@ -23,13 +22,7 @@ const HEALTH: readonly HealthStatus[] = ["Healthy", "Progressing", "Degraded", "
  * are dropped, a batch with an unknown state is skipped, a health it does not know reads Unknown.
  */
 export function readUpgradeStatus(text: string | undefined): UpgradeStatus | undefined {
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = readEmittedYaml(text);
-  } catch {
-    return undefined;
-  }
+  const value = readStatusYaml(text);
   if (!isJsonMap(value) || typeof value.upgrade !== "string" || typeof value.version !== "string")
     return undefined;
   const batches: UpgradeBatchStatus[] = [];

@@ -7,7 +7,7 @@ import {
 } from "../../src/migrate/etcd-restore.js";
 import { withControlPlaneVersions } from "../../src/model/controlplane/generated-apps.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import type { JsonMap } from "../../src/model/json.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
 import { loadFleet } from "../../src/model/load-fleet.js";
 import type { EtcdRestore, FleetModel, RestoreOverlay } from "../../src/model/types.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
@@ -156,9 +156,9 @@ describe("a control plane rendered under restore", () => {
     const app = restored.apps.find((a) => a.name === "gitfleet-cp-pc-3");
     return new Map((app?.resources ?? []).map((r) => [`${r.kind}/${r.name}`, r.object as JsonMap]));
   };
-  const replicas = (found: Map<string, JsonMap>, key: string) => (found.get(key)?.spec as JsonMap).replicas;
+  const replicas = (found: Map<string, JsonMap>, key: string) => asMap(found.get(key)?.spec).replicas;
   const etcdArgs = (found: Map<string, JsonMap>) =>
-    JSON.stringify(((found.get("StatefulSet/etcd")?.spec as JsonMap).template as JsonMap).spec);
+    JSON.stringify(asMap(asMap(asMap(found.get("StatefulSet/etcd")?.spec).template).spec));
 
   it("stops every component, runs the Job only while Restoring, and starts etcd from the restored data", () => {
     const normal = objects(undefined);
