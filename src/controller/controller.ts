@@ -6,7 +6,8 @@ import { type RestoreStatus, restoreOverlays } from "../migrate/etcd-restore.js"
 import type { PairReport } from "../migrate/migration-state.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
-import type { RestoreOverlay } from "../model/types.js";
+import { sameEntries } from "../model/same-entries.js";
+import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import {
   advanceMigrations,
@@ -179,7 +180,7 @@ export class Controller implements Reconciles {
     const used = this.lastObservations as ObservedState | undefined;
     const versionsMoved =
       state.model !== undefined &&
-      (!sameVersions(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
+      (!sameEntries(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
         JSON.stringify([...this.controlPlaneRestores(state)]) !==
           JSON.stringify([...(used?.controlPlaneRestores ?? [])]));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
@@ -221,7 +222,10 @@ export class Controller implements Reconciles {
       // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
       inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
       ...(this.migrations ? { gates: this.migrations.gates } : {}),
-      ...(model.controlPlaneClasses.length > 0 ? { recordedVersions: recordedVersions(syncFiles) } : {}),
+      // The hosted clusters' /version as recorded: what the order of their components reads until synced.
+      ...(model.controlPlaneClasses.length > 0
+        ? { recordedVersions: recordedVersions(syncFiles, hostedClusterNames(model)) }
+        : {}),
     };
   }
 
@@ -547,7 +551,6 @@ function pairReport(
   };
 }
 
-function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string> | undefined): boolean {
-  const other = b ?? new Map<string, string>();
-  return a.size === other.size && [...a].every(([cluster, version]) => other.get(cluster) === version);
+function hostedClusterNames(model: FleetModel): string[] {
+  return model.clusters.filter((c) => c.spec.controlPlane).map((c) => c.metadata.name);
 }

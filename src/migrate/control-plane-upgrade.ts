@@ -5,7 +5,6 @@ import { compareVersions, parseGitVersion, parseKubeVersion } from "../model/kub
 import type { ControlPlaneUpgrade, Migration } from "../model/types.js";
 import {
   advanceMigration,
-  type BatchState,
   type BatchStatus,
   isStarted,
   type MigrationStatus,
@@ -20,17 +19,8 @@ import {
 // clusters render with the upgrade's, the others (and a rolled-back batch's) with their class's.
 // Pure: the status it returns is status/upgrades/<name>.yaml, read back after a restart.
 
-/** One batch as status/upgrades/<name>.yaml records it. */
-export interface UpgradeBatchStatus {
-  readonly name: string;
-  readonly state: BatchState;
-  /** ISO time of the last state change. */
-  readonly since: string;
-  /** The source commit in which the batch was approved when it started. */
-  readonly approvedIn?: string;
-  /** ISO time every control plane of the batch ran the version Healthy: the window starts here. */
-  readonly observingSince?: string;
-  readonly reason?: string;
+/** One batch as status/upgrades/<name>.yaml records it: a migration batch's state, by hosted cluster. */
+export interface UpgradeBatchStatus extends Omit<BatchStatus, "apps"> {
   /** Per hosted cluster, its control plane's health as last seen. */
   readonly clusters: Readonly<Record<string, HealthStatus>>;
 }
@@ -206,11 +196,6 @@ export function toMigrationStatus(
   };
 }
 
-/** Whether a batch's clusters run the upgrade's version: started and not rolled back. */
-export function runsUpgrade(state: BatchState | undefined): boolean {
-  return isStarted(state);
-}
-
 /**
  * The version each hosted cluster renders with because of an upgrade: the upgrade's version for the
  * clusters of its started batches (not rolled back) whose status was recorded for that version. The
@@ -233,7 +218,7 @@ export function upgradeVersions(
 // The clusters of an upgrade's batches that started and were not rolled back.
 function upgradedClusters(upgrade: ControlPlaneUpgrade, recorded: UpgradeStatus): string[] {
   return upgrade.spec.batches.flatMap((batch) =>
-    runsUpgrade(recorded.batches.find((b) => b.name === batch.name)?.state) ? batch.clusters : [],
+    isStarted(recorded.batches.find((b) => b.name === batch.name)?.state) ? batch.clusters : [],
   );
 }
 

@@ -8,6 +8,7 @@ import type { ChartRenders } from "../model/helm/chart-request.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
+import { sameEntries } from "../model/same-entries.js";
 import type { FleetModel } from "../model/types.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { renderFleet } from "../render/render-fleet.js";
@@ -217,7 +218,7 @@ export function observationStep(
 
 // "pc-1: v1.36.1 → v1.36.3" for each hosted control plane whose version an upgrade batch moved.
 function versionLines(before: FleetModel | undefined, after: FleetModel): string[] {
-  if (!before || sameMap(before.controlPlaneVersions, after.controlPlaneVersions)) return [];
+  if (!before || sameEntries(before.controlPlaneVersions, after.controlPlaneVersions)) return [];
   const was = new Map(
     resolveControlPlanes(before).map(({ plane }) => [plane.cluster, plane.apiServer.version]),
   );
@@ -227,15 +228,6 @@ function versionLines(before: FleetModel | undefined, after: FleetModel): string
       ? [`${plane.cluster}: ${from} → ${plane.apiServer.version}`]
       : [];
   });
-}
-
-function sameMap(
-  a: ReadonlyMap<string, string> | undefined,
-  b: ReadonlyMap<string, string> | undefined,
-): boolean {
-  const x = a ?? new Map<string, string>();
-  const y = b ?? new Map<string, string>();
-  return x.size === y.size && [...x].every(([k, v]) => y.get(k) === v);
 }
 
 // An upgrade's version change is the subject when nothing else moved, else a body line each.

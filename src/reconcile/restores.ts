@@ -10,7 +10,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { recordedRestores, restoreStatusPath, restoreStatusText } from "../status/restore-file.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { type ControlPlaneReportInput, gracedFailure } from "./upgrades.js";
+import { controlPlaneReport, lasting } from "./upgrades.js";
 
 /** Every EtcdRestore advanced one step, and what the render and the status branch get from it. */
 export interface RestoresRound {
@@ -87,37 +87,45 @@ export function recordedRestoreStatuses(files: ReadonlyMap<string, string>): Map
   return new Map(recordedRestores(files).map((s) => [s.restore, s]));
 }
 
-// What the host reports about a control plane under restore.
+// What the host reports about a control plane under restore: its own workloads stopped, the restore
+// Job's health, and whether it runs again (every object Healthy and applied, the hosted cluster
+// answering).
 function restoreReport(
-  input: ControlPlaneReportInput,
+  input: RestoreReportInput,
   restore: string,
   failingSince: Map<string, number>,
 ): RestoreReport | undefined {
-  const hostResult = input.host === undefined ? undefined : input.results.get(input.host);
-  if (!hostResult?.reachable) return undefined;
-  const objects = hostResult.objects.filter((o) => o.app === controlPlaneAppName(input.cluster));
-  if (objects.length === 0) return undefined;
-  const stoppedKinds = objects.filter(
+  const seen = controlPlaneReport(input.cluster, input.host, input.results);
+  const objects = input.results
+    .get(input.host ?? "")
+    ?.objects.filter((o) => o.app === controlPlaneAppName(input.cluster));
+  if (!seen || !objects) return undefined;
+  const etcdAndApiServer = objects.filter(
     (o) => o.identity.startsWith("apps/StatefulSet/") || o.identity.endsWith("/kube-apiserver"),
   );
-  const workloads = stoppedKinds.filter((o) => o.identity.startsWith("apps/"));
   const stopped =
-    workloads.length >= 2 && workloads.every((o) => o.desiredReplicas === 0 && (o.readyReplicas ?? 0) === 0);
+    etcdAndApiServer.length >= 2 &&
+    etcdAndApiServer.every((o) => o.desiredReplicas === 0 && (o.readyReplicas ?? 0) === 0);
   const job = objects.find((o) => o.identity.endsWith(`/etcd-restore-${restore}`));
   const hosted = input.results.get(input.cluster);
-  const running =
-    objects.every((o) => o.action !== "held" && o.health.status === "Healthy") &&
-    hosted?.reachable === true &&
-    hosted.version !== undefined;
-  const failure = gracedFailure(input, failingSince);
+  const failure = lasting(input.cluster, seen.failure, input, failingSince);
   return {
     stopped,
     ...(job
       ? { job: { health: job.health.status, ...(job.health.reason ? { reason: job.health.reason } : {}) } }
       : {}),
-    running,
+    running:
+      seen.settled && seen.health === "Healthy" && hosted?.reachable === true && hosted.version !== undefined,
     ...(failure ? { failure } : {}),
   };
+}
+
+interface RestoreReportInput {
+  readonly cluster: string;
+  readonly host: string | undefined;
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  readonly failingSince: ReadonlyMap<string, number>;
+  readonly now: number;
 }
 
 /**

@@ -2,11 +2,11 @@ import {
   advanceUpgrade,
   type ControlPlaneReport,
   nextUpgradeWindowEnd,
-  runsUpgrade,
   type UpgradeBatchStatus,
   type UpgradeStatus,
   upgradeVersions,
 } from "../migrate/control-plane-upgrade.js";
+import { isStarted } from "../migrate/migration-state.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ControlPlaneUpgrade, FleetModel } from "../model/types.js";
@@ -96,8 +96,7 @@ export function advanceUpgrades(input: UpgradesInput): UpgradesRound {
   };
 }
 
-// A control plane's report, its failure kept back until it lasted the grace (Progressing until then);
-// `failingSince` records since when it has been failing.
+// A control plane's report, its failure kept back until it lasted the grace (Progressing until then).
 function graced(
   cluster: string,
   host: string | undefined,
@@ -105,34 +104,24 @@ function graced(
   failingSince: Map<string, number>,
 ): ControlPlaneReport | undefined {
   const seen = controlPlaneReport(cluster, host, input.results);
-  if (!seen?.failure) return seen;
-  if (gracedFailure({ ...input, cluster, host }, failingSince)) return seen;
+  if (!seen?.failure || lasting(cluster, seen.failure, input, failingSince)) return seen;
   const { failure: _, ...rest } = seen;
   return { ...rest, health: rest.health === "Degraded" ? "Degraded" : "Progressing" };
 }
 
-/** What a control plane's failure is judged from. */
-export interface ControlPlaneReportInput {
-  readonly cluster: string;
-  readonly host: string | undefined;
-  readonly results: ReadonlyMap<string, ClusterSyncResult>;
-  /** From the last round: since when each control plane has had a component that cannot run. */
-  readonly failingSince: ReadonlyMap<string, number>;
-  readonly now: number;
-}
-
 /**
- * Why a component of the control plane cannot run, once that lasted FAILURE_GRACE_MS; records in
- * `failingSince` since when it fails (a control plane that recovers leaves it). Pure but for that map.
+ * A control plane's failure once it lasted FAILURE_GRACE_MS, else undefined; records in
+ * `failingSince` since when it fails (one that recovers is left out of it). Pure but for that map.
  */
-export function gracedFailure(
-  input: ControlPlaneReportInput,
+export function lasting(
+  cluster: string,
+  failure: string | undefined,
+  input: { readonly failingSince: ReadonlyMap<string, number>; readonly now: number },
   failingSince: Map<string, number>,
 ): string | undefined {
-  const failure = controlPlaneReport(input.cluster, input.host, input.results)?.failure;
   if (!failure) return undefined;
-  const since = input.failingSince.get(input.cluster) ?? input.now;
-  failingSince.set(input.cluster, since);
+  const since = input.failingSince.get(cluster) ?? input.now;
+  failingSince.set(cluster, since);
   return input.now - since >= FAILURE_GRACE_MS ? failure : undefined;
 }
 
@@ -190,7 +179,7 @@ export function approvedUpgradePart(
   let earlierSucceeded = true;
   for (const batch of upgrade.spec.batches) {
     const status = recorded.batches.find((b) => b.name === batch.name);
-    const started = status !== undefined && runsUpgrade(status.state);
+    const started = status !== undefined && isStarted(status.state);
     if (status && (!started || (batch.approved === true && earlierSucceeded))) batches.push(status);
     earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
   }

@@ -151,7 +151,7 @@ function renderRevisions(input: RevisionRenders): {
   upgrades: ReturnType<typeof plannedUpgrades>;
 } {
   const { base, head, statusTree, running } = input;
-  const statusFiles = statusTree ? upgradeFiles(statusTree) : new Map<string, string>();
+  const statusFiles = statusTree ? controlPlaneStatusFiles(statusTree) : new Map<string, string>();
   const planned = plannedUpgrades(head, statusFiles, Date.now());
   const restores = plannedRestores(head, statusFiles, Date.now());
   const upgrades = { ...planned, changes: [...planned.changes, ...restores.changes] };
@@ -194,8 +194,8 @@ function renderRevisions(input: RevisionRenders): {
   return { baseRender, headRender, upgrades };
 }
 
-// status/upgrades/ as the status branch holds it.
-function upgradeFiles(tree: FileTree): Map<string, string> {
+// status/upgrades/ and status/restores/ as the status branch holds them.
+function controlPlaneStatusFiles(tree: FileTree): Map<string, string> {
   const files = new Map<string, string>();
   for (const [path, bytes] of tree)
     if (path.startsWith(UPGRADES_DIRECTORY) || path.startsWith(RESTORES_DIRECTORY))

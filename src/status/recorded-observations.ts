@@ -36,18 +36,19 @@ export function recordedClusters(files: ReadonlyMap<string, string>): RecordedCl
 }
 
 /**
- * Per cluster, the Kubernetes version its /version reported as status/clusters/<cluster>.yaml
+ * Per cluster asked for, the Kubernetes version its /version reported as status/clusters/<cluster>.yaml
  * records it (observed.kubernetesVersion): what a restarted controller orders a hosted control
  * plane's components by until it has synced the hosted cluster again. Pure.
  */
-export function recordedVersions(files: ReadonlyMap<string, string>): Map<string, string> {
+export function recordedVersions(
+  files: ReadonlyMap<string, string>,
+  clusters: Iterable<string>,
+): Map<string, string> {
   const versions = new Map<string, string>();
-  for (const [path, text] of files) {
-    if (!path.startsWith(CLUSTERS_DIRECTORY) || !path.endsWith(".yaml")) continue;
-    const cluster = path.slice(CLUSTERS_DIRECTORY.length, -".yaml".length);
-    const version = observedBlock(text, false)?.kubernetesVersion;
-    if (!cluster.includes("/") && typeof version === "string" && version.length <= 128)
-      versions.set(cluster, version);
+  for (const cluster of clusters) {
+    const text = files.get(`${CLUSTERS_DIRECTORY}${cluster}.yaml`);
+    const version = text === undefined ? undefined : observedBlock(text, false)?.kubernetesVersion;
+    if (typeof version === "string" && version.length <= 128) versions.set(cluster, version);
   }
   return versions;
 }

@@ -1,8 +1,8 @@
 import type { UpgradeBatchStatus, UpgradeStatus } from "../migrate/control-plane-upgrade.js";
-import { BATCH_STATES } from "../migrate/migration-state.js";
 import type { HealthStatus } from "../model/health.js";
 import { asList, asMap, isJsonMap } from "../model/json.js";
 import { UPGRADES_DIRECTORY } from "./layout.js";
+import { readBatchHead } from "./migration-file.js";
 import { readStatusYaml, statusYaml } from "./status-yaml.js";
 
 /** status/upgrades/<name>.yaml */
@@ -28,21 +28,12 @@ export function readUpgradeStatus(text: string | undefined): UpgradeStatus | und
   const batches: UpgradeBatchStatus[] = [];
   for (const entry of asList(value.batches)) {
     const batch = asMap(entry);
-    const state = BATCH_STATES.find((s) => s === batch.state);
-    if (typeof batch.name !== "string" || !state || typeof batch.since !== "string") continue;
+    const head = readBatchHead(batch);
+    if (!head) continue;
     const clusters: Record<string, HealthStatus> = {};
     for (const [cluster, health] of Object.entries(asMap(batch.clusters)))
       clusters[cluster] = HEALTH.find((h) => h === health) ?? "Unknown";
-    const text = (key: string) => (typeof batch[key] === "string" ? { [key]: batch[key] as string } : {});
-    batches.push({
-      name: batch.name,
-      state,
-      since: batch.since,
-      ...text("approvedIn"),
-      ...text("observingSince"),
-      ...text("reason"),
-      clusters,
-    });
+    batches.push({ ...head, clusters });
   }
   return { upgrade: value.upgrade, version: value.version, batches };
 }

@@ -5,6 +5,7 @@ import { compareStrings } from "../file-tree.js";
 import { identityOf } from "../identity.js";
 import type { JsonMap } from "../json.js";
 import { CLUSTER_SCOPED_KINDS, groupKind } from "../kinds.js";
+import { sameEntries } from "../same-entries.js";
 import type {
   App,
   AppBuilds,
@@ -128,7 +129,7 @@ export function withControlPlaneVersions(
   restores: ReadonlyMap<string, RestoreOverlay> = new Map(),
 ): FleetModel {
   if (
-    sameVersions(model.controlPlaneVersions ?? new Map(), versions) &&
+    sameEntries(model.controlPlaneVersions, versions) &&
     sameRestores(model.controlPlaneRestores ?? new Map(), restores)
   )
     return model;
@@ -151,10 +152,6 @@ function sameRestores(
   const key = (m: ReadonlyMap<string, RestoreOverlay>) =>
     JSON.stringify([...m].sort(([x], [y]) => compareStrings(x, y)));
   return a.size === b.size && key(a) === key(b);
-}
-
-function sameVersions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  return a.size === b.size && [...a].every(([cluster, version]) => b.get(cluster) === version);
 }
 
 function generatedApp(
