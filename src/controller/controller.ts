@@ -4,6 +4,7 @@ import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer, SyncTarget } from "../kube/syncer.js";
 import { type RestoreStatus, restoreOverlays } from "../migrate/etcd-restore.js";
 import type { PairReport } from "../migrate/migration-state.js";
+import { sameRestores } from "../model/controlplane/generated-apps.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
@@ -178,11 +179,10 @@ export class Controller implements Reconciles {
     // below carries; an upgrade batch that starts or rolls back renders again in the next round.
     this.advancePolicies(state, syncFiles, now);
     const used = this.lastObservations as ObservedState | undefined;
-    const versionsMoved =
+    const planesMoved =
       state.model !== undefined &&
       (!sameEntries(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
-        JSON.stringify([...this.controlPlaneRestores(state)]) !==
-          JSON.stringify([...(used?.controlPlaneRestores ?? [])]));
+        !sameRestores(this.controlPlaneRestores(state), used?.controlPlaneRestores));
     const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
     // resync, or apps still progressing ask the members again.
@@ -201,7 +201,7 @@ export class Controller implements Reconciles {
     }
     // 5. What the members reported so far; 6. the next round's time.
     const published = await this.publishObserved();
-    const moved: Requeue | undefined = versionsMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
+    const moved: Requeue | undefined = planesMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
     const requeue = earliest([moved, published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
   }

@@ -1,6 +1,5 @@
 import { applicationFailover } from "../failover/workload-failover.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
-import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
@@ -67,28 +66,23 @@ export function observationKeys(
   };
 }
 
-// A hosted control plane renders again when an upgrade batch moves its version.
+// A hosted control plane renders again when an upgrade batch moves its version or a restore its phase.
 function upgradeKeys(model: FleetModel, observations: ObservedState, apps: Map<string, string[]>): void {
-  const upgrading =
-    model.controlPlaneUpgrades.length > 0 ||
-    (model.controlPlaneVersions?.size ?? 0) > 0 ||
-    (observations.controlPlaneRestores?.size ?? 0) > 0 ||
-    (model.controlPlaneRestores?.size ?? 0) > 0;
-  for (const { plane } of upgrading ? resolveControlPlanes(model) : []) {
-    const app = controlPlaneAppName(plane.cluster);
-    const version = observations.controlPlaneVersions?.get(plane.cluster);
-    const restore = observations.controlPlaneRestores?.get(plane.cluster);
-    if (
-      version !== undefined ||
-      restore !== undefined ||
-      model.controlPlaneVersions?.has(plane.cluster) ||
-      model.controlPlaneRestores?.has(plane.cluster)
-    )
-      apps.set(app, [
-        ...(apps.get(app) ?? []),
-        `upgrade:${version ?? ""}`,
-        `restore:${JSON.stringify(restore ?? null)}`,
-      ]);
+  const clusters = new Set([
+    ...(observations.controlPlaneVersions?.keys() ?? []),
+    ...(observations.controlPlaneRestores?.keys() ?? []),
+    ...(model.controlPlaneVersions?.keys() ?? []),
+    ...(model.controlPlaneRestores?.keys() ?? []),
+  ]);
+  for (const cluster of clusters) {
+    const app = controlPlaneAppName(cluster);
+    const version = observations.controlPlaneVersions?.get(cluster);
+    const restore = observations.controlPlaneRestores?.get(cluster);
+    apps.set(app, [
+      ...(apps.get(app) ?? []),
+      `upgrade:${version ?? ""}`,
+      `restore:${JSON.stringify(restore ?? null)}`,
+    ]);
   }
 }
 

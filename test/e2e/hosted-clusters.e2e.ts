@@ -140,47 +140,38 @@ spec:
   scheduler: { replicas: 1 }
   etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, backup: { schedule: "* * * * *", storage: 1Gi } }
 `,
-    "apps/web/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n",
-    "apps/web/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web, namespace: web }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      containers: [{ name: web, image: "nginx:1.27", resources: { requests: { cpu: 100m, memory: 64Mi } } }]
-`,
-    "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata: { name: web }
-spec:
-  apps: [web]
-  clusterAffinity: { labelSelector: { matchLabels: { env: hosted } } }
-  replicaScheduling: { type: Duplicated }
-`,
+    ...nginxApp("web", 2, "replicaScheduling: { type: Duplicated }"),
     // Divided, and moved at once off a cluster whose NoExecute taint it does not tolerate.
-    "apps/shop/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n",
-    "apps/shop/deployment.yaml": `apiVersion: apps/v1
+    ...nginxApp(
+      "shop",
+      4,
+      "replicaScheduling: { type: Divided }\n  failover: { cluster: { tolerationSeconds: 0, purgeMode: Directly } }",
+    ),
+  };
+}
+
+// An app of one nginx Deployment in its own namespace, placed on the hosted clusters as `scheduling` says.
+function nginxApp(name: string, replicas: number, scheduling: string): Record<string, string> {
+  return {
+    [`apps/${name}/namespace.yaml`]: `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`,
+    [`apps/${name}/deployment.yaml`]: `apiVersion: apps/v1
 kind: Deployment
-metadata: { name: shop, namespace: shop }
+metadata: { name: ${name}, namespace: ${name} }
 spec:
-  replicas: 4
-  selector: { matchLabels: { app: shop } }
+  replicas: ${replicas}
+  selector: { matchLabels: { app: ${name} } }
   template:
-    metadata: { labels: { app: shop } }
+    metadata: { labels: { app: ${name} } }
     spec:
-      containers: [{ name: shop, image: "nginx:1.27", resources: { requests: { cpu: 100m, memory: 64Mi } } }]
+      containers: [{ name: ${name}, image: "nginx:1.27", resources: { requests: { cpu: 100m, memory: 64Mi } } }]
 `,
-    "placements/shop.yaml": `apiVersion: gitfleet.io/v1alpha1
+    [`placements/${name}.yaml`]: `apiVersion: gitfleet.io/v1alpha1
 kind: Placement
-metadata: { name: shop }
+metadata: { name: ${name} }
 spec:
-  apps: [shop]
+  apps: [${name}]
   clusterAffinity: { labelSelector: { matchLabels: { env: hosted } } }
-  replicaScheduling: { type: Divided }
-  failover: { cluster: { tolerationSeconds: 0, purgeMode: Directly } }
+  ${scheduling}
 `,
   };
 }

@@ -128,10 +128,7 @@ export function withControlPlaneVersions(
   versions: ReadonlyMap<string, string>,
   restores: ReadonlyMap<string, RestoreOverlay> = new Map(),
 ): FleetModel {
-  if (
-    sameEntries(model.controlPlaneVersions, versions) &&
-    sameRestores(model.controlPlaneRestores ?? new Map(), restores)
-  )
+  if (sameEntries(model.controlPlaneVersions, versions) && sameRestores(model.controlPlaneRestores, restores))
     return model;
   const upgraded = { ...model, controlPlaneVersions: versions };
   const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) => {
@@ -145,10 +142,12 @@ export function withControlPlaneVersions(
   return { ...model, apps, controlPlaneVersions: new Map(versions), controlPlaneRestores: new Map(restores) };
 }
 
-function sameRestores(
-  a: ReadonlyMap<string, RestoreOverlay>,
-  b: ReadonlyMap<string, RestoreOverlay>,
+/** Whether two clusters→restore maps say the same (a missing map says none). Pure. */
+export function sameRestores(
+  a: ReadonlyMap<string, RestoreOverlay> | undefined,
+  b: ReadonlyMap<string, RestoreOverlay> | undefined,
 ): boolean {
+  if (!a || !b) return (a?.size ?? 0) === 0 && (b?.size ?? 0) === 0;
   const key = (m: ReadonlyMap<string, RestoreOverlay>) =>
     JSON.stringify([...m].sort(([x], [y]) => compareStrings(x, y)));
   return a.size === b.size && key(a) === key(b);
