@@ -20,6 +20,15 @@ export interface ServedParts {
   readonly syncer?: Syncer;
   readonly prober?: ClusterProber;
   readonly loop: ReconcileLoop;
+  /** One replica of several (--leader-elect): rounds, readiness and its reason come from the election. */
+  readonly replica?: Replica;
+}
+
+/** What a replica of a highly available controller answers in place of its loop. */
+export interface Replica {
+  trigger(reason: string): void;
+  readonly ready: boolean;
+  readonly notReadyBecause: string | undefined;
 }
 
 export interface ServeOptions {
@@ -67,15 +76,20 @@ export class ControllerEndpoints {
 
   /** Serves the dashboard, JSON API, metrics, webhook and health on one port for a built controller. */
   async serve(options: ServeOptions, parts: ServedParts): Promise<ControllerServer> {
-    const { loop } = parts;
+    const { loop, replica } = parts;
     this.parts = parts;
     this.server = await startControllerServer({
       listen: options.listen,
       webhookSecret: options.webhookSecret,
       sourceBranch: options.branch,
-      trigger: (reason) => loop.trigger(reason),
-      ready: () => loop.ready,
-      notReadyBecause: () => (loop.problem?.kind === "terminal" ? loop.problem.message : undefined),
+      trigger: (reason) => (replica ? replica.trigger(reason) : loop.trigger(reason)),
+      ready: () => replica?.ready ?? loop.ready,
+      notReadyBecause: () =>
+        replica
+          ? replica.notReadyBecause
+          : loop.problem?.kind === "terminal"
+            ? loop.problem.message
+            : undefined,
       logger: options.logger,
       metrics: this.metrics,
       api: fleetApi(this.repo, options),
@@ -135,7 +149,7 @@ function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
   for (const [cluster, { health }] of parts?.prober?.conditions() ?? new Map<string, never>())
     clusters.set(cluster, { ready: health.ready });
   return {
-    ready: parts?.loop.ready ?? false,
+    ready: (parts?.replica ? parts.replica.ready : parts?.loop.ready) ?? false,
     clusters,
     synced: parts?.syncer?.latest() ?? new Map(),
     decisions: (parts?.reconciler.snapshot().state.render.decisions ?? []).map((d) => ({

@@ -54,6 +54,7 @@ export class ReconcileLoop {
   private running: Promise<void> | undefined;
   private pending: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private stopped = false;
   private succeeded = false;
   private failure: LoopProblem | undefined;
@@ -77,17 +78,19 @@ export class ReconcileLoop {
 
   /** Reconciles now, then every interval. */
   start(): void {
+    this.started = true;
     this.trigger("start");
     this.timer = setInterval(() => this.trigger("poll"), this.options.intervalMs);
     this.timer.unref();
   }
 
   /**
-   * Asks for a reconcile; returns at once. The timer's polls wait while a configuration error stands
+   * Asks for a reconcile; returns at once; ignored before `start`. The timer's polls wait while a configuration error stands
    * or a backoff runs; any other reason (a webhook, a retry, a member's change) reconciles.
    */
   trigger(reason: string): void {
-    if (this.stopped) return;
+    // Before start (a standby replica) nothing runs: asking is for the loop that runs.
+    if (this.stopped || !this.started) return;
     if (reason === "poll" && this.failure) return;
     if (this.running) {
       this.pending = reason;

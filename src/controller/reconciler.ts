@@ -69,6 +69,12 @@ export interface ReconcilerOptions {
   readonly onProgress?: (stage: string) => void;
   /** Called after every status commit this reconciler published, with its message. */
   readonly onCommit?: (commit: { readonly oid: string; readonly message: string }) => void;
+  /**
+   * Checked right before the status branch moves: throws when this process may not write (a standby,
+   * or a leader whose Lease ran out — see kube/leader-lease.ts). The branch's compare-and-swap stays
+   * the last line of defence.
+   */
+  readonly fence?: () => void;
   /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
   readonly onStage?: (stage: "written" | "published") => void | Promise<void>;
 }
@@ -157,6 +163,20 @@ export class Reconciler {
   /** The observed block of a status file on the branch (status/clusters/<c>.yaml's holds the probes' condition). */
   observedBlock(path: string): string | undefined {
     return this.observed.get(path);
+  }
+
+  /**
+   * A standby's warm state: fetches, and restores from the status branch's tip when it moved — what a
+   * takeover's first round would do, done ahead so that round starts from it. Writes nothing.
+   */
+  async follow(): Promise<"current" | "restored"> {
+    const { repo, branch, statusBranch } = this.options;
+    await repo.fetch([branch, statusBranch]);
+    const head = await repo.branchTip(branch);
+    const tip = await repo.branchTip(statusBranch);
+    if (!head || (this.state && tip === this.statusTip)) return "current";
+    await this.restore(tip, head);
+    return "restored";
   }
 
   /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
@@ -596,9 +616,13 @@ export class Reconciler {
     sourceCommit: string,
     onWritten?: (written: boolean) => Promise<void>,
   ): Promise<Published> {
+    const { fence } = this.options;
     return publishStatusCommit(this.options.repo, {
       branch: this.options.statusBranch,
-      ...(onWritten ? { onWritten } : {}),
+      onWritten: async (written) => {
+        await onWritten?.(written);
+        fence?.();
+      },
       parent,
       changes,
       message,

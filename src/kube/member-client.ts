@@ -49,6 +49,8 @@ export interface MemberClientOptions {
   /** The largest answer read, in bytes, for a list (default 64 MiB) and for anything else (default 8 MiB). */
   readonly maxListBytes?: number;
   readonly maxResponseBytes?: number;
+  /** Checked before every request that writes (any method but GET): throws when this process may not write (leader election's fence). */
+  readonly beforeWrite?: () => void;
 }
 
 /** Default bounds on what a member may send: a list of every pod of a large cluster fits; nothing endless does. */
@@ -301,6 +303,7 @@ export class MemberClient {
     retries = this.options.retries ?? 3,
   ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
+      if (method !== "GET") this.options.beforeWrite?.();
       try {
         return await this.once(method, path, body, contentType);
       } catch (error) {

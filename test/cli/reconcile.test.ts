@@ -125,3 +125,27 @@ describe("gitfleet reconcile --once", () => {
     expect(notRepo).toMatchObject({ status: 1, stderr: expect.stringMatching(/is not a Git repository/) });
   });
 });
+
+describe("gitfleet run --leader-elect", () => {
+  const runElected = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      [BIN, "run", "--repo", `${dir}/fleet`, "--log-level", "error", "--no-sync", "--leader-elect", ...args],
+      { encoding: "utf8", env: { ...process.env, KUBERNETES_SERVICE_HOST: "" }, timeout: 20_000 },
+    );
+
+  it.each([
+    [[], /--leader-elect outside a cluster \(no KUBERNETES_SERVICE_HOST\) needs --management-kubeconfig/],
+    [["--management-kubeconfig", "/nonexistent/kubeconfig"], /cannot read --management-kubeconfig/],
+    [["--leader-elect-renew-deadline", "20s"], /the lease duration must be longer than the renew deadline/],
+    [["--leader-elect-retry-period", "9s"], /the renew deadline must be longer than 1.2 × the retry period/],
+    [["--leader-elect-lease-duration", "soon"], /--leader-elect-lease-duration soon: expected a duration/],
+  ])("refuses %j before it campaigns", (args, message) => {
+    createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
+    const result = runElected(...args);
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(args[0] === "--management-kubeconfig" ? 1 : 64);
+    // Nothing was written: no status branch.
+    expect(() => gitIn(`${dir}/fleet`, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+});

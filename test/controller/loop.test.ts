@@ -29,6 +29,19 @@ function scripted(outcomes: readonly (Error | "ok")[]) {
 }
 
 describe("the reconcile loop", () => {
+  it("runs nothing before it starts (a standby replica), whatever asks", async () => {
+    const reconciler = scripted(["ok"]);
+    const loop = new ReconcileLoop(reconciler, { intervalMs: 10, logger });
+    loop.trigger("webhook:github");
+    await sleep(40);
+    expect(reconciler.calls).toHaveLength(0);
+    loop.start();
+    await sleep(5);
+    await loop.idle();
+    expect(reconciler.calls.length).toBeGreaterThan(0);
+    await loop.stop();
+  });
+
   it("does not retry a configuration error on its timer, reports it, and reconciles when asked", async () => {
     const reconciler = scripted([new TerminalError("branch nope not found in /fleet"), "ok"]);
     const loop = new ReconcileLoop(reconciler, { intervalMs: 10, logger, backoffMs: 5 });

@@ -22,6 +22,7 @@ import {
   DEFAULT_INTERVAL_MS,
   DEFAULT_STATUS_BRANCH,
 } from "../defaults.js";
+import { Election, type ElectionFlags } from "../election.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
@@ -29,7 +30,7 @@ import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key
 import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
-export interface LoopFlags {
+export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel">> {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch?: string;
@@ -72,23 +73,22 @@ export async function runLoop(
   const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const endpoints = serve ? new ControllerEndpoints(repo) : undefined;
+  // One replica of several: every write is fenced on the leader Lease.
+  const election = serve && flags.leaderElect ? new Election(electionFlags(flags), logger) : undefined;
   logger.info(
     { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
     `sync to member clusters: ${flags.sync ? "on" : "off"}`,
   );
   const built = buildController({
     logger,
-    reconciler: {
+    reconciler: await reconcilerOptions(flags, settings, {
       repo,
-      branch: flags.branch,
       statusBranch,
-      author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
-      controllerId: flags.controllerId,
-      secretDigestKey: secretKey,
-      ...(await trustOf(flags)),
-      ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
-    },
-    ...(flags.sync ? { sync: syncOptions(flags, settings, progress) } : {}),
+      secretKey,
+      progress,
+      election,
+    }),
+    ...(flags.sync ? { sync: syncOptions(flags, settings, { progress, election }) } : {}),
     intervalMs: flags.interval
       ? durationFlag(flags.interval)
       : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS),
@@ -97,17 +97,73 @@ export async function runLoop(
   if (flags.once) return reconcileOnce(built, output, () => progress?.stop());
   const server = await endpoints?.serve(
     serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
-    built,
+    { ...built, ...(election ? { replica: election } : {}) },
   );
-  built.start();
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", resolve);
-    process.once("SIGINT", resolve);
-  });
+  return runUntilStopped(built, { logger, ...(server ? { server } : {}), ...(election ? { election } : {}) });
+}
+
+// Runs — or, one replica of several, stands by — until a signal, or until this replica lost the
+// leader Lease; then stops writing before the Lease is released for the next leader.
+async function runUntilStopped(
+  built: BuiltController,
+  parts: { logger: Logger; server?: { close(): Promise<void> }; election?: Election },
+): Promise<ExitCodeValue> {
+  const { logger, server, election } = parts;
+  if (election) election.standBy(built);
+  else built.start();
+  const code = await Promise.race([
+    new Promise<ExitCodeValue>((resolve) => {
+      process.once("SIGTERM", () => resolve(ExitCode.Ok));
+      process.once("SIGINT", () => resolve(ExitCode.Ok));
+    }),
+    election?.lost ?? new Promise<never>(() => undefined),
+  ]);
   logger.info("stopping: finishing the reconcile in flight");
   await server?.close();
   await built.stop();
-  return ExitCode.Ok;
+  await election?.stop();
+  return code;
+}
+
+// How the reconciler reads, writes and signs; one replica of several moves the status branch only while it leads.
+async function reconcilerOptions(
+  flags: LoopFlags,
+  settings: FleetSettings,
+  context: {
+    repo: FleetRepo;
+    statusBranch: string;
+    secretKey: Uint8Array;
+    progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined;
+    election: Election | undefined;
+  },
+): Promise<ControllerConfig["reconciler"]> {
+  const { progress, election } = context;
+  return {
+    repo: context.repo,
+    branch: flags.branch,
+    statusBranch: context.statusBranch,
+    author: flags.author ? parseAuthor(flags.author) : (settings.author ?? DEFAULT_AUTHOR),
+    controllerId: flags.controllerId,
+    secretDigestKey: context.secretKey,
+    ...(await trustOf(flags)),
+    ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
+    ...(election ? { fence: () => election.fence() } : {}),
+  };
+}
+
+function electionFlags(flags: LoopFlags): ElectionFlags {
+  return {
+    leaderElect: true,
+    leaderElectNamespace: flags.leaderElectNamespace ?? "default",
+    leaderElectLease: flags.leaderElectLease ?? "gitfleet",
+    leaderElectLeaseDuration: flags.leaderElectLeaseDuration ?? "15s",
+    leaderElectRenewDeadline: flags.leaderElectRenewDeadline ?? "10s",
+    leaderElectRetryPeriod: flags.leaderElectRetryPeriod ?? "2s",
+    ...(flags.managementKubeconfig ? { managementKubeconfig: flags.managementKubeconfig } : {}),
+    ...(flags.managementContext ? { managementContext: flags.managementContext } : {}),
+    controllerId: flags.controllerId,
+    logLevel: flags.logLevel,
+  };
 }
 
 async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings: FleetSettings }> {
@@ -129,9 +185,15 @@ async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings:
 function syncOptions(
   flags: LoopFlags,
   settings: FleetSettings,
-  progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined,
+  context: {
+    progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined;
+    election: Election | undefined;
+  },
 ): NonNullable<ControllerConfig["sync"]> {
+  const { progress, election } = context;
   return {
+    // One replica of several writes to members only while it leads.
+    ...(election ? { client: { beforeWrite: () => election.fence() } } : {}),
     connections: connectionSources(flags),
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,

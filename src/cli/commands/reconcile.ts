@@ -43,6 +43,39 @@ export function registerReconcile(
         "environment variable holding the webhook secret (GitHub/Gitea HMAC key, GitLab token); unset disables /webhook",
         "GITFLEET_WEBHOOK_SECRET",
       )
+      .option(
+        "--leader-elect",
+        "run as one replica of several: only the holder of a coordination.k8s.io Lease in the management cluster reconciles and writes; the others stand by, following the status branch",
+      )
+      .addOption(
+        new Option("--leader-elect-namespace <namespace>", "the namespace of the leader Lease")
+          .env("POD_NAMESPACE")
+          .default("default"),
+      )
+      .option("--leader-elect-lease <name>", "the name of the leader Lease", "gitfleet")
+      .option(
+        "--leader-elect-lease-duration <duration>",
+        "how long standbys wait after the leader's last renewal before taking over",
+        "15s",
+      )
+      .option(
+        "--leader-elect-renew-deadline <duration>",
+        "how long the leader keeps writing without a renewal (shorter than the lease duration)",
+        "10s",
+      )
+      .option(
+        "--leader-elect-retry-period <duration>",
+        "how often candidates try and the leader renews",
+        "2s",
+      )
+      .option(
+        "--management-kubeconfig <file>",
+        "the kubeconfig of the cluster holding the leader Lease (default: the in-cluster service account)",
+      )
+      .option(
+        "--management-context <name>",
+        "the context of --management-kubeconfig (default: its current context)",
+      )
       .action(async (flags: LoopFlags) => {
         setExit(await (await import("../actions/reconcile.js")).runLoop(flags, output, true));
       }),

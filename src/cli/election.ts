@@ -1,0 +1,183 @@
+import { KubeConfig } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import type { BuiltController } from "../controller/build-controller.js";
+import { LeaderLease } from "../controller/leader-lease.js";
+import { type LeaseTimings, timingsProblem } from "../kube/leader-election.js";
+import { parseDuration } from "../model/duration.js";
+import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
+
+/** `gitfleet run --leader-elect` and its settings. */
+export interface ElectionFlags {
+  readonly leaderElect?: boolean;
+  readonly leaderElectNamespace: string;
+  readonly leaderElectLease: string;
+  readonly leaderElectLeaseDuration: string;
+  readonly leaderElectRenewDeadline: string;
+  readonly leaderElectRetryPeriod: string;
+  readonly managementKubeconfig?: string;
+  readonly managementContext?: string;
+  readonly controllerId: string;
+  readonly logLevel: string;
+}
+
+/** How often a standby brings its state up to the status branch's tip. */
+export const FOLLOW_INTERVAL_MS = 10_000;
+
+/**
+ * One replica of a highly available controller: it stands by — following the status branch so its
+ * state is warm — until it holds the leader Lease, then runs the controller; once it loses the Lease
+ * it has stopped writing already (the fence) and exits so its restart stands by again, as
+ * kube-controller-manager does. A round asked of a standby (a webhook) is relayed to the leader.
+ */
+export class Election {
+  readonly lease: LeaderLease;
+  /** Resolves with the exit code once this replica lost the Lease. */
+  readonly lost: Promise<ExitCodeValue>;
+  private built: BuiltController | undefined;
+  private follower: NodeJS.Timeout | undefined;
+  private following: Promise<void> | undefined;
+  private followed = false;
+  private leading = false;
+
+  constructor(
+    flags: ElectionFlags,
+    private readonly logger: Logger,
+  ) {
+    const timings = timingsOf(flags);
+    let lose: (code: ExitCodeValue) => void = () => undefined;
+    this.lost = new Promise((resolve) => {
+      lose = resolve;
+    });
+    this.lease = new LeaderLease(
+      {
+        kubeconfig: managementKubeconfig(flags),
+        namespace: flags.leaderElectNamespace,
+        name: flags.leaderElectLease,
+        identity: `${flags.controllerId}_${Math.random().toString(16).slice(2, 10)}`,
+        timings,
+        logLevel: flags.logLevel,
+      },
+      {
+        started: () => void this.lead(),
+        stopped: (why) => {
+          logger.error({ why }, "leader election lost: stopping, a restart stands by again");
+          lose(ExitCode.Failed);
+        },
+        relayed: (reason) => this.built?.loop.trigger(`relayed ${reason}`),
+        relayFailed: (error) => logger.warn({ error }, "round not relayed to the leader"),
+      },
+    );
+  }
+
+  /** Checked before every write: throws unless this replica leads. */
+  fence(): void {
+    this.lease.fence();
+  }
+
+  /** Stands by with this controller: follows the status branch until the Lease is this replica's. */
+  standBy(built: BuiltController): void {
+    this.built = built;
+    const follow = () => {
+      if (this.following || this.leading) return;
+      this.following = built.reconciler
+        .follow()
+        .then((result) => {
+          this.followed = true;
+          if (result === "restored") this.logger.info("standby: state brought up to the status branch");
+        })
+        .catch((error: unknown) =>
+          this.logger.warn({ error: String(error) }, "standby: status branch not followed"),
+        )
+        .finally(() => {
+          this.following = undefined;
+        });
+    };
+    follow();
+    this.follower = setInterval(follow, FOLLOW_INTERVAL_MS);
+    this.follower.unref();
+  }
+
+  /** A round asked of this replica: its own when it leads, else the leader's. */
+  trigger(reason: string): void {
+    if (this.leading) this.built?.loop.trigger(reason);
+    else this.lease.relay(reason);
+  }
+
+  /** Ready: the leader once its loop is; a standby once it follows the status branch. */
+  get ready(): boolean {
+    return this.leading ? (this.built?.loop.ready ?? false) : this.followed;
+  }
+
+  /** Why not ready, for /readyz. */
+  get notReadyBecause(): string | undefined {
+    if (this.leading) return this.built?.loop.problem?.message;
+    return this.followed ? undefined : "standing by: the status branch is not followed yet";
+  }
+
+  /** Whether this replica leads (for the log and /readyz's answer). */
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Gives the Lease up, so another replica takes over without waiting for it to expire. */
+  async stop(): Promise<void> {
+    if (this.follower) clearInterval(this.follower);
+    await this.lease.release();
+  }
+
+  // Leading: the follower stops (its last round finishes first), and the controller starts.
+  private async lead(): Promise<void> {
+    if (this.follower) clearInterval(this.follower);
+    await this.following;
+    this.leading = true;
+    this.logger.info("leading: reconciling and syncing");
+    this.built?.start();
+  }
+}
+
+function timingsOf(flags: ElectionFlags): LeaseTimings {
+  const timings = {
+    leaseDurationMs: duration(flags.leaderElectLeaseDuration, "--leader-elect-lease-duration"),
+    renewDeadlineMs: duration(flags.leaderElectRenewDeadline, "--leader-elect-renew-deadline"),
+    retryPeriodMs: duration(flags.leaderElectRetryPeriod, "--leader-elect-retry-period"),
+  };
+  const problem = timingsProblem(timings);
+  if (problem) throw new CliError(`leader election: ${problem}`, ExitCode.Usage);
+  return timings;
+}
+
+function duration(text: string, flag: string): number {
+  const ms = parseDuration(text);
+  if (!ms)
+    throw new CliError(`${flag} ${text}: expected a duration such as 500ms, 2s or 15s`, ExitCode.Usage);
+  return ms;
+}
+
+// The management cluster's kubeconfig, exported for the election's thread: a file's context, or
+// undefined for the in-cluster service account (the thread loads it itself).
+function managementKubeconfig(flags: ElectionFlags): string | undefined {
+  if (!flags.managementKubeconfig) {
+    if (!process.env.KUBERNETES_SERVICE_HOST)
+      throw new CliError(
+        "--leader-elect outside a cluster (no KUBERNETES_SERVICE_HOST) needs --management-kubeconfig",
+        ExitCode.Usage,
+      );
+    return undefined;
+  }
+  const config = new KubeConfig();
+  try {
+    config.loadFromFile(flags.managementKubeconfig);
+  } catch (error) {
+    throw new CliError(
+      `cannot read --management-kubeconfig ${flags.managementKubeconfig}: ${(error as Error).message}`,
+    );
+  }
+  const context = flags.managementContext ?? config.getCurrentContext();
+  if (!context || !config.getContextObject(context))
+    throw new CliError(
+      `context "${context}" is not in ${flags.managementKubeconfig} (--management-context)`,
+      ExitCode.Usage,
+    );
+  config.setCurrentContext(context);
+  return config.exportConfig();
+}

@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FencedError } from "../../src/controller/leader-lease.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import { createLogger } from "../../src/log/logger.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+
+/**
+ * Replicas of one controller on one repository: a standby follows the status branch (its state warm,
+ * nothing written) and a replica that may not write (no Lease) leaves the status branch as it is.
+ */
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("gitfleet-standby-"));
+});
+afterEach(() => cleanup());
+
+async function replica(id: string, fence?: () => void): Promise<Reconciler> {
+  return new Reconciler({
+    repo: await FleetRepo.open({ location: dir }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: id,
+    logger: createLogger({ level: "silent" }),
+    ...(fence ? { fence } : {}),
+  });
+}
+
+const refuse = () => {
+  throw new FencedError(
+    "replica-b does not hold the leader Lease gitfleet-system/gitfleet: it writes nothing",
+  );
+};
+
+describe("replicas of one controller", () => {
+  it("a fenced replica renders but never moves the status branch", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const fenced = await replica("replica-b", refuse);
+    await expect(fenced.reconcile()).rejects.toThrow(FencedError);
+    expect(() => gitIn(dir, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+    // The same replica, once it leads, writes.
+    let leading = false;
+    const elected = await replica("replica-b", () => {
+      if (!leading) refuse();
+    });
+    await expect(elected.reconcile()).rejects.toThrow(FencedError);
+    leading = true;
+    expect((await elected.reconcile()).result).toBe("committed");
+    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("1");
+  });
+
+  it("a standby follows the status branch as the leader moves it, and takes over from there", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const leader = await replica("replica-a");
+    const standby = await replica("replica-b");
+    // Before the leader wrote anything: the standby's state is the empty branch.
+    expect(await standby.follow()).toBe("restored");
+    expect(await standby.follow()).toBe("current");
+    await leader.reconcile();
+    expect(await standby.follow()).toBe("restored");
+    expect(standby.snapshot().state.sourceCommit).toBe(leader.snapshot().state.sourceCommit);
+    expect(await standby.follow()).toBe("current");
+    commitTree(
+      dir,
+      fleetFiles({ ...BASE_SPEC, apps: BASE_SPEC.apps.map((a) => ({ ...a, replicas: 7 })) }),
+      "7 replicas",
+    );
+    const second = await leader.reconcile();
+    expect(second.result).toBe("committed");
+    expect(await standby.follow()).toBe("restored");
+    expect(standby.snapshot().state.sourceCommit).toBe(second.sourceCommit);
+    // The leader is gone; the standby's first round finds everything reconciled and writes nothing.
+    const takeover = await standby.reconcile();
+    expect(takeover).toMatchObject({ result: "up-to-date", statusCommit: second.statusCommit });
+    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("2");
+  });
+});
