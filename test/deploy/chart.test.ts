@@ -1,0 +1,155 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { helm, helmBinary } from "../helpers/helm.js";
+
+/**
+ * The Helm chart (charts/gitfleet) as helm itself lints and renders it, and the plain manifests
+ * (deploy/gitfleet.yaml) rendered from it, compared byte for byte. The second tier applies the
+ * manifests to a real API server (test/e2e/replicas.e2e.ts).
+ */
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const CHART = join(root, "charts/gitfleet");
+const URL_SET = "repo.url=https://git.example.com/platform/fleet.git";
+let binary: string;
+let home: string;
+
+beforeAll(() => {
+  binary = helmBinary();
+  home = mkdtempSync(join(tmpdir(), "gitfleet-chart-"));
+}, 20 * 60_000);
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+type Doc = { kind: string; metadata: { name: string }; spec?: Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
+
+async function render(...sets: string[]): Promise<Doc[]> {
+  const args = ["template", "gitfleet", CHART, "--namespace", "gitfleet-system"];
+  for (const set of [URL_SET, ...sets]) args.push("--set", set);
+  const text = await helm(binary, home, args);
+  return parseAllDocuments(text)
+    .map((doc) => doc.toJS() as Doc | null)
+    .filter((doc): doc is Doc => doc !== null);
+}
+
+const byKind = (docs: Doc[], kind: string) => docs.filter((d) => d.kind === kind);
+interface Container {
+  readonly args: string[];
+  readonly securityContext: unknown;
+  readonly readinessProbe: { readonly httpGet: { readonly path: string } };
+  readonly livenessProbe: { readonly httpGet: { readonly path: string } };
+  readonly resources: { readonly requests: unknown };
+  readonly env: { readonly valueFrom?: { readonly secretKeyRef?: unknown } }[];
+}
+interface PodSpec {
+  readonly containers: Container[];
+  readonly automountServiceAccountToken: boolean;
+}
+const podSpec = (docs: Doc[]) =>
+  (byKind(docs, "Deployment")[0] as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+const container = (docs: Doc[]) => podSpec(docs).containers[0] as Container;
+
+describe("the Helm chart", () => {
+  it("passes helm lint", async () => {
+    const out = await helm(binary, home, ["lint", CHART, "--strict", "--set", URL_SET]);
+    expect(out).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it("renders the plain manifests in deploy/gitfleet.yaml byte for byte", async () => {
+    const out = join(home, "gitfleet.yaml");
+    await promisify(execFile)("bash", [join(root, "scripts/render-manifests.sh"), binary, out], {
+      env: { ...process.env, HOME: home },
+    });
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(join(root, "deploy/gitfleet.yaml"), "utf8"));
+  });
+
+  it("runs replicas with leader election, hardened, probed, sized, with least-privilege RBAC and no Secret", async () => {
+    const docs = await render();
+    expect(docs.map((d) => d.kind).sort()).toEqual([
+      "Deployment",
+      "PodDisruptionBudget",
+      "Role",
+      "RoleBinding",
+      "Service",
+      "ServiceAccount",
+    ]);
+    const main = container(docs);
+    expect(main.args).toEqual(
+      expect.arrayContaining([
+        "run",
+        "--leader-elect",
+        "--leader-elect-lease-duration=15s",
+        "--leader-elect-renew-deadline=10s",
+        "--leader-elect-retry-period=2s",
+        "--repo=https://git.example.com/platform/fleet.git",
+        "--controller-id=gitfleet@$(POD_NAME)",
+      ]),
+    );
+    expect(main.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    });
+    expect(main.readinessProbe.httpGet.path).toBe("/readyz");
+    expect(main.livenessProbe.httpGet.path).toBe("/healthz");
+    expect(main.resources.requests).toEqual({ cpu: "500m", memory: "1Gi" });
+    // Credentials only as optional keys of the operator's Secret: none in the chart.
+    expect(JSON.stringify(docs)).not.toMatch(/"kind":"Secret"/);
+    expect(main.env.filter((e) => e.valueFrom?.secretKeyRef)).toHaveLength(4);
+    const [role] = byKind(docs, "Role") as [Doc & { rules: unknown[] }];
+    expect(role.rules).toEqual([
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        resourceNames: ["gitfleet"],
+        verbs: ["get", "update", "patch"],
+      },
+    ]);
+    expect(byKind(docs, "PodDisruptionBudget")[0]?.spec).toMatchObject({ maxUnavailable: 1 });
+  });
+
+  it.each([
+    {
+      name: "a ServiceMonitor when asked",
+      sets: ["serviceMonitor.enabled=true"],
+      check: (docs: Doc[]) => expect(byKind(docs, "ServiceMonitor")).toHaveLength(1),
+    },
+    {
+      name: "no sync: --no-sync and no members' kubeconfig",
+      sets: ["sync=false"],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toContain("--no-sync");
+        expect(JSON.stringify(docs)).not.toContain("/etc/gitfleet/members");
+      },
+    },
+    {
+      name: "one replica without leader election: no Role, no PDB, no API token",
+      sets: ["replicaCount=1", "leaderElection.enabled=false"],
+      check: (docs: Doc[]) => {
+        expect(byKind(docs, "Role")).toEqual([]);
+        expect(byKind(docs, "PodDisruptionBudget")).toEqual([]);
+        expect(container(docs).args).not.toContain("--leader-elect");
+        expect(podSpec(docs).automountServiceAccountToken).toBe(false);
+      },
+    },
+  ])("renders $name", async ({ sets, check }) => {
+    check(await render(...sets));
+  });
+
+  it.each([
+    [["repo.url="], /repo.url is required/],
+    [["replicaCount=3", "leaderElection.enabled=false"], /replicaCount above 1 needs leaderElection.enabled/],
+  ])("refuses %j", async (sets, message) => {
+    const args = ["template", "gitfleet", CHART];
+    for (const set of sets) args.push("--set", set);
+    await expect(helm(binary, home, args)).rejects.toThrow(message);
+  });
+});
