@@ -19,7 +19,8 @@ import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
  * key (restored as it is, as the README recommends running it), and from a tip no trusted key signed
  * (the source rendered again, the branch only compared with). Status commits are signed with an SSH
  * key, as in production. Runs at several fleet sizes to show whether the incremental cost depends on
- * the fleet's size.
+ * the fleet's size. Then the takeover of a standby replica that followed the status branch (leader
+ * election): current with the tip, and one leader commit behind.
  * Prints figures; asserts nothing.
  */
 const sizes = (process.env.BENCH_RECONCILE_APPS ?? "1000,5000").split(",").map(Number);
@@ -109,12 +110,25 @@ for (const apps of sizes) {
     const untrusted = await timed("restart: untrusted tip, source rendered again", () =>
       controller(repo, {}).reconcile(),
     );
+    // High availability: a standby replica (same signing key) follows the status branch while the
+    // leader writes; a takeover's first round when it followed the latest tip, and when the leader
+    // wrote once more after its last follow (its follow runs every 10 s).
+    const standby = controller(repo);
+    const follow = await timed("standby: follow the status branch (warm state)", () => standby.follow());
+    const current = await timed("takeover: first round, standby current", () => standby.reconcile());
+    writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 19"));
+    git(dir, "commit", "-q", "-am", "app-00042: 19 replicas");
+    await loop.reconcile();
+    const behind = await timed("takeover: first round, one leader commit behind", () => standby.reconcile());
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
     printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
       first.measurement,
       incremental.measurement,
       restart.measurement,
       untrusted.measurement,
+      follow.measurement,
+      current.measurement,
+      behind.measurement,
     ]);
     process.stdout.write(
       `  incremental commit: ${incremental.result.filesChanged} files changed, ${added.length} new objects, ${(bytes / 1024).toFixed(1)} KiB (uncompressed); first: ${first.result.filesChanged} files\n`,
