@@ -117,19 +117,38 @@ interface TreeReader {
   readonly wanted: (path: string) => boolean;
 }
 
+// A tree's entries the reader wants: blobs to read, subtrees to list next.
+function sortEntries(
+  reader: TreeReader,
+  prefix: string,
+  entries: readonly { readonly path: string; readonly oid: string; readonly type: string }[],
+  into: { blobs: { path: string; oid: string }[]; trees: { oid: string; prefix: string }[] },
+): void {
+  for (const entry of entries) {
+    const path = prefix + entry.path;
+    if (entry.type === "tree" && reader.wanted(`${path}/`))
+      into.trees.push({ oid: entry.oid, prefix: `${path}/` });
+    else if (entry.type === "blob" && reader.wanted(path)) into.blobs.push({ path, oid: entry.oid });
+  }
+}
+
+// The blobs under a tree, its subtrees read level by level with at most READ_CONCURRENCY reads in
+// flight: a fleet of 50,000 apps has 50,000 directories under apps/, and reading them all at once
+// runs out of file descriptors when the objects are loose.
 async function listBlobs(
   blobs: { path: string; oid: string }[],
   reader: TreeReader,
   oid: string,
   prefix: string,
 ): Promise<void> {
-  const { tree: entries } = await git.readTree({ fs, gitdir: reader.gitdir, cache: reader.cache, oid });
-  const subtrees: Promise<void>[] = [];
-  for (const entry of entries) {
-    const path = prefix + entry.path;
-    if (entry.type === "tree" && reader.wanted(`${path}/`))
-      subtrees.push(listBlobs(blobs, reader, entry.oid, `${path}/`));
-    else if (entry.type === "blob" && reader.wanted(path)) blobs.push({ path, oid: entry.oid });
+  let level = [{ oid, prefix }];
+  while (level.length > 0) {
+    const listed = await mapConcurrently(level, READ_CONCURRENCY, async (tree) => ({
+      prefix: tree.prefix,
+      entries: (await git.readTree({ fs, gitdir: reader.gitdir, cache: reader.cache, oid: tree.oid })).tree,
+    }));
+    const next: { oid: string; prefix: string }[] = [];
+    for (const { prefix: at, entries } of listed) sortEntries(reader, at, entries, { blobs, trees: next });
+    level = next;
   }
-  await Promise.all(subtrees);
 }
