@@ -17,6 +17,7 @@ import {
   EVENT_TRAILER,
   hasStatusTrailers,
   SOURCE_COMMIT_TRAILER,
+  trailerBlock,
 } from "../model/trailers.js";
 import { ALL } from "../reconcile/affected-apps.js";
 import { rebuildState, strayFiles } from "../reconcile/rebuild-state.js";
@@ -77,6 +78,20 @@ export interface ReconcilerOptions {
   readonly fence?: () => void;
   /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
   readonly onStage?: (stage: "written" | "published") => void | Promise<void>;
+}
+
+// Whether a commit's changes (as Git's diff gives them) are exactly these files, byte for byte.
+function sameChanges(
+  files: ReadonlyMap<string, string | null>,
+  written: readonly { readonly path: string; readonly oid: string | null }[],
+): boolean {
+  if (files.size !== written.length) return false;
+  const encoder = new TextEncoder();
+  return written.every(({ path, oid }) => {
+    const text = files.get(path);
+    if (text === undefined) return false;
+    return text === null ? oid === null : oid === objectId("blob", encoder.encode(text));
+  });
 }
 
 /** What one reconcile did. */
@@ -169,14 +184,36 @@ export class Reconciler {
    * A standby's warm state: fetches, and restores from the status branch's tip when it moved — what a
    * takeover's first round would do, done ahead so that round starts from it. Writes nothing.
    */
-  async follow(): Promise<"current" | "restored"> {
+  async follow(): Promise<"current" | "replayed" | "restored"> {
     const { repo, branch, statusBranch } = this.options;
     await repo.fetch([branch, statusBranch]);
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
     if (!head || (this.state && tip === this.statusTip)) return "current";
+    if (tip && (await this.replay(tip))) return "replayed";
     await this.restore(tip, head);
     return "restored";
+  }
+
+  // The leader's commit on top of this state, recomputed: when it reconciled a new source commit and
+  // this replica renders that commit to exactly the files it changed — same paths, same bytes — the
+  // state moves on to it as if this replica had written it, without reading the whole branch again.
+  // Anything else (an observation commit, a file the render does not give, another parent) restores.
+  private async replay(tip: string): Promise<boolean> {
+    const { repo } = this.options;
+    const state = this.state;
+    const base = this.statusTip;
+    if (!state?.model || !base || !this.renderedTree || this.repair.size > 0 || this.sweep) return false;
+    const parents = await repo.parentsOf(tip);
+    const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
+    if (parents.length !== 1 || parents[0] !== base || !source || source === state.sourceCommit) return false;
+    const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
+    const { outcome, headTree } = await this.step(state, source, new Stopwatch(), observations);
+    const written = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
+    if (!sameChanges(this.carried(outcome.changes), written)) return false;
+    for (const [path, text] of outcome.changes) if (text === null) this.observed.delete(path);
+    this.accept(outcome, tip, headTree);
+    return true;
   }
 
   /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
@@ -638,11 +675,17 @@ export class Reconciler {
 
   // The reconcile's changes with each status file's observed block carried over; a removed file loses its block.
   private withObserved(changes: ReadonlyMap<string, string | null>): Map<string, string | null> {
+    const carried = this.carried(changes);
+    for (const [path, text] of changes) if (text === null) this.observed.delete(path);
+    return carried;
+  }
+
+  // The changes as the branch would hold them: each status file with its observed block.
+  private carried(changes: ReadonlyMap<string, string | null>): Map<string, string | null> {
     const carried = new Map(changes);
     for (const [path, text] of changes) {
       const block = this.observed.get(path);
-      if (text === null) this.observed.delete(path);
-      else if (block !== undefined) carried.set(path, joinObserved(text, block));
+      if (text !== null && block !== undefined) carried.set(path, joinObserved(text, block));
     }
     return carried;
   }

@@ -129,6 +129,11 @@ export class FleetRepo {
     return (await git.readCommit({ fs, gitdir: this.gitdir, cache: this.cache, oid: commit })).commit.message;
   }
 
+  /** A commit's parents. */
+  async parentsOf(commit: string): Promise<string[]> {
+    return (await git.readCommit({ fs, gitdir: this.gitdir, cache: this.cache, oid: commit })).commit.parent;
+  }
+
   /** A blob's bytes. */
   async readBlob(oid: string): Promise<Uint8Array> {
     return (await git.readBlob({ fs, gitdir: this.gitdir, cache: this.cache, oid })).blob;

@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-async function replica(id: string, fence?: () => void): Promise<Reconciler> {
+async function replica(id: string, fence?: () => void, secretDigestKey?: Uint8Array): Promise<Reconciler> {
   return new Reconciler({
     repo: await FleetRepo.open({ location: dir }),
     branch: "main",
@@ -27,7 +27,22 @@ async function replica(id: string, fence?: () => void): Promise<Reconciler> {
     controllerId: id,
     logger: createLogger({ level: "silent" }),
     ...(fence ? { fence } : {}),
+    ...(secretDigestKey ? { secretDigestKey } : {}),
   });
+}
+
+const KEY = new Uint8Array(32).fill(1);
+
+// The fleet with a Secret in app api: its digest on the status branch depends on the replica's key.
+function withSecret(spec: typeof BASE_SPEC) {
+  const files = new Map(fleetFiles(spec));
+  files.set(
+    "apps/api/secret.yaml",
+    new TextEncoder().encode(
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\n  namespace: shop\nstringData:\n  token: not-a-real-token\n",
+    ),
+  );
+  return files;
 }
 
 const refuse = () => {
@@ -54,9 +69,9 @@ describe("replicas of one controller", () => {
   });
 
   it("a standby follows the status branch as the leader moves it, and takes over from there", async () => {
-    createRepo(dir, fleetFiles(BASE_SPEC));
-    const leader = await replica("replica-a");
-    const standby = await replica("replica-b");
+    createRepo(dir, withSecret(BASE_SPEC));
+    const leader = await replica("replica-a", undefined, KEY);
+    const standby = await replica("replica-b", undefined, KEY);
     // Before the leader wrote anything: the standby's state is the empty branch.
     expect(await standby.follow()).toBe("restored");
     expect(await standby.follow()).toBe("current");
@@ -64,18 +79,38 @@ describe("replicas of one controller", () => {
     expect(await standby.follow()).toBe("restored");
     expect(standby.snapshot().state.sourceCommit).toBe(leader.snapshot().state.sourceCommit);
     expect(await standby.follow()).toBe("current");
-    commitTree(
-      dir,
-      fleetFiles({ ...BASE_SPEC, apps: BASE_SPEC.apps.map((a) => ({ ...a, replicas: 7 })) }),
-      "7 replicas",
-    );
+    const replicas = (n: number) =>
+      commitTree(
+        dir,
+        withSecret({ ...BASE_SPEC, apps: BASE_SPEC.apps.map((a) => ({ ...a, replicas: n })) }),
+        `${n} replicas`,
+      );
+    // One leader commit on top of what the standby holds: recomputed, byte for byte, not restored.
+    replicas(7);
     const second = await leader.reconcile();
     expect(second.result).toBe("committed");
-    expect(await standby.follow()).toBe("restored");
+    expect(await standby.follow()).toBe("replayed");
     expect(standby.snapshot().state.sourceCommit).toBe(second.sourceCommit);
+    expect(standby.snapshot().statusTip).toBe(second.statusCommit);
+    // Two commits since its last follow: the standby cannot replay them one by one, so it restores.
+    replicas(8);
+    await leader.reconcile();
+    replicas(9);
+    const fourth = await leader.reconcile();
+    expect(await standby.follow()).toBe("restored");
+    expect(standby.snapshot().state.sourceCommit).toBe(fourth.sourceCommit);
+    // A commit the standby renders differently (another observation would): never adopted. Here a
+    // replica with another secret digest key, whose render of the Secret differs from the leader's.
+    const otherKey = await replica("replica-c", undefined, new Uint8Array(32).fill(7));
+    expect(await otherKey.follow()).toBe("restored");
+    replicas(10);
+    const fifth = await leader.reconcile();
+    expect(await otherKey.follow()).toBe("restored");
+    expect(otherKey.snapshot().statusTip).toBe(fifth.statusCommit);
+    expect(await standby.follow()).toBe("replayed");
     // The leader is gone; the standby's first round finds everything reconciled and writes nothing.
     const takeover = await standby.reconcile();
-    expect(takeover).toMatchObject({ result: "up-to-date", statusCommit: second.statusCommit });
-    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("2");
+    expect(takeover).toMatchObject({ result: "up-to-date", statusCommit: fifth.statusCommit });
+    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("5");
   });
 });
