@@ -120,6 +120,10 @@ for (const apps of sizes) {
     git(dir, "commit", "-q", "-am", "app-00042: 19 replicas");
     await loop.reconcile();
     const behind = await timed("takeover: first round, one leader commit behind", () => standby.reconcile());
+    writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 21"));
+    git(dir, "commit", "-q", "-am", "app-00042: 21 replicas");
+    await loop.reconcile();
+    const followed = await timed("standby: follow one leader commit", () => standby.follow());
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
     printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
       first.measurement,
@@ -129,7 +133,9 @@ for (const apps of sizes) {
       follow.measurement,
       current.measurement,
       behind.measurement,
+      followed.measurement,
     ]);
+    process.stdout.write(`  the standby's follow of one leader commit: ${followed.result}\n`);
     process.stdout.write(
       `  incremental commit: ${incremental.result.filesChanged} files changed, ${added.length} new objects, ${(bytes / 1024).toFixed(1)} KiB (uncompressed); first: ${first.result.filesChanged} files\n`,
     );

@@ -246,7 +246,10 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     if (!head) throw new TerminalError(`branch ${branch} not found in ${repo.describe()}`);
     const tip = await repo.branchTip(statusBranch);
-    if (!this.state || tip !== this.statusTip) await this.restore(tip, head);
+    // Another writer moved the branch (the leader before this one): its commit replayed when this
+    // state reproduces it exactly, else the state restored from the branch.
+    if (!this.state || tip !== this.statusTip)
+      if (!(tip && this.state && (await this.replay(tip)))) await this.restore(tip, head);
     watch.lap("restore");
     const { next, attachment, repair } = await this.nextCommit(head, watch);
     if (!next) {
