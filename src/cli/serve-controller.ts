@@ -29,6 +29,7 @@ export interface Replica {
   trigger(reason: string): void;
   readonly ready: boolean;
   readonly notReadyBecause: string | undefined;
+  readonly isLeader: boolean;
 }
 
 export interface ServeOptions {
@@ -150,6 +151,7 @@ function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
     clusters.set(cluster, { ready: health.ready });
   return {
     ready: (parts?.replica ? parts.replica.ready : parts?.loop.ready) ?? false,
+    leading: parts?.replica ? parts.replica.isLeader : parts !== undefined,
     clusters,
     synced: parts?.syncer?.latest() ?? new Map(),
     decisions: (parts?.reconciler.snapshot().state.render.decisions ?? []).map((d) => ({

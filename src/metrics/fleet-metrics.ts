@@ -7,6 +7,8 @@ import type { ClusterSyncResult } from "../sync/sync-result.js";
 export interface MetricsSnapshot {
   /** True once the first reconcile finished. */
   readonly ready: boolean;
+  /** Whether this replica leads (always, without leader election). */
+  readonly leading: boolean;
   /** Each probed cluster's condition. */
   readonly clusters: ReadonlyMap<string, { readonly ready: boolean }>;
   /** The last sync result per cluster. */
@@ -168,6 +170,14 @@ export class FleetMetrics {
       registers,
       collect() {
         this.set(snapshot().ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_leader",
+      help: "1 while this replica holds the leader Lease (always without --leader-elect), 0 standing by.",
+      registers,
+      collect() {
+        this.set(snapshot().leading ? 1 : 0);
       },
     });
     new Gauge({

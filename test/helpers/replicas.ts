@@ -174,6 +174,11 @@ export async function haScenario(setup: ReplicaSetup, leaseMs: number): Promise<
   try {
     const first = await leaderOf(replicas, leaseMs * 4);
     await reconciled(setup.repo, gitIn(setup.repo, "rev-parse", "main"), 60_000);
+    // The leader says so on /metrics; standbys do not.
+    for (const replica of replicas) {
+      const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+      expect(metrics).toContain(`gitfleet_leader ${replica === first ? 1 : 0}`);
+    }
     // Standbys answer ready once they follow the status branch (the Service keeps them for the dashboard).
     for (const replica of replicas)
       await eventually(

@@ -235,6 +235,8 @@ describe("/metrics", () => {
       expect(n).toBeLessThanOrEqual(after);
     };
     expect(value(series, "gitfleet_ready")).toBe(1);
+    // One controller without leader election leads.
+    expect(value(series, "gitfleet_leader")).toBe(1);
     expect(value(series, "gitfleet_reconciles_total", { result: "committed" })).toBeGreaterThanOrEqual(1);
     expect(value(series, "gitfleet_reconcile_duration_seconds_count", { stage: "total" })).toBe(
       value(series, "gitfleet_reconciles_total") -
