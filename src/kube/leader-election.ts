@@ -225,34 +225,24 @@ export class LeaderElector {
   }
 
   // The first claim on a Lease nobody made yet; false when another candidate created it first.
-  private async create(): Promise<boolean> {
+  private create(): Promise<boolean> {
     const spec = firstLeaseSpec(
       this.options.identity,
       Math.ceil(this.options.leaseDurationMs / 1000),
       this.wallClock(),
     );
-    try {
-      const answer = await this.options.api.raw("POST", this.path(false), {
-        ...this.object(undefined),
-        spec,
-      });
-      this.observed = readLeaseRecord(answer);
-      this.observedAtMs = this.clock();
-      return true;
-    } catch (error) {
-      if (error instanceof MemberApiError && error.code === 409) return false;
-      throw error;
-    }
+    return this.send("POST", this.path(false), { ...this.object(undefined), spec });
   }
 
   // A compare-and-swap on resourceVersion: false when another writer got there first (409).
-  private async write(current: LeaseRecord, spec: JsonMap): Promise<boolean> {
+  private write(current: LeaseRecord, spec: JsonMap): Promise<boolean> {
+    return this.send("PUT", this.path(), { ...this.object(current.resourceVersion), spec });
+  }
+
+  // One write of the Lease, its answer observed; false on a conflict (409: another writer was first).
+  private async send(method: "POST" | "PUT", path: string, body: JsonMap): Promise<boolean> {
     try {
-      const answer = await this.options.api.raw("PUT", this.path(), {
-        ...this.object(current.resourceVersion),
-        spec,
-      });
-      this.observed = readLeaseRecord(answer);
+      this.observed = readLeaseRecord(await this.options.api.raw(method, path, body));
       this.observedAtMs = this.clock();
       return true;
     } catch (error) {

@@ -21,6 +21,18 @@ const record = (over: Partial<LeaseRecord>): LeaseRecord => ({
   ...over,
 });
 
+// What a candidate writes when it takes another's Lease: its own times, one more transition.
+const TAKEN = {
+  action: "acquire",
+  spec: {
+    holderIdentity: "a_1",
+    leaseDurationSeconds: 15,
+    acquireTime: "2026-12-02T10:00:05.123000Z",
+    renewTime: "2026-12-02T10:00:05.123000Z",
+    leaseTransitions: 4,
+  },
+} as const;
+
 const cases = [
   {
     name: "another holder's claim observed 14.9 s ago stands",
@@ -34,16 +46,7 @@ const cases = [
     record: record({}),
     observedAtMs: 100,
     nowMs: 15_100,
-    want: {
-      action: "acquire",
-      spec: {
-        holderIdentity: "a_1",
-        leaseDurationSeconds: 15,
-        acquireTime: "2026-12-02T10:00:05.123000Z",
-        renewTime: "2026-12-02T10:00:05.123000Z",
-        leaseTransitions: 4,
-      },
-    },
+    want: TAKEN,
   },
   {
     name: "the claim's own duration counts, not the candidate's (a holder with a 60 s lease)",
@@ -57,16 +60,7 @@ const cases = [
     record: record({ holder: "", durationSeconds: 1 }),
     observedAtMs: 1000,
     nowMs: 1000,
-    want: {
-      action: "acquire",
-      spec: {
-        holderIdentity: "a_1",
-        leaseDurationSeconds: 15,
-        acquireTime: "2026-12-02T10:00:05.123000Z",
-        renewTime: "2026-12-02T10:00:05.123000Z",
-        leaseTransitions: 4,
-      },
-    },
+    want: TAKEN,
   },
   {
     name: "the holder renews, keeping its acquire time and the transitions",
