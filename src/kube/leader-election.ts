@@ -76,6 +76,8 @@ export class LeaderElector {
   private observedAtMs = 0;
   private stopped = false;
   private wake: (() => void) | undefined;
+  /** The read-and-write in flight, which a release waits for (its renewal must not land after). */
+  private inFlight: Promise<unknown> | undefined;
   private readonly clock: () => number;
 
   constructor(private readonly options: LeaderElectionOptions) {
@@ -111,6 +113,7 @@ export class LeaderElector {
 
   /** Gives the Lease up at once (a graceful stop), so another candidate need not wait for it to expire. */
   async release(): Promise<void> {
+    await this.inFlight;
     const leading = this.leading;
     this.renewedAtMs = undefined;
     if (!leading || !this.observed) return;
@@ -143,7 +146,7 @@ export class LeaderElector {
     const { logger, namespace, name, identity } = this.options;
     let waitingFor: string | undefined;
     while (!this.stopped) {
-      const outcome = await this.tryAcquireOrRenew().catch((error: unknown) => {
+      const outcome = await this.attemptOnce().catch((error: unknown) => {
         logger.warn({ error: String(error) }, "leader lease not read or written; trying again");
         return undefined;
       });
@@ -166,7 +169,7 @@ export class LeaderElector {
     while (!this.stopped && this.leading) {
       await this.sleep(this.options.retryPeriodMs);
       if (this.stopped || !this.leading) break;
-      const outcome = await this.tryAcquireOrRenew().catch((error: unknown) => {
+      const outcome = await this.attemptOnce().catch((error: unknown) => {
         logger.warn({ error: String(error) }, "leader lease not renewed; trying again");
         return undefined;
       });
@@ -210,9 +213,18 @@ export class LeaderElector {
     return true;
   }
 
+  // One try, remembered while it runs.
+  private attemptOnce(): Promise<true | string | undefined> {
+    const attempt = this.tryAcquireOrRenew();
+    this.inFlight = attempt.catch(() => undefined);
+    return attempt;
+  }
+
+  // A renewal landed. Once stopped, the fence is not told: a stopping replica writes nothing more
+  // (its release, or the lease's expiry, ends the claim).
   private renewed(sentAtMs: number): void {
     this.renewedAtMs = sentAtMs;
-    this.options.onRenewed?.(sentAtMs);
+    if (!this.stopped) this.options.onRenewed?.(sentAtMs);
   }
 
   private async read(): Promise<LeaseRecord | undefined> {
