@@ -189,15 +189,7 @@ export class Reconciler {
     await repo.fetch([branch, statusBranch]);
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
-    if (!head) return "current";
-    return this.catchUp(tip, head);
-  }
-
-  // The state brought to the status branch's tip: as it is when it describes it, by replaying a
-  // commit another writer (the leader before this one) put on top of it when this state reproduces
-  // it exactly, else restored from the branch.
-  private async catchUp(tip: string | undefined, head: string): Promise<"current" | "replayed" | "restored"> {
-    if (this.state && tip === this.statusTip) return "current";
+    if (!head || (this.state && tip === this.statusTip)) return "current";
     if (tip && (await this.replay(tip))) return "replayed";
     await this.restore(tip, head);
     return "restored";
@@ -254,7 +246,10 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     if (!head) throw new TerminalError(`branch ${branch} not found in ${repo.describe()}`);
     const tip = await repo.branchTip(statusBranch);
-    await this.catchUp(tip, head);
+    // Another writer moved the branch (the leader before this one): its commit replayed when this
+    // state reproduces it exactly, else the state restored from the branch.
+    if (!this.state || tip !== this.statusTip)
+      if (!(tip && this.state && (await this.replay(tip)))) await this.restore(tip, head);
     watch.lap("restore");
     const { next, attachment, repair } = await this.nextCommit(head, watch);
     if (!next) {

@@ -4,7 +4,6 @@ import { expect } from "vitest";
 import { BASE_SPEC, fleetFiles } from "./fleet-spec.js";
 import { commitTree, gitIn } from "./git-repo.js";
 import { spawnRun } from "./gitfleet-run.js";
-import { until } from "./member.js";
 
 /**
  * Replicas of `gitfleet run --leader-elect` on one fleet repository, as the Helm chart runs them
@@ -122,20 +121,41 @@ export function commitReplicas(repo: string, replicas: number): string {
   );
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
 /** The one replica that leads, once one does (and never two at a time). */
 export async function leaderOf(replicas: readonly Replica[], timeoutMs: number): Promise<Replica> {
-  return until(() => {
-    const leading = replicas.filter(
-      (r) => r.child.exitCode === null && r.child.signalCode === null && leads(r),
-    );
-    expect(leading.length).toBeLessThanOrEqual(1);
-    return leading[0];
-  }, timeoutMs);
+  return eventually(
+    "a leader",
+    () => {
+      const leading = replicas.filter(
+        (r) => r.child.exitCode === null && r.child.signalCode === null && leads(r),
+      );
+      expect(leading.length).toBeLessThanOrEqual(1);
+      return leading[0];
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until the status branch holds a commit reconciling `source`. */
 export function reconciled(repo: string, source: string, timeoutMs: number) {
-  return until(
+  return eventually(
+    `a status commit for ${source.slice(0, 7)}`,
     () => statusCommits(repo).find((c) => c.source === source && c.event === "reconcile"),
     timeoutMs,
   );
@@ -161,7 +181,8 @@ export async function haScenario(setup: ReplicaSetup, leaseMs: number): Promise<
     }
     // Standbys answer ready once they follow the status branch (the Service keeps them for the dashboard).
     for (const replica of replicas)
-      await until(
+      await eventually(
+        "ready replicas",
         async () => ((await fetch(`${replica.url}/readyz`)).status === 200 ? true : undefined),
         30_000,
       );

@@ -6,7 +6,6 @@ import { MemberClient } from "../../src/kube/member-client.js";
 import { createLogger } from "../../src/log/logger.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
-import { until } from "../helpers/member.js";
 
 /**
  * Leader election over HTTP against the simulated member's Lease API (resourceVersion
@@ -63,6 +62,14 @@ function candidate(identity: string): Candidate {
   return { elector, startedAt, stoppedAt, relayed, run };
 }
 
+async function until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
 describe("leader election on a Lease", () => {
   it("refuses timings an election cannot keep", () => {
     expect(timingsProblem(TIMINGS)).toBeUndefined();
@@ -74,7 +81,7 @@ describe("leader election on a Lease", () => {
   it("elects one leader; a leader that stops renewing stops counting itself leading before another takes over", async () => {
     const a = candidate("a_1");
     const b = candidate("b_1");
-    await until(() => a.startedAt.length + b.startedAt.length === 1 || undefined, 10_000);
+    await until("a leader", () => a.startedAt.length + b.startedAt.length === 1);
     // Both keep campaigning for a while: still one leader, and the Lease names it.
     await sleep(600);
     const [leader, standby] = a.startedAt.length === 1 ? [a, b] : [b, a];
@@ -88,10 +95,10 @@ describe("leader election on a Lease", () => {
     // The leader goes silent (as when paused or cut off): it stops renewing, without releasing.
     leader.elector.stop();
     let fencedAt = 0;
-    await until(() => {
+    await until("the leader's fence", () => {
       if (!leader.elector.leading && fencedAt === 0) fencedAt = monotonicMs();
-      return standby.startedAt.length === 1 || undefined;
-    }, 10_000);
+      return standby.startedAt.length === 1;
+    });
     expect(fencedAt).toBeGreaterThan(0);
     expect(fencedAt).toBeLessThan(standby.startedAt[0] as number);
     const taken = readLeaseRecord(await client.raw("GET", LEASE));
@@ -102,7 +109,7 @@ describe("leader election on a Lease", () => {
     const third = candidate("c_1");
     await sleep(300);
     await third.elector.relay("webhook:github");
-    await until(() => standby.relayed.length === 1 || undefined, 10_000);
+    await until("the relayed round", () => standby.relayed.length === 1);
     await sleep(600);
     expect(standby.relayed).toHaveLength(1);
     expect(standby.relayed[0]).toMatch(/^webhook:github /);
@@ -112,7 +119,7 @@ describe("leader election on a Lease", () => {
     standby.elector.stop();
     await standby.elector.release();
     expect(standby.elector.leading).toBe(false);
-    await until(() => third.startedAt.length === 1 || undefined, 1400);
+    await until("the third candidate's lead", () => third.startedAt.length === 1, 1400);
     expect((third.startedAt[0] as number) - releasedAt).toBeLessThan(TIMINGS.leaseDurationMs);
     third.elector.stop();
     await third.elector.release();
