@@ -1,12 +1,6 @@
-/** 32-bit FNV-1a hash of a string's UTF-8 bytes (Go's hash/fnv New32a, which Karmada uses). */
-export function fnv32a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash >>> 0;
-}
+import { fnv32a } from "../../model/hash.js";
+
+export { fnv32a };
 
 /** How equal-priority ties between clusters are broken: by name, ascending or descending. */
 export type NameOrder = "ascending" | "descending";
