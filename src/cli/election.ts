@@ -2,6 +2,9 @@ import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { BuiltController } from "../controller/build-controller.js";
 import { LeaderLease } from "../controller/leader-lease.js";
+import { ShardLeases } from "../controller/shard-leases.js";
+import { Sharding } from "../controller/sharding.js";
+import type { ShardBranches } from "../git/shard-branches.js";
 import { type LeaseTimings, timingsProblem } from "../kube/leader-election.js";
 import { parseDuration } from "../model/duration.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
@@ -18,6 +21,8 @@ export interface ElectionFlags {
   readonly managementContext?: string;
   readonly controllerId: string;
   readonly logLevel: string;
+  /** Shards of the push-mode members (0 or absent: none, the leader syncs every member). */
+  readonly shards?: number;
 }
 
 /** How often a standby brings its state up to the status branch's tip. */
@@ -31,6 +36,10 @@ export const FOLLOW_INTERVAL_MS = 10_000;
  */
 export class Election {
   readonly lease: LeaderLease;
+  /** The shards' Leases, when the members are sharded. */
+  readonly shards: ShardLeases | undefined;
+  /** This replica's name in every Lease it holds. */
+  readonly identity: string;
   /** Resolves with the exit code once this replica lost the Lease. */
   readonly lost: Promise<ExitCodeValue>;
   private built: BuiltController | undefined;
@@ -38,22 +47,26 @@ export class Election {
   private following: Promise<void> | undefined;
   private followed = false;
   private leading = false;
+  private readonly shardTotal: number;
 
   constructor(
     flags: ElectionFlags,
     private readonly logger: Logger,
   ) {
     const timings = timingsOf(flags);
+    this.shardTotal = flags.shards ?? 0;
     let lose: (code: ExitCodeValue) => void = () => undefined;
     this.lost = new Promise((resolve) => {
       lose = resolve;
     });
+    this.identity = `${flags.controllerId}_${Math.random().toString(16).slice(2, 10)}`;
+    const kubeconfig = managementKubeconfig(flags);
     this.lease = new LeaderLease(
       {
-        kubeconfig: managementKubeconfig(flags),
+        kubeconfig,
         namespace: flags.leaderElectNamespace,
         name: flags.leaderElectLease,
-        identity: `${flags.controllerId}_${Math.random().toString(16).slice(2, 10)}`,
+        identity: this.identity,
         timings,
         logLevel: flags.logLevel,
       },
@@ -67,6 +80,54 @@ export class Election {
         relayFailed: (error) => logger.warn({ error }, "round not relayed to the leader"),
       },
     );
+    this.shards =
+      flags.shards && flags.shards > 0
+        ? new ShardLeases(
+            {
+              kubeconfig,
+              namespace: flags.leaderElectNamespace,
+              lease: flags.leaderElectLease,
+              identity: this.identity,
+              timings,
+              logLevel: flags.logLevel,
+              shards: flags.shards,
+            },
+            {
+              gained: (shard) => {
+                logger.info({ shard }, `holding shard ${shard}: probing and syncing its members`);
+                this.built?.loop.trigger(`shard ${shard}`);
+              },
+              lost: (shard, why) => {
+                logger.error({ shard, why }, "shard lease lost: stopping, a restart campaigns again");
+                lose(ExitCode.Failed);
+              },
+            },
+          )
+        : undefined;
+  }
+
+  /**
+   * The sharded controller's view of this replica (undefined without shards): whether it leads, the
+   * shards it holds, their fences, and the leader to ask for a round.
+   */
+  sharding(branches: ShardBranches): Sharding | undefined {
+    const shards = this.shards;
+    if (!shards) return undefined;
+    return new Sharding({
+      shards: this.shardTotal,
+      identity: this.identity,
+      leading: () => this.leading && this.lease.leading,
+      holding: () => shards.holding(),
+      fence: (shard) => shards.fence(shard),
+      relay: (reason) => this.lease.relay(reason),
+      branches,
+    });
+  }
+
+  /** Checked before every write to a member: the shard's Lease when sharded, else the leader's. */
+  fenceMember(cluster: string, sharding: Sharding | undefined): void {
+    if (sharding) sharding.fence(this.built?.reconciler.snapshot().state.model, cluster);
+    else this.lease.fence();
   }
 
   /** Checked before every write: throws unless this replica leads. */
@@ -74,9 +135,16 @@ export class Election {
     this.lease.fence();
   }
 
-  /** Stands by with this controller: follows the status branch until the Lease is this replica's. */
+  /**
+   * Stands by with this controller: follows the status branch until the Lease is this replica's. With
+   * shards it runs at once: its rounds hold shards, and lead once the leader Lease is its own.
+   */
   standBy(built: BuiltController): void {
     this.built = built;
+    if (this.shards) {
+      built.start();
+      return;
+    }
     const follow = () => {
       if (this.following || this.leading) return;
       this.following = built.reconciler
@@ -103,14 +171,14 @@ export class Election {
     else this.lease.relay(reason);
   }
 
-  /** Ready: the leader once its loop is; a standby once it follows the status branch. */
+  /** Ready: the leader (and, sharded, every replica) once its loop is; a standby once it follows the status branch. */
   get ready(): boolean {
-    return this.leading ? (this.built?.loop.ready ?? false) : this.followed;
+    return this.leading || this.shards ? (this.built?.loop.ready ?? false) : this.followed;
   }
 
   /** Why not ready, for /readyz. */
   get notReadyBecause(): string | undefined {
-    if (this.leading) return this.built?.loop.problem?.message;
+    if (this.leading || this.shards) return this.built?.loop.problem?.message;
     return this.followed ? undefined : "standing by: the status branch is not followed yet";
   }
 
@@ -122,7 +190,7 @@ export class Election {
   /** Gives the Lease up, so another replica takes over without waiting for it to expire. */
   async stop(): Promise<void> {
     if (this.follower) clearInterval(this.follower);
-    await this.lease.release();
+    await Promise.all([this.lease.release(), this.shards?.release()]);
   }
 
   // Leading: the follower stops (its last round finishes first), and the controller starts.
@@ -131,7 +199,9 @@ export class Election {
     await this.following;
     this.leading = true;
     this.logger.info("leading: reconciling and syncing");
-    this.built?.start();
+    // Sharded, the loop runs already: its next round leads.
+    if (this.shards) this.built?.loop.trigger("leading");
+    else this.built?.start();
   }
 }
 

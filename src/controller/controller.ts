@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { type ClusterHealth, clusterHealthSettings, healthTaints } from "../failover/cluster-health.js";
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer, SyncTarget } from "../kube/syncer.js";
@@ -36,6 +37,7 @@ import {
   syncCommitMessage,
 } from "../status/observed-status.js";
 import { recordedVersions, reportedClusters } from "../status/recorded-observations.js";
+import { shardReportText } from "../status/shard-report.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { worstHealth } from "../sync/health.js";
 import {
@@ -48,6 +50,13 @@ import type { ClusterSyncResult } from "../sync/sync-result.js";
 import type { Autoscaler } from "./autoscaler.js";
 import { earliest, type Reconciles, type Requeue } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
+import type { Sharding } from "./sharding.js";
+
+/** What the shards this replica does not hold report of their members. */
+interface ShardObservations {
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  readonly conditions: ReadonlyMap<string, ClusterHealth>;
+}
 
 export interface ControllerOptions {
   readonly logger: Logger;
@@ -63,7 +72,12 @@ export interface ControllerOptions {
   readonly autoscaler?: Autoscaler;
   /** Reads what pull-mode agents report on branches of their own. */
   readonly agents?: AgentBranches;
+  /** One replica of a sharded controller: it probes and syncs its shards' members; the leader folds the others' reports in. */
+  readonly sharding?: Sharding;
 }
+
+/** How often a shard's holder that does not lead follows the status branch and reports. */
+export const SHARD_ROUND_MS = 2_000;
 
 /**
  * What one round did: the reconcile's report, with sync on whether observed status was committed, and
@@ -105,6 +119,10 @@ export class Controller implements Reconciles {
   private requestedGates = "";
   /** The agents' reports read from their branches this round. */
   private branchReports: ReadonlyMap<string, AgentReport> = new Map();
+  /** What the shards this replica does not hold reported, read from their branches this round. */
+  private remote: ShardObservations = { results: new Map(), conditions: new Map() };
+  /** The report text last published per shard this replica holds. */
+  private readonly shardTexts = new Map<number, string>();
 
   constructor(
     private readonly reconciler: Reconciler,
@@ -131,7 +149,7 @@ export class Controller implements Reconciles {
     this.gatheredFor = state.render;
     const now = this.now();
     const workloads = observedWorkloads(
-      { results: this.syncer.latest(), reports: this.agentReports(), decisions: state.render.decisions, now },
+      { results: this.results(), reports: this.agentReports(), decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
     const scaled = this.options.autoscaler?.round(
@@ -140,10 +158,10 @@ export class Controller implements Reconciles {
       workloads,
       now,
     );
-    const reported = reportedClusters(this.syncer.latest(), this.agentReports());
+    const reported = reportedClusters(this.results(), this.agentReports());
     this.lastObservations = gatherObservedState({
       now,
-      ...(this.options.prober ? { probes: this.options.prober.conditions() } : {}),
+      ...(this.options.prober || this.options.sharding ? { probes: this.conditions() } : {}),
       workloads,
       capacity: reported.capacity,
       served: reported.served,
@@ -165,8 +183,11 @@ export class Controller implements Reconciles {
    * 6. say when the next round is due without a new event.
    */
   async reconcile(): Promise<ControllerReport> {
+    const { sharding } = this.options;
+    if (sharding && !sharding.options.leading()) return this.holdShards(sharding);
     // 1. Pods are sampled for the render this round makes (the state as of the last one).
     const before = this.reconciler.snapshot().state;
+    if (sharding && before.model) this.remote = await this.readShards(sharding, before.model);
     await this.options.autoscaler?.sample(before, this.now());
     if (before.model && this.options.agents)
       this.branchReports = await this.options.agents.reports(before.model);
@@ -183,27 +204,151 @@ export class Controller implements Reconciles {
       state.model !== undefined &&
       (!sameEntries(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
         !sameRestores(this.controlPlaneRestores(state), used?.controlPlaneRestores));
-    const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
     // resync, or apps still progressing ask the members again.
+    await this.syncWhenDue(state, syncFiles, trusted, now);
+    // 5. What the members reported so far (and, sharded, the shards this replica holds report it on
+    // their branches too, so a next leader finds it); 6. the next round's time.
+    const published = await this.publishObserved();
+    if (sharding) await this.publishShards(sharding, state);
+    const moved: Requeue | undefined = planesMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
+    const requeue = earliest([moved, published.requeue, this.deadline(state)]);
+    return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
+  }
+
+  // The sync asked for when the render changed, a migration gate moved, a resync is due or apps are
+  // still progressing. A commit that does not validate changes nothing in any cluster: the last valid
+  // render is what syncs.
+  private async syncWhenDue(
+    state: ReconcileState,
+    syncFiles: ReadonlyMap<string, string>,
+    trusted: boolean,
+    now: number,
+  ): Promise<void> {
+    const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
     const due =
       !this.requested ||
       this.requested.render !== state.render ||
       gatesKey !== this.requestedGates ||
       now - this.requested.at >= this.options.resyncIntervalMs ||
       (this.progressAt !== undefined && now >= this.progressAt);
-    // A commit that does not validate changes nothing in any cluster: the last valid render is what syncs.
-    if (due && state.model && state.renderedCommit) {
-      this.requested = { render: state.render, at: now };
-      this.requestedGates = gatesKey;
-      this.progressAt = undefined;
-      await this.syncer.request(this.syncTarget(state, syncFiles, trusted));
+    if (!due || !state.model || !state.renderedCommit) return;
+    this.requested = { render: state.render, at: now };
+    this.requestedGates = gatesKey;
+    this.progressAt = undefined;
+    await this.syncer.request(this.syncTarget(state, syncFiles, trusted));
+  }
+
+  /**
+   * A round of a shard's holder that does not lead, narrated:
+   * 1. follow the status branch (the leader's renders and decisions) and read the other shards' reports;
+   * 2. advance the migrations as the leader does, for the gates the sync obeys (their files are the leader's);
+   * 3. sync this replica's members when due, as the leader would;
+   * 4. report what they answered on the shards' own branches, and ask the leader for a round.
+   */
+  private async holdShards(sharding: Sharding): Promise<ControllerReport> {
+    const started = this.now();
+    await this.reconciler.follow();
+    const { state, syncFiles, trusted, statusTip } = this.reconciler.snapshot();
+    if (state.model) this.remote = await this.readShards(sharding, state.model);
+    const now = this.now();
+    this.advancePolicies(state, syncFiles, now);
+    this.unrecorded = [];
+    this.lastObservations = undefined;
+    await this.syncWhenDue(state, syncFiles, trusted, now);
+    // Members still rolling out are looked at again after the status interval, as the leader does.
+    if (this.progressAt === undefined && (this.migrations?.active || stillProgressing(this.syncer.latest())))
+      this.progressAt = now + Math.max(this.options.statusIntervalMs, 1000);
+    await this.publishShards(sharding, state);
+    return {
+      result: "up-to-date",
+      sourceCommit: state.sourceCommit ?? "",
+      statusCommit: statusTip,
+      valid: state.model !== undefined,
+      errors: 0,
+      attempts: 1,
+      filesChanged: 0,
+      durationsMs: { shard: this.now() - started },
+      requeue: { afterMs: SHARD_ROUND_MS, reason: "shard" },
+    };
+  }
+
+  // The reports of the shards this replica does not hold: their members' results and conditions.
+  private async readShards(sharding: Sharding, model: FleetModel): Promise<ShardObservations> {
+    const holding = sharding.options.holding();
+    const others = sharding.all().filter((shard) => !holding.has(shard));
+    const reports = await sharding.options.branches.reports(others, (shard) =>
+      sharding.clustersOf(model, shard),
+    );
+    const results = new Map<string, ClusterSyncResult>();
+    const conditions = new Map<string, ClusterHealth>();
+    for (const report of reports.values()) {
+      for (const [cluster, result] of report.results) results.set(cluster, result);
+      for (const [cluster, health] of report.conditions) conditions.set(cluster, health);
     }
-    // 5. What the members reported so far; 6. the next round's time.
-    const published = await this.publishObserved();
-    const moved: Requeue | undefined = planesMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
-    const requeue = earliest([moved, published.requeue, this.deadline(state)]);
-    return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
+    return { results, conditions };
+  }
+
+  // Each held shard's members as this replica sees them, committed to the shard's branch when it
+  // changed (fenced on the shard's Lease); the leader is asked for a round when one landed.
+  private async publishShards(sharding: Sharding, state: ReconcileState): Promise<void> {
+    const { model, renderedCommit } = state;
+    if (!model || !renderedCommit) return;
+    const local = this.syncer.latest();
+    const probed = this.options.prober?.conditions() ?? new Map<string, ClusterCondition>();
+    for (const shard of sharding.options.holding()) {
+      const clusters = sharding.clustersOf(model, shard);
+      const pick = <T>(map: ReadonlyMap<string, T>) => new Map([...map].filter(([c]) => clusters.has(c)));
+      const text = shardReportText({
+        shard,
+        holder: sharding.options.identity,
+        results: pick(local),
+        conditions: new Map([...pick(probed)].map(([c, condition]) => [c, condition.health])),
+      });
+      if (this.shardTexts.get(shard) === text) continue;
+      const outcome = await sharding.options.branches
+        .publish({
+          shard,
+          text,
+          sourceCommit: renderedCommit,
+          holder: sharding.options.identity,
+          author: this.reconciler.author(),
+          message: `shard ${shard}: ${[...clusters].sort().join(", ") || "no members"}`,
+          fence: () => sharding.options.fence(shard),
+        })
+        .catch((error: unknown) => {
+          this.options.logger.warn({ shard, error: String(error) }, "shard report not published");
+          return "moved" as const;
+        });
+      if (outcome === "moved") continue;
+      this.shardTexts.set(shard, text);
+      if (outcome === "committed" && !sharding.options.leading()) sharding.options.relay(`shard ${shard}`);
+    }
+  }
+
+  // Every member's last sync: this replica's own for the members it syncs, the shards' reports for the rest.
+  private results(): ReadonlyMap<string, ClusterSyncResult> {
+    const local = this.syncer.latest();
+    const { sharding } = this.options;
+    if (!sharding) return local;
+    const model = this.reconciler.snapshot().state.model;
+    const merged = new Map([...this.remote.results].filter(([cluster]) => !sharding.inScope(model, cluster)));
+    for (const [cluster, result] of local) if (sharding.inScope(model, cluster)) merged.set(cluster, result);
+    return merged;
+  }
+
+  // Every member's condition: this replica's probes for its own members (and what the status branch
+  // recorded for members nobody reported yet), the shards' reports for the rest.
+  private conditions(): Map<string, ClusterCondition> {
+    const conditions = this.options.prober?.conditions() ?? new Map<string, ClusterCondition>();
+    const { sharding } = this.options;
+    if (!sharding) return conditions;
+    const model = this.reconciler.snapshot().state.model;
+    const settings = clusterHealthSettings(model?.fleet?.spec);
+    for (const [cluster, health] of this.remote.conditions)
+      if (!sharding.inScope(model, cluster))
+        conditions.set(cluster, { health, taints: healthTaints(health, this.now(), settings) });
+    return conditions;
   }
 
   // What the syncer gets: the last valid render, with what the status branch adds to it.
@@ -222,6 +367,7 @@ export class Controller implements Reconciles {
       // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
       inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
       ...(this.migrations ? { gates: this.migrations.gates } : {}),
+      ...(this.options.sharding ? { elsewhere: this.remote.results } : {}),
       // The hosted clusters' /version as recorded: what the order of their components reads until synced.
       ...(model.controlPlaneClasses.length > 0
         ? { recordedVersions: recordedVersions(syncFiles, hostedClusterNames(model)) }
@@ -283,7 +429,7 @@ export class Controller implements Reconciles {
       renderedCommit: state.renderedCommit,
       recorded: this.recordedRestores(state, syncFiles, this.reconciler.snapshot().trusted),
       last: this.restores?.statuses,
-      results: this.syncer.latest(),
+      results: this.results(),
       failingSince: this.restores?.failingSince ?? new Map(),
       now,
     });
@@ -316,7 +462,7 @@ export class Controller implements Reconciles {
         const upgrade = model.controlPlaneUpgrades.find((u) => u.metadata.name === name);
         return trusted || last?.has(name) || !upgrade ? recorded : approvedUpgradePart(upgrade, recorded);
       },
-      results: this.syncer.latest(),
+      results: this.results(),
       failingSince: this.upgrades?.failingSince ?? new Map(),
       now,
     });
@@ -325,10 +471,10 @@ export class Controller implements Reconciles {
   // Publishes the members' latest results when they changed and the status interval allows; says
   // when to look again (the interval's end, or apps still progressing).
   private async publishObserved(): Promise<{ outcome: ObservedOutcome; requeue?: Requeue }> {
-    const results = this.syncer.latest();
+    const results = this.results();
     const { state, syncFiles } = this.reconciler.snapshot();
     const reports = this.agentReports();
-    const conditions = conditionBlocks(this.options.prober?.conditions() ?? new Map());
+    const conditions = conditionBlocks(this.conditions());
     const migrationFiles = new Map([
       ...(this.migrations?.files ?? []),
       ...(this.upgrades?.files ?? []),
@@ -357,13 +503,11 @@ export class Controller implements Reconciles {
     }
     // Apps still rolling out, and migration batches adopting or observing, are looked at again after
     // the status interval; apps a migration holds back wait for a commit, not for time.
-    const waiting = (o: ClusterSyncResult["objects"][number]) =>
-      (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
     if (
       this.migrations?.active ||
       this.upgrades?.active ||
       this.restores?.active ||
-      [...snapshot.values()].some((r) => !r.reachable || r.objects.some(waiting))
+      stillProgressing(snapshot)
     ) {
       const afterMs = Math.max(this.options.statusIntervalMs, 1000);
       this.progressAt = this.now() + afterMs;
@@ -400,7 +544,7 @@ export class Controller implements Reconciles {
     now: number,
   ): MigrationsRound | undefined {
     if (!state.model || !state.renderedCommit || state.model.migrations.length === 0) return undefined;
-    const results = this.syncer.latest();
+    const results = this.results();
     const reports = this.agentReports();
     const last = this.migrations?.statuses;
     const trusted = this.reconciler.snapshot().trusted;
@@ -499,6 +643,13 @@ function conditionBlocks(conditions: ReadonlyMap<string, ClusterCondition>): Map
       },
     ]),
   );
+}
+
+// Some member did not answer, or has objects not Healthy yet or held by a rollout.
+function stillProgressing(results: ReadonlyMap<string, ClusterSyncResult>): boolean {
+  const waiting = (o: ClusterSyncResult["objects"][number]) =>
+    (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
+  return [...results.values()].some((r) => !r.reachable || r.objects.some(waiting));
 }
 
 function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {

@@ -10,6 +10,7 @@ import type { LeaseWorkerInput, LeaseWorkerMessage } from "./leader-lease.js";
 // where the controller's fence reads it (a shared buffer), so the fence never waits on this thread.
 const input = workerData as LeaseWorkerInput;
 const renewedAt = new BigInt64Array(input.renewedAt);
+const willing = input.willing ? new Int32Array(input.willing) : undefined;
 const post = (message: LeaseWorkerMessage) => parentPort?.postMessage(message);
 
 const config = new KubeConfig();
@@ -29,6 +30,7 @@ const elector = new LeaderElector({
   logger: createLogger({ level: input.logLevel }),
   onRenewed: (sentAtMs) => Atomics.store(renewedAt, 0, BigInt(sentAtMs)),
   onRelayed: (reason) => post({ type: "relayed", reason }),
+  ...(willing ? { mayAcquire: () => Atomics.load(willing, 0) === 1 } : {}),
 });
 
 parentPort?.on("message", (message: { readonly release?: boolean; readonly relay?: string }) => {

@@ -14,6 +14,8 @@ export interface LeaseWorkerInput {
   readonly logLevel: string;
   /** One BigInt64: the monotonic millisecond the last renewal was sent, -1 for none. */
   readonly renewedAt: SharedArrayBuffer;
+  /** One Int32: 1 while this process may take the Lease, 0 while it waits (absent: always may). */
+  readonly willing?: SharedArrayBuffer;
 }
 
 /** What the election's thread tells the controller's. */
@@ -51,14 +53,23 @@ export class LeaderLease {
   private exited = false;
   private released: (() => void) | undefined;
 
+  private readonly willing: Int32Array | undefined;
+
   constructor(
-    private readonly input: Omit<LeaseWorkerInput, "renewedAt">,
+    private readonly input: Omit<LeaseWorkerInput, "renewedAt" | "willing"> & {
+      /** Whether the Lease is taken only while `willing` says so (shards); default: whenever it is free. */
+      readonly gated?: boolean;
+    },
     events: LeaseEvents,
   ) {
     const buffer = new SharedArrayBuffer(8);
     this.renewedAt = new BigInt64Array(buffer);
     Atomics.store(this.renewedAt, 0, -1n);
-    this.worker = new Worker(workerScript(), { workerData: { ...input, renewedAt: buffer } });
+    const willing = input.gated ? new SharedArrayBuffer(4) : undefined;
+    this.willing = willing ? new Int32Array(willing) : undefined;
+    this.worker = new Worker(workerScript(), {
+      workerData: { ...input, renewedAt: buffer, ...(willing ? { willing } : {}) },
+    });
     this.worker.on("message", (message: LeaseWorkerMessage) => {
       if (message.type === "started") events.started();
       else if (message.type === "stopped")
@@ -89,6 +100,11 @@ export class LeaderLease {
       throw new FencedError(
         `${this.input.identity} does not hold the leader Lease ${this.input.namespace}/${this.input.name}: it writes nothing`,
       );
+  }
+
+  /** Whether this process may take the Lease when it is free (a gated Lease only). */
+  set mayAcquire(willing: boolean) {
+    if (this.willing) Atomics.store(this.willing, 0, willing ? 1 : 0);
   }
 
   /** Passes a round on to the leader (this process stands by). */

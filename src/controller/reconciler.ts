@@ -707,7 +707,8 @@ export class Reconciler {
     );
   }
 
-  private author(): CommitAuthor {
+  /** The author of the commits this controller writes, stamped now. */
+  author(): CommitAuthor {
     const now = (this.options.now ?? Date.now)();
     return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
   }

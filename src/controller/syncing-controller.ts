@@ -15,6 +15,7 @@ import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { Autoscaler } from "./autoscaler.js";
 import { Controller } from "./controller.js";
 import type { Reconciler } from "./reconciler.js";
+import type { Sharding } from "./sharding.js";
 
 export interface SyncingOptions {
   /** Where member credentials are found: --kubeconfig and the environment. */
@@ -33,6 +34,8 @@ export interface SyncingOptions {
   readonly onSyncResult?: (result: ClusterSyncResult) => void;
   /** Milliseconds since the epoch for decisions (CronScale rules, windows); injectable for tests. */
   readonly now?: () => number;
+  /** One replica of a sharded controller: it probes and syncs only the members of the shards it holds. */
+  readonly sharding?: Sharding;
 }
 
 /** fleet.yaml autoscaleInterval's default: the Kubernetes HPA controller's sync period. */
@@ -50,11 +53,17 @@ export function syncingController(
   // One credential cache for the syncer, the prober and the autoscaler: files are read again only when they change.
   const credentials = new MemberCredentials(options.connections);
   const connect = (model: FleetModel) => credentials.resolve(model.clusters);
+  // Sharded, the syncer and the prober reach only this replica's members (the autoscaler, which only
+  // reads, samples every member for the leader's render).
+  const { sharding } = options;
+  const own = sharding
+    ? async (model: FleetModel) => (await connect(model)).filter((c) => sharding.inScope(model, c.cluster))
+    : connect;
   // And one pool of member clients: a client per cluster (and way of asking), made again when its credentials change.
   const clients = new MemberClientPool(options.client);
   const syncer = new Syncer({
     clients,
-    connect,
+    connect: own,
     logger: options.logger,
     ...(options.client ? { client: options.client } : {}),
     ...(options.onSyncResult ? { onResult: options.onSyncResult } : {}),
@@ -63,7 +72,7 @@ export function syncingController(
   });
   const prober = new ClusterProber({
     clients,
-    connect,
+    connect: own,
     model: () => reconciler.snapshot().state.model,
     heartbeats: (model) => readHeartbeats(reconciler.repository, reconciler.statusBranch, model),
     restore: (cluster) => {
@@ -96,6 +105,7 @@ export function syncingController(
     resyncIntervalMs: options.resyncIntervalMs,
     prober,
     ...(options.now ? { now: options.now } : {}),
+    ...(sharding ? { sharding } : {}),
   });
   return { syncer, controller, prober };
 }

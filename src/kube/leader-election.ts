@@ -44,6 +44,8 @@ export interface LeaderElectionOptions extends LeaseTimings {
   readonly onRenewed?: (sentAtMs: number) => void;
   /** Told, while leading, of a round a standby relayed (see `relay`); the next renewal clears it. */
   readonly onRelayed?: (reason: string) => void;
+  /** Asked before each try to take the Lease (never before a renewal): false waits a retry period (shards balance with it). */
+  readonly mayAcquire?: () => boolean;
 }
 
 /** Whether timings are ones an election can keep: lease > renew deadline > retry period (× 1.2 jitter) > 0. */
@@ -146,6 +148,10 @@ export class LeaderElector {
     const { logger, namespace, name, identity } = this.options;
     let waitingFor: string | undefined;
     while (!this.stopped) {
+      if (this.options.mayAcquire?.() === false) {
+        await this.sleep(this.options.retryPeriodMs * (1 + Math.random() * 0.2));
+        continue;
+      }
       const outcome = await this.attemptOnce().catch((error: unknown) => {
         logger.warn({ error: String(error) }, "leader lease not read or written; trying again");
         return undefined;

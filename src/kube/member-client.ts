@@ -49,8 +49,10 @@ export interface MemberClientOptions {
   /** The largest answer read, in bytes, for a list (default 64 MiB) and for anything else (default 8 MiB). */
   readonly maxListBytes?: number;
   readonly maxResponseBytes?: number;
-  /** Checked before every request that writes (any method but GET): throws when this process may not write (leader election's fence). */
-  readonly beforeWrite?: () => void;
+  /** Checked before every request that writes (any method but GET), with the member's name: throws when this process may not write to it (leader election's and shards' fence). */
+  readonly beforeWrite?: (cluster: string) => void;
+  /** The User-Agent every request carries (default: the client's own); a replica names itself in it. */
+  readonly userAgent?: string;
 }
 
 /** Default bounds on what a member may send: a list of every pod of a large cluster fits; nothing endless does. */
@@ -303,7 +305,7 @@ export class MemberClient {
     retries = this.options.retries ?? 3,
   ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
-      if (method !== "GET") this.options.beforeWrite?.();
+      if (method !== "GET") this.options.beforeWrite?.(this.cluster);
       try {
         return await this.once(method, path, body, contentType);
       } catch (error) {
@@ -324,6 +326,7 @@ export class MemberClient {
     for (const [key, value] of new Headers(init.headers as ConstructorParameters<typeof Headers>[0]))
       headers.set(key, value);
     if (body !== undefined) headers.set("content-type", contentType);
+    if (this.options.userAgent) headers.set("user-agent", this.options.userAgent);
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     const maxBytes = isList(method, path)
       ? (this.options.maxListBytes ?? MAX_LIST_BYTES)

@@ -171,16 +171,19 @@ export class ClusterProber {
     const model = this.options.model();
     const settings = clusterHealthSettings(model?.fleet?.spec);
     const now = this.now();
+    const health = new Map(this.health);
+    // Read afresh, not kept: a member this prober starts probing later (a shard taken over) continues
+    // from what the status branch says then, so its failover clock does not restart.
     for (const cluster of model?.clusters ?? []) {
       const name = cluster.metadata.name;
-      if (this.health.has(name)) continue;
+      if (health.has(name)) continue;
       const recorded = this.options.restore?.(name);
-      if (recorded) this.health.set(name, recorded);
+      if (recorded) health.set(name, recorded);
     }
     return new Map(
-      [...this.health].map(([cluster, health]) => [
+      [...health].map(([cluster, condition]) => [
         cluster,
-        { health, taints: healthTaints(health, now, settings) },
+        { health: condition, taints: healthTaints(condition, now, settings) },
       ]),
     );
   }

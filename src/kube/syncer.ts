@@ -43,6 +43,8 @@ export interface SyncTarget {
   readonly gates?: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
   /** Per cluster, the Kubernetes version the status branch recorded (the order of hosted control planes reads it until a sync). */
   readonly recordedVersions?: ReadonlyMap<string, string>;
+  /** Sharded: the last results of members other replicas sync — an app's rollout counts its clusters everywhere. */
+  readonly elsewhere?: ReadonlyMap<string, ClusterSyncResult>;
 }
 
 export interface SyncerOptions {
@@ -118,7 +120,7 @@ export class Syncer {
         : this.rollout.plan(
             desired,
             target.model,
-            this.results,
+            target.elsewhere ? new Map([...target.elsewhere, ...this.results]) : this.results,
             Date.now(),
             passedOver(target.decisions ?? [], target.gates),
           );

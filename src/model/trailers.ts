@@ -17,6 +17,7 @@ export const EVENT_KINDS = [
   "upgrade",
   "sync",
   "agent",
+  "shard",
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -19,6 +19,13 @@ export interface SimulatedMember {
   close(): Promise<void>;
 }
 
+/** One request a member received, as its log records it. */
+export interface MemberRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly userAgent: string;
+}
+
 /** What can go wrong with a member, on purpose. */
 export interface Faults {
   /** Stops answering: the port closes and connections are refused, as when a cluster is down. */
@@ -54,6 +61,8 @@ export async function startMember(
     readonly port?: number;
     /** Nodes, pods and workload controllers inside the member; none unless given. */
     readonly world?: WorldOptions;
+    /** Told of every request as it arrives (a request log: who wrote to the member). */
+    readonly onRequest?: (request: MemberRequest) => void;
   } & MemberOptions,
 ): Promise<SimulatedMember> {
   const api = new MemberApi(options.name, options);
@@ -95,6 +104,11 @@ export async function startMember(
     },
   };
   const server: Server = createServer(async (request, response) => {
+    options.onRequest?.({
+      method: request.method ?? "GET",
+      path: request.url ?? "/",
+      userAgent: request.headers["user-agent"] ?? "",
+    });
     if (request.url === FAULTS_PATH) {
       await controlFaults(faults, request, response).catch((error: unknown) =>
         respond(response, 400, badRequest(error instanceof Error ? error.message : String(error)).body()),

@@ -11,6 +11,7 @@ export type StatusWriter =
   | "reconcile"
   | "sync"
   | "agent"
+  | "shard"
   | "migrations"
   | "upgrades"
   | "restores"
@@ -77,6 +78,13 @@ export const STATUS_FILES: readonly StatusFileKind[] = [
     match: AGENTS_DIRECTORY,
     writer: "agent",
     holds: "a pull-mode agent's report",
+  },
+  {
+    path: "status/shard.json",
+    match: "status/shard.json",
+    writer: "shard",
+    holds:
+      "on a shard's own branch: what its holder observed of the shard's members (conditions, sync results)",
   },
   {
     path: "status/migrations/<name>.yaml",

@@ -140,12 +140,29 @@ describe("gitfleet run --leader-elect", () => {
     [["--leader-elect-renew-deadline", "20s"], /the lease duration must be longer than the renew deadline/],
     [["--leader-elect-retry-period", "9s"], /the renew deadline must be longer than 1.2 × the retry period/],
     [["--leader-elect-lease-duration", "soon"], /--leader-elect-lease-duration soon: expected a duration/],
+    [["--shards", "2"], /--shards divides the members' sync: it cannot go with --no-sync/],
+    [["--shards", "65"], /--shards 65: expected a whole number from 0 to 64/],
+    [["--shards", "1.5"], /--shards 1.5: expected a whole number from 0 to 64/],
   ])("refuses %j before it campaigns", (args, message) => {
     createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
     const result = runElected(...args);
     expect(result.stderr).toMatch(message);
     expect(result.status).toBe(args[0] === "--management-kubeconfig" ? 1 : 64);
     // Nothing was written: no status branch.
+    expect(() => gitIn(`${dir}/fleet`, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+});
+
+describe("gitfleet run --shards", () => {
+  it("refuses shards without leader election: each shard is a Lease", () => {
+    createRepo(`${dir}/fleet`, fleetFiles(BASE_SPEC));
+    const result = spawnSync(
+      process.execPath,
+      [BIN, "run", "--repo", `${dir}/fleet`, "--log-level", "error", "--shards", "2"],
+      { encoding: "utf8", timeout: 20_000 },
+    );
+    expect(result.stderr).toMatch(/--shards needs --leader-elect: each shard is a Lease/);
+    expect(result.status).toBe(64);
     expect(() => gitIn(`${dir}/fleet`, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
   });
 });

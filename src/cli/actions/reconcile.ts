@@ -9,13 +9,16 @@ import {
   type FleetSettings,
   readFleetSettings,
 } from "../../controller/fleet-settings.js";
+import type { Sharding } from "../../controller/sharding.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
+import { ShardBranches } from "../../git/shard-branches.js";
 import type { ConnectionSources, CredentialSource } from "../../kube/connections.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
+import { MAX_SHARDS } from "../../model/shard-assignment.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_DRIFT_INTERVAL_MS,
@@ -30,7 +33,7 @@ import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key
 import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
-export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel">> {
+export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel" | "shards">> {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch?: string;
@@ -56,6 +59,7 @@ export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | 
   readonly secretDigestKeyFile?: string;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
+  readonly shards?: string;
 }
 
 export async function runLoop(
@@ -69,12 +73,15 @@ export async function runLoop(
         createLogger({ level: flags.logLevel, ...(destination ? { destination } : {}) }),
       )
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
+  refuseShardsAlone(flags, serve);
   const { repo, settings } = await openFleet(flags);
   const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const endpoints = serve ? new ControllerEndpoints(repo) : undefined;
   // One replica of several: every write is fenced on the leader Lease.
   const election = serve && flags.leaderElect ? new Election(electionFlags(flags), logger) : undefined;
+  // Sharded: this replica probes and syncs the members of the shards it holds.
+  const sharding = election?.sharding(new ShardBranches(repo, statusBranch));
   logger.info(
     { repo: repo.describe(), branch: flags.branch, sync: flags.sync },
     `sync to member clusters: ${flags.sync ? "on" : "off"}`,
@@ -88,7 +95,7 @@ export async function runLoop(
       progress,
       election,
     }),
-    ...(flags.sync ? { sync: syncOptions(flags, settings, { progress, election }) } : {}),
+    ...(flags.sync ? { sync: syncOptions(flags, settings, { progress, election, sharding }) } : {}),
     intervalMs: flags.interval
       ? durationFlag(flags.interval)
       : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS),
@@ -163,7 +170,27 @@ function electionFlags(flags: LoopFlags): ElectionFlags {
     ...(flags.managementContext ? { managementContext: flags.managementContext } : {}),
     controllerId: flags.controllerId,
     logLevel: flags.logLevel,
+    shards: shardsOf(flags),
   };
+}
+
+// --shards without leader election: there is no Lease to hold a shard by.
+function refuseShardsAlone(flags: LoopFlags, serve: boolean): void {
+  if (Number(flags.shards ?? "0") !== 0 && !(serve && flags.leaderElect))
+    throw new CliError("--shards needs --leader-elect: each shard is a Lease", ExitCode.Usage);
+}
+
+// --shards: a whole number of shards, which need leader election (their Leases) and a sync to divide.
+function shardsOf(flags: LoopFlags): number {
+  const shards = Number(flags.shards ?? "0");
+  if (!Number.isInteger(shards) || shards < 0 || shards > MAX_SHARDS)
+    throw new CliError(
+      `--shards ${flags.shards}: expected a whole number from 0 to ${MAX_SHARDS}`,
+      ExitCode.Usage,
+    );
+  if (shards > 0 && !flags.sync)
+    throw new CliError("--shards divides the members' sync: it cannot go with --no-sync", ExitCode.Usage);
+  return shards;
 }
 
 async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings: FleetSettings }> {
@@ -188,12 +215,22 @@ function syncOptions(
   context: {
     progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined;
     election: Election | undefined;
+    sharding: Sharding | undefined;
   },
 ): NonNullable<ControllerConfig["sync"]> {
-  const { progress, election } = context;
+  const { progress, election, sharding } = context;
   return {
-    // One replica of several writes to members only while it leads.
-    ...(election ? { client: { beforeWrite: () => election.fence() } } : {}),
+    // One replica of several writes to a member only while it leads — or, sharded, holds the member's
+    // shard — and names itself in every request.
+    ...(election
+      ? {
+          client: {
+            beforeWrite: (cluster: string) => election.fenceMember(cluster, sharding),
+            userAgent: `gitfleet (${election.identity})`,
+          },
+        }
+      : {}),
+    ...(sharding ? { sharding } : {}),
     connections: connectionSources(flags),
     statusIntervalMs: flags.once ? 0 : (settings.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS),
     resyncIntervalMs: settings.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS,

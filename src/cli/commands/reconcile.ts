@@ -69,6 +69,11 @@ export function registerReconcile(
         "2s",
       )
       .option(
+        "--shards <n>",
+        "with --leader-elect: divide the push-mode members over n shards (consistent hashing), each probed and synced by the replica holding its Lease; the leader renders and writes decisions (0: no shards, the leader syncs every member)",
+        "0",
+      )
+      .option(
         "--management-kubeconfig <file>",
         "the kubeconfig of the cluster holding the leader Lease (default: the in-cluster service account)",
       )

@@ -1,0 +1,201 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { asList, asMap } from "../../src/model/json.js";
+import { assignShards, clustersOfShard } from "../../src/model/shard-assignment.js";
+import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { commitTree, createRepo, gitIn } from "./git-repo.js";
+import { until, writeKubeconfig } from "./member.js";
+import { webDeployment } from "./minimal-fleet.js";
+import { leads, push, type Replica, type ReplicaSetup, reconciled, startReplica } from "./replicas.js";
+import { clusterYaml } from "./two-clusters.js";
+
+/**
+ * The sharded scenario both test tiers run: four simulated members (each logging who sends it what)
+ * over two `gitfleet run --leader-elect --shards 2` processes whose Leases live in a management
+ * cluster. Each member is written to by exactly one process — the holder of its shard — and when a
+ * holder is killed while one of its members is down, the survivor takes the shard over within the
+ * Lease, syncs the shard's members, and the down member still fails over, its NotReady clock
+ * continuing from what its first holder observed.
+ */
+export interface ShardScenarioResult {
+  /** From the SIGKILL to the survivor holding the shard. */
+  readonly takeoverMs: number;
+  readonly shardOf: ReadonlyMap<string, number>;
+}
+
+const FLEET_YAML = `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: sharded
+spec:
+  clusterHealth:
+    probeInterval: 300ms
+    probeTimeout: 1s
+    failureThreshold: 2
+    successThreshold: 1
+    noExecuteAfter: 2s
+  statusInterval: 500ms
+`;
+
+const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
+kind: Placement
+metadata:
+  name: web
+spec:
+  apps: [web]
+  replicaScheduling:
+    type: Divided
+  failover:
+    cluster:
+      tolerationSeconds: 0
+      purgeMode: Directly
+`;
+
+/** Four member names that consistent hashing divides two and two over two shards. */
+export function fourMembers(): string[] {
+  for (let i = 0; ; i++) {
+    const names = ["a", "b", "c", "d"].map((letter) => `member-${letter}${i}`);
+    const assignment = assignShards(names, 2);
+    if (clustersOfShard(assignment, 0).length === 2) return names;
+  }
+}
+
+function fleet(names: readonly string[], replicas: number) {
+  const files: Record<string, string> = {
+    "fleet.yaml": FLEET_YAML,
+    "apps/web/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
+    "apps/web/deployment.yaml": webDeployment(replicas, "10m"),
+    "placements/web.yaml": PLACEMENT,
+  };
+  for (const name of names) files[`clusters/${name}.yaml`] = clusterYaml(name);
+  return fileTreeFromText(files);
+}
+
+const DEPLOYMENT_PATH = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+/** Which process a request came from: its User-Agent names the replica's Lease identity. */
+const writerOf = (request: MemberRequest) => /^gitfleet \(([^_)]+)_/.exec(request.userAgent)?.[1];
+
+const writes = (log: readonly MemberRequest[]) => log.filter((r) => r.method !== "GET");
+
+function statusYaml(repo: string, path: string): Record<string, unknown> | undefined {
+  try {
+    return asMap(readEmittedYaml(gitIn(repo, "show", `gitfleet/status:${path}`)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which shards each replica said it holds. */
+function held(replica: Replica): Set<number> {
+  return new Set(
+    replica.records
+      .filter((r) => typeof r.shard === "number" && String(r.msg).startsWith("holding shard"))
+      .map((r) => r.shard as number),
+  );
+}
+
+export async function shardScenario(
+  setup: Omit<ReplicaSetup, "repo" | "args"> & { readonly dir: string },
+  leaseMs: number,
+): Promise<ShardScenarioResult> {
+  const names = fourMembers();
+  const shardOf = assignShards(names, 2);
+  const logs = new Map<string, MemberRequest[]>(names.map((n) => [n, []]));
+  const members = new Map<string, SimulatedMember>();
+  for (const name of names)
+    members.set(name, await startMember({ name, onRequest: (r) => logs.get(name)?.push(r) }));
+  const kubeconfig = writeKubeconfig(join(setup.dir, "members.kubeconfig"), [...members.values()]);
+  const repo = join(setup.dir, "sharded-fleet");
+  mkdirSync(repo);
+  createRepo(repo, fleet(names, 8));
+  const replicaSetup: ReplicaSetup = { ...setup, repo, args: ["--shards", "2", "--kubeconfig", kubeconfig] };
+  const replicas = [
+    await startReplica(replicaSetup, "holder-a"),
+    await startReplica(replicaSetup, "holder-b"),
+  ];
+  try {
+    // Each process holds one shard (a second only after waiting its turn), and one of them leads.
+    await until(() => (replicas.every((r) => held(r).size === 1) ? true : undefined), leaseMs * 6);
+    const holderOf = (shard: number) => replicas.find((r) => held(r).has(shard)) as Replica;
+    expect(holderOf(0)).not.toBe(holderOf(1));
+    const leader = await until(() => replicas.find(leads), leaseMs * 6);
+    await reconciled(repo, gitIn(repo, "rev-parse", "main"), 60_000);
+
+    // Every member gets the Deployment, written by the holder of its shard and by no other process.
+    await until(
+      () =>
+        names.every((n) => writes(logs.get(n) ?? []).some((r) => r.path.startsWith(DEPLOYMENT_PATH)))
+          ? true
+          : undefined,
+      30_000,
+    );
+    for (const name of names) {
+      const writers = new Set(writes(logs.get(name) ?? []).map(writerOf));
+      expect([...writers], name).toEqual([holderOf(shardOf.get(name) as number).id]);
+      // The server's own record agrees: one field manager applied it (gitfleet, from one process).
+      const live = (members.get(name) as SimulatedMember).api.handle({
+        method: "GET",
+        path: DEPLOYMENT_PATH,
+        query: new URLSearchParams(),
+        contentType: "",
+        body: undefined,
+      });
+      const managers = asList(asMap(asMap(live.body).metadata).managedFields).map((m) => asMap(m).manager);
+      expect(managers.filter((m) => m === "gitfleet")).toHaveLength(1);
+    }
+
+    // The shard of the replica that does not lead: one of its members goes down, and once the status
+    // branch records it NotReady, its holder is killed.
+    const firstHolder = new Map(names.map((n) => [n, holderOf(shardOf.get(n) as number).id]));
+    const victim = replicas.find((r) => r !== leader) as Replica;
+    const survivor = leader;
+    const shard = [...held(victim)][0] as number;
+    const [down, up] = clustersOfShard(shardOf, shard) as [string, string];
+    await (members.get(down) as SimulatedMember).faults.down();
+    const since = await until(() => {
+      const condition = asMap(asMap(statusYaml(repo, `status/clusters/${down}.yaml`)?.observed).condition);
+      return condition.ready === false ? String(condition.since) : undefined;
+    }, 30_000);
+    const killedAt = Date.now();
+    const before = writes(logs.get(up) ?? []).length;
+    victim.child.kill("SIGKILL");
+    await until(() => (held(survivor).has(shard) ? true : undefined), leaseMs * 3);
+    const takeoverMs = Date.now() - killedAt;
+
+    // A new source commit: the survivor syncs the taken-over shard's live member.
+    const next = commitTree(repo, fleet(names, 12), "web: 12 replicas");
+    expect((await push(survivor, next)).status).toBe(202);
+    await reconciled(repo, next, 30_000);
+    await until(
+      () =>
+        writes(logs.get(up) ?? [])
+          .slice(before)
+          .some((r) => writerOf(r) === survivor.id && r.path.startsWith(DEPLOYMENT_PATH))
+          ? true
+          : undefined,
+      30_000,
+    );
+    // The down member fails over: its replicas leave it, and its NotReady clock did not restart.
+    await until(() => {
+      const workload = asMap(asList(statusYaml(repo, "status/apps/web.yaml")?.workloads)[0]);
+      const clusters = asMap(asMap(workload.decision).clusters);
+      return Number(clusters[down] ?? 0) === 0 && Object.keys(clusters).length > 0 ? true : undefined;
+    }, 30_000);
+    const condition = asMap(asMap(statusYaml(repo, `status/clusters/${down}.yaml`)?.observed).condition);
+    expect(condition.ready).toBe(false);
+    expect(String(condition.since)).toBe(since);
+    // No other process wrote to a member after the kill but the survivor.
+    for (const name of names)
+      for (const request of writes(logs.get(name) ?? []).slice(name === up ? before : 0))
+        expect([survivor.id, firstHolder.get(name)]).toContain(writerOf(request));
+    return { takeoverMs, shardOf };
+  } finally {
+    for (const replica of replicas) replica.child.kill("SIGKILL");
+    for (const member of members.values()) await member.close();
+  }
+}
