@@ -149,6 +149,9 @@ export class LeaderElector {
     let waitingFor: string | undefined;
     while (!this.stopped) {
       if (this.options.mayAcquire?.() === false) {
+        // Not trying, but watching: the holder's claim is timed from when its record last changed, so
+        // a candidate that may try later takes an expired Lease at once rather than a lease later.
+        await this.observe().catch(() => undefined);
         await this.sleep(this.options.retryPeriodMs * (1 + Math.random() * 0.2));
         continue;
       }
@@ -198,10 +201,7 @@ export class LeaderElector {
       this.renewed(sentAtMs);
       return true;
     }
-    if (!sameLeaseRecord(this.observed, current)) {
-      this.observed = current;
-      this.observedAtMs = this.clock();
-    }
+    this.noticed(current);
     const step = nextLeaseStep({
       record: current,
       identity: this.options.identity,
@@ -231,6 +231,20 @@ export class LeaderElector {
   private renewed(sentAtMs: number): void {
     this.renewedAtMs = sentAtMs;
     if (!this.stopped) this.options.onRenewed?.(sentAtMs);
+  }
+
+  // A record read: when it changed, the holder's claim is timed from now (this process's clock).
+  private noticed(current: LeaseRecord): void {
+    if (!sameLeaseRecord(this.observed, current)) {
+      this.observed = current;
+      this.observedAtMs = this.clock();
+    }
+  }
+
+  // One read of the Lease, only to notice its changes.
+  private async observe(): Promise<void> {
+    const current = await this.read();
+    if (current) this.noticed(current);
   }
 
   private async read(): Promise<LeaseRecord | undefined> {

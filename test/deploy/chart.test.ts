@@ -140,6 +140,20 @@ describe("the Helm chart", () => {
         expect(podSpec(docs).automountServiceAccountToken).toBe(false);
       },
     },
+    {
+      name: "shards: --shards and each shard's Lease in the Role, nothing more",
+      sets: ["shards=3", "replicaCount=3"],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toContain("--shards=3");
+        const [role] = byKind(docs, "Role") as [Doc & { rules: { resourceNames?: string[] }[] }];
+        expect(role.rules[1]?.resourceNames).toEqual([
+          "gitfleet",
+          "gitfleet-shard-0",
+          "gitfleet-shard-1",
+          "gitfleet-shard-2",
+        ]);
+      },
+    },
   ])("renders $name", async ({ sets, check }) => {
     check(await render(...sets));
   });
@@ -147,6 +161,9 @@ describe("the Helm chart", () => {
   it.each([
     [["repo.url="], /repo.url is required/],
     [["replicaCount=3", "leaderElection.enabled=false"], /replicaCount above 1 needs leaderElection.enabled/],
+    [["replicaCount=1", "leaderElection.enabled=false", "shards=2"], /shards need leaderElection.enabled/],
+    [["shards=2", "sync=false"], /shards divide the members' sync/],
+    [["shards=65"], /shards: at most 64/],
   ])("refuses %j", async (sets, message) => {
     const args = ["template", "gitfleet", CHART];
     for (const set of sets) args.push("--set", set);

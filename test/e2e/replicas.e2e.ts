@@ -9,7 +9,9 @@ import { MemberClient } from "../../src/kube/member-client.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, tempDir } from "../helpers/git-repo.js";
+import { helm, helmBinary } from "../helpers/helm.js";
 import { haScenario } from "../helpers/replicas.js";
+import { shardScenario } from "../helpers/shards.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 
 /**
@@ -21,6 +23,7 @@ import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.
  */
 const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
 const MANIFESTS = fileURLToPath(new URL("../../deploy/gitfleet.yaml", import.meta.url));
+const CHART = fileURLToPath(new URL("../../charts/gitfleet", import.meta.url));
 const NAMESPACE = "gitfleet-system";
 const run = promisify(execFile);
 
@@ -178,5 +181,46 @@ describe("gitfleet installed on a real management cluster", () => {
       await admin.raw("GET", `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/gitfleet`),
     );
     expect(Number(asMap(lease.spec).leaseTransitions)).toBeGreaterThanOrEqual(2);
+  }, 240_000);
+
+  it("two shard holders with the chart's sharded RBAC: each member synced by one, a killed holder's shard taken over", async () => {
+    // The chart with shards: 2 adds each shard's Lease to its Role; that Role replaces the installed one.
+    const home = join(work.dir, "helm-home");
+    mkdirSync(home, { recursive: true });
+    const role = await helm(helmBinary(), home, [
+      "template",
+      "gitfleet",
+      CHART,
+      "--namespace",
+      NAMESPACE,
+      "--set",
+      "repo.url=https://git.example.com/fleet.git",
+      "--set",
+      "shards=2",
+      "--show-only",
+      "templates/role.yaml",
+    ]);
+    const file = join(work.dir, "sharded-role.yaml");
+    writeFileSync(file, role);
+    await kubectl(planes.kubeconfig, "apply", "--server-side", "--validate=strict", "-f", file);
+    const kubeconfig = await serviceAccountKubeconfig();
+    const started = Date.now();
+    const { takeoverMs } = await shardScenario(
+      {
+        dir: work.dir,
+        kubeconfig,
+        context: "management",
+        namespace: NAMESPACE,
+        timings: { lease: "4s", deadline: "3s", retry: "500ms" },
+      },
+      4000,
+    );
+    console.log(
+      `e2e: shard taken over after SIGKILL in ${takeoverMs} ms (lease 4 s); scenario ${Date.now() - started} ms`,
+    );
+    const lease = asMap(
+      await admin.raw("GET", `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/gitfleet-shard-0`),
+    );
+    expect(String(asMap(lease.spec).holderIdentity)).toMatch(/^holder-[ab]_/);
   }, 240_000);
 });
