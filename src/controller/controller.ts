@@ -273,11 +273,10 @@ export class Controller implements Reconciles {
     };
   }
 
-  // The reports of the shards this replica does not hold: their members' results and conditions.
+  // Every shard's last report: the others' members' results and conditions — and for a shard just
+  // taken over, what its last holder saw until this replica's own sync of its members answers.
   private async readShards(sharding: Sharding, model: FleetModel): Promise<ShardObservations> {
-    const holding = sharding.options.holding();
-    const others = sharding.all().filter((shard) => !holding.has(shard));
-    const reports = await sharding.options.branches.reports(others, (shard) =>
+    const reports = await sharding.options.branches.reports(sharding.all(), (shard) =>
       sharding.clustersOf(model, shard),
     );
     const results = new Map<string, ClusterSyncResult>();
@@ -326,13 +325,14 @@ export class Controller implements Reconciles {
     }
   }
 
-  // Every member's last sync: this replica's own for the members it syncs, the shards' reports for the rest.
+  // Every member's last sync: this replica's own for the members it syncs (once it has synced them),
+  // the shards' reports for the rest.
   private results(): ReadonlyMap<string, ClusterSyncResult> {
     const local = this.syncer.latest();
     const { sharding } = this.options;
     if (!sharding) return local;
     const model = this.reconciler.snapshot().state.model;
-    const merged = new Map([...this.remote.results].filter(([cluster]) => !sharding.inScope(model, cluster)));
+    const merged = new Map(this.remote.results);
     for (const [cluster, result] of local) if (sharding.inScope(model, cluster)) merged.set(cluster, result);
     return merged;
   }
