@@ -7,10 +7,12 @@ import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, tempDir } from "../helpers/git-repo.js";
 import { clientConfig, writeKubeconfig } from "../helpers/member.js";
 import { haScenario } from "../helpers/replicas.js";
+import { shardScenario } from "../helpers/shards.js";
 
 /**
- * Three `gitfleet run --leader-elect` processes on one repository, their Lease in a simulated
- * management cluster over HTTP (the second tier runs the same scenario on a real API server).
+ * `gitfleet run --leader-elect` processes on one repository — three, and two holding shards of four
+ * members — their Leases in a simulated management cluster over HTTP (the second tier runs the same
+ * scenarios on a real API server).
  */
 let management: SimulatedMember;
 let dir: string;
@@ -48,4 +50,19 @@ describe("replicas of gitfleet run", () => {
     );
     expect(takeoverMs).toBeGreaterThan(0);
   }, 120_000);
+
+  it("sharded: each member synced by its shard's holder alone; a killed holder's shard taken over, its down member failing over", async () => {
+    const { takeoverMs, shardOf } = await shardScenario(
+      {
+        dir,
+        kubeconfig: writeKubeconfig(join(dir, "management-shards.kubeconfig"), [management]),
+        context: "management",
+        namespace: "gitfleet-system",
+        timings: { lease: "3s", deadline: "2s", retry: "500ms" },
+      },
+      3000,
+    );
+    expect(new Set(shardOf.values())).toEqual(new Set([0, 1]));
+    expect(takeoverMs).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -8,7 +8,7 @@ import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn } from "./git-repo.js";
 import { until, writeKubeconfig } from "./member.js";
-import { webDeployment } from "./minimal-fleet.js";
+import { MINIMAL_FLEET, webDeployment } from "./minimal-fleet.js";
 import { leads, push, type Replica, type ReplicaSetup, reconciled, startReplica } from "./replicas.js";
 import { clusterYaml } from "./two-clusters.js";
 
@@ -40,15 +40,8 @@ spec:
   statusInterval: 500ms
 `;
 
-const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-  failover:
+// The minimal fleet's Divided placement of web, failing over at once when a member's NoExecute taint comes.
+const PLACEMENT = `${MINIMAL_FLEET["placements/web.yaml"]}  failover:
     cluster:
       tolerationSeconds: 0
       purgeMode: Directly
