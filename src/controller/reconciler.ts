@@ -31,7 +31,7 @@ import {
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { commitEventKind } from "../status/commit-event.js";
-import { OWNED_DIRECTORIES, writerOf } from "../status/layout.js";
+import { OWNED_DIRECTORIES, statusFileKind, writerOf } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
 import { SOURCE_STATUS_PATH, sourceStatusFromText } from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
@@ -190,7 +190,7 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
     if (!head || (this.state && tip === this.statusTip)) return "current";
-    if (tip && (await this.replay(tip))) return "replayed";
+    if (tip && ((await this.adoptObserved(tip)) || (await this.replay(tip)))) return "replayed";
     await this.restore(tip, head);
     return "restored";
   }
@@ -213,6 +213,46 @@ export class Reconciler {
     if (!sameChanges(this.carried(outcome.changes), written)) return false;
     for (const [path, text] of outcome.changes) if (text === null) this.observed.delete(path);
     this.accept(outcome, tip, headTree);
+    return true;
+  }
+
+  // The leader's commit of what the members reported, on top of this state: when it changed only
+  // observed blocks of status files whose rendered part is the state's, and files the sync and the
+  // policies own, it is taken on as it is — nothing rendered changed. A state that can vouch for its
+  // branch (its inventories are used) takes on only a commit its verifier trusts.
+  private async adoptObserved(tip: string): Promise<boolean> {
+    const { repo, verify } = this.options;
+    const state = this.state;
+    const base = this.statusTip;
+    if (!state?.model || !base || this.repair.size > 0 || this.sweep) return false;
+    const parents = await repo.parentsOf(tip);
+    const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
+    if (parents.length !== 1 || parents[0] !== base || source !== state.sourceCommit) return false;
+    const changed = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
+    const observedOnly = (path: string) => isSyncFile(path) || statusFileKind(path)?.observedBySync === true;
+    if (changed.length === 0 || !changed.every(({ path }) => observedOnly(path))) return false;
+    if (this.trusted && !(verify && (await verify(repo.gitdir, repo.cache, tip)).ok)) return false;
+    const paths = new Set(changed.map((c) => c.path));
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
+      path.endsWith("/") ? [...paths].some((p) => p.startsWith(path)) : paths.has(path),
+    );
+    const texts = new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
+    // A status file whose rendered part moved is not an observation: restored instead.
+    for (const { path, oid } of changed)
+      if (!isSyncFile(path) && (oid === null || splitObserved(texts.get(path) ?? "").base !== state.files.get(path)))
+        return false;
+    for (const { path } of changed) {
+      const text = texts.get(path);
+      if (isSyncFile(path)) {
+        if (text === undefined) this.syncFiles.delete(path);
+        else this.syncFiles.set(path, text);
+        continue;
+      }
+      const { observed } = splitObserved(text ?? "");
+      if (observed === undefined) this.observed.delete(path);
+      else this.observed.set(path, observed);
+    }
+    this.statusTip = tip;
     return true;
   }
 

@@ -107,38 +107,31 @@ export function readShardReport(
   return { shard, holder: text1(root.holder, 253) ?? "", conditions, results };
 }
 
+// The condition as the leader reads it: ready, why, since when. The probes' running counts are left
+// out — they change with every probe, and a report should change only when the condition does (the
+// next holder continues from the status branch's record, not from counts).
 function conditionRecord(health: ClusterHealth): JsonMap {
   return {
     ready: health.ready,
-    ...(health.reason ? { reason: health.reason } : {}),
+    ...(health.reason && !health.ready ? { reason: health.reason } : {}),
     since: health.since,
-    failures: health.failures,
-    successes: health.successes,
-    ...(health.lastError ? { lastError: health.lastError } : {}),
+    ...(health.lastError && !health.ready ? { lastError: health.lastError } : {}),
   };
 }
 
 function readCondition(value: Json | undefined): ClusterHealth | undefined {
   const record = asMap(value);
   const since = count(record.since);
-  const failures = count(record.failures);
-  const successes = count(record.successes);
-  if (
-    typeof record.ready !== "boolean" ||
-    since === undefined ||
-    failures === undefined ||
-    successes === undefined
-  )
-    return undefined;
+  if (typeof record.ready !== "boolean" || since === undefined) return undefined;
   const reason = record.reason === "NotReady" || record.reason === "Unreachable" ? record.reason : undefined;
   const lastError = text1(record.lastError, MAX_TEXT);
   return {
     ready: record.ready,
     since,
-    failures,
-    successes,
-    ...(reason ? { reason } : {}),
-    ...(lastError ? { lastError } : {}),
+    failures: 0,
+    successes: 0,
+    ...(reason && !record.ready ? { reason } : {}),
+    ...(lastError && !record.ready ? { lastError } : {}),
   };
 }
 

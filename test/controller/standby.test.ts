@@ -113,4 +113,40 @@ describe("replicas of one controller", () => {
     expect(takeover).toMatchObject({ result: "up-to-date", statusCommit: fifth.statusCommit });
     expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("5");
   });
+
+  it("a standby takes on the leader's observation commits as they are, and restores on anything else", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const leader = await replica("replica-a");
+    const standby = await replica("replica-b");
+    await leader.reconcile();
+    expect(await standby.follow()).toBe("restored");
+    // What the members reported: an observed block on an app's status and an inventory file.
+    const block = "observed:\n  clusters:\n    east: {health: Healthy}\n";
+    const inventory = "cluster: east\nsourceCommit: x\nobjects: 0\nentries: []\n";
+    expect(
+      await leader.publishObserved(
+        new Map([["status/apps/web.yaml", block]]),
+        new Map([["status/inventory/east.yaml", inventory]]),
+        "sync: east",
+      ),
+    ).toBe("committed");
+    expect(await standby.follow()).toBe("replayed");
+    expect(standby.snapshot().statusTip).toBe(leader.snapshot().statusTip);
+    expect(standby.observedBlock("status/apps/web.yaml")).toBe(block);
+    expect(standby.snapshot().syncFiles.get("status/inventory/east.yaml")).toBe(inventory);
+    // A commit that also changes what the render wrote (a hand edit) is not an observation: restored.
+    gitIn(dir, "checkout", "-q", "gitfleet/status");
+    gitIn(dir, "rm", "-q", "status/apps/docs.yaml");
+    gitIn(
+      dir,
+      "commit",
+      "-q",
+      "-m",
+      "hand edit",
+      "--trailer",
+      `Source-Commit: ${gitIn(dir, "rev-parse", "main").trim()}`,
+    );
+    gitIn(dir, "checkout", "-q", "main");
+    expect(await standby.follow()).toBe("restored");
+  });
 });

@@ -79,9 +79,26 @@ describe("shard reports", () => {
   it("read back what was written: conditions and sync results, inventories included", () => {
     const back = readShardReport(shardReportText(report), 1, new Set(["east", "west"]));
     expect(back?.holder).toBe("replica-a_1234");
-    expect(back?.conditions).toEqual(report.conditions);
+    // Conditions without the probes' running counts.
+    expect(back?.conditions).toEqual(
+      new Map([
+        ["east", { ready: true, since: 1_700_000_000_000, failures: 0, successes: 0 }],
+        ["west", { ...down, failures: 0 }],
+      ]),
+    );
     expect(back?.results.get("east")).toEqual(result);
     expect(shardReportText(back as ShardReport)).toBe(shardReportText(report));
+  });
+
+  it("change only when a condition does, not with every probe's count", () => {
+    const probedAgain: ShardReport = {
+      ...report,
+      conditions: new Map([
+        ["east", { ready: true, since: 1_700_000_000_000, failures: 0, successes: 40 }],
+        ["west", { ...down, failures: 9 }],
+      ]),
+    };
+    expect(shardReportText(probedAgain)).toBe(shardReportText(report));
   });
 
   it("keep only the clusters the shard has", () => {
