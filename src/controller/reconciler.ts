@@ -221,30 +221,11 @@ export class Reconciler {
   // policies own, it is taken on as it is — nothing rendered changed. A state that can vouch for its
   // branch (its inventories are used) takes on only a commit its verifier trusts.
   private async adoptObserved(tip: string): Promise<boolean> {
-    const { repo, verify } = this.options;
-    const state = this.state;
-    const base = this.statusTip;
-    if (!state?.model || !base || this.repair.size > 0 || this.sweep) return false;
-    const parents = await repo.parentsOf(tip);
-    const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
-    if (parents.length !== 1 || parents[0] !== base || source !== state.sourceCommit) return false;
-    const changed = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
-    const observedOnly = (path: string) => isSyncFile(path) || statusFileKind(path)?.observedBySync === true;
-    if (changed.length === 0 || !changed.every(({ path }) => observedOnly(path))) return false;
-    if (this.trusted && !(verify && (await verify(repo.gitdir, repo.cache, tip)).ok)) return false;
-    const paths = new Set(changed.map((c) => c.path));
-    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
-      path.endsWith("/") ? [...paths].some((p) => p.startsWith(path)) : paths.has(path),
-    );
-    const texts = new Map([...raw].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
-    // A status file whose rendered part moved is not an observation: restored instead.
-    for (const { path, oid } of changed)
-      if (!isSyncFile(path) && (oid === null || splitObserved(texts.get(path) ?? "").base !== state.files.get(path)))
-        return false;
-    for (const { path } of changed) {
-      const text = texts.get(path);
+    const texts = await this.observationAt(tip);
+    if (!texts) return false;
+    for (const [path, text] of texts) {
       if (isSyncFile(path)) {
-        if (text === undefined) this.syncFiles.delete(path);
+        if (text === null) this.syncFiles.delete(path);
         else this.syncFiles.set(path, text);
         continue;
       }
@@ -254,6 +235,35 @@ export class Reconciler {
     }
     this.statusTip = tip;
     return true;
+  }
+
+  // What an observation commit on top of this state changed, by path (null: removed); undefined when
+  // the commit is anything else.
+  private async observationAt(tip: string): Promise<Map<string, string | null> | undefined> {
+    const { repo, verify } = this.options;
+    const state = this.state;
+    const base = this.statusTip;
+    if (!state?.model || !base || this.repair.size > 0 || this.sweep) return undefined;
+    const parents = await repo.parentsOf(tip);
+    const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
+    if (parents.length !== 1 || parents[0] !== base || source !== state.sourceCommit) return undefined;
+    const changed = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
+    const observedOnly = (path: string) => isSyncFile(path) || statusFileKind(path)?.observedBySync === true;
+    if (changed.length === 0 || !changed.every(({ path }) => observedOnly(path))) return undefined;
+    if (this.trusted && !(verify && (await verify(repo.gitdir, repo.cache, tip)).ok)) return undefined;
+    const paths = new Set(changed.map((c) => c.path));
+    const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), (path) =>
+      path.endsWith("/") ? [...paths].some((p) => p.startsWith(path)) : paths.has(path),
+    );
+    const texts = new Map<string, string | null>();
+    for (const { path } of changed) {
+      const bytes = raw.get(path);
+      texts.set(path, bytes ? new TextDecoder().decode(bytes) : null);
+    }
+    // A status file removed, or whose rendered part moved, is not an observation.
+    const rendered = (path: string, text: string | null) =>
+      !isSyncFile(path) && (text === null || splitObserved(text).base !== state.files.get(path));
+    return [...texts].some(([path, text]) => rendered(path, text)) ? undefined : texts;
   }
 
   /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
