@@ -124,6 +124,18 @@ for (const apps of sizes) {
     git(dir, "commit", "-q", "-am", "app-00042: 21 replicas");
     await loop.reconcile();
     const followed = await timed("standby: follow one leader commit", () => standby.follow());
+    // What the members reported (a hundred apps' health, a cluster's inventory) in the leader's
+    // observation commit: a follower (standby or shard holder) takes it on without restoring.
+    const appPaths = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status", "status/apps/")
+      .split("\n")
+      .filter(Boolean)
+      .slice(0, 100);
+    await loop.publishObserved(
+      new Map(appPaths.map((path) => [path, "observed:\n  clusters:\n    cluster-000: {health: Healthy}\n"])),
+      new Map([["status/inventory/cluster-000.yaml", "cluster: cluster-000\nobjects: 0\nentries: []\n"]]),
+      "sync: cluster-000",
+    );
+    const observed = await timed("standby: follow one observation commit (100 apps)", () => standby.follow());
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
     printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
       first.measurement,
@@ -134,8 +146,11 @@ for (const apps of sizes) {
       current.measurement,
       behind.measurement,
       followed.measurement,
+      observed.measurement,
     ]);
-    process.stdout.write(`  the standby's follow of one leader commit: ${followed.result}\n`);
+    process.stdout.write(
+      `  the standby's follow of one leader commit: ${followed.result}; of an observation commit: ${observed.result}\n`,
+    );
     process.stdout.write(
       `  incremental commit: ${incremental.result.filesChanged} files changed, ${added.length} new objects, ${(bytes / 1024).toFixed(1)} KiB (uncompressed); first: ${first.result.filesChanged} files\n`,
     );
