@@ -97,6 +97,11 @@ export class Election {
                 logger.info({ shard }, `holding shard ${shard}: probing and syncing its members`);
                 this.built?.loop.trigger(`shard ${shard}`);
               },
+              released: (shard) =>
+                logger.info(
+                  { shard },
+                  `gave shard ${shard} up to a replica holding fewer: no longer syncing its members`,
+                ),
               lost: (shard, why) => {
                 logger.error({ shard, why }, "shard lease lost: stopping, a restart campaigns again");
                 lose(ExitCode.Failed);

@@ -204,8 +204,8 @@ export class Controller implements Reconciles {
       state.model !== undefined &&
       (!sameEntries(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
         !sameRestores(this.controlPlaneRestores(state), used?.controlPlaneRestores));
-    // 4. A new render (not a status commit of the sync's own), a migration gate that moved, a due
-    // resync, or apps still progressing ask the members again.
+    // 4. A new render (not a status commit of the sync's own), a migration gate that moved, members
+    // this replica gained (sharded), a due resync, or apps still progressing ask the members again.
     await this.syncWhenDue(state, syncFiles, trusted, now);
     // 5. What the members reported so far (and, sharded, the shards this replica holds report it on
     // their branches too, so a next leader finds it); 6. the next round's time.
@@ -225,7 +225,10 @@ export class Controller implements Reconciles {
     trusted: boolean,
     now: number,
   ): Promise<void> {
-    const gatesKey = JSON.stringify([...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]));
+    const gatesKey = JSON.stringify([
+      [...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]),
+      this.options.sharding?.scopeKey(),
+    ]);
     const due =
       !this.requested ||
       this.requested.render !== state.render ||

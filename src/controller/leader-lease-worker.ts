@@ -31,6 +31,7 @@ const elector = new LeaderElector({
   onRenewed: (sentAtMs) => Atomics.store(renewedAt, 0, BigInt(sentAtMs)),
   onRelayed: (reason) => post({ type: "relayed", reason }),
   ...(willing ? { mayAcquire: () => Atomics.load(willing, 0) === 1 } : {}),
+  onObserved: (holder) => post({ type: "observed", holder }),
 });
 
 parentPort?.on("message", (message: { readonly release?: boolean; readonly relay?: string }) => {

@@ -24,7 +24,8 @@ export type LeaseWorkerMessage =
   | { readonly type: "stopped"; readonly holder: string }
   | { readonly type: "released" }
   | { readonly type: "relayed"; readonly reason: string }
-  | { readonly type: "relay-failed"; readonly error: string };
+  | { readonly type: "relay-failed"; readonly error: string }
+  | { readonly type: "observed"; readonly holder: string };
 
 /** A fenced write: this process no longer holds the leader Lease. */
 export class FencedError extends Error {
@@ -39,6 +40,8 @@ export interface LeaseEvents {
   readonly relayed: (reason: string) => void;
   /** A relay that did not reach the Lease. */
   readonly relayFailed?: (error: string) => void;
+  /** The holder named in the Lease as last read changed ("" for none). */
+  readonly observed?: (holder: string) => void;
 }
 
 /**
@@ -78,6 +81,7 @@ export class LeaderLease {
         );
       else if (message.type === "relayed") events.relayed(message.reason);
       else if (message.type === "relay-failed") events.relayFailed?.(message.error);
+      else if (message.type === "observed") events.observed?.(message.holder);
       else this.released?.();
     });
     this.worker.on("error", (error) => events.stopped(`the election's thread failed: ${error.message}`));

@@ -61,6 +61,11 @@ export class Sharding {
       throw new FencedError(`${this.options.identity} holds no shard of ${cluster}: it writes nothing there`);
   }
 
+  /** Which members this replica has now, as a key: a change (a shard gained or given up) asks for a sync. */
+  scopeKey(): string {
+    return `${this.options.leading() ? "leading" : "holding"} ${[...this.options.holding()].sort((a, b) => a - b).join(",")}`;
+  }
+
   /** Every shard's number. */
   all(): number[] {
     return Array.from({ length: this.options.shards }, (_, shard) => shard);

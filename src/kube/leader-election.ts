@@ -46,6 +46,8 @@ export interface LeaderElectionOptions extends LeaseTimings {
   readonly onRelayed?: (reason: string) => void;
   /** Asked before each try to take the Lease (never before a renewal): false waits a retry period (shards balance with it). */
   readonly mayAcquire?: () => boolean;
+  /** Told whenever the holder named in the record read changes ("" when nobody holds it). */
+  readonly onObserved?: (holder: string) => void;
 }
 
 /** Whether timings are ones an election can keep: lease > renew deadline > retry period (× 1.2 jitter) > 0. */
@@ -236,8 +238,10 @@ export class LeaderElector {
   // A record read: when it changed, the holder's claim is timed from now (this process's clock).
   private noticed(current: LeaseRecord): void {
     if (!sameLeaseRecord(this.observed, current)) {
+      const before = this.observed?.holder;
       this.observed = current;
       this.observedAtMs = this.clock();
+      if (before !== current.holder) this.options.onObserved?.(current.holder);
     }
   }
 

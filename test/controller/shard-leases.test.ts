@@ -27,6 +27,7 @@ const TIMINGS = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 2
 
 function candidate(identity: string, shards: number) {
   const gained: number[] = [];
+  const released: number[] = [];
   const leases = new ShardLeases(
     {
       kubeconfig: simulatedKubeconfig([management]),
@@ -37,9 +38,13 @@ function candidate(identity: string, shards: number) {
       logLevel: "silent",
       shards,
     },
-    { gained: (shard) => gained.push(shard), lost: () => undefined },
+    {
+      gained: (shard) => gained.push(shard),
+      lost: () => undefined,
+      released: (shard) => released.push(shard),
+    },
   );
-  return { leases, gained };
+  return { leases, gained, released };
 }
 
 describe("preferredShard", () => {
@@ -56,7 +61,7 @@ describe("preferredShard", () => {
 });
 
 describe("ShardLeases", () => {
-  it("one shard each at a start; a shard released is taken over by the other process", async () => {
+  it("one shard each at a start; a shard released is taken over by the other process; a replica back gets its share", async () => {
     const a = candidate("holder-a", 2);
     const b = candidate("holder-b", 2);
     try {
@@ -79,9 +84,21 @@ describe("ShardLeases", () => {
       // b stops: its shard is released, and a — holding one already — takes it after waiting its turn.
       await b.leases.release();
       await until(() => (a.leases.holding().size === 2 ? true : undefined), 10_000);
-      expect(a.gained.sort()).toEqual([0, 1]);
+      expect(new Set(a.gained)).toEqual(new Set([0, 1]));
+      // A replica comes back (a restart, a rolling update's new pod): no shard is free, so it asks a
+      // for one, and a — above its share — stops writing to it and gives it up.
+      const c = candidate("holder-c", 2);
+      try {
+        await until(() => (c.leases.holding().size === 1 ? true : undefined), 15_000);
+        const [ofC] = [...c.leases.holding()] as [number];
+        expect([...a.leases.holding()]).toEqual([1 - ofC]);
+        expect(() => a.leases.fence(ofC)).toThrow(FencedError);
+        expect(a.released.at(-1)).toBe(ofC);
+      } finally {
+        await c.leases.release();
+      }
     } finally {
       await Promise.all([a.leases.release(), b.leases.release()]);
     }
-  }, 30_000);
+  }, 40_000);
 });

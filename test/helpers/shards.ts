@@ -83,13 +83,15 @@ function statusYaml(repo: string, path: string): Record<string, unknown> | undef
   }
 }
 
-/** Which shards each replica said it holds. */
+/** Which shards a replica holds, by what it said: each one gained, less those it gave up since. */
 function held(replica: Replica): Set<number> {
-  return new Set(
-    replica.records
-      .filter((r) => typeof r.shard === "number" && String(r.msg).startsWith("holding shard"))
-      .map((r) => r.shard as number),
-  );
+  const shards = new Set<number>();
+  for (const r of replica.records) {
+    if (typeof r.shard !== "number") continue;
+    if (String(r.msg).startsWith("holding shard")) shards.add(r.shard);
+    if (String(r.msg).startsWith("gave shard")) shards.delete(r.shard);
+  }
+  return shards;
 }
 
 export async function shardScenario(
@@ -186,6 +188,38 @@ export async function shardScenario(
     for (const name of names)
       for (const request of writes(logs.get(name) ?? []).slice(name === up ? before : 0))
         expect([survivor.id, firstHolder.get(name)]).toContain(writerOf(request));
+
+    // A replica comes back: no shard is free, so it asks, and the survivor gives one up to it; the
+    // next push syncs that shard's members from the newcomer alone.
+    const back = await startReplica(replicaSetup, "holder-c");
+    replicas.push(back);
+    await until(() => (held(back).size === 1 && held(survivor).size === 1 ? true : undefined), leaseMs * 8);
+    const [regained] = [...held(back)] as [number];
+    const marks = new Map(names.map((n) => [n, writes(logs.get(n) ?? []).length]));
+    const later = commitTree(repo, fleet(names, 14), "web: 14 replicas");
+    expect((await push(survivor, later)).status).toBe(202);
+    await reconciled(repo, later, 30_000);
+    const alive = clustersOfShard(shardOf, regained).filter((n) => n !== down);
+    await until(
+      () =>
+        alive.every((n) =>
+          writes(logs.get(n) ?? [])
+            .slice(marks.get(n))
+            .some((r) => writerOf(r) === back.id),
+        )
+          ? true
+          : undefined,
+      30_000,
+    );
+    // Once it gave the shard up, the survivor wrote nothing more to its members.
+    const gaveUpAt = survivor.records.findIndex((r) => String(r.msg).startsWith("gave shard"));
+    expect(gaveUpAt).toBeGreaterThanOrEqual(0);
+    for (const n of alive)
+      expect(
+        writes(logs.get(n) ?? [])
+          .slice(marks.get(n))
+          .every((r) => writerOf(r) === back.id),
+      ).toBe(true);
     return { takeoverMs, shardOf };
   } finally {
     for (const replica of replicas) replica.child.kill("SIGKILL");
