@@ -189,40 +189,43 @@ export async function shardScenario(
       for (const request of writes(logs.get(name) ?? []).slice(name === up ? before : 0))
         expect([survivor.id, firstHolder.get(name)]).toContain(writerOf(request));
 
-    // A replica comes back: no shard is free, so it asks, and the survivor gives one up to it; the
-    // next push syncs that shard's members from the newcomer alone.
-    const back = await startReplica(replicaSetup, "holder-c");
-    replicas.push(back);
-    await until(() => (held(back).size === 1 && held(survivor).size === 1 ? true : undefined), leaseMs * 8);
-    const [regained] = [...held(back)] as [number];
-    const marks = new Map(names.map((n) => [n, writes(logs.get(n) ?? []).length]));
-    const later = commitTree(repo, fleet(names, 14), "web: 14 replicas");
-    expect((await push(survivor, later)).status).toBe(202);
-    await reconciled(repo, later, 30_000);
-    const alive = clustersOfShard(shardOf, regained).filter((n) => n !== down);
-    await until(
-      () =>
-        alive.every((n) =>
-          writes(logs.get(n) ?? [])
-            .slice(marks.get(n))
-            .some((r) => writerOf(r) === back.id),
-        )
-          ? true
-          : undefined,
-      30_000,
-    );
-    // Once it gave the shard up, the survivor wrote nothing more to its members.
-    const gaveUpAt = survivor.records.findIndex((r) => String(r.msg).startsWith("gave shard"));
-    expect(gaveUpAt).toBeGreaterThanOrEqual(0);
-    for (const n of alive)
-      expect(
-        writes(logs.get(n) ?? [])
-          .slice(marks.get(n))
-          .every((r) => writerOf(r) === back.id),
-      ).toBe(true);
+    // A replica comes back: no shard is free, so it asks, and the survivor gives one up to it.
+    replicas.push(await comeBack({ replicaSetup, survivor, logs, names, shardOf, down, repo, leaseMs }));
     return { takeoverMs, shardOf };
   } finally {
     for (const replica of replicas) replica.child.kill("SIGKILL");
     for (const member of members.values()) await member.close();
   }
+}
+
+// A replica started again after a takeover: it asks for its share, the survivor gives one shard up
+// to it, and the next push syncs that shard's live members from the newcomer alone.
+async function comeBack(context: {
+  readonly replicaSetup: ReplicaSetup;
+  readonly survivor: Replica;
+  readonly logs: ReadonlyMap<string, MemberRequest[]>;
+  readonly names: readonly string[];
+  readonly shardOf: ReadonlyMap<string, number>;
+  readonly down: string;
+  readonly repo: string;
+  readonly leaseMs: number;
+}): Promise<Replica> {
+  const { replicaSetup, survivor, logs, names, shardOf, down, repo, leaseMs } = context;
+  const back = await startReplica(replicaSetup, "holder-c");
+  await until(() => (held(back).size === 1 && held(survivor).size === 1 ? true : undefined), leaseMs * 8);
+  const [regained] = [...held(back)] as [number];
+  const marks = new Map(names.map((n) => [n, writes(logs.get(n) ?? []).length]));
+  const later = commitTree(repo, fleet(names, 14), "web: 14 replicas");
+  expect((await push(survivor, later)).status).toBe(202);
+  await reconciled(repo, later, 30_000);
+  const alive = clustersOfShard(shardOf, regained).filter((n) => n !== down);
+  const since = (n: string) => writes(logs.get(n) ?? []).slice(marks.get(n));
+  await until(
+    () => (alive.every((n) => since(n).some((r) => writerOf(r) === back.id)) ? true : undefined),
+    30_000,
+  );
+  // Once it gave the shard up, the survivor wrote nothing more to its members.
+  expect(survivor.records.some((r) => String(r.msg).startsWith("gave shard"))).toBe(true);
+  for (const n of alive) expect(since(n).every((r) => writerOf(r) === back.id)).toBe(true);
+  return back;
 }
