@@ -52,7 +52,7 @@ import { earliest, type Reconciles, type Requeue } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
 import type { Sharding } from "./sharding.js";
 
-/** What the shards this replica does not hold report of their members. */
+/** What the shards' branches report of their members (read every round; this replica's own members' results win). */
 interface ShardObservations {
   readonly results: ReadonlyMap<string, ClusterSyncResult>;
   readonly conditions: ReadonlyMap<string, ClusterHealth>;
@@ -116,10 +116,11 @@ export class Controller implements Reconciles {
   private restores: RestoresRound | undefined;
   /** Batch state changes not yet named in a commit message ("migration …", "upgrade …", "restore …"). */
   private unrecorded: string[] = [];
-  private requestedGates = "";
+  /** The migration gates and (sharded) the members this replica had when the sync was last asked for. */
+  private requestedKey = "";
   /** The agents' reports read from their branches this round. */
   private branchReports: ReadonlyMap<string, AgentReport> = new Map();
-  /** What the shards this replica does not hold reported, read from their branches this round. */
+  /** What the shards reported on their branches, read this round. */
   private remote: ShardObservations = { results: new Map(), conditions: new Map() };
   /** The report text last published per shard this replica holds. */
   private readonly shardTexts = new Map<number, string>();
@@ -225,19 +226,19 @@ export class Controller implements Reconciles {
     trusted: boolean,
     now: number,
   ): Promise<void> {
-    const gatesKey = JSON.stringify([
+    const requestKey = JSON.stringify([
       [...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]),
       this.options.sharding?.scopeKey(),
     ]);
     const due =
       !this.requested ||
       this.requested.render !== state.render ||
-      gatesKey !== this.requestedGates ||
+      requestKey !== this.requestedKey ||
       now - this.requested.at >= this.options.resyncIntervalMs ||
       (this.progressAt !== undefined && now >= this.progressAt);
     if (!due || !state.model || !state.renderedCommit) return;
     this.requested = { render: state.render, at: now };
-    this.requestedGates = gatesKey;
+    this.requestedKey = requestKey;
     this.progressAt = undefined;
     await this.syncer.request(this.syncTarget(state, syncFiles, trusted));
   }
