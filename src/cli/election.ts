@@ -37,7 +37,7 @@ export const FOLLOW_INTERVAL_MS = 10_000;
 export class Election {
   readonly lease: LeaderLease;
   /** The shards' Leases, when the members are sharded. */
-  readonly shards: ShardLeases | undefined;
+  readonly shardLeases: ShardLeases | undefined;
   /** This replica's name in every Lease it holds. */
   readonly identity: string;
   /** Resolves with the exit code once this replica lost the Lease. */
@@ -80,7 +80,7 @@ export class Election {
         relayFailed: (error) => logger.warn({ error }, "round not relayed to the leader"),
       },
     );
-    this.shards =
+    this.shardLeases =
       flags.shards && flags.shards > 0
         ? new ShardLeases(
             {
@@ -116,7 +116,7 @@ export class Election {
    * shards it holds, their fences, and the leader to ask for a round.
    */
   sharding(branches: ShardBranches): Sharding | undefined {
-    const shards = this.shards;
+    const shards = this.shardLeases;
     if (!shards) return undefined;
     return new Sharding({
       shards: this.shardTotal,
@@ -146,7 +146,7 @@ export class Election {
    */
   standBy(built: BuiltController): void {
     this.built = built;
-    if (this.shards) {
+    if (this.shardLeases) {
       built.start();
       return;
     }
@@ -178,13 +178,18 @@ export class Election {
 
   /** Ready: the leader (and, sharded, every replica) once its loop is; a standby once it follows the status branch. */
   get ready(): boolean {
-    return this.leading || this.shards ? (this.built?.loop.ready ?? false) : this.followed;
+    return this.leading || this.shardLeases ? (this.built?.loop.ready ?? false) : this.followed;
   }
 
   /** Why not ready, for /readyz. */
   get notReadyBecause(): string | undefined {
-    if (this.leading || this.shards) return this.built?.loop.problem?.message;
+    if (this.leading || this.shardLeases) return this.built?.loop.problem?.message;
     return this.followed ? undefined : "standing by: the status branch is not followed yet";
+  }
+
+  /** Sharded: how many shards there are and which this replica holds now (metrics). */
+  get shards(): { count: number; held: ReadonlySet<number> } | undefined {
+    return this.shardLeases ? { count: this.shardTotal, held: this.shardLeases.holding() } : undefined;
   }
 
   /** Whether this replica leads (for the log and /readyz's answer). */
@@ -195,7 +200,7 @@ export class Election {
   /** Gives the Lease up, so another replica takes over without waiting for it to expire. */
   async stop(): Promise<void> {
     if (this.follower) clearInterval(this.follower);
-    await Promise.all([this.lease.release(), this.shards?.release()]);
+    await Promise.all([this.lease.release(), this.shardLeases?.release()]);
   }
 
   // Leading: the follower stops (its last round finishes first), and the controller starts.
@@ -205,7 +210,7 @@ export class Election {
     this.leading = true;
     this.logger.info("leading: reconciling and syncing");
     // Sharded, the loop runs already: its next round leads.
-    if (this.shards) this.built?.loop.trigger("leading");
+    if (this.shardLeases) this.built?.loop.trigger("leading");
     else this.built?.start();
   }
 }

@@ -30,6 +30,8 @@ export interface Replica {
   readonly ready: boolean;
   readonly notReadyBecause: string | undefined;
   readonly isLeader: boolean;
+  /** Sharded: how many shards there are, and which this replica holds. */
+  readonly shards?: { readonly count: number; readonly held: ReadonlySet<number> } | undefined;
 }
 
 export interface ServeOptions {
@@ -152,6 +154,7 @@ function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
   return {
     ready: (parts?.replica ? parts.replica.ready : parts?.loop.ready) ?? false,
     leading: parts?.replica ? parts.replica.isLeader : parts !== undefined,
+    ...(parts?.replica?.shards ? { shards: parts.replica.shards } : {}),
     clusters,
     synced: parts?.syncer?.latest() ?? new Map(),
     decisions: (parts?.reconciler.snapshot().state.render.decisions ?? []).map((d) => ({

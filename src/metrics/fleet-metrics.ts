@@ -9,6 +9,8 @@ export interface MetricsSnapshot {
   readonly ready: boolean;
   /** Whether this replica leads (always, without leader election). */
   readonly leading: boolean;
+  /** Sharded: how many shards there are, and which this replica holds. */
+  readonly shards?: { readonly count: number; readonly held: ReadonlySet<number> };
   /** Each probed cluster's condition. */
   readonly clusters: ReadonlyMap<string, { readonly ready: boolean }>;
   /** The last sync result per cluster. */
@@ -178,6 +180,18 @@ export class FleetMetrics {
       registers,
       collect() {
         this.set(snapshot().leading ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_shard_held",
+      help: "With --shards, per shard: 1 while this replica holds its Lease (probes and syncs its members), 0 otherwise.",
+      labelNames: ["shard"],
+      registers,
+      collect() {
+        this.reset();
+        const shards = snapshot().shards;
+        for (let shard = 0; shard < (shards?.count ?? 0); shard++)
+          this.set({ shard: String(shard) }, shards?.held.has(shard) ? 1 : 0);
       },
     });
     new Gauge({

@@ -118,6 +118,14 @@ export async function shardScenario(
     await until(() => (replicas.every((r) => held(r).size === 1) ? true : undefined), leaseMs * 6);
     const holderOf = (shard: number) => replicas.find((r) => held(r).has(shard)) as Replica;
     expect(holderOf(0)).not.toBe(holderOf(1));
+    // Each says so on /metrics.
+    for (const replica of replicas) {
+      const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+      for (const shard of [0, 1])
+        expect(metrics).toContain(
+          `gitfleet_shard_held{shard="${shard}"} ${held(replica).has(shard) ? 1 : 0}`,
+        );
+    }
     const leader = await until(() => replicas.find(leads), leaseMs * 6);
     await reconciled(repo, gitIn(repo, "rev-parse", "main"), 60_000);
 
