@@ -119,38 +119,17 @@ export async function shardScenario(
     const holderOf = (shard: number) => replicas.find((r) => held(r).has(shard)) as Replica;
     expect(holderOf(0)).not.toBe(holderOf(1));
     // Each says so on /metrics.
-    for (const replica of replicas) {
-      const metrics = await (await fetch(`${replica.url}/metrics`)).text();
-      for (const shard of [0, 1])
-        expect(metrics).toContain(
-          `gitfleet_shard_held{shard="${shard}"} ${held(replica).has(shard) ? 1 : 0}`,
-        );
-    }
+    for (const replica of replicas) await expectHeldMetric(replica);
     const leader = await until(() => replicas.find(leads), leaseMs * 6);
     await reconciled(repo, gitIn(repo, "rev-parse", "main"), 60_000);
 
     // Every member gets the Deployment, written by the holder of its shard and by no other process.
-    await until(
-      () =>
-        names.every((n) => writes(logs.get(n) ?? []).some((r) => r.path.startsWith(DEPLOYMENT_PATH)))
-          ? true
-          : undefined,
-      30_000,
-    );
-    for (const name of names) {
-      const writers = new Set(writes(logs.get(name) ?? []).map(writerOf));
-      expect([...writers], name).toEqual([holderOf(shardOf.get(name) as number).id]);
-      // The server's own record agrees: one field manager applied it (gitfleet, from one process).
-      const live = (members.get(name) as SimulatedMember).api.handle({
-        method: "GET",
-        path: DEPLOYMENT_PATH,
-        query: new URLSearchParams(),
-        contentType: "",
-        body: undefined,
-      });
-      const managers = asList(asMap(asMap(live.body).metadata).managedFields).map((m) => asMap(m).manager);
-      expect(managers.filter((m) => m === "gitfleet")).toHaveLength(1);
-    }
+    await expectOneWriterEach({
+      names,
+      logs,
+      members,
+      writerOf: (n) => holderOf(shardOf.get(n) as number).id,
+    });
 
     // The shard of the replica that does not lead: one of its members goes down, and once the status
     // branch records it NotReady, its holder is killed.
@@ -236,4 +215,37 @@ async function comeBack(context: {
   expect(survivor.records.some((r) => String(r.msg).startsWith("gave shard"))).toBe(true);
   for (const n of alive) expect(since(n).every((r) => writerOf(r) === back.id)).toBe(true);
   return back;
+}
+
+// The shards a replica holds, as its /metrics says them.
+async function expectHeldMetric(replica: Replica): Promise<void> {
+  const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+  for (const shard of [0, 1])
+    expect(metrics).toContain(`gitfleet_shard_held{shard="${shard}"} ${held(replica).has(shard) ? 1 : 0}`);
+}
+
+// Every member gets the Deployment, each written to by one process alone (the one named), and the
+// server's own record agrees: one field manager applied it.
+async function expectOneWriterEach(context: {
+  readonly names: readonly string[];
+  readonly logs: ReadonlyMap<string, MemberRequest[]>;
+  readonly members: ReadonlyMap<string, SimulatedMember>;
+  readonly writerOf: (member: string) => string;
+}): Promise<void> {
+  const { names, logs, members } = context;
+  const deployed = (n: string) => writes(logs.get(n) ?? []).some((r) => r.path.startsWith(DEPLOYMENT_PATH));
+  await until(() => (names.every(deployed) ? true : undefined), 30_000);
+  for (const name of names) {
+    const writers = new Set(writes(logs.get(name) ?? []).map(writerOf));
+    expect([...writers], name).toEqual([context.writerOf(name)]);
+    const live = (members.get(name) as SimulatedMember).api.handle({
+      method: "GET",
+      path: DEPLOYMENT_PATH,
+      query: new URLSearchParams(),
+      contentType: "",
+      body: undefined,
+    });
+    const managers = asList(asMap(asMap(live.body).metadata).managedFields).map((m) => asMap(m).manager);
+    expect(managers.filter((m) => m === "gitfleet")).toHaveLength(1);
+  }
 }
