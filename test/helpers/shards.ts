@@ -56,12 +56,14 @@ export function fourMembers(): string[] {
   }
 }
 
-function fleet(names: readonly string[], replicas: number) {
+// The fleet; each step changes the pods' CPU request, so every member's Deployment changes whatever
+// the replicas' division (which failover moves) gives it.
+function fleet(names: readonly string[], cpu: string) {
   const files: Record<string, string> = {
     "fleet.yaml": FLEET_YAML,
     "apps/web/app.yaml":
       "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
-    "apps/web/deployment.yaml": webDeployment(replicas, "10m"),
+    "apps/web/deployment.yaml": webDeployment(8, cpu),
     "placements/web.yaml": PLACEMENT,
   };
   for (const name of names) files[`clusters/${name}.yaml`] = clusterYaml(name);
@@ -107,7 +109,7 @@ export async function shardScenario(
   const kubeconfig = writeKubeconfig(join(setup.dir, "members.kubeconfig"), [...members.values()]);
   const repo = join(setup.dir, "sharded-fleet");
   mkdirSync(repo);
-  createRepo(repo, fleet(names, 8));
+  createRepo(repo, fleet(names, "10m"));
   const replicaSetup: ReplicaSetup = { ...setup, repo, args: ["--shards", "2", "--kubeconfig", kubeconfig] };
   const replicas = [
     await startReplica(replicaSetup, "holder-a"),
@@ -150,7 +152,7 @@ export async function shardScenario(
     const takeoverMs = Date.now() - killedAt;
 
     // A new source commit: the survivor syncs the taken-over shard's live member.
-    const next = commitTree(repo, fleet(names, 12), "web: 12 replicas");
+    const next = commitTree(repo, fleet(names, "20m"), "web: 20m of CPU");
     expect((await push(survivor, next)).status).toBe(202);
     await reconciled(repo, next, 30_000);
     await until(
@@ -202,7 +204,7 @@ async function comeBack(context: {
   await until(() => (held(back).size === 1 && held(survivor).size === 1 ? true : undefined), leaseMs * 8);
   const [regained] = [...held(back)] as [number];
   const marks = new Map(names.map((n) => [n, writes(logs.get(n) ?? []).length]));
-  const later = commitTree(repo, fleet(names, 14), "web: 14 replicas");
+  const later = commitTree(repo, fleet(names, "30m"), "web: 30m of CPU");
   expect((await push(survivor, later)).status).toBe(202);
   await reconciled(repo, later, 30_000);
   const alive = clustersOfShard(shardOf, regained).filter((n) => n !== down);
