@@ -95,6 +95,13 @@ function sameChanges(
 }
 
 /** What one reconcile did. */
+/** One commit of another writer on top of this state: its id, its parent (this state's tip), the state. */
+interface CatchUp {
+  readonly tip: string;
+  readonly base: string;
+  readonly state: ReconcileState;
+}
+
 export interface ReconcileReport {
   /** up-to-date: the source commit was reconciled already (and no observation moved anything); committed: a status commit was published. */
   readonly result: "up-to-date" | "committed" | "unchanged";
@@ -190,38 +197,54 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
     if (!head || (this.state && tip === this.statusTip)) return "current";
-    if (tip && ((await this.adoptObserved(tip)) || (await this.replay(tip)))) return "replayed";
+    if (tip && (await this.catchUp(tip))) return "replayed";
     await this.restore(tip, head);
     return "restored";
   }
 
-  // The leader's commit on top of this state, recomputed: when it reconciled a new source commit and
-  // this replica renders that commit to exactly the files it changed — same paths, same bytes — the
-  // state moves on to it as if this replica had written it, without reading the whole branch again.
-  // Anything else (an observation commit, a file the render does not give, another parent) restores.
-  private async replay(tip: string): Promise<boolean> {
+  // The status branch moved by one commit of another writer (the leader) on top of this state: a
+  // commit of what the members reported is taken on as it is, a reconcile of a new source commit is
+  // replayed; false when neither can be (another parent, a hand edit, a repair pending) — the caller
+  // then restores from the branch.
+  private async catchUp(tip: string): Promise<boolean> {
     const { repo } = this.options;
     const state = this.state;
     const base = this.statusTip;
-    if (!state?.model || !base || !this.renderedTree || this.repair.size > 0 || this.sweep) return false;
+    if (!state?.model || !base || this.repair.size > 0 || this.sweep) return false;
     const parents = await repo.parentsOf(tip);
+    if (parents.length !== 1 || parents[0] !== base) return false;
     const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
-    if (parents.length !== 1 || parents[0] !== base || !source || source === state.sourceCommit) return false;
+    if (!source) return false;
+    const at = { tip, base, state };
+    return source === state.sourceCommit ? this.adoptObserved(at) : this.replay(at, source);
+  }
+
+  // The leader's reconcile of `source`, recomputed: when this replica renders that commit to exactly
+  // the files it changed — same paths, same bytes — the state moves on to it as if this replica had
+  // written it, without reading the whole branch again.
+  private async replay(at: CatchUp, source: string): Promise<boolean> {
+    const { repo } = this.options;
+    if (!this.renderedTree) return false;
     const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
-    const { outcome, headTree } = await this.step(state, source, new Stopwatch(), observations);
-    const written = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
+    const { outcome, headTree } = await this.step(at.state, source, new Stopwatch(), observations);
+    const written = await diffTrees(
+      repo.gitdir,
+      repo.cache,
+      await repo.treeOf(at.base),
+      await repo.treeOf(at.tip),
+    );
     if (!sameChanges(this.carried(outcome.changes), written)) return false;
     for (const [path, text] of outcome.changes) if (text === null) this.observed.delete(path);
-    this.accept(outcome, tip, headTree);
+    this.accept(outcome, at.tip, headTree);
     return true;
   }
 
-  // The leader's commit of what the members reported, on top of this state: when it changed only
-  // observed blocks of status files whose rendered part is the state's, and files the sync and the
-  // policies own, it is taken on as it is — nothing rendered changed. A state that can vouch for its
-  // branch (its inventories are used) takes on only a commit its verifier trusts.
-  private async adoptObserved(tip: string): Promise<boolean> {
-    const texts = await this.observationAt(tip);
+  // The leader's commit of what the members reported: when it changed only observed blocks of status
+  // files whose rendered part is the state's, and files the sync and the policies own, it is taken on
+  // as it is — nothing rendered changed. A state that can vouch for its branch (its inventories are
+  // used) takes on only a commit its verifier trusts.
+  private async adoptObserved(at: CatchUp): Promise<boolean> {
+    const texts = await this.observationAt(at);
     if (!texts) return false;
     for (const [path, text] of texts) {
       if (isSyncFile(path)) {
@@ -233,20 +256,17 @@ export class Reconciler {
       if (observed === undefined) this.observed.delete(path);
       else this.observed.set(path, observed);
     }
-    this.statusTip = tip;
+    this.statusTip = at.tip;
     return true;
   }
 
-  // What an observation commit on top of this state changed, by path (null: removed); undefined when
-  // the commit is anything else.
-  private async observationAt(tip: string): Promise<Map<string, string | null> | undefined> {
+  // What an observation commit changed, by path (null: removed); undefined when it changed anything else.
+  private async observationAt({
+    tip,
+    base,
+    state,
+  }: CatchUp): Promise<Map<string, string | null> | undefined> {
     const { repo, verify } = this.options;
-    const state = this.state;
-    const base = this.statusTip;
-    if (!state?.model || !base || this.repair.size > 0 || this.sweep) return undefined;
-    const parents = await repo.parentsOf(tip);
-    const source = trailerBlock(await repo.commitMessage(tip))?.get(SOURCE_COMMIT_TRAILER);
-    if (parents.length !== 1 || parents[0] !== base || source !== state.sourceCommit) return undefined;
     const changed = await diffTrees(repo.gitdir, repo.cache, await repo.treeOf(base), await repo.treeOf(tip));
     const observedOnly = (path: string) => isSyncFile(path) || statusFileKind(path)?.observedBySync === true;
     if (changed.length === 0 || !changed.every(({ path }) => observedOnly(path))) return undefined;
@@ -299,7 +319,7 @@ export class Reconciler {
     // Another writer moved the branch (the leader before this one): its commit replayed when this
     // state reproduces it exactly, else the state restored from the branch.
     if (!this.state || tip !== this.statusTip)
-      if (!(tip && this.state && (await this.replay(tip)))) await this.restore(tip, head);
+      if (!(tip && (await this.catchUp(tip)))) await this.restore(tip, head);
     watch.lap("restore");
     const { next, attachment, repair } = await this.nextCommit(head, watch);
     if (!next) {
