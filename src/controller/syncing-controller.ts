@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
+import { type ClusterHealth, clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { AgentBranches } from "../git/agent-branches.js";
 import { readHeartbeats } from "../git/agent-heartbeat.js";
 import { type ConnectionSources, MemberCredentials } from "../kube/connections.js";
@@ -70,22 +70,13 @@ export function syncingController(
     ...(options.onSyncProgress ? { onProgress: options.onSyncProgress } : {}),
     capacityIntervalMs: options.statusIntervalMs,
   });
+  const recorded = new RecordedConditions(reconciler);
   const prober = new ClusterProber({
     clients,
     connect: own,
     model: () => reconciler.snapshot().state.model,
     heartbeats: (model) => readHeartbeats(reconciler.repository, reconciler.statusBranch, model),
-    restore: (cluster) => {
-      const block = reconciler.observedBlock(clusterStatusPath(cluster));
-      const settings = clusterHealthSettings(reconciler.snapshot().state.model?.fleet?.spec);
-      try {
-        return block
-          ? recordedHealth(asMap(asMap(readEmittedYaml(block)).observed).condition, settings)
-          : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    restore: (cluster) => recorded.health(cluster),
     logger: options.logger,
     onChange: () => options.trigger?.("cluster health"),
     ...(options.now ? { now: options.now } : {}),
@@ -108,4 +99,37 @@ export function syncingController(
     ...(sharding ? { sharding } : {}),
   });
   return { syncer, controller, prober };
+}
+
+/**
+ * Each cluster's condition as the status branch records it (status/clusters/<cluster>.yaml's observed
+ * block), read again only when that block or the fleet's clusterHealth settings changed: the prober
+ * asks for it on every look at a cluster it has not probed since it started.
+ */
+class RecordedConditions {
+  private readonly read = new Map<
+    string,
+    { block: string; spec: unknown; health: ClusterHealth | undefined }
+  >();
+
+  constructor(private readonly reconciler: Reconciler) {}
+
+  health(cluster: string): ClusterHealth | undefined {
+    const block = this.reconciler.observedBlock(clusterStatusPath(cluster));
+    if (block === undefined) return undefined;
+    const spec = this.reconciler.snapshot().state.model?.fleet?.spec;
+    const known = this.read.get(cluster);
+    if (known?.block === block && known.spec === spec) return known.health;
+    let health: ClusterHealth | undefined;
+    try {
+      health = recordedHealth(
+        asMap(asMap(readEmittedYaml(block)).observed).condition,
+        clusterHealthSettings(spec),
+      );
+    } catch {
+      health = undefined;
+    }
+    this.read.set(cluster, { block, spec, health });
+    return health;
+  }
 }
