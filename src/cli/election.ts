@@ -47,14 +47,14 @@ export class Election {
   private following: Promise<void> | undefined;
   private followed = false;
   private leading = false;
-  private readonly shardTotal: number;
+  /** The sharded controller's view of this replica, once made (`sharding`). */
+  private sharded: Sharding | undefined;
 
   constructor(
     flags: ElectionFlags,
     private readonly logger: Logger,
   ) {
     const timings = timingsOf(flags);
-    this.shardTotal = flags.shards ?? 0;
     let lose: (code: ExitCodeValue) => void = () => undefined;
     this.lost = new Promise((resolve) => {
       lose = resolve;
@@ -118,8 +118,8 @@ export class Election {
   sharding(branches: ShardBranches): Sharding | undefined {
     const shards = this.shardLeases;
     if (!shards) return undefined;
-    return new Sharding({
-      shards: this.shardTotal,
+    this.sharded = new Sharding({
+      shards: shards.count,
       identity: this.identity,
       leading: () => this.leading && this.lease.leading,
       holding: () => shards.holding(),
@@ -127,11 +127,12 @@ export class Election {
       relay: (reason) => this.lease.relay(reason),
       branches,
     });
+    return this.sharded;
   }
 
   /** Checked before every write to a member: the shard's Lease when sharded, else the leader's. */
-  fenceMember(cluster: string, sharding: Sharding | undefined): void {
-    if (sharding) sharding.fence(this.built?.reconciler.snapshot().state.model, cluster);
+  fenceMember(cluster: string): void {
+    if (this.sharded) this.sharded.fence(this.built?.reconciler.snapshot().state.model, cluster);
     else this.lease.fence();
   }
 
@@ -189,7 +190,7 @@ export class Election {
 
   /** Sharded: how many shards there are and which this replica holds now (metrics). */
   get shards(): { count: number; held: ReadonlySet<number> } | undefined {
-    return this.shardLeases ? { count: this.shardTotal, held: this.shardLeases.holding() } : undefined;
+    return this.shardLeases ? { count: this.shardLeases.count, held: this.shardLeases.holding() } : undefined;
   }
 
   /** Whether this replica leads (for the log and /readyz's answer). */

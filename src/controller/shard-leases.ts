@@ -70,6 +70,11 @@ export class ShardLeases {
     this.timer.unref();
   }
 
+  /** How many shards there are. */
+  get count(): number {
+    return this.input.shards;
+  }
+
   /** The shards this process holds now (each within its renew deadline). */
   holding(): Set<number> {
     return new Set([...this.held].filter((shard) => this.leases[shard]?.leading));

@@ -1,5 +1,5 @@
 import type { ShardBranches } from "../git/shard-branches.js";
-import { assignShards } from "../model/shard-assignment.js";
+import { assignShards, clustersOfShard } from "../model/shard-assignment.js";
 import type { FleetModel } from "../model/types.js";
 import { FencedError } from "./leader-lease.js";
 
@@ -42,7 +42,7 @@ export class Sharding {
 
   /** The clusters of one shard. */
   clustersOf(model: FleetModel, shard: number): Set<string> {
-    return new Set([...this.assignment(model)].filter(([, s]) => s === shard).map(([cluster]) => cluster));
+    return new Set(clustersOfShard(this.assignment(model), shard));
   }
 
   /** Whether this replica probes and syncs the cluster now. */

@@ -73,13 +73,14 @@ export async function runLoop(
         createLogger({ level: flags.logLevel, ...(destination ? { destination } : {}) }),
       )
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
-  refuseShardsAlone(flags, serve);
+  const shards = shardsOf(flags, serve);
   const { repo, settings } = await openFleet(flags);
   const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const endpoints = serve ? new ControllerEndpoints(repo) : undefined;
   // One replica of several: every write is fenced on the leader Lease.
-  const election = serve && flags.leaderElect ? new Election(electionFlags(flags), logger) : undefined;
+  const election =
+    serve && flags.leaderElect ? new Election(electionFlags(flags, shards), logger) : undefined;
   // Sharded: this replica probes and syncs the members of the shards it holds.
   const sharding = election?.sharding(new ShardBranches(repo, statusBranch));
   logger.info(
@@ -158,7 +159,7 @@ async function reconcilerOptions(
   };
 }
 
-function electionFlags(flags: LoopFlags): ElectionFlags {
+function electionFlags(flags: LoopFlags, shards: number): ElectionFlags {
   return {
     leaderElect: true,
     leaderElectNamespace: flags.leaderElectNamespace ?? "default",
@@ -170,25 +171,23 @@ function electionFlags(flags: LoopFlags): ElectionFlags {
     ...(flags.managementContext ? { managementContext: flags.managementContext } : {}),
     controllerId: flags.controllerId,
     logLevel: flags.logLevel,
-    shards: shardsOf(flags),
+    shards,
   };
 }
 
-// --shards without leader election: there is no Lease to hold a shard by.
-function refuseShardsAlone(flags: LoopFlags, serve: boolean): void {
-  if (Number(flags.shards ?? "0") !== 0 && !(serve && flags.leaderElect))
-    throw new CliError("--shards needs --leader-elect: each shard is a Lease", ExitCode.Usage);
-}
-
-// --shards: a whole number of shards, which need leader election (their Leases) and a sync to divide.
-function shardsOf(flags: LoopFlags): number {
+// --shards: a whole number of shards, which need leader election (each shard is a Lease) and a sync
+// to divide.
+function shardsOf(flags: LoopFlags, serve: boolean): number {
   const shards = Number(flags.shards ?? "0");
   if (!Number.isInteger(shards) || shards < 0 || shards > MAX_SHARDS)
     throw new CliError(
       `--shards ${flags.shards}: expected a whole number from 0 to ${MAX_SHARDS}`,
       ExitCode.Usage,
     );
-  if (shards > 0 && !flags.sync)
+  if (shards === 0) return 0;
+  if (!(serve && flags.leaderElect))
+    throw new CliError("--shards needs --leader-elect: each shard is a Lease", ExitCode.Usage);
+  if (!flags.sync)
     throw new CliError("--shards divides the members' sync: it cannot go with --no-sync", ExitCode.Usage);
   return shards;
 }
@@ -225,7 +224,7 @@ function syncOptions(
     ...(election
       ? {
           client: {
-            beforeWrite: (cluster: string) => election.fenceMember(cluster, sharding),
+            beforeWrite: (cluster: string) => election.fenceMember(cluster),
             userAgent: `gitfleet (${election.identity})`,
           },
         }
