@@ -23,10 +23,45 @@ export interface SourceDocument {
   readonly index: number;
   /** The document as plain JSON-like data. */
   readonly value: unknown;
-  readonly document: Document.Parsed;
-  readonly lineCounter: LineCounter;
+  /** Where the document's nodes sit in its file (see FileSyntax). */
+  readonly syntax: FileSyntax;
   /** For an object inside a List document: its position in the List's `items` (paths are relative to it). */
   readonly item?: number;
+}
+
+/** A file's YAML syntax tree: its documents' nodes with their offsets, and the file's line starts. */
+interface ParsedSyntax {
+  readonly documents: readonly Document.Parsed[];
+  readonly lineCounter: LineCounter;
+}
+
+/**
+ * The positions of a file's nodes, for pointing a problem at a line and column. The syntax tree
+ * costs about ten times the file's plain data and is needed only when a problem is reported, so it
+ * is held weakly and parsed again from the file's bytes (which the fleet's tree keeps anyway) when
+ * it has been collected: a fleet of 50,000 apps would otherwise keep gigabytes of it between
+ * reconciles.
+ */
+export class FileSyntax {
+  private held: WeakRef<ParsedSyntax> | undefined;
+
+  /** `parsed`: the tree just parsed from `bytes`, kept while something else holds it. */
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly dialect: YamlDialect,
+    parsed?: ParsedSyntax,
+  ) {
+    this.held = parsed && new WeakRef(parsed);
+  }
+
+  /** The syntax tree, parsed again if it was collected. */
+  tree(): ParsedSyntax {
+    const held = this.held?.deref();
+    if (held) return held;
+    const parsed = parseSyntax(new TextDecoder("utf-8").decode(this.bytes), this.dialect);
+    this.held = new WeakRef(parsed);
+    return parsed;
+  }
 }
 
 /** The documents of one file, and what kept other documents from parsing. */
@@ -101,9 +136,23 @@ export function parseSourceFile(
       problems: [{ file, ...pos, path: "", severity: "error", code: "NOT_UTF8", message }],
     };
   }
-  const text = new TextDecoder("utf-8").decode(bytes);
+  const parsed = parseSyntax(new TextDecoder("utf-8").decode(bytes), dialect);
+  const { lineCounter } = parsed;
+  const syntax = new FileSyntax(bytes, dialect, parsed);
+  const documents: SourceDocument[] = [];
+  const problems: Problem[] = [];
+  parsed.documents.forEach((document, index) => {
+    const report: ReportAt = (offset, message, severity = "error", code = "YAML_SYNTAX") =>
+      problems.push({ ...yamlProblem(file, lineCounter, offset, message, code), severity });
+    const value = readDocumentValue(document, report);
+    if (value !== undefined) documents.push({ file, index, value, syntax });
+  });
+  return { documents, problems };
+}
+
+function parseSyntax(text: string, dialect: YamlDialect): ParsedSyntax {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, {
+  const documents = parseAllDocuments(text, {
     lineCounter,
     ...(dialect === "kubectl"
       ? { version: "1.1" as const, customTags: kubernetesTags }
@@ -111,18 +160,10 @@ export function parseSourceFile(
     merge: true,
     uniqueKeys: true,
     prettyErrors: false,
-    // Warnings become problems below; the yaml package must not print to stderr on its own.
+    // Warnings become problems when the file is read; the yaml package must not print to stderr on its own.
     logLevel: "silent",
   });
-  const documents: SourceDocument[] = [];
-  const problems: Problem[] = [];
-  parsed.forEach((document, index) => {
-    const report: ReportAt = (offset, message, severity = "error", code = "YAML_SYNTAX") =>
-      problems.push({ ...yamlProblem(file, lineCounter, offset, message, code), severity });
-    const value = readDocumentValue(document, report);
-    if (value !== undefined) documents.push({ file, index, value, document, lineCounter });
-  });
-  return { documents, problems };
+  return { documents, lineCounter };
 }
 
 type ReportAt = (
@@ -269,7 +310,8 @@ export function locate(
   segments: readonly (string | number)[],
   target: LocateTarget = "value",
 ): SourceLocation {
-  let node: unknown = source.document.contents;
+  const { documents, lineCounter } = source.syntax.tree();
+  let node: unknown = documents[source.index]?.contents;
   let keyNode: unknown;
   const path = source.item === undefined ? segments : ["items", source.item, ...segments];
   for (const segment of path) {
@@ -280,7 +322,7 @@ export function locate(
   }
   const chosen = target === "key" && keyNode !== undefined ? keyNode : node;
   const offset = isNode(chosen) && chosen.range ? chosen.range[0] : 0;
-  const { line, col } = source.lineCounter.linePos(offset);
+  const { line, col } = lineCounter.linePos(offset);
   return { file: source.file, line, column: col, path: toJsonPointer(path) };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { locate, parseSourceFile } from "../../src/model/yaml-source.js";
+import { FileSyntax, locate, parseSourceFile } from "../../src/model/yaml-source.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -28,6 +28,12 @@ describe("parsing YAML sources", () => {
     const [first] = parsed.documents;
     if (!first) throw new Error("no document");
     expect(locate(first, segments, target)).toMatchObject({ line, column });
+    // The syntax tree is held weakly: once collected, it is parsed again from the file's bytes.
+    const second = parsed.documents[1];
+    if (!second) throw new Error("no second document");
+    const reparsed = { syntax: new FileSyntax(encode(text), "kubectl") };
+    expect(locate({ ...first, ...reparsed }, segments, target)).toEqual(locate(first, segments, target));
+    expect(locate({ ...second, ...reparsed }, ["z"], target)).toMatchObject({ line: 7 });
   });
 
   it("reads YAML the way Kubernetes does: 1.1 booleans and octals, timestamps as strings", () => {
