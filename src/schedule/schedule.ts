@@ -68,7 +68,14 @@ interface RankedCandidate extends Candidate {
 }
 
 type Filtered =
-  | { readonly ok: true; readonly candidates: RankedCandidate[]; readonly removed: Record<string, string> }
+  | {
+      readonly ok: true;
+      readonly candidates: RankedCandidate[];
+      /** The removed clusters the diagnosis lists, with the reason. */
+      readonly removed: Record<string, string>;
+      /** How many clusters each reason removed, listed or not. */
+      readonly reasons: Map<string, number>;
+    }
   | { readonly ok: false; readonly error: string };
 
 function filterClusters(
@@ -85,12 +92,16 @@ function filterClusters(
   const availableOf = new Map(Object.entries(problem.available ?? {}));
   const candidates: RankedCandidate[] = [];
   const removed: Record<string, string> = {};
+  const reasons = new Map<string, number>();
   for (const [index, cluster] of clusters.entries()) {
     const current = currentOf.get(cluster.name) ?? 0;
-    const verdict = runFilters(context, { cluster, index, current, remembered }, profile);
+    const subject = { cluster, index, current, remembered };
+    const verdict = runFilters(context, subject, profile);
     if (verdict.error !== undefined) return { ok: false, error: verdict.error };
     if (verdict.removed !== undefined) {
-      removed[cluster.name] = verdict.removed;
+      reasons.set(verdict.removed, (reasons.get(verdict.removed) ?? 0) + 1);
+      if (current > 0 || askedFor(context, subject, profile, verdict))
+        removed[cluster.name] = verdict.removed;
       continue;
     }
     const measured = cluster.nodes !== undefined || cluster.summary !== undefined;
@@ -100,11 +111,13 @@ function filterClusters(
     const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
     candidates.push({ cluster, current, free, frozenReason: verdict.frozen, score: 0, room });
   }
-  return { ok: true, candidates, removed };
+  return { ok: true, candidates, removed, reasons };
 }
 
 interface Verdict {
   readonly removed?: string;
+  /** The index in the profile of the filter that removed the cluster (none: a frozen cluster holding none). */
+  readonly by?: number;
   readonly frozen?: string;
   readonly error?: string;
 }
@@ -134,11 +147,36 @@ function runFilters(context: SchedulingContext, subject: FilterSubject, profile:
     if (result.status === "Success") continue;
     if (result.status === "Error")
       return { error: `${plugin.name}: cluster ${cluster.name}: ${result.message}` };
-    if (!result.keepsExisting) return { removed: result.reason };
+    if (!result.keepsExisting) return { removed: result.reason, by: p };
     frozen ??= result.reason;
   }
   if (frozen === undefined) return PASSED;
   return current === 0 ? { removed: frozen } : { frozen };
+}
+
+// Whether the Placement asks for a removed cluster: no scoping filter removed it, or would have (one
+// that ran after the filter that did never got to look at it).
+function askedFor(
+  context: SchedulingContext,
+  subject: FilterSubject,
+  profile: Profile,
+  verdict: Verdict,
+): boolean {
+  const plugins = profile.filter;
+  const by = verdict.by ?? plugins.length;
+  for (let p = 0; p < plugins.length; p++) {
+    const plugin = plugins[p] as FilterPlugin;
+    if (!plugin.scopes) continue;
+    if (p === by) return false;
+    if (p < by) continue;
+    const result = plugin.readsWorkload
+      ? plugin.filter(context, subject.cluster)
+      : remember(subject.remembered, subject.index * plugins.length + p, () =>
+          plugin.filter(context, subject.cluster),
+        );
+    if (result.status !== "Success") return false;
+  }
+  return true;
 }
 
 function rankCandidates(
@@ -265,7 +303,7 @@ function explain(
   selected: Extract<Selected, { ok: true }>,
   assigned: Assigned,
 ): ScheduleDecision {
-  const summary = summarizeFilters(total, filtered.removed);
+  const summary = summarizeFilters(total, filtered.reasons);
   const frozen: Record<string, string> = {};
   for (const c of filtered.candidates) {
     if (!c.frozenReason) continue;

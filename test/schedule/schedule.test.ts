@@ -22,6 +22,7 @@ const east = (name: string, fields: Partial<ClusterInput> = {}) =>
 const west = (name: string, fields: Partial<ClusterInput> = {}) =>
   cluster(name, { region: "west", provider: "gcp", ...fields });
 const gpuTaint = { key: "gpu", value: "true", effect: "NoSchedule" as const };
+const evict = { key: "maintenance", value: "true", effect: "NoExecute" as const };
 
 describe("scheduling decisions", () => {
   it("explains a fully filtered fleet in one line, most common reason first", () => {
@@ -46,6 +47,45 @@ describe("scheduling decisions", () => {
     expect(decision.diagnosis.unschedulableReason).toBe(
       "0/5 clusters available: 3 untolerated taint {gpu=true:NoSchedule}, 2 not in region [east]; no cluster is available",
     );
+  });
+
+  it.each([
+    [
+      "counts clusters outside the affinity without listing them",
+      [east("a"), east("b", { taints: [gpuTaint] }), west("c"), west("d", { taints: [evict] })],
+      "1/4 clusters available: 1 not in region [east], 1 untolerated taint {gpu=true:NoSchedule}, 1 untolerated taint {maintenance=true:NoExecute}",
+      { b: "untolerated taint {gpu=true:NoSchedule}" },
+    ],
+    [
+      "lists a cluster outside the affinity that held replicas",
+      [east("a"), west("c", { currentReplicas: 4 }), west("d", { taints: [evict], currentReplicas: 1 })],
+      "1/3 clusters available: 1 not in region [east], 1 untolerated taint {maintenance=true:NoExecute}",
+      { c: "not in region [east]", d: "untolerated taint {maintenance=true:NoExecute}" },
+    ],
+  ])("%s", (_name, clusters, summary, filtered) => {
+    const placement: PlacementSpec = {
+      ...DIVIDED,
+      clusterAffinity: {
+        fieldSelector: { matchExpressions: [{ key: "region", operator: "In", values: ["east"] }] },
+      },
+    };
+    const decision = decide(placement, clusters);
+    expect(decision.diagnosis.summary).toBe(summary);
+    expect(decision.diagnosis.filtered).toEqual(filtered);
+    expect(decision.clusters).toEqual({ a: 10 });
+  });
+
+  it("lists every removed cluster when the profile has no scoping filter", () => {
+    const profile: Profile = {
+      ...DEFAULT_PROFILE,
+      filter: DEFAULT_PROFILE.filter.filter((plugin) => plugin.name !== "ClusterAffinity"),
+    };
+    const result = scheduleWorkload(
+      problem(DIVIDED, [east("a"), west("d", { taints: [gpuTaint] })], 10),
+      profile,
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.decision.diagnosis.filtered).toEqual({ d: "untolerated taint {gpu=true:NoSchedule}" });
   });
 
   it("duplicates by default: every selected cluster gets the full count", () => {

@@ -4,6 +4,7 @@ import { type FilterPlugin, SUCCESS } from "../framework.js";
 /** Only clusters the Placement's clusterAffinity selects (names, exclusions, labels, provider/region/zone). */
 export const ClusterAffinity: FilterPlugin = {
   name: "ClusterAffinity",
+  scopes: true,
   filter: ({ problem }, cluster) => {
     const affinity = problem.placement.clusterAffinity;
     const empty = affinity?.fieldSelector?.matchExpressions?.find((r) => (r.values ?? []).length === 0);
