@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { createParseCache, loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
@@ -300,5 +300,36 @@ describe("manifests against the Kubernetes OpenAPI schemas", () => {
       "Kubernetes 1.34.4 serves no kind MutatingAdmissionPolicy in admissionregistration.k8s.io/v1",
     ]);
     expect(under("1.36")).toEqual([]);
+  });
+
+  it("checks a manifest again when its CRD or the fleet's minor changes, with a parse cache shared by the loads", () => {
+    // The cached manifest file is the same object on every load; what it is checked against is not.
+    const cache = createParseCache();
+    const policy =
+      "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata:\n  name: p\nspec: {}\n";
+    const fleet = (minor: string) =>
+      `apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: fleet\nspec:\n  kubernetesVersion: "${minor}"\n`;
+    const load = (crd: string, minor: string) =>
+      loadFleet(
+        minimalFleetWith({
+          "fleet.yaml": fleet(minor),
+          "apps/web/crd.yaml": crd,
+          "apps/web/widget.yaml": widget("  size: 2\n  name: toolong\n"),
+          "apps/web/policy.yaml": policy,
+        }),
+        cache,
+      )
+        .problems.filter((p) => p.code === "SCHEMA_VIOLATION")
+        .map(formatProblem);
+    const tooLong =
+      "apps/web/widget.yaml:7:9: error: /spec/name: must be at most 5 characters long [SCHEMA_VIOLATION]";
+    const notServed =
+      "apps/web/policy.yaml:2:7: error: /kind: Kubernetes 1.34.4 serves no kind MutatingAdmissionPolicy in admissionregistration.k8s.io/v1 [SCHEMA_VIOLATION]";
+    const longer = CRD.replace("maxLength: 5", "maxLength: 10");
+    expect(load(CRD, "1.36")).toEqual([tooLong]);
+    expect(load(longer, "1.36")).toEqual([]);
+    expect(load(CRD, "1.36")).toEqual([tooLong]);
+    expect(load(CRD, "1.34")).toEqual([notServed, tooLong]);
+    expect(load(CRD, "1.36")).toEqual([tooLong]);
   });
 });

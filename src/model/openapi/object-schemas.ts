@@ -28,19 +28,31 @@ function withoutTypeMeta(object: JsonMap): JsonMap {
 }
 
 // The openAPIV3Schema of every served version of every CRD in the repo, by "group/version/Kind".
+// Each CRD's schemas are the same objects while the CRD is (what was checked against them can be
+// remembered by identity).
 export function crdSchemas(resources: readonly Resource[]): Map<string, OpenApiSchema> {
   const schemas = new Map<string, OpenApiSchema>();
-  for (const crd of resources.filter((r) => r.kind === "CustomResourceDefinition")) {
-    const spec = asMap(crd.object.spec);
-    const group = String(spec.group ?? "");
-    const kind = String(asMap(spec.names).kind ?? "");
-    for (const version of asList(spec.versions).filter(isJsonMap)) {
-      const schema = asMap(version.schema).openAPIV3Schema;
-      if (isJsonMap(schema))
-        schemas.set(`${group}/${String(version.name)}/${kind}`, rootOf(schema as OpenApiSchema));
-    }
-  }
+  for (const crd of resources)
+    if (crd.kind === "CustomResourceDefinition")
+      for (const [key, schema] of schemasOfCrd(crd.object)) schemas.set(key, schema);
   return schemas;
+}
+
+const crdEntries = new WeakMap<object, readonly (readonly [string, OpenApiSchema])[]>();
+function schemasOfCrd(crd: Readonly<Record<string, unknown>>): readonly (readonly [string, OpenApiSchema])[] {
+  const known = crdEntries.get(crd);
+  if (known) return known;
+  const spec = asMap(crd.spec);
+  const group = String(spec.group ?? "");
+  const kind = String(asMap(spec.names).kind ?? "");
+  const entries: [string, OpenApiSchema][] = [];
+  for (const version of asList(spec.versions).filter(isJsonMap)) {
+    const schema = asMap(version.schema).openAPIV3Schema;
+    if (isJsonMap(schema))
+      entries.push([`${group}/${String(version.name)}/${kind}`, rootOf(schema as OpenApiSchema)]);
+  }
+  crdEntries.set(crd, entries);
+  return entries;
 }
 
 // The CRD's schema for the fields under the root (apiVersion, kind and metadata are the server's).
