@@ -91,17 +91,14 @@ function filterClusters(
   const currentOf = new Map(Object.entries(problem.current ?? {}));
   const availableOf = new Map(Object.entries(problem.available ?? {}));
   const candidates: RankedCandidate[] = [];
-  const removed: Record<string, string> = {};
-  const reasons = new Map<string, number>();
+  const out = { removed: {}, reasons: new Map<string, number>() };
   for (const [index, cluster] of clusters.entries()) {
     const current = currentOf.get(cluster.name) ?? 0;
     const subject = { cluster, index, current, remembered };
     const verdict = runFilters(context, subject, profile);
     if (verdict.error !== undefined) return { ok: false, error: verdict.error };
     if (verdict.removed !== undefined) {
-      reasons.set(verdict.removed, (reasons.get(verdict.removed) ?? 0) + 1);
-      if (current > 0 || askedFor(context, subject, profile, verdict))
-        removed[cluster.name] = verdict.removed;
+      noteRemoval(out, verdict.removed, current > 0 || askedFor(context, subject, profile, verdict), cluster);
       continue;
     }
     const measured = cluster.nodes !== undefined || cluster.summary !== undefined;
@@ -111,7 +108,18 @@ function filterClusters(
     const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
     candidates.push({ cluster, current, free, frozenReason: verdict.frozen, score: 0, room });
   }
-  return { ok: true, candidates, removed, reasons };
+  return { ok: true, candidates, ...out };
+}
+
+// A removed cluster counts towards its reason; it is listed when asked for or when it held replicas.
+function noteRemoval(
+  out: { readonly removed: Record<string, string>; readonly reasons: Map<string, number> },
+  reason: string,
+  listed: boolean,
+  cluster: ClusterState,
+): void {
+  out.reasons.set(reason, (out.reasons.get(reason) ?? 0) + 1);
+  if (listed) out.removed[cluster.name] = reason;
 }
 
 interface Verdict {
