@@ -38,23 +38,20 @@ interface ParsedSyntax {
 /**
  * The positions of a file's nodes, for pointing a problem at a line and column. The syntax tree
  * costs about ten times the file's plain data and is needed only when a problem is reported, so it
- * is held weakly and parsed again from the file's bytes (which the fleet's tree keeps anyway) when
- * it has been collected: a fleet of 50,000 apps would otherwise keep gigabytes of it between
- * reconciles.
+ * is not kept from the first parse: it is parsed again from the file's bytes (which the fleet's tree
+ * keeps anyway) when a position is first asked for, and held weakly after that. A fleet of 50,000
+ * apps would otherwise hold gigabytes of it through a reconcile (a WeakRef made during a synchronous
+ * load keeps its target until the load ends) and between reconciles.
  */
 export class FileSyntax {
   private held: WeakRef<ParsedSyntax> | undefined;
 
-  /** `parsed`: the tree just parsed from `bytes`, kept while something else holds it. */
   constructor(
     private readonly bytes: Uint8Array,
     private readonly dialect: YamlDialect,
-    parsed?: ParsedSyntax,
-  ) {
-    this.held = parsed && new WeakRef(parsed);
-  }
+  ) {}
 
-  /** The syntax tree, parsed again if it was collected. */
+  /** The syntax tree, parsed again unless it is still held. */
   tree(): ParsedSyntax {
     const held = this.held?.deref();
     if (held) return held;
@@ -138,7 +135,7 @@ export function parseSourceFile(
   }
   const parsed = parseSyntax(new TextDecoder("utf-8").decode(bytes), dialect);
   const { lineCounter } = parsed;
-  const syntax = new FileSyntax(bytes, dialect, parsed);
+  const syntax = new FileSyntax(bytes, dialect);
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
   parsed.documents.forEach((document, index) => {

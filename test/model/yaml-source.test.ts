@@ -28,7 +28,7 @@ describe("parsing YAML sources", () => {
     const [first] = parsed.documents;
     if (!first) throw new Error("no document");
     expect(locate(first, segments, target)).toMatchObject({ line, column });
-    // The syntax tree is held weakly: once collected, it is parsed again from the file's bytes.
+    // The syntax tree is parsed again from the file's bytes for each document asking for a position.
     const second = parsed.documents[1];
     if (!second) throw new Error("no second document");
     const reparsed = { syntax: new FileSyntax(encode(text), "kubectl") };
