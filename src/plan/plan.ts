@@ -3,6 +3,7 @@ import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
+import type { ScheduleDecision } from "../schedule/types.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
 import { type ControlPlaneChange, controlPlaneChanges } from "./control-plane-changes.js";
@@ -196,7 +197,7 @@ function schedulingNotes(
   const filteredOut: WorkloadNote[] = [];
   const frozen: WorkloadNote[] = [];
   for (const d of head.decisions) {
-    const removed = d.decision.diagnosis.filtered[cluster];
+    const removed = d.decision.diagnosis.filtered[cluster] ?? unselected(d.decision, cluster);
     const kept = d.decision.diagnosis.frozen[cluster];
     if (removed !== undefined && ranBefore.has(d.identity))
       filteredOut.push({ workload: d.resource, reason: removed + keptNote(d, cluster) });
@@ -204,6 +205,17 @@ function schedulingNotes(
       frozen.push({ workload: d.resource, reason: kept });
   }
   return { filteredOut, frozen };
+}
+
+// A cluster the diagnosis does not name at all was left out because the Placement does not ask for it
+// (the diagnosis counts such clusters without listing them).
+function unselected(decision: ScheduleDecision, cluster: string): string | undefined {
+  const { diagnosis } = decision;
+  const named =
+    diagnosis.frozen[cluster] !== undefined ||
+    diagnosis.notSelected[cluster] !== undefined ||
+    diagnosis.selected.includes(cluster);
+  return named ? undefined : "not among the clusters its Placement selects";
 }
 
 // Where failover keeps the old replicas until their replacements are ready, the plan says so.

@@ -68,8 +68,8 @@ export interface FilterPlugin {
   readonly readsWorkload?: boolean;
   /**
    * True when a cluster this filter removes is one the Placement never asked for (its clusterAffinity
-   * does not select it): the diagnosis counts such clusters in its summary but lists them only when
-   * they held replicas, so a workload placed on 2 of 500 clusters does not carry 498 reasons.
+   * does not select it): the diagnosis counts such clusters in its summary but does not list them,
+   * so a workload placed on 2 of 500 clusters does not carry 498 reasons.
    */
   readonly scopes?: boolean;
   filter(context: SchedulingContext, cluster: ClusterState): FilterResult;

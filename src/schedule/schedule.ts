@@ -98,7 +98,7 @@ function filterClusters(
     const verdict = runFilters(context, subject, profile);
     if (verdict.error !== undefined) return { ok: false, error: verdict.error };
     if (verdict.removed !== undefined) {
-      noteRemoval(out, verdict.removed, current > 0 || askedFor(context, subject, profile, verdict), cluster);
+      noteRemoval(out, verdict.removed, askedFor(context, subject, profile, verdict), cluster);
       continue;
     }
     const measured = cluster.nodes !== undefined || cluster.summary !== undefined;
@@ -111,7 +111,9 @@ function filterClusters(
   return { ok: true, candidates, ...out };
 }
 
-// A removed cluster counts towards its reason; it is listed when asked for or when it held replicas.
+// A removed cluster counts towards its reason; it is listed when the Placement asks for it. Whether it
+// held replicas does not matter: the diagnosis is a function of the Placement and the cluster states,
+// so rendering an unchanged app again writes the same status.
 function noteRemoval(
   out: { readonly removed: Record<string, string>; readonly reasons: Map<string, number> },
   reason: string,

@@ -86,8 +86,8 @@ export interface Diagnosis {
   /** "3/5 clusters available: 1 untolerated taint {gpu=true:NoSchedule}, 1 not in region [us-east]". */
   readonly summary: string;
   /**
-   * Clusters removed by a filter, with the reason: those the Placement's clusterAffinity selects and
-   * those that held replicas. The others (never asked for) are only counted in the summary.
+   * Clusters removed by a filter, with the reason: those the Placement's clusterAffinity selects. The
+   * others (never asked for) are only counted in the summary.
    */
   readonly filtered: Readonly<Record<string, string>>;
   /** Clusters that keep their current replicas but take no new ones, with the reason. */
