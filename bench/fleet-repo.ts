@@ -12,8 +12,12 @@ export function git(dir: string, ...args: string[]): string {
   }).trim();
 }
 
-/** Writes a generated fleet into `dir` and commits it on main with the git CLI, packed as a clone's objects are. */
-export function commitFleet(dir: string, tree: FileTree): void {
+/**
+ * Writes a generated fleet into `dir` and commits it on main with the git CLI, packed as a clone's
+ * objects are, or (`loose`) with every object a file of its own, as a repository written to by
+ * commits and never repacked holds them.
+ */
+export function commitFleet(dir: string, tree: FileTree, options: { loose?: boolean } = {}): void {
   for (const [path, bytes] of tree) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), bytes);
@@ -21,5 +25,5 @@ export function commitFleet(dir: string, tree: FileTree): void {
   git(dir, "init", "-q", "-b", "main");
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "-m", "generated fleet");
-  git(dir, "repack", "-adq");
+  if (!options.loose) git(dir, "repack", "-adq");
 }

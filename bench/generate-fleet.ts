@@ -4,8 +4,11 @@ import { type FileTree, fileTreeFromText } from "../src/model/file-tree.js";
 export interface FleetSize {
   readonly apps: number;
   readonly clusters: number;
-  /** Place each app on this many named clusters instead of a shard of an eighth of the fleet. */
-  readonly clustersPerApp?: number;
+  /**
+   * Place each app on this many named clusters instead of a shard of an eighth of the fleet; a range
+   * [min, max] gives app a min + a mod (max - min + 1).
+   */
+  readonly clustersPerApp?: number | readonly [number, number];
   /** Seconds each Placement tolerates a NotReady cluster's NoExecute taint (failover.cluster.tolerationSeconds). */
   readonly failoverTolerationSeconds?: number;
 }
@@ -163,8 +166,12 @@ function failover(size: FleetSize): string {
 function affinity(a: number, size: FleetSize): string {
   if (size.clustersPerApp === undefined)
     return `  clusterAffinity:\n    labelSelector:\n      matchLabels:\n        shard: s${a % 8}\n`;
+  const [min, max] =
+    typeof size.clustersPerApp === "number"
+      ? [size.clustersPerApp, size.clustersPerApp]
+      : size.clustersPerApp;
   const names = Array.from(
-    { length: size.clustersPerApp },
+    { length: min + (a % (max - min + 1)) },
     (_, i) => `cluster-${String((a * 7 + i * 13) % size.clusters).padStart(4, "0")}`,
   );
   return `  clusterAffinity:\n    clusterNames: [${[...new Set(names)].join(", ")}]\n`;

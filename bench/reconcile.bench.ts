@@ -25,6 +25,10 @@ import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
  */
 const sizes = (process.env.BENCH_RECONCILE_APPS ?? "1000,5000").split(",").map(Number);
 const clusters = Number(process.env.BENCH_CLUSTERS ?? 100);
+// "2" or "2-3": how many clusters each app is placed on.
+const [fewest = 2, most = fewest] = (process.env.BENCH_CLUSTERS_PER_APP ?? "2").split("-").map(Number);
+// BENCH_LOOSE=1: the fleet's objects loose (one file each) rather than packed.
+const loose = process.env.BENCH_LOOSE === "1";
 
 async function timed<T>(
   label: string,
@@ -81,8 +85,8 @@ function controller(repo: FleetRepo, trust: { verify?: CommitVerifier } = { veri
 for (const apps of sizes) {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-"));
   try {
-    const tree = generateFleet({ apps, clusters, clustersPerApp: 2 });
-    commitFleet(dir, tree);
+    const tree = generateFleet({ apps, clusters, clustersPerApp: [fewest, most] });
+    commitFleet(dir, tree, { loose });
     const repo = await FleetRepo.open({ location: dir });
     const loop = controller(repo);
     const first = await timed("first reconcile (full render, status commit)", () => loop.reconcile());
@@ -93,6 +97,8 @@ for (const apps of sizes) {
     const incremental = await timed("reconcile after a one-app change", () =>
       profiled(() => loop.reconcile()),
     );
+    // The leader alone so far: one reconciler, its first reconcile and an incremental one.
+    const leaderPeak = peakRssMiB();
     const added = git(dir, "rev-list", "--objects", "gitfleet/status", "^gitfleet/status~1")
       .split("\n")
       .map((line) => line.split(" ")[0] as string);
@@ -137,17 +143,24 @@ for (const apps of sizes) {
     );
     const observed = await timed("standby: follow one observation commit (100 apps)", () => standby.follow());
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;
-    printMeasurements(`reconcile: ${apps} apps, ${clusters} clusters, ${files} files on the status branch`, [
-      first.measurement,
-      incremental.measurement,
-      restart.measurement,
-      untrusted.measurement,
-      follow.measurement,
-      current.measurement,
-      behind.measurement,
-      followed.measurement,
-      observed.measurement,
-    ]);
+    const placed = fewest === most ? `${fewest}` : `${fewest}–${most}`;
+    printMeasurements(
+      `reconcile: ${apps} apps on ${placed} of ${clusters} clusters each, ${loose ? "loose" : "packed"} objects, ${files} files on the status branch`,
+      [
+        first.measurement,
+        incremental.measurement,
+        restart.measurement,
+        untrusted.measurement,
+        follow.measurement,
+        current.measurement,
+        behind.measurement,
+        followed.measurement,
+        observed.measurement,
+      ],
+    );
+    process.stdout.write(
+      `  peak RSS of the leader (first reconcile and the one-app change, before any other reconciler): ${leaderPeak.toFixed(0)} MiB\n`,
+    );
     process.stdout.write(
       `  the standby's follow of one leader commit: ${followed.result}; of an observation commit: ${observed.result}\n`,
     );
