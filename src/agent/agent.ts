@@ -39,7 +39,7 @@ import {
   splitObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
-import { appStatusPath, SOURCE_STATUS_PATH } from "../status/status-files.js";
+import { appStatusDirectory, appStatusPath, SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
@@ -193,10 +193,10 @@ export class Agent {
   ): Promise<RenderResult["decisions"]> {
     if (apps.size === 0) return [];
     const { repo } = this.options;
-    const wanted = (path: string) =>
-      path === STATUS_DIRECTORY ||
-      path === APPS_DIRECTORY ||
-      [...apps].some((app) => path === appStatusPath(app));
+    // Each app's file in its bucket, or where a controller before buckets wrote it.
+    const paths = new Set([...apps].flatMap((app) => [appStatusPath(app), `${APPS_DIRECTORY}${app}.yaml`]));
+    const directories = new Set([STATUS_DIRECTORY, APPS_DIRECTORY, ...[...apps].map(appStatusDirectory)]);
+    const wanted = (path: string) => directories.has(path) || paths.has(path);
     const raw = await readTreeFiles(repo.gitdir, repo.cache, await repo.treeOf(tip), wanted);
     const files = new Map(
       [...raw].map(([path, bytes]) => [path, splitObserved(new TextDecoder().decode(bytes)).base]),

@@ -33,7 +33,13 @@ import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import { commitEventKind } from "../status/commit-event.js";
 import { OWNED_DIRECTORIES, statusFileKind, writerOf } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
-import { SOURCE_STATUS_PATH, sourceStatusFromText } from "../status/status-files.js";
+import {
+  appOfStatusPath,
+  appStatusPath,
+  isUnbucketedAppStatus,
+  SOURCE_STATUS_PATH,
+  sourceStatusFromText,
+} from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -642,7 +648,10 @@ export class Reconciler {
       }
       const { base, observed } = splitObserved(text);
       files.set(path, base);
-      if (observed !== undefined) this.observed.set(path, observed);
+      // An app's file left where gitfleet wrote it before buckets moves with the next commit; its
+      // observed block goes with it.
+      const app = isUnbucketedAppStatus(path) ? appOfStatusPath(path) : undefined;
+      if (observed !== undefined) this.observed.set(app === undefined ? path : appStatusPath(app), observed);
     }
     return files;
   }

@@ -13,7 +13,7 @@ import type { FleetModel, PurgeMode } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { readAutoscalingStatus } from "../status/autoscaling-files.js";
-import { clusterStatusPath } from "../status/status-files.js";
+import { appOfStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { type ReconcileState, rerenderStep } from "./reconcile-step.js";
 
 /**
@@ -111,9 +111,10 @@ function heldObjects(
  */
 export function strayFiles(state: ReconcileState): string[] {
   const rendered = new Set(state.render.objects.map((o) => o.path));
-  const known = /^status\/(source\.yaml|(apps|clusters)\/[^/]+\.yaml)$/;
+  const known = (path: string) =>
+    /^status\/(source\.yaml|clusters\/[^/]+\.yaml)$/.test(path) || appOfStatusPath(path) !== undefined;
   return [...state.files.keys()].filter((path) =>
-    path.startsWith("rendered/") ? !rendered.has(path) : !known.test(path),
+    path.startsWith("rendered/") ? !rendered.has(path) : !known(path),
   );
 }
 

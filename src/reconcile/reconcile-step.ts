@@ -15,10 +15,12 @@ import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
 import {
   type AppOutput,
+  appOfStatusPath,
   appStatusPath,
   appStatusText,
   clusterStatusPath,
   clusterStatusText,
+  isUnbucketedAppStatus,
   SOURCE_STATUS_PATH,
   sourceStatusText,
 } from "../status/status-files.js";
@@ -441,7 +443,7 @@ function finish(
   summary: ChangeSummary | undefined,
 ): ReconcileOutcome {
   const changes = new Map<string, string | null>();
-  for (const [path, text] of candidates)
+  for (const [path, text] of moveUnbucketed(state.files, candidates))
     if ((state.files.get(path) ?? null) !== text) changes.set(path, text);
   const files = new Map(state.files);
   for (const [path, text] of changes) {
@@ -493,6 +495,24 @@ function sameOutput(app: string, a: AppOutput, b: AppOutput): boolean {
     a.objects.every((o, i) => o.path === b.objects[i]?.path && o.text === b.objects[i]?.text) &&
     appStatusText(app, "", a) === appStatusText(app, "", b)
   );
+}
+
+// App status files gitfleet wrote before buckets (status/apps/<app>.yaml) move into their buckets
+// with the first commit that finds them: as they are, unless this reconcile writes the app anyway.
+function moveUnbucketed(
+  files: ReadonlyMap<string, string>,
+  candidates: ReadonlyMap<string, string | null>,
+): ReadonlyMap<string, string | null> {
+  let moved: Map<string, string | null> | undefined;
+  for (const [path, text] of files) {
+    const app = isUnbucketedAppStatus(path) ? appOfStatusPath(path) : undefined;
+    if (app === undefined) continue;
+    moved ??= new Map(candidates);
+    moved.set(path, null);
+    const target = appStatusPath(app);
+    if (!moved.has(target)) moved.set(target, text);
+  }
+  return moved ?? candidates;
 }
 
 // Adds the rendered/ files that differ to `changes` and counts them per cluster.

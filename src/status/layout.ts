@@ -54,7 +54,7 @@ export const STATUS_FILES: readonly StatusFileKind[] = [
     holds: "where the loop stands: the source commit reconciled, the one rendered, its problems",
   },
   {
-    path: "status/apps/<app>.yaml",
+    path: "status/apps/<bucket>/<app>.yaml",
     match: APPS_DIRECTORY,
     writer: "reconcile",
     observedBySync: true,

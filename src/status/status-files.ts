@@ -1,5 +1,6 @@
 import { parse } from "yaml";
 import { compareStrings } from "../model/file-tree.js";
+import { spreadHash32 } from "../model/hash.js";
 import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-result.js";
@@ -12,9 +13,39 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 
 export const SOURCE_STATUS_PATH = "status/source.yaml";
 
-/** status/apps/<app>.yaml */
+/** status/apps/<bucket>/<app>.yaml (see appStatusDirectory). */
 export function appStatusPath(app: string): string {
-  return `status/apps/${app}.yaml`;
+  return `${appStatusDirectory(app)}${app}.yaml`;
+}
+
+/**
+ * status/apps/<bucket>/, the directory of an app's status file: the bucket is two hex digits of a hash
+ * of the app's name, as Git spreads its objects, so 50,000 apps make 256 directories of about 200
+ * files and a one-app change rewrites two small trees rather than one of 50,000 entries.
+ */
+export function appStatusDirectory(app: string): string {
+  return `status/apps/${(spreadHash32(app) >>> 24).toString(16).padStart(2, "0")}/`;
+}
+
+const APPS_PREFIX = "status/apps/";
+const APP_STATUS_FILE = /^status\/apps\/(?:([0-9a-f]{2})\/)?([^/]+)\.yaml$/;
+
+/**
+ * The app whose status file `path` is: in its bucket, or at status/apps/<app>.yaml where gitfleet
+ * before buckets wrote it (a reconcile moves such files into their buckets). Undefined for any other path.
+ */
+export function appOfStatusPath(path: string): string | undefined {
+  const match = APP_STATUS_FILE.exec(path);
+  const [, bucket, app] = match ?? [];
+  if (app === undefined) return undefined;
+  return bucket === undefined || appStatusDirectory(app) === `status/apps/${bucket}/` ? app : undefined;
+}
+
+/** Whether `path` is an app's status file in the layout without buckets, which the next reconcile moves. */
+export function isUnbucketedAppStatus(path: string): boolean {
+  // Checked against every file of the branch at each commit: the prefix first.
+  if (!path.startsWith(APPS_PREFIX) || path.includes("/", APPS_PREFIX.length)) return false;
+  return APP_STATUS_FILE.exec(path)?.[1] === undefined && path.endsWith(".yaml");
 }
 
 /** status/clusters/<cluster>.yaml */

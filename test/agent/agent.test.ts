@@ -8,6 +8,7 @@ import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { kubeconfigNextTo, pushController, sshSigningKey, startMembers } from "../helpers/sync-fleet.js";
@@ -97,7 +98,7 @@ describe("the pull-mode agent", () => {
     expect(branchFiles(pull.dir, "gitfleet/status").has("status/agents/north.yaml")).toBe(false);
     await pull.round();
     const cart = asMap(
-      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get("status/apps/cart.yaml") ?? ""))
+      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get(appStatusPath("cart")) ?? ""))
         .observed,
     );
     expect(asMap(cart.north).syncedCommit).toMatch(/^[0-9a-f]{40}$/);
@@ -147,7 +148,7 @@ describe("the pull-mode agent", () => {
     // The controller folds the agent's report into status/apps/ and status/clusters/.
     await pull.round();
     const cart = asMap(
-      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get("status/apps/cart.yaml") ?? ""))
+      asMap(readEmittedYaml(branchFiles(pull.dir, "gitfleet/status").get(appStatusPath("cart")) ?? ""))
         .observed,
     );
     expect(asMap(cart.north).syncedCommit).toMatch(/^[0-9a-f]{40}$/);

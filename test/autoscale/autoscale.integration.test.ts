@@ -5,6 +5,7 @@ import { splitBounds } from "../../src/autoscale/distributed-split.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
@@ -35,7 +36,7 @@ const DEPLOYMENT = "/apis/apps/v1/namespaces/shop/deployments/web";
 const HPA = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/web";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const subjects = () => gitIn(fleet.dir, "log", "--format=%s", "gitfleet/status").split("\n");
-const webStatus = () => asMap(asList(statusFile(fleet.dir, "status/apps/web.yaml").workloads)[0]);
+const webStatus = () => asMap(asList(statusFile(fleet.dir, appStatusPath("web")).workloads)[0]);
 
 async function replicasIn(name: string): Promise<number | undefined> {
   const live = await liveObject(member(name), DEPLOYMENT);
@@ -134,7 +135,7 @@ describe("a centralized FederatedHPA on simulated members", () => {
     // The restarted controller renders the autoscaled total, not the source's 3.
     expect(await counts()).toEqual({ east: 6, west: 6 });
     expect(subjects()[0]).not.toMatch(/→ 3/);
-    expect(statusFile(fleet.dir, "status/apps/web.yaml").workloads).toMatchObject([{ replicas: 12 }]);
+    expect(statusFile(fleet.dir, appStatusPath("web")).workloads).toMatchObject([{ replicas: 12 }]);
     await until(second, async () => (await replicasIn("east")) !== 6);
     // The restarted autoscaler counts its total as recommended at the restart: a full window first.
     expect(Date.now() - restartedAt).toBeGreaterThanOrEqual(3000);

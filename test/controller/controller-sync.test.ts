@@ -3,6 +3,7 @@ import type { Controller } from "../../src/controller/controller.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
 import { SIMULATED_VERSION } from "../../src/sim/discovery.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import {
@@ -37,7 +38,7 @@ async function converge(
     control.resyncSoon();
     await round();
     const healthy = apps.every((app) =>
-      Object.values(asMap(statusFile(`status/apps/${app}.yaml`).observed)).every(
+      Object.values(asMap(statusFile(appStatusPath(app)).observed)).every(
         (c) => asMap(c).health === "Healthy",
       ),
     );
@@ -45,7 +46,7 @@ async function converge(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(
-    `apps did not converge: ${JSON.stringify(apps.map((a) => statusFile(`status/apps/${a}.yaml`).observed))}`,
+    `apps did not converge: ${JSON.stringify(apps.map((a) => statusFile(appStatusPath(a)).observed))}`,
   );
 }
 
@@ -62,7 +63,7 @@ describe("push-mode sync with the controller", () => {
     // The CRD and its custom resource, in one sync.
     expect(await live("east", "/apis/example.com/v1/namespaces/default/widgets/gadget")).toBeDefined();
     await converge(control, round, APPS);
-    const status = statusFile("status/apps/web.yaml");
+    const status = statusFile(appStatusPath("web"));
     expect(asMap(status.observed).east).toMatchObject({
       health: "Healthy",
       syncedCommit: source,
@@ -169,7 +170,7 @@ describe("push-mode sync with the controller", () => {
     expect(edited.status).toBe(200);
     await round();
     expect(asMap((await live("east", "/api/v1/namespaces/shop/configmaps/web"))?.data).LEVEL).toBe("info");
-    const problems = asMap(asMap(statusFile("status/apps/web.yaml").observed).east).problems;
+    const problems = asMap(asMap(statusFile(appStatusPath("web")).observed).east).problems;
     expect(problems).toEqual([{ object: "ConfigMap shop/web", action: "corrected", drift: ["data.LEVEL"] }]);
   });
 
@@ -180,8 +181,8 @@ describe("push-mode sync with the controller", () => {
     await round();
     expect(await live("east", "/apis/apps/v1/namespaces/shop/deployments/web")).toBeDefined();
     expect(asMap(statusFile("status/clusters/west.yaml").observed)).toMatchObject({ reachable: false });
-    expect(asMap(asMap(statusFile("status/apps/web.yaml").observed).west).health).toBe("Unknown");
-    expect(asMap(asMap(statusFile("status/apps/web.yaml").observed).east).syncedCommit).toMatch(
+    expect(asMap(asMap(statusFile(appStatusPath("web")).observed).west).health).toBe("Unknown");
+    expect(asMap(asMap(statusFile(appStatusPath("web")).observed).east).syncedCommit).toMatch(
       /^[0-9a-f]{40}$/,
     );
     expect(gitIn(fleet.dir, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(/west unreachable/);
@@ -215,7 +216,7 @@ describe("push-mode sync with the controller", () => {
       }),
     });
     await round();
-    const docs = asMap(asMap(statusFile("status/apps/docs.yaml").observed).south);
+    const docs = asMap(asMap(statusFile(appStatusPath("docs")).observed).south);
     expect(docs.problems).toEqual([
       expect.objectContaining({
         object: "ConfigMap batch/docs",

@@ -6,6 +6,7 @@ import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { DEFAULT_PROFILE } from "../../src/sim/simulation-profile.js";
 import type { NodePool } from "../../src/sim/world.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
@@ -85,7 +86,7 @@ describe("decisions from observed state on simulated members", () => {
 
   const member = (name: string) => members.find((m) => m.name === name) as SimulatedMember;
   const client = (name: string) => new MemberClient(name, memberClientConfig(member(name)));
-  const web = () => asMap(asList(statusFile(dir, "status/apps/web.yaml").workloads)[0]);
+  const web = () => asMap(asList(statusFile(dir, appStatusPath("web")).workloads)[0]);
   const decided = () => asMap(asMap(web().decision).clusters);
   const subjects = () => gitIn(dir, "log", "--format=%s", "gitfleet/status").split("\n");
 
@@ -223,7 +224,7 @@ describe("decisions from observed state on simulated members", () => {
       await controller.round();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const observed = JSON.stringify(statusFile(dir, "status/apps/web.yaml").observed);
+    const observed = JSON.stringify(statusFile(dir, appStatusPath("web")).observed);
     expect(observed).toContain("ImagePullBackOff");
     expect(decided()).toEqual({ east: 2, west: 2 });
     expect(web().failover).toBeUndefined();

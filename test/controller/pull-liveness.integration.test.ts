@@ -3,6 +3,7 @@ import { beat } from "../../src/git/agent-heartbeat.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
@@ -66,9 +67,7 @@ describe("a pull-mode member's liveness", () => {
       });
     const controller = await pushController(fleet.dir, fleet.kubeconfig, {}, { now: clock });
     const decided = () =>
-      asMap(
-        asMap(asMap(asList(statusFile(fleet.dir, "status/apps/web.yaml").workloads)[0]).decision).clusters,
-      );
+      asMap(asMap(asMap(asList(statusFile(fleet.dir, appStatusPath("web")).workloads)[0]).decision).clusters);
     const condition = () =>
       asMap(asMap(statusFile(fleet.dir, "status/clusters/north.yaml").observed).condition);
     const step = async (seconds: number, beating: boolean) => {

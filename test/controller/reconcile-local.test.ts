@@ -6,6 +6,7 @@ import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconci
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { writeStatusCommit } from "../../src/git/status-writer.js";
 import { createLogger } from "../../src/log/logger.js";
+import { appOfStatusPath, appStatusPath, isUnbucketedAppStatus } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
@@ -51,7 +52,7 @@ describe("reconciling a local repository", () => {
     expect(report).toMatchObject({ result: "committed", sourceCommit: source, valid: true, attempts: 1 });
     const files = branchFiles(dir, "gitfleet/status");
     expect(files.get("rendered/east/shop/apps.Deployment.web.yaml")).toContain("replicas: 2");
-    expect(files.get("status/apps/web.yaml")).toContain(`sourceCommit: ${source}`);
+    expect(files.get(appStatusPath("web"))).toContain(`sourceCommit: ${source}`);
     expect(files.get("status/source.yaml")).toContain("valid: true");
     expect([...files.keys()].every((p) => p.startsWith("rendered/") || p.startsWith("status/"))).toBe(true);
     const message = gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status");
@@ -88,7 +89,7 @@ describe("reconciling a local repository", () => {
       "rendered/east/shop/apps.Deployment.web.yaml",
       "rendered/south/shop/apps.Deployment.web.yaml",
       "rendered/west/shop/apps.Deployment.web.yaml",
-      "status/apps/web.yaml",
+      appStatusPath("web"),
       "status/source.yaml",
     ]);
     const record = logLines.find((l) => l.sourceCommit === changed && l.statusCommit);
@@ -142,7 +143,7 @@ describe("reconciling a local repository", () => {
     expect(rendered(after)).toEqual(rendered(before));
     // Only the app's source commit and the loop's position moved.
     for (const [path, text] of before)
-      if (!["status/source.yaml", "status/apps/web.yaml"].includes(path)) expect(after.get(path)).toBe(text);
+      if (!["status/source.yaml", appStatusPath("web")].includes(path)) expect(after.get(path)).toBe(text);
   });
 
   it("two controllers on one repository: the compare-and-swap lets one win and the other regenerate", async () => {
@@ -182,7 +183,7 @@ describe("reconciling a local repository", () => {
       cache: {},
       parent: tip,
       changes: new Map([
-        ["status/apps/api.yaml", "edited by hand\n"],
+        [appStatusPath("api"), "edited by hand\n"],
         ["rendered/east/shop/apps.Deployment.web.yaml", "apiVersion: apps/v1\nkind: Deployment\n"],
         ["rendered/east/kube-system/core.ConfigMap.injected.yaml", "apiVersion: v1\nkind: ConfigMap\n"],
         ["status/extra.yaml", "x: 1\n"],
@@ -207,6 +208,46 @@ describe("reconciling a local repository", () => {
       .state.render.objects.find((o) => o.path === "rendered/east/shop/apps.Deployment.web.yaml");
     expect(web?.text).toBe(clean.get("rendered/east/shop/apps.Deployment.web.yaml"));
     expect(loop.snapshot().trusted).toBe(false);
+  });
+
+  it("moves app status files written before buckets into their buckets, observed blocks and all", async () => {
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    const first = await reconciler();
+    await first.reconcile();
+    const bucketed = branchFiles(dir, "gitfleet/status");
+    const apps = [...bucketed.keys()].flatMap((path) => {
+      const app = appOfStatusPath(path);
+      return app === undefined ? [] : [app];
+    });
+    expect(apps.length).toBeGreaterThan(1);
+    // The branch as gitfleet wrote it before buckets: status/apps/<app>.yaml, with the sync's block.
+    const observed = "observed:\n  east:\n    health: Healthy\n";
+    const changes = new Map<string, string | null>();
+    for (const app of apps) {
+      changes.set(appStatusPath(app), null);
+      changes.set(`status/apps/${app}.yaml`, (bucketed.get(appStatusPath(app)) ?? "") + observed);
+    }
+    const tip = gitIn(dir, "rev-parse", "gitfleet/status");
+    const written = await writeStatusCommit({
+      gitdir: `${dir}/.git`,
+      cache: {},
+      parent: tip,
+      changes,
+      message: gitIn(dir, "log", "-1", "--format=%B", "gitfleet/status"),
+      trailers: [],
+      author: { name: "gitfleet", email: "gitfleet@example.com", timestamp: 0, timezoneOffset: 0 },
+    });
+    if (written.status !== "written") throw new Error("nothing written");
+    gitIn(dir, "update-ref", "refs/heads/gitfleet/status", written.oid, tip);
+    // A restarted controller reads that layout and its next commit moves every file into its bucket.
+    const restarted = await reconciler();
+    expect(await restarted.reconcile()).toMatchObject({ result: "committed" });
+    const moved = branchFiles(dir, "gitfleet/status");
+    expect([...moved.keys()].filter(isUnbucketedAppStatus)).toEqual([]);
+    for (const app of apps)
+      expect(moved.get(appStatusPath(app))).toBe(bucketed.get(appStatusPath(app)) + observed);
+    expect(restarted.snapshot().state.render.decisions).toEqual(first.snapshot().state.render.decisions);
+    expect(restarted.snapshot().state.appCommits).toEqual(first.snapshot().state.appCommits);
   });
 
   it("reads a bare repository in place and refuses a source branch that is a status branch", async () => {

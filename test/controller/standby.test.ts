@@ -3,6 +3,7 @@ import { FencedError } from "../../src/controller/leader-lease.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
@@ -125,18 +126,18 @@ describe("replicas of one controller", () => {
     const inventory = "cluster: east\nsourceCommit: x\nobjects: 0\nentries: []\n";
     expect(
       await leader.publishObserved(
-        new Map([["status/apps/web.yaml", block]]),
+        new Map([[appStatusPath("web"), block]]),
         new Map([["status/inventory/east.yaml", inventory]]),
         "sync: east",
       ),
     ).toBe("committed");
     expect(await standby.follow()).toBe("replayed");
     expect(standby.snapshot().statusTip).toBe(leader.snapshot().statusTip);
-    expect(standby.observedBlock("status/apps/web.yaml")).toBe(block);
+    expect(standby.observedBlock(appStatusPath("web"))).toBe(block);
     expect(standby.snapshot().syncFiles.get("status/inventory/east.yaml")).toBe(inventory);
     // A commit that also changes what the render wrote (a hand edit) is not an observation: restored.
     gitIn(dir, "checkout", "-q", "gitfleet/status");
-    gitIn(dir, "rm", "-q", "status/apps/docs.yaml");
+    gitIn(dir, "rm", "-q", appStatusPath("docs"));
     gitIn(
       dir,
       "commit",

@@ -4,6 +4,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { gitIn } from "../helpers/git-repo.js";
 import { until } from "../helpers/member.js";
 import {
@@ -92,7 +93,7 @@ describe("the dashboard", () => {
     await page.getByTestId("chart-0").waitFor();
     const shown = await page.getByTestId("status-commit").locator("code").first().textContent();
     const file = asMap(
-      readEmittedYaml(gitIn(controller.repo, "show", `${shown}:status/apps/web.yaml`)) ?? {},
+      readEmittedYaml(gitIn(controller.repo, "show", `${shown}:${appStatusPath("web")}`)) ?? {},
     );
     const decided = asMap(asMap(asMap(asList(file.workloads)[0]).decision).clusters);
     const observed = asMap(file.observed);
@@ -170,7 +171,7 @@ describe("the dashboard", () => {
     // The event links to its commit: message and the files it changed.
     await event.first().locator(".event-subject").click();
     await expect.poll(() => page.locator("main").innerText()).toMatch(/files changed/);
-    expect(await page.locator("main").innerText()).toContain("status/apps/web.yaml");
+    expect(await page.locator("main").innerText()).toContain(appStatusPath("web"));
   });
 });
 

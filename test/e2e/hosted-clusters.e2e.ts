@@ -7,6 +7,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
@@ -178,7 +179,7 @@ spec:
 
 // The replicas the render gives a Divided workload per cluster, as its app's status file records it.
 function divided(app: string): Record<string, number> {
-  const workloads = asList(statusFile(repo.dir, `status/apps/${app}.yaml`).workloads).map((w) => asMap(w));
+  const workloads = asList(statusFile(repo.dir, appStatusPath(app)).workloads).map((w) => asMap(w));
   const clusters = asMap(asMap(workloads[0]?.decision).clusters);
   return Object.fromEntries(
     Object.entries(clusters)
@@ -221,7 +222,7 @@ async function hostedReady(cluster: string): Promise<boolean> {
 }
 
 function appHealth(app: string, cluster: string): string | undefined {
-  return asMap(asMap(statusFile(repo.dir, `status/apps/${app}.yaml`).observed)[cluster]).health as
+  return asMap(asMap(statusFile(repo.dir, appStatusPath(app)).observed)[cluster]).health as
     | string
     | undefined;
 }
@@ -693,7 +694,7 @@ async function sample(cluster: string) {
   const version = client
     ? asMap(await client.raw("GET", "/version").catch(() => ({}))).gitVersion
     : undefined;
-  const cp = asMap(asMap(statusFile(repo.dir, `status/apps/gitfleet-cp-${cluster}.yaml`).observed)["meta-1"]);
+  const cp = asMap(asMap(statusFile(repo.dir, appStatusPath(`gitfleet-cp-${cluster}`)).observed)["meta-1"]);
   return {
     apiServer: await tag("kube-apiserver"),
     controllerManager: await tag("kube-controller-manager"),

@@ -8,6 +8,7 @@ import { MemberClient } from "../../src/kube/member-client.js";
 import type { FileTree } from "../../src/model/file-tree.js";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
@@ -181,7 +182,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
         }
       }
       // And the status branch has recorded it (a round's sync can see the pods a moment before ready).
-      const observed = asMap(statusFile(repo.dir, "status/apps/web.yaml").observed);
+      const observed = asMap(statusFile(repo.dir, appStatusPath("web")).observed);
       return REAL.every((cluster) => asMap(observed[cluster]).health === "Healthy");
     });
     for (const cluster of REAL) {
@@ -223,7 +224,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
       expect(
         await get(cluster, "/api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory"),
       ).toBeDefined();
-    const status = statusFile(repo.dir, "status/apps/web.yaml");
+    const status = statusFile(repo.dir, appStatusPath("web"));
     for (const cluster of REAL) expect(asMap(asMap(status.observed)[cluster]).health).toBe("Healthy");
   });
 
@@ -248,7 +249,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
     );
     commitTree(repo.dir, example, "web: longer sessions");
     await until("the conflict reported", () =>
-      JSON.stringify(statusFile(repo.dir, "status/apps/web.yaml")).includes("team-tool"),
+      JSON.stringify(statusFile(repo.dir, appStatusPath("web"))).includes("team-tool"),
     );
     const live = await get("aws-use1", "/api/v1/namespaces/shop/configmaps/web-config");
     expect(asMap(live?.data).SESSION_TTL).toBe("45m");
@@ -470,7 +471,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
     example = next;
     const decided = () =>
       asMap(
-        asMap(asMap(asList(statusFile(repo.dir, "status/apps/batch.yaml").workloads)[0]).decision).clusters,
+        asMap(asMap(asList(statusFile(repo.dir, appStatusPath("batch")).workloads)[0]).decision).clusters,
       );
     await until("batch decided", () => Object.keys(decided()).length > 0);
     const counts = decided();
@@ -481,7 +482,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
     for (const cluster of REAL.filter((c) => c !== "gcp-euw1"))
       expect(Number(counts[cluster] ?? 0)).toBeGreaterThan(gcp);
     expect(
-      asMap(asList(statusFile(repo.dir, "status/apps/batch.yaml").workloads)[0]).capacityUnknown,
+      asMap(asList(statusFile(repo.dir, appStatusPath("batch")).workloads)[0]).capacityUnknown,
     ).toBeUndefined();
   });
 });

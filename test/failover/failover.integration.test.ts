@@ -7,6 +7,7 @@ import { formatPlanText } from "../../src/plan/format-plan.js";
 import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
@@ -84,7 +85,7 @@ async function readyIn(name: string): Promise<number> {
 }
 
 function webStatus(): JsonMap {
-  return asMap(asList(statusFile(fleet.dir, "status/apps/web.yaml").workloads)[0]);
+  return asMap(asList(statusFile(fleet.dir, appStatusPath("web")).workloads)[0]);
 }
 
 const decided = () => asMap(asMap(webStatus().decision).clusters);

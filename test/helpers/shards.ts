@@ -6,6 +6,7 @@ import { asList, asMap } from "../../src/model/json.js";
 import { assignShards, clustersOfShard } from "../../src/model/shard-assignment.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn } from "./git-repo.js";
 import { until, writeKubeconfig } from "./member.js";
 import { MINIMAL_FLEET, webDeployment } from "./minimal-fleet.js";
@@ -166,7 +167,7 @@ export async function shardScenario(
     );
     // The down member fails over: its replicas leave it, and its NotReady clock did not restart.
     await until(() => {
-      const workload = asMap(asList(statusYaml(repo, "status/apps/web.yaml")?.workloads)[0]);
+      const workload = asMap(asList(statusYaml(repo, appStatusPath("web"))?.workloads)[0]);
       const clusters = asMap(asMap(workload.decision).clusters);
       return Number(clusters[down] ?? 0) === 0 && Object.keys(clusters).length > 0 ? true : undefined;
     }, 30_000);

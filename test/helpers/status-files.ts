@@ -1,6 +1,7 @@
 import { parse } from "yaml";
 import type { Json } from "../../src/model/json.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 
 // Status files as the controller writes them (status/apps/, status/clusters/, status/source.yaml,
 // status/migrations/), for the view tests: written here as YAML for reading, and emitted by the
@@ -159,8 +160,8 @@ export function fleetFiles(): Map<string, string> {
     "status/source.yaml": SOURCE,
     "status/clusters/east.yaml": clusterFile("east", HEALTHY_EAST),
     "status/clusters/west.yaml": clusterFile("west", NOT_READY_WEST),
-    "status/apps/web.yaml": WEB_APP,
-    "status/apps/api.yaml": API_APP,
+    [appStatusPath("web")]: WEB_APP,
+    [appStatusPath("api")]: API_APP,
     "status/migrations/legacy.yaml": MIGRATION,
   });
 }

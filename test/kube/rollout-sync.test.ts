@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
@@ -31,7 +32,7 @@ function serialFleet(spec: FleetSpec = BASE_SPEC) {
 async function healthyEverywhere(round: () => Promise<void>): Promise<void> {
   for (let i = 0; i < 80; i++) {
     await round();
-    const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
+    const web = asMap(statusFile(fleet.dir, appStatusPath("web")).observed);
     if (["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy")) return;
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
@@ -48,7 +49,7 @@ describe("a Serial rollout", () => {
     expect(await liveObject(member("south"), WEB)).toBeDefined();
     expect(await liveObject(member("east"), WEB)).toBeUndefined();
     expect(await liveObject(member("west"), WEB)).toBeUndefined();
-    expect(asMap(asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed).east)).toMatchObject({
+    expect(asMap(asMap(statusFile(fleet.dir, appStatusPath("web")).observed).east)).toMatchObject({
       rollout: "waiting for south to be Healthy",
     });
     // Rounds as pods get ready: east follows south, west follows east.
@@ -71,7 +72,7 @@ describe("a Serial rollout", () => {
     const healthyEverywhere = async () => {
       for (let i = 0; i < 80; i++) {
         await round();
-        const web = asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed);
+        const web = asMap(statusFile(fleet.dir, appStatusPath("web")).observed);
         if (
           ["south", "east", "west"].every((c) => asMap(web[c]).health === "Healthy" && !asMap(web[c]).rollout)
         )
@@ -144,9 +145,7 @@ describe("a Serial rollout", () => {
     let reason = "";
     for (let i = 0; i < 100 && !reason.startsWith("rollout halted"); i++) {
       await round();
-      reason = String(
-        asMap(asMap(statusFile(fleet.dir, "status/apps/web.yaml").observed).west).rollout ?? "",
-      );
+      reason = String(asMap(asMap(statusFile(fleet.dir, appStatusPath("web")).observed).west).rollout ?? "");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(reason).toBe("rollout halted: east did not become Healthy in time");

@@ -6,6 +6,7 @@ import { ALL } from "../../src/reconcile/affected-apps.js";
 import { type BranchRendered, rebuildState } from "../../src/reconcile/rebuild-state.js";
 import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
 
 /**
@@ -109,12 +110,12 @@ describe("rebuildState", () => {
 
   it("takes a recorded division only for the fleet's own clusters and workloads", () => {
     const files = new Map(honest.files);
-    const app = files.get("status/apps/web.yaml") ?? "";
+    const app = files.get(appStatusPath("web")) ?? "";
     const tampered = app.replace(/( {6,})east: 2\n/, "$1east: 2\n$1evil: 9\n");
     expect(tampered).not.toBe(app);
-    files.set("status/apps/web.yaml", tampered);
+    files.set(appStatusPath("web"), tampered);
     const { state, repair } = branch(files);
-    expect([...repair]).toEqual([["status/apps/web.yaml", app]]);
+    expect([...repair]).toEqual([[appStatusPath("web"), app]]);
     expect(state.render.decisions.map((d) => d.decision.clusters)).toEqual(
       honest.render.decisions.map((d) => d.decision.clusters),
     );

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { gitIn } from "../helpers/git-repo.js";
 import {
   appHealthy,
@@ -106,7 +107,7 @@ describe("the JSON API", () => {
       path: "rendered/east/shop/apps.Deployment.web.yaml",
       change: "added",
     });
-    expect(commit.files).toContainEqual({ path: "status/apps/web.yaml", change: "added" });
+    expect(commit.files).toContainEqual({ path: appStatusPath("web"), change: "added" });
   });
 
   it("plans between two revisions exactly as gitfleet plan does, and refuses what is not a revision", async () => {
