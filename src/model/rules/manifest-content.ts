@@ -5,8 +5,9 @@ import { matchesLabelSelector } from "../label-selector.js";
 import { isQuantity, parseQuantity } from "../quantity.js";
 import { isRecord } from "../read-gitfleet-object.js";
 import { describe } from "../schema-problems.js";
-import type { LabelSelector, Resource } from "../types.js";
+import type { LabelSelector, Resource, ResourceInterpreter } from "../types.js";
 import { checkSelector } from "./label-selectors.js";
+import { RememberedFindings } from "./remembered-findings.js";
 import type { Path, RuleContext } from "./rule.js";
 
 const CONTAINER_LISTS = ["initContainers", "containers"] as const;
@@ -17,15 +18,28 @@ const SELECTOR_KINDS = new Set(["apps/Deployment", "apps/StatefulSet", "apps/Rep
 export function checkManifestContent(context: RuleContext): void {
   const interpreterFor = indexInterpreters(context.model);
   for (const resource of context.model.apps.flatMap((app) => app.resources)) {
-    const key = groupKind(resource.group, resource.kind);
-    const podPath = podSpecPath(key, interpreterFor(resource));
-    if (podPath) checkPodSpec(context, resource, podPath);
-    if (key === "/PersistentVolumeClaim")
-      checkQuantities(context, resource, ["spec", "resources", "requests"]);
-    if (key === "/Secret") checkSecret(context, resource);
-    if (key === "/Secret" || key === "/ConfigMap") checkDataSize(context, resource);
-    if (SELECTOR_KINDS.has(key)) checkWorkloadSelector(context, resource);
+    const interpreter = interpreterFor(resource);
+    // A ResourceInterpreter says where a kind's pod spec is: checked every load (there are few).
+    if (interpreter) checkResource(context, resource, interpreter);
+    else remembered.check(context, resource, (own) => checkResource(own, resource, undefined));
   }
+}
+
+// Per resource (its object and origin): a load reuses the resources of unchanged files.
+const remembered = new RememberedFindings();
+
+function checkResource(
+  context: RuleContext,
+  resource: Resource,
+  interpreter: ResourceInterpreter | undefined,
+): void {
+  const key = groupKind(resource.group, resource.kind);
+  const podPath = podSpecPath(key, interpreter);
+  if (podPath) checkPodSpec(context, resource, podPath);
+  if (key === "/PersistentVolumeClaim") checkQuantities(context, resource, ["spec", "resources", "requests"]);
+  if (key === "/Secret") checkSecret(context, resource);
+  if (key === "/Secret" || key === "/ConfigMap") checkDataSize(context, resource);
+  if (SELECTOR_KINDS.has(key)) checkWorkloadSelector(context, resource);
 }
 
 function checkPodSpec(context: RuleContext, resource: Resource, podPath: Path): void {
