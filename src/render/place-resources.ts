@@ -44,7 +44,7 @@ export interface RenderContext {
   readonly interpreterFor: InterpreterLookup;
   readonly profiles: ReadonlyMap<string, Profile>;
   /** Replicas (1 for objects without replicas) per cluster in the previous render, by identity. */
-  readonly previous: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  readonly previous: PreviousPlacement;
   /** The previous render's workload decisions, by identity: their failover records. */
   readonly previousDecisions: ReadonlyMap<string, WorkloadDecision>;
   /** What the members report, and the time failover decisions are made at. */
@@ -118,17 +118,29 @@ function definedKinds(crd: JsonMap): string[] {
     .map((v) => `${group}/${String(v.name)}/${kind}`);
 }
 
-// What each object had per cluster last time: a workload's replicas, or presence for other objects.
-function previousPlacement(previous: RenderResult | undefined): Map<string, Record<string, number>> {
-  const placement = new Map<string, Record<string, number>>();
+/** What each object had per cluster last time: a workload's replicas, or 1 for other objects. */
+export interface PreviousPlacement {
+  get(identity: string): Readonly<Record<string, number>> | undefined;
+}
+
+// Indexed once per render, each entry built when asked for: a one-app change asks for that app's
+// objects, not for the hundreds of thousands a large fleet had.
+function previousPlacement(previous: RenderResult | undefined): PreviousPlacement {
+  const clustersOf = new Map<string, string[]>();
   for (const { identity, cluster } of previous?.objects ?? []) {
-    const clusters = placement.get(identity);
-    if (clusters) clusters[cluster] = 1;
-    else placement.set(identity, { [cluster]: 1 });
+    const clusters = clustersOf.get(identity);
+    if (clusters) clusters.push(cluster);
+    else clustersOf.set(identity, [cluster]);
   }
-  for (const decision of previous?.decisions ?? [])
-    placement.set(decision.identity, { ...decision.decision.clusters });
-  return placement;
+  const decisions = new Map((previous?.decisions ?? []).map((d) => [d.identity, d.decision.clusters]));
+  return {
+    get: (identity) => {
+      const decided = decisions.get(identity);
+      if (decided) return { ...decided };
+      const clusters = clustersOf.get(identity);
+      return clusters && Object.fromEntries(clusters.map((cluster) => [cluster, 1]));
+    },
+  };
 }
 
 // The Cluster file's facts and taints (drain is a NoExecute taint), what the probes observed, and
