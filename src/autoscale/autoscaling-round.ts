@@ -1,3 +1,4 @@
+import { smallest } from "../model/extremes.js";
 import type {
   Autoscaled,
   CronBounds,
@@ -6,7 +7,6 @@ import type {
   ObservedReplicas,
 } from "../model/observed-state.js";
 import type { CronScale, CronScaleRule, FederatedHPA, FleetModel } from "../model/types.js";
-
 import {
   type AutoscalerState,
   autoscalerKey,
@@ -134,7 +134,7 @@ export function autoscalingRound(input: RoundInput): RoundOutcome {
     held: requests.held,
     changes,
     notes,
-    ...(nexts.length > 0 ? { wakeAt: Math.min(...nexts) } : {}),
+    ...(nexts.length > 0 ? { wakeAt: smallest(nexts) as number } : {}),
   };
 }
 

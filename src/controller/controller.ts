@@ -6,6 +6,7 @@ import type { Syncer, SyncTarget } from "../kube/syncer.js";
 import { type RestoreStatus, restoreOverlays } from "../migrate/etcd-restore.js";
 import type { PairReport } from "../migrate/migration-state.js";
 import { sameRestores } from "../model/controlplane/generated-apps.js";
+import { smallest } from "../model/extremes.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
@@ -582,7 +583,7 @@ export class Controller implements Reconciles {
     ];
     const future = times.filter((t): t is number => t !== undefined);
     if (future.length === 0) return undefined;
-    return { afterMs: Math.max(0, Math.min(...future) - this.now()) + 5, reason: "deadline" };
+    return { afterMs: Math.max(0, (smallest(future) ?? 0) - this.now()) + 5, reason: "deadline" };
   }
 
   /** Resync everything on the next round (progress checks and tests). */

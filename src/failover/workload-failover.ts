@@ -1,3 +1,4 @@
+import { smallest } from "../model/extremes.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import type { PlacementSpec, PurgeMode } from "../model/types.js";
 import { fnv32a } from "../schedule/division/fnv.js";
@@ -353,7 +354,7 @@ function wakeAt(subject: FailoverSubject, record: FailoverRecord): number | unde
   for (const c of record.capped) times.push(Date.parse(c.until));
   if (subject.divided) times.push(...observedDeadlines(subject));
   const future = times.filter((t) => t > subject.now);
-  return future.length > 0 ? Math.min(...future) : undefined;
+  return smallest(future);
 }
 
 // When pods unschedulable or stuck now will have been so long enough to move.

@@ -1,4 +1,5 @@
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { HealthStatus } from "../model/health.js";
 import { compareVersions, parseGitVersion, parseKubeVersion } from "../model/kube-version.js";
@@ -238,5 +239,5 @@ export function nextUpgradeWindowEnd(
     }
   }
   const future = ends.filter((t) => t > now);
-  return future.length > 0 ? Math.min(...future) : undefined;
+  return smallest(future);
 }

@@ -8,6 +8,7 @@ import {
   type PairReport,
   placedClusters,
 } from "../migrate/migration-state.js";
+import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, Migration } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
@@ -94,7 +95,7 @@ function nextWindowEnd(
       ends.push(Date.parse(batch.observingSince) + observeMs(spec, migration));
     }
   const future = ends.filter((t) => t > now);
-  return future.length > 0 ? Math.min(...future) : undefined;
+  return smallest(future);
 }
 
 /** A migration's status as the status branch holds it (status/migrations/<name>.yaml), if readable. */

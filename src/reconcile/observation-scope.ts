@@ -1,5 +1,6 @@
 import { applicationFailover } from "../failover/workload-failover.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
@@ -194,5 +195,5 @@ export function nextWake(
     for (const t of toleranceDeadlines(model, observations, cluster)) times.push(t);
   for (const decision of render.decisions) if (decision.wakeAt !== undefined) times.push(decision.wakeAt);
   const future = times.filter((t) => t > observations.now);
-  return future.length > 0 ? Math.min(...future) : undefined;
+  return smallest(future);
 }

@@ -8,6 +8,7 @@ import {
 } from "../migrate/control-plane-upgrade.js";
 import { isStarted } from "../migrate/migration-state.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ControlPlaneUpgrade, FleetModel } from "../model/types.js";
 import { readUpgradeStatus, upgradeStatusPath, upgradeStatusText } from "../status/upgrade-file.js";
@@ -91,7 +92,7 @@ export function advanceUpgrades(input: UpgradesInput): UpgradesRound {
     files,
     changes,
     active: batches.some((b) => b.state === "Syncing" || b.state === "Observing"),
-    wakeAt: wakes.length > 0 ? Math.min(...wakes) : undefined,
+    wakeAt: smallest(wakes),
     failingSince,
   };
 }

@@ -16,6 +16,7 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 
 export { AUTOSCALING_DIRECTORY } from "./layout.js";
 
+import { largest } from "../model/extremes.js";
 import { AUTOSCALING_DIRECTORY } from "./layout.js";
 
 const fileName = (key: string) => (key.startsWith("/") ? key.slice(1) : key.replace("/", "."));
@@ -167,13 +168,15 @@ class CountBounds {
   private readonly clusters: ReadonlySet<string>;
 
   constructor(model: FleetModel) {
-    this.ceiling = Math.max(
+    this.ceiling = largest(
+      [
+        ...model.federatedHPAs.map((h) => h.spec.maxReplicas),
+        ...model.cronScales.flatMap((c) =>
+          c.spec.rules.flatMap((r) => [r.targetReplicas ?? 0, r.targetMaxReplicas ?? 0]),
+        ),
+        ...model.apps.flatMap((a) => a.resources.map((r) => Number(asMap(r.object.spec).replicas) || 0)),
+      ],
       1,
-      ...model.federatedHPAs.map((h) => h.spec.maxReplicas),
-      ...model.cronScales.flatMap((c) =>
-        c.spec.rules.flatMap((r) => [r.targetReplicas ?? 0, r.targetMaxReplicas ?? 0]),
-      ),
-      ...model.apps.flatMap((a) => a.resources.map((r) => Number(asMap(r.object.spec).replicas) || 0)),
     );
     this.clusters = new Set(model.clusters.map((c) => c.metadata.name));
   }
