@@ -48,7 +48,7 @@ async function timed<T>(
 
 // BENCH_PROFILE=file.cpuprofile writes a CPU profile of the incremental reconcile, BENCH_PROFILE_RESTART
 // one of the restart (open them in Chrome's DevTools).
-async function profiled<T>(step: () => Promise<T>, file = process.env.BENCH_PROFILE): Promise<T> {
+async function profiled<T>(step: () => Promise<T>, file: string | undefined): Promise<T> {
   if (!file) return step();
   const session = new Session();
   session.connect();
@@ -97,7 +97,7 @@ for (const apps of sizes) {
     writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 17"));
     git(dir, "commit", "-q", "-am", "app-00042: 17 replicas");
     const incremental = await timed("reconcile after a one-app change", () =>
-      profiled(() => loop.reconcile()),
+      profiled(() => loop.reconcile(), process.env.BENCH_PROFILE),
     );
     // The leader alone so far: one reconciler, its first reconcile and an incremental one.
     const leaderPeak = peakRssMiB();
