@@ -50,3 +50,57 @@ export const gitFs = {
     chmod: fsp.chmod,
   },
 };
+
+const LOOSE_OBJECT = /\/objects\/([0-9a-f]{2})\/([0-9a-f]{38})$/;
+
+/**
+ * The file system for one bulk read of objects that exist when it starts (the blobs of a tree).
+ * isomorphic-git costs three failed or repeated file operations per object: it checks the git
+ * directory (stat), looks for a loose object (an open that fails with ENOENT when the object is
+ * packed, and Node builds an error with a stack for it) and lists the pack directory (readdir).
+ * At 200,000 objects that was a third of a restart. Here the git directory's stat and the pack
+ * directory's listing are read once per read, and a loose object is looked up in its directory's
+ * listing (read once, at most 256 of them) before any open. Objects written while the read runs are
+ * not seen; the read asks for none of them.
+ */
+export function readSessionFs(gitdir: string): typeof gitFs {
+  const once = new Map<string, Promise<unknown>>();
+  const remember = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let known = once.get(key) as Promise<T> | undefined;
+    if (!known) {
+      known = read();
+      once.set(key, known);
+    }
+    return known;
+  };
+  const packs = join(gitdir, "objects", "pack");
+  const looseNames = (prefix: string) =>
+    remember(`loose:${prefix}`, () =>
+      fsp.readdir(join(gitdir, "objects", prefix)).then(
+        (names) => new Set(names),
+        () => new Set<string>(),
+      ),
+    );
+  const base = gitFs.promises;
+  return {
+    promises: {
+      ...base,
+      stat: ((path: unknown, ...rest: unknown[]) =>
+        path === gitdir && rest.length === 0
+          ? remember("stat", () => fsp.stat(gitdir))
+          : fsp.stat(...([path, ...rest] as Parameters<typeof fsp.stat>))) as typeof fsp.stat,
+      readdir: ((path: unknown, ...rest: unknown[]) =>
+        path === packs && rest.length === 0
+          ? remember("packs", () => fsp.readdir(packs))
+          : fsp.readdir(...([path, ...rest] as Parameters<typeof fsp.readdir>))) as typeof fsp.readdir,
+      readFile: (async (...args: unknown[]) => {
+        const loose = typeof args[0] === "string" ? LOOSE_OBJECT.exec(args[0]) : null;
+        if (loose && !(await looseNames(loose[1] as string)).has(loose[2] as string)) throw NO_LOOSE_OBJECT;
+        return base.readFile(...(args as Parameters<typeof fsp.readFile>));
+      }) as typeof fsp.readFile,
+    },
+  };
+}
+
+// isomorphic-git takes any failure to read a loose object as "not loose" and looks in the packs.
+const NO_LOOSE_OBJECT = Object.assign(new Error("no such loose object"), { code: "ENOENT" });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import git from "isomorphic-git";
 import type { FileTree } from "../model/file-tree.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
-import { gitFs as fs } from "./git-fs.js";
+import { gitFs as fs, readSessionFs } from "./git-fs.js";
 
 /**
  * Reads the fleet repo as it is at a revision, straight from Git objects (no checkout), into a
@@ -29,12 +29,13 @@ export async function readTreeFiles(
   wanted: (path: string) => boolean = () => true,
 ): Promise<Map<string, Uint8Array>> {
   const blobs: { path: string; oid: string }[] = [];
-  await listBlobs(blobs, { gitdir, cache, wanted }, tree, "");
+  const session = readSessionFs(gitdir);
+  await listBlobs(blobs, { gitdir, cache, wanted, fs: session }, tree, "");
   // Reads overlap: each costs a few file operations, and waiting on them one by one is most of the time.
   const contents = await mapConcurrently(
     blobs,
     READ_CONCURRENCY,
-    async ({ oid }) => (await git.readBlob({ fs, gitdir, cache, oid })).blob,
+    async ({ oid }) => (await git.readBlob({ fs: session, gitdir, cache, oid })).blob,
   );
   return new Map(blobs.map(({ path }, i) => [path, contents[i] as Uint8Array]));
 }
@@ -49,7 +50,7 @@ export async function readTreeBlobIds(
   wanted: (path: string) => boolean = () => true,
 ): Promise<Map<string, string>> {
   const blobs: { path: string; oid: string }[] = [];
-  await listBlobs(blobs, { gitdir, cache, wanted }, tree, "");
+  await listBlobs(blobs, { gitdir, cache, wanted, fs: readSessionFs(gitdir) }, tree, "");
   return new Map(blobs.map(({ path, oid }) => [path, oid]));
 }
 
@@ -115,6 +116,8 @@ interface TreeReader {
   readonly gitdir: string;
   readonly cache: object;
   readonly wanted: (path: string) => boolean;
+  /** The read's file system (readSessionFs). */
+  readonly fs: typeof fs;
 }
 
 // A tree's entries the reader wants: blobs to read, subtrees to list next.
@@ -145,7 +148,9 @@ async function listBlobs(
   while (level.length > 0) {
     const listed = await mapConcurrently(level, READ_CONCURRENCY, async (tree) => ({
       prefix: tree.prefix,
-      entries: (await git.readTree({ fs, gitdir: reader.gitdir, cache: reader.cache, oid: tree.oid })).tree,
+      entries: (
+        await git.readTree({ fs: reader.fs, gitdir: reader.gitdir, cache: reader.cache, oid: tree.oid })
+      ).tree,
     }));
     const next: { oid: string; prefix: string }[] = [];
     for (const { prefix: at, entries } of listed) sortEntries(reader, at, entries, { blobs, trees: next });
