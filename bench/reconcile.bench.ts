@@ -39,7 +39,9 @@ async function timed<T>(
   const result = await step();
   const milliseconds = Number(process.hrtime.bigint() - start) / 1e6;
   // As it happens, so that a long run that fails later still shows what it measured.
-  process.stderr.write(`  ${label}: ${milliseconds.toFixed(0)} ms, peak RSS ${peakRssMiB().toFixed(0)} MiB\n`);
+  process.stderr.write(
+    `  ${label}: ${milliseconds.toFixed(0)} ms, peak RSS ${peakRssMiB().toFixed(0)} MiB\n`,
+  );
   return {
     result,
     measurement: { label, milliseconds, heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20 },
