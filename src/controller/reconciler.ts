@@ -34,11 +34,10 @@ import { commitEventKind } from "../status/commit-event.js";
 import { OWNED_DIRECTORIES, statusFileKind, writerOf } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
 import {
-  appOfStatusPath,
   appStatusPath,
-  isUnbucketedAppStatus,
   SOURCE_STATUS_PATH,
   sourceStatusFromText,
+  unbucketedApp,
 } from "../status/status-files.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
@@ -650,7 +649,7 @@ export class Reconciler {
       files.set(path, base);
       // An app's file left where gitfleet wrote it before buckets moves with the next commit; its
       // observed block goes with it.
-      const app = isUnbucketedAppStatus(path) ? appOfStatusPath(path) : undefined;
+      const app = unbucketedApp(path);
       if (observed !== undefined) this.observed.set(app === undefined ? path : appStatusPath(app), observed);
     }
     return files;

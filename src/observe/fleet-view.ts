@@ -7,7 +7,7 @@ import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readMigrationStatus } from "../status/migration-file.js";
-import { appOfStatusPath, isUnbucketedAppStatus } from "../status/status-files.js";
+import { appStatusFiles } from "../status/status-files.js";
 import { readUpgradeStatus } from "../status/upgrade-file.js";
 
 // What the dashboard, the JSON API and `gitfleet status` show: the status branch's files read into
@@ -170,19 +170,17 @@ export function fleetView(
     const text = files.get(path);
     return text === undefined ? undefined : asMap(readEmittedYaml(text) ?? {});
   };
-  const appFiles = new Map<string, string>();
   const migrations: MigrationStatus[] = [];
   const upgrades: UpgradeStatus[] = [];
   for (const path of [...files.keys()].sort(compareStrings)) {
     const upgrade = path.startsWith(UPGRADES_DIRECTORY) ? readUpgradeStatus(files.get(path)) : undefined;
     if (upgrade) upgrades.push(upgrade);
-    noteAppFile(appFiles, path);
     if (path.startsWith("status/migrations/")) {
       const status = readMigrationStatus(read(path));
       if (status) migrations.push(status);
     }
   }
-  const apps = [...appFiles].map(([name, path]) => appView(name, read(path) ?? {}));
+  const apps = [...appStatusFiles(files.keys())].map(([name, path]) => appView(name, read(path) ?? {}));
   const clusters = clusterViews(files, facts, read);
   return {
     ...(statusCommit ? { statusCommit } : {}),
@@ -197,12 +195,6 @@ export function fleetView(
     migrations,
     ...(upgrades.length > 0 ? { upgrades } : {}),
   };
-}
-
-// An app's status file; one in its bucket wins over one left where gitfleet wrote it before buckets.
-function noteAppFile(appFiles: Map<string, string>, path: string): void {
-  const name = appOfStatusPath(path);
-  if (name && (!appFiles.has(name) || !isUnbucketedAppStatus(path))) appFiles.set(name, path);
 }
 
 // Every cluster with a Cluster file or a status file, with its control plane when it is hosted.

@@ -15,14 +15,13 @@ import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
 import {
   type AppOutput,
-  appOfStatusPath,
   appStatusPath,
   appStatusText,
   clusterStatusPath,
   clusterStatusText,
-  isUnbucketedAppStatus,
   SOURCE_STATUS_PATH,
   sourceStatusText,
+  unbucketedApp,
 } from "../status/status-files.js";
 import { type Affected, ALL, affectedApps } from "./affected-apps.js";
 import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
@@ -505,7 +504,7 @@ function moveUnbucketed(
 ): ReadonlyMap<string, string | null> {
   let moved: Map<string, string | null> | undefined;
   for (const [path, text] of files) {
-    const app = isUnbucketedAppStatus(path) ? appOfStatusPath(path) : undefined;
+    const app = unbucketedApp(path);
     if (app === undefined) continue;
     moved ??= new Map(candidates);
     moved.set(path, null);

@@ -12,12 +12,7 @@ import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from
 import { APP_LABEL } from "../render/tracking.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ScheduleDecision } from "../schedule/types.js";
-import {
-  appOfStatusPath,
-  isUnbucketedAppStatus,
-  readSourceStatus,
-  SOURCE_STATUS_PATH,
-} from "../status/status-files.js";
+import { appStatusFiles, readSourceStatus, SOURCE_STATUS_PATH } from "../status/status-files.js";
 import type { ReconcileState } from "./reconcile-step.js";
 
 /** Where the loop stood when the status branch was last written, read from its status/source.yaml. */
@@ -50,16 +45,13 @@ export function restoreState(
   const decisions: WorkloadDecision[] = [];
   const errors: RenderError[] = [];
   const appCommits = new Map<string, string>();
-  const apps = new Map<string, JsonMap>();
-  for (const [path, text] of files) {
+  for (const [path, text] of files)
     if (path.startsWith("rendered/")) objects.push(renderedObject(path, text));
-    const app = appOfStatusPath(path);
-    // An app's file in its bucket wins over one left where gitfleet wrote it before buckets.
-    if (app !== undefined && (!apps.has(app) || !isUnbucketedAppStatus(path)))
-      apps.set(app, asMap(readYaml(text, path)));
-  }
+  const apps = [...appStatusFiles(files.keys())].map(
+    ([app, path]) => [app, asMap(readYaml(files.get(path) ?? "", path))] as const,
+  );
   // Decisions in the order a render gives them: by app, then as the app's file lists them.
-  for (const [app, status] of [...apps].sort(([a], [b]) => compareStrings(a, b))) {
+  for (const [app, status] of apps.sort(([a], [b]) => compareStrings(a, b))) {
     if (typeof status.sourceCommit === "string") appCommits.set(app, status.sourceCommit);
     for (const workload of asList(status.workloads)) decisions.push(workloadDecision(app, asMap(workload)));
     for (const error of asList(status.errors)) errors.push(renderError(app, asMap(error)));

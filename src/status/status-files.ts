@@ -41,11 +41,27 @@ export function appOfStatusPath(path: string): string | undefined {
   return bucket === undefined || appStatusDirectory(app) === `status/apps/${bucket}/` ? app : undefined;
 }
 
-/** Whether `path` is an app's status file in the layout without buckets, which the next reconcile moves. */
-export function isUnbucketedAppStatus(path: string): boolean {
+/**
+ * The app whose status file `path` is when it lies where gitfleet wrote it before buckets
+ * (status/apps/<app>.yaml), which the next status commit moves; undefined for any other path.
+ */
+export function unbucketedApp(path: string): string | undefined {
   // Checked against every file of the branch at each commit: the prefix first.
-  if (!path.startsWith(APPS_PREFIX) || path.includes("/", APPS_PREFIX.length)) return false;
-  return APP_STATUS_FILE.exec(path)?.[1] === undefined && path.endsWith(".yaml");
+  if (!path.startsWith(APPS_PREFIX) || path.includes("/", APPS_PREFIX.length)) return undefined;
+  return appOfStatusPath(path);
+}
+
+/**
+ * Each app's status file among `paths`, by app: the one in its bucket where both layouts hold one
+ * (a branch written before buckets, not yet moved).
+ */
+export function appStatusFiles(paths: Iterable<string>): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const path of paths) {
+    const app = path.startsWith(APPS_PREFIX) ? appOfStatusPath(path) : undefined;
+    if (app !== undefined && (!files.has(app) || unbucketedApp(path) === undefined)) files.set(app, path);
+  }
+  return files;
 }
 
 /** status/clusters/<cluster>.yaml */

@@ -6,7 +6,7 @@ import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconci
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { writeStatusCommit } from "../../src/git/status-writer.js";
 import { createLogger } from "../../src/log/logger.js";
-import { appOfStatusPath, appStatusPath, isUnbucketedAppStatus } from "../../src/status/status-files.js";
+import { appOfStatusPath, appStatusPath, unbucketedApp } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
@@ -243,7 +243,7 @@ describe("reconciling a local repository", () => {
     const restarted = await reconciler();
     expect(await restarted.reconcile()).toMatchObject({ result: "committed" });
     const moved = branchFiles(dir, "gitfleet/status");
-    expect([...moved.keys()].filter(isUnbucketedAppStatus)).toEqual([]);
+    expect([...moved.keys()].filter((path) => unbucketedApp(path) !== undefined)).toEqual([]);
     for (const app of apps)
       expect(moved.get(appStatusPath(app))).toBe(bucketed.get(appStatusPath(app)) + observed);
     expect(restarted.snapshot().state.render.decisions).toEqual(first.snapshot().state.render.decisions);

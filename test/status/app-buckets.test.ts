@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   appOfStatusPath,
   appStatusDirectory,
+  appStatusFiles,
   appStatusPath,
-  isUnbucketedAppStatus,
+  unbucketedApp,
 } from "../../src/status/status-files.js";
 
 // status/apps/ holds one file per app in 256 bucket directories, so a one-app change rewrites two
@@ -34,7 +35,21 @@ describe("app status buckets", () => {
     ["status/apps/web.yml", undefined, false],
   ])("%s is the status file of %s (unbucketed: %s)", (path, app, unbucketed) => {
     expect(appOfStatusPath(path)).toBe(app);
-    expect(isUnbucketedAppStatus(path)).toBe(unbucketed);
+    expect(unbucketedApp(path)).toBe(unbucketed ? app : undefined);
+  });
+
+  it("takes each app's file in its bucket over one left before buckets, whatever the order", () => {
+    const paths = [
+      "status/apps/web.yaml",
+      appStatusPath("web"),
+      "status/apps/api.yaml",
+      "rendered/x/web.yaml",
+    ];
+    for (const order of [paths, [...paths].reverse()])
+      expect(Object.fromEntries(appStatusFiles(order))).toEqual({
+        web: appStatusPath("web"),
+        api: "status/apps/api.yaml",
+      });
   });
 
   it("finds the app again from its path, for any app name", () => {
@@ -42,7 +57,8 @@ describe("app status buckets", () => {
       fc.property(fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/), (app) => {
         expect(appStatusPath(app)).toMatch(/^status\/apps\/[0-9a-f]{2}\/[^/]+\.yaml$/);
         expect(appOfStatusPath(appStatusPath(app))).toBe(app);
-        expect(isUnbucketedAppStatus(appStatusPath(app))).toBe(false);
+        expect(unbucketedApp(appStatusPath(app))).toBeUndefined();
+        expect(unbucketedApp(`status/apps/${app}.yaml`)).toBe(app);
       }),
     );
   });
