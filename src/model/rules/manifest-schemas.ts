@@ -1,8 +1,9 @@
 import type { JsonMap } from "../json.js";
 import { DEFAULT_KUBERNETES_MINOR, isBuiltInGroup, releaseOf } from "../openapi/kubernetes-schemas.js";
 import { type CrdSchemas, crdSchemas, objectViolations } from "../openapi/object-schemas.js";
-import type { OpenApiSchema, Violation } from "../openapi/validate-object.js";
+import type { Violation } from "../openapi/validate-object.js";
 import type { Resource } from "../types.js";
+import { RememberedFindings } from "./remembered-findings.js";
 import type { RuleContext } from "./rule.js";
 
 const NAMED = /^[A-Z][A-Za-z0-9]*$/;
@@ -23,36 +24,25 @@ export function checkManifestSchemas(context: RuleContext): void {
   for (const resource of context.model.apps.flatMap((app) => app.resources)) {
     // A kind or version that is no name at all is another check's to report.
     if (!NAMED.test(resource.kind) || !VERSION.test(resource.apiVersion.split("/").pop() ?? "")) continue;
-    const violations = violationsOf(minor, crds, resource.object as JsonMap);
-    if (violations === undefined && isBuiltInGroup(minor, resource.apiVersion)) {
-      const message = `Kubernetes ${releaseOf(minor)} serves no kind ${resource.kind} in ${resource.apiVersion}`;
-      context.reporter.report({ origin: resource.origin, path: ["kind"], code: "SCHEMA_VIOLATION", message });
-    }
-    for (const violation of violations ?? []) report(context, resource, violation);
+    // What it is checked against besides itself: the minor, and its CRD's schema (the same object
+    // while the CRD's file is unchanged).
+    const crd = crds.get(`${resource.apiVersion}/${resource.kind}`);
+    remembered.check(context, resource, (own) => checkSchema(own, minor, crds, resource), [minor, crd]);
   }
   const fresh = context.reporter.problems.splice(before);
   context.reporter.problems.push(...fresh.filter((p) => !reported.has(placeOf(p))));
 }
 
-// A load reuses the objects of the files that did not change, so each object's violations are
-// remembered with what they depend on besides the object: the Kubernetes minor and its CRD's schema
-// (the same object while the CRD's file is unchanged). A one-app change checks that app's objects.
-const checked = new WeakMap<
-  object,
-  {
-    readonly minor: string;
-    readonly crd: OpenApiSchema | undefined;
-    readonly violations: Violation[] | undefined;
-  }
->();
+// A load reuses the resources of the files that did not change: a one-app change checks that app's.
+const remembered = new RememberedFindings();
 
-function violationsOf(minor: string, crds: CrdSchemas, object: JsonMap): Violation[] | undefined {
-  const crd = crds.get(`${String(object.apiVersion)}/${String(object.kind)}`);
-  const known = checked.get(object);
-  if (known && known.minor === minor && known.crd === crd) return known.violations;
-  const violations = objectViolations(minor, crds, object);
-  checked.set(object, { minor, crd, violations });
-  return violations;
+function checkSchema(context: RuleContext, minor: string, crds: CrdSchemas, resource: Resource): void {
+  const violations = objectViolations(minor, crds, resource.object as JsonMap);
+  if (violations === undefined && isBuiltInGroup(minor, resource.apiVersion)) {
+    const message = `Kubernetes ${releaseOf(minor)} serves no kind ${resource.kind} in ${resource.apiVersion}`;
+    context.reporter.report({ origin: resource.origin, path: ["kind"], code: "SCHEMA_VIOLATION", message });
+  }
+  for (const violation of violations ?? []) report(context, resource, violation);
 }
 
 function placeOf(problem: { file: string; line: number; column: number }): string {
