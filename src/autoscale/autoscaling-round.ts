@@ -126,7 +126,7 @@ export function autoscalingRound(input: RoundInput): RoundOutcome {
   changes.push(...stepped.changes);
   const autoscaled = totals(input.model, stepped.autoscaled, requests.totals, crons);
   const distributed = recordDistributions(input, hpas, notes);
-  const nexts = [...crons.values()].map((c) => c.nextAt).filter((t): t is number => t !== undefined);
+  const wakeAt = smallest([...crons.values()].flatMap((c) => (c.nextAt === undefined ? [] : [c.nextAt])));
   return {
     status: { hpas, crons, scaleDowns: requests.statuses },
     autoscaled,
@@ -134,7 +134,7 @@ export function autoscalingRound(input: RoundInput): RoundOutcome {
     held: requests.held,
     changes,
     notes,
-    ...(nexts.length > 0 ? { wakeAt: smallest(nexts) as number } : {}),
+    ...(wakeAt === undefined ? {} : { wakeAt }),
   };
 }
 
