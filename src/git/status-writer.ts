@@ -83,23 +83,46 @@ export async function writeStatusCommit(request: StatusCommitRequest): Promise<S
   return { status: "written", oid, tree, objects: written };
 }
 
+type CommitFields = Parameters<typeof git.writeCommit>[0]["commit"];
+
+// Signs the commit's text and writes it with the signature as its gpgsig header — what `git commit -S`
+// writes. Built here rather than by isomorphic-git's commit(), which reads the worktree's index first
+// (every file of a checked-out fleet repo) although the tree is given.
 async function writeSignedCommit(
   gitdir: string,
-  commit: Parameters<typeof git.writeCommit>[0]["commit"],
+  commit: CommitFields,
   sign: (payload: string) => Promise<string>,
 ): Promise<string> {
-  return git.commit({
-    fs,
-    gitdir,
-    message: commit.message,
-    author: commit.author,
-    committer: commit.committer,
-    tree: commit.tree,
-    parent: commit.parent,
-    noUpdateBranch: true,
-    signingKey: "gitfleet",
-    onSign: async ({ payload }) => ({ signature: await sign(payload) }),
-  });
+  const signature = await sign(commitPayload(commit));
+  return git.writeCommit({ fs, gitdir, commit: { ...commit, gpgsig: signature.replace(/\r/g, "") } });
+}
+
+/** The text a commit's signature covers: the commit object without its gpgsig header, as Git writes it. */
+export function commitPayload(commit: CommitFields): string {
+  const person = (who: CommitFields["author"]) =>
+    `${who.name} <${who.email}> ${who.timestamp} ${timezone(who.timezoneOffset)}`;
+  const headers = [
+    `tree ${commit.tree}`,
+    ...commit.parent.map((parent) => `parent ${parent}`),
+    `author ${person(commit.author)}`,
+    `committer ${person(commit.committer ?? commit.author)}`,
+  ];
+  return `${headers.join("\n")}\n\n${normalizedMessage(commit.message)}`;
+}
+
+// Git's "+hhmm"/"-hhmm"; the offset is minutes west of UTC, as JavaScript's getTimezoneOffset gives
+// (so -120 is "+0200"), and a negative zero stays "-0000".
+function timezone(minutesWest: number): string {
+  const east = minutesWest === 0 ? minutesWest : -minutesWest;
+  const sign = east < 0 || Object.is(east, -0) ? "-" : "+";
+  const minutes = Math.abs(minutesWest);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${sign}${two(Math.floor(minutes / 60))}${two(minutes % 60)}`;
+}
+
+// As Git stores a message: no carriage returns, no leading blank lines, one newline at the end.
+function normalizedMessage(message: string): string {
+  return `${message.replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`;
 }
 
 function changeTree(changes: ReadonlyMap<string, string | null>): ChangeNode {

@@ -1,21 +1,22 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import fs, { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import git from "isomorphic-git";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type StatusCommitResult, writeStatusCommit } from "../../src/git/status-writer.js";
+import { commitPayload, type StatusCommitResult, writeStatusCommit } from "../../src/git/status-writer.js";
 import { compareAndSwapRef } from "../../src/git/update-ref.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
 
 /** The status branch writer and the ref compare-and-swap against a real repository; the git CLI checks them. */
 let dir: string;
 let cleanup: () => void;
-const git = (...args: string[]) => gitIn(dir, ...args);
+const gitCli = (...args: string[]) => gitIn(dir, ...args);
 const BRANCH = "refs/heads/gitfleet/status";
 
 beforeEach(() => {
   ({ dir, cleanup } = tempDir("gitfleet-status-"));
-  git("init", "-q", "-b", "main");
-  git("commit", "-q", "--allow-empty", "-m", "source");
+  gitCli("init", "-q", "-b", "main");
+  gitCli("commit", "-q", "--allow-empty", "-m", "source");
 });
 afterEach(() => cleanup());
 
@@ -32,7 +33,7 @@ async function commit(changes: Record<string, string | null>, parent = tip()): P
     changes: new Map(Object.entries(changes)),
     message: "web: 12 replicas a=6 b=6",
     trailers: [
-      ["Source-Commit", git("rev-parse", "main")],
+      ["Source-Commit", gitCli("rev-parse", "main")],
       ["Gitfleet-Controller", "test"],
     ],
     author: { name: "gitfleet", email: "gitfleet@example.com", timestamp: 1_700_000_000 },
@@ -44,7 +45,7 @@ async function commit(changes: Record<string, string | null>, parent = tip()): P
 
 function tip(): string | undefined {
   try {
-    return git("rev-parse", "--verify", "-q", "gitfleet/status");
+    return gitCli("rev-parse", "--verify", "-q", "gitfleet/status");
   } catch {
     return undefined;
   }
@@ -53,13 +54,13 @@ function tip(): string | undefined {
 describe("status commit writer", () => {
   it("commits the files with trailers, readable by git, and lists every object it added", async () => {
     const result = await commit(FLEET);
-    expect(git("show", "gitfleet/status:rendered/a/shop/apps.Deployment.web.yaml")).toBe("replicas: 6");
-    expect(git("log", "-1", "--format=%B", "gitfleet/status")).toBe(
-      `web: 12 replicas a=6 b=6\n\nSource-Commit: ${git("rev-parse", "main")}\nGitfleet-Controller: test`,
+    expect(gitCli("show", "gitfleet/status:rendered/a/shop/apps.Deployment.web.yaml")).toBe("replicas: 6");
+    expect(gitCli("log", "-1", "--format=%B", "gitfleet/status")).toBe(
+      `web: 12 replicas a=6 b=6\n\nSource-Commit: ${gitCli("rev-parse", "main")}\nGitfleet-Controller: test`,
     );
-    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
+    expect(gitCli("fsck", "--strict", "--no-dangling")).toBe("");
     // Objects: 2 distinct blobs, trees rendered/a/shop, rendered/a, rendered/b/shop, rendered/b, rendered, status/apps, status, root; the commit.
-    const all = git("rev-list", "--objects", "gitfleet/status")
+    const all = gitCli("rev-list", "--objects", "gitfleet/status")
       .split("\n")
       .map((l) => l.split(" ")[0]);
     expect(result.status === "written" && new Set(result.objects)).toEqual(new Set(all));
@@ -73,32 +74,34 @@ describe("status commit writer", () => {
     expect(result.status === "written" && result.objects.length).toBeGreaterThan(500);
     const packs = readdirSync(join(dir, ".git/objects/pack")).filter((f) => f.endsWith(".pack"));
     expect(packs).toHaveLength(1);
-    expect(git("verify-pack", join(".git/objects/pack", packs[0] as string))).toBe("");
-    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
-    expect(git("show", "gitfleet/status:rendered/c3/ns2/apps.Deployment.app-23.yaml")).toBe("replicas: 23");
+    expect(gitCli("verify-pack", join(".git/objects/pack", packs[0] as string))).toBe("");
+    expect(gitCli("fsck", "--strict", "--no-dangling")).toBe("");
+    expect(gitCli("show", "gitfleet/status:rendered/c3/ns2/apps.Deployment.app-23.yaml")).toBe(
+      "replicas: 23",
+    );
     // A change on top reads the packed parent trees and writes a few loose objects.
     await commit({ "rendered/c3/ns2/apps.Deployment.app-23.yaml": "replicas: 24\n" });
-    expect(git("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
+    expect(gitCli("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
       "rendered/c3/ns2/apps.Deployment.app-23.yaml",
     );
-    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
+    expect(gitCli("fsck", "--strict", "--no-dangling")).toBe("");
   });
 
   it("makes no commit when the changes leave the tree as it is", async () => {
     await commit(FLEET);
     expect(await commit({ "status/apps/web.yaml": "ready: true\n" })).toMatchObject({ status: "unchanged" });
     expect(await commit({ "status/apps/gone.yaml": null })).toMatchObject({ status: "unchanged" });
-    expect(git("rev-list", "--count", "gitfleet/status")).toBe("1");
+    expect(gitCli("rev-list", "--count", "gitfleet/status")).toBe("1");
   });
 
   it("writes only the changed blob and the trees on its path; every other subtree is the parent's", async () => {
     await commit(FLEET);
-    const before = git("rev-parse", "gitfleet/status:rendered/b");
-    const status = git("rev-parse", "gitfleet/status:status");
+    const before = gitCli("rev-parse", "gitfleet/status:rendered/b");
+    const status = gitCli("rev-parse", "gitfleet/status:status");
     const result = await commit({ "rendered/a/shop/apps.Deployment.web.yaml": "replicas: 7\n" });
-    expect(git("rev-parse", "gitfleet/status:rendered/b")).toBe(before);
-    expect(git("rev-parse", "gitfleet/status:status")).toBe(status);
-    expect(git("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
+    expect(gitCli("rev-parse", "gitfleet/status:rendered/b")).toBe(before);
+    expect(gitCli("rev-parse", "gitfleet/status:status")).toBe(status);
+    expect(gitCli("diff", "--name-only", "gitfleet/status~1", "gitfleet/status")).toBe(
       "rendered/a/shop/apps.Deployment.web.yaml",
     );
     // blob, rendered/a/shop, rendered/a, rendered, root tree, commit.
@@ -107,18 +110,18 @@ describe("status commit writer", () => {
 
   it("removes files and the directories they leave empty, and keeps what gitfleet does not own", async () => {
     await commit(FLEET);
-    git("checkout", "-q", "gitfleet/status");
+    gitCli("checkout", "-q", "gitfleet/status");
     writeFileSync(join(dir, "README.md"), "written by a person\n");
-    git("add", "README.md");
-    git("commit", "-q", "-m", "readme");
-    git("checkout", "-q", "main");
+    gitCli("add", "README.md");
+    gitCli("commit", "-q", "-m", "readme");
+    gitCli("checkout", "-q", "main");
     await commit({ "rendered/b/shop/apps.Deployment.web.yaml": null });
-    expect(git("ls-tree", "-r", "--name-only", "gitfleet/status").split("\n")).toEqual([
+    expect(gitCli("ls-tree", "-r", "--name-only", "gitfleet/status").split("\n")).toEqual([
       "README.md",
       "rendered/a/shop/apps.Deployment.web.yaml",
       "status/apps/web.yaml",
     ]);
-    expect(git("fsck", "--strict", "--no-dangling")).toBe("");
+    expect(gitCli("fsck", "--strict", "--no-dangling")).toBe("");
   });
 
   it.each([["README.md"], ["rendered"], ["rendered/../x.yaml"], ["status//x.yaml"]])(
@@ -134,24 +137,24 @@ describe("status commit writer", () => {
 describe("ref compare-and-swap", () => {
   it("moves a ref only from the value the caller read, and creates it only when the caller saw none", async () => {
     const gitdir = join(dir, ".git");
-    const main = git("rev-parse", "main");
-    git("commit", "-q", "--allow-empty", "-m", "second");
-    const second = git("rev-parse", "main");
+    const main = gitCli("rev-parse", "main");
+    gitCli("commit", "-q", "--allow-empty", "-m", "second");
+    const second = gitCli("rev-parse", "main");
     expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(true);
     expect(await compareAndSwapRef(gitdir, BRANCH, undefined, second)).toBe(false);
     expect(await compareAndSwapRef(gitdir, BRANCH, second, main)).toBe(false);
     expect(await compareAndSwapRef(gitdir, BRANCH, main, second)).toBe(true);
-    expect(git("rev-parse", "gitfleet/status")).toBe(second);
+    expect(gitCli("rev-parse", "gitfleet/status")).toBe(second);
     // A ref git packed is read and replaced as well.
-    git("pack-refs", "--all");
+    gitCli("pack-refs", "--all");
     expect(await compareAndSwapRef(gitdir, BRANCH, second, main)).toBe(true);
-    expect(git("rev-parse", "gitfleet/status")).toBe(main);
+    expect(gitCli("rev-parse", "gitfleet/status")).toBe(main);
     expect(existsSync(join(gitdir, `${BRANCH}.lock`))).toBe(false);
   });
 
   it("respects a lock another writer holds, and breaks a lock left by a dead process", async () => {
     const gitdir = join(dir, ".git");
-    const main = git("rev-parse", "main");
+    const main = gitCli("rev-parse", "main");
     const lock = join(gitdir, `${BRANCH}.lock`);
     mkdirSync(join(gitdir, "refs/heads/gitfleet"), { recursive: true });
     writeFileSync(lock, "");
@@ -163,4 +166,67 @@ describe("ref compare-and-swap", () => {
       main,
     );
   });
+
+  // A signature the same text always gets, standing in for ssh-keygen (test/controller/signing.test.ts
+  // has git verify-commit check real ones).
+  const fakeSign = async (payload: string) =>
+    `-----BEGIN SSH SIGNATURE-----\n${Buffer.from(payload).toString("base64").slice(0, 60)}\r\n-----END SSH SIGNATURE-----\n`;
+
+  it.each([
+    { offset: 0, message: "web: 12 replicas" },
+    { offset: -0, message: "web: 12 replicas" },
+    { offset: -120, message: "\n\nleading blank lines" },
+    { offset: 330, message: "carriage\r\nreturns\r\n\n\n" },
+    { offset: -345, message: "trailing newlines\n\n" },
+  ])(
+    "signs and writes a commit as isomorphic-git's commit() does (offset $offset)",
+    async ({ offset, message }) => {
+      const gitdir = join(dir, ".git");
+      const first = await commit(FLEET);
+      if (first.status !== "written") throw new Error("no commit");
+      const author = {
+        name: "gitfleet",
+        email: "gitfleet@example.com",
+        timestamp: 1_700_000_000,
+        timezoneOffset: offset,
+      };
+      const fields = { tree: first.tree, parent: [first.oid], author, committer: author, message };
+      let signed = "";
+      const expected = await git.commit({
+        fs,
+        gitdir,
+        ...fields,
+        noUpdateBranch: true,
+        signingKey: "test",
+        onSign: async ({ payload }) => {
+          signed = payload;
+          return { signature: await fakeSign(payload) };
+        },
+      });
+      expect(commitPayload(fields)).toBe(signed);
+      const result = await writeStatusCommit({
+        gitdir,
+        parent: first.oid,
+        changes: new Map([["status/apps/web.yaml", "ready: false\n"]]),
+        message,
+        trailers: [["Gitfleet-Controller", "test"]],
+        author,
+        sign: fakeSign,
+      });
+      if (result.status !== "written") throw new Error("no commit");
+      const written = (await git.readCommit({ fs, gitdir, oid: result.oid })).commit;
+      const again = await git.commit({
+        fs,
+        gitdir,
+        ...written,
+        noUpdateBranch: true,
+        signingKey: "test",
+        onSign: async ({ payload }) => ({ signature: await fakeSign(payload) }),
+      });
+      expect(result.oid).toBe(again);
+      expect(expected).toMatch(/^[0-9a-f]{40}$/);
+      expect(gitCli("cat-file", "-p", result.oid)).toContain("gpgsig -----BEGIN SSH SIGNATURE-----");
+      expect(gitCli("fsck", "--strict", "--no-dangling")).toBe("");
+    },
+  );
 });
