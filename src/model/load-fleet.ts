@@ -49,6 +49,8 @@ export interface LoadResult {
  */
 export interface ParseCache {
   readonly files: Map<string, { readonly bytes: Uint8Array; readonly parsed: ParsedFile }>;
+  /** The last load's paths in order: the next load's, when the tree holds the same paths (most loads). */
+  paths?: readonly string[];
   /** Per document, per reading (kind of read and its parameters): the value and the problems it reported. */
   readonly reads: WeakMap<
     SourceDocument,
@@ -234,7 +236,7 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
     chartDirectories,
     fileCount: 0,
   };
-  for (const path of sortedPaths(tree)) {
+  for (const path of orderedPaths(tree, cache)) {
     const role = classifyPath(path);
     if (role.role === "ignored") continue;
     out.fileCount++;
@@ -295,6 +297,15 @@ function listItems(source: SourceDocument): readonly SourceDocument[] {
     listed.set(source, items);
   }
   return items;
+}
+
+// The tree's paths in order; sorted again only when a path came or went.
+function orderedPaths(tree: FileTree, cache: ParseCache | undefined): readonly string[] {
+  const last = cache?.paths;
+  if (last && last.length === tree.size && last.every((path) => tree.has(path))) return last;
+  const paths = sortedPaths(tree);
+  if (cache) cache.paths = paths;
+  return paths;
 }
 
 function forgetRemoved(cache: ParseCache, tree: FileTree): void {

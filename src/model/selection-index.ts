@@ -19,6 +19,19 @@ const NONE: readonly Placement[] = [];
  * 75 million comparisons done naively). Generated apps' resources are selected by app name only.
  */
 export function indexSelections(model: Pick<FleetModel, "apps" | "placements">): SelectionIndex {
+  // Validation and the render index the same apps and Placements: built once for both.
+  const byPlacements = indexed.get(model.apps) ?? new WeakMap();
+  indexed.set(model.apps, byPlacements);
+  const known = byPlacements.get(model.placements);
+  if (known) return known;
+  const index = buildIndex(model);
+  byPlacements.set(model.placements, index);
+  return index;
+}
+
+const indexed = new WeakMap<FleetModel["apps"], WeakMap<FleetModel["placements"], SelectionIndex>>();
+
+function buildIndex(model: Pick<FleetModel, "apps" | "placements">): SelectionIndex {
   const byApp = new Map(model.apps.map((app) => [app.name, app.resources]));
   const byKind = new Map<string, Resource[]>();
   // What gitfleet generates for hosted clusters is selected by app name only: a resourceSelector

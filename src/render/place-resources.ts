@@ -45,20 +45,20 @@ export interface RenderContext {
   readonly profiles: ReadonlyMap<string, Profile>;
   /** Replicas (1 for objects without replicas) per cluster in the previous render, by identity. */
   readonly previous: PreviousPlacement;
-  /** The previous render's workload decisions, by identity: their failover records. */
-  readonly previousDecisions: ReadonlyMap<string, WorkloadDecision>;
   /** What the members report, and the time failover decisions are made at. */
   readonly observations: ObservedState | undefined;
 }
 
 /**
  * Builds the context once per render; `previous` is the last render, whose placement counts as
- * current; `observations` add the probed clusters' condition and taints to the Cluster files'.
+ * current; `observations` add the probed clusters' condition and taints to the Cluster files';
+ * `scope`, the apps a scoped render renders again, only says what to index first.
  */
 export function renderContext(
   model: FleetModel,
   previous: RenderResult | undefined,
   observations?: ObservedState,
+  scope?: ReadonlySet<string>,
 ): RenderContext {
   const profiles = new Map<string, Profile>();
   for (const spec of model.fleet?.spec.schedulerProfiles ?? []) {
@@ -79,8 +79,7 @@ export function renderContext(
     selections: indexSelections(model),
     interpreterFor: indexInterpreters(model),
     profiles,
-    previous: previousPlacement(previous),
-    previousDecisions: new Map((previous?.decisions ?? []).map((d) => [d.identity, d])),
+    previous: previousPlacement(previous, scope),
     observations,
   };
   return observations?.served ? withBroughtApis(context) : context;
@@ -120,27 +119,56 @@ function definedKinds(crd: JsonMap): string[] {
 
 /** What each object had per cluster last time: a workload's replicas, or 1 for other objects. */
 export interface PreviousPlacement {
-  get(identity: string): Readonly<Record<string, number>> | undefined;
+  /** `app` is the object's app: what a scoped render asks for is indexed first, the rest only if asked. */
+  get(identity: string, app: string): Readonly<Record<string, number>> | undefined;
+  /** The previous render's decision for a workload: its failover record, its capacity verdicts. */
+  decision(identity: string, app: string): WorkloadDecision | undefined;
 }
 
-// Indexed once per render, each entry built when asked for: a one-app change asks for that app's
-// objects, not for the hundreds of thousands a large fleet had.
-function previousPlacement(previous: RenderResult | undefined): PreviousPlacement {
+// Each entry built when asked for, and the previous render indexed in two parts: the apps a scoped
+// render renders again, and — only when something asks — every other app. A one-app change indexes
+// that app's objects, not the hundreds of thousands a large fleet had.
+function previousPlacement(
+  previous: RenderResult | undefined,
+  scope: ReadonlySet<string> | undefined,
+): PreviousPlacement {
+  const inScope = (app: string) => scope === undefined || scope.has(app);
+  const scoped = placementIndex(previous, inScope);
+  let others: PlacementIndex | undefined;
+  const indexOf = (app: string): PlacementIndex => {
+    if (inScope(app)) return scoped;
+    others ??= placementIndex(previous, (a) => !inScope(a));
+    return others;
+  };
+  return {
+    decision: (identity, app) => indexOf(app).decisions.get(identity),
+    get: (identity, app) => {
+      const index = indexOf(app);
+      const decided = index.decisions.get(identity)?.decision.clusters;
+      if (decided) return { ...decided };
+      const clusters = index.clustersOf.get(identity);
+      return clusters && Object.fromEntries(clusters.map((cluster) => [cluster, 1]));
+    },
+  };
+}
+
+interface PlacementIndex {
+  readonly clustersOf: ReadonlyMap<string, readonly string[]>;
+  readonly decisions: ReadonlyMap<string, WorkloadDecision>;
+}
+
+function placementIndex(previous: RenderResult | undefined, apps: (app: string) => boolean): PlacementIndex {
   const clustersOf = new Map<string, string[]>();
-  for (const { identity, cluster } of previous?.objects ?? []) {
+  for (const { identity, cluster, app } of previous?.objects ?? []) {
+    if (!apps(app)) continue;
     const clusters = clustersOf.get(identity);
     if (clusters) clusters.push(cluster);
     else clustersOf.set(identity, [cluster]);
   }
-  const decisions = new Map((previous?.decisions ?? []).map((d) => [d.identity, d.decision.clusters]));
-  return {
-    get: (identity) => {
-      const decided = decisions.get(identity);
-      if (decided) return { ...decided };
-      const clusters = clustersOf.get(identity);
-      return clusters && Object.fromEntries(clusters.map((cluster) => [cluster, 1]));
-    },
-  };
+  const decisions = new Map<string, WorkloadDecision>();
+  for (const decision of previous?.decisions ?? [])
+    if (apps(decision.app)) decisions.set(decision.identity, decision);
+  return { clustersOf, decisions };
 }
 
 // The Cluster file's facts and taints (drain is a NoExecute taint), what the probes observed, and
@@ -209,16 +237,16 @@ function placeWorkload(
   const replicas = autoscaled?.replicas ?? readReplicas(resource, context.interpreterFor);
   const divided = isDivided(placement);
   const subject = {
-    record: context.previousDecisions.get(identity)?.failover,
+    record: context.previous.decision(identity, resource.app)?.failover,
     placement: placement.spec,
-    current: context.previous.get(identity) ?? {},
+    current: context.previous.get(identity, resource.app) ?? {},
     observed: context.observations?.workloads.get(identity) ?? new Map(),
     now: context.observations?.now ?? 0,
     divided,
   };
   const constraints = failoverConstraints(subject);
   const byCapacity = dividesByCapacity(placement);
-  const rebalance = byCapacity && !subject.record && provisionalDivision(context, identity);
+  const rebalance = byCapacity && !subject.record && provisionalDivision(context, identity, resource.app);
   let decision = schedule(context, resource, placement, replicas, { ...constraints, rebalance });
   // Replicas leaving a cluster on a NoExecute taint go to the clusters below their share, and stay.
   if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
@@ -257,8 +285,8 @@ function failoverFields(failover: ReturnType<typeof settleFailover>): Partial<Wo
 }
 
 // A division made while some clusters' capacity was unknown is made again once it is known.
-function provisionalDivision(context: RenderContext, identity: string): boolean {
-  const provisional = context.previousDecisions.get(identity)?.capacityUnknown ?? [];
+function provisionalDivision(context: RenderContext, identity: string, app: string): boolean {
+  const provisional = context.previous.decision(identity, app)?.capacityUnknown ?? [];
   return provisional.some((name) => capacityKnown(context, name));
 }
 
@@ -398,8 +426,10 @@ function schedule(
       placement: placement.spec,
       clusters: context.clusters,
       current:
-        context.previous.get(identityOf(resource.group, resource.kind, resource.namespace, resource.name)) ??
-        {},
+        context.previous.get(
+          identityOf(resource.group, resource.kind, resource.namespace, resource.name),
+          resource.app,
+        ) ?? {},
       ...(context.observations ? { now: context.observations.now } : {}),
       ...(failover?.keepCurrent ? { keepCurrent: true } : {}),
       ...(failover?.rebalance ? { rebalance: true } : {}),
@@ -445,7 +475,7 @@ export function keepAlongside(
     const kept = keptByApp.get(resource.app);
     const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
     if (!kept || workloads.has(identity)) continue;
-    const before = context.previous.get(identity) ?? {};
+    const before = context.previous.get(identity, resource.app) ?? {};
     for (const cluster of kept)
       if (before[cluster] !== undefined && !destination.clusters.has(cluster))
         destination.clusters.set(cluster, undefined);

@@ -72,7 +72,7 @@ export interface RenderOptions {
 
 function renderApps(model: FleetModel, options: RenderOptions): RenderResult {
   const { previous, scope, observations } = options;
-  const context = renderContext(model, previous, observations);
+  const context = renderContext(model, previous, observations, scope);
   const secretKey = options.secretDigestKey ?? NO_KEY;
   const destinations = new Map<Resource, Destination>();
   const decisions: WorkloadDecision[] = [];
