@@ -449,6 +449,9 @@ function finish(
     if (text === null) files.delete(path);
     else files.set(path, text);
   }
+  // Without unbucketed files before, and none added: none after (the next commit need not look).
+  if (allBucketed.has(state.files) && ![...changes.keys()].some((path) => unbucketedApp(path) !== undefined))
+    allBucketed.add(files);
   return {
     state: { ...state, files },
     changes,
@@ -502,6 +505,7 @@ function moveUnbucketed(
   files: ReadonlyMap<string, string>,
   candidates: ReadonlyMap<string, string | null>,
 ): ReadonlyMap<string, string | null> {
+  if (allBucketed.has(files)) return candidates;
   let moved: Map<string, string | null> | undefined;
   for (const [path, text] of files) {
     const app = unbucketedApp(path);
@@ -511,8 +515,13 @@ function moveUnbucketed(
     const target = appStatusPath(app);
     if (!moved.has(target)) moved.set(target, text);
   }
+  if (!moved) allBucketed.add(files);
   return moved ?? candidates;
 }
+
+// Status branch file sets known to hold no app status file outside its bucket: a memo, so that a
+// commit looks through the branch's files once rather than at every step.
+const allBucketed = new WeakSet<ReadonlyMap<string, string>>();
 
 // Adds the rendered/ files that differ to `changes` and counts them per cluster.
 function objectChanges(

@@ -444,11 +444,7 @@ function schedule(
 
 /** Sends the ConfigMaps, Secrets, PVCs and ServiceAccounts a pod spec references wherever the workload goes. */
 export function followDependents(context: RenderContext, destinations: Map<Resource, Destination>): void {
-  const byIdentity = new Map(
-    context.model.apps
-      .flatMap((app) => app.resources)
-      .map((r) => [identityOf(r.group, r.kind, r.namespace, r.name), r]),
-  );
+  const byIdentity = possibleDependents(context.model);
   for (const [resource, destination] of [...destinations]) {
     for (const dependent of dependentsOf(context, resource, byIdentity)) {
       const target = destinations.get(dependent) ?? { clusters: new Map(), placements: new Set<string>() };
@@ -503,6 +499,24 @@ function dependentsOf(
     (identity) => byIdentity.get(identity) ?? [],
   );
 }
+
+// Only the kinds a pod spec refers to can be dependents: the index holds those alone, by identity.
+function possibleDependents(model: FleetModel): Map<string, Resource> {
+  const byIdentity = new Map<string, Resource>();
+  for (const app of model.apps)
+    for (const r of app.resources)
+      if (r.group === "" && DEPENDENT_KINDS.has(r.kind))
+        byIdentity.set(identityOf(r.group, r.kind, r.namespace, r.name), r);
+  return byIdentity;
+}
+
+/** The kinds (core group) a pod spec refers to by name: what follows a workload. */
+const DEPENDENT_KINDS: ReadonlySet<string> = new Set([
+  "ConfigMap",
+  "Secret",
+  "PersistentVolumeClaim",
+  "ServiceAccount",
+]);
 
 /**
  * The identities (group/kind/namespace/name) of the ConfigMaps, Secrets, PVCs and ServiceAccounts a
