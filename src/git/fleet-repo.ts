@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { type GitCredentials, staticToken } from "./git-credentials.js";
 import { gitFs as fs } from "./git-fs.js";
 import { pushRef, redactUrl } from "./http-push.js";
 import { compareAndSwapRef } from "./update-ref.js";
@@ -14,7 +15,9 @@ export interface RepoLocation {
   readonly location: string;
   /** For a URL: where the local cache repository lives. Default ~/.cache/gitfleet/repos/<hash of URL>. */
   readonly cacheDir?: string;
-  /** For a URL: a token for HTTP basic auth (read from the environment by the CLI, never from the repo). */
+  /** For a URL: how to authenticate, asked before every fetch and push (see git-credentials.ts). */
+  readonly credentials?: GitCredentials;
+  /** For a URL: a fixed token for HTTP basic auth (from the environment), when `credentials` is not given. */
   readonly token?: string;
   readonly username?: string;
   /** For a URL: packfiles the cache repository may hold before it is started afresh. Default MAX_CACHE_PACKS. */
@@ -40,7 +43,7 @@ export class FleetRepo {
     readonly gitdir: string,
     /** The remote URL, for a remote repository. */
     readonly url: string | undefined,
-    private readonly headers: Readonly<Record<string, string>>,
+    private readonly credentials: GitCredentials | undefined,
     private readonly maxCachePacks = MAX_CACHE_PACKS,
   ) {}
 
@@ -54,7 +57,7 @@ export class FleetRepo {
     const gitdir = nodeFs.existsSync(join(path, ".git")) ? join(path, ".git") : path;
     if (!nodeFs.existsSync(join(gitdir, "HEAD")) || !nodeFs.existsSync(join(gitdir, "objects")))
       throw new Error(`${location.location} is not a Git repository (no HEAD and objects/ in ${gitdir})`);
-    return new FleetRepo(gitdir, undefined, {});
+    return new FleetRepo(gitdir, undefined, undefined);
   }
 
   private static async openRemote(location: RepoLocation): Promise<FleetRepo> {
@@ -68,10 +71,9 @@ export class FleetRepo {
     if (packCount(gitdir) > maxPacks / 10) nodeFs.rmSync(gitdir, { recursive: true, force: true });
     await initCache(gitdir, url);
 
-    const headers: Record<string, string> = {};
-    if (location.token)
-      headers.authorization = `Basic ${Buffer.from(`${location.username ?? "x-access-token"}:${location.token}`).toString("base64")}`;
-    return new FleetRepo(gitdir, url, headers, maxPacks);
+    const credentials =
+      location.credentials ?? (location.token ? staticToken(location.token, location.username) : undefined);
+    return new FleetRepo(gitdir, url, credentials, maxPacks);
   }
 
   /** For a remote: fetches the tips of the branches (shallow, one branch each); missing branches are skipped. */
@@ -86,8 +88,15 @@ export class FleetRepo {
     }
   }
 
+  // The Authorization header, asked for at each use so that a rotated credential is taken up.
+  private async headers(): Promise<Record<string, string>> {
+    const authorization = await this.credentials?.authorization();
+    return authorization ? { authorization } : {};
+  }
+
   private async fetchBranches(branches: readonly string[]): Promise<void> {
     if (!this.url) return;
+    const headers = await this.headers();
     for (const branch of branches) {
       try {
         await git.fetch({
@@ -102,7 +111,7 @@ export class FleetRepo {
           singleBranch: true,
           depth: 1,
           tags: false,
-          headers: this.headers,
+          headers,
         });
       } catch (error) {
         if (isMissingBranch(error)) {
@@ -166,11 +175,12 @@ export class FleetRepo {
     objects: readonly string[],
   ): Promise<boolean> {
     if (!this.url) return compareAndSwapRef(this.gitdir, `refs/heads/${branch}`, expected, commit);
+    const headers = await this.headers();
     const result = await pushRef({
       gitdir: this.gitdir,
       cache: this.cache,
       url: this.url,
-      headers: this.headers,
+      headers,
       ref: `refs/heads/${branch}`,
       expected,
       value: commit,
@@ -182,7 +192,7 @@ export class FleetRepo {
         http,
         url: this.url,
         prefix: `refs/heads/${branch}`,
-        headers: this.headers,
+        headers,
       });
       const moved = refs.find((r) => r.ref === `refs/heads/${branch}`)?.oid !== expected;
       if (moved) return false;

@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { FleetRepo, type RepoLocation } from "../../src/git/fleet-repo.js";
+import { tokenFile } from "../../src/git/git-credentials.js";
 import { createLogger } from "../../src/log/logger.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
@@ -164,6 +165,37 @@ describe("reconciling a remote over smart HTTP", () => {
       /fetching main from http:\/\/127\.0\.0\.1:\d+\/fleet\.git: .*401/,
     );
     expect(() => gitIn(bare, "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+
+  it("takes up a rotated token file on the next fetch and push, without being opened again", async () => {
+    let accepted = "rotation-one-not-a-real-credential";
+    const rotating = await startGitHttpServer(`${root}/srv`, () => accepted);
+    const tokenPath = `${root}/token`;
+    writeFileSync(tokenPath, `${accepted}\n`);
+    try {
+      const loop = await controller(
+        "rotating",
+        {},
+        { location: `${rotating.url}/fleet.git`, credentials: tokenFile(tokenPath) },
+      );
+      expect((await loop.reconcile()).result).toBe("committed");
+      // The forge rotates the token and the Secret's file follows: the next fetch and push use it.
+      accepted = "rotation-two-not-a-real-credential";
+      writeFileSync(tokenPath, accepted);
+      const source = push(webReplicas(7), "web: 7 replicas");
+      expect(await loop.reconcile()).toMatchObject({ result: "committed", sourceCommit: source });
+      expect(gitIn(bare, "log", "-1", "--format=%s", "gitfleet/status")).toMatch(
+        /^web: Deployment shop\/web 7/,
+      );
+      // A file still holding the old token fails the fetch, and the error does not repeat the token.
+      writeFileSync(tokenPath, "rotation-one-not-a-real-credential");
+      push(webReplicas(8), "web: 8 replicas");
+      const failure = await loop.reconcile().catch((error: Error) => error.message);
+      expect(failure).toMatch(/401/);
+      expect(failure).not.toContain("rotation-");
+    } finally {
+      await rotating.close();
+    }
   });
 
   it("two controllers racing: one wins, the other regenerates on the new tip, no status is lost", async () => {

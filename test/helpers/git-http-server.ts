@@ -13,13 +13,17 @@ export interface GitHttpServer {
 
 /**
  * Serves every repository under `root` with `git http-backend`, fetch and push enabled. With `token`,
- * requests need HTTP basic auth whose password is the token (as GitHub, GitLab and Gitea accept).
+ * requests need HTTP basic auth whose password is the token (as GitHub, GitLab and Gitea accept); a
+ * function gives the token accepted now (a forge that rotated it).
  */
-export async function startGitHttpServer(root: string, token?: string): Promise<GitHttpServer> {
+export async function startGitHttpServer(
+  root: string,
+  token?: string | (() => string),
+): Promise<GitHttpServer> {
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
-    if (token && !authorized(request, token)) {
+    if (token && !authorized(request, typeof token === "string" ? token : token())) {
       response.writeHead(401, { "www-authenticate": 'Basic realm="fleet"' }).end("unauthorized\n");
       return;
     }

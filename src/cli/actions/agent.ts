@@ -9,10 +9,11 @@ import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { AGENT_HEARTBEAT_INTERVAL_MS } from "../../model/heartbeat.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type GitAuthFlags, withCredentials } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { syncFailed, syncLine } from "../sync-line.js";
 
-export interface AgentFlags {
+export interface AgentFlags extends GitAuthFlags {
   readonly cluster: string;
   readonly repo: string;
   readonly branch: string;
@@ -23,7 +24,6 @@ export interface AgentFlags {
   readonly once?: boolean;
   readonly push: boolean;
   readonly cacheDir?: string;
-  readonly tokenEnv: string;
   readonly logLevel: string;
   readonly trustedKeys?: string;
   readonly trustedKeysFormat: SigningFormat;
@@ -43,7 +43,7 @@ export async function runAgent(flags: AgentFlags, output: CommandOutput): Promis
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
-    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
+    ...withCredentials(flags),
   }).catch((error: unknown) => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   });

@@ -27,13 +27,16 @@ import {
 } from "../defaults.js";
 import { Election, type ElectionFlags } from "../election.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type GitAuthFlags, withCredentials } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
 import { syncLine } from "../sync-line.js";
 
-export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel" | "shards">> {
+export interface LoopFlags
+  extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel" | "shards">>,
+    GitAuthFlags {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch?: string;
@@ -42,7 +45,6 @@ export interface LoopFlags extends Partial<Omit<ElectionFlags, "controllerId" | 
   readonly sync: boolean;
   readonly kubeconfig?: string;
   readonly cacheDir?: string;
-  readonly tokenEnv: string;
   readonly author?: string;
   readonly controllerId: string;
   readonly logLevel: string;
@@ -196,8 +198,7 @@ async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings:
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
-    ...(process.env[flags.tokenEnv] ? { token: process.env[flags.tokenEnv] as string } : {}),
-    ...(process.env.GITFLEET_GIT_USERNAME ? { username: process.env.GITFLEET_GIT_USERNAME } : {}),
+    ...withCredentials(flags),
   }).catch((error: unknown) => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   });

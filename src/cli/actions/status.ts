@@ -3,15 +3,15 @@ import { StatusReader } from "../../git/status-reader.js";
 import { parseKubeVersion } from "../../model/kube-version.js";
 import { clustersBelowJson, formatClustersBelow, formatStatus } from "../../observe/format-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type GitAuthFlags, withCredentials } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 
-export interface StatusOptions {
+export interface StatusOptions extends GitAuthFlags {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch: string;
   readonly format: "text" | "json";
   readonly cacheDir?: string;
-  readonly tokenEnv: string;
   /** List the clusters below this Kubernetes version instead of the overview. */
   readonly below?: string;
 }
@@ -28,7 +28,7 @@ export async function runStatus(options: StatusOptions, output: CommandOutput): 
   const repo = await FleetRepo.open({
     location: options.repo,
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
-    ...(process.env[options.tokenEnv] ? { token: process.env[options.tokenEnv] as string } : {}),
+    ...withCredentials(options),
   }).catch(fail);
   await repo.fetch([options.branch, options.statusBranch]).catch(fail);
   const reader = new StatusReader(repo, { source: options.branch, status: options.statusBranch });

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { AgentFlags } from "../actions/agent.js";
 import type { ExitCodeValue } from "../exit-codes.js";
+import { withGitAuthOptions } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 
 /** `gitfleet agent`: pull mode, inside a member. */
@@ -10,7 +11,7 @@ export function registerAgent(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    new Command("agent")
+    withGitAuthOptions(new Command("agent"))
       .description(
         "pull mode: run inside a member cluster, apply rendered/<cluster>/ from a status commit signed by a trusted key, and report on the agent's own branch, <status branch>-agents/<cluster>",
       )
@@ -46,11 +47,6 @@ export function registerAgent(
         "keep the report in the cluster only (a ConfigMap), for agents that may not push their branch",
       )
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
-      .option(
-        "--token-env <name>",
-        "for a URL: environment variable holding the Git access token",
-        "GITFLEET_GIT_TOKEN",
-      )
       .option("--log-level <level>", "trace, debug, info, warn or error", "info")
       .action(async (flags: AgentFlags) => {
         setExit(await (await import("../actions/agent.js")).runAgent(flags, output));

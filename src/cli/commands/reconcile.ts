@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import type { LoopFlags } from "../actions/reconcile.js";
 import { DEFAULT_STATUS_BRANCH } from "../defaults.js";
 import type { ExitCodeValue } from "../exit-codes.js";
+import { withGitAuthOptions } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
@@ -88,7 +89,7 @@ export function registerReconcile(
 }
 
 function loopCommand(name: string): Command {
-  return new Command(name)
+  return withGitAuthOptions(new Command(name))
     .addOption(
       new Option(
         "--repo <path-or-url>",
@@ -126,11 +127,6 @@ function loopCommand(name: string): Command {
     .option(
       "--cache-dir <dir>",
       "for a URL: where the local cache repository lives (default ~/.cache/gitfleet/repos)",
-    )
-    .option(
-      "--token-env <name>",
-      "for a URL: environment variable holding the Git access token",
-      "GITFLEET_GIT_TOKEN",
     )
     .option(
       "--author <identity>",

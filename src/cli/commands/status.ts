@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { StatusOptions } from "../actions/status.js";
 import type { ExitCodeValue } from "../exit-codes.js";
+import { withGitAuthOptions } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 
 /** `gitfleet status`: the dashboard's overview in the terminal, read from the status branch. */
@@ -10,7 +11,7 @@ export function registerStatus(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    new Command("status")
+    withGitAuthOptions(new Command("status"))
       .description(
         "print the fleet from the status branch: clusters (health, capacity), apps (ready/desired replicas per cluster), worst first, and why anything is not Healthy",
       )
@@ -25,11 +26,6 @@ export function registerStatus(
       .option(
         "--below <version>",
         "list only the clusters whose members report a Kubernetes version older than this (e.g. v1.34.2, a CVE's fixed release); exit 2 when there are any",
-      )
-      .option(
-        "--token-env <name>",
-        "for a URL: environment variable holding the Git access token",
-        "GITFLEET_GIT_TOKEN",
       )
       .addHelpText(
         "after",

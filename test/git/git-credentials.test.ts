@@ -1,0 +1,205 @@
+import { createVerify, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appJwt, gitHubApp, staticToken, tokenFile } from "../../src/git/git-credentials.js";
+import { tempDir } from "../helpers/git-repo.js";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("gitfleet-credentials-"));
+});
+afterEach(() => cleanup());
+
+const decode = (header: string | undefined) =>
+  header?.startsWith("Basic ") ? Buffer.from(header.slice(6), "base64").toString() : undefined;
+
+describe("token credentials", () => {
+  it("reads a token file at every use, so a rotated Secret is taken up at once", async () => {
+    const file = join(dir, "token");
+    writeFileSync(file, "first-token\n");
+    const credentials = tokenFile(file);
+    expect(decode(await credentials.authorization())).toBe("x-access-token:first-token");
+    writeFileSync(file, "  second-token  \n");
+    expect(decode(await credentials.authorization())).toBe("x-access-token:second-token");
+    expect(decode(await tokenFile(file, "fleet-bot").authorization())).toBe("fleet-bot:second-token");
+    expect(decode(await staticToken("fixed").authorization())).toBe("x-access-token:fixed");
+  });
+
+  it.each([
+    { content: "", error: /is empty/ },
+    { content: "two\nlines-secret-part", error: /line break/ },
+    { content: "x".repeat(20_000), error: /holds 20000 bytes/ },
+  ])("refuses a token file that is no token, without repeating it ($error)", async ({ content, error }) => {
+    const file = join(dir, "token");
+    writeFileSync(file, content);
+    const failure = await tokenFile(file)
+      .authorization()
+      .catch((e: Error) => e.message);
+    expect(failure).toMatch(error);
+    expect(failure).not.toContain("secret-part");
+  });
+
+  it("says which file is missing", async () => {
+    const failure = await tokenFile(join(dir, "absent"))
+      .authorization()
+      .catch((e: Error) => e.message);
+    expect(failure).toBe(`cannot read token file ${join(dir, "absent")}: ENOENT`);
+  });
+});
+
+/**
+ * GitHub's installation-token endpoint as its documentation gives its contract: POST
+ * /app/installations/{id}/access_tokens with a JWT the App's public key verifies (RS256, iss the
+ * App's id, not expired, lifetime at most ten minutes) → 201 with a token and its expires_at.
+ */
+interface TokenServer {
+  readonly url: string;
+  readonly issued: string[];
+  readonly refused: string[];
+  /** Milliseconds the next token lives (negative: already expired). */
+  lifetime: number;
+  close(): Promise<void>;
+}
+
+async function startTokenServer(publicKey: KeyObject, now: () => number): Promise<TokenServer> {
+  const issued: string[] = [];
+  const refused: string[] = [];
+  const state = { lifetime: 60 * 60_000 };
+  const server: Server = createServer((request, response) => {
+    const refuse = (status: number, message: string) => {
+      refused.push(message);
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ message }));
+    };
+    const match = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.url ?? "");
+    if (request.method !== "POST" || !match) return refuse(404, "Not Found");
+    const jwt = (request.headers.authorization ?? "").replace(/^Bearer /, "");
+    const [header, payload, signature] = jwt.split(".");
+    const signed = createVerify("RSA-SHA256").update(`${header}.${payload}`);
+    if (!header || !payload || !signature || !signed.verify(publicKey, signature, "base64url"))
+      return refuse(401, "A JSON web token could not be decoded");
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<
+      string,
+      number | string
+    >;
+    const seconds = Math.floor(now() / 1000);
+    if (claims.iss !== "4242") return refuse(401, "Integration not found");
+    if (Number(claims.exp) <= seconds || Number(claims.exp) - Number(claims.iat) > 600)
+      return refuse(401, "'Expiration time' claim ('exp') is too far in the future or expired");
+    const token = `ghs_${match[1]}_${issued.length + 1}`;
+    issued.push(token);
+    response
+      .writeHead(201, { "content-type": "application/json" })
+      .end(JSON.stringify({ token, expires_at: new Date(now() + state.lifetime).toISOString() }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    issued,
+    refused,
+    get lifetime() {
+      return state.lifetime;
+    },
+    set lifetime(ms: number) {
+      state.lifetime = ms;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("GitHub App credentials", () => {
+  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const pem = keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+
+  async function app(clock: { now: number }) {
+    const keyFile = join(dir, "app-key.pem");
+    writeFileSync(keyFile, pem);
+    const server = await startTokenServer(keys.publicKey, () => clock.now);
+    const credentials = gitHubApp({
+      appId: "4242",
+      installationId: "77",
+      privateKeyFile: keyFile,
+      apiUrl: server.url,
+      now: () => clock.now,
+    });
+    return { server, credentials, keyFile };
+  }
+
+  it("buys an installation token with a JWT and keeps it until shortly before it expires", async () => {
+    const clock = { now: Date.UTC(2026, 11, 2, 12) };
+    const { server, credentials } = await app(clock);
+    try {
+      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
+      clock.now += 54 * 60_000;
+      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
+      // Inside the five minutes before expiry: a new token, before the old one can lapse mid-push.
+      clock.now += 2 * 60_000;
+      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
+      expect(server.issued).toEqual(["ghs_77_1", "ghs_77_2"]);
+      expect(server.refused).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("asks once for many requests at the same time", async () => {
+    const clock = { now: Date.UTC(2026, 11, 2, 12) };
+    const { server, credentials } = await app(clock);
+    try {
+      const headers = await Promise.all([1, 2, 3, 4].map(() => credentials.authorization()));
+      expect(new Set(headers.map(decode))).toEqual(new Set(["x-access-token:ghs_77_1"]));
+      expect(server.issued).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never uses a token that has expired, and tries again on the next request", async () => {
+    const clock = { now: Date.UTC(2026, 11, 2, 12) };
+    const { server, credentials } = await app(clock);
+    try {
+      server.lifetime = -1000;
+      const failure = await credentials.authorization().catch((e: Error) => e.message);
+      expect(failure).toMatch(/has already expired/);
+      expect(failure).not.toContain("ghs_");
+      server.lifetime = 60 * 60_000;
+      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reports a refusal with GitHub's message and never the JWT or the key", async () => {
+    const clock = { now: Date.UTC(2026, 11, 2, 12) };
+    const { server, keyFile } = await app(clock);
+    try {
+      const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
+      const wrongPem = other.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+      writeFileSync(keyFile, wrongPem);
+      const credentials = gitHubApp({
+        appId: "4242",
+        installationId: "77",
+        privateKeyFile: keyFile,
+        apiUrl: server.url,
+        now: () => clock.now,
+      });
+      const failure = await credentials.authorization().catch((e: Error) => e.message);
+      expect(failure).toBe(
+        `GitHub App 4242 installation 77: ${server.url}/app/installations/77/access_tokens answered HTTP 401: A JSON web token could not be decoded`,
+      );
+      expect(failure).not.toContain(appJwt("4242", wrongPem, clock.now).slice(0, 40));
+      writeFileSync(keyFile, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
+      const broken = await credentials.authorization().catch((e: Error) => e.message);
+      expect(broken).toBe("GitHub App 4242: the private key is not a PEM RSA private key");
+      // The key file is read at each refresh: the right key again, and it works.
+      writeFileSync(keyFile, pem);
+      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
+    } finally {
+      await server.close();
+    }
+  });
+});
