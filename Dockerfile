@@ -35,11 +35,12 @@ ENV NODE_ENV=production \
     HOME=/home/node \
     KUBECONFIG=/etc/gitfleet/kubeconfig \
     GITFLEET_HELM=/usr/local/bin/helm
-# ssh-keygen signs status commits (--signing-key); nothing else is needed at run time. Debian's
-# security updates replace versions in place, so the package is not pinned to one.
+# ssh-keygen signs status commits (--signing-key); git and ssh fetch and push SSH remotes (ADR 0015);
+# nothing else is needed at run time. Debian's security updates replace versions in place, so the
+# packages are not pinned to one.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends openssh-client \
+    && apt-get install -y --no-install-recommends git openssh-client \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./

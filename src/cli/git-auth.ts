@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { type GitCredentials, gitHubApp, staticToken, tokenFile } from "../git/git-credentials.js";
+import type { SshAccess } from "../git/ssh-transport.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 
 /** How a command that reaches the fleet repo over HTTPS authenticates (the flags below). */
@@ -10,6 +11,8 @@ export interface GitAuthFlags {
   readonly githubAppInstallationId?: string;
   readonly githubAppKeyFile?: string;
   readonly githubApiUrl?: string;
+  readonly sshKeyFile?: string;
+  readonly sshKnownHosts?: string;
 }
 
 /** Adds the Git authentication flags to a command that takes --repo. */
@@ -32,6 +35,14 @@ export function withGitAuthOptions(command: Command): Command {
         "--github-api-url <url>",
         "the GitHub REST API (GitHub Enterprise: https://host/api/v3)",
       ).default("https://api.github.com"),
+    )
+    .option(
+      "--ssh-key-file <path>",
+      "for an SSH remote (ssh://… or user@host:path): the private key (a deploy key), read before every fetch and push",
+    )
+    .option(
+      "--ssh-known-hosts <path>",
+      "for an SSH remote: known_hosts naming the remote's host key (always checked; no host is trusted on first use)",
     );
 }
 
@@ -69,8 +80,20 @@ export function gitCredentials(
   return token ? staticToken(token, username, `token in $${flags.tokenEnv}`) : undefined;
 }
 
-/** `credentials` for FleetRepo.open, from the flags (nothing when none is configured). */
-export function withCredentials(flags: GitAuthFlags): { credentials?: GitCredentials } {
+/** `credentials` and `ssh` for FleetRepo.open, from the flags (nothing when none is configured). */
+export function withCredentials(flags: GitAuthFlags): { credentials?: GitCredentials; ssh?: SshAccess } {
   const credentials = gitCredentials(flags);
-  return credentials ? { credentials } : {};
+  const ssh = sshAccess(flags);
+  return { ...(credentials ? { credentials } : {}), ...(ssh ? { ssh } : {}) };
+}
+
+/** The SSH key and known_hosts the flags name: both or neither. */
+export function sshAccess(flags: GitAuthFlags): SshAccess | undefined {
+  if (flags.sshKeyFile === undefined && flags.sshKnownHosts === undefined) return undefined;
+  if (!flags.sshKeyFile || !flags.sshKnownHosts)
+    throw new CliError(
+      "an SSH remote needs --ssh-key-file and --ssh-known-hosts together: host keys are always checked",
+      ExitCode.Usage,
+    );
+  return { keyFile: flags.sshKeyFile, knownHostsFile: flags.sshKnownHosts };
 }

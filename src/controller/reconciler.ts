@@ -230,6 +230,15 @@ export class Reconciler {
   private async replay(at: CatchUp, source: string): Promise<boolean> {
     const { repo } = this.options;
     if (!this.renderedTree) return false;
+    // A remote's shallow cache holds the source branch's tip only: a commit the leader rendered
+    // before the tip moved on is not there, and the branch is restored instead.
+    if (
+      !(await repo.treeOf(source).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
     const observations = this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
     const { outcome, headTree } = await this.step(at.state, source, new Stopwatch(), observations);
     const written = await diffTrees(

@@ -7,11 +7,12 @@ import http from "isomorphic-git/http/node";
 import { type GitCredentials, staticToken } from "./git-credentials.js";
 import { gitFs as fs } from "./git-fs.js";
 import { pushRef, redactUrl } from "./http-push.js";
+import { checkSshUrl, isSshLocation, type SshAccess, sshFetch, sshPush } from "./ssh-transport.js";
 import { compareAndSwapRef } from "./update-ref.js";
 
 /** Where the fleet repo is and how to reach it. */
 export interface RepoLocation {
-  /** A local path (work tree or bare repository) or an http(s) URL. */
+  /** A local path (work tree or bare repository), an http(s) URL, or an SSH remote (ssh://… or user@host:path). */
   readonly location: string;
   /** For a URL: where the local cache repository lives. Default ~/.cache/gitfleet/repos/<hash of URL>. */
   readonly cacheDir?: string;
@@ -20,6 +21,8 @@ export interface RepoLocation {
   /** For a URL: a fixed token for HTTP basic auth (from the environment), when `credentials` is not given. */
   readonly token?: string;
   readonly username?: string;
+  /** For an SSH remote: the private key and known_hosts files (required; host keys are always checked). */
+  readonly ssh?: SshAccess;
   /** For a URL: packfiles the cache repository may hold before it is started afresh. Default MAX_CACHE_PACKS. */
   readonly maxCachePacks?: number;
 }
@@ -45,13 +48,16 @@ export class FleetRepo {
     readonly url: string | undefined,
     private readonly credentials: GitCredentials | undefined,
     private readonly maxCachePacks = MAX_CACHE_PACKS,
+    /** For an SSH remote: fetch and push go through the git CLI (ssh-transport.ts). */
+    private readonly ssh?: SshAccess,
   ) {}
 
   static async open(location: RepoLocation): Promise<FleetRepo> {
     if (/^https?:\/\//.test(location.location)) return FleetRepo.openRemote(location);
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.location) || /^[^/]+@[^/]+:/.test(location.location))
+    if (isSshLocation(location.location)) return FleetRepo.openSsh(location);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.location))
       throw new Error(
-        `${location.location}: only local paths and http(s) URLs are supported (isomorphic-git has no file:// or SSH transport); clone it and pass the path, or use the https URL`,
+        `${location.location}: only local paths, http(s) URLs and SSH remotes are supported; clone it and pass the path`,
       );
     const path = resolve(location.location);
     const gitdir = nodeFs.existsSync(join(path, ".git")) ? join(path, ".git") : path;
@@ -62,18 +68,21 @@ export class FleetRepo {
 
   private static async openRemote(location: RepoLocation): Promise<FleetRepo> {
     const url = location.location;
-    const root =
-      location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
-    const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
-    const gitdir = join(root, `${key}.git`);
-    // The cache holds nothing the remote does not: one that grew many packs is started afresh.
-    const maxPacks = location.maxCachePacks ?? MAX_CACHE_PACKS;
-    if (packCount(gitdir) > maxPacks / 10) nodeFs.rmSync(gitdir, { recursive: true, force: true });
-    await initCache(gitdir, url);
+    const { gitdir, maxPacks } = await openCache(location);
 
     const credentials =
       location.credentials ?? (location.token ? staticToken(location.token, location.username) : undefined);
     return new FleetRepo(gitdir, url, credentials, maxPacks);
+  }
+
+  private static async openSsh(location: RepoLocation): Promise<FleetRepo> {
+    const url = checkSshUrl(location.location);
+    if (!location.ssh)
+      throw new Error(
+        `${url}: an SSH remote needs a private key and a known_hosts file (--ssh-key-file, --ssh-known-hosts); host keys are always checked`,
+      );
+    const { gitdir, maxPacks } = await openCache(location);
+    return new FleetRepo(gitdir, url, undefined, maxPacks, location.ssh);
   }
 
   /** For a remote: fetches the tips of the branches (shallow, one branch each); missing branches are skipped. */
@@ -96,6 +105,7 @@ export class FleetRepo {
 
   private async fetchBranches(branches: readonly string[]): Promise<void> {
     if (!this.url) return;
+    if (this.ssh) return sshFetch(this.gitdir, this.url, this.ssh, branches);
     const headers = await this.headers();
     for (const branch of branches) {
       try {
@@ -175,6 +185,12 @@ export class FleetRepo {
     objects: readonly string[],
   ): Promise<boolean> {
     if (!this.url) return compareAndSwapRef(this.gitdir, `refs/heads/${branch}`, expected, commit);
+    if (this.ssh) {
+      const pushed = await sshPush(this.gitdir, this.url, this.ssh, `refs/heads/${branch}`, expected, commit);
+      if (pushed.status === "rejected") return false;
+      await git.writeRef({ fs, gitdir: this.gitdir, ref: this.refOf(branch), value: commit, force: true });
+      return true;
+    }
     const headers = await this.headers();
     const result = await pushRef({
       gitdir: this.gitdir,
@@ -236,6 +252,20 @@ function packCount(gitdir: string): number {
   } catch {
     return 0;
   }
+}
+
+// The cache repository of a remote (~/.cache/gitfleet/repos/<hash of the URL>.git unless given); the
+// cache holds nothing the remote does not, so one that grew many packs is started afresh.
+async function openCache(location: RepoLocation): Promise<{ gitdir: string; maxPacks: number }> {
+  const url = location.location;
+  const root =
+    location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
+  const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
+  const gitdir = join(root, `${key}.git`);
+  const maxPacks = location.maxCachePacks ?? MAX_CACHE_PACKS;
+  if (packCount(gitdir) > maxPacks / 10) nodeFs.rmSync(gitdir, { recursive: true, force: true });
+  await initCache(gitdir, url);
+  return { gitdir, maxPacks };
 }
 
 async function initCache(gitdir: string, url: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type GitAuthFlags, gitCredentials } from "../../src/cli/git-auth.js";
+import { type GitAuthFlags, gitCredentials, sshAccess } from "../../src/cli/git-auth.js";
 
 const BASE: GitAuthFlags = { tokenEnv: "GITFLEET_GIT_TOKEN", githubApiUrl: "https://api.github.com" };
 const APP = { githubAppId: "4242", githubAppInstallationId: "77", githubAppKeyFile: "/etc/gitfleet/app.pem" };
@@ -52,5 +52,17 @@ describe("Git authentication flags", () => {
     { flags: { ...APP, githubApiUrl: "file:///etc" }, error: "--github-api-url is an http(s) URL" },
   ])("refuses $error", ({ flags, error }) => {
     expect(() => gitCredentials({ ...BASE, ...flags }, {})).toThrow(error);
+  });
+
+  it("takes an SSH key with its known_hosts, never one without the other", () => {
+    expect(sshAccess({ ...BASE })).toBeUndefined();
+    expect(sshAccess({ ...BASE, sshKeyFile: "/k", sshKnownHosts: "/h" })).toEqual({
+      keyFile: "/k",
+      knownHostsFile: "/h",
+    });
+    expect(() => sshAccess({ ...BASE, sshKeyFile: "/k" })).toThrow(
+      "an SSH remote needs --ssh-key-file and --ssh-known-hosts together: host keys are always checked",
+    );
+    expect(() => sshAccess({ ...BASE, sshKnownHosts: "/h" })).toThrow(/together/);
   });
 });

@@ -56,6 +56,18 @@ const podSpec = (docs: Doc[]) =>
   (byKind(docs, "Deployment")[0] as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
 const container = (docs: Doc[]) => podSpec(docs).containers[0] as Container;
 
+// The Git credentials' mount and the Secret items behind it.
+function gitVolume(docs: Doc[]): { mount: unknown; items: unknown } {
+  const spec = podSpec(docs) as unknown as {
+    containers: { volumeMounts: { name: string }[] }[];
+    volumes: { name: string; secret?: { items?: unknown } }[];
+  };
+  return {
+    mount: spec.containers[0]?.volumeMounts.find((m) => m.name === "git-credentials"),
+    items: spec.volumes.find((v) => v.name === "git-credentials")?.secret?.items,
+  };
+}
+
 describe("the Helm chart", () => {
   it("passes helm lint", async () => {
     const out = await helm(binary, home, ["lint", CHART, "--strict", "--set", URL_SET]);
@@ -154,6 +166,56 @@ describe("the Helm chart", () => {
         ]);
       },
     },
+    {
+      name: "a token file: --token-file on a Secret directory mount the kubelet updates, no token variable",
+      sets: ["credentials.gitAuth=file"],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toContain("--token-file=/etc/gitfleet/git/git-token");
+        expect(JSON.stringify(container(docs).env)).not.toContain("GITFLEET_GIT_TOKEN");
+        expect(gitVolume(docs)).toEqual({
+          mount: { name: "git-credentials", mountPath: "/etc/gitfleet/git", readOnly: true },
+          items: [{ key: "git-token", path: "git-token" }],
+        });
+      },
+    },
+    {
+      name: "a GitHub App: its ids and the key file, no token",
+      sets: [
+        "credentials.gitAuth=githubApp",
+        "credentials.githubApp.appId=4242",
+        "credentials.githubApp.installationId=77",
+        "credentials.githubApp.apiUrl=https://github.example.com/api/v3",
+      ],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--github-app-id=4242",
+            "--github-app-installation-id=77",
+            "--github-app-key-file=/etc/gitfleet/git/github-app-key",
+            "--github-api-url=https://github.example.com/api/v3",
+          ]),
+        );
+        expect(JSON.stringify(container(docs).env)).not.toContain("GITFLEET_GIT_TOKEN");
+        expect(gitVolume(docs).items).toEqual([{ key: "github-app-key", path: "github-app-key" }]);
+      },
+    },
+    {
+      name: "an SSH remote: the deploy key and known_hosts as files",
+      sets: ["repo.url=git@github.com:platform/fleet.git", "credentials.gitAuth=ssh"],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--repo=git@github.com:platform/fleet.git",
+            "--ssh-key-file=/etc/gitfleet/git/ssh-key",
+            "--ssh-known-hosts=/etc/gitfleet/git/known_hosts",
+          ]),
+        );
+        expect(gitVolume(docs).items).toEqual([
+          { key: "ssh-key", path: "ssh-key" },
+          { key: "known_hosts", path: "known_hosts" },
+        ]);
+      },
+    },
   ])("renders $name", async ({ sets, check }) => {
     check(await render(...sets));
   });
@@ -164,6 +226,8 @@ describe("the Helm chart", () => {
     [["replicaCount=1", "leaderElection.enabled=false", "shards=2"], /shards need leaderElection.enabled/],
     [["shards=2", "sync=false"], /shards divide the members' sync/],
     [["shards=65"], /shards: at most 64/],
+    [["credentials.gitAuth=token"], /credentials.gitAuth: env, file, githubApp or ssh/],
+    [["credentials.gitAuth=githubApp"], /needs credentials.githubApp.appId and installationId/],
   ])("refuses %j", async (sets, message) => {
     const args = ["template", "gitfleet", CHART];
     for (const set of sets) args.push("--set", set);

@@ -4,14 +4,32 @@ import { redactUrl } from "../../src/git/http-push.js";
 import { tempDir } from "../helpers/git-repo.js";
 
 describe("opening a fleet repo", () => {
-  it.each([
-    ["git@github.com:platform/fleet.git"],
-    ["ssh://git@git.example.com/platform/fleet.git"],
-    ["file:///srv/git/fleet.git"],
-  ])("refuses %s with what to do instead", async (location) => {
-    await expect(FleetRepo.open({ location })).rejects.toThrow(
-      /only local paths and http\(s\) URLs are supported .*clone it and pass the path, or use the https URL/,
+  it("refuses a scheme it has no transport for, with what to do instead", async () => {
+    await expect(FleetRepo.open({ location: "file:///srv/git/fleet.git" })).rejects.toThrow(
+      /only local paths, http\(s\) URLs and SSH remotes are supported; clone it and pass the path/,
     );
+  });
+
+  it.each([
+    [
+      "git@github.com:platform/fleet.git",
+      /needs a private key and a known_hosts file .*host keys are always checked/,
+    ],
+    ["ssh://git@git.example.com:2222/platform/fleet.git", /needs a private key and a known_hosts file/],
+    ["ssh://-oProxyCommand=touch%20x/fleet.git", /not an SSH remote gitfleet can use/],
+    [
+      "-oProxyCommand=x@host:fleet.git",
+      /only local paths|not a Git repository|not an SSH remote|start with "-"/,
+    ],
+    ["git@-oProxyCommand=x:fleet.git", /not an SSH remote gitfleet can use|start with "-"/],
+    ["git@github.com:-upload-pack=x", /may not start with "-"/],
+  ])("checks the SSH remote %s before anything runs", async (location, error) => {
+    const { dir, cleanup } = tempDir("gitfleet-ssh-open-");
+    try {
+      await expect(FleetRepo.open({ location, cacheDir: dir })).rejects.toThrow(error);
+    } finally {
+      cleanup();
+    }
   });
 
   it("refuses a directory that is not a Git repository", async () => {

@@ -12,7 +12,11 @@ let cleanup: () => void;
 beforeEach(() => {
   ({ dir, cleanup } = tempDir("gitfleet-credentials-"));
 });
-afterEach(() => cleanup());
+const servers: TokenServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  cleanup();
+});
 
 const decode = (header: string | undefined) =>
   header?.startsWith("Basic ") ? Buffer.from(header.slice(6), "base64").toString() : undefined;
@@ -119,6 +123,7 @@ describe("GitHub App credentials", () => {
     const keyFile = join(dir, "app-key.pem");
     writeFileSync(keyFile, pem);
     const server = await startTokenServer(keys.publicKey, () => clock.now);
+    servers.push(server);
     const credentials = gitHubApp({
       appId: "4242",
       installationId: "77",
@@ -132,74 +137,58 @@ describe("GitHub App credentials", () => {
   it("buys an installation token with a JWT and keeps it until shortly before it expires", async () => {
     const clock = { now: Date.UTC(2026, 11, 2, 12) };
     const { server, credentials } = await app(clock);
-    try {
-      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
-      clock.now += 54 * 60_000;
-      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
-      // Inside the five minutes before expiry: a new token, before the old one can lapse mid-push.
-      clock.now += 2 * 60_000;
-      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
-      expect(server.issued).toEqual(["ghs_77_1", "ghs_77_2"]);
-      expect(server.refused).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
+    clock.now += 54 * 60_000;
+    expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
+    // Inside the five minutes before expiry: a new token, before the old one can lapse mid-push.
+    clock.now += 2 * 60_000;
+    expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
+    expect(server.issued).toEqual(["ghs_77_1", "ghs_77_2"]);
+    expect(server.refused).toEqual([]);
   });
 
   it("asks once for many requests at the same time", async () => {
     const clock = { now: Date.UTC(2026, 11, 2, 12) };
     const { server, credentials } = await app(clock);
-    try {
-      const headers = await Promise.all([1, 2, 3, 4].map(() => credentials.authorization()));
-      expect(new Set(headers.map(decode))).toEqual(new Set(["x-access-token:ghs_77_1"]));
-      expect(server.issued).toHaveLength(1);
-    } finally {
-      await server.close();
-    }
+    const headers = await Promise.all([1, 2, 3, 4].map(() => credentials.authorization()));
+    expect(new Set(headers.map(decode))).toEqual(new Set(["x-access-token:ghs_77_1"]));
+    expect(server.issued).toHaveLength(1);
   });
 
   it("never uses a token that has expired, and tries again on the next request", async () => {
     const clock = { now: Date.UTC(2026, 11, 2, 12) };
     const { server, credentials } = await app(clock);
-    try {
-      server.lifetime = -1000;
-      const failure = await credentials.authorization().catch((e: Error) => e.message);
-      expect(failure).toMatch(/has already expired/);
-      expect(failure).not.toContain("ghs_");
-      server.lifetime = 60 * 60_000;
-      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
-    } finally {
-      await server.close();
-    }
+    server.lifetime = -1000;
+    const failure = await credentials.authorization().catch((e: Error) => e.message);
+    expect(failure).toMatch(/has already expired/);
+    expect(failure).not.toContain("ghs_");
+    server.lifetime = 60 * 60_000;
+    expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_2");
   });
 
   it("reports a refusal with GitHub's message and never the JWT or the key", async () => {
     const clock = { now: Date.UTC(2026, 11, 2, 12) };
     const { server, keyFile } = await app(clock);
-    try {
-      const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
-      const wrongPem = other.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-      writeFileSync(keyFile, wrongPem);
-      const credentials = gitHubApp({
-        appId: "4242",
-        installationId: "77",
-        privateKeyFile: keyFile,
-        apiUrl: server.url,
-        now: () => clock.now,
-      });
-      const failure = await credentials.authorization().catch((e: Error) => e.message);
-      expect(failure).toBe(
-        `GitHub App 4242 installation 77: ${server.url}/app/installations/77/access_tokens answered HTTP 401: A JSON web token could not be decoded`,
-      );
-      expect(failure).not.toContain(appJwt("4242", wrongPem, clock.now).slice(0, 40));
-      writeFileSync(keyFile, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
-      const broken = await credentials.authorization().catch((e: Error) => e.message);
-      expect(broken).toBe("GitHub App 4242: the private key is not a PEM RSA private key");
-      // The key file is read at each refresh: the right key again, and it works.
-      writeFileSync(keyFile, pem);
-      expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
-    } finally {
-      await server.close();
-    }
+    const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const wrongPem = other.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    writeFileSync(keyFile, wrongPem);
+    const credentials = gitHubApp({
+      appId: "4242",
+      installationId: "77",
+      privateKeyFile: keyFile,
+      apiUrl: server.url,
+      now: () => clock.now,
+    });
+    const failure = await credentials.authorization().catch((e: Error) => e.message);
+    expect(failure).toBe(
+      `GitHub App 4242 installation 77: ${server.url}/app/installations/77/access_tokens answered HTTP 401: A JSON web token could not be decoded`,
+    );
+    expect(failure).not.toContain(appJwt("4242", wrongPem, clock.now).slice(0, 40));
+    writeFileSync(keyFile, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
+    const broken = await credentials.authorization().catch((e: Error) => e.message);
+    expect(broken).toBe("GitHub App 4242: the private key is not a PEM RSA private key");
+    // The key file is read at each refresh: the right key again, and it works.
+    writeFileSync(keyFile, pem);
+    expect(decode(await credentials.authorization())).toBe("x-access-token:ghs_77_1");
   });
 });

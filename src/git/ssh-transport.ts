@@ -1,0 +1,208 @@
+import { execFile } from "node:child_process";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PushResult } from "./http-push.js";
+
+/**
+ * Fetch and push over SSH with the git CLI (isomorphic-git has no SSH transport; docs/adr/0015):
+ * only the network part runs in git — the objects land in the same cache repository isomorphic-git
+ * reads — with the deploy key and known_hosts the operator gave, host key checking always on, no
+ * user or system Git configuration, and no transport but SSH.
+ */
+
+/** An SSH remote's credentials: a private key (a deploy key) and the known_hosts naming its host key. */
+export interface SshAccess {
+  /** The private key file, read at each fetch and push (a rotated Secret is used next time). */
+  readonly keyFile: string;
+  /** known_hosts lines for the remote's host; a host not in it is refused. */
+  readonly knownHostsFile: string;
+}
+
+/** Whether a repository location is an SSH remote: `ssh://…` or scp-style `user@host:path`. */
+export function isSshLocation(location: string): boolean {
+  return /^ssh:\/\//i.test(location) || /^[^/:@\s]+@[^/:\s]+:/.test(location);
+}
+
+/**
+ * The URL when it is one gitfleet reaches over SSH, else an error saying what is wrong: a host or
+ * user starting with "-" (which ssh would take as an option), spaces or control characters, or no
+ * repository path.
+ */
+export function checkSshUrl(url: string): string {
+  const scp = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):([^\s]+)$/.exec(url);
+  const full =
+    /^ssh:\/\/(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?\/([^\s]+)$/.exec(url);
+  const parts = scp
+    ? { user: scp[1], host: scp[2], path: scp[3] }
+    : full && { user: full[1], host: full[2], path: full[4] };
+  if (!parts?.host || !parts.path)
+    throw new Error(
+      `${url}: not an SSH remote gitfleet can use (ssh://[user@]host[:port]/path or user@host:path)`,
+    );
+  if (parts.host.startsWith("-") || parts.user?.startsWith("-") || parts.path.startsWith("-"))
+    throw new Error(`${url}: a host, user or path may not start with "-"`);
+  return url;
+}
+
+/** How long one git fetch or push over SSH may take. */
+const GIT_TIMEOUT_MS = 120_000;
+/** Output of git kept, at most. */
+const MAX_OUTPUT = 1024 * 1024;
+/** Bytes a private key file may hold. */
+const MAX_KEY_FILE = 64 * 1024;
+
+/**
+ * Fetches the tips of `branches` (shallow, no tags) into `refs/remotes/origin/<branch>` of the cache
+ * repository at `gitdir`; a branch the remote does not have loses its remote-tracking ref.
+ */
+export async function sshFetch(
+  gitdir: string,
+  url: string,
+  access: SshAccess,
+  branches: readonly string[],
+): Promise<void> {
+  await withSsh(access, async (env) => {
+    const listed = await runGit(
+      ["ls-remote", "--heads", "--", url, ...branches.map((b) => `refs/heads/${b}`)],
+      gitdir,
+      env,
+    );
+    if (listed.code !== 0) throw new Error(`listing branches of ${url}: ${gitError(listed)}`);
+    const present = new Set(
+      listed.stdout
+        .split("\n")
+        .map((line) => line.split("\t")[1])
+        .filter((ref): ref is string => ref !== undefined),
+    );
+    const wanted = branches.filter((b) => present.has(`refs/heads/${b}`));
+    const missing = branches.filter((b) => !present.has(`refs/heads/${b}`));
+    if (wanted.length > 0) {
+      const refspecs = wanted.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
+      const fetched = await runGit(
+        ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--", url, ...refspecs],
+        gitdir,
+        env,
+      );
+      if (fetched.code !== 0)
+        throw new Error(`fetching ${wanted.join(", ")} from ${url}: ${gitError(fetched)}`);
+    }
+    for (const branch of missing)
+      await runGit(["update-ref", "-d", `refs/remotes/origin/${branch}`], gitdir, env);
+  });
+}
+
+/**
+ * Moves `ref` on the remote from `expected` to `value` (a compare-and-swap: --force-with-lease with
+ * the expected value, so a ref another writer moved is refused, never overwritten). A refusal for
+ * another reason (a hook, a protected branch) is an error.
+ */
+export async function sshPush(
+  gitdir: string,
+  url: string,
+  access: SshAccess,
+  ref: string,
+  expected: string | undefined,
+  value: string,
+): Promise<PushResult> {
+  return withSsh(access, async (env) => {
+    const pushed = await runGit(
+      ["push", "--porcelain", `--force-with-lease=${ref}:${expected ?? ""}`, "--", url, `${value}:${ref}`],
+      gitdir,
+      env,
+    );
+    const line = pushed.stdout.split("\n").find((l) => l.includes(`:${ref}\t`));
+    if (pushed.code === 0 && line && !line.startsWith("!")) return { status: "pushed" } as const;
+    const summary = line?.split("\t")[2] ?? "";
+    if (/stale info|fetch first|non-fast-forward/.test(summary))
+      return { status: "rejected", reason: summary } as const;
+    if (line?.startsWith("!")) throw new Error(`${url} refused to update ${ref}: ${summary}`);
+    throw new Error(`pushing ${ref} to ${url}: ${gitError(pushed)}`);
+  });
+}
+
+// The key is copied (mode 0600, as ssh demands; a mounted Secret's file is often group-readable)
+// with the known_hosts into a private directory for one operation, and removed after it.
+async function withSsh<T>(access: SshAccess, run: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+  const key = await readFile(access.keyFile).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read the SSH key file ${access.keyFile}: ${error.code ?? "error"}`);
+  });
+  if (key.length > MAX_KEY_FILE || !key.toString("latin1").includes("PRIVATE KEY"))
+    throw new Error(`the SSH key file ${access.keyFile} holds no private key`);
+  const dir = await mkdtemp(join(tmpdir(), "gitfleet-ssh-"));
+  if (dir.includes("'")) throw new Error(`the temporary directory ${dir} cannot be quoted for ssh`);
+  try {
+    await writeFile(join(dir, "key"), key, { mode: 0o600 });
+    await copyFile(access.knownHostsFile, join(dir, "known_hosts")).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`cannot read the known_hosts file ${access.knownHostsFile}: ${error.code ?? "error"}`);
+    });
+    const ssh = [
+      "ssh",
+      "-F /dev/null",
+      `-i '${dir}/key'`,
+      "-o IdentitiesOnly=yes",
+      `-o UserKnownHostsFile='${dir}/known_hosts'`,
+      "-o GlobalKnownHostsFile=/dev/null",
+      "-o StrictHostKeyChecking=yes",
+      "-o BatchMode=yes",
+      "-o ConnectTimeout=30",
+    ].join(" ");
+    return await run({
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      LC_ALL: "C",
+      GIT_SSH_COMMAND: ssh,
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_PROTOCOL_FROM_USER: "0",
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface GitRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runGit(args: readonly string[], gitdir: string, env: NodeJS.ProcessEnv): Promise<GitRun> {
+  const full = [
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "protocol.ssh.allow=always",
+    "--git-dir",
+    gitdir,
+    ...args,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      full,
+      { env, timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        if (!error) return resolve({ code: 0, stdout, stderr });
+        if (error.killed) return resolve({ code: -1, stdout, stderr: "timed out" });
+        // A number is git's exit code; anything else (ENOENT: no git) is not an answer from git.
+        if (typeof error.code !== "number") return reject(error);
+        resolve({ code: error.code, stdout, stderr });
+      },
+    );
+  });
+}
+
+// git's own last lines (ssh's "Host key verification failed." among them), bounded.
+function gitError(run: GitRun): string {
+  const lines = run.stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  // git's closing "Could not read from remote repository" lines say less than what came before them.
+  const said = lines.filter(
+    (l) => !/^fatal: Could not read from remote|^Please make sure|^and the repository/.test(l),
+  );
+  return ((said.length > 0 ? said : lines).slice(-3).join("; ") || `git exited ${run.code}`).slice(0, 500);
+}

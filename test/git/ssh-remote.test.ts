@@ -1,0 +1,179 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
+import { FleetRepo } from "../../src/git/fleet-repo.js";
+import type { SshAccess } from "../../src/git/ssh-transport.js";
+import { createLogger } from "../../src/log/logger.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { spawnRun } from "../helpers/gitfleet-run.js";
+import { until } from "../helpers/member.js";
+import { type GitSshServer, startGitSshServer } from "../helpers/sshd.js";
+
+/**
+ * The reconcile loop against a remote over SSH: a real sshd on loopback whose deploy key may only run
+ * git-shell, a bare repository people push to with the git CLI, gitfleet fetching and pushing over
+ * SSH with the key and a known_hosts file.
+ */
+let root: string;
+let cleanup: () => void;
+let server: GitSshServer;
+let access: SshAccess;
+const bare = () => `${root}/srv/fleet.git`;
+
+beforeEach(async () => {
+  ({ dir: root, cleanup } = tempDir("gitfleet-ssh-"));
+  mkdirSync(`${root}/work`);
+  createRepo(`${root}/work`, fleetFiles(BASE_SPEC));
+  gitIn(root, "clone", "-q", "--bare", `${root}/work`, bare());
+  gitIn(`${root}/work`, "remote", "add", "origin", bare());
+  server = await startGitSshServer(`${root}/sshd`);
+  writeFileSync(`${root}/known_hosts`, server.knownHosts);
+  // As a Kubernetes Secret mounts it: readable by the group (ssh itself would refuse this file).
+  chmodSync(server.clientKeyFile, 0o644);
+  access = { keyFile: server.clientKeyFile, knownHostsFile: `${root}/known_hosts` };
+});
+afterEach(async () => {
+  await server.close();
+  cleanup();
+});
+
+const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+async function controller(
+  name: string,
+  ssh: SshAccess = access,
+  url = server.urlOf(bare()),
+  onStage?: ReconcilerOptions["onStage"],
+) {
+  return new Reconciler({
+    ...(onStage ? { onStage } : {}),
+    repo: await FleetRepo.open({ location: url, cacheDir: `${root}/cache-${name}`, ssh }),
+    branch: "main",
+    statusBranch: "gitfleet/status",
+    author: { name: "gitfleet", email: "gitfleet@example.com" },
+    controllerId: name,
+    logger: quiet,
+    sleep: async () => undefined,
+  });
+}
+
+const webReplicas = (n: number): FleetSpec => ({
+  ...BASE_SPEC,
+  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
+});
+
+function push(spec: FleetSpec, message: string): string {
+  const commit = commitTree(`${root}/work`, fleetFiles(spec), message);
+  gitIn(`${root}/work`, "push", "-q", "origin", "main");
+  return commit;
+}
+
+describe("reconciling a remote over SSH", () => {
+  it("fetches and pushes the status branch with a deploy key, then reconciles the next commit", async () => {
+    const loop = await controller("a");
+    const first = await loop.reconcile();
+    expect(first.result).toBe("committed");
+    expect(gitIn(bare(), "rev-parse", "gitfleet/status")).toBe(first.statusCommit);
+    expect(gitIn(bare(), "fsck", "--strict", "--no-dangling")).toBe("");
+    expect(
+      branchFiles(bare(), "gitfleet/status").get("rendered/east/shop/apps.Deployment.web.yaml"),
+    ).toContain("replicas: 2");
+    const source = push(webReplicas(9), "web: 9 replicas");
+    expect(await loop.reconcile()).toMatchObject({ result: "committed", sourceCommit: source });
+    expect(gitIn(bare(), "log", "-1", "--format=%s", "gitfleet/status")).toMatch(
+      /^web: Deployment shop\/web 9 replicas/,
+    );
+    expect((await loop.reconcile()).result).toBe("up-to-date");
+  });
+
+  it("two controllers racing: the push that lost is refused by the lease, and no status is lost", async () => {
+    let b: Reconciler | undefined;
+    let newer = "";
+    // A has written its commit for the first source commit; before it pushes, B reconciles a newer one.
+    const a = await controller("a", access, server.urlOf(bare()), async (stage) => {
+      if (stage !== "written" || newer) return;
+      newer = push(webReplicas(5), "web: 5");
+      expect((await (b as Reconciler).reconcile()).result).toBe("committed");
+    });
+    b = await controller("b");
+    const report = await a.reconcile();
+    expect(report).toMatchObject({ result: "up-to-date", sourceCommit: newer, attempts: 2 });
+    expect(branchFiles(bare(), "gitfleet/status").get("status/source.yaml")).toContain(
+      `sourceCommit: ${newer}`,
+    );
+    push(webReplicas(6), "web: 6");
+    await Promise.all([a.reconcile(), b.reconcile()]);
+    const history = gitIn(bare(), "log", "--format=%s", "gitfleet/status").split("\n");
+    expect(history).toHaveLength(2);
+    expect(history[0]).toMatch(/^web: Deployment shop\/web 6 replicas/);
+  });
+
+  it.each([
+    {
+      name: "a host key that is not the one known_hosts names",
+      prepare: () =>
+        writeFileSync(`${root}/known_hosts`, "[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA6q\n"),
+      error: /Host key verification failed/,
+    },
+    {
+      name: "an empty known_hosts (no host is trusted on first use)",
+      prepare: () => writeFileSync(`${root}/known_hosts`, ""),
+      error: /Host key verification failed/,
+    },
+    {
+      name: "a deploy key the server does not know",
+      prepare: () => {
+        rmSync(server.clientKeyFile);
+        execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", server.clientKeyFile]);
+      },
+      error: /Permission denied \(publickey\)/,
+    },
+    {
+      name: "a key file that holds no key",
+      prepare: () => writeFileSync(server.clientKeyFile, "not a key\n"),
+      error: /the SSH key file .* holds no private key/,
+    },
+  ])("refuses $name, writing nothing", async ({ prepare, error }) => {
+    prepare();
+    const loop = await controller("a");
+    await expect(loop.reconcile()).rejects.toThrow(error);
+    expect(() => gitIn(bare(), "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+
+  it("gitfleet run takes the remote, the key and known_hosts from its flags", async () => {
+    const run = await spawnRun(
+      [
+        "--repo",
+        server.urlOf(bare()),
+        "--ssh-key-file",
+        access.keyFile,
+        "--ssh-known-hosts",
+        access.knownHostsFile,
+        "--cache-dir",
+        `${root}/cache-run`,
+        "--no-sync",
+        "--listen",
+        "127.0.0.1:0",
+        "--interval",
+        "1h",
+      ],
+      { GITFLEET_WEBHOOK_SECRET: "webhook-secret-for-tests" },
+    );
+    try {
+      const tip = await until(() => {
+        try {
+          return gitIn(bare(), "rev-parse", "--verify", "-q", "gitfleet/status");
+        } catch {
+          return undefined;
+        }
+      }, 30_000);
+      expect(tip).toMatch(/^[0-9a-f]{40}$/);
+      expect(JSON.stringify(run.records)).not.toContain("PRIVATE KEY");
+    } finally {
+      run.child.kill("SIGKILL");
+    }
+  });
+});
