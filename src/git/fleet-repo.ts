@@ -234,7 +234,7 @@ export class FleetRepo {
 
   /** A description safe for logs. */
   describe(): string {
-    return this.url ? redactUrl(this.url) : this.gitdir;
+    return this.url ? shownUrl(this.url) : this.gitdir;
   }
 
   private refOf(branch: string): string {
@@ -244,6 +244,12 @@ export class FleetRepo {
 
 /** Packfiles a remote's cache repository may hold before it is started afresh. */
 export const MAX_CACHE_PACKS = 500;
+
+// A remote's URL as logs and the cache's name may show it: an http(s) URL without credentials; an
+// SSH remote as it is (it names a user, never a secret, and scp-style ones are no URL to parse).
+function shownUrl(url: string): string {
+  return isSshLocation(url) ? url : redactUrl(url);
+}
 
 function packCount(gitdir: string): number {
   try {
@@ -260,7 +266,7 @@ async function openCache(location: RepoLocation): Promise<{ gitdir: string; maxP
   const url = location.location;
   const root =
     location.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "gitfleet", "repos");
-  const key = createHash("sha256").update(redactUrl(url)).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(shownUrl(url)).digest("hex").slice(0, 16);
   const gitdir = join(root, `${key}.git`);
   const maxPacks = location.maxCachePacks ?? MAX_CACHE_PACKS;
   if (packCount(gitdir) > maxPacks / 10) nodeFs.rmSync(gitdir, { recursive: true, force: true });
@@ -273,7 +279,7 @@ async function initCache(gitdir: string, url: string): Promise<void> {
     nodeFs.mkdirSync(gitdir, { recursive: true });
     await git.init({ fs, gitdir, bare: true, defaultBranch: "main" });
   }
-  await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: redactUrl(url) });
+  await git.setConfig({ fs, gitdir, path: "remote.origin.url", value: shownUrl(url) });
   await git.setConfig({
     fs,
     gitdir,

@@ -169,15 +169,15 @@ interface GitRun {
 }
 
 function runGit(args: readonly string[], gitdir: string, env: NodeJS.ProcessEnv): Promise<GitRun> {
-  const full = [
-    "-c",
+  // SSH the only protocol; no garbage collection or maintenance behind isomorphic-git's back (it
+  // reads the same packs).
+  const settings = [
     "protocol.allow=never",
-    "-c",
     "protocol.ssh.allow=always",
-    "--git-dir",
-    gitdir,
-    ...args,
+    "gc.auto=0",
+    "maintenance.auto=false",
   ];
+  const full = [...settings.flatMap((setting) => ["-c", setting]), "--git-dir", gitdir, ...args];
   return new Promise((resolve, reject) => {
     execFile(
       "git",

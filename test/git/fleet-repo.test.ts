@@ -32,6 +32,25 @@ describe("opening a fleet repo", () => {
     }
   });
 
+  it("keeps each SSH remote in a cache of its own and names it as it is", async () => {
+    const { dir, cleanup } = tempDir("gitfleet-ssh-cache-");
+    try {
+      const ssh = { keyFile: `${dir}/key`, knownHostsFile: `${dir}/known_hosts` };
+      const locations = [
+        "git@github.com:platform/fleet.git",
+        "git@github.com:platform/other-fleet.git",
+        "ssh://git@github.com/platform/fleet.git",
+      ];
+      const repos = await Promise.all(
+        locations.map((location) => FleetRepo.open({ location, cacheDir: dir, ssh })),
+      );
+      expect(new Set(repos.map((repo) => repo.gitdir)).size).toBe(3);
+      expect(repos.map((repo) => repo.describe())).toEqual(locations);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses a directory that is not a Git repository", async () => {
     const { dir, cleanup } = tempDir("gitfleet-notrepo-");
     try {
