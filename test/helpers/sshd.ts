@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.js";
 
 const SSHD = "/usr/sbin/sshd";
 
@@ -85,18 +85,6 @@ export async function startGitSshServer(dir: string): Promise<GitSshServer> {
         child.kill("SIGTERM");
       }),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {

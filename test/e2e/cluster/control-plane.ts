@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../helpers/free-port.js";
 
 /**
  * Real Kubernetes control planes on 127.0.0.1, started the way envtest and Kubernetes' integration
@@ -390,13 +390,4 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs: num
   throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
