@@ -81,7 +81,7 @@ export function gitCredentials(
 }
 
 /** `credentials` and `ssh` for FleetRepo.open, from the flags (nothing when none is configured). */
-export function withCredentials(flags: GitAuthFlags): { credentials?: GitCredentials; ssh?: SshAccess } {
+export function withGitAccess(flags: GitAuthFlags): { credentials?: GitCredentials; ssh?: SshAccess } {
   const credentials = gitCredentials(flags);
   const ssh = sshAccess(flags);
   return { ...(credentials ? { credentials } : {}), ...(ssh ? { ssh } : {}) };

@@ -1,5 +1,5 @@
 import { createSign } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readConfiguredFile } from "../util/bounded-file.js";
 
 /**
  * How gitfleet proves who it is to a Git remote over HTTPS, asked before every fetch and push: a
@@ -188,14 +188,9 @@ async function boundedText(response: Response, limit: number): Promise<string> {
 
 // A secret file's content, trimmed; what goes wrong is said about the file, never with its content.
 async function readSecretFile(path: string, what: string, limit = MAX_TOKEN_FILE): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    throw new Error(`cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-  }
-  if (bytes.length > limit) throw new Error(`${what} holds ${bytes.length} bytes; at most ${limit} are read`);
-  const text = bytes.toString("utf8").trim();
+  const text = Buffer.from(await readConfiguredFile(path, what, limit))
+    .toString("utf8")
+    .trim();
   if (text === "") throw new Error(`${what} is empty`);
   return text;
 }

@@ -1,7 +1,8 @@
-import { execFile } from "node:child_process";
-import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readConfiguredFile } from "../util/bounded-file.js";
+import { type ProgramResult, runProgram } from "../util/run-program.js";
 import type { PushResult } from "./http-push.js";
 
 /**
@@ -51,6 +52,8 @@ const GIT_TIMEOUT_MS = 120_000;
 const MAX_OUTPUT = 1024 * 1024;
 /** Bytes a private key file may hold. */
 const MAX_KEY_FILE = 64 * 1024;
+/** Bytes a known_hosts file may hold. */
+const MAX_KNOWN_HOSTS = 1024 * 1024;
 
 /**
  * Fetches the tips of `branches` (shallow, no tags) into `refs/remotes/origin/<branch>` of the cache
@@ -114,8 +117,8 @@ export async function sshPush(
     const line = pushed.stdout.split("\n").find((l) => l.includes(`:${ref}\t`));
     if (pushed.code === 0 && line && !line.startsWith("!")) return { status: "pushed" } as const;
     const summary = line?.split("\t")[2] ?? "";
-    if (/stale info|fetch first|non-fast-forward/.test(summary))
-      return { status: "rejected", reason: summary } as const;
+    // The lease named a tip another writer has moved: a lost race, as over HTTPS.
+    if (summary.includes("stale info")) return { status: "rejected", reason: summary } as const;
     if (line?.startsWith("!")) throw new Error(`${url} refused to update ${ref}: ${summary}`);
     throw new Error(`pushing ${ref} to ${url}: ${gitError(pushed)}`);
   });
@@ -124,18 +127,19 @@ export async function sshPush(
 // The key is copied (mode 0600, as ssh demands; a mounted Secret's file is often group-readable)
 // with the known_hosts into a private directory for one operation, and removed after it.
 async function withSsh<T>(access: SshAccess, run: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
-  const key = await readFile(access.keyFile).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`cannot read the SSH key file ${access.keyFile}: ${error.code ?? "error"}`);
-  });
-  if (key.length > MAX_KEY_FILE || !key.toString("latin1").includes("PRIVATE KEY"))
+  const key = await readConfiguredFile(access.keyFile, `the SSH key file ${access.keyFile}`, MAX_KEY_FILE);
+  if (!Buffer.from(key).toString("latin1").includes("PRIVATE KEY"))
     throw new Error(`the SSH key file ${access.keyFile} holds no private key`);
+  const knownHosts = await readConfiguredFile(
+    access.knownHostsFile,
+    `the known_hosts file ${access.knownHostsFile}`,
+    MAX_KNOWN_HOSTS,
+  );
   const dir = await mkdtemp(join(tmpdir(), "gitfleet-ssh-"));
   if (dir.includes("'")) throw new Error(`the temporary directory ${dir} cannot be quoted for ssh`);
   try {
     await writeFile(join(dir, "key"), key, { mode: 0o600 });
-    await copyFile(access.knownHostsFile, join(dir, "known_hosts")).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read the known_hosts file ${access.knownHostsFile}: ${error.code ?? "error"}`);
-    });
+    await writeFile(join(dir, "known_hosts"), knownHosts, { mode: 0o600 });
     const ssh = [
       "ssh",
       "-F /dev/null",
@@ -147,7 +151,8 @@ async function withSsh<T>(access: SshAccess, run: (env: NodeJS.ProcessEnv) => Pr
       "-o BatchMode=yes",
       "-o ConnectTimeout=30",
     ].join(" ");
-    return await run({
+    // On an object without a prototype: nothing a polluted Object.prototype holds reaches git.
+    const env: NodeJS.ProcessEnv = Object.assign(Object.create(null), {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: dir,
       LC_ALL: "C",
@@ -157,20 +162,19 @@ async function withSsh<T>(access: SshAccess, run: (env: NodeJS.ProcessEnv) => Pr
       GIT_CONFIG_GLOBAL: "/dev/null",
       GIT_PROTOCOL_FROM_USER: "0",
     });
+    return await run(env);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-interface GitRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runGit(args: readonly string[], gitdir: string, env: NodeJS.ProcessEnv): Promise<GitRun> {
-  // SSH the only protocol; no garbage collection or maintenance behind isomorphic-git's back (it
-  // reads the same packs).
+// git with SSH the only protocol, and no garbage collection or maintenance behind isomorphic-git's
+// back (it reads the same packs); bounded in time and output by runProgram.
+async function runGit(
+  args: readonly string[],
+  gitdir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ProgramResult> {
   const settings = [
     "protocol.allow=never",
     "protocol.ssh.allow=always",
@@ -178,24 +182,12 @@ function runGit(args: readonly string[], gitdir: string, env: NodeJS.ProcessEnv)
     "maintenance.auto=false",
   ];
   const full = [...settings.flatMap((setting) => ["-c", setting]), "--git-dir", gitdir, ...args];
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      full,
-      { env, timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        if (!error) return resolve({ code: 0, stdout, stderr });
-        if (error.killed) return resolve({ code: -1, stdout, stderr: "timed out" });
-        // A number is git's exit code; anything else (ENOENT: no git) is not an answer from git.
-        if (typeof error.code !== "number") return reject(error);
-        resolve({ code: error.code, stdout, stderr });
-      },
-    );
-  });
+  const result = await runProgram("git", full, "", { env, timeoutMs: GIT_TIMEOUT_MS, maxOutput: MAX_OUTPUT });
+  return result.timedOut ? { ...result, stderr: "timed out" } : result;
 }
 
 // git's own last lines (ssh's "Host key verification failed." among them), bounded.
-function gitError(run: GitRun): string {
+function gitError(run: ProgramResult): string {
   const lines = run.stderr
     .split("\n")
     .map((l) => l.trim())

@@ -55,6 +55,19 @@ export async function readBoundedFile(
   }
 }
 
+/**
+ * A file the operator named (a token, a key, known_hosts), read within bounds, or an error that says
+ * `what` and why — never the content.
+ */
+export async function readConfiguredFile(path: string, what: string, maxBytes: number): Promise<Uint8Array> {
+  const read = await readBoundedFile(path, maxBytes);
+  if (!read.ok)
+    throw new Error(
+      `${what} ${read.reason}${read.reason === "is too large" ? ` (over ${maxBytes} bytes)` : ""}`,
+    );
+  return read.bytes;
+}
+
 // Why a file is refused by what stat says of it, or undefined.
 function refusal(info: Stats | undefined, maxBytes: number): BoundedReadFailure | undefined {
   if (!info) return "cannot be read";

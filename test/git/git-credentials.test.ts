@@ -36,7 +36,7 @@ describe("token credentials", () => {
   it.each([
     { content: "", error: /is empty/ },
     { content: "two\nlines-secret-part", error: /line break/ },
-    { content: "x".repeat(20_000), error: /holds 20000 bytes/ },
+    { content: "x".repeat(20_000), error: /is too large \(over 16384 bytes\)/ },
   ])("refuses a token file that is no token, without repeating it ($error)", async ({ content, error }) => {
     const file = join(dir, "token");
     writeFileSync(file, content);
@@ -47,11 +47,15 @@ describe("token credentials", () => {
     expect(failure).not.toContain("secret-part");
   });
 
-  it("says which file is missing", async () => {
+  it("says which file is missing, and refuses what is no regular file", async () => {
     const failure = await tokenFile(join(dir, "absent"))
       .authorization()
       .catch((e: Error) => e.message);
-    expect(failure).toBe(`cannot read token file ${join(dir, "absent")}: ENOENT`);
+    expect(failure).toBe(`token file ${join(dir, "absent")} does not exist`);
+    const device = await tokenFile("/dev/zero")
+      .authorization()
+      .catch((e: Error) => e.message);
+    expect(device).toBe("token file /dev/zero is not a regular file");
   });
 });
 

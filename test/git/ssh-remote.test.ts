@@ -132,6 +132,11 @@ describe("reconciling a remote over SSH", () => {
       error: /Permission denied \(publickey\)/,
     },
     {
+      name: "a known_hosts file that is not there",
+      prepare: () => rmSync(`${root}/known_hosts`),
+      error: /^the known_hosts file \/.*\/known_hosts does not exist$/,
+    },
+    {
       name: "a key file that holds no key",
       prepare: () => writeFileSync(server.clientKeyFile, "not a key\n"),
       error: /the SSH key file .* holds no private key/,

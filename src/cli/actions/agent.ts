@@ -9,7 +9,7 @@ import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { AGENT_HEARTBEAT_INTERVAL_MS } from "../../model/heartbeat.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type GitAuthFlags, withCredentials } from "../git-auth.js";
+import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { syncFailed, syncLine } from "../sync-line.js";
 
@@ -43,7 +43,7 @@ export async function runAgent(flags: AgentFlags, output: CommandOutput): Promis
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
-    ...withCredentials(flags),
+    ...withGitAccess(flags),
   }).catch((error: unknown) => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   });

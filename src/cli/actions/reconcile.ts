@@ -27,7 +27,7 @@ import {
 } from "../defaults.js";
 import { Election, type ElectionFlags } from "../election.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type GitAuthFlags, withCredentials } from "../git-auth.js";
+import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
@@ -198,7 +198,7 @@ async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings:
   const repo = await FleetRepo.open({
     location: flags.repo,
     ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
-    ...withCredentials(flags),
+    ...withGitAccess(flags),
   }).catch((error: unknown) => {
     throw new CliError(error instanceof Error ? error.message : String(error));
   });

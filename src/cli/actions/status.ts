@@ -3,7 +3,7 @@ import { StatusReader } from "../../git/status-reader.js";
 import { parseKubeVersion } from "../../model/kube-version.js";
 import { clustersBelowJson, formatClustersBelow, formatStatus } from "../../observe/format-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type GitAuthFlags, withCredentials } from "../git-auth.js";
+import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 
 export interface StatusOptions extends GitAuthFlags {
@@ -28,7 +28,7 @@ export async function runStatus(options: StatusOptions, output: CommandOutput): 
   const repo = await FleetRepo.open({
     location: options.repo,
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
-    ...withCredentials(options),
+    ...withGitAccess(options),
   }).catch(fail);
   await repo.fetch([options.branch, options.statusBranch]).catch(fail);
   const reader = new StatusReader(repo, { source: options.branch, status: options.statusBranch });
