@@ -1,13 +1,14 @@
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
-import { FleetRepo, type RepoLocation } from "../../src/git/fleet-repo.js";
+import type { Reconciler, ReconcilerOptions } from "../../src/controller/reconciler.js";
+import type { RepoLocation } from "../../src/git/fleet-repo.js";
 import { tokenFile } from "../../src/git/git-credentials.js";
 import { createLogger } from "../../src/log/logger.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import type { FleetSpec } from "../helpers/fleet-spec.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
-import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { branchFiles, gitIn, tempDir } from "../helpers/git-repo.js";
+import { remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 
 /**
  * The reconcile loop against a remote over HTTP, served by real Git (`git http-backend`): people push
@@ -17,17 +18,13 @@ const TOKEN = "test-token-not-a-real-credential";
 let root: string;
 let cleanup: () => void;
 let server: GitHttpServer;
-let work: string;
+let fleet: ReturnType<typeof remoteFleet>;
 let bare: string;
 
 beforeEach(async () => {
   ({ dir: root, cleanup } = tempDir("gitfleet-remote-"));
-  work = `${root}/work`;
-  bare = `${root}/srv/fleet.git`;
-  mkdirSync(work);
-  createRepo(work, fleetFiles(BASE_SPEC));
-  gitIn(root, "clone", "-q", "--bare", work, bare);
-  gitIn(work, "remote", "add", "origin", bare);
+  fleet = remoteFleet(root);
+  bare = fleet.bare;
   server = await startGitHttpServer(`${root}/srv`, TOKEN);
 });
 afterEach(async () => {
@@ -35,40 +32,21 @@ afterEach(async () => {
   cleanup();
 });
 
-const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
-
-async function controller(
+function controller(
   name: string,
   extra: Partial<ReconcilerOptions> = {},
   location: Partial<RepoLocation> = {},
 ) {
-  return new Reconciler({
-    repo: await FleetRepo.open({
-      location: `${server.url}/fleet.git`,
-      cacheDir: `${root}/cache-${name}`,
-      token: TOKEN,
-      ...location,
-    }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: name,
-    logger: quiet,
-    sleep: async () => undefined,
-    ...extra,
-  });
+  const at = {
+    location: `${server.url}/fleet.git`,
+    cacheDir: `${root}/cache-${name}`,
+    token: TOKEN,
+    ...location,
+  };
+  return remoteReconciler(name, at, extra);
 }
 
-function push(spec: FleetSpec, message: string): string {
-  const commit = commitTree(work, fleetFiles(spec), message);
-  gitIn(work, "push", "-q", "origin", "main");
-  return commit;
-}
-
-const webReplicas = (n: number): FleetSpec => ({
-  ...BASE_SPEC,
-  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
-});
+const push = (spec: FleetSpec, message: string) => fleet.push(spec, message);
 
 describe("reconciling a remote over smart HTTP", () => {
   it("fetches shallow, pushes the status branch back, and pushes only what a change adds", async () => {
@@ -115,7 +93,7 @@ describe("reconciling a remote over smart HTTP", () => {
 
   it("starts its cache afresh when fetches piled up packfiles, and carries on to the same trees", async () => {
     gitIn(root, "clone", "-q", "--mirror", bare, `${root}/srv/copy.git`);
-    gitIn(work, "remote", "add", "copy", `${root}/srv/copy.git`);
+    gitIn(fleet.work, "remote", "add", "copy", `${root}/srv/copy.git`);
     const messages: string[] = [];
     const recording = createLogger({
       destination: new Writable({
@@ -129,7 +107,7 @@ describe("reconciling a remote over smart HTTP", () => {
     const plain = await controller("plain", {}, { location: `${server.url}/copy.git` });
     for (const replicas of [2, 3, 5, 7, 9]) {
       push(webReplicas(replicas), `web: ${replicas}`);
-      gitIn(work, "push", "-q", "copy", "main");
+      gitIn(fleet.work, "push", "-q", "copy", "main");
       expect((await compacting.reconcile()).result).toBe("committed");
       expect((await plain.reconcile()).result).toBe("committed");
       expect(gitIn(bare, "rev-parse", "gitfleet/status^{tree}")).toBe(

@@ -1,15 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Reconciler } from "../../src/controller/reconciler.js";
-import { FleetRepo } from "../../src/git/fleet-repo.js";
+import type { Reconciler } from "../../src/controller/reconciler.js";
 import { tokenFile } from "../../src/git/git-credentials.js";
-import { createLogger } from "../../src/log/logger.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { type Gitea, startGitea } from "../helpers/gitea.js";
+import { remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 
 /**
  * The fleet repo hosted by a real forge: Gitea, built from Go modules (scripts/build-gitea.sh), on
@@ -38,23 +36,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
-
 async function controller(name: string, token: string): Promise<Reconciler> {
   const file = join(dir, `token-${name}`);
   writeFileSync(file, `${token}\n`);
-  return new Reconciler({
-    repo: await FleetRepo.open({
-      location: `${gitea.url}/${gitea.user}/fleet.git`,
-      cacheDir: join(dir, `cache-${name}`),
-      credentials: tokenFile(file),
-    }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: name,
-    logger: quiet,
-    sleep: async () => undefined,
+  const location = `${gitea.url}/${gitea.user}/fleet.git`;
+  return remoteReconciler(name, {
+    location,
+    cacheDir: join(dir, `cache-${name}`),
+    credentials: tokenFile(file),
   });
 }
 
@@ -65,11 +54,6 @@ const statusTip = async () =>
       `/repos/${gitea.user}/fleet/branches/gitfleet%2Fstatus`,
     )
   ).commit.id;
-
-const webReplicas = (n: number): FleetSpec => ({
-  ...BASE_SPEC,
-  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
-});
 
 describe("a fleet repo on Gitea", () => {
   it("refuses a wrong token, writing nothing", async () => {

@@ -172,17 +172,11 @@ describe("GitHub App credentials", () => {
 
   it("reports a refusal with GitHub's message and never the JWT or the key", async () => {
     const clock = { now: Date.UTC(2026, 11, 2, 12) };
-    const { server, keyFile } = await app(clock);
+    // The key file is read at each refresh: the same credentials take up whatever it holds.
+    const { server, keyFile, credentials } = await app(clock);
     const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const wrongPem = other.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
     writeFileSync(keyFile, wrongPem);
-    const credentials = gitHubApp({
-      appId: "4242",
-      installationId: "77",
-      privateKeyFile: keyFile,
-      apiUrl: server.url,
-      now: () => clock.now,
-    });
     const failure = await credentials.authorization().catch((e: Error) => e.message);
     expect(failure).toBe(
       `GitHub App 4242 installation 77: ${server.url}/app/installations/77/access_tokens answered HTTP 401: A JSON web token could not be decoded`,

@@ -1,15 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { Writable } from "node:stream";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
-import { FleetRepo } from "../../src/git/fleet-repo.js";
+import type { Reconciler, ReconcilerOptions } from "../../src/controller/reconciler.js";
 import type { SshAccess } from "../../src/git/ssh-transport.js";
-import { createLogger } from "../../src/log/logger.js";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
-import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import type { FleetSpec } from "../helpers/fleet-spec.js";
+import { branchFiles, gitIn, tempDir } from "../helpers/git-repo.js";
 import { spawnRun } from "../helpers/gitfleet-run.js";
 import { until } from "../helpers/member.js";
+import { remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 import { type GitSshServer, startGitSshServer } from "../helpers/sshd.js";
 
 /**
@@ -21,14 +19,13 @@ let root: string;
 let cleanup: () => void;
 let server: GitSshServer;
 let access: SshAccess;
-const bare = () => `${root}/srv/fleet.git`;
+let fleet: ReturnType<typeof remoteFleet>;
+const bare = () => fleet.bare;
+const push = (spec: FleetSpec, message: string) => fleet.push(spec, message);
 
 beforeEach(async () => {
   ({ dir: root, cleanup } = tempDir("gitfleet-ssh-"));
-  mkdirSync(`${root}/work`);
-  createRepo(`${root}/work`, fleetFiles(BASE_SPEC));
-  gitIn(root, "clone", "-q", "--bare", `${root}/work`, bare());
-  gitIn(`${root}/work`, "remote", "add", "origin", bare());
+  fleet = remoteFleet(root);
   server = await startGitSshServer(`${root}/sshd`);
   writeFileSync(`${root}/known_hosts`, server.knownHosts);
   // As a Kubernetes Secret mounts it: readable by the group (ssh itself would refuse this file).
@@ -40,36 +37,12 @@ afterEach(async () => {
   cleanup();
 });
 
-const quiet = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
-
-async function controller(
-  name: string,
-  ssh: SshAccess = access,
-  url = server.urlOf(bare()),
-  onStage?: ReconcilerOptions["onStage"],
-) {
-  return new Reconciler({
-    ...(onStage ? { onStage } : {}),
-    repo: await FleetRepo.open({ location: url, cacheDir: `${root}/cache-${name}`, ssh }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: name,
-    logger: quiet,
-    sleep: async () => undefined,
-  });
-}
-
-const webReplicas = (n: number): FleetSpec => ({
-  ...BASE_SPEC,
-  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
-});
-
-function push(spec: FleetSpec, message: string): string {
-  const commit = commitTree(`${root}/work`, fleetFiles(spec), message);
-  gitIn(`${root}/work`, "push", "-q", "origin", "main");
-  return commit;
-}
+const controller = (name: string, onStage?: ReconcilerOptions["onStage"]) =>
+  remoteReconciler(
+    name,
+    { location: server.urlOf(bare()), cacheDir: `${root}/cache-${name}`, ssh: access },
+    onStage ? { onStage } : {},
+  );
 
 describe("reconciling a remote over SSH", () => {
   it("fetches and pushes the status branch with a deploy key, then reconciles the next commit", async () => {
@@ -93,7 +66,7 @@ describe("reconciling a remote over SSH", () => {
     let b: Reconciler | undefined;
     let newer = "";
     // A has written its commit for the first source commit; before it pushes, B reconciles a newer one.
-    const a = await controller("a", access, server.urlOf(bare()), async (stage) => {
+    const a = await controller("a", async (stage) => {
       if (stage !== "written" || newer) return;
       newer = push(webReplicas(5), "web: 5");
       expect((await (b as Reconciler).reconcile()).result).toBe("committed");
