@@ -1,14 +1,14 @@
 import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Reconciler, ReconcilerOptions } from "../../src/controller/reconciler.js";
+import type { ReconcilerOptions } from "../../src/controller/reconciler.js";
 import type { RepoLocation } from "../../src/git/fleet-repo.js";
 import { tokenFile } from "../../src/git/git-credentials.js";
 import { createLogger } from "../../src/log/logger.js";
 import type { FleetSpec } from "../helpers/fleet-spec.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { branchFiles, gitIn, tempDir } from "../helpers/git-repo.js";
-import { remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
+import { expectRaceResolved, remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 
 /**
  * The reconcile loop against a remote over HTTP, served by real Git (`git http-backend`): people push
@@ -177,30 +177,7 @@ describe("reconciling a remote over smart HTTP", () => {
   });
 
   it("two controllers racing: one wins, the other regenerates on the new tip, no status is lost", async () => {
-    let b: Reconciler | undefined;
-    let newer = "";
-    const a = await controller("a", {
-      // A has written its commit for the first source commit; before it pushes, a new commit lands and B reconciles it.
-      onStage: async (stage) => {
-        if (stage !== "written" || newer) return;
-        newer = push(webReplicas(5), "web: 5");
-        expect((await (b as Reconciler).reconcile()).result).toBe("committed");
-      },
-    });
-    b = await controller("b");
-    const report = await a.reconcile();
-    expect(report).toMatchObject({ result: "up-to-date", sourceCommit: newer, attempts: 2 });
-    // The branch holds B's status for the newest commit, on top of nothing lost: a third controller agrees.
-    const status = branchFiles(bare, "gitfleet/status");
-    expect(status.get("status/source.yaml")).toContain(`sourceCommit: ${newer}`);
-    const reference = await controller("c");
-    expect((await reference.reconcile()).result).toBe("up-to-date");
-    push(webReplicas(6), "web: 6");
-    await Promise.all([a.reconcile(), b.reconcile()]);
-    const history = gitIn(bare, "log", "--format=%s", "gitfleet/status").split("\n");
-    // A never published its commit for the first source commit: B's status for the newer one came first.
-    expect(history).toHaveLength(2);
-    expect(history[0]).toMatch(/^web: Deployment shop\/web 6 replicas/);
+    await expectRaceResolved((name, onStage) => controller(name, onStage ? { onStage } : {}), fleet);
   });
 });
 

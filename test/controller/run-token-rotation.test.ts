@@ -1,11 +1,11 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
-import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { gitIn, tempDir } from "../helpers/git-repo.js";
 import { spawnRun } from "../helpers/gitfleet-run.js";
 import { until } from "../helpers/member.js";
+import { remoteFleet, webReplicas } from "../helpers/remote-fleet.js";
 
 /**
  * `gitfleet run --token-file` against a remote served by real Git over HTTP that accepts one token at
@@ -19,13 +19,11 @@ let cleanup: () => void;
 let server: GitHttpServer;
 let child: ChildProcess | undefined;
 let accepted = FIRST;
+let fleet: ReturnType<typeof remoteFleet>;
 
 beforeEach(async () => {
   ({ dir: root, cleanup } = tempDir("gitfleet-rotation-"));
-  mkdirSync(`${root}/work`);
-  createRepo(`${root}/work`, fleetFiles(BASE_SPEC));
-  gitIn(root, "clone", "-q", "--bare", `${root}/work`, `${root}/srv/fleet.git`);
-  gitIn(`${root}/work`, "remote", "add", "origin", `${root}/srv/fleet.git`);
+  fleet = remoteFleet(root);
   accepted = FIRST;
   server = await startGitHttpServer(`${root}/srv`, () => accepted);
 });
@@ -35,7 +33,7 @@ afterEach(async () => {
   cleanup();
 });
 
-const bare = () => `${root}/srv/fleet.git`;
+const bare = () => fleet.bare;
 const statusSubject = () => {
   try {
     return gitIn(bare(), "log", "-1", "--format=%s", "gitfleet/status");
@@ -43,10 +41,6 @@ const statusSubject = () => {
     return "";
   }
 };
-const webReplicas = (n: number): FleetSpec => ({
-  ...BASE_SPEC,
-  apps: BASE_SPEC.apps.map((a) => (a.name === "web" ? { ...a, replicas: n } : a)),
-});
 
 describe("gitfleet run with a rotating token file", () => {
   it("fetches and pushes with the token the file holds now", async () => {
@@ -72,8 +66,7 @@ describe("gitfleet run with a rotating token file", () => {
     await until(() => (statusSubject() !== "" ? true : undefined), 30_000);
     accepted = SECOND;
     writeFileSync(tokenPath, SECOND);
-    commitTree(`${root}/work`, fleetFiles(webReplicas(7)), "web: 7 replicas");
-    gitIn(`${root}/work`, "push", "-q", "origin", "main");
+    fleet.push(webReplicas(7), "web: 7 replicas");
     await until(
       () => (/^web: Deployment shop\/web 7 replicas/.test(statusSubject()) ? true : undefined),
       30_000,

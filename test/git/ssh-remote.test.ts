@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Reconciler, ReconcilerOptions } from "../../src/controller/reconciler.js";
+import type { ReconcilerOptions } from "../../src/controller/reconciler.js";
 import type { SshAccess } from "../../src/git/ssh-transport.js";
 import type { FleetSpec } from "../helpers/fleet-spec.js";
 import { branchFiles, gitIn, tempDir } from "../helpers/git-repo.js";
 import { spawnRun } from "../helpers/gitfleet-run.js";
 import { until } from "../helpers/member.js";
-import { remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
+import { expectRaceResolved, remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 import { type GitSshServer, startGitSshServer } from "../helpers/sshd.js";
 
 /**
@@ -63,25 +63,7 @@ describe("reconciling a remote over SSH", () => {
   });
 
   it("two controllers racing: the push that lost is refused by the lease, and no status is lost", async () => {
-    let b: Reconciler | undefined;
-    let newer = "";
-    // A has written its commit for the first source commit; before it pushes, B reconciles a newer one.
-    const a = await controller("a", async (stage) => {
-      if (stage !== "written" || newer) return;
-      newer = push(webReplicas(5), "web: 5");
-      expect((await (b as Reconciler).reconcile()).result).toBe("committed");
-    });
-    b = await controller("b");
-    const report = await a.reconcile();
-    expect(report).toMatchObject({ result: "up-to-date", sourceCommit: newer, attempts: 2 });
-    expect(branchFiles(bare(), "gitfleet/status").get("status/source.yaml")).toContain(
-      `sourceCommit: ${newer}`,
-    );
-    push(webReplicas(6), "web: 6");
-    await Promise.all([a.reconcile(), b.reconcile()]);
-    const history = gitIn(bare(), "log", "--format=%s", "gitfleet/status").split("\n");
-    expect(history).toHaveLength(2);
-    expect(history[0]).toMatch(/^web: Deployment shop\/web 6 replicas/);
+    await expectRaceResolved(controller, fleet);
   });
 
   it.each([
