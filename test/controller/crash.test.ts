@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,6 +98,24 @@ describe("crash safety", () => {
     // Some runs were killed, some were not: the delays straddle the time a reconcile takes.
     expect(outcomes).toContain("SIGKILL");
   });
+
+  it("converges after a kill while holding the status branch's lock", async () => {
+    const dir = `${root}/held-lock`;
+    mkdirSync(dir);
+    createRepo(dir, fleetFiles(BASE_SPEC));
+    // What a writer killed between taking the lock and renaming it over the ref leaves behind.
+    mkdirSync(`${dir}/.git/refs/heads/gitfleet`, { recursive: true });
+    writeFileSync(`${dir}/.git/refs/heads/gitfleet/status.lock`, "");
+    const rerun = spawnSync(
+      process.execPath,
+      [BIN, "reconcile", "--repo", dir, "--once", "--no-sync", "--log-level", "error"],
+      { encoding: "utf8" },
+    );
+    expect(rerun.stderr).toBe("");
+    expect(rerun.stdout).toMatch(/: committed/);
+    expect(existsSync(`${dir}/.git/refs/heads/gitfleet/status.lock`)).toBe(false);
+    expect(gitIn(dir, "rev-list", "--count", "gitfleet/status")).toBe("1");
+  }, 60_000);
 
   it.each([["written"], ["published"]])(
     "converges after a kill at the %s stage of publishing",

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import fs, { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import fs, { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import git from "isomorphic-git";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -158,7 +158,27 @@ describe("ref compare-and-swap", () => {
     const lock = join(gitdir, `${BRANCH}.lock`);
     mkdirSync(join(gitdir, "refs/heads/gitfleet"), { recursive: true });
     writeFileSync(lock, "");
-    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(false);
+    // Held for the whole wait: given up, the lock left to its holder.
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main, { staleMs: 60_000, waitMs: 200 })).toBe(
+      false,
+    );
+    expect(existsSync(lock)).toBe(true);
+    // Released during the wait (its holder renamed it away): taken.
+    setTimeout(() => rmSync(lock), 100);
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main, { staleMs: 60_000, waitMs: 5_000 })).toBe(
+      true,
+    );
+    gitCli("update-ref", "-d", BRANCH);
+    mkdirSync(join(gitdir, "refs/heads/gitfleet"), { recursive: true });
+    // Left by a process killed while holding it: broken once untouched for the stale time, even when
+    // that comes during the wait (a restart right after the kill must not fail on it).
+    writeFileSync(lock, "");
+    expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main, { staleMs: 300, waitMs: 5_000 })).toBe(
+      true,
+    );
+    gitCli("update-ref", "-d", BRANCH);
+    mkdirSync(join(gitdir, "refs/heads/gitfleet"), { recursive: true });
+    writeFileSync(lock, "");
     const old = new Date(Date.now() - 120_000);
     utimesSync(lock, old, old);
     expect(await compareAndSwapRef(gitdir, BRANCH, undefined, main)).toBe(true);
