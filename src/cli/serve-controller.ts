@@ -6,7 +6,12 @@ import type { FleetRepo } from "../git/fleet-repo.js";
 import { StatusReader } from "../git/status-reader.js";
 import type { ClusterProber } from "../kube/prober.js";
 import type { Syncer } from "../kube/syncer.js";
-import { FleetMetrics, type MetricsSnapshot, type ReconcileResult } from "../metrics/fleet-metrics.js";
+import {
+  type DeliveryStats,
+  FleetMetrics,
+  type MetricsSnapshot,
+  type ReconcileResult,
+} from "../metrics/fleet-metrics.js";
 import { revisionVerdict } from "../revisions/allowed-revision.js";
 import { RevisionError } from "../revisions/plan-revisions.js";
 import type { FleetApiSources } from "../server/fleet-api.js";
@@ -57,12 +62,22 @@ export interface ServeOptions {
  */
 export class ControllerEndpoints {
   readonly metrics: FleetMetrics;
+  /** Outbound sinks whose queues the metrics report (commit statuses, notifications), by name. */
+  readonly deliveries = new Map<string, DeliveryStats>();
   private server: ControllerServer | undefined;
   /** What the gauges read at a scrape: the controller once it is served. */
   private parts: ServedParts | undefined;
 
   constructor(private readonly repo: FleetRepo) {
-    const metrics = new FleetMetrics(() => metricsSnapshot(this.parts));
+    const metrics = new FleetMetrics(() => ({
+      ...metricsSnapshot(this.parts),
+      deliveries: new Map(
+        [...this.deliveries].map(([sink, s]) => [
+          sink,
+          { backlog: s.backlog, dropped: s.dropped, failed: s.failed },
+        ]),
+      ),
+    }));
     repo.observer = (operation, result) => metrics.git(operation, result);
     this.metrics = metrics;
   }

@@ -10,7 +10,7 @@ import { type SyncingOptions, syncingController } from "./syncing-controller.js"
 /** Everything `gitfleet run`, `gitfleet reconcile` and the demo configure; the rest is wired here. */
 export interface ControllerConfig {
   readonly logger: Logger;
-  readonly reconciler: Omit<ReconcilerOptions, "logger" | "onCommit">;
+  readonly reconciler: Omit<ReconcilerOptions, "logger" | "onCommit" | "onSource">;
   /** Sync to the members (absent: the status branch only). */
   readonly sync?: Omit<SyncingOptions, "logger" | "trigger" | "onSyncResult">;
   /** How often the source branch is polled when nothing else asks for a round. */
@@ -20,6 +20,7 @@ export interface ControllerConfig {
 }
 
 export interface ControllerHooks {
+  readonly onSource?: ReconcilerOptions["onSource"];
   readonly onCommit?: ReconcilerOptions["onCommit"];
   readonly onSyncResult?: (result: ClusterSyncResult) => void;
   readonly onReconcile?: LoopOptions["onReconcile"];
@@ -51,6 +52,7 @@ export function buildController(config: ControllerConfig): BuiltController {
     ...config.reconciler,
     logger,
     ...(hooks.onCommit ? { onCommit: hooks.onCommit } : {}),
+    ...(hooks.onSource ? { onSource: hooks.onSource } : {}),
   });
   const parts = config.sync
     ? syncingController(reconciler, {

@@ -12,6 +12,7 @@ import type { FileTree } from "../model/file-tree.js";
 import type { ChartRenders } from "../model/helm/chart-request.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
+import { formatProblem } from "../model/problem.js";
 import {
   CONTROLLER_TRAILER,
   EVENT_TRAILER,
@@ -73,6 +74,8 @@ export interface ReconcilerOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Told as a reconcile finishes each stage (fetch, restore, read, reconcile, write, publish): progress output. */
   readonly onProgress?: (stage: string) => void;
+  /** Told of the source branch's tip at the start of each reconcile, before it is reconciled (commit statuses' pending). */
+  readonly onSource?: (sourceCommit: string) => void;
   /** Called after every status commit this reconciler published, with its message. */
   readonly onCommit?: (commit: { readonly oid: string; readonly message: string }) => void;
   /**
@@ -114,6 +117,8 @@ export interface ReconcileReport {
   readonly statusCommit: string | undefined;
   readonly valid: boolean;
   readonly errors: number;
+  /** The first error of an invalid source commit, with its file and line (when this reconcile found it). */
+  readonly firstError?: string;
   readonly attempts: number;
   /** Files changed on the status branch. */
   readonly filesChanged: number;
@@ -329,6 +334,7 @@ export class Reconciler {
     watch.lap("fetch");
     const head = await repo.branchTip(branch);
     if (!head) throw new TerminalError(`branch ${branch} not found in ${repo.describe()}`);
+    this.options.onSource?.(head);
     const tip = await repo.branchTip(statusBranch);
     // Another writer moved the branch (the leader before this one): its commit replayed when this
     // state reproduces it exactly, else the state restored from the branch.
@@ -362,11 +368,13 @@ export class Reconciler {
         if (written) await this.options.onStage?.("written");
       },
     );
-    const errors = outcome.problems.filter((p) => p.severity === "error").length;
+    const errorProblems = outcome.problems.filter((p) => p.severity === "error");
+    const first = errorProblems[0];
     const base = {
       sourceCommit: head,
       valid: outcome.valid,
-      errors,
+      errors: errorProblems.length,
+      ...(first ? { firstError: formatProblem(first) } : {}),
       attempts: attempt,
       filesChanged: outcome.changes.size,
     };
@@ -390,7 +398,7 @@ export class Reconciler {
         sourceCommit: head,
         statusCommit: written.oid,
         valid: outcome.valid,
-        errors,
+        errors: errorProblems.length,
         scope: outcome.scope === ALL ? "all" : outcome.scope.size,
         filesChanged: outcome.changes.size,
         objectsWritten: written.objectsWritten,

@@ -1,5 +1,6 @@
 import { createSign } from "node:crypto";
 import { readConfiguredFile } from "../util/bounded-file.js";
+import { readBoundedResponse } from "../util/bounded-response.js";
 
 /**
  * How gitfleet proves who it is to a Git remote over HTTPS, asked before every fetch and push: a
@@ -8,8 +9,10 @@ import { readConfiguredFile } from "../util/bounded-file.js";
  * Authorization header: not in errors, logs or metrics.
  */
 export interface GitCredentials {
-  /** The Authorization header for the next request, or undefined to send none. */
+  /** The Authorization header for the next Git request, or undefined to send none. */
   authorization(): Promise<string | undefined>;
+  /** The token (or password) alone, for a forge's REST API: `Authorization: Bearer <token>`. */
+  token(): Promise<string | undefined>;
   /** Where the credential comes from, for messages ("token file /etc/gitfleet/token"); never its value. */
   readonly source: string;
 }
@@ -20,7 +23,7 @@ export const TOKEN_USERNAME = "x-access-token";
 /** A token (or password) fixed for the life of the process: from the environment at start. */
 export function staticToken(token: string, username = TOKEN_USERNAME, source = "token"): GitCredentials {
   const header = basic(username, token);
-  return { source, authorization: async () => header };
+  return { source, authorization: async () => header, token: async () => token };
 }
 
 /** Bytes a token file may hold: tokens and passwords are short; anything longer is not one. */
@@ -35,6 +38,7 @@ export function tokenFile(path: string, username = TOKEN_USERNAME): GitCredentia
   return {
     source,
     authorization: async () => basic(username, await readSecretFile(path, source)),
+    token: () => readSecretFile(path, source),
   };
 }
 
@@ -82,20 +86,18 @@ export function gitHubApp(options: GitHubAppOptions): GitCredentials {
     const jwt = appJwt(options.appId, key, now());
     return installationToken(apiUrl, options.installationId, jwt, source);
   };
-  return {
-    source,
-    authorization: async () => {
-      if (!current || current.expiresAt - margin <= now()) {
-        pending ??= refresh().finally(() => {
-          pending = undefined;
-        });
-        current = await pending;
-        if (current.expiresAt <= now())
-          throw new Error(`${source}: the installation token GitHub gave has already expired`);
-      }
-      return basic(TOKEN_USERNAME, current.token);
-    },
+  const token = async () => {
+    if (!current || current.expiresAt - margin <= now()) {
+      pending ??= refresh().finally(() => {
+        pending = undefined;
+      });
+      current = await pending;
+      if (current.expiresAt <= now())
+        throw new Error(`${source}: the installation token GitHub gave has already expired`);
+    }
+    return current.token;
   };
+  return { source, token, authorization: async () => basic(TOKEN_USERNAME, await token()) };
 }
 
 /** The JWT a GitHub App authenticates as itself with (RS256; iat a minute back, exp nine minutes on). */
@@ -136,7 +138,7 @@ async function installationToken(
   } catch (error) {
     throw new Error(`${source}: cannot reach ${url}: ${(error as Error).message}`);
   }
-  const body = await boundedText(response, MAX_TOKEN_RESPONSE);
+  const body = await readBoundedResponse(response, MAX_TOKEN_RESPONSE);
   if (response.status !== 201 && response.status !== 200)
     throw new Error(`${source}: ${url} answered HTTP ${response.status}${errorMessage(body)}`);
   return readToken(body, source);
@@ -166,24 +168,6 @@ function errorMessage(body: string): string {
   } catch {
     return "";
   }
-}
-
-async function boundedText(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(`the answer from ${response.url} is larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 // A secret file's content, trimmed; what goes wrong is said about the file, never with its content.

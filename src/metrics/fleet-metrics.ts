@@ -15,12 +15,21 @@ export interface MetricsSnapshot {
   readonly clusters: ReadonlyMap<string, { readonly ready: boolean }>;
   /** The last sync result per cluster. */
   readonly synced: ReadonlyMap<string, ClusterSyncResult>;
+  /** Outbound deliveries (commit statuses, notification sinks) by sink: waiting, dropped, failed. */
+  readonly deliveries?: ReadonlyMap<string, DeliveryStats>;
   /** Each workload's decided replicas per cluster. */
   readonly decisions: readonly {
     readonly app: string;
     readonly identity: string;
     readonly clusters: Readonly<Record<string, number>>;
   }[];
+}
+
+/** One outbound sink's queue: what waits, what was dropped past its bound, what failed after retries. */
+export interface DeliveryStats {
+  readonly backlog: number;
+  readonly dropped: number;
+  readonly failed: number;
 }
 
 /** What a finished reconcile tells the metrics (the loop's report, or its error). */
@@ -212,6 +221,36 @@ export class FleetMetrics {
       collect() {
         this.reset();
         for (const [cluster, result] of snapshot().synced) this.set({ cluster }, result.reachable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_delivery_backlog",
+      help: "Per outbound sink (forge commit statuses, notification sinks): deliveries waiting, bounded; a sink that is down grows it, never the loop's time.",
+      labelNames: ["sink"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [sink, stats] of snapshot().deliveries ?? []) this.set({ sink }, stats.backlog);
+      },
+    });
+    new Counter({
+      name: "gitfleet_delivery_dropped_total",
+      help: "Per outbound sink: deliveries dropped because its backlog was full.",
+      labelNames: ["sink"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [sink, stats] of snapshot().deliveries ?? []) this.inc({ sink }, stats.dropped);
+      },
+    });
+    new Counter({
+      name: "gitfleet_delivery_failures_total",
+      help: "Per outbound sink: deliveries given up after their retries.",
+      labelNames: ["sink"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [sink, stats] of snapshot().deliveries ?? []) this.inc({ sink }, stats.failed);
       },
     });
     new Gauge({

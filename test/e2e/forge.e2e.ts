@@ -4,9 +4,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Reconciler } from "../../src/controller/reconciler.js";
 import { tokenFile } from "../../src/git/git-credentials.js";
-import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
+import { gitfleetAsync } from "../helpers/cli.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { type Gitea, startGitea } from "../helpers/gitea.js";
+import { type GitfleetRun, spawnRun } from "../helpers/gitfleet-run.js";
+import { until } from "../helpers/member.js";
 import { remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 
 /**
@@ -80,5 +83,180 @@ describe("a fleet repo on Gitea", () => {
       `/repos/${gitea.user}/fleet/git/commits/${second.statusCommit}`,
     );
     expect(commit.commit.message).toMatch(/^web: Deployment shop\/web 9 replicas/);
+  });
+});
+
+interface GiteaStatus {
+  readonly status: string;
+  readonly context: string;
+  readonly description: string;
+  readonly target_url: string;
+}
+
+describe("a pull request on Gitea", () => {
+  let run: GitfleetRun | undefined;
+  afterAll(() => {
+    run?.child.kill("SIGTERM");
+  });
+
+  const remote = () => {
+    const url = new URL(`${gitea.url}/${gitea.user}/fleet.git`);
+    url.username = gitea.user;
+    url.password = gitea.token;
+    return url.toString();
+  };
+  const statuses = (sha: string) =>
+    gitea.api<GiteaStatus[]>("GET", `/repos/${gitea.user}/fleet/commits/${sha}/statuses`);
+  const comments = (pr: number) =>
+    gitea.api<{ id: number; body: string }[]>("GET", `/repos/${gitea.user}/fleet/issues/${pr}/comments`);
+  // What a CI job on the pull request runs: `gitfleet plan --post` for the branch's tip.
+  const planPost = (pr: number) =>
+    gitfleetAsync(
+      [
+        "plan",
+        "--repo",
+        work,
+        "--base",
+        "main",
+        "--head",
+        "move-web",
+        "--post",
+        "--pull-request",
+        String(pr),
+        "--forge",
+        "gitea",
+        "--forge-api-url",
+        `${gitea.url}/api/v1`,
+        "--forge-repo",
+        `${gitea.user}/fleet`,
+      ],
+      { env: { GITFLEET_FORGE_TOKEN: gitea.token } },
+    );
+  const push = (spec: FleetSpec, message: string) => {
+    commitTree(work, fleetFiles(spec), message);
+    gitIn(work, "push", "-q", remote(), "move-web");
+    return gitIn(work, "rev-parse", "HEAD");
+  };
+
+  it("gets one plan comment, edited on every push, and a status on each commit that fails on a blocked prune or an invalid fleet; merged, it is reconciled with a success status", async () => {
+    gitIn(work, "checkout", "-q", "-b", "move-web");
+    const narrowed = webReplicas(9);
+    const east = {
+      ...narrowed,
+      apps: narrowed.apps.map((a) => (a.name === "web" ? { ...a, clusters: ["east", "west"] } : a)),
+    };
+    const first = push(east, "web: leave south");
+    const pr = (
+      await gitea.api<{ number: number }>("POST", `/repos/${gitea.user}/fleet/pulls`, {
+        head: "move-web",
+        base: "main",
+        title: "Move web out of south",
+      })
+    ).number;
+
+    const planned = await planPost(pr);
+    expect(planned.stderr).toContain(`commented on ${gitea.user}/fleet#${pr}`);
+    expect(planned.code).toBe(2);
+    let [comment] = await comments(pr);
+    expect(await comments(pr)).toHaveLength(1);
+    expect(comment?.body).toMatch(/^<!-- gitfleet:plan gitfleet\/plan -->\n### gitfleet plan/);
+    expect(comment?.body).toContain("| south | 0 | 0 | 2 | 1 | 0 |");
+    expect(comment?.body).toContain("⛔ prune blocked: would delete 2 of 6 objects");
+    // Deleting a third of south's objects is over the fleet's deletion budget: the status fails.
+    const blocked = await statuses(first);
+    expect(blocked.map((s) => [s.context, s.status])).toEqual([["gitfleet/plan", "failure"]]);
+    expect(blocked[0]?.description).toMatch(/^prune blocked in south/);
+
+    // A push that breaks the fleet: the same comment says why, and the status fails.
+    const second = push({ ...east, broken: "web" }, "web: typo");
+    const broken = await planPost(pr);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("updated the comment");
+    [comment] = await comments(pr);
+    expect(await comments(pr)).toHaveLength(1);
+    expect(comment?.body).toContain(`**${second.slice(0, 12)} is invalid**`);
+    expect(comment?.body).toContain("apps/web/deployment.yaml:");
+    const failed = await statuses(second);
+    expect(failed.map((s) => s.status)).toEqual(["failure"]);
+    expect(failed[0]?.description).toMatch(/^invalid: /);
+
+    // Pushed again: web keeps south and gains north — nothing is deleted, the status passes.
+    const widened = {
+      ...narrowed,
+      apps: narrowed.apps.map((a) =>
+        a.name === "web" ? { ...a, clusters: ["east", "west", "south", "north"] } : a,
+      ),
+    };
+    const third = push(widened, "web: keep south, add north");
+    expect((await planPost(pr)).code).toBe(2);
+    expect(await comments(pr)).toHaveLength(1);
+    expect((await comments(pr))[0]?.body).toContain(third.slice(0, 12));
+    expect((await comments(pr))[0]?.body).toContain("| north | 2 | 0 | 0 | 0 | 0 |");
+    expect((await statuses(third)).map((s) => s.status)).toEqual(["success"]);
+
+    // Gitea checks a pull request's mergeability in the background and answers 405 until it has.
+    await until(
+      () =>
+        gitea.api("POST", `/repos/${gitea.user}/fleet/pulls/${pr}/merge`, { Do: "merge" }).then(
+          () => true,
+          (error: Error) => {
+            if (!/HTTP 405/.test(error.message)) throw error;
+            return undefined;
+          },
+        ),
+      30_000,
+    );
+    const merged = (
+      await gitea.api<{ commit: { id: string } }>("GET", `/repos/${gitea.user}/fleet/branches/main`)
+    ).commit.id;
+
+    // The controller, its forge token the Git token file: pending, then success linking the dashboard.
+    const tokenPath = join(dir, "token-run");
+    writeFileSync(tokenPath, `${gitea.token}\n`);
+    run = await spawnRun(
+      [
+        "--repo",
+        `${gitea.url}/${gitea.user}/fleet.git`,
+        "--token-file",
+        tokenPath,
+        "--cache-dir",
+        join(dir, "cache-run"),
+        "--no-sync",
+        "--listen",
+        "127.0.0.1:0",
+        "--interval",
+        "1s",
+        "--commit-status",
+        "--forge",
+        "gitea",
+        "--forge-api-url",
+        `${gitea.url}/api/v1`,
+        "--dashboard-url",
+        "https://fleet.example.com",
+      ],
+      { GITFLEET_WEBHOOK_SECRET: "webhook-secret-for-tests" },
+    );
+    const reconciled = await until(async () => {
+      const found = (await statuses(merged)).find(
+        (s) => s.context === "gitfleet/reconcile" && s.status === "success",
+      );
+      return found;
+    }, 60_000);
+    expect(reconciled.target_url).toBe(`https://fleet.example.com/#/commits/${await statusTip()}`);
+    expect(reconciled.description).toBe(`reconciled: status commit ${(await statusTip()).slice(0, 12)}`);
+    // Gitea lists a context's statuses newest first: pending came before success.
+    expect(
+      (await statuses(merged)).filter((s) => s.context === "gitfleet/reconcile").map((s) => s.status),
+    ).toEqual(["success", "pending"]);
+    // The token is nowhere it could leak: the log, the metrics, the comments, the status branch.
+    const metrics = await (await fetch(`${run.url}/metrics`)).text();
+    expect(metrics).toMatch(/gitfleet_delivery_backlog\{sink="forge-status"\} 0/);
+    const surfaces = [
+      JSON.stringify(run.records),
+      metrics,
+      JSON.stringify(await comments(pr)),
+      gitIn(work, "fetch", "-q", remote(), "gitfleet/status") || gitIn(work, "log", "-p", "FETCH_HEAD"),
+    ];
+    for (const surface of surfaces) expect(surface).not.toContain(gitea.token);
   });
 });

@@ -1,10 +1,15 @@
+import { upsertPlanComment } from "../../forge/plan-comment.js";
+import { resolveRevision } from "../../git/read-tree.js";
+import { remoteUrl } from "../../git/remote-url.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
-import { planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
+import { formatInvalidHeadMarkdown, planVerdict } from "../../plan/plan-verdict.js";
+import { type PlanOutcome, planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { ciPullRequest, type ForgeFlags, forgeFromFlags } from "../forge-flags.js";
 import type { CommandOutput } from "../output.js";
 import { readSecretDigestKey } from "../secret-digest-key.js";
 
-export interface PlanOptions {
+export interface PlanOptions extends ForgeFlags {
   readonly repo: string;
   readonly base: string;
   readonly head: string;
@@ -13,6 +18,10 @@ export interface PlanOptions {
   readonly kubeconfig?: string;
   readonly kubeconfigDir?: string;
   readonly secretDigestKeyFile?: string;
+  readonly post?: boolean;
+  readonly pullRequest?: string;
+  readonly statusContext: string;
+  readonly detailsUrl?: string;
 }
 
 export async function runPlan(options: PlanOptions, output: CommandOutput): Promise<ExitCodeValue> {
@@ -29,6 +38,7 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
     throw error;
   });
   for (const note of outcome.notes) output.err(`gitfleet: ${note}\n`);
+  if (options.post) await postPlan(options, outcome, output);
   if ("error" in outcome) {
     output.err(outcome.error.endsWith("\n") ? outcome.error : `${outcome.error}\n`);
     return ExitCode.Failed;
@@ -42,4 +52,47 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
         : formatPlanText(plan);
   output.out(text);
   return plan.changed ? ExitCode.Changes : ExitCode.Ok;
+}
+
+// The plan on the pull request (one comment, edited in place) and the verdict as the head's status.
+async function postPlan(options: PlanOptions, outcome: PlanOutcome, output: CommandOutput): Promise<void> {
+  const pullRequest = options.pullRequest !== undefined ? Number(options.pullRequest) : ciPullRequest();
+  if (pullRequest === undefined || !Number.isSafeInteger(pullRequest) || pullRequest < 1)
+    throw new CliError(
+      "--post needs the pull request: --pull-request N (or run in a pull request's CI job)",
+      ExitCode.Usage,
+    );
+  if (options.detailsUrl !== undefined && !/^https?:\/\//.test(options.detailsUrl))
+    throw new CliError("--details-url is an http(s) URL", ExitCode.Usage);
+  const forge = forgeFromFlags(options, { ...optionalUrl(await remoteUrl(options.repo)) });
+  const sha = await resolveRevision(options.repo, options.head).catch(() => {
+    throw new CliError(`unknown revision ${JSON.stringify(options.head)}`);
+  });
+  const verdict = planVerdict(outcome);
+  const markdown =
+    "error" in outcome ? formatInvalidHeadMarkdown(sha, outcome.error) : formatPlanMarkdown(outcome.plan);
+  try {
+    const comment = await upsertPlanComment(
+      forge,
+      pullRequest,
+      options.statusContext,
+      `${markdown.trimEnd()}\n\n<sub>${options.base} → ${sha.slice(0, 12)} · ${verdict.description}</sub>\n`,
+    );
+    await forge.setStatus({
+      sha,
+      state: verdict.ok ? "success" : "failure",
+      context: options.statusContext,
+      description: verdict.description,
+      ...(options.detailsUrl ? { targetUrl: options.detailsUrl } : {}),
+    });
+    output.err(
+      `gitfleet: ${comment.created ? "commented" : "updated the comment"} on ${forge.repo}#${pullRequest}; status ${options.statusContext} ${verdict.ok ? "success" : "failure"} on ${sha.slice(0, 12)}\n`,
+    );
+  } catch (error) {
+    throw new CliError(`cannot post the plan to ${forge.kind} ${forge.repo}: ${(error as Error).message}`);
+  }
+}
+
+function optionalUrl(url: string | undefined): { repoUrl?: string } {
+  return url === undefined ? {} : { repoUrl: url };
 }

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import type { PlanOptions } from "../actions/plan.js";
 import type { ExitCodeValue } from "../exit-codes.js";
+import { withForgeOptions } from "../forge-flags.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
@@ -11,7 +12,7 @@ export function registerPlan(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    new Command("plan")
+    withForgeOptions(new Command("plan"))
       .description(
         "show exactly what each cluster gets from a change: replicas, objects added, changed and removed, with diffs",
       )
@@ -35,6 +36,16 @@ export function registerPlan(
         "--secret-digest-key-file <file>",
         `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only; a plan shows only that a Secret changed either way)`,
       )
+      .option(
+        "--post",
+        "also put the plan on the pull request as one comment (edited in place on every push) and a commit status on the head: failure when the head is invalid or a prune is blocked",
+      )
+      .option(
+        "--pull-request <number>",
+        "with --post: the pull (merge) request (default: from CI's environment: GITHUB_REF refs/pull/N/…, CI_MERGE_REQUEST_IID)",
+      )
+      .option("--status-context <name>", "with --post: the commit status's name", "gitfleet/plan")
+      .option("--details-url <url>", "with --post: where the commit status links (the CI job, the dashboard)")
       .addOption(
         new Option("--format <format>", "output format")
           .choices(["text", "markdown", "json"])

@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import type { LoopFlags } from "../actions/reconcile.js";
 import { DEFAULT_STATUS_BRANCH } from "../defaults.js";
 import type { ExitCodeValue } from "../exit-codes.js";
+import { withForgeOptions } from "../forge-flags.js";
 import { withGitAuthOptions } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
@@ -24,11 +25,20 @@ export function registerReconcile(
       }),
   );
   program.addCommand(
-    loopCommand("run")
+    withForgeOptions(loopCommand("run"))
       .description(
         "run the controller: reconcile on every poll and on push webhooks; serve the dashboard, the JSON API, /metrics, /webhook, /healthz and /readyz",
       )
       .option("--listen <host:port>", "where the HTTP endpoint listens", "127.0.0.1:8080")
+      .option(
+        "--commit-status",
+        "post a commit status on every source commit reconciled: pending, then success or failure with the first validation problem (the forge from the --forge flags, else the repository's URL; the token from --forge-token-*, else the Git credentials); a forge that is down never delays reconciling",
+      )
+      .option("--commit-status-context <name>", "the commit status's name", "gitfleet/reconcile")
+      .option(
+        "--dashboard-url <url>",
+        "the dashboard's public URL: commit statuses link to its page for the status commit",
+      )
       .option(
         "--plan-revisions <patterns...>",
         "branch-name patterns /api/plan may render besides the source branch's history, e.g. 'pr/*' (* within a path segment, ** across)",
