@@ -62,8 +62,8 @@ export interface ServeOptions {
  */
 export class ControllerEndpoints {
   readonly metrics: FleetMetrics;
-  /** Outbound sinks whose queues the metrics report (commit statuses, notifications), by name. */
-  readonly deliveries = new Map<string, DeliveryStats>();
+  /** Outbound sinks whose queues the metrics report (commit statuses, notifications), each by sink name. */
+  readonly deliveries: (() => ReadonlyMap<string, DeliveryStats>)[] = [];
   private server: ControllerServer | undefined;
   /** What the gauges read at a scrape: the controller once it is served. */
   private parts: ServedParts | undefined;
@@ -72,10 +72,11 @@ export class ControllerEndpoints {
     const metrics = new FleetMetrics(() => ({
       ...metricsSnapshot(this.parts),
       deliveries: new Map(
-        [...this.deliveries].map(([sink, s]) => [
-          sink,
-          { backlog: s.backlog, dropped: s.dropped, failed: s.failed },
-        ]),
+        this.deliveries.flatMap((source) =>
+          [...source()].map(
+            ([sink, s]) => [sink, { backlog: s.backlog, dropped: s.dropped, failed: s.failed }] as const,
+          ),
+        ),
       ),
     }));
     repo.observer = (operation, result) => metrics.git(operation, result);

@@ -121,6 +121,26 @@ export interface FleetSpec {
   readonly rollout?: RolloutSpec;
   readonly pruning?: { readonly maxDeletionPercent?: number; readonly allowPrune?: string };
   readonly schedulerProfiles?: readonly SchedulerProfile[];
+  readonly notifications?: NotificationsSpec;
+}
+
+/** Who is told what: sinks, and routes from events to them (fleet.yaml spec.notifications). */
+export interface NotificationsSpec {
+  readonly sinks?: readonly NotificationSink[];
+  readonly routes?: readonly NotificationRoute[];
+}
+
+export interface NotificationSink {
+  readonly name: string;
+  readonly type: "webhook" | "slack" | "forgeStatus";
+  /** The operator's files <secretRef>.url and <secretRef>.signing-key in --notification-secrets-dir. */
+  readonly secretRef?: string;
+}
+
+export interface NotificationRoute {
+  /** Event types (observe/fleet-events.ts), or "*". */
+  readonly events: readonly string[];
+  readonly sinks: readonly string[];
 }
 
 export type Fleet = FleetObject<"Fleet", FleetSpec>;

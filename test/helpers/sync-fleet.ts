@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { Reconciler } from "../../src/controller/reconciler.js";
+import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { syncingController } from "../../src/controller/syncing-controller.js";
 import { commitSigner } from "../../src/git/commit-signer.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
@@ -47,6 +47,8 @@ export async function pushController(
     readonly now?: () => number;
     /** An SSH private key file: status commits are signed with it, and verified against it. */
     readonly signingKey?: string;
+    /** Told of each status commit the reconciler publishes (as gitfleet run's hooks are). */
+    readonly onCommit?: ReconcilerOptions["onCommit"];
   } = {},
 ) {
   const logger = createLogger({ level: "silent" });
@@ -62,6 +64,7 @@ export async function pushController(
     controllerId: "test-controller",
     logger,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.onCommit ? { onCommit: options.onCommit } : {}),
   });
   const { syncer, controller, prober } = syncingController(reconciler, {
     connections: { kubeconfig, env },

@@ -540,4 +540,27 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
       'fleet.yaml:9:9: error: /spec/schedulerProfiles/0/plugins: scheduler profile "custom": unknown score plugin "Spread" (known: ClusterLocality, AvailableCapacity) [INVALID_FIELD_COMBINATION]',
     ],
   },
+  {
+    name: "notifications: a sink twice, a webhook without its secret, a forge status with one, a route to a missing sink",
+    files: {
+      "fleet.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: f\nspec:\n  notifications:\n    sinks:\n      - name: oncall\n        type: webhook\n      - name: oncall\n        type: slack\n        secretRef: chat\n      - name: forge\n        type: forgeStatus\n        secretRef: forge\n    routes:\n      - events: [failover, pruneBlocked]\n        sinks: [oncall, pager]\n",
+    },
+    expected: [
+      "fleet.yaml:8:9: error: /spec/notifications/sinks/0: a webhook sink needs secretRef: the operator's file <secretRef>.url in --notification-secrets-dir holds its URL [MISSING_FIELD]",
+      'fleet.yaml:10:15: error: /spec/notifications/sinks/1/name: a second sink named "oncall" [DUPLICATE_NAME]',
+      "fleet.yaml:15:20: error: /spec/notifications/sinks/2/secretRef: a forgeStatus sink posts with the controller's forge token (--commit-status): it has no secretRef [INVALID_FIELD_COMBINATION]",
+      'fleet.yaml:18:25: error: /spec/notifications/routes/0/sinks/1: no sink named "pager" in spec.notifications.sinks [UNKNOWN_REFERENCE]',
+    ],
+  },
+  {
+    name: "notifications: an event gitfleet does not send",
+    files: {
+      "fleet.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: f\nspec:\n  notifications:\n    sinks:\n      - name: forge\n        type: forgeStatus\n    routes:\n      - events: [clusterDown]\n        sinks: [forge]\n",
+    },
+    expected: [
+      'fleet.yaml:11:18: error: /spec/notifications/routes/0/events/0: must be one of sourceInvalid, failover, clusterNotReady, clusterReady, rolloutHalted, pruneBlocked, migrationBatchFailed, migrationBatchSucceeded, autoscale, certificateExpiring, * (got "clusterDown") [SCHEMA_VIOLATION]',
+    ],
+  },
 ];

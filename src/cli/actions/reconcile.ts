@@ -3,9 +3,7 @@ import {
   type BuiltController,
   buildController,
   type ControllerConfig,
-  type ControllerHooks,
 } from "../../controller/build-controller.js";
-import { CommitStatuses } from "../../controller/commit-statuses.js";
 import {
   DEFAULT_STATUS_INTERVAL_MS,
   type FleetSettings,
@@ -29,8 +27,8 @@ import {
 } from "../defaults.js";
 import { Election, type ElectionFlags } from "../election.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type ForgeFlags, forgeFromFlags } from "../forge-flags.js";
 import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
+import { Outbound, type OutboundFlags } from "../outbound.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
@@ -40,7 +38,7 @@ import { syncLine } from "../sync-line.js";
 export interface LoopFlags
   extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel" | "shards">>,
     GitAuthFlags,
-    Partial<ForgeFlags> {
+    OutboundFlags {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch?: string;
@@ -66,9 +64,6 @@ export interface LoopFlags
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
   readonly shards?: string;
-  readonly commitStatus?: boolean;
-  readonly commitStatusContext?: string;
-  readonly dashboardUrl?: string;
 }
 
 export async function runLoop(
@@ -86,8 +81,7 @@ export async function runLoop(
   const { repo, settings } = await openFleet(flags);
   const secretKey = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
-  const endpoints = serve ? new ControllerEndpoints(repo) : undefined;
-  const statuses = endpoints && commitStatuses(flags, { repo, logger, endpoints });
+  const { endpoints, outbound, hooks } = serve ? served(flags, repo, logger) : {};
   // One replica of several: every write is fenced on the leader Lease.
   const election =
     serve && flags.leaderElect ? new Election(electionFlags(flags, shards), logger) : undefined;
@@ -110,14 +104,23 @@ export async function runLoop(
     intervalMs: flags.interval
       ? durationFlag(flags.interval)
       : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS),
-    hooks: withCommitStatuses(endpoints?.hooks ?? {}, statuses),
+    ...(hooks ? { hooks } : {}),
   });
+  outbound?.attach(built.reconciler);
   if (flags.once) return reconcileOnce(built, output, () => progress?.stop());
   const server = await endpoints?.serve(
     serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
     { ...built, ...(election ? { replica: election } : {}) },
   );
   return runUntilStopped(built, { logger, ...(server ? { server } : {}), ...(election ? { election } : {}) });
+}
+
+// What `gitfleet run` serves (metrics, dashboard) and tells (commit statuses, notifications), and the
+// controller hooks that feed both.
+function served(flags: LoopFlags, repo: FleetRepo, logger: Logger) {
+  const endpoints = new ControllerEndpoints(repo);
+  const outbound = new Outbound(flags, { repo, logger, endpoints });
+  return { endpoints, outbound, hooks: outbound.hooks(endpoints.hooks) };
 }
 
 // Runs — or, one replica of several, stands by — until a signal, or until this replica lost the
@@ -200,42 +203,6 @@ function shardsOf(flags: LoopFlags, serve: boolean): number {
   if (!flags.sync)
     throw new CliError("--shards divides the members' sync: it cannot go with --no-sync", ExitCode.Usage);
   return shards;
-}
-
-// --commit-status: the forge the flags or the fleet repo's URL name, the token its flags or the Git credentials give.
-function commitStatuses(
-  flags: LoopFlags,
-  { repo, logger, endpoints }: { repo: FleetRepo; logger: Logger; endpoints: ControllerEndpoints },
-): CommitStatuses | undefined {
-  if (!flags.commitStatus) return undefined;
-  if (flags.dashboardUrl !== undefined && !/^https?:\/\//.test(flags.dashboardUrl))
-    throw new CliError("--dashboard-url is an http(s) URL", ExitCode.Usage);
-  const credentials = withGitAccess(flags).credentials;
-  const forge = forgeFromFlags(
-    { ...flags, forgeTokenEnv: flags.forgeTokenEnv ?? "GITFLEET_FORGE_TOKEN" },
-    { ...(repo.url ? { repoUrl: repo.url } : {}), ...(credentials ? { git: credentials } : {}) },
-  );
-  const statuses = new CommitStatuses({
-    forge,
-    logger,
-    ...(flags.commitStatusContext ? { context: flags.commitStatusContext } : {}),
-    ...(flags.dashboardUrl ? { dashboardUrl: flags.dashboardUrl } : {}),
-  });
-  endpoints.deliveries.set("forge-status", statuses);
-  return statuses;
-}
-
-// The endpoints' hooks, and the commit statuses told of each tip seen and each reconcile's outcome.
-function withCommitStatuses(hooks: ControllerHooks, statuses: CommitStatuses | undefined): ControllerHooks {
-  if (!statuses) return hooks;
-  return {
-    ...hooks,
-    onSource: (commit) => statuses.seen(commit),
-    onReconcile: (result) => {
-      hooks.onReconcile?.(result);
-      if (result.report) statuses.reconciled(result.report);
-    },
-  };
 }
 
 async function openFleet(flags: LoopFlags): Promise<{ repo: FleetRepo; settings: FleetSettings }> {

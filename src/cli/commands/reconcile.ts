@@ -36,6 +36,10 @@ export function registerReconcile(
       )
       .option("--commit-status-context <name>", "the commit status's name", "gitfleet/reconcile")
       .option(
+        "--notification-secrets-dir <dir>",
+        "the directory of notification sinks' URLs and signing keys that fleet.yaml's spec.notifications names (<secretRef>.url, <secretRef>.signing-key; a mounted Secret, read at each delivery)",
+      )
+      .option(
         "--dashboard-url <url>",
         "the dashboard's public URL: commit statuses link to its page for the status commit",
       )

@@ -10,6 +10,7 @@ import { checkInterpreters } from "./interpreters.js";
 import { checkLabelSelectors } from "./label-selectors.js";
 import { checkManifestContent } from "./manifest-content.js";
 import { checkManifestSchemas } from "./manifest-schemas.js";
+import { checkNotifications } from "./notifications.js";
 import { checkPlacementPriority } from "./placement-priority.js";
 import { checkReferences } from "./references.js";
 import type { Rule, RuleContext } from "./rule.js";
@@ -36,6 +37,7 @@ export const RULES: readonly Rule[] = [
   checkHostedControlPlanes,
   checkControlPlaneUpgrades,
   checkEtcdRestores,
+  checkNotifications,
 ];
 
 /**

@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import { fleetEvents, type StatusCommitChange } from "../../src/observe/fleet-events.js";
+import { statusYaml } from "../../src/status/status-yaml.js";
+
+const COMMIT = "c".repeat(40);
+const SOURCE = "5".repeat(40);
+const TIME = "2026-12-01T10:00:00.000Z";
+const trailers = (event: string) =>
+  `\n\nSource-Commit: ${SOURCE}\nGitfleet-Controller: gitfleet@ctrl-0\nGitfleet-Event: ${event}\n`;
+const change = (message: string, files: StatusCommitChange["files"] = []): StatusCommitChange => ({
+  commit: COMMIT,
+  time: TIME,
+  message,
+  files,
+});
+// Status files as the writer emits them: a rendered part, then the observed block.
+const withObserved = (observed: object) => statusYaml({ objects: ["apps.Deployment.web"], observed });
+const migration = (batches: object[]) => statusYaml({ migration: "legacy", batches });
+const credentials = (records: Record<string, { fingerprint: string; notAfter: string }>) =>
+  withObserved({ hostedControlPlanes: { tenant: { credentials: records } } });
+const ADMIN = { fingerprint: "aa", notAfter: "2026-12-02T00:00:00Z" };
+
+describe("fleetEvents", () => {
+  it.each([
+    {
+      name: "an invalid source commit",
+      change: change(
+        `Source 5555555 is invalid: 2 errors; clusters keep what they run${trailers("invalid")}`,
+      ),
+      events: [["sourceInvalid", "Source 5555555 is invalid: 2 errors; clusters keep what they run"]],
+    },
+    {
+      name: "a failover",
+      change: change(`failover: cluster west Unreachable for 30s; web 2 → east +2${trailers("failover")}`),
+      events: [["failover", "failover: cluster west Unreachable for 30s; web 2 → east +2"]],
+    },
+    {
+      name: "an autoscaling step",
+      change: change(`autoscale: web 4 → 6 (cpu 90% of 60%)${trailers("scale")}`),
+      events: [["autoscale", "autoscale: web 4 → 6 (cpu 90% of 60%)"]],
+    },
+    {
+      name: "a cluster going NotReady, another Ready again, a third seen Ready for the first time, a fourth still NotReady",
+      change: change(`sync: east Healthy${trailers("sync")}`, [
+        {
+          path: "status/clusters/west.yaml",
+          before: withObserved({ condition: { ready: true, since: "x" } }),
+          after: withObserved({
+            condition: { ready: false, reason: "Unreachable", since: "y", lastError: "refused" },
+          }),
+        },
+        {
+          path: "status/clusters/east.yaml",
+          before: withObserved({ condition: { ready: false, since: "x" } }),
+          after: withObserved({ condition: { ready: true, since: "y" } }),
+        },
+        {
+          path: "status/clusters/north.yaml",
+          after: withObserved({ condition: { ready: true, since: "y" } }),
+        },
+        {
+          path: "status/clusters/south.yaml",
+          before: withObserved({ condition: { ready: false, since: "x" } }),
+          after: withObserved({ condition: { ready: false, since: "x", lastError: "again" } }),
+        },
+      ]),
+      events: [
+        ["clusterNotReady", "west is NotReady: refused"],
+        ["clusterReady", "east is Ready"],
+      ],
+    },
+    {
+      name: "a prune newly blocked, one still blocked by the same token",
+      change: change(`sync: east Healthy${trailers("sync")}`, [
+        {
+          path: "status/clusters/east.yaml",
+          after: withObserved({
+            pruneBlocked: { token: "prune-1", objects: 4, reasons: ["would delete 4 of 5"] },
+          }),
+        },
+        {
+          path: "status/clusters/west.yaml",
+          before: withObserved({ pruneBlocked: { token: "prune-2" } }),
+          after: withObserved({ pruneBlocked: { token: "prune-2" }, reachable: true }),
+        },
+      ]),
+      events: [
+        [
+          "pruneBlocked",
+          "prune blocked in east: would delete 4 of 5; allow it with prune-1 in spec.pruning.allowPrune",
+        ],
+      ],
+    },
+    {
+      name: "a rollout newly halted in one cluster (bucketed and unbucketed app files)",
+      change: change(`sync: east Degraded${trailers("rollout")}`, [
+        {
+          path: "status/apps/3f/web.yaml",
+          before: withObserved({
+            east: { health: "Progressing", rollout: "waiting for east to be Healthy" },
+          }),
+          after: withObserved({
+            east: { health: "Degraded", rollout: "rollout halted: east did not become Healthy in time" },
+            west: { health: "Healthy" },
+          }),
+        },
+        {
+          path: "status/apps/api.yaml",
+          before: withObserved({ east: { rollout: "rollout halted: east did not become Healthy in time" } }),
+          after: withObserved({ east: { rollout: "rollout halted: east did not become Healthy in time" } }),
+        },
+      ]),
+      events: [["rolloutHalted", "web in east: rollout halted: east did not become Healthy in time"]],
+    },
+    {
+      name: "migration batches reaching Failed and Succeeded",
+      change: change(`sync: east Healthy; migration: legacy${trailers("migration")}`, [
+        {
+          path: "status/migrations/legacy.yaml",
+          before: migration([
+            { name: "canary", state: "Observing" },
+            { name: "rest", state: "Syncing" },
+            { name: "done", state: "Succeeded" },
+          ]),
+          after: migration([
+            { name: "canary", state: "Succeeded" },
+            { name: "rest", state: "Failed", reason: "web Degraded in east" },
+            { name: "done", state: "Succeeded" },
+          ]),
+        },
+      ]),
+      events: [
+        ["migrationBatchSucceeded", "migration legacy, batch canary: Succeeded"],
+        ["migrationBatchFailed", "migration legacy, batch rest: Failed (web Degraded in east)"],
+      ],
+    },
+    {
+      name: "a hosted control plane's credential newly issued that expires within two weeks, one not",
+      change: change(`sync: host Healthy${trailers("sync")}`, [
+        {
+          path: "status/clusters/host.yaml",
+          before: credentials({ "cp/admin": ADMIN }),
+          after: credentials({
+            "cp/admin": ADMIN,
+            "cp/serving": { fingerprint: "bb", notAfter: "2026-12-10T00:00:00Z" },
+            "cp/client": { fingerprint: "cc", notAfter: "2027-12-10T00:00:00Z" },
+          }),
+        },
+      ]),
+      events: [["certificateExpiring", "tenant: cp/serving (hosted on host) expires 2026-12-10T00:00:00Z"]],
+    },
+    {
+      name: "status files that do not read",
+      change: change(`sync: east Healthy${trailers("sync")}`, [
+        { path: "status/clusters/east.yaml", before: "observed: [", after: "observed:\n  - ]" },
+        { path: "status/migrations/x.yaml", after: "batches: 7\n" },
+      ]),
+      events: [],
+    },
+  ])("reads $name", ({ change: input, events }) => {
+    const found = fleetEvents(input);
+    expect(found.map((e) => [e.type, e.summary])).toEqual(events);
+    for (const event of found) {
+      expect(event).toMatchObject({ statusCommit: COMMIT, sourceCommit: SOURCE, time: TIME });
+      expect(event.id.startsWith(`${COMMIT}/${event.type}`)).toBe(true);
+    }
+    // The same commit gives the same events with the same ids: redelivery keys are stable.
+    expect(fleetEvents(input)).toEqual(found);
+    expect(new Set(found.map((e) => e.id)).size).toBe(found.length);
+  });
+});
