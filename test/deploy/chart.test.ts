@@ -216,6 +216,53 @@ describe("the Helm chart", () => {
         ]);
       },
     },
+    {
+      name: "commit statuses and notifications: the forge's flags, its token and the sinks' Secret as directory mounts",
+      sets: [
+        "forge.kind=gitea",
+        "forge.apiUrl=https://code.example.com/api/v1",
+        "forge.tokenFromSecret=true",
+        "commitStatus.enabled=true",
+        "dashboardUrl=https://fleet.example.com",
+        "notifications.existingSecret=gitfleet-notify",
+      ],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--forge=gitea",
+            "--forge-api-url=https://code.example.com/api/v1",
+            "--forge-token-file=/etc/gitfleet/forge/forge-token",
+            "--commit-status",
+            "--commit-status-context=gitfleet/reconcile",
+            "--dashboard-url=https://fleet.example.com",
+            "--notification-secrets-dir=/etc/gitfleet/notify",
+          ]),
+        );
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string; mountPath: string }[] })
+          .volumeMounts;
+        expect(mounts).toEqual(
+          expect.arrayContaining([
+            { name: "forge-token", mountPath: "/etc/gitfleet/forge", readOnly: true },
+            { name: "notification-secrets", mountPath: "/etc/gitfleet/notify", readOnly: true },
+          ]),
+        );
+        const volumes = (podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown }[] })
+          .volumes;
+        expect(volumes.find((v) => v.name === "notification-secrets")?.secret).toEqual({
+          secretName: "gitfleet-notify",
+        });
+        expect(volumes.find((v) => v.name === "forge-token")?.secret).toMatchObject({
+          items: [{ key: "forge-token", path: "forge-token" }],
+        });
+      },
+    },
+    {
+      name: "no forge flags by default",
+      sets: [],
+      check: (docs: Doc[]) => {
+        expect(JSON.stringify(container(docs).args)).not.toMatch(/--forge|--commit-status|--notification/);
+      },
+    },
   ])("renders $name", async ({ sets, check }) => {
     check(await render(...sets));
   });
