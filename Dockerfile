@@ -52,6 +52,9 @@ COPY --from=build /app/bin bin
 COPY --from=helm /src/out/helm /usr/local/bin/helm
 COPY --from=build /app/schema schema
 COPY example-repo example-repo
+# `gitfleet` on the PATH (bin/gitfleet links to bin/gitfleet.js), for CI jobs that run the image
+# (docs/examples/ci/).
+ENV PATH=/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The official image's node user (uid 1000): never root.
 USER 1000:1000
 # The dashboard, the JSON API, /metrics, /webhook, /healthz and /readyz.
