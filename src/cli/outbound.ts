@@ -8,7 +8,7 @@ import { statusCommitChange } from "../git/status-commit-change.js";
 import { Notifier } from "../notify/notifier.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 import { type ForgeFlags, forgeFromFlags } from "./forge-flags.js";
-import { type GitAuthFlags, withGitAccess } from "./git-auth.js";
+import type { GitAuthFlags } from "./git-auth.js";
 import type { ControllerEndpoints } from "./serve-controller.js";
 
 /** What `gitfleet run` tells the world besides the status branch: the flags below. */
@@ -89,7 +89,8 @@ export class Outbound {
 
 // The forge the flags or the fleet repo's URL name; its token from its flags, else the Git credentials.
 function forgeOf(flags: OutboundFlags & GitAuthFlags, repo: FleetRepo): Forge {
-  const credentials = withGitAccess(flags).credentials;
+  // The repository's own credentials: one GitHub App token bought for Git and the API alike.
+  const credentials = repo.credentials;
   return forgeFromFlags(
     { ...flags, forgeTokenEnv: flags.forgeTokenEnv ?? "GITFLEET_FORGE_TOKEN" },
     { ...(repo.url ? { repoUrl: repo.url } : {}), ...(credentials ? { git: credentials } : {}) },

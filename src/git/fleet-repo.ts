@@ -46,7 +46,8 @@ export class FleetRepo {
     readonly gitdir: string,
     /** The remote URL, for a remote repository. */
     readonly url: string | undefined,
-    private readonly credentials: GitCredentials | undefined,
+    /** How fetch and push authenticate (also a forge API's token, when no other is given). */
+    readonly credentials: GitCredentials | undefined,
     private readonly maxCachePacks = MAX_CACHE_PACKS,
     /** For an SSH remote: fetch and push go through the git CLI (ssh-transport.ts). */
     private readonly ssh?: SshAccess,

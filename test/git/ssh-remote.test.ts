@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ReconcilerOptions } from "../../src/controller/reconciler.js";
 import type { SshAccess } from "../../src/git/ssh-transport.js";
@@ -131,7 +131,17 @@ describe("reconciling a remote over SSH", () => {
         }
       }, 30_000);
       expect(tip).toMatch(/^[0-9a-f]{40}$/);
-      expect(JSON.stringify(run.records)).not.toContain("PRIVATE KEY");
+      // The deploy key is on no surface: the log, the metrics, the status branch.
+      const key = readFileSync(access.keyFile, "utf8");
+      const surfaces = [
+        JSON.stringify(run.records),
+        await (await fetch(`${run.url}/metrics`)).text(),
+        gitIn(bare(), "log", "-p", "gitfleet/status"),
+      ];
+      for (const surface of surfaces) {
+        expect(surface).not.toContain("PRIVATE KEY");
+        for (const line of key.split("\n").filter((l) => l.length > 40)) expect(surface).not.toContain(line);
+      }
     } finally {
       run.child.kill("SIGKILL");
     }

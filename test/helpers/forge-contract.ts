@@ -58,12 +58,13 @@ export class ForgeContract {
 
   constructor(
     readonly kind: Kind,
-    private readonly token: string,
+    /** The token accepted now (a function: one that rotates, as a GitHub App's). */
+    private readonly token: string | (() => string),
   ) {
     this.server = createServer((req, res) => this.serve(req, res));
   }
 
-  static async start(kind: Kind, token: string): Promise<ForgeContract> {
+  static async start(kind: Kind, token: string | (() => string)): Promise<ForgeContract> {
     const contract = new ForgeContract(kind, token);
     await new Promise<void>((resolve) => contract.server.listen(0, "127.0.0.1", resolve));
     contract.url = `http://127.0.0.1:${(contract.server.address() as AddressInfo).port}`;
@@ -96,7 +97,8 @@ export class ForgeContract {
   }
 
   private answer({ method, path, auth, body }: TakenRequest): Answer {
-    if (auth !== (this.kind === "gitea" ? `token ${this.token}` : `Bearer ${this.token}`))
+    const token = typeof this.token === "string" ? this.token : this.token();
+    if (auth !== (this.kind === "gitea" ? `token ${token}` : `Bearer ${token}`))
       return [401, { message: "Bad credentials" }];
     const url = new URL(path, "http://forge");
     const paths = PATHS[this.kind];
