@@ -2,13 +2,17 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ReconcilerOptions } from "../../src/controller/reconciler.js";
+import { commitSigner } from "../../src/git/commit-signer.js";
 import type { SshAccess } from "../../src/git/ssh-transport.js";
-import type { FleetSpec } from "../helpers/fleet-spec.js";
-import { branchFiles, gitIn, tempDir } from "../helpers/git-repo.js";
+import { startMember } from "../../src/sim/member-server.js";
+import { gitfleetAsync } from "../helpers/cli.js";
+import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
+import { branchFiles, commitTree, gitIn, tempDir } from "../helpers/git-repo.js";
 import { spawnRun } from "../helpers/gitfleet-run.js";
-import { until } from "../helpers/member.js";
+import { until, writeKubeconfig } from "../helpers/member.js";
 import { expectRaceResolved, remoteFleet, remoteReconciler, webReplicas } from "../helpers/remote-fleet.js";
 import { type GitSshServer, startGitSshServer } from "../helpers/sshd.js";
+import { sshSigningKey } from "../helpers/sync-fleet.js";
 
 /**
  * The reconcile loop against a remote over SSH: a real sshd on loopback whose deploy key may only run
@@ -101,6 +105,41 @@ describe("reconciling a remote over SSH", () => {
     const loop = await controller("a");
     await expect(loop.reconcile()).rejects.toThrow(error);
     expect(() => gitIn(bare(), "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+
+  it("the pull-mode agent reads the status branch and pushes its report over SSH", async () => {
+    // north is a pull-mode member; the controller signs what the agent will apply.
+    const files = new Map(fleetFiles(BASE_SPEC));
+    const cluster = new TextDecoder().decode(files.get("clusters/north.yaml"));
+    files.set("clusters/north.yaml", new TextEncoder().encode(`${cluster}  connection:\n    mode: pull\n`));
+    commitTree(fleet.work, files, "north: pull mode");
+    gitIn(fleet.work, "push", "-q", "origin", "main");
+    const key = sshSigningKey(root);
+    const signer = await remoteReconciler(
+      "signer",
+      { location: server.urlOf(bare()), cacheDir: `${root}/cache-signer`, ssh: access },
+      { sign: commitSigner("ssh", key) },
+    );
+    expect((await signer.reconcile()).result).toBe("committed");
+    writeFileSync(`${root}/allowed_signers`, `controller ${readFileSync(`${key}.pub`, "utf8")}`);
+    const north = await startMember({ name: "north" });
+    try {
+      const result = await gitfleetAsync([
+        ...["agent", "--cluster", "north", "--repo", server.urlOf(bare()), "--once", "--log-level", "error"],
+        ...["--ssh-key-file", access.keyFile, "--ssh-known-hosts", access.knownHostsFile],
+        ...["--kubeconfig", writeKubeconfig(`${root}/kubeconfig`, [north])],
+        ...["--trusted-keys", `${root}/allowed_signers`, "--cache-dir", `${root}/cache-agent`],
+      ]);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toMatch(
+        /^north: (\d+) objects, \1 created, 0 updated, 0 pruned; report committed\n$/,
+      );
+      expect(gitIn(bare(), "log", "-1", "--format=%an", "gitfleet/status-agents/north")).toBe(
+        "gitfleet agent",
+      );
+    } finally {
+      await north.close();
+    }
   });
 
   it("gitfleet run takes the remote, the key and known_hosts from its flags", async () => {
