@@ -70,6 +70,8 @@ async function once(
   path: string,
   body: unknown,
 ): Promise<ForgeAnswer | ForgeError> {
+  // A token that cannot be read fails the request at once: no retry mends a missing file.
+  const auth = await http.auth();
   let response: Response;
   try {
     response = await fetch(`${http.apiUrl.replace(/\/+$/, "")}${path}`, {
@@ -78,7 +80,7 @@ async function once(
         accept: "application/json",
         "user-agent": "gitfleet",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...(await http.auth()),
+        ...auth,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       redirect: "error",

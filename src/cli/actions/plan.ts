@@ -76,7 +76,7 @@ async function postPlan(options: PlanOptions, outcome: PlanOutcome, output: Comm
       forge,
       pullRequest,
       options.statusContext,
-      `${markdown.trimEnd()}\n\n<sub>${options.base} → ${sha.slice(0, 12)} · ${verdict.description}</sub>\n`,
+      `${markdown.trimEnd()}\n\n<sub>${escapeHtml(`${options.base} → ${sha.slice(0, 12)} · ${verdict.description}`)}</sub>\n`,
     );
     await forge.setStatus({
       sha,
@@ -95,4 +95,9 @@ async function postPlan(options: PlanOptions, outcome: PlanOutcome, output: Comm
 
 function optionalUrl(url: string | undefined): { repoUrl?: string } {
   return url === undefined ? {} : { repoUrl: url };
+}
+
+// The footer's words as text, whatever a revision name or a problem's message holds.
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
