@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,13 +51,23 @@ async function controller(name: string, token: string): Promise<Reconciler> {
   });
 }
 
-const statusTip = async () =>
-  (
-    await gitea.api<{ commit: { id: string } }>(
-      "GET",
-      `/repos/${gitea.user}/fleet/branches/gitfleet%2Fstatus`,
-    )
-  ).commit.id;
+// The status branch's tip as Gitea's API reports it. Right after a push Gitea may still be recording
+// the branch (its API has answered 500 then): asked again for a few seconds.
+const statusTip = async (): Promise<string> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (
+        await gitea.api<{ commit: { id: string } }>(
+          "GET",
+          `/repos/${gitea.user}/fleet/branches/gitfleet%2Fstatus`,
+        )
+      ).commit.id;
+    } catch (error) {
+      if (!/HTTP 500/.test((error as Error).message) || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+};
 
 describe("a fleet repo on Gitea", () => {
   it("refuses a wrong token, writing nothing", async () => {
@@ -83,6 +94,32 @@ describe("a fleet repo on Gitea", () => {
       `/repos/${gitea.user}/fleet/git/commits/${second.statusCommit}`,
     );
     expect(commit.commit.message).toMatch(/^web: Deployment shop\/web 9 replicas/);
+  });
+});
+
+describe("a fleet repo on Gitea over SSH", () => {
+  it("is fetched and its status branch pushed with a deploy key through Gitea's SSH server", async () => {
+    const key = join(dir, "deploy-key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-deploy", "-f", key]);
+    await gitea.api("POST", `/repos/${gitea.user}/fleet/keys`, {
+      title: "gitfleet",
+      key: readFileSync(`${key}.pub`, "utf8").trim(),
+      read_only: false,
+    });
+    writeFileSync(join(dir, "known_hosts"), gitea.ssh.knownHosts);
+    const remote = new URL(`${gitea.url}/${gitea.user}/fleet.git`);
+    remote.username = gitea.user;
+    remote.password = gitea.token;
+    const source = commitTree(work, fleetFiles(webReplicas(11)), "web: 11 replicas");
+    gitIn(work, "push", "-q", remote.toString(), "main");
+    const loop = await remoteReconciler("ssh", {
+      location: `ssh://git@127.0.0.1:${gitea.ssh.port}/${gitea.user}/fleet.git`,
+      cacheDir: join(dir, "cache-ssh"),
+      ssh: { keyFile: key, knownHostsFile: join(dir, "known_hosts") },
+    });
+    const report = await loop.reconcile();
+    expect(report).toMatchObject({ result: "committed", sourceCommit: source });
+    expect(await statusTip()).toBe(report.statusCommit);
   });
 });
 
@@ -244,10 +281,17 @@ describe("a pull request on Gitea", () => {
     }, 60_000);
     expect(reconciled.target_url).toBe(`https://fleet.example.com/#/commits/${await statusTip()}`);
     expect(reconciled.description).toBe(`reconciled: status commit ${(await statusTip()).slice(0, 12)}`);
-    // Gitea lists a context's statuses newest first: pending came before success.
-    expect(
-      (await statuses(merged)).filter((s) => s.context === "gitfleet/reconcile").map((s) => s.status),
-    ).toEqual(["success", "pending"]);
+    // Both were posted (Gitea orders statuses of the same second as it likes), and the commit's
+    // combined status is the last one: success.
+    const posted = (await statuses(merged))
+      .filter((s) => s.context === "gitfleet/reconcile")
+      .map((s) => s.status);
+    expect(posted.sort()).toEqual(["pending", "success"]);
+    const combined = await gitea.api<{ state: string }>(
+      "GET",
+      `/repos/${gitea.user}/fleet/commits/${merged}/status`,
+    );
+    expect(combined.state).toBe("success");
     // The token is nowhere it could leak: the log, the metrics, the comments, the status branch.
     const metrics = await (await fetch(`${run.url}/metrics`)).text();
     expect(metrics).toMatch(/gitfleet_delivery_backlog\{sink="forge-status"\} 0/);

@@ -13,6 +13,8 @@ export interface Gitea {
   readonly user: string;
   /** An access token of the admin user (repository and issue scopes). */
   readonly token: string;
+  /** Gitea's own SSH server (git@127.0.0.1:PORT): its port, and its host key as a known_hosts line. */
+  readonly ssh: { readonly port: number; readonly knownHosts: string };
   /** The REST API: `path` under /api/v1; throws on an answer that is not 2xx. */
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
@@ -33,13 +35,14 @@ const PASSWORD = "gitea-admin-password-for-tests";
 
 /**
  * Starts Gitea in `dir`: an app.ini of its own (loopback, SQLite, no SSH server, no registration),
- * the database migrated, an admin user made with Gitea's CLI, the web server started, and a token
- * made through the API.
+ * the database migrated, an admin user made with Gitea's CLI, the web server and Gitea's built-in SSH
+ * server started (on loopback, as user git), and a token made through the API.
  */
 export async function startGitea(dir: string): Promise<Gitea> {
   const { binary, moduleDir } = giteaBuild();
   for (const sub of ["data", "log", "repos", "custom"]) mkdirSync(join(dir, sub), { recursive: true });
   const port = await freePort();
+  const sshPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = join(dir, "app.ini");
   writeFileSync(
@@ -53,7 +56,13 @@ export async function startGitea(dir: string): Promise<Gitea> {
       `HTTP_PORT = ${port}`,
       `ROOT_URL = ${url}/`,
       `STATIC_ROOT_PATH = ${moduleDir}`,
-      "DISABLE_SSH = true",
+      "DISABLE_SSH = false",
+      "START_SSH_SERVER = true",
+      "BUILTIN_SSH_SERVER_USER = git",
+      "SSH_DOMAIN = 127.0.0.1",
+      "SSH_LISTEN_HOST = 127.0.0.1",
+      `SSH_PORT = ${sshPort}`,
+      `SSH_LISTEN_PORT = ${sshPort}`,
       "OFFLINE_MODE = true",
       "[database]",
       "DB_TYPE = sqlite3",
@@ -96,6 +105,7 @@ export async function startGitea(dir: string): Promise<Gitea> {
     url,
     user,
     token,
+    ssh: { port: sshPort, knownHosts: await hostKey(sshPort) },
     api: (method, path, body) => call(url, `token ${token}`, method, path, body),
     close: () =>
       new Promise((resolve) => {
@@ -128,4 +138,22 @@ async function waitForApi(url: string, child: ChildProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`gitea did not answer on ${url}`);
+}
+
+// The SSH server's host key as known_hosts names it, once it answers.
+async function hostKey(port: number): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const line = execFileSync("ssh-keyscan", ["-p", String(port), "-t", "ed25519,rsa", "127.0.0.1"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        timeout: 10_000,
+      }).trim();
+      if (line !== "") return `${line}\n`;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Gitea's SSH server did not answer on port ${port}`);
 }
