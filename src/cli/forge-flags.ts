@@ -1,8 +1,7 @@
 import { type Command, Option } from "commander";
 import { FORGE_KINDS, type Forge, openForge } from "../forge/forge.js";
 import { forgeTarget } from "../forge/forge-target.js";
-import type { GitCredentials } from "../git/git-credentials.js";
-import { readConfiguredFile } from "../util/bounded-file.js";
+import { type GitCredentials, tokenFile } from "../git/git-credentials.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 
 /** Which forge gitfleet posts statuses and plan comments to, and with what token (the flags below). */
@@ -94,15 +93,11 @@ function forgeToken(
   env: NodeJS.ProcessEnv,
   git: GitCredentials | undefined,
 ): () => Promise<string | undefined> {
-  const file = flags.forgeTokenFile;
-  if (file)
-    return async () => {
-      const text = Buffer.from(await readConfiguredFile(file, `the forge token file ${file}`, 16 * 1024))
-        .toString("utf8")
-        .trim();
-      if (text === "") throw new Error(`the forge token file ${file} is empty`);
-      return text;
-    };
+  // Read at each request as the Git token file is: trimmed, bounded, one line.
+  if (flags.forgeTokenFile) {
+    const file = tokenFile(flags.forgeTokenFile);
+    return () => file.token();
+  }
   return async () => env[flags.forgeTokenEnv] || (await git?.token());
 }
 

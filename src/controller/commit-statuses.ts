@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { CommitStatus, Forge } from "../forge/forge.js";
+import { DeliveryQueue } from "../util/delivery-queue.js";
 import type { ReconcileReport } from "./reconciler.js";
 
 export interface CommitStatusOptions {
@@ -9,42 +10,59 @@ export interface CommitStatusOptions {
   readonly context?: string;
   /** The dashboard's base URL: a status links to its page for the status commit. */
   readonly dashboardUrl?: string;
-  /** Statuses waiting to be posted at most; the oldest are dropped past it (default 100). */
+  /** Statuses waiting to be posted at most, the one in flight included (default 100). */
   readonly maxBacklog?: number;
 }
 
-/** Source commits whose last status is remembered, so a poll of the same tip posts nothing. */
+/** Source commits whose last posted status is remembered, so a poll of the same tip posts nothing. */
 const REMEMBERED = 1000;
 
 /**
  * The controller's commit statuses: pending when a source commit is first seen, then success once
- * its status commit is published, or failure naming the first validation problem. Posting happens
- * beside the loop, one request at a time, and never delays it: a forge that is down only grows a
- * bounded backlog (the newest status per commit kept, the oldest commits dropped and counted), and
- * what could not be posted after the forge client's retries is logged and left.
+ * its status commit is published, or failure naming the first validation problem. Posting goes
+ * through a delivery queue beside the loop and never delays it: a forge that is down only grows a
+ * bounded backlog (a commit's newer status replaces its older one waiting; the oldest commits are
+ * dropped and counted), and a status the forge client could not post after its retries is logged,
+ * and posted again when the next poll reports the same commit.
  */
 export class CommitStatuses {
   private readonly context: string;
-  private readonly queue = new Map<string, CommitStatus>();
+  private readonly queue: DeliveryQueue<CommitStatus>;
   private readonly posted = new Map<string, CommitStatus["state"]>();
-  private worker: Promise<void> | undefined;
-  /** Statuses dropped because the backlog was full, and statuses the forge refused or never took. */
-  dropped = 0;
-  failed = 0;
 
   constructor(private readonly options: CommitStatusOptions) {
     this.context = options.context ?? "gitfleet/reconcile";
+    this.queue = new DeliveryQueue<CommitStatus>({
+      maxBacklog: options.maxBacklog ?? 100,
+      key: (status) => status.sha,
+      deliver: (status) => this.post(status),
+      onGiveUp: (status, reason) =>
+        options.logger.warn(
+          { sourceCommit: status.sha, state: status.state, forge: options.forge.kind },
+          `commit status not posted: ${reason}`,
+        ),
+    });
   }
 
-  /** Statuses waiting to be posted. */
+  /** Statuses waiting to be posted (the one in flight included). */
   get backlog(): number {
-    return this.queue.size;
+    return this.queue.backlog;
+  }
+
+  /** Statuses dropped because the backlog was full. */
+  get dropped(): number {
+    return this.queue.dropped;
+  }
+
+  /** Statuses the forge refused or never took. */
+  get failed(): number {
+    return this.queue.failed;
   }
 
   /** The source branch's tip, about to be reconciled. */
   seen(sourceCommit: string): void {
-    if (this.posted.has(sourceCommit) || this.queue.has(sourceCommit)) return;
-    this.enqueue({
+    if (this.posted.has(sourceCommit) || this.queue.latest(sourceCommit)) return;
+    this.queue.add({
       sha: sourceCommit,
       state: "pending",
       context: this.context,
@@ -73,52 +91,28 @@ export class CommitStatuses {
           description: `invalid (${report.errors} error${report.errors === 1 ? "" : "s"})${report.firstError ? `: ${report.firstError}` : ""}`,
           ...link,
         };
-    // A poll of a tip already reported posts nothing again.
-    if (!this.queue.has(status.sha) && this.posted.get(status.sha) === status.state) return;
-    this.enqueue(status);
+    // A poll of a tip already reported (or about to be) posts nothing again.
+    const last = this.queue.latest(status.sha)?.state ?? this.posted.get(status.sha);
+    if (last !== status.state) this.queue.add(status);
   }
 
   /** Waits until the backlog is empty (tests, a graceful stop). */
-  async idle(): Promise<void> {
-    while (this.worker) await this.worker;
+  idle(): Promise<void> {
+    return this.queue.idle();
   }
 
-  private enqueue(status: CommitStatus): void {
-    this.queue.delete(status.sha);
-    this.queue.set(status.sha, status);
-    const max = this.options.maxBacklog ?? 100;
-    for (const sha of this.queue.keys()) {
-      if (this.queue.size <= max) break;
-      this.queue.delete(sha);
-      this.dropped++;
+  // One post; the forge client already retried rate limits and server errors, so what fails is final.
+  private async post(
+    status: CommitStatus,
+  ): Promise<{ kind: "delivered" } | { kind: "failed"; reason: string }> {
+    try {
+      await this.options.forge.setStatus(status);
+    } catch (error) {
+      return { kind: "failed", reason: (error as Error).message };
     }
-    this.worker ??= this.drain().finally(() => {
-      this.worker = undefined;
-    });
-  }
-
-  private async drain(): Promise<void> {
-    for (;;) {
-      const next = this.queue.entries().next();
-      if (next.done) return;
-      const [sha, status] = next.value;
-      this.queue.delete(sha);
-      try {
-        await this.options.forge.setStatus(status);
-        this.remember(sha, status.state);
-      } catch (error) {
-        this.failed++;
-        this.options.logger.warn(
-          { sourceCommit: sha, state: status.state, forge: this.options.forge.kind },
-          `commit status not posted: ${(error as Error).message}`,
-        );
-      }
-    }
-  }
-
-  private remember(sha: string, state: CommitStatus["state"]): void {
-    this.posted.delete(sha);
-    this.posted.set(sha, state);
+    this.posted.delete(status.sha);
+    this.posted.set(status.sha, status.state);
     if (this.posted.size > REMEMBERED) this.posted.delete(this.posted.keys().next().value as string);
+    return { kind: "delivered" };
   }
 }

@@ -23,3 +23,8 @@ export function oneLine(text: string, max = MAX_MESSAGE): string {
   }
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** Text put into HTML or a chat's markup as text: &, < and > escaped, nothing else changed. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -1,13 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { Forge, StatusState } from "../forge/forge.js";
+import { escapeHtml } from "../model/one-line.js";
 import type { FleetEvent, FleetEventType } from "../observe/fleet-events.js";
 import { readBoundedResponse } from "../util/bounded-response.js";
-
-/** What one delivery attempt came to: taken, worth another try later, or refused for good. */
-export type DeliveryOutcome =
-  | { readonly kind: "delivered" }
-  | { readonly kind: "retry"; readonly reason: string }
-  | { readonly kind: "failed"; readonly reason: string };
+import type { DeliveryOutcome } from "../util/delivery-queue.js";
 
 /** The header naming the delivery: the same for every retry of one event, so a receiver takes it once. */
 export const DELIVERY_HEADER = "x-gitfleet-delivery";
@@ -52,12 +48,7 @@ export async function deliverSlack(url: string, event: FleetEvent): Promise<Deli
 
 /** The line a chat gets: what happened, and the status commit that records it. */
 export function slackText(event: FleetEvent): string {
-  return `gitfleet ${event.type}: ${escapeSlack(event.summary)} (status commit ${event.statusCommit.slice(0, 12)})`;
-}
-
-// Slack's control characters in text: &, < and > are escaped as its docs say.
-function escapeSlack(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return `gitfleet ${event.type}: ${escapeHtml(event.summary)} (status commit ${event.statusCommit.slice(0, 12)})`;
 }
 
 // What a forge's commit status says of each event: trouble fails, recovery and routine succeed.

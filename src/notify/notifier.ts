@@ -5,8 +5,8 @@ import type { Forge } from "../forge/forge.js";
 import type { NotificationSink, NotificationsSpec } from "../model/types.js";
 import { type FleetEvent, fleetEvents, type StatusCommitChange } from "../observe/fleet-events.js";
 import { readConfiguredFile } from "../util/bounded-file.js";
-import { type DeliveryOutcome, deliverForgeStatus, deliverSlack, deliverWebhook } from "./deliveries.js";
-import { SinkQueue, type SinkQueueOptions } from "./sink-queue.js";
+import { type DeliveryOutcome, DeliveryQueue, type DeliveryQueueOptions } from "../util/delivery-queue.js";
+import { deliverForgeStatus, deliverSlack, deliverWebhook } from "./deliveries.js";
 
 export interface NotifierOptions {
   /** fleet.yaml's notifications as the last valid source commit has them (asked at each event). */
@@ -21,7 +21,7 @@ export interface NotifierOptions {
   readonly readChange: (commit: string) => Promise<StatusCommitChange>;
   readonly logger: Logger;
   /** Queue bounds and backoff (tests shorten them). */
-  readonly queue?: Omit<SinkQueueOptions, "deliver" | "onGiveUp">;
+  readonly queue?: Omit<DeliveryQueueOptions<FleetEvent>, "deliver" | "onGiveUp" | "key">;
 }
 
 /** Bytes a sink's URL or signing key file may hold. */
@@ -34,7 +34,7 @@ const MAX_SECRET_FILE = 16 * 1024;
  * operator's files at each delivery (a rotated Secret is used at once) and never logged.
  */
 export class Notifier {
-  private readonly queues = new Map<string, SinkQueue>();
+  private readonly queues = new Map<string, DeliveryQueue<FleetEvent>>();
   private reading: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: NotifierOptions) {}
@@ -79,10 +79,10 @@ export class Notifier {
     }
   }
 
-  private queue(name: string): SinkQueue {
+  private queue(name: string): DeliveryQueue<FleetEvent> {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new SinkQueue({
+      queue = new DeliveryQueue<FleetEvent>({
         ...this.options.queue,
         deliver: (event) => this.deliver(name, event),
         onGiveUp: (event, reason) =>

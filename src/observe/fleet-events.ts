@@ -1,5 +1,4 @@
 import { asList, asMap, type Json } from "../model/json.js";
-import { SOURCE_COMMIT_TRAILER, trailerBlock } from "../model/trailers.js";
 import { readStatusYaml } from "../status/status-yaml.js";
 import { timelineEvent } from "./timeline.js";
 
@@ -64,7 +63,7 @@ type Base = Pick<FleetEvent, "time" | "statusCommit" | "sourceCommit">;
  */
 export function fleetEvents(change: StatusCommitChange): FleetEvent[] {
   const timeline = timelineEvent(change.commit, change.time, change.message);
-  const source = trailerBlock(change.message)?.get(SOURCE_COMMIT_TRAILER);
+  const source = timeline.sourceCommit;
   const base: Base = {
     time: change.time,
     statusCommit: change.commit,

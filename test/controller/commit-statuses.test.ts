@@ -78,19 +78,20 @@ describe("the controller's commit statuses", () => {
       open = resolve;
     });
     const { contract, statuses } = await statusesOn({ maxBacklog: 3, gate });
-    // The first pending is taken by the worker (waiting on the hung forge); the rest queue, the
-    // oldest commits dropped past three (1's success, 2 and 3).
+    // The first pending is in flight (waiting on the hung forge) and counts towards the three; each
+    // commit's success replaces its pending where it waits, and the oldest commits go (1's success,
+    // then 2, 3 and 4).
     for (let n = 1; n <= 6; n++) {
       statuses.seen(sha(n));
       statuses.reconciled(report(sha(n), true));
     }
     expect(statuses.backlog).toBe(3);
-    expect(statuses.dropped).toBe(3);
+    expect(statuses.dropped).toBe(4);
     open();
     await statuses.idle();
     expect(statuses.backlog).toBe(0);
-    // The commit in flight got its pending; the three kept got their final status only.
-    expect([...contract.statuses.keys()]).toEqual([sha(1), sha(4), sha(5), sha(6)]);
+    // The commit in flight got its pending; the two kept got their final status only.
+    expect([...contract.statuses.keys()]).toEqual([sha(1), sha(5), sha(6)]);
     expect(contract.statuses.get(sha(6))?.map((s) => s.state)).toEqual(["success"]);
   });
 
@@ -102,5 +103,9 @@ describe("the controller's commit statuses", () => {
     await statuses.idle();
     expect(statuses.failed).toBe(1);
     expect([...contract.statuses.keys()]).toEqual([sha(2)]);
+    // The next poll reporting the commit whose status never landed posts it again.
+    statuses.reconciled({ ...report(sha(1), true), result: "up-to-date" });
+    await statuses.idle();
+    expect(contract.statuses.get(sha(1))?.map((s) => s.state)).toEqual(["success"]);
   });
 });

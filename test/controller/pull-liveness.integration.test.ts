@@ -5,7 +5,7 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
+import { DIRECT_FAILOVER_PLACEMENT, MINIMAL_FLEET, webDeployment } from "../helpers/minimal-fleet.js";
 import { membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { clusterYaml } from "../helpers/two-clusters.js";
 
@@ -26,30 +26,15 @@ spec:
     noExecuteAfter: 10s
 `;
 
-const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-  failover:
-    cluster:
-      tolerationSeconds: 0
-      purgeMode: Directly
-`;
-
 function fleetRepo() {
   return fileTreeFromText({
     "fleet.yaml": FLEET_YAML,
     "clusters/east.yaml": clusterYaml("east"),
     "clusters/west.yaml": clusterYaml("west"),
     "clusters/north.yaml": clusterYaml("north", { extra: "  connection:\n    mode: pull\n" }),
-    "apps/web/app.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
+    "apps/web/app.yaml": MINIMAL_FLEET["apps/web/app.yaml"] ?? "",
     "apps/web/deployment.yaml": webDeployment(6, "100m"),
-    "placements/web.yaml": PLACEMENT,
+    "placements/web.yaml": DIRECT_FAILOVER_PLACEMENT,
   });
 }
 

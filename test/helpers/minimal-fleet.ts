@@ -113,3 +113,10 @@ ${options.mode ? `  mode: ${options.mode}\n` : ""}  minReplicas: ${options.min}
   maxReplicas: ${options.max}
 ${options.cpu === undefined ? "" : `  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: ${options.cpu}}}\n`}${options.more ?? ""}`;
 }
+
+/** The minimal fleet's web Placement, failing over at once when a cluster goes: its replicas move and go from it directly. */
+export const DIRECT_FAILOVER_PLACEMENT = `${MINIMAL_FLEET["placements/web.yaml"] ?? ""}  failover:
+    cluster:
+      tolerationSeconds: 0
+      purgeMode: Directly
+`;

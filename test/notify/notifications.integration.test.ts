@@ -12,7 +12,7 @@ import { asMap } from "../../src/model/json.js";
 import { Notifier } from "../../src/notify/notifier.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
-import { webDeployment } from "../helpers/minimal-fleet.js";
+import { DIRECT_FAILOVER_PLACEMENT, MINIMAL_FLEET, webDeployment } from "../helpers/minimal-fleet.js";
 import { liveObject, membersPerTest, pushController } from "../helpers/sync-fleet.js";
 import { clusterYaml } from "../helpers/two-clusters.js";
 
@@ -44,36 +44,16 @@ spec:
         sinks: [oncall]
 `;
 
-const PLACEMENT = `apiVersion: gitfleet.io/v1alpha1
-kind: Placement
-metadata:
-  name: web
-spec:
-  apps: [web]
-  replicaScheduling:
-    type: Divided
-  failover:
-    cluster:
-      tolerationSeconds: 0
-      purgeMode: Directly
-`;
-
 const files = (withConfig: boolean) =>
   fileTreeFromText({
     "fleet.yaml": FLEET_YAML,
     "clusters/east.yaml": clusterYaml("east"),
     "clusters/west.yaml": clusterYaml("west"),
     "clusters/north.yaml": clusterYaml("north"),
-    "apps/web/app.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
+    "apps/web/app.yaml": MINIMAL_FLEET["apps/web/app.yaml"] ?? "",
     "apps/web/deployment.yaml": webDeployment(6, "100m"),
-    ...(withConfig
-      ? {
-          "apps/web/config.yaml":
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  MODE: production\n",
-        }
-      : {}),
-    "placements/web.yaml": PLACEMENT,
+    ...(withConfig ? { "apps/web/config.yaml": MINIMAL_FLEET["apps/web/config.yaml"] ?? "" } : {}),
+    "placements/web.yaml": DIRECT_FAILOVER_PLACEMENT,
   });
 
 interface Delivery {

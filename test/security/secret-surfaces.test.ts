@@ -38,6 +38,7 @@ beforeEach(async () => {
   );
 });
 let planning = false;
+const forgeFlags = () => ["--forge", "github", "--forge-api-url", forge.url, "--forge-repo", "acme/fleet"];
 afterEach(async () => {
   run?.child.kill("SIGKILL");
   await Promise.all([git.close(), tokens.close(), forge.close()]);
@@ -62,12 +63,7 @@ describe("credentials on every surface", () => {
         "--github-api-url",
         tokens.url,
         "--commit-status",
-        "--forge",
-        "github",
-        "--forge-api-url",
-        forge.url,
-        "--forge-repo",
-        "acme/fleet",
+        ...forgeFlags(),
         "--cache-dir",
         `${root}/cache`,
         "--no-sync",
@@ -91,14 +87,19 @@ describe("credentials on every surface", () => {
     const work = join(root, "pull-request");
     gitIn(root, "clone", "-q", fleet.bare, work);
     const planned = await gitfleetAsync(
-      ["plan", "--repo", work, "--base", "HEAD~1", "--head", "HEAD", "--post", "--pull-request", "3"].concat([
-        "--forge",
-        "github",
-        "--forge-api-url",
-        forge.url,
-        "--forge-repo",
-        "acme/fleet",
-      ]),
+      [
+        "plan",
+        "--repo",
+        work,
+        "--base",
+        "HEAD~1",
+        "--head",
+        "HEAD",
+        "--post",
+        "--pull-request",
+        "3",
+        ...forgeFlags(),
+      ],
       { env: { GITFLEET_FORGE_TOKEN: PLAN_TOKEN } },
     );
     expect(planned.stderr).toContain("commented on acme/fleet#3");

@@ -1,6 +1,7 @@
 import { upsertPlanComment } from "../../forge/plan-comment.js";
 import { resolveRevision } from "../../git/read-tree.js";
 import { remoteUrl } from "../../git/remote-url.js";
+import { escapeHtml } from "../../model/one-line.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
 import { formatInvalidHeadMarkdown, planVerdict } from "../../plan/plan-verdict.js";
 import { type PlanOutcome, planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
@@ -95,9 +96,4 @@ async function postPlan(options: PlanOptions, outcome: PlanOutcome, output: Comm
 
 function optionalUrl(url: string | undefined): { repoUrl?: string } {
   return url === undefined ? {} : { repoUrl: url };
-}
-
-// The footer's words as text, whatever a revision name or a problem's message holds.
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

@@ -2,7 +2,6 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { deliverSlack, deliverWebhook } from "../../src/notify/deliveries.js";
-import { SinkQueue } from "../../src/notify/sink-queue.js";
 import type { FleetEvent } from "../../src/observe/fleet-events.js";
 
 const event = (n: number): FleetEvent => ({
@@ -11,44 +10,6 @@ const event = (n: number): FleetEvent => ({
   time: "2026-12-01T10:00:00.000Z",
   summary: `failover <${n}> & more`,
   statusCommit: "c".repeat(40),
-});
-
-describe("a sink's queue", () => {
-  it("keeps at most its bound while the sink is down, dropping the oldest waiting, never the one in flight", async () => {
-    let up = false;
-    const taken: string[] = [];
-    const given: string[] = [];
-    const queue = new SinkQueue({
-      maxBacklog: 3,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-      deliver: async (e) => {
-        if (!up) return { kind: "retry", reason: "HTTP 503" };
-        taken.push(e.id);
-        return { kind: "delivered" };
-      },
-      onGiveUp: (e, reason) => given.push(`${e.id.split("/")[2]}: ${reason}`),
-    });
-    for (let n = 1; n <= 6; n++) queue.add(event(n));
-    expect(queue.backlog).toBe(3);
-    expect(queue.dropped).toBe(3);
-    expect(given).toEqual(["2: the backlog is full", "3: the backlog is full", "4: the backlog is full"]);
-    up = true;
-    await queue.idle();
-    expect(taken.map((id) => id.split("/")[2])).toEqual(["1", "5", "6"]);
-    expect(queue.backlog).toBe(0);
-  });
-
-  it("gives up on an answer that will not change, and goes on with the next", async () => {
-    const queue = new SinkQueue({
-      deliver: async (e) =>
-        e.id.endsWith("/1") ? { kind: "failed", reason: "HTTP 404" } : { kind: "delivered" },
-    });
-    queue.add(event(1));
-    queue.add(event(2));
-    await queue.idle();
-    expect([queue.failed, queue.delivered]).toEqual([1, 1]);
-  });
 });
 
 describe("deliveries", () => {
