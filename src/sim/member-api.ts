@@ -4,6 +4,7 @@ import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/help
 import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
 import { listObjects, podMetricsAnswer } from "./api/read.js";
+import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
 import { watchObjects } from "./api/watch.js";
 import { createObject, deleteObject, requestWriter, updateObject } from "./api/write.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
@@ -52,7 +53,7 @@ export class MemberApi implements ApiContext {
 
   /** Every resource served: the built-in ones, metrics.k8s.io's pods, and those CRDs added. */
   resources(): readonly ApiResource[] {
-    return [...BUILT_IN_RESOURCES, POD_METRICS, ...this.custom];
+    return [...BUILT_IN_RESOURCES, ...REVIEW_RESOURCES, POD_METRICS, ...this.custom];
   }
 
   load: readonly LoadRule[] = [];
@@ -123,6 +124,7 @@ export class MemberApi implements ApiContext {
   private route(request: ApiRequest, target: Target): ApiResponse {
     const { method } = request;
     if (target.resource === POD_METRICS) return podMetricsAnswer(this, request, target);
+    if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
     if (target.name === undefined) {
       const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
       if (method === "GET" && watching) return watchObjects(this, target, request.query);

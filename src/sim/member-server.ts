@@ -1,12 +1,26 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
+import { asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import type { ApiResponse } from "./api/api-context.js";
+import { isPlainJson, parseAccept } from "./media-types.js";
 import { MemberApi, type MemberOptions } from "./member-api.js";
 import type { LoadRule } from "./pod-metrics.js";
+import {
+  decodeObject,
+  encodeObject,
+  encodeWatchFrame,
+  hasMessageType,
+  PROTOBUF_MEDIA_TYPE,
+  ProtobufError,
+} from "./protobuf/kube-protobuf.js";
 import { badRequest, StatusError } from "./status-error.js";
 import { World, type WorldOptions } from "./world.js";
 
 class UnsupportedMediaType extends Error {}
+
+const UNSUPPORTED_BODY =
+  "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
 /** A simulated member cluster listening on loopback. */
 export interface SimulatedMember {
@@ -252,13 +266,9 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
   } catch (error) {
     const status =
       error instanceof UnsupportedMediaType
-        ? new StatusError(
-            415,
-            "UnsupportedMediaType",
-            `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-          )
+        ? new StatusError(415, "UnsupportedMediaType", UNSUPPORTED_BODY)
         : badRequest((error as Error).message);
-    respond(response, status.code, status.body());
+    respond(response, status.code, status.body(), request.headers.accept);
     return;
   }
   const address = `127.0.0.1:${(request.socket.localPort ?? 0).toString()}`;
@@ -268,32 +278,60 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
       path: url.pathname,
       query: url.searchParams,
       contentType,
+      accept: request.headers.accept ?? "",
       body,
       userAgent: request.headers["user-agent"] ?? "",
     },
     address,
   );
   if (result.stream) {
-    response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private" });
-    response.flushHeaders();
-    const stop = result.stream(
-      (event) => response.write(`${JSON.stringify(event)}\n`),
-      () => response.end(),
-    );
-    response.on("close", stop);
+    stream(response, result, request.headers.accept);
     return;
   }
-  respond(response, result.status, result.body);
+  respond(response, result.status, result.body, request.headers.accept);
+}
+
+// A watch: newline-delimited JSON, or length-delimited protobuf frames when the client prefers them
+// and the kind has a message.
+function stream(response: ServerResponse, result: ApiResponse, accept: string | undefined): void {
+  const protobuf = result.streamKind !== undefined && prefersProtobuf(accept, result.streamKind);
+  response.writeHead(200, {
+    "content-type": protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : "application/json",
+    "cache-control": "no-cache, private",
+  });
+  response.flushHeaders();
+  const send = (event: JsonMap) => {
+    const object = asMap(event.object);
+    if (protobuf && hasMessageType(object))
+      response.write(encodeWatchFrame({ type: String(event.type), object }));
+    else if (!protobuf) response.write(`${JSON.stringify(event)}\n`);
+  };
+  const stop = result.stream?.(send, () => response.end()) ?? (() => undefined);
+  response.on("close", stop);
+}
+
+// Whether the first media type of Accept that this body can take is protobuf.
+function prefersProtobuf(accept: string | undefined, body: unknown): boolean {
+  if (!isJsonMap(body) || !hasMessageType(body)) return false;
+  for (const range of parseAccept(accept)) {
+    if (range.type === PROTOBUF_MEDIA_TYPE) return true;
+    if (isPlainJson(range)) return false;
+  }
+  return false;
 }
 
 function decode(raw: Buffer, contentType: string): unknown {
   if (raw.length === 0) return undefined;
-  // Like a server without protobuf: 415, after which kubectl and client-go send JSON.
-  if (
-    contentType.startsWith("application/vnd.kubernetes.protobuf") ||
-    contentType.startsWith("application/cbor")
-  )
-    throw new UnsupportedMediaType(contentType);
+  if (contentType.startsWith(PROTOBUF_MEDIA_TYPE)) {
+    try {
+      return decodeObject(raw);
+    } catch (error) {
+      // Custom resources and kinds without a message: as kube-apiserver, 415 (clients then send JSON).
+      if (error instanceof ProtobufError) throw new UnsupportedMediaType(error.message);
+      throw error;
+    }
+  }
+  if (contentType.startsWith("application/cbor")) throw new UnsupportedMediaType(contentType);
   const text = raw.toString("utf8");
   if (contentType.startsWith("application/apply-patch+yaml") || contentType.includes("yaml"))
     return parse(text);
@@ -318,7 +356,13 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function respond(response: ServerResponse, status: number, body: unknown): void {
+function respond(response: ServerResponse, status: number, body: unknown, accept?: string): void {
+  if (prefersProtobuf(accept, body)) {
+    response
+      .writeHead(status, { "content-type": PROTOBUF_MEDIA_TYPE, "cache-control": "no-cache, private" })
+      .end(encodeObject(body as JsonMap));
+    return;
+  }
   response
     .writeHead(status, { "content-type": "application/json", "cache-control": "no-cache, private" })
     .end(JSON.stringify(body));

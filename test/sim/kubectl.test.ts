@@ -90,10 +90,10 @@ describe("kubectl against a simulated member", () => {
     expect((await kubectl("create", "-f", `${dir}/shop.yaml`)).stdout).toBe(
       "namespace/shop created\nconfigmap/a created\nconfigmap/b created\n",
     );
-    // kubectl's typed generators (create namespace, create configmap) send protobuf, which the simulator refuses with 415.
+    // kubectl's typed generators (create namespace, create configmap) send protobuf.
     expect(await kubectl("create", "namespace", "other")).toMatchObject({
-      code: 1,
-      stderr: expect.stringMatching(/UnsupportedMediaType/),
+      code: 0,
+      stdout: "namespace/other created\n",
     });
     expect((await kubectl("-n", "shop", "label", "configmap", "a", "tier=web")).code).toBe(0);
     expect((await kubectl("-n", "shop", "get", "cm", "-l", "tier=web", "-o", "name")).stdout).toBe(
@@ -103,7 +103,124 @@ describe("kubectl against a simulated member", () => {
       "configmap/b\n",
     );
     expect((await kubectl("get", "ns", "-o", "name")).stdout).toBe(
-      "namespace/default\nnamespace/kube-system\nnamespace/shop\n",
+      "namespace/default\nnamespace/kube-system\nnamespace/other\nnamespace/shop\n",
     );
+  });
+
+  // Each typed generator sends its object as protobuf and reads the answer as protobuf.
+  it.each([
+    [
+      ["create", "deployment", "api", "--image=registry.example.com/api:1", "--replicas=0"],
+      "deployment.apps/api created",
+      "deployment/api",
+      "{.spec.replicas}",
+      "0",
+    ],
+    [
+      ["create", "configmap", "settings", "--from-literal=mode=fast"],
+      "configmap/settings created",
+      "configmap/settings",
+      "{.data.mode}",
+      "fast",
+    ],
+    [
+      ["create", "secret", "generic", "creds", "--from-literal=user=demo"],
+      "secret/creds created",
+      "secret/creds",
+      "{.data.user}",
+      Buffer.from("demo").toString("base64"),
+    ],
+    [
+      ["create", "service", "clusterip", "api", "--tcp=80:8080"],
+      "service/api created",
+      "service/api",
+      "{.spec.ports[0].targetPort}",
+      "8080",
+    ],
+    [
+      ["create", "job", "once", "--image=registry.example.com/job:1"],
+      "job.batch/once created",
+      "job/once",
+      "{.spec.template.spec.restartPolicy}",
+      "Never",
+    ],
+    [
+      ["create", "cronjob", "nightly", "--image=registry.example.com/job:1", "--schedule=0 3 * * *"],
+      "cronjob.batch/nightly created",
+      "cronjob/nightly",
+      "{.spec.schedule}",
+      "0 3 * * *",
+    ],
+    [
+      ["create", "role", "reader", "--verb=get,list", "--resource=pods"],
+      "role.rbac.authorization.k8s.io/reader created",
+      "role/reader",
+      "{.rules[0].verbs}",
+      '["get","list"]',
+    ],
+    [
+      ["create", "rolebinding", "readers", "--role=reader", "--user=dev"],
+      "rolebinding.rbac.authorization.k8s.io/readers created",
+      "rolebinding/readers",
+      "{.subjects[0].name}",
+      "dev",
+    ],
+    [
+      ["create", "serviceaccount", "robot"],
+      "serviceaccount/robot created",
+      "serviceaccount/robot",
+      "{.metadata.name}",
+      "robot",
+    ],
+    [
+      ["create", "clusterrole", "viewer", "--verb=get", "--resource=nodes"],
+      "clusterrole.rbac.authorization.k8s.io/viewer created",
+      "clusterrole/viewer",
+      "{.rules[0].resources}",
+      '["nodes"]',
+    ],
+    [
+      ["create", "poddisruptionbudget", "api", "--selector=app=api", "--min-available=1"],
+      "poddisruptionbudget.policy/api created",
+      "pdb/api",
+      "{.spec.minAvailable}",
+      "1",
+    ],
+    [
+      ["create", "ingress", "web", "--rule=web.example.com/=api:80"],
+      "ingress.networking.k8s.io/web created",
+      "ingress/web",
+      "{.spec.rules[0].host}",
+      "web.example.com",
+    ],
+    [
+      ["run", "shell", "--image=registry.example.com/shell:1", "--restart=Never"],
+      "pod/shell created",
+      "pod/shell",
+      "{.spec.restartPolicy}",
+      "Never",
+    ],
+  ])("kubectl %j", async (args, said, object, path, value) => {
+    expect(await kubectl("-n", "default", ...args)).toMatchObject({ code: 0, stdout: `${said}\n` });
+    expect((await kubectl("-n", "default", "get", object, "-o", `jsonpath=${path}`)).stdout).toBe(value);
+  });
+
+  it("exposes a deployment and answers auth can-i, whoami and --list", async () => {
+    expect(
+      await kubectl("create", "deployment", "site", "--image=registry.example.com/site:1"),
+    ).toMatchObject({ code: 0 });
+    expect(await kubectl("expose", "deployment", "site", "--port=80", "--target-port=8080")).toMatchObject({
+      code: 0,
+      stdout: "service/site exposed\n",
+    });
+    expect((await kubectl("get", "svc", "site", "-o", "jsonpath={.spec.selector.app}")).stdout).toBe("site");
+    expect(await kubectl("auth", "can-i", "create", "deployments")).toMatchObject({
+      code: 0,
+      stdout: "yes\n",
+    });
+    expect((await kubectl("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")).stdout).toBe(
+      "system:admin",
+    );
+    expect((await kubectl("auth", "can-i", "--list")).stdout).toMatch(/^\*\.\*\s/m);
   });
 });

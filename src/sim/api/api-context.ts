@@ -8,6 +8,8 @@ export interface ApiRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly contentType: string;
+  /** The Accept header ("" when absent): a list may be asked for as a Table. */
+  readonly accept?: string;
   readonly body: unknown;
   /** The User-Agent header: a write without ?fieldManager= is recorded under its first word, as a real server does. */
   readonly userAgent?: string;
@@ -18,6 +20,8 @@ export interface ApiResponse {
   readonly body: unknown;
   /** A watch: starts sending events; returns the function that stops them. */
   readonly stream?: (send: (event: JsonMap) => void, end: () => void) => () => void;
+  /** A watch's kind: its events can be protobuf when the kind has a message. */
+  readonly streamKind?: { readonly apiVersion: string; readonly kind: string };
 }
 
 /** How a member behaves where Kubernetes leaves room: how often watches get bookmarks. */

@@ -39,7 +39,13 @@ export function watchObjects(api: ApiContext, target: Target, query: URLSearchPa
       if (wanted(event.resource, event.object)) send({ type: event.type, object: event.object });
     return watchTimers(api, target, query, { send, end, stop: subscription.stop });
   };
-  return { status: 200, body: undefined, stream };
+  const { group, version, kind } = target.resource;
+  return {
+    status: 200,
+    body: undefined,
+    stream,
+    streamKind: { apiVersion: groupVersion(group, version), kind },
+  };
 }
 
 /** A watch's bookmarks and its timeout; returns what stops them and the watch. */
