@@ -5,6 +5,7 @@ import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
 import { listObjects, podMetricsAnswer } from "./api/read.js";
 import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
+import { asTable, tableRequest, tableWatch } from "./api/tables.js";
 import { watchObjects } from "./api/watch.js";
 import { createObject, deleteObject, requestWriter, updateObject } from "./api/write.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
@@ -125,19 +126,13 @@ export class MemberApi implements ApiContext {
     const { method } = request;
     if (target.resource === POD_METRICS) return podMetricsAnswer(this, request, target);
     if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
-    if (target.name === undefined) {
-      const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
-      if (method === "GET" && watching) return watchObjects(this, target, request.query);
-      if (method === "GET") return { status: 200, body: listObjects(this, target, request.query) };
-      if (method === "POST")
-        return {
-          status: 201,
-          body: createObject(this, target, request.body, requestWriter(this, target, request)),
-        };
-      throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
-    }
+    if (target.name === undefined) return this.collection(request, target);
     const key = keyOf(target);
-    if (method === "GET") return { status: 200, body: viewOf(target, existing(this, key)) };
+    if (method === "GET") {
+      const object = viewOf(target, existing(this, key));
+      const table = target.subresource === undefined ? tableRequest(request) : undefined;
+      return { status: 200, body: table ? asTable(this, target, object, table) : object };
+    }
     if (method === "PUT")
       return {
         status: 200,
@@ -146,5 +141,25 @@ export class MemberApi implements ApiContext {
     if (method === "PATCH") return { status: 200, body: viewOf(target, patchObject(this, target, request)) };
     if (method === "DELETE") return { status: 200, body: deleteObject(this, key, asMap(request.body)) };
     throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
+  }
+
+  // A collection: list or watch (as Tables when asked), or create.
+  private collection(request: ApiRequest, target: Target): ApiResponse {
+    const { method } = request;
+    if (method === "POST")
+      return {
+        status: 201,
+        body: createObject(this, target, request.body, requestWriter(this, target, request)),
+      };
+    if (method !== "GET")
+      throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
+    const table = tableRequest(request);
+    const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
+    if (watching) {
+      const watch = watchObjects(this, target, request.query);
+      return table ? tableWatch(this, target, watch, table) : watch;
+    }
+    const list = listObjects(this, target, request.query);
+    return { status: 200, body: table ? asTable(this, target, list, table) : list };
   }
 }
