@@ -173,7 +173,11 @@ describe("pod rows", () => {
     ],
     [
       "not yet scheduled",
-      pod({ phase: "Pending" }, { nodeName: undefined }),
+      {
+        metadata: { name: "web-1", creationTimestamp: ago(300) },
+        spec: { containers: [{ name: "main" }] },
+        status: { phase: "Pending" },
+      },
       ["web-1", "0/1", "Pending", "0", "5m", "<none>", "<none>"],
     ],
   ])("%s", (_what, object, cells) => {
