@@ -205,7 +205,7 @@ describe("Tables", () => {
       columnDefinitions: [{ name: "Name" }, { name: "Data" }, { name: "Age" }],
     });
     expect(second?.columnDefinitions).toBeUndefined();
-    expect((second?.rows as JsonMap[])[0]?.cells).toEqual(["second", 1, expect.any(String)]);
+    expect(((second?.rows ?? []) as JsonMap[])[0]?.cells).toEqual(["second", 1, expect.any(String)]);
   });
 
   it("kubectl get -w prints the header once and a row per change", async () => {
