@@ -83,7 +83,10 @@ function resource(
 export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("", "v1", "Namespace", false, { shortNames: ["ns"], subresources: ["status"] }),
   resource("", "v1", "Node", false, { shortNames: ["no"], subresources: ["status"] }),
-  resource("", "v1", "Pod", true, { shortNames: ["po"], subresources: ["status"] }),
+  resource("", "v1", "Pod", true, {
+    shortNames: ["po"],
+    subresources: ["status", "log", "exec", "attach", "portforward", "binding", "eviction"],
+  }),
   resource("", "v1", "Service", true, { shortNames: ["svc"], subresources: ["status"] }),
   resource("", "v1", "ConfigMap", true, { shortNames: ["cm"] }),
   resource("", "v1", "Secret", true),

@@ -3,12 +3,14 @@ import type { ApiContext, ApiRequest, ApiResponse, MemberOptions, Target } from 
 import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/helpers.js";
 import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
-import { listObjects, podMetricsAnswer } from "./api/read.js";
+import { podLogAnswer } from "./api/pod-log.js";
+import { listObjects, nodeMetricsAnswer, podMetricsAnswer } from "./api/read.js";
 import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
 import { asTable, tableRequest, tableWatch } from "./api/tables.js";
 import { watchObjects } from "./api/watch.js";
 import { createObject, deleteObject, requestWriter, updateObject } from "./api/write.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
+import { ContainerLogs } from "./container-logs.js";
 import {
   coreVersionsBody,
   groupBody,
@@ -19,10 +21,30 @@ import {
   versionBody,
 } from "./discovery.js";
 import { ObjectStore } from "./object-store.js";
-import { type LoadRule, POD_METRICS } from "./pod-metrics.js";
+import { type LoadRule, NODE_METRICS, POD_METRICS } from "./pod-metrics.js";
 import { StatusError } from "./status-error.js";
 
 export type { ApiRequest, ApiResponse, MemberOptions } from "./api/api-context.js";
+
+// A pod's subresources besides status: its log, and the streaming ones — a simulated container has
+// no process to exec in, attach to or forward a port to.
+const notRunnable = (_api: ApiContext, _request: ApiRequest, target: Target): ApiResponse => {
+  throw new StatusError(
+    400,
+    "BadRequest",
+    `${target.subresource ?? ""} is not supported by simulated members: their containers do not run; see docs/simulated-members.md`,
+  );
+};
+const POD_SUBRESOURCES = new Map<
+  string,
+  (api: ApiContext, request: ApiRequest, target: Target) => ApiResponse
+>([
+  ["log", podLogAnswer],
+  ["exec", notRunnable],
+  ["attach", notRunnable],
+  ["portforward", notRunnable],
+]);
+const POD = BUILT_IN_RESOURCES.find((r) => r.group === "" && r.name === "pods");
 
 /**
  * The Kubernetes API of one simulated member cluster, without the HTTP: discovery, and create, get,
@@ -34,6 +56,7 @@ export type { ApiRequest, ApiResponse, MemberOptions } from "./api/api-context.j
 export class MemberApi implements ApiContext {
   readonly store = new ObjectStore();
   readonly custom: ApiResource[] = [];
+  readonly logs = new ContainerLogs();
 
   constructor(
     readonly clusterName: string,
@@ -54,7 +77,7 @@ export class MemberApi implements ApiContext {
 
   /** Every resource served: the built-in ones, metrics.k8s.io's pods, and those CRDs added. */
   resources(): readonly ApiResource[] {
-    return [...BUILT_IN_RESOURCES, ...REVIEW_RESOURCES, POD_METRICS, ...this.custom];
+    return [...BUILT_IN_RESOURCES, ...REVIEW_RESOURCES, POD_METRICS, NODE_METRICS, ...this.custom];
   }
 
   load: readonly LoadRule[] = [];
@@ -125,8 +148,11 @@ export class MemberApi implements ApiContext {
   private route(request: ApiRequest, target: Target): ApiResponse {
     const { method } = request;
     if (target.resource === POD_METRICS) return podMetricsAnswer(this, request, target);
+    if (target.resource === NODE_METRICS) return nodeMetricsAnswer(this, request, target);
     if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
     if (target.name === undefined) return this.collection(request, target);
+    const subresource = target.resource === POD ? POD_SUBRESOURCES.get(target.subresource ?? "") : undefined;
+    if (subresource) return subresource(this, request, target);
     const key = keyOf(target);
     if (method === "GET") {
       const object = viewOf(target, existing(this, key));

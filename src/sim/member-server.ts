@@ -5,6 +5,7 @@ import { asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import type { ApiResponse } from "./api/api-context.js";
 import { isPlainJson, parseAccept } from "./media-types.js";
 import { MemberApi, type MemberOptions } from "./member-api.js";
+import { type PodFault, podFaultFrom } from "./pod-faults.js";
 import type { LoadRule } from "./pod-metrics.js";
 import {
   decodeObject,
@@ -60,6 +61,8 @@ export interface Faults {
   unpullableImages(images: readonly string[]): void;
   /** The CPU/memory usage metrics.k8s.io reports for matching pods; an empty list goes back to idle. */
   load(rules: readonly LoadRule[]): void;
+  /** Failing readiness probes and crash loops in matching pods (sim/pod-faults.ts); an empty list clears them. */
+  podFaults(faults: readonly PodFault[]): void;
 }
 
 const MAX_BODY_BYTES = 3 * 2 ** 20;
@@ -115,6 +118,10 @@ export async function startMember(
     unpullableImages: (images) => {
       if (!world) throw new Error(`member ${options.name} runs no pods: start it with a world`);
       world.setUnpullableImages(images);
+    },
+    podFaults: (faults) => {
+      if (!world) throw new Error("pod faults need a member started with a world");
+      world.setPodFaults(faults);
     },
   };
   const server: Server = createServer(async (request, response) => {
@@ -178,7 +185,7 @@ export async function startMember(
 export const FAULTS_PATH = "/_gitfleet/faults";
 
 /**
- * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes", "unpullableImages", "load",
+ * POST /_gitfleet/faults with JSON `{ "delayMs", "errorFraction", "loseNodes", "restoreNodes", "unpullableImages", "load", "podFaults",
  * "downForSeconds" }` (any subset) changes a running member's faults — for demos, from outside the
  * process; GET shows them. Not part of the Kubernetes API: no client calls it by accident. Never
  * slowed down or failed itself, so faults can always be cleared.
@@ -236,6 +243,7 @@ function setFaults(faults: Faults, body: Record<string, unknown>): string[] {
   if (body.restoreNodes === true) faults.restoreNodes();
   if (Array.isArray(body.unpullableImages)) faults.unpullableImages(body.unpullableImages.map(String));
   if (Array.isArray(body.load)) faults.load(body.load.map(loadRule));
+  if (Array.isArray(body.podFaults)) faults.podFaults(body.podFaults.map(podFaultFrom));
   return typeof body.loseNodes === "number" ? faults.loseNodes(body.loseNodes) : [];
 }
 
@@ -288,6 +296,10 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
     stream(response, result, request.headers.accept);
     return;
   }
+  if (result.text !== undefined || result.textStream) {
+    text(response, result);
+    return;
+  }
   respond(response, result.status, result.body, request.headers.accept);
 }
 
@@ -307,6 +319,21 @@ function stream(response: ServerResponse, result: ApiResponse, accept: string | 
     else if (!protobuf) response.write(`${JSON.stringify(event)}\n`);
   };
   const stop = result.stream?.(send, () => response.end()) ?? (() => undefined);
+  response.on("close", stop);
+}
+
+// Plain text (a container's log), all at once or as it is written.
+function text(response: ServerResponse, result: ApiResponse): void {
+  response.writeHead(result.status, { "content-type": "text/plain", "cache-control": "no-cache, private" });
+  if (!result.textStream) {
+    response.end(result.text ?? "");
+    return;
+  }
+  response.flushHeaders();
+  const stop = result.textStream(
+    (chunk) => response.write(chunk),
+    () => response.end(),
+  );
   response.on("close", stop);
 }
 

@@ -58,3 +58,46 @@ export function podMetrics(pod: JsonMap, rules: readonly LoadRule[], timestamp: 
     }),
   };
 }
+
+/** metrics.k8s.io's nodes: what `kubectl top nodes` reads. */
+export const NODE_METRICS: ApiResource = {
+  group: "metrics.k8s.io",
+  version: "v1beta1",
+  name: "nodes",
+  singularName: "",
+  kind: "NodeMetrics",
+  namespaced: false,
+  verbs: ["get", "list"],
+};
+
+// What a node's own system (kubelet, runtime, system daemons) uses beside its pods.
+const SYSTEM_CPU_MILLIS = 100;
+const SYSTEM_MEMORY_BYTES = 512 * 1024 ** 2;
+
+/** A node's NodeMetrics: its running pods' usage plus the system's own, as metrics-server reports it. */
+export function nodeMetrics(
+  node: JsonMap,
+  pods: readonly JsonMap[],
+  rules: readonly LoadRule[],
+  timestamp: string,
+): JsonMap {
+  const name = String(asMap(node.metadata).name ?? "");
+  let cpu = SYSTEM_CPU_MILLIS;
+  let memory = SYSTEM_MEMORY_BYTES;
+  for (const pod of pods) {
+    if (asMap(pod.spec).nodeName !== name) continue;
+    for (const container of asList(podMetrics(pod, rules, timestamp)?.containers)) {
+      const usage = asMap(asMap(container).usage);
+      cpu += parseMilliQuantity(String(usage.cpu ?? "0")) ?? 0;
+      memory += parseQuantity(String(usage.memory ?? "0")) ?? 0;
+    }
+  }
+  return {
+    kind: "NodeMetrics",
+    apiVersion: "metrics.k8s.io/v1beta1",
+    metadata: { name, labels: asMap(asMap(node.metadata).labels) },
+    timestamp,
+    window: "20s",
+    usage: { cpu: `${Math.round(cpu)}m`, memory: `${Math.round(memory / 1024)}Ki` },
+  };
+}

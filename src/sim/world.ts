@@ -1,11 +1,16 @@
 import { asList, asMap, type Json, type JsonMap } from "../model/json.js";
+import { versionBody } from "./discovery.js";
 import { HpaController } from "./hpa-controller.js";
 import type { MemberApi } from "./member-api.js";
+import { faultsOf, type PodFault } from "./pod-faults.js";
 import { updateDeploymentStatus } from "./world/deployment-status.js";
+import { syncEndpoints } from "./world/endpoints.js";
+import { EventRecorder } from "./world/events.js";
 import { collectGarbage } from "./world/garbage-collector.js";
 import { runKubelet } from "./world/kubelet.js";
 import { assignLoadBalancers } from "./world/load-balancer.js";
 import { isReady } from "./world/objects.js";
+import { probePeriod, probePods } from "./world/prober.js";
 import { schedulePods } from "./world/scheduler.js";
 import { bindClaims } from "./world/volume-binder.js";
 import { writePodStatus } from "./world/workload-status.js";
@@ -58,12 +63,19 @@ export class World implements WorldContext {
   /** Per Deployment uid: the pass that checks its progress deadline. */
   readonly deadlines = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly autoscalers: HpaController | undefined;
+  readonly events: EventRecorder;
+  podFaults: readonly PodFault[] = [];
+  private readonly nodeIndex = new Map<string, number>();
+  private readonly podIps = new Map<string, number>();
+  private readonly podsSeen = new Map<string, JsonMap>();
+  private intervals: NodeJS.Timeout[] = [];
 
   constructor(
     readonly api: MemberApi,
     readonly options: WorldOptions = {},
   ) {
     this.autoscalers = options.hpaPeriodMs ? new HpaController(api, options.hpaPeriodMs) : undefined;
+    this.events = new EventRecorder(api, options.eventTtlMs);
   }
 
   start(): void {
@@ -74,6 +86,35 @@ export class World implements WorldContext {
     this.stopWatch = subscription?.stop;
     this.schedule();
     this.autoscalers?.start();
+    const ttl = this.options.eventTtlMs ?? 3_600_000;
+    this.intervals = [
+      setInterval(() => probePeriod(this), this.options.probePeriodMs ?? 2000),
+      setInterval(() => this.events.collect(), Math.max(1000, Math.min(60_000, ttl / 4))),
+    ];
+  }
+
+  /** Failing readiness probes and crash loops in matching pods (an empty list clears them). */
+  setPodFaults(faults: readonly PodFault[]): void {
+    this.podFaults = [...faults];
+    this.schedule();
+  }
+
+  unreadyContainers(pod: JsonMap): string[] {
+    const faults = faultsOf(pod, this.podFaults);
+    const containers = asList(asMap(pod.spec).containers).map(asMap);
+    if (faults.crashLoop) return containers.map((c) => String(c.name));
+    if (!faults.failReadiness) return [];
+    return containers.filter((c) => c.readinessProbe !== undefined).map((c) => String(c.name));
+  }
+
+  nextPodIp(node: string): string {
+    const next = (this.podIps.get(node) ?? 1) + 1;
+    this.podIps.set(node, next);
+    return `10.244.${this.nodeIndex.get(node) ?? 0}.${next}`;
+  }
+
+  nodeIp(node: string): string {
+    return `172.18.0.${(this.nodeIndex.get(node) ?? 0) + 2}`;
   }
 
   /**
@@ -101,8 +142,23 @@ export class World implements WorldContext {
           ],
         },
       });
-      for (const pod of this.list("/api/v1/pods").filter((p) => asMap(p.spec).nodeName === name))
+      this.events.record(
+        node,
+        { component: "node-controller" },
+        {
+          type: "Normal",
+          reason: "NodeNotReady",
+          message: `Node ${name} status is now: NodeNotReady`,
+        },
+      );
+      for (const pod of this.list("/api/v1/pods").filter((p) => asMap(p.spec).nodeName === name)) {
+        this.events.record(
+          pod,
+          { component: "node-controller" },
+          { type: "Warning", reason: "NodeNotReady", message: "Node is not ready" },
+        );
         this.remove(pod, "/api/v1", "pods");
+      }
     }
     return lost.map((node) => String(asMap(node.metadata).name));
   }
@@ -141,6 +197,7 @@ export class World implements WorldContext {
     this.autoscalers?.stop();
     this.stopWatch?.();
     for (const timer of this.timers) clearTimeout(timer);
+    for (const interval of this.intervals) clearInterval(interval);
   }
 
   schedule(): void {
@@ -164,6 +221,8 @@ export class World implements WorldContext {
     collectGarbage(this);
     schedulePods(this);
     runKubelet(this);
+    probePods(this);
+    this.podsGone();
     for (const replicaSet of this.list("/apis/apps/v1/replicasets"))
       writePodStatus(this, replicaSet, "/apis/apps/v1", "replicasets", ["fullyLabeledReplicas"]);
     for (const deployment of this.list("/apis/apps/v1/deployments")) updateDeploymentStatus(this, deployment);
@@ -180,6 +239,7 @@ export class World implements WorldContext {
         ]);
     bindClaims(this);
     assignLoadBalancers(this);
+    syncEndpoints(this);
   }
 
   // Each declared custom workload whose CRD is served, and where its objects are.
@@ -201,18 +261,70 @@ export class World implements WorldContext {
     });
   }
 
+  // Pods gone since the last pass: their containers are stopped (Killing) and their logs' followers end.
+  private podsGone(): void {
+    const now = new Map(this.list("/api/v1/pods").map((pod) => [String(asMap(pod.metadata).uid), pod]));
+    for (const [uid, pod] of this.podsSeen) {
+      if (now.has(uid)) continue;
+      const containers = asList(asMap(pod.spec).containers).map((c) => String(asMap(c).name));
+      const node = asMap(pod.spec).nodeName;
+      if (typeof node === "string" && asMap(pod.status).phase === "Running")
+        for (const container of containers)
+          this.events.record(
+            pod,
+            { component: "kubelet", host: node },
+            {
+              type: "Normal",
+              reason: "Killing",
+              message: `Stopping container ${container}`,
+              fieldPath: `spec.containers{${container}}`,
+            },
+          );
+      this.api.logs.forget(uid, containers);
+    }
+    this.podsSeen.clear();
+    for (const [uid, pod] of now) this.podsSeen.set(uid, pod);
+  }
+
   private createNode(name: string, pool: NodePool): void {
+    const index = this.nodeIndex.size;
+    this.nodeIndex.set(name, index);
     this.request("POST", "/api/v1/nodes", {
       apiVersion: "v1",
       kind: "Node",
       metadata: {
         name,
-        labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", ...pool.labels },
+        labels: {
+          "kubernetes.io/hostname": name,
+          "kubernetes.io/os": "linux",
+          "kubernetes.io/arch": "amd64",
+          ...pool.labels,
+        },
       },
-      spec: { ...(pool.taints ? { taints: pool.taints as unknown as Json } : {}) },
+      spec: {
+        podCIDR: `10.244.${index}.0/24`,
+        podCIDRs: [`10.244.${index}.0/24`],
+        ...(pool.taints ? { taints: pool.taints as unknown as Json } : {}),
+      },
       status: {
         capacity: pool.allocatable,
         allocatable: pool.allocatable,
+        addresses: [
+          { type: "InternalIP", address: this.nodeIp(name) },
+          { type: "Hostname", address: name },
+        ],
+        nodeInfo: {
+          kubeletVersion: String(versionBody().gitVersion),
+          kubeProxyVersion: "",
+          osImage: "gitfleet simulated node",
+          kernelVersion: "6.1.0-gitfleet",
+          containerRuntimeVersion: "containerd://2.0.0-gitfleet",
+          operatingSystem: "linux",
+          architecture: "amd64",
+          machineID: "",
+          systemUUID: "",
+          bootID: "",
+        },
         conditions: [
           {
             type: "Ready",

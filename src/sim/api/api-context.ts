@@ -1,5 +1,6 @@
 import type { JsonMap } from "../../model/json.js";
 import type { ApiResource } from "../api-resources.js";
+import type { ContainerLogs } from "../container-logs.js";
 import type { ObjectStore } from "../object-store.js";
 import type { LoadRule } from "../pod-metrics.js";
 /** A request as the HTTP edge hands it over: the body already parsed from JSON (or YAML for apply). */
@@ -20,6 +21,10 @@ export interface ApiResponse {
   readonly body: unknown;
   /** A watch: starts sending events; returns the function that stops them. */
   readonly stream?: (send: (event: JsonMap) => void, end: () => void) => () => void;
+  /** Plain text (pods/log), answered as text/plain. */
+  readonly text?: string;
+  /** Text that keeps coming (pods/log?follow=true): starts writing; returns the function that stops. */
+  readonly textStream?: (write: (text: string) => void, end: () => void) => () => void;
   /** A watch's kind: its events can be protobuf when the kind has a message. */
   readonly streamKind?: { readonly apiVersion: string; readonly kind: string };
 }
@@ -50,6 +55,8 @@ export interface ApiContext {
   readonly custom: ApiResource[];
   readonly options: MemberOptions;
   readonly load: readonly LoadRule[];
+  /** What the containers wrote (the world writes, pods/log reads). */
+  readonly logs: ContainerLogs;
   now(): Date;
   /** Every resource served. */
   resources(): readonly ApiResource[];

@@ -1,7 +1,7 @@
 import { asMap, type JsonMap } from "../../model/json.js";
 import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "../../model/selector-query.js";
 import { type ApiResource, groupVersion } from "../api-resources.js";
-import { podMetrics } from "../pod-metrics.js";
+import { nodeMetrics, podMetrics } from "../pod-metrics.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, ApiResponse, Target } from "./api-context.js";
 import { timestamp } from "./helpers.js";
@@ -32,18 +32,47 @@ export function podMetricsAnswer(api: ApiContext, request: ApiRequest, target: T
   return { status: 200, body: one };
 }
 
-// The objects a list or watch with these selectors wants.
-// Pods also select by phase and node, as a real API server's field selectors allow.
+// metrics.k8s.io's nodes: each node's usage from its pods' metrics; read-only.
+export function nodeMetricsAnswer(api: ApiContext, request: ApiRequest, target: Target): ApiResponse {
+  if (request.method !== "GET")
+    throw new StatusError(
+      405,
+      "MethodNotAllowed",
+      `${request.method} is not supported on nodes.metrics.k8s.io`,
+    );
+  const resource = (name: string) =>
+    api.resources().find((r) => r.group === "" && r.name === name) as ApiResource;
+  const at = timestamp(api.now());
+  const pods = api.store.list(resource("pods"), undefined);
+  const matches = selection(request.query, "Node");
+  const items = api.store
+    .list(resource("nodes"), undefined)
+    .filter((node) => target.name === undefined || asMap(node.metadata).name === target.name)
+    .filter(matches)
+    .map((node) => nodeMetrics(node, pods, api.load, at));
+  if (target.name === undefined)
+    return {
+      status: 200,
+      body: { kind: "NodeMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items },
+    };
+  const one = items[0];
+  if (!one) throw new StatusError(404, "NotFound", `nodemetrics.metrics.k8s.io "${target.name}" not found`);
+  return { status: 200, body: one };
+}
+
+// The objects a list or watch with these selectors wants. Besides metadata.name and
+// metadata.namespace, pods select by phase and node and events by what they are about, as a real
+// API server's field selectors allow (`kubectl describe` asks for an object's events so).
 export function selection(query: URLSearchParams, kind: string): (object: JsonMap) => boolean {
   let labels: ReturnType<typeof parseLabelSelectorQuery>;
   let fields: ReturnType<typeof parseFieldSelectorQuery>;
-  const podFields = kind === "Pod" ? ["status.phase", "spec.nodeName"] : [];
+  const extra = EXTRA_FIELDS[kind] ?? {};
   try {
     labels = parseLabelSelectorQuery(query.get("labelSelector") ?? "");
     fields = parseFieldSelectorQuery(query.get("fieldSelector") ?? "", [
       "metadata.name",
       "metadata.namespace",
-      ...podFields,
+      ...Object.keys(extra),
     ]);
   } catch (error) {
     throw badRequest((error as Error).message);
@@ -54,12 +83,33 @@ export function selection(query: URLSearchParams, kind: string): (object: JsonMa
       "metadata.name": String(metadata.name ?? ""),
       "metadata.namespace": String(metadata.namespace ?? ""),
     };
-    if (podFields.length > 0) {
-      fieldValues["status.phase"] = String(asMap(object.status).phase ?? "");
-      fieldValues["spec.nodeName"] = String(asMap(object.spec).nodeName ?? "");
-    }
+    for (const [field, path] of Object.entries(extra)) fieldValues[field] = fieldText(object, path);
     return meets(labels, asMap(metadata.labels) as Record<string, string>) && meets(fields, fieldValues);
   };
+}
+
+// The further fields each kind selects by, and where they are.
+const EXTRA_FIELDS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  Pod: { "status.phase": ["status", "phase"], "spec.nodeName": ["spec", "nodeName"] },
+  Event: {
+    "involvedObject.kind": ["involvedObject", "kind"],
+    "involvedObject.namespace": ["involvedObject", "namespace"],
+    "involvedObject.name": ["involvedObject", "name"],
+    "involvedObject.uid": ["involvedObject", "uid"],
+    "involvedObject.apiVersion": ["involvedObject", "apiVersion"],
+    "involvedObject.resourceVersion": ["involvedObject", "resourceVersion"],
+    "involvedObject.fieldPath": ["involvedObject", "fieldPath"],
+    reason: ["reason"],
+    reportingComponent: ["reportingComponent"],
+    source: ["source", "component"],
+    type: ["type"],
+  },
+};
+
+function fieldText(object: JsonMap, path: readonly string[]): string {
+  let current: unknown = object;
+  for (const key of path) current = asMap(current)[key];
+  return current === undefined || current === null ? "" : String(current);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { asMap, isJsonMap, type JsonMap, withValueAt } from "../../model/json.js";
+import { asList, asMap, isJsonMap, type JsonMap, withValueAt } from "../../model/json.js";
 import { schemaFor } from "../../model/patch/patch-schema.js";
 import { type ApiResource, groupVersion, scalePath } from "../api-resources.js";
 import { withServerDefaults } from "../defaults.js";
@@ -44,10 +44,80 @@ export function createObject(api: ApiContext, target: Target, body: unknown, wri
       ...("spec" in object ? { generation: 1 } : {}),
     },
   };
-  const owned = writer ? recordUpdate(undefined, created, writer) : created;
+  const allocated = allocatedOnCreate(api, target.resource, created);
+  const owned = writer ? recordUpdate(undefined, allocated, writer) : allocated;
   const stored = target.resource.kind === "CustomResourceDefinition" ? establish(api, owned) : owned;
   api.store.set(key, stored);
   return stored;
+}
+
+// What the API server sets on a new object beyond defaults: a Namespace's name label, a Service's
+// cluster IP (and node ports for NodePort and LoadBalancer Services).
+function allocatedOnCreate(api: ApiContext, resource: ApiResource, object: JsonMap): JsonMap {
+  const metadata = asMap(object.metadata);
+  if (resource.group === "" && resource.kind === "Namespace")
+    return {
+      ...object,
+      metadata: {
+        ...metadata,
+        labels: { ...asMap(metadata.labels), "kubernetes.io/metadata.name": String(metadata.name) },
+      },
+    };
+  if (resource.group !== "" || resource.kind !== "Service") return object;
+  return { ...object, spec: serviceSpec(api, resource, asMap(object.spec)) };
+}
+
+function serviceSpec(api: ApiContext, resource: ApiResource, spec: JsonMap): JsonMap {
+  const type = typeof spec.type === "string" ? spec.type : "ClusterIP";
+  const taken = new Set<string>();
+  const nodePorts = new Set<number>();
+  for (const service of api.store.list(resource, undefined)) {
+    for (const ip of asList(asMap(service.spec).clusterIPs)) taken.add(String(ip));
+    for (const port of asList(asMap(service.spec).ports)) nodePorts.add(Number(asMap(port).nodePort ?? 0));
+  }
+  const withNodePorts = type === "NodePort" || type === "LoadBalancer";
+  return {
+    ...spec,
+    type,
+    sessionAffinity: spec.sessionAffinity ?? "None",
+    ...(type === "ExternalName" ? {} : clusterAddress(spec, taken)),
+    ...(withNodePorts ? { externalTrafficPolicy: spec.externalTrafficPolicy ?? "Cluster" } : {}),
+    ...(Array.isArray(spec.ports)
+      ? { ports: spec.ports.map((p) => servicePort(asMap(p), withNodePorts, nodePorts)) }
+      : {}),
+  };
+}
+
+// The cluster IP a Service gets: the one it asks for, None for a headless one, else a free one.
+function clusterAddress(spec: JsonMap, taken: ReadonlySet<string>): JsonMap {
+  const asked = typeof spec.clusterIP === "string" && spec.clusterIP !== "" ? spec.clusterIP : undefined;
+  const clusterIP = asked ?? freeAddress(taken);
+  return {
+    clusterIP,
+    clusterIPs: [clusterIP],
+    ipFamilies: ["IPv4"],
+    ipFamilyPolicy: "SingleStack",
+    internalTrafficPolicy: spec.internalTrafficPolicy ?? "Cluster",
+  };
+}
+
+// A port with its defaults (TCP, the target port its own), and a node port when the type needs one.
+function servicePort(port: JsonMap, withNodePorts: boolean, nodePorts: Set<number>): JsonMap {
+  const defaulted: JsonMap = { protocol: "TCP", targetPort: port.port ?? null, ...port };
+  if (!withNodePorts || typeof port.nodePort === "number") return defaulted;
+  let nodePort = 30000;
+  while (nodePorts.has(nodePort)) nodePort++;
+  nodePorts.add(nodePort);
+  return { ...defaulted, nodePort };
+}
+
+// The first free address of the service range 10.96.0.0/16 (10.96.0.1 is the API server's own).
+function freeAddress(taken: ReadonlySet<string>): string {
+  for (let i = 2; i < 65_534; i++) {
+    const address = `10.96.${i >> 8}.${i & 255}`;
+    if (!taken.has(address)) return address;
+  }
+  throw new StatusError(500, "InternalError", "the service IP range is exhausted");
 }
 
 /** The namespace a new object goes to; it must exist. */

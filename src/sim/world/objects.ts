@@ -51,24 +51,36 @@ export function requestsOf(pod: JsonMap): Record<string, number> {
 
 /** Whether a pod fits a node: Ready, its node selector, tolerated taints, and room for its requests. */
 export function fits(pod: JsonMap, node: JsonMap, used: Readonly<Record<string, number>>): boolean {
-  if (!isReady(node)) return false;
-  const allocatable = asMap(asMap(node.status).allocatable);
+  return unfitReasons(pod, node, used).length === 0;
+}
+
+/** Why a pod does not fit a node, in kube-scheduler's words; empty when it fits. */
+export function unfitReasons(pod: JsonMap, node: JsonMap, used: Readonly<Record<string, number>>): string[] {
   const labels = asMap(asMap(node.metadata).labels);
   const selector = asMap(asMap(pod.spec).nodeSelector);
-  if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) return false;
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
+    return ["node(s) didn't match Pod's node affinity/selector"];
   const tolerations = asList(asMap(pod.spec).tolerations).map((t) => asMap(t));
   const taints = asList(asMap(node.spec).taints).map((t) => asMap(t));
+  // A node not Ready carries the not-ready taint on a real cluster.
+  if (!isReady(node) && taints.length === 0)
+    taints.push({ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" });
   const tolerated = (taint: JsonMap) =>
     tolerations.some(
       (t) =>
         (t.operator === "Exists" && (t.key === undefined || t.key === taint.key)) ||
         (t.key === taint.key && t.value === taint.value),
     );
-  if (taints.some((taint) => taint.effect !== "PreferNoSchedule" && !tolerated(taint))) return false;
-  return Object.entries(requestsOf(pod)).every(
-    ([name, amount]) =>
-      (used[name] ?? 0) + amount <= quantity(name, allocatable[name] ?? (name === "pods" ? "110" : "0")),
-  );
+  const untolerated = taints.find((taint) => taint.effect !== "PreferNoSchedule" && !tolerated(taint));
+  if (untolerated)
+    return [`node(s) had untolerated taint {${String(untolerated.key)}: ${String(untolerated.value ?? "")}}`];
+  const allocatable = asMap(asMap(node.status).allocatable);
+  return Object.entries(requestsOf(pod))
+    .filter(
+      ([name, amount]) =>
+        (used[name] ?? 0) + amount > quantity(name, allocatable[name] ?? (name === "pods" ? "110" : "0")),
+    )
+    .map(([name]) => (name === "pods" ? "Too many pods" : `Insufficient ${name}`));
 }
 
 /** A resource quantity in base units (cpu in millicores). */

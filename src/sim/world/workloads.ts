@@ -39,14 +39,28 @@ export function updateJobStatus(world: WorldContext, job: JsonMap): void {
   const pods = world.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
   const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
   const complete = succeeded >= Number(asMap(job.spec).completions ?? 1);
+  const before = asMap(job.status);
+  const now = world.api
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z");
   const status = {
     active: pods.length - succeeded,
     succeeded,
     ready: pods.filter(isReady).length,
+    startTime: before.startTime ?? now,
+    ...(complete ? { completionTime: before.completionTime ?? now } : {}),
     conditions: complete ? [{ type: "Complete", status: "True" }] : null,
   };
-  if (!sameJson(asMap(job.status), status))
-    world.patch(job, "/apis/batch/v1", "jobs/status", { status }, "jobs");
+  if (sameJson(asMap(job.status), status)) return;
+  const wasComplete = asMap(job.status).conditions !== undefined && asMap(job.status).conditions !== null;
+  world.patch(job, "/apis/batch/v1", "jobs/status", { status }, "jobs");
+  if (complete && !wasComplete)
+    world.events.record(
+      job,
+      { component: "job-controller" },
+      { type: "Normal", reason: "Completed", message: "Job completed" },
+    );
 }
 
 // One rollout step: the ReplicaSet of the current template grows and the others shrink (rollout.ts).
@@ -69,17 +83,44 @@ export function syncDeployment(world: WorldContext, deployment: JsonMap): void {
     current ? asSet(current) : { name, replicas: 0, available: 0 },
     old.map(asSet),
   );
-  if (!current) createReplicaSet(world, deployment, name, hash, step.next);
-  else if (asMap(current.spec).replicas !== step.next)
+  if (!current) {
+    createReplicaSet(world, deployment, name, hash, step.next);
+    scaled(world, deployment, name, 0, step.next);
+  } else if (asMap(current.spec).replicas !== step.next) {
     world.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas: step.next } });
+    scaled(world, deployment, name, Number(asMap(current.spec).replicas ?? 0), step.next);
+  }
   for (const rs of old) {
-    const replicas = step.old.get(String(asMap(rs.metadata).name)) ?? 0;
+    const rsName = String(asMap(rs.metadata).name);
+    const replicas = step.old.get(rsName) ?? 0;
     // An old ReplicaSet goes once it has no pods left.
     if (replicas === 0 && Number(asMap(rs.status).replicas ?? 0) === 0 && asMap(rs.spec).replicas === 0)
       world.remove(rs, "/apis/apps/v1", "replicasets");
-    else if (asMap(rs.spec).replicas !== replicas)
+    else if (asMap(rs.spec).replicas !== replicas) {
       world.patch(rs, "/apis/apps/v1", "replicasets", { spec: { replicas } });
+      scaled(world, deployment, rsName, Number(asMap(rs.spec).replicas ?? 0), replicas);
+    }
   }
+}
+
+// The Deployment controller's event for a ReplicaSet it scaled.
+function scaled(
+  world: WorldContext,
+  deployment: JsonMap,
+  replicaSet: string,
+  from: number,
+  to: number,
+): void {
+  if (from === to) return;
+  world.events.record(
+    deployment,
+    { component: "deployment-controller" },
+    {
+      type: "Normal",
+      reason: "ScalingReplicaSet",
+      message: `Scaled ${to > from ? "up" : "down"} replica set ${replicaSet} from ${from} to ${to}`,
+    },
+  );
 }
 
 /** A Deployment's ReplicaSet for one pod template (named by the template's hash). */
@@ -167,12 +208,13 @@ export function ensurePods(
   for (let created = pods.length; created < want; created++) {
     while (taken.has(nameOf(index))) index++;
     taken.add(nameOf(index));
+    const name = nameOf(index);
     world.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
       apiVersion: "v1",
       kind: "Pod",
       metadata: {
         ...asMap(template.metadata),
-        name: nameOf(index),
+        name,
         namespace,
         ownerReferences: [
           ownerReference(owner, apiVersion ?? (kind === "Job" ? "batch/v1" : "apps/v1"), kind),
@@ -181,11 +223,39 @@ export function ensurePods(
       spec: asMap(template.spec),
       status: { phase: "Pending" },
     });
+    podEvent(world, owner, kind, "create", name);
   }
   if (!shrink || pods.length <= want) return;
   // The last pods (by name; for a StatefulSet the highest ordinals) go first when scaling down.
   const byName = [...pods].sort((a, b) =>
     compareNames(String(asMap(a.metadata).name), String(asMap(b.metadata).name)),
   );
-  for (const pod of byName.slice(want)) world.remove(pod, "/api/v1", "pods");
+  for (const pod of byName.slice(want)) {
+    world.remove(pod, "/api/v1", "pods");
+    podEvent(world, owner, kind, "delete", String(asMap(pod.metadata).name));
+  }
+}
+
+// A workload controller's event for a pod it created or deleted, worded as each controller words it.
+function podEvent(
+  world: WorldContext,
+  owner: JsonMap,
+  kind: string,
+  verb: "create" | "delete",
+  pod: string,
+): void {
+  const controller = `${kind.toLowerCase()}-controller`;
+  const message =
+    kind === "StatefulSet"
+      ? `${verb} Pod ${pod} in StatefulSet ${String(asMap(owner.metadata).name)} successful`
+      : `${verb === "create" ? "Created" : "Deleted"} pod: ${pod}`;
+  world.events.record(
+    owner,
+    { component: controller },
+    {
+      type: "Normal",
+      reason: verb === "create" ? "SuccessfulCreate" : "SuccessfulDelete",
+      message,
+    },
+  );
 }

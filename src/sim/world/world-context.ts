@@ -1,6 +1,8 @@
 import type { JsonMap } from "../../model/json.js";
 import type { ApiResource } from "../api-resources.js";
 import type { MemberApi } from "../member-api.js";
+import type { PodFault } from "../pod-faults.js";
+import type { EventRecorder } from "./events.js";
 
 /** One kind of node in a member, and how many of it. */
 export interface NodePool {
@@ -23,6 +25,10 @@ export interface WorldOptions {
   readonly readyDelayMs?: number;
   /** Run HorizontalPodAutoscalers, evaluating each this often (ms); off when unset. */
   readonly hpaPeriodMs?: number;
+  /** How often the kubelet probes under pod faults (failing probes recorded again, crash loops crash). Default 2 s. */
+  readonly probePeriodMs?: number;
+  /** How long events are kept after they were last seen. Default an hour (kube-apiserver's --event-ttl). */
+  readonly eventTtlMs?: number;
 }
 
 /** A custom resource kind that runs pods: where its replica count and pod template are. */
@@ -61,6 +67,16 @@ export interface WorldContext {
   readonly stopped: boolean;
   /** Per Deployment uid: the pass that checks its progress deadline. */
   readonly deadlines: Map<string, { at: number; timer: NodeJS.Timeout }>;
+  /** Records the controllers', scheduler's and kubelet's events. */
+  readonly events: EventRecorder;
+  /** What goes wrong inside pods on purpose (failing probes, crash loops). */
+  readonly podFaults: readonly PodFault[];
+  /** The containers of a running pod that are not ready: failing readiness probes, crash loops. */
+  unreadyContainers(pod: JsonMap): string[];
+  /** A new pod IP in a node's pod range. */
+  nextPodIp(node: string): string;
+  /** A node's InternalIP. */
+  nodeIp(node: string): string;
   list(path: string): JsonMap[];
   ownedBy(path: string, owner: JsonMap): JsonMap[];
   patch(object: JsonMap, prefix: string, resource: string, body: JsonMap, collection?: string): void;
