@@ -380,10 +380,33 @@ describe("the world inside a simulated member", () => {
       return done && d.status?.updatedReplicas === 4 && d.status.availableReplicas === 4 ? true : undefined;
     });
     expect(lowest).toBeGreaterThanOrEqual(3);
-    // The old ReplicaSet, scaled to zero, goes on the world's next pass.
+    // The old ReplicaSet stays, scaled to zero, as the rollout's history (revision 1; the new one is 2).
+    const history = async () =>
+      (await apps.listNamespacedReplicaSet({ namespace: "default" })).items
+        .map((rs) => [rs.metadata?.annotations?.["deployment.kubernetes.io/revision"], rs.spec?.replicas])
+        .sort();
     await until(async () =>
-      (await apps.listNamespacedReplicaSet({ namespace: "default" })).items.length === 1 ? true : undefined,
+      JSON.stringify(await history()) ===
+      JSON.stringify([
+        ["1", 0],
+        ["2", 4],
+      ])
+        ? true
+        : undefined,
     );
+    expect(
+      (await apps.readNamespacedDeployment({ name: "web", namespace: "default" })).metadata?.annotations,
+    ).toMatchObject({
+      "deployment.kubernetes.io/revision": "2",
+    });
     expect((await uids()).some((uid) => before.includes(uid))).toBe(false);
+    // No history kept: the old ReplicaSet goes.
+    await apps.patchNamespacedDeployment(
+      { name: "web", namespace: "default", body: { spec: { revisionHistoryLimit: 0 } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await until(async () =>
+      JSON.stringify(await history()) === JSON.stringify([["2", 4]]) ? true : undefined,
+    );
   });
 });

@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto";
 import { asList, asMap, type JsonMap } from "../../model/json.js";
 import {
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
   progressCondition,
   type RolloutCounts,
 } from "../deployment-progress.js";
-import { sameJson } from "./objects.js";
+import { sameJson, templateHash } from "./objects.js";
 import type { WorldContext } from "./world-context.js";
 import { PASS_MS } from "./world-context.js";
 /** The Deployment controller's status: replicas summed over its ReplicaSets, Available and Progressing. */
@@ -15,10 +14,7 @@ export function updateDeploymentStatus(world: WorldContext, deployment: JsonMap)
   const sum = (field: string) => sets.reduce((total, rs) => total + Number(asMap(rs.status)[field] ?? 0), 0);
   const desired = Number(asMap(deployment.spec).replicas ?? 1);
   const available = sum("availableReplicas");
-  const hash = createHash("sha256")
-    .update(JSON.stringify(asMap(asMap(deployment.spec).template)))
-    .digest("hex")
-    .slice(0, 10);
+  const hash = templateHash(asMap(asMap(deployment.spec).template));
   const updated = sets.find((rs) => asMap(rs.metadata).name === `${String(metadata.name)}-${hash}`);
   const counts = {
     replicas: sum("replicas"),

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
 import { parseQuantity } from "../../model/quantity.js";
 // Names in order, numbers by value: web-2 before web-10.
@@ -7,17 +8,22 @@ export function compareNames(a: string, b: string): number {
 
 // Equal as JSON values, whatever the order of keys; a null field counts as absent (merge patch deletes it).
 export function sameJson(a: Json, b: Json): boolean {
-  const canonical = (value: Json): Json => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value === null || typeof value !== "object") return value;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON text with keys sorted and null fields left out: the same for equal values, whatever their keys' order. */
+export function canonicalJson(value: Json): string {
+  const canonical = (v: Json): Json => {
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v === null || typeof v !== "object") return v;
     return Object.fromEntries(
-      Object.keys(value)
-        .filter((key) => value[key] !== null)
+      Object.keys(v)
+        .filter((key) => v[key] !== null)
         .sort()
-        .map((key) => [key, canonical(value[key] ?? null)]),
+        .map((key) => [key, canonical(v[key] ?? null)]),
     );
   };
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+  return JSON.stringify(canonical(value));
 }
 
 /** The controller owner reference a workload puts on what it creates. */
@@ -99,4 +105,12 @@ export function add(
   const entry = used.get(node) ?? {};
   for (const [name, amount] of Object.entries(requests)) entry[name] = (entry[name] ?? 0) + amount;
   used.set(node, entry);
+}
+
+/**
+ * The pod-template-hash of a Deployment's template: named by its content, whatever its keys' order,
+ * so a template brought back (`kubectl rollout undo`) finds its ReplicaSet again.
+ */
+export function templateHash(template: JsonMap): string {
+  return createHash("sha256").update(canonicalJson(template)).digest("hex").slice(0, 10);
 }

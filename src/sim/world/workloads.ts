@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { asMap, type JsonMap, valueAt } from "../../model/json.js";
 import { type RolloutSet, rolloutPolicy, rolloutStep } from "../rollout.js";
-import { compareNames, isReady, ownerReference, sameJson } from "./objects.js";
+import { compareNames, isReady, ownerReference, sameJson, templateHash } from "./objects.js";
 import type { CustomWorkload, WorldContext } from "./world-context.js";
 /** A declared custom workload (an OpenKruise CloneSet): pods from its template, podsToDelete first. */
 export function syncCustom(world: WorldContext, object: JsonMap, workload: CustomWorkload): void {
@@ -68,7 +68,7 @@ export function syncDeployment(world: WorldContext, deployment: JsonMap): void {
   const metadata = asMap(deployment.metadata);
   const spec = asMap(deployment.spec);
   const template = asMap(spec.template);
-  const hash = createHash("sha256").update(JSON.stringify(template)).digest("hex").slice(0, 10);
+  const hash = templateHash(template);
   const name = `${String(metadata.name)}-${hash}`;
   const owned = world.ownedBy(`/apis/apps/v1/namespaces/${String(metadata.namespace)}/replicasets`, metadata);
   const asSet = (rs: JsonMap): RolloutSet => ({
@@ -83,24 +83,60 @@ export function syncDeployment(world: WorldContext, deployment: JsonMap): void {
     current ? asSet(current) : { name, replicas: 0, available: 0 },
     old.map(asSet),
   );
+  const revision = nextRevision(current, old);
   if (!current) {
-    createReplicaSet(world, deployment, name, hash, step.next);
+    createReplicaSet(world, deployment, name, hash, step.next, revision);
     scaled(world, deployment, name, 0, step.next);
-  } else if (asMap(current.spec).replicas !== step.next) {
-    world.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas: step.next } });
-    scaled(world, deployment, name, Number(asMap(current.spec).replicas ?? 0), step.next);
+  } else {
+    if (revisionOf(current) !== revision)
+      world.patch(current, "/apis/apps/v1", "replicasets", {
+        metadata: { annotations: { [REVISION]: String(revision) } },
+      });
+    if (asMap(current.spec).replicas !== step.next) {
+      world.patch(current, "/apis/apps/v1", "replicasets", { spec: { replicas: step.next } });
+      scaled(world, deployment, name, Number(asMap(current.spec).replicas ?? 0), step.next);
+    }
   }
   for (const rs of old) {
     const rsName = String(asMap(rs.metadata).name);
     const replicas = step.old.get(rsName) ?? 0;
-    // An old ReplicaSet goes once it has no pods left.
-    if (replicas === 0 && Number(asMap(rs.status).replicas ?? 0) === 0 && asMap(rs.spec).replicas === 0)
-      world.remove(rs, "/apis/apps/v1", "replicasets");
-    else if (asMap(rs.spec).replicas !== replicas) {
+    if (asMap(rs.spec).replicas !== replicas) {
       world.patch(rs, "/apis/apps/v1", "replicasets", { spec: { replicas } });
       scaled(world, deployment, rsName, Number(asMap(rs.spec).replicas ?? 0), replicas);
     }
   }
+  pruneHistory(world, old, Number(spec.revisionHistoryLimit ?? 10));
+  if (asMap(metadata.annotations)[REVISION] !== String(revision))
+    world.request(
+      "PATCH",
+      `/apis/apps/v1/namespaces/${String(metadata.namespace)}/deployments/${String(metadata.name)}`,
+      { metadata: { annotations: { [REVISION]: String(revision) } } },
+    );
+}
+
+// Old ReplicaSets stay, scaled to nothing, as the Deployment's history; the oldest beyond
+// revisionHistoryLimit go once they have no pods left.
+function pruneHistory(world: WorldContext, old: readonly JsonMap[], limit: number): void {
+  const idle = old
+    .filter((rs) => asMap(rs.spec).replicas === 0 && Number(asMap(rs.status).replicas ?? 0) === 0)
+    .sort((a, b) => revisionOf(a) - revisionOf(b));
+  for (const rs of idle.slice(0, Math.max(0, idle.length - limit)))
+    world.remove(rs, "/apis/apps/v1", "replicasets");
+}
+
+// The revision the Deployment controller records on each ReplicaSet and on the Deployment: the
+// current template's ReplicaSet has the highest, one more than any other once it became current
+// (again) — what `kubectl rollout history` lists and `rollout undo` goes back along.
+const REVISION = "deployment.kubernetes.io/revision";
+
+function revisionOf(replicaSet: JsonMap | undefined): number {
+  return Number(asMap(asMap(replicaSet?.metadata).annotations)[REVISION] ?? 0) || 0;
+}
+
+function nextRevision(current: JsonMap | undefined, old: readonly JsonMap[]): number {
+  const highest = Math.max(0, ...old.map(revisionOf));
+  const own = revisionOf(current);
+  return own > highest ? own : highest + 1;
 }
 
 // The Deployment controller's event for a ReplicaSet it scaled.
@@ -130,6 +166,7 @@ export function createReplicaSet(
   name: string,
   hash: string,
   replicas: number,
+  revision = 1,
 ): void {
   const metadata = asMap(deployment.metadata);
   const spec = asMap(deployment.spec);
@@ -142,6 +179,7 @@ export function createReplicaSet(
       name,
       namespace: metadata.namespace ?? "",
       labels,
+      annotations: { [REVISION]: String(revision) },
       ownerReferences: [ownerReference(deployment, "apps/v1", "Deployment")],
     },
     spec: {
