@@ -1,3 +1,4 @@
+import { DEFAULT_KUBERNETES_MINOR, kindDefinitions } from "../model/openapi/kubernetes-schemas.js";
 import { type ApiResource, groupVersion, groupVersions, pathPrefix } from "./api-resources.js";
 
 /** The Kubernetes version a simulated member reports. */
@@ -141,6 +142,43 @@ export function openApiDocumentBody(
     openapi: "3.0.0",
     info: { title: "Kubernetes", version: "v1.32.0" },
     paths,
-    components: { schemas: {} },
+    components: { schemas: componentSchemas(served) },
   };
+}
+
+// The schemas of the served built-in kinds, as kube-apiserver's OpenAPI v3 documents give them
+// (references as allOf/$ref, each kind marked with its group, version and kind) — what `kubectl
+// explain` reads. The shipped schemas carry no descriptions, so explain shows the fields and their
+// types only.
+function componentSchemas(served: readonly ApiResource[]): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (const resource of served) {
+    const found = kindDefinitions(
+      DEFAULT_KUBERNETES_MINOR,
+      groupVersion(resource.group, resource.version),
+      resource.kind,
+    );
+    if (!found) continue;
+    for (const [name, definition] of found.definitions) schemas[name] ??= asOpenApiV3(definition);
+    schemas[found.name] = {
+      ...(schemas[found.name] as object),
+      "x-kubernetes-group-version-kind": [
+        { group: resource.group, version: resource.version, kind: resource.kind },
+      ],
+    };
+  }
+  return schemas;
+}
+
+function asOpenApiV3(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asOpenApiV3);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "ref") out.allOf = [{ $ref: `#/components/schemas/${String(value)}` }];
+    else if (key === "oneOf" && Array.isArray(value) && value.every((v) => typeof v === "string"))
+      out["x-kubernetes-int-or-string"] = true;
+    else out[key] = asOpenApiV3(value);
+  }
+  return out;
 }

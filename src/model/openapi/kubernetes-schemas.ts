@@ -46,6 +46,37 @@ export function builtInSchema(
   return { schema: { ref: name }, definitions };
 }
 
+/**
+ * A kind's definition and every definition it refers to, transitively, by name (for an OpenAPI
+ * document's components); the kind's own definition name is `name`. Undefined for other kinds.
+ */
+export function kindDefinitions(
+  minor: string,
+  apiVersion: string,
+  kind: string,
+): { name: string; definitions: Map<string, OpenApiSchema> } | undefined {
+  const release = RELEASES[minor];
+  const name = release?.kinds[`${apiVersion}/${kind}`];
+  if (!release || !name) return undefined;
+  const definitions = new Map<string, OpenApiSchema>();
+  const visit = (ref: string) => {
+    if (definitions.has(ref) || !Object.hasOwn(release.definitions, ref)) return;
+    const definition = release.definitions[ref] as OpenApiSchema;
+    definitions.set(ref, definition);
+    for (const found of refsOf(definition)) visit(found);
+  };
+  visit(name);
+  return { name, definitions };
+}
+
+function refsOf(schema: unknown): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(refsOf);
+  if (schema === null || typeof schema !== "object") return [];
+  return Object.entries(schema).flatMap(([key, value]) =>
+    key === "ref" && typeof value === "string" ? [value] : refsOf(value),
+  );
+}
+
 /** Groups Kubernetes served once and no longer serves (their kinds moved to other groups). */
 const REMOVED_GROUPS = new Set(["extensions"]);
 
