@@ -176,8 +176,9 @@ function asOpenApiV3(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === "ref") out.allOf = [{ $ref: `#/components/schemas/${String(value)}` }];
-    else if (key === "oneOf" && Array.isArray(value) && value.every((v) => typeof v === "string"))
-      out["x-kubernetes-int-or-string"] = true;
+    // The shipped schemas write a choice of types as their names ("string", "number").
+    else if (key === "oneOf" && Array.isArray(value))
+      out.oneOf = value.map((v) => (typeof v === "string" ? { type: v } : asOpenApiV3(v)));
     else out[key] = asOpenApiV3(value);
   }
   return out;
