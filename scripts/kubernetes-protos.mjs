@@ -5,7 +5,7 @@
 // (v0.<minor>.<patch>, from the Go module proxy via `go mod download`), parsed by protobufjs and
 // written as its JSON descriptor without comments or options. The module versions and their go.sum
 // hashes are recorded in the file. Run with no arguments to regenerate:
-//   node scripts/kubernetes-protos.mjs
+//   node scripts/kubernetes-protos.mjs [output file]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -89,14 +89,27 @@ function strip(value) {
 function goFacts() {
   const zero = {};
   const inlined = {};
+  const times = {};
   for (const { message, body } of goStructs()) {
     const key = message.fullName.slice(1);
     const omitted = zeroOmittedFields(body).filter((f) => message.fields[f]);
     if (omitted.length > 0) zero[key] = omitted.sort();
     const flat = inlinedFields(body, message);
     if (flat.length > 0) inlined[key] = flat.sort();
+    const always = timeFields(body).filter((f) => message.fields[f]);
+    if (always.length > 0) times[key] = always.sort();
   }
-  return { zeroOmitted: sortedObject(zero), inlined: sortedObject(inlined) };
+  return { zeroOmitted: sortedObject(zero), inlined: sortedObject(inlined), zeroTimes: sortedObject(times) };
+}
+
+// Time fields that are not pointers: Go writes them whatever they hold (a zero time as an empty message).
+function timeFields(body) {
+  const fields = [];
+  for (const [, goType, tag] of body.matchAll(/^\t\w+\s+(\S+)\s+`([^`]*)`/gm)) {
+    const jsonName = (/json:"([^"]*)"/.exec(tag)?.[1] ?? "").split(",")[0];
+    if (jsonName && /^(metav1\.)?(Micro)?Time$/.test(goType)) fields.push(jsonName);
+  }
+  return fields;
 }
 
 // Each Go struct that has a message of the same name in its directory's generated.proto.
@@ -155,13 +168,9 @@ function protoPackageOf(path) {
 }
 
 const minor = RELEASE.replace(/^v(\d+\.\d+)\..*$/, "$1");
-const target = join(
-  dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "schema",
-  "kubernetes",
-  `protobuf-v${minor}.json`,
-);
+const target =
+  process.argv[2] ??
+  join(dirname(fileURLToPath(import.meta.url)), "..", "schema", "kubernetes", `protobuf-v${minor}.json`);
 mkdirSync(dirname(target), { recursive: true });
 const source = Object.fromEntries(
   Object.entries(modules).map(([module, { sum }]) => [`${module}@${STAGING}`, sum]),

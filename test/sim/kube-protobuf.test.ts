@@ -19,7 +19,7 @@ const ROUND_TRIPS: readonly JsonMap[] = [
   {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name: "shop", labels: { team: "a" } },
+    metadata: { name: "shop", labels: { team: "a" }, creationTimestamp: "2026-12-01T10:00:00Z" },
     spec: {},
     status: {},
   },
@@ -47,7 +47,7 @@ const ROUND_TRIPS: readonly JsonMap[] = [
       selector: { matchLabels: { app: "web" } },
       strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: 1 } },
       template: {
-        metadata: { labels: { app: "web" } },
+        metadata: { labels: { app: "web" }, creationTimestamp: null },
         spec: {
           containers: [
             {
@@ -61,19 +61,30 @@ const ROUND_TRIPS: readonly JsonMap[] = [
         },
       },
     },
-    status: { replicas: 2, readyReplicas: 2, conditions: [{ type: "Available", status: "True" }] },
+    status: {
+      replicas: 2,
+      readyReplicas: 2,
+      conditions: [
+        {
+          type: "Available",
+          status: "True",
+          lastUpdateTime: "2026-12-01T10:00:01Z",
+          lastTransitionTime: "2026-12-01T10:00:01Z",
+        },
+      ],
+    },
   },
   {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: { name: "token", namespace: "shop" },
+    metadata: { name: "token", namespace: "shop", creationTimestamp: "2026-12-01T10:00:00Z" },
     type: "Opaque",
     data: { value: Buffer.from("not-a-real-token").toString("base64") },
   },
   {
     apiVersion: "v1",
     kind: "Event",
-    metadata: { name: "web.1", namespace: "shop" },
+    metadata: { name: "web.1", namespace: "shop", creationTimestamp: "2026-12-01T10:00:00Z" },
     involvedObject: { kind: "Pod", name: "web-1", namespace: "shop" },
     reason: "Scheduled",
     message: "Successfully assigned shop/web-1 to east-node-0",
@@ -99,12 +110,18 @@ const ROUND_TRIPS: readonly JsonMap[] = [
     apiVersion: "v1",
     kind: "NamespaceList",
     metadata: { resourceVersion: "42" },
-    items: [{ metadata: { name: "a" }, spec: {}, status: { phase: "Active" } }],
+    items: [
+      {
+        metadata: { name: "a", creationTimestamp: "2026-12-01T10:00:00Z" },
+        spec: {},
+        status: { phase: "Active" },
+      },
+    ],
   },
   {
     apiVersion: "apps/v1",
     kind: "ControllerRevision",
-    metadata: { name: "web-1", namespace: "shop" },
+    metadata: { name: "web-1", namespace: "shop", creationTimestamp: "2026-12-01T10:00:00Z" },
     data: { spec: { template: { spec: { containers: [{ name: "main" }] } } } },
     revision: 1,
   },

@@ -64,7 +64,12 @@ function allocatedOnCreate(api: ApiContext, resource: ApiResource, object: JsonM
       },
     };
   if (resource.group !== "" || resource.kind !== "Service") return object;
-  return { ...object, spec: serviceSpec(api, resource, asMap(object.spec)) };
+  // A Service's status always has its load balancer part, empty until one is assigned.
+  return {
+    ...object,
+    spec: serviceSpec(api, resource, asMap(object.spec)),
+    status: { loadBalancer: {}, ...asMap(object.status) },
+  };
 }
 
 function serviceSpec(api: ApiContext, resource: ApiResource, spec: JsonMap): JsonMap {

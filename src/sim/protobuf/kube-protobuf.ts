@@ -31,6 +31,7 @@ const byMessage = (facts: Record<string, string[]>) =>
   new Map(Object.entries(facts).map(([name, fields]) => [`.${name}`, new Set(fields)]));
 const zeroOmitted = byMessage(descriptor.zeroOmitted);
 const inlined = byMessage(descriptor.inlined);
+const zeroTimes = byMessage(descriptor.zeroTimes);
 const unknownType = root.lookupType("k8s.io.apimachinery.pkg.runtime.Unknown");
 const watchEventType = root.lookupType(`${META}.WatchEvent`);
 
@@ -143,8 +144,13 @@ function toMessage(type: protobuf.Type, json: JsonMap): Record<string, unknown> 
     const message = field.resolvedType;
     // An inlined struct's fields are the parent's in JSON.
     if (flat?.has(field.name) && message instanceof protobuf.Type) out[field.name] = toMessage(message, json);
-    // Go writes a zero time as an empty message.
-    else if (json[field.name] === null && isTime(message)) out[field.name] = {};
+    // Go writes a zero time as an empty message, and always writes a time that is not a pointer.
+    else if (
+      (json[field.name] ?? null) === null &&
+      isTime(message) &&
+      (json[field.name] === null || zeroTimes.get(type.fullName)?.has(field.name))
+    )
+      out[field.name] = {};
     else {
       const value = toField(field, json[field.name]);
       if (value !== undefined) out[field.name] = value;

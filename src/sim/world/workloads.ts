@@ -285,7 +285,7 @@ function podEvent(
   const controller = `${kind.toLowerCase()}-controller`;
   const message =
     kind === "StatefulSet"
-      ? `${verb} Pod ${pod} in StatefulSet ${String(asMap(owner.metadata).name)} successful`
+      ? `${verb === "create" ? "Create" : "Delete"} Pod ${pod} in StatefulSet ${String(asMap(owner.metadata).name)} successful`
       : `${verb === "create" ? "Created" : "Deleted"} pod: ${pod}`;
   world.events.record(
     owner,

@@ -1,0 +1,454 @@
+import { execFile, execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as k8s from "@kubernetes/client-node";
+import fetch from "node-fetch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberClient } from "../../src/kube/member-client.js";
+import { asMap, type JsonMap } from "../../src/model/json.js";
+import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from "../../src/sim/protobuf/kube-protobuf.js";
+import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { NodeSimulator } from "./cluster/node-simulator.js";
+
+/**
+ * kubectl, as a new user types it, against a real kube-apiserver (with kube-controller-manager, the
+ * scheduler and fake kubelets) and against a simulated member: the same commands in the same order,
+ * the same exit codes, the same column headers, the same messages where kubectl prints one. What the
+ * real tier cannot answer because it has no kubelet serving logs and no metrics-server (logs, top) is
+ * run against the simulated member alone, and the real tier's refusal is checked to be that.
+ */
+const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
+const NS = "parity";
+
+let planes: ControlPlanes;
+let nodes: NodeSimulator;
+let member: SimulatedMember;
+let realConfig: string;
+let simConfig: string;
+
+beforeAll(async () => {
+  const binDir = execFileSync("bash", [BUILD], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    .trim()
+    .split("\n")
+    .pop() as string;
+  planes = await startControlPlanes({ binDir, names: ["kubectl"] });
+  realConfig = planes.kubeconfig;
+  const config = new k8s.KubeConfig();
+  config.loadFromFile(realConfig);
+  nodes = new NodeSimulator({
+    cluster: "kubectl",
+    client: new MemberClient("kubectl", config, { retries: 2 }),
+    nodes: 3,
+    allocatable: { cpu: "4", memory: "16Gi", pods: "110" },
+  });
+  await nodes.start();
+  member = await startMember({ name: "sim", world: { readyDelayMs: 50 } });
+  simConfig = join(planes.runDir, "sim.kubeconfig");
+  writeFileSync(simConfig, simulatedKubeconfig([member]));
+}, 900_000);
+
+afterAll(async () => {
+  nodes?.stop();
+  await member?.close();
+  await planes?.stop();
+});
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function kubectl(
+  kubeconfig: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Result> {
+  return new Promise((resolve) =>
+    execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, ...args],
+      { encoding: "utf8", timeout: options.timeoutMs ?? 120_000, env: { ...process.env, ...options.env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : error.killed ? -1 : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    ),
+  );
+}
+
+/** How two answers are compared beyond the exit code. */
+type Compare = "exit" | "header" | "stdout" | "first-line";
+
+interface Step {
+  readonly args: readonly string[];
+  readonly compare: Compare;
+  readonly timeoutMs?: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Killed after its timeout on purpose (a watch): the output so far is compared. */
+  readonly watch?: boolean;
+}
+
+const n = (...args: string[]) => ["-n", NS, ...args];
+const EDITOR = { KUBE_EDITOR: "sed -i -e s/mode:\\ fast/mode:\\ slow/" };
+
+// The commands a new user tries, in the order they build on each other.
+const STEPS: readonly Step[] = [
+  { args: ["create", "namespace", NS], compare: "stdout" },
+  {
+    args: n("create", "deployment", "web", "--image=registry.example.com/web:1", "--replicas=2"),
+    compare: "stdout",
+  },
+  { args: n("create", "configmap", "settings", "--from-literal=mode=fast"), compare: "stdout" },
+  { args: n("create", "secret", "generic", "creds", "--from-literal=user=demo"), compare: "stdout" },
+  { args: n("create", "service", "clusterip", "api", "--tcp=80:8080"), compare: "stdout" },
+  { args: n("create", "job", "once", "--image=registry.example.com/job:1"), compare: "stdout" },
+  {
+    args: n("create", "cronjob", "nightly", "--image=registry.example.com/job:1", "--schedule=0 3 * * *"),
+    compare: "stdout",
+  },
+  { args: n("create", "role", "reader", "--verb=get,list", "--resource=pods"), compare: "stdout" },
+  { args: n("create", "rolebinding", "readers", "--role=reader", "--user=dev"), compare: "stdout" },
+  { args: n("create", "serviceaccount", "robot"), compare: "stdout" },
+  { args: n("expose", "deployment", "web", "--port=80", "--target-port=8080"), compare: "stdout" },
+  { args: n("run", "shell", "--image=registry.example.com/shell:1", "--restart=Never"), compare: "stdout" },
+  { args: n("create", "deployment", "web", "--image=registry.example.com/web:1"), compare: "stdout" },
+  { args: ["auth", "can-i", "create", "deployments", "-n", NS], compare: "stdout" },
+  { args: ["auth", "can-i", "--list", "-n", NS], compare: "header" },
+  { args: ["api-resources"], compare: "header" },
+  { args: ["api-versions"], compare: "exit" },
+  { args: ["explain", "pods"], compare: "first-line" },
+  { args: ["explain", "deployment.spec.replicas"], compare: "exit" },
+  { args: n("rollout", "status", "deployment/web", "--timeout=120s"), compare: "exit", timeoutMs: 150_000 },
+  { args: n("get", "pods"), compare: "header" },
+  { args: n("get", "pods", "-o", "wide"), compare: "header" },
+  { args: ["get", "pods", "-A"], compare: "header" },
+  { args: n("get", "pods", "-l", "app=web", "--show-labels"), compare: "header" },
+  { args: n("get", "deploy", "-o", "wide"), compare: "header" },
+  {
+    args: n("get", "deploy", "web", "--no-headers", "-o", "custom-columns=READY:.status.readyReplicas"),
+    compare: "stdout",
+  },
+  { args: n("get", "rs"), compare: "header" },
+  { args: n("get", "svc", "-o", "wide"), compare: "header" },
+  { args: n("get", "jobs"), compare: "header" },
+  { args: n("get", "cronjobs"), compare: "header" },
+  { args: n("get", "cm", "settings"), compare: "header" },
+  { args: n("get", "secrets", "creds"), compare: "header" },
+  { args: n("get", "sa", "robot"), compare: "header" },
+  { args: n("get", "roles"), compare: "header" },
+  { args: n("get", "rolebindings", "-o", "wide"), compare: "header" },
+  { args: ["get", "nodes"], compare: "header" },
+  { args: ["get", "nodes", "-o", "wide"], compare: "header" },
+  { args: ["get", "ns", NS], compare: "header" },
+  { args: n("get", "events"), compare: "header" },
+  { args: n("get", "deploy", "web", "-w"), compare: "first-line", timeoutMs: 3000, watch: true },
+  { args: n("describe", "deployment", "web"), compare: "first-line" },
+  { args: n("describe", "pod", "shell"), compare: "first-line" },
+  { args: n("scale", "deployment", "web", "--replicas=3"), compare: "stdout" },
+  { args: n("label", "deployment", "web", "tier=front"), compare: "stdout" },
+  { args: n("annotate", "deployment", "web", "note=parity"), compare: "stdout" },
+  {
+    args: n("patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"revisionHistoryLimit":5}}'),
+    compare: "stdout",
+  },
+  {
+    args: n(
+      "patch",
+      "deployment",
+      "web",
+      "--type=json",
+      "-p",
+      '[{"op":"replace","path":"/spec/replicas","value":2}]',
+    ),
+    compare: "stdout",
+  },
+  {
+    args: n(
+      "patch",
+      "deployment",
+      "web",
+      "-p",
+      '{"spec":{"template":{"metadata":{"labels":{"release":"two"}}}}}',
+    ),
+    compare: "stdout",
+  },
+  { args: n("rollout", "status", "deployment/web", "--timeout=120s"), compare: "exit", timeoutMs: 150_000 },
+  { args: n("rollout", "history", "deployment/web"), compare: "stdout" },
+  { args: n("rollout", "undo", "deployment/web"), compare: "stdout" },
+  { args: n("rollout", "status", "deployment/web", "--timeout=120s"), compare: "exit", timeoutMs: 150_000 },
+  { args: n("rollout", "restart", "deployment/web"), compare: "stdout" },
+  { args: n("edit", "configmap", "settings"), compare: "stdout", env: EDITOR },
+  { args: n("get", "configmap", "settings", "-o", "jsonpath={.data.mode}"), compare: "stdout" },
+  { args: n("exec", "shell", "--", "ls"), compare: "exit", timeoutMs: 30_000 },
+  { args: n("get", "pod", "missing"), compare: "stdout" },
+  { args: n("delete", "deployment", "web", "--cascade=foreground"), compare: "stdout", timeoutMs: 150_000 },
+  { args: n("delete", "job", "once"), compare: "stdout" },
+];
+
+// POST an object as protobuf, asking for protobuf back; the answer decoded.
+async function createInProtobuf(config: string, object: JsonMap): Promise<JsonMap> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(config);
+  const [group, version] = String(object.apiVersion).includes("/")
+    ? String(object.apiVersion).split("/")
+    : ["", String(object.apiVersion)];
+  const plural = `${String(object.kind).toLowerCase()}s`;
+  const path = `${group ? `/apis/${group}/${version}` : `/api/${version}`}/namespaces/${NS}/${plural}`;
+  // The client's TLS and credentials, then this request's method, headers and body.
+  const options = (await kc.applyToFetchOptions({} as never)) as { headers?: Record<string, string> };
+  const response = await fetch(`${kc.getCurrentCluster()?.server}${path}`, {
+    ...(options as object),
+    method: "POST",
+    headers: {
+      ...options.headers,
+      "content-type": PROTOBUF_MEDIA_TYPE,
+      accept: `${PROTOBUF_MEDIA_TYPE}, application/json`,
+    },
+    body: Buffer.from(encodeObject(object)),
+  } as never);
+  expect(response.headers.get("content-type")).toBe(PROTOBUF_MEDIA_TYPE);
+  return decodeObject(new Uint8Array(await response.arrayBuffer()));
+}
+
+// An object without what differs by nature: ids, versions, times, a Service's allocated address.
+function normalized(object: JsonMap): JsonMap {
+  const metadata = { ...asMap(object.metadata) };
+  for (const key of ["uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"])
+    delete metadata[key];
+  const spec = { ...asMap(object.spec) };
+  delete spec.clusterIP;
+  delete spec.clusterIPs;
+  return { ...object, metadata, ...(object.spec ? { spec } : {}) };
+}
+
+// A message with its names and numbers made generic: "Created pod: ev-7c9-abcde" → "Created pod: ev-…".
+function generic(message: string): string {
+  return message
+    .replace(/\b(ev|db|ev-job)-[a-z0-9-]+/g, "$1-…")
+    .replace(/kubectl-worker-\d+|kubectl-node-\d+|sim-node-\d+/g, "NODE")
+    .replace(/\d+/g, "N");
+}
+
+/** What an answer shows that must be the same on both: the exit code and the compared text. */
+function shown(step: Step, result: Result): { code: number; text: string } {
+  const code = step.watch ? 0 : result.code;
+  const lines = result.stdout.split("\n");
+  switch (step.compare) {
+    case "exit":
+      return { code, text: "" };
+    case "header":
+      return {
+        code,
+        text: (lines[0] ?? "")
+          .trim()
+          .split(/\s{2,}/)
+          .join(" | "),
+      };
+    case "first-line":
+      return { code, text: (lines[0] ?? "").replace(/\s+/g, " ").trim() };
+    case "stdout":
+      return { code, text: result.code === 0 ? result.stdout : result.stderr };
+  }
+}
+
+describe("kubectl against a real API server and a simulated member", () => {
+  it(`answers ${STEPS.length} commands alike: exit codes, column headers, messages`, async () => {
+    const differences: string[] = [];
+    const refused: string[] = [];
+    for (const step of STEPS) {
+      const options = {
+        ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}),
+        ...(step.env ? { env: step.env } : {}),
+      };
+      const [real, sim] = await Promise.all([
+        kubectl(realConfig, step.args, options),
+        kubectl(simConfig, step.args, options),
+      ]);
+      const a = shown(step, real);
+      const b = shown(step, sim);
+      if (a.code !== 0) refused.push(step.args.join(" "));
+      if (a.code !== b.code || a.text !== b.text)
+        differences.push(
+          `kubectl ${step.args.join(" ")}\n  real (${a.code}): ${a.text}${real.stderr}\n  sim  (${b.code}): ${b.text}${sim.stderr}`,
+        );
+    }
+    expect(STEPS.length).toBeGreaterThanOrEqual(40);
+    expect(differences).toEqual([]);
+    // Every command works on the real API server except those meant to fail.
+    expect(refused).toEqual([
+      `-n ${NS} create deployment web --image=registry.example.com/web:1`,
+      `-n ${NS} exec shell -- ls`,
+      `-n ${NS} get pod missing`,
+    ]);
+  });
+
+  it("shows the same columns for Tables of at least five kinds, in JSON", async () => {
+    const accept = "application/json;as=Table;v=v1;g=meta.k8s.io";
+    const paths = [
+      `/api/v1/namespaces/${NS}/pods`,
+      `/api/v1/namespaces/${NS}/services`,
+      `/api/v1/namespaces/${NS}/configmaps`,
+      `/apis/batch/v1/namespaces/${NS}/jobs`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`,
+      "/api/v1/nodes",
+      `/api/v1/namespaces/${NS}/events`,
+    ];
+    const columns = async (config: string, path: string) => {
+      const kc = new k8s.KubeConfig();
+      kc.loadFromFile(config);
+      const init = await kc.applyToFetchOptions({ headers: { accept } } as never);
+      const response = await fetch(`${kc.getCurrentCluster()?.server}${path}`, init as never);
+      const table = (await response.json()) as {
+        kind: string;
+        columnDefinitions: { name: string; type: string; priority: number }[];
+      };
+      return {
+        kind: table.kind,
+        columns: table.columnDefinitions.map((c) => `${c.name}:${c.type}:${c.priority}`),
+      };
+    };
+    for (const path of paths)
+      expect([path, await columns(simConfig, path)]).toEqual([path, await columns(realConfig, path)]);
+  });
+
+  it("takes and gives protobuf as the real API server does, for six kinds", async () => {
+    const objects: JsonMap[] = [
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "pb-config", namespace: NS },
+        data: { a: "1" },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "pb-secret", namespace: NS },
+        type: "Opaque",
+        data: { a: "MQ==" },
+      },
+      { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "pb-robot", namespace: NS } },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "pb-service", namespace: NS },
+        spec: { selector: { app: "pb" }, ports: [{ name: "http", port: 80, targetPort: "http" }] },
+      },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name: "pb-role", namespace: NS },
+        rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }],
+      },
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "pb-deployment", namespace: NS, labels: { app: "pb" } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: "pb" } },
+          template: {
+            metadata: { labels: { app: "pb" } },
+            spec: {
+              containers: [
+                {
+                  name: "main",
+                  image: "registry.example.com/pb:1",
+                  ports: [{ name: "http", containerPort: 8080 }],
+                  resources: { requests: { cpu: "100m" } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    ];
+    for (const object of objects) {
+      const real = await createInProtobuf(realConfig, object);
+      const sim = await createInProtobuf(simConfig, object);
+      expect([object.kind, normalized(sim)]).toEqual([object.kind, normalized(real)]);
+    }
+  });
+
+  it("records the same events for five kinds: Deployment, ReplicaSet, Pod, Job, StatefulSet", async () => {
+    const statefulSet = {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata: { name: "db", namespace: NS },
+      spec: {
+        replicas: 1,
+        serviceName: "db",
+        selector: { matchLabels: { app: "db" } },
+        template: {
+          metadata: { labels: { app: "db" } },
+          spec: { containers: [{ name: "db", image: "registry.example.com/db:1" }] },
+        },
+      },
+    };
+    const events = async (config: string) => {
+      await kubectl(
+        config,
+        n("create", "deployment", "ev", "--image=registry.example.com/ev:1", "--replicas=1"),
+      );
+      await kubectl(config, n("create", "job", "ev-job", "--image=registry.example.com/job:1"));
+      writeFileSync(join(planes.runDir, "db.json"), JSON.stringify(statefulSet));
+      await kubectl(config, n("create", "-f", join(planes.runDir, "db.json")));
+      await kubectl(config, n("rollout", "status", "statefulset/db", "--timeout=120s"), {
+        timeoutMs: 150_000,
+      });
+      await kubectl(config, n("wait", "--for=condition=complete", "job/ev-job", "--timeout=120s"), {
+        timeoutMs: 150_000,
+      });
+      await kubectl(config, n("rollout", "status", "deployment/ev", "--timeout=120s"), {
+        timeoutMs: 150_000,
+      });
+      const listed = await kubectl(config, n("get", "events", "-o", "json"));
+      const items = (JSON.parse(listed.stdout) as { items: JsonMap[] }).items;
+      return [
+        ...new Set(
+          items
+            .filter((e) => /^(ev|ev-job|db)(-|$)/.test(String(asMap(e.involvedObject).name)))
+            .map(
+              (e) =>
+                `${String(asMap(e.involvedObject).kind)} ${String(e.type)} ${String(e.reason)}: ${generic(String(e.message))}`,
+            ),
+        ),
+      ].sort();
+    };
+    const [real, sim] = await Promise.all([events(realConfig), events(simConfig)]);
+    // The real tier's kubelets are fakes that record nothing: the kubelet's events are the simulator's alone.
+    const withoutKubelet = sim.filter(
+      (e) => !/^Pod Normal (Pulling|Pulled|Created|Started|Killing):/.test(e),
+    );
+    expect(withoutKubelet).toEqual(real);
+    expect(new Set(real.map((e) => e.split(" ")[0]))).toEqual(
+      new Set(["Deployment", "ReplicaSet", "Pod", "Job", "StatefulSet"]),
+    );
+  });
+
+  it("speaks protobuf with messages the repository's script generates from the pinned release", () => {
+    // Reproducible: the committed descriptor is byte for byte what the script writes from the Go modules.
+    const generated = join(planes.runDir, "protobuf.json");
+    const script = fileURLToPath(new URL("../../scripts/kubernetes-protos.mjs", import.meta.url));
+    execFileSync("node", [script, generated], { stdio: "ignore" });
+    const committed = fileURLToPath(new URL("../../schema/kubernetes/protobuf-v1.36.json", import.meta.url));
+    expect(readFileSync(generated, "utf8")).toBe(readFileSync(committed, "utf8"));
+  });
+
+  it("serves logs and metrics only where a kubelet and a metrics API answer: the simulated member", async () => {
+    const simLogs = await kubectl(simConfig, n("logs", "shell"));
+    expect(simLogs).toMatchObject({ code: 0, stdout: expect.stringMatching(/container shell started/) });
+    const following = await kubectl(simConfig, n("logs", "-f", "shell"), { timeoutMs: 2000 });
+    expect(following.stdout).toMatch(/container shell started/);
+    expect((await kubectl(simConfig, ["top", "nodes"])).code).toBe(0);
+    // The real tier: no kubelet serves the fake nodes' logs, no metrics-server is installed.
+    expect((await kubectl(realConfig, n("logs", "shell"), { timeoutMs: 30_000 })).code).not.toBe(0);
+    expect(await kubectl(realConfig, ["top", "nodes"])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Metrics API not available/),
+    });
+  });
+});
