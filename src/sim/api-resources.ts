@@ -90,7 +90,7 @@ export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("", "v1", "Service", true, { shortNames: ["svc"], subresources: ["status"] }),
   resource("", "v1", "ConfigMap", true, { shortNames: ["cm"] }),
   resource("", "v1", "Secret", true),
-  resource("", "v1", "ServiceAccount", true, { shortNames: ["sa"] }),
+  resource("", "v1", "ServiceAccount", true, { shortNames: ["sa"], subresources: ["token"] }),
   resource("", "v1", "PersistentVolumeClaim", true, { shortNames: ["pvc"], subresources: ["status"] }),
   resource("", "v1", "PersistentVolume", false, { shortNames: ["pv"], subresources: ["status"] }),
   resource("", "v1", "Endpoints", true, { name: "endpoints", shortNames: ["ep"] }),
@@ -117,6 +117,11 @@ export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("networking.k8s.io", "v1", "NetworkPolicy", true, { shortNames: ["netpol"] }),
   resource("policy", "v1", "PodDisruptionBudget", true, { shortNames: ["pdb"], subresources: ["status"] }),
   resource("coordination.k8s.io", "v1", "Lease", true),
+  resource("scheduling.k8s.io", "v1", "PriorityClass", false, { shortNames: ["pc"] }),
+  resource("certificates.k8s.io", "v1", "CertificateSigningRequest", false, {
+    shortNames: ["csr"],
+    subresources: ["status", "approval"],
+  }),
   resource("apiextensions.k8s.io", "v1", "CustomResourceDefinition", false, {
     shortNames: ["crd", "crds"],
     subresources: ["status"],

@@ -1,4 +1,4 @@
-import { asMap } from "../model/json.js";
+import { asList, asMap } from "../model/json.js";
 import type { ApiContext, ApiRequest, ApiResponse, MemberOptions, Target } from "./api/api-context.js";
 import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/helpers.js";
 import { existing, keyOf, viewOf } from "./api/objects.js";
@@ -7,6 +7,7 @@ import { podLogAnswer } from "./api/pod-log.js";
 import { listObjects, nodeMetricsAnswer, podMetricsAnswer } from "./api/read.js";
 import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
 import { asTable, tableRequest, tableWatch } from "./api/tables.js";
+import { tokenAnswer } from "./api/token-request.js";
 import { watchObjects } from "./api/watch.js";
 import { createObject, deleteObject, requestWriter, updateObject } from "./api/write.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
@@ -21,7 +22,7 @@ import {
   versionBody,
 } from "./discovery.js";
 import { ObjectStore } from "./object-store.js";
-import { type LoadRule, NODE_METRICS, POD_METRICS } from "./pod-metrics.js";
+import { type LoadRule, loadRuleOf, NODE_METRICS, POD_METRICS } from "./pod-metrics.js";
 import { StatusError } from "./status-error.js";
 
 export type { ApiRequest, ApiResponse, MemberOptions } from "./api/api-context.js";
@@ -35,16 +36,17 @@ const notRunnable = (_api: ApiContext, _request: ApiRequest, target: Target): Ap
     `${target.subresource ?? ""} is not supported by simulated members: their containers do not run; see docs/simulated-members.md`,
   );
 };
-const POD_SUBRESOURCES = new Map<
+// Subresources answered by a handler of their own, by "<core resource>/<subresource>".
+const SUBRESOURCE_ANSWERS = new Map<
   string,
   (api: ApiContext, request: ApiRequest, target: Target) => ApiResponse
 >([
-  ["log", podLogAnswer],
-  ["exec", notRunnable],
-  ["attach", notRunnable],
-  ["portforward", notRunnable],
+  ["pods/log", podLogAnswer],
+  ["pods/exec", notRunnable],
+  ["pods/attach", notRunnable],
+  ["pods/portforward", notRunnable],
+  ["serviceaccounts/token", tokenAnswer],
 ]);
-const POD = BUILT_IN_RESOURCES.find((r) => r.group === "" && r.name === "pods");
 
 /**
  * The Kubernetes API of one simulated member cluster, without the HTTP: discovery, and create, get,
@@ -85,6 +87,22 @@ export class MemberApi implements ApiContext {
   /** Drives the CPU and memory usage metrics.k8s.io reports for matching pods (the last rule that matches wins). */
   setLoad(rules: readonly LoadRule[]): void {
     this.load = [...rules];
+    // The containers say what they are now asked to do, as an application logs a change of load.
+    const pods = this.resources().find((r) => r.group === "" && r.name === "pods") as ApiResource;
+    for (const pod of this.store.list(pods, undefined)) {
+      const rule = loadRuleOf(pod, rules);
+      if (!rule || asMap(pod.status).phase !== "Running") continue;
+      const usage = [rule.cpu ? `cpu ${rule.cpu}` : "", rule.memory ? `memory ${rule.memory}` : ""]
+        .filter(Boolean)
+        .join(", ");
+      for (const container of asList(asMap(pod.spec).containers))
+        this.logs.write(
+          String(asMap(pod.metadata).uid),
+          String(asMap(container).name),
+          `gitfleet simulator: load now ${usage}`,
+          this.now(),
+        );
+    }
   }
 
   handle(request: ApiRequest, serverAddress = "127.0.0.1"): ApiResponse {
@@ -151,8 +169,11 @@ export class MemberApi implements ApiContext {
     if (target.resource === NODE_METRICS) return nodeMetricsAnswer(this, request, target);
     if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
     if (target.name === undefined) return this.collection(request, target);
-    const subresource = target.resource === POD ? POD_SUBRESOURCES.get(target.subresource ?? "") : undefined;
-    if (subresource) return subresource(this, request, target);
+    const answer =
+      target.resource.group === "" && target.subresource !== undefined
+        ? SUBRESOURCE_ANSWERS.get(`${target.resource.name}/${target.subresource}`)
+        : undefined;
+    if (answer) return answer(this, request, target);
     const key = keyOf(target);
     if (method === "GET") {
       const object = viewOf(target, existing(this, key));

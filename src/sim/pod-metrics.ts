@@ -26,17 +26,24 @@ export interface LoadRule {
   readonly memory?: string;
 }
 
-/** The PodMetrics of one pod, or undefined while it is not Running (metrics-server has none yet). */
-export function podMetrics(pod: JsonMap, rules: readonly LoadRule[], timestamp: string): JsonMap | undefined {
-  if (asMap(pod.status).phase !== "Running") return undefined;
+/** The load rule that drives a pod (the last that matches it), if any. */
+export function loadRuleOf(pod: JsonMap, rules: readonly LoadRule[]): LoadRule | undefined {
   const metadata = asMap(pod.metadata);
   const labels = asMap(metadata.labels);
-  const rule = [...rules]
+  return [...rules]
     .reverse()
     .find(
       (r) =>
         r.namespace === metadata.namespace && Object.entries(r.selector).every(([k, v]) => labels[k] === v),
     );
+}
+
+/** The PodMetrics of one pod, or undefined while it is not Running (metrics-server has none yet). */
+export function podMetrics(pod: JsonMap, rules: readonly LoadRule[], timestamp: string): JsonMap | undefined {
+  if (asMap(pod.status).phase !== "Running") return undefined;
+  const metadata = asMap(pod.metadata);
+  const labels = asMap(metadata.labels);
+  const rule = loadRuleOf(pod, rules);
   return {
     kind: "PodMetrics",
     apiVersion: "metrics.k8s.io/v1beta1",

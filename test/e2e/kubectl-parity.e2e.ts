@@ -48,6 +48,41 @@ beforeAll(async () => {
   member = await startMember({ name: "sim", world: { readyDelayMs: 50 } });
   simConfig = join(planes.runDir, "sim.kubeconfig");
   writeFileSync(simConfig, simulatedKubeconfig([member]));
+  // A certificate signing request for `kubectl certificate approve`, made here, of a throwaway key.
+  const key = join(planes.runDir, "dev.key");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-new",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-subj",
+      "/CN=dev",
+      "-out",
+      join(planes.runDir, "dev.csr"),
+    ],
+    { stdio: "ignore" },
+  );
+  writeFileSync(
+    CSR_FILE(),
+    JSON.stringify({
+      apiVersion: "certificates.k8s.io/v1",
+      kind: "CertificateSigningRequest",
+      metadata: { name: "dev" },
+      spec: {
+        request: readFileSync(join(planes.runDir, "dev.csr")).toString("base64"),
+        signerName: "kubernetes.io/kube-apiserver-client",
+        expirationSeconds: 86400,
+        usages: ["client auth"],
+      },
+    }),
+  );
 }, 900_000);
 
 afterAll(async () => {
@@ -93,6 +128,7 @@ interface Step {
 }
 
 const n = (...args: string[]) => ["-n", NS, ...args];
+const CSR_FILE = () => join(planes.runDir, "dev-csr.json");
 const EDITOR = { KUBE_EDITOR: "sed -i -e s/mode:\\ fast/mode:\\ slow/" };
 
 // The commands a new user tries, in the order they build on each other.
@@ -113,6 +149,48 @@ const STEPS: readonly Step[] = [
   { args: n("create", "role", "reader", "--verb=get,list", "--resource=pods"), compare: "stdout" },
   { args: n("create", "rolebinding", "readers", "--role=reader", "--user=dev"), compare: "stdout" },
   { args: n("create", "serviceaccount", "robot"), compare: "stdout" },
+  { args: n("create", "service", "nodeport", "edge", "--tcp=80:8080"), compare: "stdout" },
+  { args: n("create", "service", "loadbalancer", "public", "--tcp=443:8443"), compare: "stdout" },
+  {
+    args: n("create", "service", "externalname", "docs", "--external-name=docs.example.com"),
+    compare: "stdout",
+  },
+  {
+    args: ["create", "clusterrole", "parity-viewer", "--verb=get,list", "--resource=nodes"],
+    compare: "stdout",
+  },
+  {
+    args: ["create", "clusterrolebinding", "parity-viewers", "--clusterrole=parity-viewer", "--group=dev"],
+    compare: "stdout",
+  },
+  { args: n("create", "quota", "small", "--hard=pods=20,requests.cpu=4"), compare: "stdout" },
+  {
+    args: n("create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=1"),
+    compare: "stdout",
+  },
+  {
+    args: ["create", "priorityclass", "parity-high", "--value=1000", "--description=parity"],
+    compare: "stdout",
+  },
+  { args: n("create", "ingress", "site", "--rule=site.example.com/=web:80"), compare: "stdout" },
+  {
+    args: n(
+      "create",
+      "secret",
+      "docker-registry",
+      "pull",
+      "--docker-server=registry.example.com",
+      "--docker-username=robot",
+      "--docker-password=not-a-real-password",
+    ),
+    compare: "stdout",
+  },
+  { args: n("create", "token", "robot", "--duration=10m"), compare: "exit" },
+  { args: ["create", "-f", "CSR"], compare: "stdout" },
+  { args: ["certificate", "approve", "dev"], compare: "stdout" },
+  { args: ["get", "csr", "dev"], compare: "header" },
+  { args: ["get", "priorityclass", "parity-high", "-o", "wide"], compare: "header" },
+  { args: n("get", "quota,pdb,ingress"), compare: "header" },
   { args: n("expose", "deployment", "web", "--port=80", "--target-port=8080"), compare: "stdout" },
   { args: n("run", "shell", "--image=registry.example.com/shell:1", "--restart=Never"), compare: "stdout" },
   { args: n("create", "deployment", "web", "--image=registry.example.com/web:1"), compare: "stdout" },
@@ -184,6 +262,7 @@ const STEPS: readonly Step[] = [
   { args: n("edit", "configmap", "settings"), compare: "stdout", env: EDITOR },
   { args: n("get", "configmap", "settings", "-o", "jsonpath={.data.mode}"), compare: "stdout" },
   { args: n("exec", "shell", "--", "ls"), compare: "exit", timeoutMs: 30_000 },
+  { args: n("port-forward", "pod/shell", "18099:80"), compare: "exit", timeoutMs: 30_000 },
   { args: n("get", "pod", "missing"), compare: "stdout" },
   { args: n("delete", "deployment", "web", "--cascade=foreground"), compare: "stdout", timeoutMs: 150_000 },
   { args: n("delete", "job", "once"), compare: "stdout" },
@@ -260,13 +339,14 @@ describe("kubectl against a real API server and a simulated member", () => {
     const differences: string[] = [];
     const refused: string[] = [];
     for (const step of STEPS) {
+      const args = step.args.map((arg) => (arg === "CSR" ? CSR_FILE() : arg));
       const options = {
         ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}),
         ...(step.env ? { env: step.env } : {}),
       };
       const [real, sim] = await Promise.all([
-        kubectl(realConfig, step.args, options),
-        kubectl(simConfig, step.args, options),
+        kubectl(realConfig, args, options),
+        kubectl(simConfig, args, options),
       ]);
       const a = shown(step, real);
       const b = shown(step, sim);
@@ -282,6 +362,7 @@ describe("kubectl against a real API server and a simulated member", () => {
     expect(refused).toEqual([
       `-n ${NS} create deployment web --image=registry.example.com/web:1`,
       `-n ${NS} exec shell -- ls`,
+      `-n ${NS} port-forward pod/shell 18099:80`,
       `-n ${NS} get pod missing`,
     ]);
   });
@@ -444,6 +525,10 @@ describe("kubectl against a real API server and a simulated member", () => {
     const following = await kubectl(simConfig, n("logs", "-f", "shell"), { timeoutMs: 2000 });
     expect(following.stdout).toMatch(/container shell started/);
     expect((await kubectl(simConfig, ["top", "nodes"])).code).toBe(0);
+    expect(await kubectl(simConfig, n("top", "pods"))).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/),
+    });
     // The real tier: no kubelet serves the fake nodes' logs, no metrics-server is installed.
     expect((await kubectl(realConfig, n("logs", "shell"), { timeoutMs: 30_000 })).code).not.toBe(0);
     expect(await kubectl(realConfig, ["top", "nodes"])).toMatchObject({

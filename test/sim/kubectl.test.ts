@@ -205,6 +205,44 @@ describe("kubectl against a simulated member", () => {
     expect((await kubectl("-n", "default", "get", object, "-o", `jsonpath=${path}`)).stdout).toBe(value);
   });
 
+  it("creates a priority class, a service account token and approves a certificate request", async () => {
+    expect(await kubectl("create", "priorityclass", "high", "--value=1000")).toMatchObject({
+      code: 0,
+      stdout: "priorityclass.scheduling.k8s.io/high created\n",
+    });
+    expect(
+      (await kubectl("get", "pc", "high", "-o", "wide", "--no-headers")).stdout.trim().split(/\s+/),
+    ).toEqual(["high", "1000", "false", expect.stringMatching(/^\d+s$/), "PreemptLowerPriority"]);
+    expect((await kubectl("create", "serviceaccount", "bot")).code).toBe(0);
+    const token = await kubectl("create", "token", "bot", "--duration=10m");
+    expect(token).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^gitfleet-simulated-token\.default\.bot\.[0-9a-f]{16}$/),
+    });
+    writeFileSync(
+      `${dir}/csr.json`,
+      JSON.stringify({
+        apiVersion: "certificates.k8s.io/v1",
+        kind: "CertificateSigningRequest",
+        metadata: { name: "dev" },
+        spec: {
+          request: Buffer.from("not a real request").toString("base64"),
+          signerName: "kubernetes.io/kube-apiserver-client",
+          usages: ["client auth"],
+        },
+      }),
+    );
+    expect((await kubectl("create", "-f", `${dir}/csr.json`)).code).toBe(0);
+    expect((await kubectl("get", "csr", "dev", "--no-headers")).stdout).toMatch(
+      /^dev\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+system:admin\s+<none>\s+Pending\n$/,
+    );
+    expect(await kubectl("certificate", "approve", "dev")).toMatchObject({
+      code: 0,
+      stdout: "certificatesigningrequest.certificates.k8s.io/dev approved\n",
+    });
+    expect((await kubectl("get", "csr", "dev", "--no-headers")).stdout).toMatch(/\sApproved\n$/);
+  });
+
   it("exposes a deployment and answers auth can-i, whoami and --list", async () => {
     expect(
       await kubectl("create", "deployment", "site", "--image=registry.example.com/site:1"),

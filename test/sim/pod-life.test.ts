@@ -346,6 +346,9 @@ describe("node metrics", () => {
     // Two web pods at 400m each, plus 100m of system per node.
     const cpu = rows.reduce((sum, r) => sum + Number(String(r[1]).replace("m", "")), 0);
     expect(cpu).toBeGreaterThanOrEqual(1000);
+    // The load shows in the containers' logs too.
+    const web = await readyPod("app=web");
+    expect((await kubectl("logs", web)).stdout).toMatch(/gitfleet simulator: load now cpu 400m\n$/);
     const one = await get("/apis/metrics.k8s.io/v1beta1/nodes/east-node-0");
     expect(one).toMatchObject({
       kind: "NodeMetrics",

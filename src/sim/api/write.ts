@@ -63,6 +63,17 @@ function allocatedOnCreate(api: ApiContext, resource: ApiResource, object: JsonM
         labels: { ...asMap(metadata.labels), "kubernetes.io/metadata.name": String(metadata.name) },
       },
     };
+  // The API server records who asked for a certificate: here, always the administrator.
+  if (resource.kind === "CertificateSigningRequest")
+    return {
+      ...object,
+      spec: {
+        ...asMap(object.spec),
+        username: "system:admin",
+        groups: ["system:masters", "system:authenticated"],
+      },
+      status: asMap(object.status),
+    };
   if (resource.group !== "" || resource.kind !== "Service") return object;
   // A Service's status always has its load balancer part, empty until one is assigned.
   return {
@@ -164,7 +175,9 @@ export function updateObject(api: ApiContext, target: Target, body: unknown, wri
 
 // The status subresource changes only status; the main resource changes everything but status.
 export function onlySubresource(target: Target, current: JsonMap, incoming: JsonMap): JsonMap {
-  if (target.subresource === "status") return { ...current, status: incoming.status ?? {} };
+  // A CertificateSigningRequest's approval (`kubectl certificate approve`) writes its status's conditions.
+  if (target.subresource === "status" || target.subresource === "approval")
+    return { ...current, status: incoming.status ?? {} };
   if (
     target.subresource === undefined &&
     target.resource.subresources?.includes("status") &&

@@ -1,10 +1,58 @@
 import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
 import { AGE, column, created, int, NAME, nameOf, type Printer } from "./columns.js";
-import { ageOf } from "./human-duration.js";
+import { ageOf, humanDuration } from "./human-duration.js";
 import { formatLabelSelector } from "./selector-text.js";
 
 /** kube-apiserver's printers for access, networking, disruption and coordination kinds. */
 export const API_PRINTERS: readonly (readonly [string, Printer])[] = [
+  [
+    "scheduling.k8s.io/PriorityClass",
+    {
+      columns: [
+        NAME,
+        column("Value", "integer", "The value of this priority class."),
+        column(
+          "Global-Default",
+          "boolean",
+          "Whether this priority class is the default for pods without one.",
+        ),
+        AGE,
+        column("PreemptionPolicy", "string", "The policy for preempting pods with lower priority.", 1),
+      ],
+      cells: (o, now) => [
+        nameOf(o),
+        int(o.value),
+        o.globalDefault === true,
+        ageOf(created(o), now),
+        String(o.preemptionPolicy ?? "PreemptLowerPriority"),
+      ],
+    },
+  ],
+  [
+    "certificates.k8s.io/CertificateSigningRequest",
+    {
+      columns: [
+        NAME,
+        AGE,
+        column("SignerName", "string", "The signer the request asks to sign it."),
+        column("Requestor", "string", "The user who created the request."),
+        column("RequestedDuration", "string", "The validity the request asks for."),
+        column("Condition", "string", "The state of the request."),
+      ],
+      cells: (o, now) => {
+        const spec = asMap(o.spec);
+        const seconds = typeof spec.expirationSeconds === "number" ? spec.expirationSeconds : undefined;
+        return [
+          nameOf(o),
+          ageOf(created(o), now),
+          String(spec.signerName ?? ""),
+          String(spec.username ?? ""),
+          seconds === undefined ? "<none>" : humanDuration(seconds * 1000),
+          csrCondition(o),
+        ];
+      },
+    },
+  ],
   ["rbac.authorization.k8s.io/RoleBinding", bindingPrinter()],
   ["rbac.authorization.k8s.io/ClusterRoleBinding", bindingPrinter()],
   [
@@ -152,4 +200,12 @@ function ingressCells(o: JsonMap, now: Date): Json[] {
     asList(spec.tls).length > 0 ? "80, 443" : "80",
     ageOf(created(o), now),
   ];
+}
+
+// "Pending", or the request's condition types ("Approved", "Denied") with "Issued" once it has a certificate.
+function csrCondition(o: JsonMap): string {
+  const status = asMap(o.status);
+  const types = asList(status.conditions).map((c) => String(asMap(c).type));
+  if (status.certificate) types.push("Issued");
+  return types.length === 0 ? "Pending" : types.join(",");
 }
