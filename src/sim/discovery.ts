@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { DEFAULT_KUBERNETES_MINOR, kindDefinitions } from "../model/openapi/kubernetes-schemas.js";
 import { type ApiResource, groupVersion, groupVersions, pathPrefix } from "./api-resources.js";
 
@@ -148,8 +149,7 @@ export function openApiDocumentBody(
 
 // The schemas of the served built-in kinds, as kube-apiserver's OpenAPI v3 documents give them
 // (references as allOf/$ref, each kind marked with its group, version and kind) — what `kubectl
-// explain` reads. The shipped schemas carry no descriptions, so explain shows the fields and their
-// types only.
+// explain` reads, with the release's descriptions.
 function componentSchemas(served: readonly ApiResource[]): Record<string, unknown> {
   const schemas: Record<string, unknown> = {};
   for (const resource of served) {
@@ -159,7 +159,8 @@ function componentSchemas(served: readonly ApiResource[]): Record<string, unknow
       resource.kind,
     );
     if (!found) continue;
-    for (const [name, definition] of found.definitions) schemas[name] ??= asOpenApiV3(definition);
+    for (const [name, definition] of found.definitions)
+      schemas[name] ??= described(name, asOpenApiV3(definition));
     schemas[found.name] = {
       ...(schemas[found.name] as object),
       "x-kubernetes-group-version-kind": [
@@ -168,6 +169,35 @@ function componentSchemas(served: readonly ApiResource[]): Record<string, unknow
     };
   }
   return schemas;
+}
+
+// The release's descriptions of a definition and its fields, as kube-apiserver's documents carry them.
+function described(name: string, schema: unknown): unknown {
+  const texts = descriptions()[name];
+  if (!texts || schema === null || typeof schema !== "object") return schema;
+  const object = schema as { properties?: Record<string, object> };
+  const properties = Object.fromEntries(
+    Object.entries(object.properties ?? {}).map(([field, value]) => [
+      field,
+      texts[field] ? { ...value, description: texts[field] } : value,
+    ]),
+  );
+  return {
+    ...object,
+    ...(texts[""] ? { description: texts[""] } : {}),
+    ...(object.properties ? { properties } : {}),
+  };
+}
+
+// schema/kubernetes/descriptions-v1.36.json (scripts/kubernetes-descriptions.mjs), read on first use.
+let loaded: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined;
+function descriptions(): Readonly<Record<string, Readonly<Record<string, string>>>> {
+  loaded ??= (
+    JSON.parse(
+      readFileSync(new URL("../../schema/kubernetes/descriptions-v1.36.json", import.meta.url), "utf8"),
+    ) as { definitions: Record<string, Record<string, string>> }
+  ).definitions;
+  return loaded;
 }
 
 function asOpenApiV3(schema: unknown): unknown {

@@ -198,8 +198,9 @@ const STEPS: readonly Step[] = [
   { args: ["auth", "can-i", "--list", "-n", NS], compare: "header" },
   { args: ["api-resources"], compare: "header" },
   { args: ["api-versions"], compare: "exit" },
-  { args: ["explain", "pods"], compare: "first-line" },
-  { args: ["explain", "deployment.spec.replicas"], compare: "exit" },
+  { args: ["explain", "pods"], compare: "stdout" },
+  { args: ["explain", "deployment.spec.replicas"], compare: "stdout" },
+  { args: ["explain", "pods.spec.containers.resources"], compare: "stdout" },
   { args: n("rollout", "status", "deployment/web", "--timeout=120s"), compare: "exit", timeoutMs: 150_000 },
   { args: n("get", "pods"), compare: "header" },
   { args: n("get", "pods", "-o", "wide"), compare: "header" },
@@ -510,13 +511,22 @@ describe("kubectl against a real API server and a simulated member", () => {
     );
   });
 
-  it("speaks protobuf with messages the repository's script generates from the pinned release", () => {
+  it("speaks protobuf and explains with what the repository's scripts generate from the pinned release", () => {
     // Reproducible: the committed descriptor is byte for byte what the script writes from the Go modules.
     const generated = join(planes.runDir, "protobuf.json");
     const script = fileURLToPath(new URL("../../scripts/kubernetes-protos.mjs", import.meta.url));
     execFileSync("node", [script, generated], { stdio: "ignore" });
     const committed = fileURLToPath(new URL("../../schema/kubernetes/protobuf-v1.36.json", import.meta.url));
     expect(readFileSync(generated, "utf8")).toBe(readFileSync(committed, "utf8"));
+    const described = join(planes.runDir, "descriptions.json");
+    const descriptionsScript = fileURLToPath(
+      new URL("../../scripts/kubernetes-descriptions.mjs", import.meta.url),
+    );
+    execFileSync("node", [descriptionsScript, described], { stdio: "ignore" });
+    const shipped = fileURLToPath(
+      new URL("../../schema/kubernetes/descriptions-v1.36.json", import.meta.url),
+    );
+    expect(readFileSync(described, "utf8")).toBe(readFileSync(shipped, "utf8"));
   });
 
   it("serves logs and metrics only where a kubelet and a metrics API answer: the simulated member", async () => {

@@ -243,6 +243,20 @@ describe("kubectl against a simulated member", () => {
     expect((await kubectl("get", "csr", "dev", "--no-headers")).stdout).toMatch(/\sApproved\n$/);
   });
 
+  it("explains kinds and fields with the release's descriptions", async () => {
+    const pods = await kubectl("explain", "pods");
+    expect(pods).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^KIND:\s+Pod\nVERSION:\s+v1\n\nDESCRIPTION:\n\s+Pod is a collection of containers/,
+      ),
+    });
+    expect((await kubectl("explain", "deployment.spec.replicas")).stdout).toMatch(
+      /FIELD: replicas <integer>[\s\S]*Number of desired pods/,
+    );
+    expect((await kubectl("explain", "pods.spec.nope")).code).toBe(1);
+  });
+
   it("exposes a deployment and answers auth can-i, whoami and --list", async () => {
     expect(
       await kubectl("create", "deployment", "site", "--image=registry.example.com/site:1"),
