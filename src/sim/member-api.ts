@@ -4,7 +4,7 @@ import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/help
 import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
 import { podLogAnswer } from "./api/pod-log.js";
-import { listObjects, nodeMetricsAnswer, podMetricsAnswer } from "./api/read.js";
+import { listObjects, metricsAnswer } from "./api/read.js";
 import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
 import { asTable, tableRequest, tableWatch } from "./api/tables.js";
 import { tokenAnswer } from "./api/token-request.js";
@@ -165,8 +165,8 @@ export class MemberApi implements ApiContext {
 
   private route(request: ApiRequest, target: Target): ApiResponse {
     const { method } = request;
-    if (target.resource === POD_METRICS) return podMetricsAnswer(this, request, target);
-    if (target.resource === NODE_METRICS) return nodeMetricsAnswer(this, request, target);
+    if (target.resource === POD_METRICS || target.resource === NODE_METRICS)
+      return metricsAnswer(this, request, target);
     if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
     if (target.name === undefined) return this.collection(request, target);
     const answer =

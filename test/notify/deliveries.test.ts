@@ -2,15 +2,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { deliverSlack, deliverWebhook } from "../../src/notify/deliveries.js";
-import type { FleetEvent } from "../../src/observe/fleet-events.js";
+import { failoverEvent } from "../helpers/fleet-event.js";
 
-const event = (n: number): FleetEvent => ({
-  id: `${"c".repeat(40)}/failover/${n}`,
-  type: "failover",
-  time: "2026-12-01T10:00:00.000Z",
-  summary: `failover <${n}> & more`,
-  statusCommit: "c".repeat(40),
-});
+const event = failoverEvent;
 
 describe("deliveries", () => {
   it.each([

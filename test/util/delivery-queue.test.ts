@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { FleetEvent } from "../../src/observe/fleet-events.js";
 import { DeliveryQueue } from "../../src/util/delivery-queue.js";
+import { failoverEvent } from "../helpers/fleet-event.js";
 
-const event = (n: number): FleetEvent => ({
-  id: `${"c".repeat(40)}/failover/${n}`,
-  type: "failover",
-  time: "2026-12-01T10:00:00.000Z",
-  summary: `failover <${n}> & more`,
-  statusCommit: "c".repeat(40),
-});
+const event = failoverEvent;
 
 describe("a delivery queue", () => {
   it("keeps at most its bound while the sink is down, dropping the oldest waiting, never the one in flight", async () => {

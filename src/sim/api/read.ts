@@ -5,58 +5,34 @@ import { nodeMetrics, podMetrics } from "../pod-metrics.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, ApiResponse, Target } from "./api-context.js";
 import { timestamp } from "./helpers.js";
-// metrics.k8s.io: computed from the pods on each read, as metrics-server answers; read-only.
-export function podMetricsAnswer(api: ApiContext, request: ApiRequest, target: Target): ApiResponse {
+// metrics.k8s.io, computed on each read as metrics-server answers, read-only: PodMetrics from each
+// pod's requests and the load rules, NodeMetrics from the pods on each node.
+export function metricsAnswer(api: ApiContext, request: ApiRequest, target: Target): ApiResponse {
+  const { kind } = target.resource;
+  const type = `${kind.toLowerCase()}.metrics.k8s.io`;
   if (request.method !== "GET")
-    throw new StatusError(
-      405,
-      "MethodNotAllowed",
-      `${request.method} is not supported on pods.metrics.k8s.io`,
-    );
-  const pods = api.resources().find((r) => r.group === "" && r.name === "pods") as ApiResource;
+    throw new StatusError(405, "MethodNotAllowed", `${request.method} is not supported on ${type}`);
+  const core = (name: string) =>
+    api.resources().find((r) => r.group === "" && r.name === name) as ApiResource;
   const at = timestamp(api.now());
-  const matches = selection(request.query, "Pod");
-  const items = api.store
-    .list(pods, target.namespace)
-    .filter((pod) => target.name === undefined || asMap(pod.metadata).name === target.name)
+  const ofPods = kind === "PodMetrics";
+  const pods = api.store.list(core("pods"), ofPods ? target.namespace : undefined);
+  const measured = ofPods ? pods : api.store.list(core("nodes"), undefined);
+  const measure = (object: JsonMap) =>
+    ofPods ? podMetrics(object, api.load, at) : nodeMetrics(object, pods, api.load, at);
+  const matches = selection(request.query, ofPods ? "Pod" : "Node");
+  const items = measured
+    .filter((object) => target.name === undefined || asMap(object.metadata).name === target.name)
     .filter(matches)
-    .map((pod) => podMetrics(pod, api.load, at))
+    .map(measure)
     .filter((m): m is JsonMap => m !== undefined);
   if (target.name === undefined)
     return {
       status: 200,
-      body: { kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items },
+      body: { kind: `${kind}List`, apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items },
     };
   const one = items[0];
-  if (!one) throw new StatusError(404, "NotFound", `podmetrics.metrics.k8s.io "${target.name}" not found`);
-  return { status: 200, body: one };
-}
-
-// metrics.k8s.io's nodes: each node's usage from its pods' metrics; read-only.
-export function nodeMetricsAnswer(api: ApiContext, request: ApiRequest, target: Target): ApiResponse {
-  if (request.method !== "GET")
-    throw new StatusError(
-      405,
-      "MethodNotAllowed",
-      `${request.method} is not supported on nodes.metrics.k8s.io`,
-    );
-  const resource = (name: string) =>
-    api.resources().find((r) => r.group === "" && r.name === name) as ApiResource;
-  const at = timestamp(api.now());
-  const pods = api.store.list(resource("pods"), undefined);
-  const matches = selection(request.query, "Node");
-  const items = api.store
-    .list(resource("nodes"), undefined)
-    .filter((node) => target.name === undefined || asMap(node.metadata).name === target.name)
-    .filter(matches)
-    .map((node) => nodeMetrics(node, pods, api.load, at));
-  if (target.name === undefined)
-    return {
-      status: 200,
-      body: { kind: "NodeMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items },
-    };
-  const one = items[0];
-  if (!one) throw new StatusError(404, "NotFound", `nodemetrics.metrics.k8s.io "${target.name}" not found`);
+  if (!one) throw new StatusError(404, "NotFound", `${type} "${target.name}" not found`);
   return { status: 200, body: one };
 }
 

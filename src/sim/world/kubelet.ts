@@ -147,7 +147,7 @@ function completedStatus(world: WorldContext, pod: JsonMap, now: Date): JsonMap 
 }
 
 /** What a container status names: the container, its image and the runtime's ids for both. */
-export function containerIdentity(pod: JsonMap, container: JsonMap): JsonMap {
+function containerIdentity(pod: JsonMap, container: JsonMap): JsonMap {
   const image = String(container.image ?? "");
   const digest = createHash("sha256").update(image).digest("hex");
   const id = createHash("sha256")

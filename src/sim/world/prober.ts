@@ -34,6 +34,8 @@ export function probePods(world: WorldContext): void {
 
 /** One probe period: failing probes are recorded again; crash-looping containers crash and restart. */
 export function probePeriod(world: WorldContext): void {
+  // Without pod faults every probe passes and nothing crashes: nothing to look at.
+  if (world.podFaults.length === 0) return;
   for (const pod of world.list("/api/v1/pods")) {
     if (asMap(pod.status).phase !== "Running" || !started(pod)) continue;
     const faults = faultsOf(pod, world.podFaults);

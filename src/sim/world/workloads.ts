@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { asMap, type JsonMap, valueAt } from "../../model/json.js";
+import { timestamp } from "../api/helpers.js";
 import { type RolloutSet, rolloutPolicy, rolloutStep } from "../rollout.js";
 import { compareNames, isReady, ownerReference, sameJson, templateHash } from "./objects.js";
 import type { CustomWorkload, WorldContext } from "./world-context.js";
@@ -40,10 +41,7 @@ export function updateJobStatus(world: WorldContext, job: JsonMap): void {
   const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
   const complete = succeeded >= Number(asMap(job.spec).completions ?? 1);
   const before = asMap(job.status);
-  const now = world.api
-    .now()
-    .toISOString()
-    .replace(/\.\d{3}Z$/, "Z");
+  const now = timestamp(world.api.now());
   const status = {
     active: pods.length - succeeded,
     succeeded,
