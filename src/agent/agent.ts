@@ -49,6 +49,7 @@ import {
   inventoryStatusText,
 } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
+import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 export interface AgentOptions {
@@ -147,6 +148,16 @@ export class Agent {
       statusFromFile(files.get(migrationStatusPath(name))),
     );
     const gated = applyGates(desiredByCluster(objects, model).get(cluster) ?? [], undefined, gates);
+    // Suspends and sync windows hold apps as the controller's syncer holds them.
+    let controls = controlHolds(model, cluster, gated.desired, Date.now(), () => "none");
+    const windowed = new Set([...controls.apps].filter(([, h]) => h.by === "window").map(([app]) => app));
+    if (windowed.size > 0) {
+      const decisions = await this.decisionsOf(tip, windowed, model);
+      controls = controlHolds(model, cluster, gated.desired, Date.now(), (app) =>
+        failoverHere(decisions, knownInventory, app),
+      );
+    }
+    addControlHolds(gated.held, controls.apps);
     for (const app of gated.detach)
       await detachApp({
         cluster,
@@ -164,6 +175,8 @@ export class Agent {
       knownInventory,
       interpreterFor: indexObjectInterpreters(model),
       held: gated.held,
+      heldObjects: controls.objects,
+      dependsOn: dependenciesOf(model),
       // Its report is committed at most once per status interval: nodes and pods are listed as often.
       capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),
       served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),

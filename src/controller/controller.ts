@@ -580,6 +580,7 @@ export class Controller implements Reconciles {
       this.upgrades?.wakeAt,
       this.options.autoscaler?.latest()?.wakeAt,
       this.options.autoscaler?.nextSampleAt(state.model),
+      windowOpens(this.syncer.latest()),
     ];
     const future = times.filter((t): t is number => t !== undefined);
     if (future.length === 0) return undefined;
@@ -650,11 +651,24 @@ function conditionBlocks(conditions: ReadonlyMap<string, ClusterCondition>): Map
   );
 }
 
-// Some member did not answer, or has objects not Healthy yet or held by a rollout.
+// Some member did not answer, has objects not Healthy yet or held by a rollout, a dependency, a
+// wave or a hook, or hooks running. A migration waits for a reviewed commit, a suspend for a person
+// and a window for its time (a deadline), so those are not polled.
 function stillProgressing(results: ReadonlyMap<string, ClusterSyncResult>): boolean {
   const waiting = (o: ClusterSyncResult["objects"][number]) =>
-    (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
-  return [...results.values()].some((r) => !r.reachable || r.objects.some(waiting));
+    o.action === "held" && (o.heldBy === "suspend" || o.heldBy === "window")
+      ? false
+      : (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
+  return [...results.values()].some((r) => !r.reachable || r.waiting === true || r.objects.some(waiting));
+}
+
+// The first time a sync window holding an object lets changes through.
+function windowOpens(results: ReadonlyMap<string, ClusterSyncResult>): number | undefined {
+  let first: number | undefined;
+  for (const result of results.values())
+    for (const o of result.objects)
+      if (o.heldUntil !== undefined && (first === undefined || o.heldUntil < first)) first = o.heldUntil;
+  return first;
 }
 
 function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {

@@ -69,6 +69,7 @@ export function syncingController(
     ...(options.onSyncResult ? { onResult: options.onSyncResult } : {}),
     ...(options.onSyncProgress ? { onProgress: options.onSyncProgress } : {}),
     capacityIntervalMs: options.statusIntervalMs,
+    ...(options.now ? { now: options.now } : {}),
   });
   const recorded = new RecordedConditions(reconciler);
   const prober = new ClusterProber({

@@ -2,6 +2,7 @@ import { asMap, type JsonMap, valueAt } from "../model/json.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { appliedByGitfleet, decide } from "../sync/apply-decision.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
+import { driftedPaths } from "../sync/drift.js";
 import { assessHealth } from "../sync/health.js";
 import { leaveReplicasToHpa } from "../sync/hpa-owned-replicas.js";
 import type { InventoryEntry } from "../sync/inventory.js";
@@ -24,7 +25,7 @@ export async function applyOne(
   listed: JsonMap | undefined,
   scaledByHpa: ReadonlySet<string>,
 ): Promise<Applied> {
-  const waiting = holdOf(input, rendered);
+  const waiting = holdFor(input, rendered, listed);
   if (waiting !== undefined)
     return heldBack(input, rendered, entry, await heldLive(input, rendered, entry, listed), waiting);
   if (rendered.error) return failed(rendered, entry, new Error(rendered.error));
@@ -60,6 +61,25 @@ function holdOf(input: ClusterSyncInput, rendered: DesiredObject): Hold | undefi
   return input.held?.get(rendered.app) ?? input.heldObjects?.get(rendered.identity);
 }
 
+// The object's hold, unless it is a window's that lets this change through as a scale.
+function holdFor(
+  input: ClusterSyncInput,
+  rendered: DesiredObject,
+  listed: JsonMap | undefined,
+): Hold | undefined {
+  const hold = holdOf(input, rendered);
+  return hold && !passesAsScale(hold, rendered, listed) ? hold : undefined;
+}
+
+// In a window failover passes, an object whose replica count failover changes goes through (with the
+// rest of its rendering: a window never blocks failover); the app's other objects wait for the window.
+function passesAsScale(hold: Hold, rendered: DesiredObject, live: JsonMap | undefined): boolean {
+  if (!hold.exceptScale || !live) return false;
+  return driftedPaths(rendered.object, live, 50).some((path) => SCALE_PATHS.has(path));
+}
+
+const SCALE_PATHS = new Set(["spec.replicas", "spec.parallelism", "spec.completions"]);
+
 export async function applyObject(
   client: MemberClient,
   desired: DesiredObject,
@@ -92,10 +112,13 @@ export function heldBack(
   hold: Hold,
 ): Applied {
   const { reason, by } = hold;
+  const until = hold.until === undefined ? {} : { heldUntil: hold.until };
   if (live && entry) {
     // What runs is the old rendering: its replicas are the desired ones until the rollout arrives.
     const kept = settled(input, { ...desired, object: live }, "held", live, entry);
-    return { ...kept, result: { ...kept.result, held: reason, heldBy: by } };
+    // Suspended or out of its window: how the cluster departs from the rendering is reported.
+    const drift = by === "suspend" || by === "window" ? driftedPaths(desired.object, live) : [];
+    return withDrift({ ...kept, result: { ...kept.result, held: reason, heldBy: by, ...until } }, drift);
   }
   if (live) {
     // Not gitfleet's (a migration has not adopted it): reported as it runs, never recorded.

@@ -29,6 +29,8 @@ export interface ClusterSyncInput {
   readonly onObject?: (done: number, total: number) => void;
   /** Apps whose current rendering waits for the rollout to reach this cluster, and why: they keep what they run. */
   readonly held?: ReadonlyMap<string, Hold>;
+  /** Per app, the apps that must stand Healthy in this cluster at their rendering before it syncs. */
+  readonly dependsOn?: ReadonlyMap<string, readonly string[]>;
   /** Single objects left as they run, by identity, and why (a hosted control plane's order of upgrade). */
   readonly heldObjects?: ReadonlyMap<string, Hold>;
 }

@@ -1,18 +1,23 @@
+import type { Health } from "../model/health.js";
 import { identityOf } from "../model/identity.js";
 import { asMap, type JsonMap } from "../model/json.js";
 import { groupOf } from "../model/kinds.js";
+import { syncWaveOf } from "../model/sync-annotations.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
+import type { HookRecord } from "../sync/app-pass.js";
 import { applyPlan } from "../sync/apply-order.js";
+import { type ClusterPass, planClusterPass } from "../sync/cluster-pass.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import { assessHealth } from "../sync/health.js";
 import { hpaTargets } from "../sync/hpa-owned-replicas.js";
 import type { Inventory, InventoryEntry, InventoryOwner } from "../sync/inventory.js";
 import { planPrune } from "../sync/prune-plan.js";
-import type { ClusterSyncResult, Hold, ObjectResult, PruneResult } from "../sync/sync-result.js";
+import type { ClusterSyncResult, Hold, HookReport, ObjectResult, PruneResult } from "../sync/sync-result.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import type { Applied } from "./apply-object.js";
 import { applyOne, intentEntry } from "./apply-object.js";
 import type { ClusterSyncInput } from "./cluster-sync-input.js";
+import { deleteFinishedHooks, readHookRecords, startHooks, writeHookRecords } from "./hook-runs.js";
 import { readInventory, writeInventory } from "./inventory-store.js";
 import type { MemberClient } from "./member-client.js";
 import { addressOf, message } from "./member-client.js";
@@ -31,12 +36,26 @@ export const MANAGED_SELECTOR = `${MANAGED_BY.key}=${MANAGED_BY.value}`;
  * within the deletion budget, and writes the inventory back. A member that cannot be reached gives a
  * result saying so; nothing is deleted then.
  */
-export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncResult> {
-  const { cluster, client, sourceCommit } = input;
-  const seen = await observe(input);
-  if ("error" in seen) return notSynced(input, seen.error, seen.inventory);
+export async function syncCluster(whole: ClusterSyncInput): Promise<ClusterSyncResult> {
+  const { cluster, client, sourceCommit } = whole;
+  const seen = await observe(whole);
+  if ("error" in seen) return notSynced(whole, seen.error, seen.inventory);
   const inventory = new Map(seen.inventory);
-  const held = input.held ?? new Map<string, Hold>();
+  const held = whole.held ?? new Map<string, Hold>();
+  // What this pass does app by app: dependencies, hooks and sync waves decide what waits.
+  const pass = planClusterPass({
+    cluster,
+    desired: whole.desired,
+    heldApps: new Set(held.keys()),
+    dependsOn: whole.dependsOn ?? new Map(),
+    view: { inventory, live: seen.live, health: healthIn(whole), commit: sourceCommit },
+    records: seen.hooks.records,
+  });
+  const input: ClusterSyncInput = {
+    ...whole,
+    desired: pass.objects,
+    heldObjects: new Map([...(whole.heldObjects ?? []), ...pass.heldObjects]),
+  };
   let text = seen.text;
   const record = { cluster, sourceCommit, pruneBase: seen.pruneBase };
   try {
@@ -52,13 +71,14 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     return namespaceError ? { ...o, ...scaled, error: namespaceError } : { ...o, ...scaled };
   });
   const objects = await withUnschedulable(client, input.desired, applied);
-  // What a held app ran before stays until its rollout reaches this cluster.
+  const hooks = await runHooks(input, pass, seen);
+  // What a held app ran before stays until its rollout reaches this cluster; what an app with a
+  // wave or hook still ahead left behind stays until its last wave.
   const keep = new Set(input.desired.map((d) => d.identity));
-  for (const entry of inventory.values()) if (held.has(entry.app)) keep.add(entry.identity);
+  for (const entry of inventory.values())
+    if (held.has(entry.app) || pass.keepLeftovers.has(entry.app)) keep.add(entry.identity);
   const prune = planPrune(cluster, inventory, keep, input.prune, seen.pruneBase);
-  const pruned = await mapConcurrently(prune.delete, input.concurrency ?? 8, (entry) =>
-    pruneOne(client, entry),
-  );
+  const pruned = await pruneByWave(input, prune.delete, seen.live);
   for (const result of pruned) if (result.outcome !== "failed") inventory.delete(result.identity);
   // Tokens stay bound to the commit before a blocked deletion, so the token it reports keeps working.
   const pruneBase = prune.blocked ? seen.pruneBase : sourceCommit;
@@ -66,7 +86,61 @@ export async function syncCluster(input: ClusterSyncInput): Promise<ClusterSyncR
     () => undefined,
     (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
   );
-  return finished(input, { objects, pruned, prune, inventory, pruneBase, error });
+  const done = await finished(input, { objects, pruned, prune, inventory, pruneBase, error });
+  return { ...done, ...(hooks.length > 0 ? { hooks } : {}), ...(pass.waiting ? { waiting: true } : {}) };
+}
+
+// An object's health as the sync judges it: its kind's rules, its ResourceInterpreter, kstatus.
+function healthIn(input: ClusterSyncInput): (object: DesiredObject, live: JsonMap | undefined) => Health {
+  return (object, live) =>
+    assessHealth(live, input.interpreterFor?.(String(object.object.apiVersion), String(object.object.kind)));
+}
+
+// Starts the hooks this pass reached, keeps their outcomes in the member, then deletes those their
+// delete policy removes (their outcome kept first, so a crash in between never runs one twice).
+async function runHooks(input: ClusterSyncInput, pass: ClusterPass, seen: Observed): Promise<HookReport[]> {
+  const revisionOf = (app: string) => pass.revisions.get(app) ?? "";
+  const errors = await startHooks(input.client, pass.start, revisionOf, seen.live);
+  await writeHookRecords(input.client, pass.records, seen.hooks.text);
+  const runs = [...pass.hooks.values()].flat();
+  await deleteFinishedHooks(input.client, runs, revisionOf, seen.live);
+  return runs.map((run) => {
+    const started = pass.start.includes(run) && !errors.has(run);
+    const error = errors.get(run);
+    return {
+      app: run.object.app,
+      phase: run.phase,
+      identity: run.object.identity,
+      outcome: started ? "Running" : run.outcome,
+      commit: pass.records.get(run.object.app)?.commit ?? input.sourceCommit,
+      ...(error
+        ? { message: `could not be started: ${error}` }
+        : run.message
+          ? { message: run.message }
+          : {}),
+    };
+  });
+}
+
+// Prunes in reverse sync-wave order: the highest wave first, each wave once the one above is gone.
+async function pruneByWave(
+  input: ClusterSyncInput,
+  entries: readonly InventoryEntry[],
+  live: ReadonlyMap<string, JsonMap>,
+): Promise<PruneResult[]> {
+  const waveOf = (entry: InventoryEntry) =>
+    syncWaveOf(asMap(asMap(live.get(entry.identity)?.metadata).annotations));
+  const waves = [...new Set(entries.map(waveOf))].sort((a, b) => b - a);
+  const results: PruneResult[] = [];
+  for (const wave of waves)
+    results.push(
+      ...(await mapConcurrently(
+        entries.filter((e) => waveOf(e) === wave),
+        input.concurrency ?? 8,
+        (entry) => pruneOne(input.client, entry),
+      )),
+    );
+  return results;
 }
 
 // The result of a sync that reached its member: what it did, read its capacity with.
@@ -121,6 +195,8 @@ interface Observed {
   readonly live: Map<string, JsonMap>;
   /** Workloads HorizontalPodAutoscalers scale. */
   readonly targets: Set<string>;
+  /** The member's hook records (read only when some app has hooks or records are kept). */
+  readonly hooks: { records: Map<string, HookRecord>; text: string | undefined };
 }
 
 // What the member holds: its inventory, the objects gitfleet manages, the HPAs' targets.
@@ -140,7 +216,9 @@ async function observe(input: ClusterSyncInput): Promise<Observed | { error: str
       ...((await client.list("autoscaling/v2", "HorizontalPodAutoscaler", "")) ?? []),
       ...input.desired.map((d) => d.object).filter((o) => o.kind === "HorizontalPodAutoscaler"),
     ]);
-    return { ...stored, live, targets };
+    const hooked = input.desired.some((d) => d.role.kind === "hook");
+    const hooks = hooked ? await readHookRecords(client) : { records: new Map(), text: undefined };
+    return { ...stored, live, targets, hooks };
   } catch (error) {
     return { error: message(error), inventory };
   }
@@ -155,7 +233,9 @@ async function recordIntent(
   text: string | undefined,
   held: ReadonlyMap<string, Hold>,
 ): Promise<string | undefined> {
-  const fresh = input.desired.filter((d) => !inventory.has(d.identity) && !held.has(d.app));
+  const fresh = input.desired.filter(
+    (d) => !inventory.has(d.identity) && !held.has(d.app) && !input.heldObjects?.has(d.identity),
+  );
   if (fresh.length === 0) return text;
   for (const desired of fresh) inventory.set(desired.identity, intentEntry(desired));
   return writeInventory(input.client, record, inventory, text);

@@ -18,6 +18,7 @@ import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
 import { RolloutPlanner } from "../sync/rollout-planner.js";
+import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
@@ -62,6 +63,8 @@ export interface SyncerOptions {
   readonly maxClusters?: number;
   /** Gate changes by each app's rollout (Serial, Parallel with maxUnavailableClusters); default true. */
   readonly rollout?: boolean;
+  /** The clock rollouts and sync windows read (default Date.now). */
+  readonly now?: () => number;
   /** Called with every cluster's result as it comes. */
   readonly onResult?: (result: ClusterSyncResult) => void;
   /** Told as each cluster's sync goes through its objects: how many of how many (progress output). */
@@ -121,10 +124,11 @@ export class Syncer {
             desired,
             target.model,
             target.elsewhere ? new Map([...target.elsewhere, ...this.results]) : this.results,
-            Date.now(),
+            this.now(),
             passedOver(target.decisions ?? [], target.gates),
           );
     const syncedAs = (cluster: string) => ({ cluster, sourceCommit: target.sourceCommit });
+    const dependsOn = dependenciesOf(target.model);
     const inventoryOf = (cluster: string) => target.inventories.get(cluster) ?? new Map();
     for (const connection of connections) {
       const { cluster } = connection;
@@ -138,6 +142,10 @@ export class Syncer {
       }
       const worker = this.worker(cluster, connection);
       const gated = applyGates(desired.get(cluster) ?? [], holds.get(cluster), target.gates?.get(cluster));
+      const controls = controlHolds(target.model, cluster, gated.desired, this.now(), (app) =>
+        failoverHere(target.decisions ?? [], this.results.get(cluster)?.inventory, app),
+      );
+      addControlHolds(gated.held, controls.apps);
       worker.enqueue(() =>
         (async () => {
           // Apps a migration rolled back or dropped are detached first: labels and inventory entries
@@ -159,7 +167,11 @@ export class Syncer {
             knownInventory: inventoryOf(cluster),
             interpreterFor,
             held: gated.held,
-            heldObjects: await this.controlPlaneOrder(target, worker.client),
+            heldObjects: new Map([
+              ...(await this.controlPlaneOrder(target, worker.client)),
+              ...controls.objects,
+            ]),
+            dependsOn,
             ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
             ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
@@ -186,6 +198,10 @@ export class Syncer {
       version: (c) => this.versions.get(c) ?? target.recordedVersions?.get(c),
       etcd: (namespace, name) => etcds.get(`${namespace}/${name}`),
     });
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   private progressOf(cluster: string): (done: number, total: number) => void {

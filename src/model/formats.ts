@@ -50,6 +50,7 @@ export const STRING_FORMATS: readonly StringFormat[] = [
         : `"${value}" is not a resource quantity; write it like 500m, 2, 1Gi or 512Mi`,
   },
   { name: "kube-version", explain: explainInvalidKubeVersion },
+  { name: "time-zone", explain: explainInvalidTimeZone },
   { name: "etcd-version", explain: explainInvalidEtcdVersion },
   {
     name: "cron",
@@ -77,3 +78,13 @@ export const FORMAT_VALIDATORS: Readonly<Record<string, { readonly validate: (va
       { validate: (value: string) => format.explain(value) === undefined },
     ]),
   );
+
+/** Why `value` is not an IANA time zone this runtime knows (Europe/Berlin, UTC), or undefined. */
+export function explainInvalidTimeZone(value: string): string | undefined {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value });
+    return undefined;
+  } catch {
+    return `"${value}" is not an IANA time zone; write it like UTC, Europe/Berlin or America/New_York`;
+  }
+}

@@ -31,6 +31,8 @@ export type ProblemCode =
   | "UNUSED_FILE"
   | "REPLICAS_UNDER_AUTOSCALER"
   | "RENDER_FAILED"
+  | "DEPENDENCY_CYCLE"
+  | "INVALID_ANNOTATION"
   | "HELM_RENDER_FAILED";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */

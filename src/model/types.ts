@@ -122,6 +122,25 @@ export interface FleetSpec {
   readonly pruning?: { readonly maxDeletionPercent?: number; readonly allowPrune?: string };
   readonly schedulerProfiles?: readonly SchedulerProfile[];
   readonly notifications?: NotificationsSpec;
+  readonly syncWindows?: readonly SyncWindowSpec[];
+}
+
+/** When changes may reach clusters (fleet.yaml spec.syncWindows; Argo CD's sync windows). */
+export interface SyncWindowSpec {
+  readonly name?: string;
+  readonly kind: "allow" | "deny";
+  /** A five-field cron schedule or an @-macro: when the window opens. */
+  readonly schedule: string;
+  /** How long it stays open after each start. */
+  readonly duration: string;
+  /** IANA time zone of the schedule; default UTC. */
+  readonly timeZone?: string;
+  /** App names or patterns with `*`; default all. */
+  readonly apps?: readonly string[];
+  /** Cluster names or patterns with `*`; default all. */
+  readonly clusters?: readonly string[];
+  /** The window holds failover's replica moves too (default: failover passes every window). */
+  readonly blockFailover?: boolean;
 }
 
 /** Who is told what: sinks, and routes from events to them (fleet.yaml spec.notifications). */
@@ -160,6 +179,8 @@ export interface ClusterSpec {
   };
   /** Kube-on-Kube: the cluster's control plane runs in another member, the host. */
   readonly controlPlane?: ControlPlaneSpec;
+  /** Leave every app in the cluster as it runs (drift reported, not corrected). */
+  readonly suspend?: boolean;
 }
 
 export type Cluster = FleetObject<"Cluster", ClusterSpec>;
@@ -244,6 +265,10 @@ export interface AppSpec {
   readonly namespace?: string;
   readonly owner?: string;
   readonly description?: string;
+  /** Apps that must be Healthy in a cluster (at their rendered commit) before this one syncs there. */
+  readonly dependsOn?: readonly string[];
+  /** Leave the app as it runs everywhere: drift reported, not corrected; failover and autoscaling held. */
+  readonly suspend?: boolean;
   readonly kustomize?: AppKustomizeSpec;
   readonly helm?: AppHelmSpec;
   readonly syncPolicy?: {
@@ -356,6 +381,8 @@ export interface PlacementSpec {
   readonly rollout?: RolloutSpec;
   readonly conflictResolution?: "Abort" | "Adopt";
   readonly forceConflicts?: boolean;
+  /** Leave what it places as it runs: drift reported, not corrected; failover and autoscaling held. */
+  readonly suspend?: boolean;
 }
 
 export type Placement = FleetObject<"Placement", PlacementSpec>;

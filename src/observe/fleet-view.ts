@@ -7,6 +7,7 @@ import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readMigrationStatus } from "../status/migration-file.js";
+import { HOLD_KEYS } from "../status/observed-status.js";
 import { appStatusFiles } from "../status/status-files.js";
 import { readUpgradeStatus } from "../status/upgrade-file.js";
 
@@ -120,7 +121,7 @@ export interface AppClusterView {
   readonly reason?: string;
   readonly objects: number;
   readonly syncedCommit?: string;
-  /** "rollout" or "migration": what holds the app back in this cluster. */
+  /** "rollout", "migration", "dependsOn", "syncWave", "hook", "suspended", "syncWindow": what holds the app back in this cluster. */
   readonly held?: string;
   readonly problems: readonly Json[];
 }
@@ -368,10 +369,15 @@ function appView(name: string, file: JsonMap): AppView {
   };
 }
 
+const HELD_KEYS = Object.values(HOLD_KEYS);
+
 // One app's observed block for one cluster.
 function appInCluster(seen: JsonMap, objects: number): AppClusterView {
-  const held = ["rollout", "migration"].find((key) => typeof seen[key] === "string");
-  const reason = typeof seen.reason === "string" ? seen.reason : held ? String(seen[held]) : undefined;
+  const held = HELD_KEYS.find((key) => typeof seen[key] === "string");
+  // A rollout's or migration's wait shows beside the health's reason; the other holds say it themselves.
+  const own = held !== undefined && held !== "rollout" && held !== "migration";
+  const reason =
+    typeof seen.reason === "string" && !own ? seen.reason : held ? String(seen[held]) : undefined;
   return {
     health: typeof seen.health === "string" ? seen.health : "Unknown",
     ...(reason ? { reason } : {}),

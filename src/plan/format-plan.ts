@@ -34,6 +34,7 @@ export function formatPlanText(plan: Plan): string {
   if (!plan.changed)
     return `${["No changes: every cluster gets exactly what it gets now.", ...warned].join("\n")}\n`;
   const lines = [`Plan: ${totals(plan)}`, ...warned];
+  if (plan.timing?.length) lines.push("", "When it applies:", ...plan.timing.map((l) => `  ${l}`));
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
   if (plan.controlPlanes)
@@ -106,6 +107,8 @@ export function formatPlanMarkdown(plan: Plan): string {
     lines.push("", "**Migrations**", "", "```", ...migrationLines(plan.migrations), "```");
   if (plan.upgrades && plan.upgrades.length > 0)
     lines.push("", "**Upgrades (when merged)**", "", "```", ...plan.upgrades, "```");
+  if (plan.timing?.length)
+    lines.push("", "**When it applies**", "", ...plan.timing.map((l) => `- ${escapeMarkdown(l)}`));
   for (const c of plan.clusters) lines.push("", ...clusterDetails(c));
   return `${lines.join("\n")}\n`;
 }

@@ -61,6 +61,8 @@ export interface Plan {
   readonly migrations?: MigrationPlan;
   /** Control-plane upgrade batches whose state the merge changes ("cve/canary: WaitingApproval → Syncing (…)"). */
   readonly upgrades?: readonly string[];
+  /** When the changed apps apply: suspends, sync windows, dependencies, hooks and waves (sync-timing.ts). */
+  readonly timing?: readonly string[];
   /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
   readonly warnings?: readonly Problem[];
   readonly changed: boolean;

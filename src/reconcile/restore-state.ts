@@ -174,6 +174,7 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     ...(Array.isArray(workload.capacityUnknown)
       ? { capacityUnknown: workload.capacityUnknown.filter((c): c is string => typeof c === "string") }
       : {}),
+    ...(typeof workload.suspended === "string" ? { suspended: workload.suspended } : {}),
     ...(isJsonMap(workload.memberHpas)
       ? { memberHpas: workload.memberHpas as unknown as NonNullable<WorkloadDecision["memberHpas"]> }
       : {}),

@@ -14,6 +14,7 @@ import type { HeldDivision, ObservedCondition, ObservedState } from "../model/ob
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import { type ServedApis, servedKinds } from "../model/served-apis.js";
+import { notDivided } from "../model/sync-annotations.js";
 import type { App, Cluster, FleetModel, Placement, Resource } from "../model/types.js";
 import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
@@ -47,6 +48,8 @@ export interface RenderContext {
   readonly previous: PreviousPlacement;
   /** What the members report, and the time failover decisions are made at. */
   readonly observations: ObservedState | undefined;
+  /** Apps whose App says suspend: true. */
+  readonly suspendedApps: ReadonlySet<string>;
 }
 
 /**
@@ -81,6 +84,7 @@ export function renderContext(
     profiles,
     previous: previousPlacement(previous, scope),
     observations,
+    suspendedApps: new Set(model.apps.filter((a) => a.definition?.spec.suspend === true).map((a) => a.name)),
   };
   return observations?.served ? withBroughtApis(context) : context;
 }
@@ -204,6 +208,8 @@ export function poolNode(pool: NodePool): NodeState {
   };
 }
 
+const annotationsOf = (resource: Resource) => asMap(asMap(resource.object.metadata as Json).annotations);
+
 /** Where a resource goes, and for a workload the scheduling decision behind it; undefined when nothing places it. */
 export function placeResource(
   context: RenderContext,
@@ -212,7 +218,8 @@ export function placeResource(
   const placements = context.selections.placementsOf(resource);
   if (placements.length === 0) return undefined;
   const key = groupKind(resource.group, resource.kind);
-  if (!isWorkloadKind(key, context.interpreterFor(resource))) {
+  // Hooks and objects annotated Duplicated run as written in every cluster: never divided, never failed over.
+  if (!isWorkloadKind(key, context.interpreterFor(resource)) || notDivided(annotationsOf(resource))) {
     const clusters = new Map<string, number | undefined>();
     for (const placement of placements)
       for (const name of schedule(context, resource, placement, 0).diagnosis.selected)
@@ -223,7 +230,7 @@ export function placeResource(
   const placement = [...placements].sort(
     (a, b) => (b.spec.priority ?? 0) - (a.spec.priority ?? 0),
   )[0] as Placement;
-  return placeWorkload(context, resource, placement);
+  return suspendedPlacement(context, resource, placement) ?? placeWorkload(context, resource, placement);
 }
 
 // A workload: scheduled with failover's constraints; old replicas failover keeps stay where they are.
@@ -274,6 +281,28 @@ function placeWorkload(
     placements: new Set([placement.metadata.name]),
     ...(held ? { podsToDelete: held.podsToDelete } : {}),
   });
+}
+
+// A suspended app's (or Placement's) workload keeps the last render's clusters and counts: failover
+// and autoscaling do not move it while it is suspended, and its decision says so.
+function suspendedPlacement(
+  context: RenderContext,
+  resource: Resource,
+  placement: Placement,
+): { destination: Destination; decision: WorkloadDecision } | undefined {
+  const app = context.suspendedApps.has(resource.app);
+  if (!app && placement.spec.suspend !== true) return undefined;
+  const identity = identityOf(resource.group, resource.kind, resource.namespace, resource.name);
+  const prior = context.previous.decision(identity, resource.app);
+  if (!prior) return undefined;
+  const held = app ? "App spec.suspend" : `Placement ${placement.metadata.name} spec.suspend`;
+  const clusters = new Map<string, number | undefined>(
+    Object.entries(context.previous.get(identity, resource.app) ?? {}),
+  );
+  return {
+    destination: { clusters, placements: new Set([placement.metadata.name]) },
+    decision: { ...prior, suspended: `failover and autoscaling held: suspended (${held})` },
+  };
 }
 
 // What failover adds to a workload's decision: its record, and when it can change next.

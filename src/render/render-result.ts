@@ -44,6 +44,8 @@ export interface WorkloadDecision {
    * division is made again from scratch (it was provisional).
    */
   readonly capacityUnknown?: readonly string[];
+  /** Why failover and autoscaling leave it as the last render placed it (a suspended App or Placement). */
+  readonly suspended?: string;
   /** The next time (ms) its failover can change without a new observation (not kept in status). */
   readonly wakeAt?: number;
 }

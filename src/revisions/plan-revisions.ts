@@ -10,6 +10,7 @@ import { formatValidationReport } from "../model/summary.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
+import { syncTiming } from "../plan/sync-timing.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { restoreState } from "../reconcile/restore-state.js";
 import { plannedRestores, recordedRestoreOverlays } from "../reconcile/restores.js";
@@ -127,10 +128,12 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const withMigrations = migrations
     ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
     : planned;
-  const plan =
+  const upgraded =
     upgrades.changes.length > 0
       ? { ...withMigrations, upgrades: upgrades.changes, changed: true }
       : withMigrations;
+  const timing = syncTiming(upgraded, head.model, headRender.objects, Date.now());
+  const plan = timing.length > 0 ? { ...upgraded, timing } : upgraded;
   return { plan, notes };
 }
 

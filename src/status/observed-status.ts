@@ -211,6 +211,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
       ...(o.drift?.length ? { drift: [...o.drift] } : {}),
     }));
   const hold = objects.find((o) => o.held !== undefined);
+  const hooks = hookLines(result, objects[0]?.app ?? "");
   return {
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
@@ -221,6 +222,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
     ...(Object.keys(unschedulable).length > 0 ? { unschedulable } : {}),
     ...(Object.keys(degraded).length > 0 ? { degraded } : {}),
     ...(problems.length > 0 ? { problems } : {}),
+    ...(Object.keys(hooks).length > 0 ? { hooks } : {}),
   };
 }
 
@@ -395,6 +397,27 @@ export function credentialLines(host: string, credentials: HostedCredentials | u
 
 // Who holds an app's objects, as its status says it: a rollout, a migration, or a control plane's order.
 function holdKey(by: string | undefined): string {
-  if (by === "migration") return "migration";
-  return by === "control-plane" ? "controlPlane" : "rollout";
+  return HOLD_KEYS[by ?? "rollout"] ?? "rollout";
+}
+
+/** The key of status/apps/'s observed block that says why an app waits in a cluster, by what holds it. */
+export const HOLD_KEYS: Readonly<Record<string, string>> = {
+  rollout: "rollout",
+  migration: "migration",
+  "control-plane": "controlPlane",
+  dependency: "dependsOn",
+  wave: "syncWave",
+  hook: "hook",
+  suspend: "suspended",
+  window: "syncWindow",
+};
+
+// "PreSync batch/Job/shop/migrate" → "Succeeded" (or "Failed: why", "Running"), for status/apps/.
+function hookLines(result: ClusterSyncResult, app: string): Record<string, string> {
+  const lines: Record<string, string> = {};
+  for (const hook of result.hooks ?? [])
+    if (hook.app === app)
+      lines[`${hook.phase} ${describeIdentity(hook.identity)}`] =
+        hook.message && hook.outcome !== "Succeeded" ? `${hook.outcome}: ${hook.message}` : hook.outcome;
+  return lines;
 }

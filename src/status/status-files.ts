@@ -183,6 +183,7 @@ export function appStatusText(
       ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
       ...(w.scaleDownBy ? { scaleDownBy: w.scaleDownBy } : {}),
       ...(w.capacityUnknown ? { capacityUnknown: [...w.capacityUnknown] } : {}),
+      ...(w.suspended ? { suspended: w.suspended } : {}),
       ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
       // Through JSON, so optional fields that are absent stay absent.
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,

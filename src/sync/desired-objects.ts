@@ -1,5 +1,6 @@
 import { identityOf } from "../model/identity.js";
 import { asMap, type JsonMap } from "../model/json.js";
+import { type SyncRole, syncRoleOf } from "../model/sync-annotations.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
@@ -26,6 +27,8 @@ export interface DesiredObject {
   /** Digest of the rendered text: unchanged objects that have not drifted are not applied again. */
   readonly digest: string;
   readonly policy: ObjectPolicy;
+  /** What it is in a sync: an object in a wave, a hook, or left out (Skip). */
+  readonly role: SyncRole;
   /** Why this object cannot be applied as rendered (reported, not applied). */
   readonly error?: string;
 }
@@ -56,6 +59,7 @@ export function desiredByCluster(
       object: restored.object,
       digest: textDigest(rendered.text),
       policy: policies(rendered.app, placements),
+      role: syncRoleOf(asMap(asMap(object.metadata).annotations)),
       ...(restored.error ? { error: restored.error } : {}),
     });
     byCluster.set(rendered.cluster, list);

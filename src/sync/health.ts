@@ -25,8 +25,9 @@ type Rule = (live: JsonMap) => Health;
 
 /**
  * The health of a live object by the built-in rules for its kind (the way `kubectl rollout status`
- * and Argo CD judge them), or by a ResourceInterpreter's health rules for a custom kind; objects of
- * kinds with no rule are Healthy once they exist. Pure.
+ * and Argo CD judge them), or by a ResourceInterpreter's health rules for a custom kind; any other
+ * kind by the kstatus conventions (observedGeneration, Reconciling, Stalled, Ready), as Flux judges
+ * custom resources: Healthy once it exists when it reports none of them. Pure.
  */
 export function assessHealth(
   live: JsonMap | undefined,
@@ -39,7 +40,48 @@ export function assessHealth(
   if (rule) return rule(live);
   if (interpreter?.health || interpreter?.statusPaths?.observedGeneration)
     return interpretedHealth(live, interpreter);
-  return HEALTHY;
+  return conventionalHealth(live);
+}
+
+/**
+ * The kstatus conventions for a kind no rule knows: a status.observedGeneration behind
+ * metadata.generation is Progressing; Reconciling=True is Progressing; Stalled=True is Degraded; a
+ * Ready condition decides the rest (False Degraded, Unknown or observed for an older generation
+ * Progressing); no condition at all is Healthy.
+ */
+export function conventionalHealth(live: JsonMap): Health {
+  const generation = asMap(live.metadata).generation;
+  const observed = asMap(live.status).observedGeneration;
+  if (typeof generation === "number" && typeof observed === "number" && observed < generation)
+    return {
+      status: "Progressing",
+      reason: `generation ${generation} not observed yet (observed ${observed})`,
+    };
+  const reconciling = condition(live, "Reconciling");
+  if (reconciling?.status === "True")
+    return { status: "Progressing", reason: said("reconciling", reconciling) };
+  const stalled = condition(live, "Stalled");
+  if (stalled?.status === "True") return { status: "Degraded", reason: said("stalled", stalled) };
+  const ready = condition(live, "Ready");
+  return ready ? readyHealth(ready, generation) : HEALTHY;
+}
+
+// A Ready condition: True Healthy, False Degraded, Unknown (or one for an older generation) Progressing.
+function readyHealth(ready: JsonMap, generation: unknown): Health {
+  const stale =
+    typeof generation === "number" &&
+    typeof ready.observedGeneration === "number" &&
+    ready.observedGeneration < generation;
+  if (stale) return { status: "Progressing", reason: "Ready was reported for an older generation" };
+  if (ready.status === "True") return HEALTHY;
+  if (ready.status === "False") return { status: "Degraded", reason: said("not ready", ready) };
+  return { status: "Progressing", reason: said("readiness unknown", ready) };
+}
+
+// "stalled: InstallFailed: chart not found": what a condition says, after what it means.
+function said(what: string, c: JsonMap): string {
+  const words = [c.reason, c.message].filter((v) => typeof v === "string" && v !== "").join(": ");
+  return words ? `${what}: ${words}` : what;
 }
 
 const BUILT_IN: Record<string, Rule> = {
@@ -48,6 +90,7 @@ const BUILT_IN: Record<string, Rule> = {
   "apps/DaemonSet": daemonSetHealth,
   "apps/ReplicaSet": replicaSetHealth,
   "batch/Job": jobHealth,
+  "/Pod": podHealth,
   "/PersistentVolumeClaim": pvcHealth,
   "/Service": serviceHealth,
   "/Namespace": namespaceHealth,
@@ -149,6 +192,16 @@ function jobHealth(live: JsonMap): Health {
   const suspended = condition(live, "Suspended");
   if (suspended?.status === "True") return { status: "Progressing", reason: "suspended" };
   return { status: "Progressing", reason: `${num(asMap(live.status).succeeded)} completions so far` };
+}
+
+// A bare Pod: done or running and ready is Healthy; a failed one Degraded; the rest on its way.
+function podHealth(live: JsonMap): Health {
+  const phase = asMap(live.status).phase;
+  if (phase === "Succeeded") return HEALTHY;
+  if (phase === "Failed")
+    return { status: "Degraded", reason: `pod failed: ${String(asMap(live.status).reason ?? "")}` };
+  if (phase === "Running" && condition(live, "Ready")?.status === "True") return HEALTHY;
+  return { status: "Progressing", reason: `pod ${String(phase ?? "Pending")}` };
 }
 
 function pvcHealth(live: JsonMap): Health {

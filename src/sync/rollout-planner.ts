@@ -3,7 +3,7 @@ import { asMap } from "../model/json.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject } from "./desired-objects.js";
-import { textDigest } from "./inventory.js";
+import { holdsAsRendered, shapeOf } from "./rendering-shape.js";
 import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
 import type { ClusterSyncResult } from "./sync-result.js";
 
@@ -84,11 +84,11 @@ export class RolloutPlanner {
     if (!result.reachable) return { updated: false, healthy: false, passedOver: true };
     const entries = [...result.inventory.values()].filter((e) => e.app === app);
     const wanted = new Map(objects.map((o) => [o.identity, o.digest]));
+    // Hooks and skipped objects never enter the inventory.
     const applied =
-      objects.every((o) => {
-        const digest = result.inventory.get(o.identity)?.digest ?? "";
-        return digest === o.digest || digest.startsWith(`${o.digest}~`);
-      }) && entries.every((e) => wanted.has(e.identity));
+      objects.every(
+        (o) => o.role.kind !== "object" || holdsAsRendered(o, result.inventory.get(o.identity)?.digest),
+      ) && entries.every((e) => wanted.has(e.identity));
     // A new rendering that differs from the one the cluster took only in replica counts (an
     // autoscaler's, a failover's) is a scale, not a rollout: it is not held behind other clusters.
     // Compared only for a cluster that holds another rendering: the common case hashes nothing.
@@ -141,18 +141,4 @@ function digestOf(objects: readonly DesiredObject[]): string {
     .map((o) => o.digest)
     .sort()
     .join(",");
-}
-
-// The objects as a rollout sees them: everything but spec.replicas.
-function shapeOf(objects: readonly DesiredObject[]): string {
-  const text = [...objects]
-    .sort((a, b) => (a.identity < b.identity ? -1 : 1))
-    .map((o) => {
-      const spec = asMap(o.object.spec);
-      if (!("replicas" in spec)) return `${o.identity} ${JSON.stringify(o.object)}`;
-      const { replicas: _replicas, ...rest } = spec;
-      return `${o.identity} ${JSON.stringify({ ...o.object, spec: rest })}`;
-    })
-    .join("\n");
-  return textDigest(text);
 }

@@ -37,6 +37,8 @@ export interface ObjectResult {
   readonly held?: string;
   /** What holds it back: a rollout waits for time, a migration for a reviewed commit. */
   readonly heldBy?: Hold["by"];
+  /** For a sync window's hold: when the window lets changes through (ms). */
+  readonly heldUntil?: number;
   /** Pods that cannot run (CrashLoopBackOff, ImagePullBackOff, ErrImagePull; all of them past the progress deadline). */
   readonly degradedReplicas?: number;
   readonly degradedReason?: string;
@@ -76,12 +78,45 @@ export interface ClusterSyncResult {
   readonly served?: ServedApis;
   /** The Kubernetes version the member's /version reports (absent when it was not read). */
   readonly version?: string;
+  /** The hooks of the apps' renderings and how each stands. */
+  readonly hooks?: readonly HookReport[];
+  /** A hook, a sync wave or a dependency is in progress: the controller comes back soon. */
+  readonly waiting?: boolean;
   /** For a host: the credentials of the control planes it runs, per hosted cluster, after this sync. */
   readonly credentials?: HostedCredentials;
 }
 
-/** Why an app waits in a cluster, and what holds it: its rollout, or a migration batch not started there. */
+/** One hook of an app's rendering in one cluster. */
+export interface HookReport {
+  readonly app: string;
+  readonly phase: "PreSync" | "Sync" | "PostSync" | "SyncFail";
+  readonly identity: string;
+  readonly outcome: "Pending" | "Running" | "Succeeded" | "Failed";
+  /** The source commit whose rendering the hook runs for. */
+  readonly commit: string;
+  readonly message?: string;
+}
+
+/**
+ * Why an app (or an object) waits in a cluster, and what holds it: its rollout, a migration batch not
+ * started there, a hosted control plane's upgrade order, an app it depends on, an earlier sync wave,
+ * a hook, a suspend, or a sync window.
+ */
 export interface Hold {
   readonly reason: string;
-  readonly by: "rollout" | "migration" | "control-plane";
+  readonly by: HoldCause;
+  /** For a sync window: when it lets changes through (ms). */
+  readonly until?: number;
+  /** For a sync window failover passes: objects whose replica count failover changes are applied. */
+  readonly exceptScale?: boolean;
 }
+
+export type HoldCause =
+  | "rollout"
+  | "migration"
+  | "control-plane"
+  | "dependency"
+  | "wave"
+  | "hook"
+  | "suspend"
+  | "window";

@@ -1,3 +1,4 @@
+import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import { syncCluster } from "../../src/kube/cluster-sync.js";
 import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
 import { MemberClient } from "../../src/kube/member-client.js";
@@ -27,6 +28,7 @@ export function desiredObject(
     identity: `${group}/${String(object.kind)}/${String(metadata.namespace ?? "")}/${String(metadata.name)}`,
     app,
     object: withLabels,
+    role: syncRoleOf(asMap(metadata.annotations)),
     digest: textDigest(JSON.stringify(withLabels)),
     policy: { force: false, adopt: false, selfHeal: true, ...policy },
   };

@@ -1,3 +1,4 @@
+import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { syncCluster } from "../../src/kube/cluster-sync.js";
 import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
@@ -38,6 +39,7 @@ function desired(object: JsonMap, app = "web", policy: Partial<DesiredObject["po
     identity: `${group}/${String(object.kind)}/${String(metadata.namespace ?? "")}/${String(metadata.name)}`,
     app,
     object: withLabels,
+    role: syncRoleOf(asMap(metadata.annotations)),
     digest: textDigest(JSON.stringify(withLabels)),
     policy: { force: false, adopt: false, selfHeal: true, ...policy },
   };

@@ -17,6 +17,7 @@ import type { Rule, RuleContext } from "./rule.js";
 import { checkScaleTargets } from "./scale-targets.js";
 import { checkSchedulerProfiles } from "./scheduler-profiles.js";
 import { checkSelections } from "./selections.js";
+import { checkSyncOrder } from "./sync-order.js";
 import { checkUniqueNames } from "./unique-names.js";
 
 /** Every cross-file rule, in a fixed order (problems are sorted afterwards, so order only affects speed). */
@@ -38,6 +39,7 @@ export const RULES: readonly Rule[] = [
   checkControlPlaneUpgrades,
   checkEtcdRestores,
   checkNotifications,
+  checkSyncOrder,
 ];
 
 /**

@@ -1,5 +1,5 @@
 import { suggest } from "../schema-problems.js";
-import type { Origin } from "../types.js";
+import type { FleetSpec, Origin } from "../types.js";
 import { clusterAffinitiesOf } from "./affinities.js";
 import type { Path, RuleContext } from "./rule.js";
 
@@ -64,8 +64,10 @@ function clusterReferences({ model }: RuleContext): NameReference[] {
     for (const [i, batch] of spec.batches.entries())
       fromList(origin, ["spec", "batches", i, "clusters"], batch.clusters);
   }
-  if (model.fleet)
+  if (model.fleet) {
     fromList(model.fleet.origin, ["spec", "rollout", "order"], model.fleet.spec.rollout?.order);
+    out.push(...windowNames(model.fleet.origin, model.fleet.spec.syncWindows, "clusters"));
+  }
   return out;
 }
 
@@ -81,5 +83,33 @@ function appReferences({ model }: RuleContext): NameReference[] {
         out.push({ origin, path: ["spec", "batches", i, "apps", j], name });
     }
   }
+  out.push(...dependencyNames(model.apps));
+  if (model.fleet) out.push(...windowNames(model.fleet.origin, model.fleet.spec.syncWindows, "apps"));
   return out;
+}
+
+// The apps each App's spec.dependsOn names.
+function dependencyNames(apps: RuleContext["model"]["apps"]): NameReference[] {
+  return apps.flatMap(({ definition }) =>
+    definition
+      ? (definition.spec.dependsOn ?? []).map((name, i) => ({
+          origin: definition.origin,
+          path: ["spec", "dependsOn", i],
+          name,
+        }))
+      : [],
+  );
+}
+
+// The names a sync window lists (patterns with * match any number of names and are not checked).
+function windowNames(
+  origin: Origin,
+  windows: FleetSpec["syncWindows"],
+  field: "apps" | "clusters",
+): NameReference[] {
+  return (windows ?? []).flatMap((window, i) =>
+    (window[field] ?? [])
+      .map((name, j) => ({ origin, path: ["spec", "syncWindows", i, field, j], name }))
+      .filter((reference) => !reference.name.includes("*")),
+  );
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { asList, asMap, type JsonMap } from "../../model/json.js";
 import { timestamp } from "../api/helpers.js";
+import { faultsOf } from "../pod-faults.js";
 import { sameJson } from "./objects.js";
 import type { WorldContext } from "./world-context.js";
 
@@ -19,6 +20,7 @@ export function runKubelet(world: WorldContext): void {
       typeof asMap(pod.spec).nodeName !== "string" ||
       phase === "Running" ||
       phase === "Succeeded" ||
+      phase === "Failed" ||
       world.ready.has(uid)
     )
       continue;
@@ -43,6 +45,8 @@ function startContainers(world: WorldContext, pod: JsonMap): void {
   const uid = String(asMap(pod.metadata).uid);
   const now = world.api.now();
   const ofJob = asList(asMap(pod.metadata).ownerReferences).some((r) => asMap(r).kind === "Job");
+  // A Job's pod under a crashLoop fault exits with code 1: the pod fails and the Job counts it.
+  const failing = ofJob && faultsOf(pod, world.podFaults).crashLoop;
   const containers = asList(spec.containers).map(asMap);
   for (const container of containers) {
     const name = String(container.name);
@@ -80,14 +84,17 @@ function startContainers(world: WorldContext, pod: JsonMap): void {
       now,
     );
     if (ofJob) {
-      world.api.logs.write(uid, name, `gitfleet simulator: container ${name} completed`, now);
+      const last = failing
+        ? "gitfleet simulator: fatal: the process exited with code 1 (crashLoop fault)"
+        : `gitfleet simulator: container ${name} completed`;
+      world.api.logs.write(uid, name, last, now);
       world.api.logs.end(uid, name);
     }
   }
   if (!ofJob)
     for (const name of world.unreadyContainers(pod))
       world.api.logs.write(uid, name, "gitfleet simulator: readiness probe failing", now);
-  const status = ofJob ? completedStatus(world, pod, now) : runningStatus(world, pod, now);
+  const status = ofJob ? finishedStatus(world, pod, now, failing) : runningStatus(world, pod, now);
   world.patchPod(pod, { status });
 }
 
@@ -123,17 +130,29 @@ export function runningStatus(world: WorldContext, pod: JsonMap, now: Date): Jso
   };
 }
 
-function completedStatus(world: WorldContext, pod: JsonMap, now: Date): JsonMap {
+// A Job's pod that ran to its end: Succeeded (exit code 0) or Failed (exit code 1).
+function finishedStatus(world: WorldContext, pod: JsonMap, now: Date, failed: boolean): JsonMap {
   const at = timestamp(now);
+  const reason = failed ? "Error" : "Completed";
   return {
-    phase: "Succeeded",
+    phase: failed ? "Failed" : "Succeeded",
     ...addresses(world, pod),
     startTime: at,
     conditions: [
       { type: "PodReadyToStartContainers", status: "False", lastTransitionTime: at },
       { type: "Initialized", status: "True", lastTransitionTime: at },
-      { type: "Ready", status: "False", reason: "PodCompleted", lastTransitionTime: at },
-      { type: "ContainersReady", status: "False", reason: "PodCompleted", lastTransitionTime: at },
+      {
+        type: "Ready",
+        status: "False",
+        reason: failed ? "PodFailed" : "PodCompleted",
+        lastTransitionTime: at,
+      },
+      {
+        type: "ContainersReady",
+        status: "False",
+        reason: failed ? "PodFailed" : "PodCompleted",
+        lastTransitionTime: at,
+      },
       { type: "PodScheduled", status: "True", lastTransitionTime: at },
     ],
     containerStatuses: asList(asMap(pod.spec).containers).map((c) => ({
@@ -141,7 +160,7 @@ function completedStatus(world: WorldContext, pod: JsonMap, now: Date): JsonMap 
       ready: false,
       started: false,
       restartCount: 0,
-      state: { terminated: { exitCode: 0, reason: "Completed", startedAt: at, finishedAt: at } },
+      state: { terminated: { exitCode: failed ? 1 : 0, reason, startedAt: at, finishedAt: at } },
     })),
   };
 }

@@ -39,26 +39,49 @@ export function updateJobStatus(world: WorldContext, job: JsonMap): void {
   const metadata = asMap(job.metadata);
   const pods = world.ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata);
   const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
+  const failed = pods.filter((p) => asMap(p.status).phase === "Failed").length;
   const complete = succeeded >= Number(asMap(job.spec).completions ?? 1);
+  const gaveUp = !complete && failed > backoffLimitOf(job);
   const before = asMap(job.status);
   const now = timestamp(world.api.now());
   const status = {
-    active: pods.length - succeeded,
+    active: gaveUp ? 0 : pods.length - succeeded - failed,
     succeeded,
+    ...(failed > 0 ? { failed } : {}),
     ready: pods.filter(isReady).length,
     startTime: before.startTime ?? now,
     ...(complete ? { completionTime: before.completionTime ?? now } : {}),
-    conditions: complete ? [{ type: "Complete", status: "True" }] : null,
+    conditions: jobConditions(complete, gaveUp),
   };
   if (sameJson(asMap(job.status), status)) return;
-  const wasComplete = asMap(job.status).conditions !== undefined && asMap(job.status).conditions !== null;
+  const wasDone = asMap(job.status).conditions !== undefined && asMap(job.status).conditions !== null;
   world.patch(job, "/apis/batch/v1", "jobs/status", { status }, "jobs");
-  if (complete && !wasComplete)
-    world.events.record(
-      job,
-      { component: "job-controller" },
-      { type: "Normal", reason: "Completed", message: "Job completed" },
-    );
+  if ((complete || gaveUp) && !wasDone)
+    world.events.record(job, { component: "job-controller" }, jobEnd(complete));
+}
+
+// The Job controller's event when a Job ends: Completed, or BackoffLimitExceeded.
+function jobEnd(complete: boolean): { type: "Normal" | "Warning"; reason: string; message: string } {
+  return complete
+    ? { type: "Normal", reason: "Completed", message: "Job completed" }
+    : { type: "Warning", reason: "BackoffLimitExceeded", message: BACKOFF_MESSAGE };
+}
+
+const BACKOFF_MESSAGE = "Job has reached the specified backoff limit";
+const BACKOFF_EXCEEDED = [
+  { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: BACKOFF_MESSAGE },
+  { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: BACKOFF_MESSAGE },
+];
+
+function jobConditions(complete: boolean, gaveUp: boolean): JsonMap[] | null {
+  if (complete) return [{ type: "Complete", status: "True" }];
+  return gaveUp ? BACKOFF_EXCEEDED : null;
+}
+
+// How many failed pods a Job takes before it gives up (spec.backoffLimit, default 6).
+function backoffLimitOf(job: JsonMap): number {
+  const limit = asMap(job.spec).backoffLimit;
+  return typeof limit === "number" ? limit : 6;
 }
 
 // One rollout step: the ReplicaSet of the current template grows and the others shrink (rollout.ts).
@@ -215,8 +238,12 @@ export function syncJob(world: WorldContext, job: JsonMap): void {
     asMap(job.metadata),
   );
   const succeeded = pods.filter((p) => asMap(p.status).phase === "Succeeded").length;
-  const active = pods.length - succeeded;
-  const want = succeeded + Math.min(parallelism, Math.max(0, completions - succeeded - active) + active);
+  const failed = pods.filter((p) => asMap(p.status).phase === "Failed").length;
+  // A failed pod is replaced until the backoff limit is passed; then the Job has failed.
+  if (failed > backoffLimitOf(job)) return;
+  const active = pods.length - succeeded - failed;
+  const want =
+    succeeded + failed + Math.min(parallelism, Math.max(0, completions - succeeded - active) + active);
   const name = String(asMap(job.metadata).name);
   ensurePods(world, job, "Job", want, (i) => `${name}-${i}`, false);
 }

@@ -1,0 +1,148 @@
+import { asMap, type JsonMap } from "../model/json.js";
+import type { HookDeletePolicy } from "../model/sync-annotations.js";
+import { MANAGED_BY } from "../render/tracking.js";
+import { HOOK_RUN_ANNOTATION, type HookRecord, type HookRun, hookRunValue } from "../sync/app-pass.js";
+import { INVENTORY_NAMESPACE } from "../sync/inventory.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
+import { addressOf, type MemberClient, message } from "./member-client.js";
+
+/**
+ * Hooks in a member: what it keeps of their outcomes (a ConfigMap beside the inventory, one entry per
+ * app), starting a hook for its phase and rendering (a hook left from an earlier run is deleted
+ * first), and deleting hooks as their delete policies say once their outcome is kept.
+ */
+export const HOOK_RECORDS_CONFIGMAP = "gitfleet-hooks";
+
+const address = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  namespace: INVENTORY_NAMESPACE,
+  name: HOOK_RECORDS_CONFIGMAP,
+};
+
+/** The member's hook records by app, and their data as text (to skip writes that change nothing). */
+export async function readHookRecords(
+  client: MemberClient,
+): Promise<{ records: Map<string, HookRecord>; text: string | undefined }> {
+  const configMap = await client.get(address);
+  if (!configMap) return { records: new Map(), text: undefined };
+  const data = asMap(configMap.data);
+  const records = new Map<string, HookRecord>();
+  for (const [app, value] of Object.entries(data)) {
+    const record = typeof value === "string" && value.length <= 1_000_000 ? parseRecord(value) : undefined;
+    if (record) records.set(app, record);
+  }
+  return { records, text: JSON.stringify(data) };
+}
+
+// A record as the member holds it: anything that is not one is dropped (its hooks run again).
+function parseRecord(text: string): HookRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const record = asMap(value);
+  const { revision, commit, failed } = record;
+  if (
+    typeof revision !== "string" ||
+    revision.length > 128 ||
+    typeof commit !== "string" ||
+    commit.length > 64
+  )
+    return undefined;
+  const outcomes: Record<string, "Succeeded" | "Failed"> = {};
+  for (const [key, outcome] of Object.entries(asMap(record.outcomes)).slice(0, 1000))
+    if (key.length <= 1000 && (outcome === "Succeeded" || outcome === "Failed")) outcomes[key] = outcome;
+  const messages: Record<string, string> = {};
+  for (const [key, text] of Object.entries(asMap(record.messages)).slice(0, 1000))
+    if (key in outcomes && typeof text === "string") messages[key] = text.slice(0, 2000);
+  return {
+    revision,
+    commit,
+    outcomes,
+    ...(Object.keys(messages).length > 0 ? { messages } : {}),
+    ...(typeof failed === "string" ? { failed: failed.slice(0, 4000) } : {}),
+  };
+}
+
+/** Writes the records when they changed; returns the data written. */
+export async function writeHookRecords(
+  client: MemberClient,
+  records: ReadonlyMap<string, HookRecord>,
+  previous: string | undefined,
+): Promise<string | undefined> {
+  const data = Object.fromEntries(
+    [...records].sort(([a], [b]) => (a < b ? -1 : 1)).map(([app, r]) => [app, JSON.stringify(r)]),
+  );
+  const text = JSON.stringify(data);
+  if (text === previous || (previous === undefined && records.size === 0)) return previous;
+  const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
+  await client.apply(
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: INVENTORY_NAMESPACE, labels } },
+    true,
+  );
+  await client.apply(
+    { ...address, metadata: { name: address.name, namespace: address.namespace, labels }, data },
+    true,
+  );
+  return text;
+}
+
+/** Starts hooks: each one's object made afresh for its phase and rendering. Returns, per hook key, why one could not be started. */
+export async function startHooks(
+  client: MemberClient,
+  runs: readonly HookRun[],
+  revisionOf: (app: string) => string,
+  live: ReadonlyMap<string, JsonMap>,
+): Promise<Map<HookRun, string>> {
+  const errors = new Map<HookRun, string>();
+  await mapConcurrently(runs, 4, async (run) => {
+    try {
+      const current = live.get(run.object.identity) ?? (await client.get(addressOf(run.object.object)));
+      if (current) await deleteAndWait(client, current);
+      const metadata = asMap(run.object.object.metadata);
+      const annotations = {
+        ...asMap(metadata.annotations),
+        [HOOK_RUN_ANNOTATION]: hookRunValue(run.phase, revisionOf(run.object.app)),
+      };
+      await client.apply({ ...run.object.object, metadata: { ...metadata, annotations } }, true);
+    } catch (error) {
+      errors.set(run, message(error));
+    }
+  });
+  return errors;
+}
+
+// A hook left from an earlier run goes before the next is made (BeforeHookCreation): a Job's
+// template cannot be changed in place, and the new run must not be mistaken for the old.
+async function deleteAndWait(client: MemberClient, live: JsonMap): Promise<void> {
+  const where = addressOf(live);
+  await client.delete(where, String(asMap(live.metadata).uid ?? ""));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && (await client.get(where))) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** Deletes the hooks whose outcome a delete policy acts on (their outcome is already kept). */
+export async function deleteFinishedHooks(
+  client: MemberClient,
+  runs: readonly HookRun[],
+  revisionOf: (app: string) => string,
+  live: ReadonlyMap<string, JsonMap>,
+): Promise<void> {
+  const finished = runs.filter((run) => {
+    if (run.object.role.kind !== "hook") return false;
+    const policies: readonly HookDeletePolicy[] = run.object.role.hook.deletePolicies;
+    return (
+      (run.outcome === "Succeeded" && policies.includes("HookSucceeded")) ||
+      (run.outcome === "Failed" && policies.includes("HookFailed"))
+    );
+  });
+  await mapConcurrently(finished, 4, async (run) => {
+    const current = live.get(run.object.identity);
+    const ran = asMap(asMap(current?.metadata).annotations)[HOOK_RUN_ANNOTATION];
+    if (!current || ran !== hookRunValue(run.phase, revisionOf(run.object.app))) return;
+    await client.delete(addressOf(current), String(asMap(current.metadata).uid ?? "")).catch(() => undefined);
+  });
+}
