@@ -28,12 +28,14 @@ import type {
   Override,
   Resource,
 } from "./types.js";
+import { syncRoleOf } from "./sync-annotations.js";
 import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 // Apps rendered from a Helm chart. The pure core never runs helm: it describes each `helm template`
 // it needs as a ChartRequest (chart, release, values in merge order, capabilities), and reads the
 // rendered documents the edge hands back by request key. Documents are read as manifests at the
-// template's path; hooks (helm.sh/hook) are reported and never applied; a chart that does not render
+// template's path; install and upgrade hooks (helm.sh/hook) run as PreSync and PostSync hooks, the
+// others are reported and never applied; a chart that does not render
 // is an error at the app's file, so the commit is invalid and nothing in any cluster changes.
 
 /**
@@ -292,8 +294,10 @@ function readRender(
   });
   const scoped = withChartCrds(sources, context);
   for (const source of sources) {
+    // Install and upgrade hooks run as gitfleet's PreSync and PostSync hooks (as Argo CD maps them);
+    // the others (test, delete, rollback) have no sync to run in.
     const hook = hookOf(source.value);
-    if (hook !== undefined) {
+    if (hook !== undefined && syncRoleOf(annotationsOf(source.value)).kind !== "hook") {
       notApplied.push(`${describe(source.value)} (${hook} hook, not run)`);
       continue;
     }
@@ -310,6 +314,12 @@ function withChartCrds(sources: readonly SourceDocument[], context: ManifestCont
   const scopes = crdScopes(sources);
   if (scopes.size === 0) return context;
   return { ...context, isClusterScoped: (key) => scopes.get(key) ?? context.isClusterScoped(key) };
+}
+
+function annotationsOf(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) && isRecord(value.metadata) && isRecord(value.metadata.annotations)
+    ? value.metadata.annotations
+    : undefined;
 }
 
 function hookOf(value: unknown): string | undefined {

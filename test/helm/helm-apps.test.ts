@@ -10,6 +10,7 @@ import { chartRendersFor, loadFleetWithCharts } from "../../src/helm/load-with-c
 import type { FileTree } from "../../src/model/file-tree.js";
 import { createParseCache } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
+import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import type { App, Resource } from "../../src/model/types.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";
@@ -88,7 +89,8 @@ function renderer(cacheDir: string, plainHttpHosts: string[] = []): ChartRendere
   return new ChartRenderer({ ...environment, plainHttpHosts });
 }
 
-// What `helm template` prints for the chart with these values files, as objects by identity, hooks left out.
+// What `helm template` prints for the chart with these values files, as objects by identity, hooks
+// without a sync phase (test, delete, rollback) left out.
 async function helmTemplate(
   chart: string,
   values: readonly string[],
@@ -121,7 +123,7 @@ async function helmTemplate(
       kind: string;
       metadata: { name: string; annotations?: Record<string, string> };
     };
-    if (!object || object.metadata.annotations?.["helm.sh/hook"]) continue;
+    if (!object || syncRoleOf(object.metadata.annotations).kind === "skip") continue;
     objects.set(`${object.kind}/${object.metadata.name}`, object);
   }
   return objects;
@@ -169,10 +171,19 @@ describe("Helm apps", () => {
     expect(objectsOf(builds.targets[0]?.objects.values() ?? [])).toEqual(
       await helmTemplate(CHART, [VALUES_COMMON, inline, "replicaCount: 5\nwidget: {size: large}\n"]),
     );
-    expect([...builds.defaults.keys()].length).toBe(6);
+    expect([...builds.defaults.keys()].length).toBe(7);
     expect(builds.source).toBe("helm chart shop 0.3.1 (apps/shop/chart)");
     expect(builds.targets[0]?.source).toBe("helm chart shop 0.3.1 (apps/shop/chart) (values target east)");
-    expect(builds.notApplied).toEqual(["Job/shop-shop-migrate (pre-install,pre-upgrade hook, not run)"]);
+    // The chart's install and upgrade hook runs as a PreSync hook, as Argo CD runs it.
+    expect(builds.notApplied ?? []).toEqual([]);
+    const migrate = app.resources.find((r) => r.kind === "Job" && r.name === "shop-shop-migrate");
+    expect(
+      syncRoleOf((migrate?.object.metadata as { annotations?: Record<string, string> }).annotations),
+    ).toEqual({
+      kind: "hook",
+      wave: 0,
+      hook: { phases: ["PreSync"], deletePolicies: ["BeforeHookCreation"] },
+    });
     const deployment = app.resources.find((r) => r.kind === "Deployment");
     expect(deployment?.origin.file).toBe("apps/shop/chart/templates/deployment.yaml");
     expect(app.resources.find((r) => r.kind === "CustomResourceDefinition")?.name).toBe(

@@ -564,3 +564,94 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
     ],
   },
 ];
+
+const APP = (name: string, spec: string) => `apiVersion: gitfleet.io/v1alpha1
+kind: App
+metadata:
+  name: ${name}
+spec:
+${spec}`;
+
+const FLEET = (spec: string) => `apiVersion: gitfleet.io/v1alpha1
+kind: Fleet
+metadata:
+  name: t
+spec:
+${spec}`;
+
+/** Ordering and control: dependsOn, sync waves and hooks, sync windows. */
+export const SYNC_ORDER_CASES: readonly InvalidRepoCase[] = [
+  {
+    name: "dependsOn names an app that does not exist",
+    files: { "apps/web/app.yaml": APP("web", "  namespace: shop\n  dependsOn: [mysql]\n") },
+    expected: [
+      'apps/web/app.yaml:7:15: error: /spec/dependsOn/0: unknown app "mysql"; apps are defined under apps/ [UNKNOWN_REFERENCE]',
+    ],
+  },
+  {
+    name: "dependsOn cycle between two apps",
+    files: {
+      "apps/web/app.yaml": APP("web", "  namespace: shop\n  dependsOn: [api]\n"),
+      "apps/api/app.yaml": APP("api", "  namespace: shop\n  dependsOn:\n    - web\n"),
+      "apps/api/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api-config\n",
+      "placements/api.yaml": PLACEMENT("api", "  apps: [api]\n"),
+    },
+    expected: [
+      "apps/api/app.yaml:8:7: error: /spec/dependsOn/0: dependency cycle: api → web → api; an app on a cycle would wait for itself forever [DEPENDENCY_CYCLE]",
+      "apps/web/app.yaml:7:15: error: /spec/dependsOn/0: dependency cycle: api → web → api; an app on a cycle would wait for itself forever [DEPENDENCY_CYCLE]",
+    ],
+  },
+  {
+    name: "an app that depends on itself",
+    files: { "apps/web/app.yaml": APP("web", "  namespace: shop\n  dependsOn: [web]\n") },
+    expected: [
+      "apps/web/app.yaml:7:15: error: /spec/dependsOn/0: dependency cycle: web → web; an app on a cycle would wait for itself forever [DEPENDENCY_CYCLE]",
+    ],
+  },
+  {
+    name: "a sync wave that is not a whole number",
+    files: {
+      "apps/web/config.yaml":
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  annotations:\n    argocd.argoproj.io/sync-wave: "first"\n',
+    },
+    expected: [
+      'apps/web/config.yaml:6:35: error: /metadata/annotations/argocd.argoproj.io~1sync-wave: argocd.argoproj.io/sync-wave must be a whole number such as "-1", "0" or "5", not "first" [INVALID_ANNOTATION]',
+    ],
+  },
+  {
+    name: "a hook phase gitfleet does not run",
+    files: {
+      "apps/web/config.yaml":
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  annotations:\n    gitfleet.io/hook: PreSync,PostDelete\n    gitfleet.io/hook-delete-policy: HookSucceded\n",
+    },
+    expected: [
+      'apps/web/config.yaml:6:23: error: /metadata/annotations/gitfleet.io~1hook: gitfleet.io/hook: "PostDelete" is not a hook gitfleet runs; use PreSync, Sync, PostSync, SyncFail or Skip (deletion hooks are not supported) [INVALID_ANNOTATION]',
+      'apps/web/config.yaml:7:37: error: /metadata/annotations/gitfleet.io~1hook-delete-policy: gitfleet.io/hook-delete-policy: "HookSucceded" is not a delete policy; use BeforeHookCreation, HookSucceeded or HookFailed [INVALID_ANNOTATION]',
+    ],
+  },
+  {
+    name: "a sync window with a bad schedule, duration and time zone",
+    files: {
+      "fleet.yaml": FLEET(
+        '  syncWindows:\n    - kind: deny\n      schedule: "0 25 * * *"\n      duration: 2 hours\n      timeZone: Europe/Berlinn\n',
+      ),
+    },
+    expected: [
+      'fleet.yaml:8:17: error: /spec/syncWindows/0/schedule: "0 25 * * *" is not a cron schedule: hour: "25" is not in 0-23 [SCHEMA_VIOLATION]',
+      'fleet.yaml:9:17: error: /spec/syncWindows/0/duration: "2 hours" is not a duration; write it like 30s, 10m or 1h30m [SCHEMA_VIOLATION]',
+      'fleet.yaml:10:17: error: /spec/syncWindows/0/timeZone: "Europe/Berlinn" is not an IANA time zone; write it like UTC, Europe/Berlin or America/New_York [SCHEMA_VIOLATION]',
+    ],
+  },
+  {
+    name: "a sync window naming a cluster and an app that do not exist (patterns are not checked)",
+    files: {
+      "fleet.yaml": FLEET(
+        '  syncWindows:\n    - name: freeze\n      kind: deny\n      schedule: "0 9 * * 1-5"\n      duration: 8h\n      apps: [web, shop-*, mysql]\n      clusters: [east, nort*, nowhere]\n',
+      ),
+    },
+    expected: [
+      'fleet.yaml:11:27: error: /spec/syncWindows/0/apps/2: unknown app "mysql"; apps are defined under apps/ [UNKNOWN_REFERENCE]',
+      'fleet.yaml:12:31: error: /spec/syncWindows/0/clusters/2: unknown cluster "nowhere"; clusters are defined under clusters/ [UNKNOWN_REFERENCE]',
+    ],
+  },
+];
