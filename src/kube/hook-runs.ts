@@ -84,7 +84,12 @@ export async function writeHookRecords(
     true,
   );
   await client.apply(
-    { ...address, metadata: { name: address.name, namespace: address.namespace, labels }, data },
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: address.name, namespace: address.namespace, labels },
+      data,
+    },
     true,
   );
   return text;
