@@ -18,6 +18,7 @@ import { isRecord } from "./read-gitfleet-object.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
+import { syncRoleOf } from "./sync-annotations.js";
 import { filesDigest } from "./tree-digest.js";
 import type {
   AppBuilds,
@@ -28,7 +29,6 @@ import type {
   Override,
   Resource,
 } from "./types.js";
-import { syncRoleOf } from "./sync-annotations.js";
 import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
 
 // Apps rendered from a Helm chart. The pure core never runs helm: it describes each `helm template`

@@ -71,7 +71,7 @@ function appTiming(
   }
   if (spec?.dependsOn?.length)
     lines.push(
-      `${app}: applies in each cluster once ${spec.dependsOn.join(", ")} stand Healthy there at the rendered commit`,
+      `${app}: applies in each cluster once ${spec.dependsOn.join(", ")} ${spec.dependsOn.length === 1 ? "stands" : "stand"} Healthy there at the rendered commit`,
     );
   lines.push(...orderLines(app, mine));
   return lines;

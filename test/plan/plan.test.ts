@@ -79,9 +79,15 @@ const SCENARIOS: Record<string, () => void> = {
         .replace("All systems operational", "Degraded: payments"),
     ),
   // The platform app holds every cluster's namespaces: removing it is over any deletion budget.
+  // (storefront-api depends on it: the same commit drops the dependency, or it would not validate.)
   "platform-removed": () => {
     rmSync(join(repo, "apps/platform"), { recursive: true });
     rmSync(join(repo, "placements/platform.yaml"));
+    const app = join(repo, "apps/storefront-api/app.yaml");
+    writeFileSync(
+      app,
+      readFileSync(app, "utf8").replace(/\n {2}# In each cluster[^\n]*\n {2}dependsOn: \[platform\]/, ""),
+    );
   },
   "app-removed": () => {
     rmSync(join(repo, "apps/training"), { recursive: true });

@@ -99,7 +99,12 @@ describe("sync windows", () => {
       opensAt: at("2026-12-03T16:00:00Z"),
     });
     expect(
-      windowVerdict([{ kind: "allow", schedule: "0 22 * * *", duration: "4h" }], "web", "east", at("2026-12-03T12:00:00Z")),
+      windowVerdict(
+        [{ kind: "allow", schedule: "0 22 * * *", duration: "4h" }],
+        "web",
+        "east",
+        at("2026-12-03T12:00:00Z"),
+      ),
     ).toMatchObject({
       reason: "outside allow window allow-0",
     });
