@@ -148,6 +148,18 @@ function hooks(): JsonMap {
   }
 }
 
+// Each object the first time it is seen, with what stood then: the migration done, the replicas ready.
+async function noteAppearances(order: string[], seenWhen: Map<string, JsonMap>): Promise<void> {
+  for (const [name, path] of Object.entries(PATHS)) {
+    if (order.includes(name) || !(await get(path))) continue;
+    order.push(name);
+    seenWhen.set(name, {
+      migrateComplete: complete(await get(PATHS.migrate)),
+      storefrontReady: asMap((await get(PATHS.storefront))?.status).readyReplicas ?? 0,
+    });
+  }
+}
+
 describe("hooks and sync waves on a real API server", () => {
   it("runs PreSync, then each wave once the one before is Healthy, then PostSync; a new version runs the migration again", async () => {
     createRepo(repo.dir, fleet("1.0.0"));
@@ -157,14 +169,7 @@ describe("hooks and sync waves on a real API server", () => {
     const deadline = Date.now() + 240_000;
     while (Date.now() < deadline && hooks()["PostSync Job shop/smoke"] !== "Succeeded") {
       await controller.round();
-      for (const [name, path] of Object.entries(PATHS)) {
-        if (order.includes(name) || !(await get(path))) continue;
-        order.push(name);
-        seenWhen.set(name, {
-          migrateComplete: complete(await get(PATHS.migrate)),
-          storefrontReady: asMap((await get(PATHS.storefront))?.status).readyReplicas ?? 0,
-        });
-      }
+      await noteAppearances(order, seenWhen);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(order).toEqual(["migrate", "crd", "storefront", "widget", "smoke"]);

@@ -178,7 +178,9 @@ describe("Helm apps", () => {
     expect(builds.notApplied ?? []).toEqual([]);
     const migrate = app.resources.find((r) => r.kind === "Job" && r.name === "shop-shop-migrate");
     expect(
-      syncRoleOf((migrate?.object.metadata as { annotations?: Record<string, string> }).annotations),
+      syncRoleOf(
+        (migrate?.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations,
+      ),
     ).toEqual({
       kind: "hook",
       wave: 0,

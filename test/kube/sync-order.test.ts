@@ -115,6 +115,10 @@ const image = (live: JsonMap | undefined) =>
   String(asMap(asList(asMap(asMap(asMap(live?.spec).template).spec).containers)[0]).image ?? "");
 const uid = (live: JsonMap | undefined) => String(asMap(live?.metadata).uid ?? "");
 
+// Every cluster with every one of the apps.
+const pairs = (apps: readonly string[]) =>
+  CLUSTERS.flatMap((cluster) => apps.map((app) => [cluster, app] as const));
+
 const CHAIN = {
   "apps/db/app.yaml": app("db"),
   "apps/db/deployment.yaml": deployment("db"),
@@ -135,15 +139,13 @@ describe("dependsOn between apps", () => {
       controller,
       async () => firstSeen.size === 6,
       async (round) => {
-        for (const cluster of CLUSTERS)
-          for (const name of ["db", "api", "web"])
-            if (!firstSeen.has(`${cluster}/${name}`) && (await exists(cluster, path.deployment(name))))
-              firstSeen.set(`${cluster}/${name}`, round);
-        for (const cluster of CLUSTERS)
-          for (const name of ["api", "web"]) {
-            const waiting = observed(name, cluster).dependsOn;
-            if (typeof waiting === "string") messages.add(waiting.replace(/ \(.*$/, ""));
-          }
+        for (const [cluster, name] of pairs(["db", "api", "web"]))
+          if (!firstSeen.has(`${cluster}/${name}`) && (await exists(cluster, path.deployment(name))))
+            firstSeen.set(`${cluster}/${name}`, round);
+        for (const [cluster, name] of pairs(["api", "web"])) {
+          const waiting = observed(name, cluster).dependsOn;
+          if (typeof waiting === "string") messages.add(waiting.replace(/ \(.*$/, ""));
+        }
       },
     );
     for (const cluster of CLUSTERS) {
@@ -224,27 +226,29 @@ ${wave(-1, "argocd.argoproj.io/sync-wave")}spec:
     const controller = await pushController(fleet.dir, fleet.kubeconfig);
     const order: string[] = [];
     const waits = new Set<string>();
+    let operatorReadyAtWidget: unknown;
     await rounds(
       controller,
       async () => exists("east", path.widget("gadget")),
       async () => {
-        for (const [name, at] of [
+        const steps = [
           ["crd", path.crd],
           ["operator", path.deployment("widget-operator")],
           ["widget", path.widget("gadget")],
-        ] as const)
-          if (!order.includes(name) && (await exists("east", at))) {
-            order.push(name);
-            if (name === "widget") {
-              const operator = await liveObject(member("east"), path.deployment("widget-operator"));
-              expect(asMap(operator?.status).readyReplicas).toBe(2);
-            }
-          }
+        ] as const;
+        for (const [name, at] of steps)
+          if (!order.includes(name) && (await exists("east", at))) order.push(name);
+        // The custom resource appears only once its operator's replicas are ready.
+        if (order.includes("widget") && operatorReadyAtWidget === undefined)
+          operatorReadyAtWidget = asMap(
+            (await liveObject(member("east"), path.deployment("widget-operator")))?.status,
+          ).readyReplicas;
         const waiting = observed("widgets", "east").syncWave;
         if (typeof waiting === "string") waits.add(waiting);
       },
     );
     expect(order).toEqual(["crd", "operator", "widget"]);
+    expect(operatorReadyAtWidget).toBe(2);
     expect(waits).toContain("sync wave 1 waits for wave 0 to be Healthy");
   });
 
