@@ -49,7 +49,11 @@ export interface ClusterPassInput {
 /** The app's objects in the cluster, by role, and its rendering (replicas aside). */
 export function appsInCluster(desired: readonly DesiredObject[]): Map<string, AppInCluster> {
   const byApp = new Map<string, DesiredObject[]>();
-  for (const d of desired) byApp.set(d.app, [...(byApp.get(d.app) ?? []), d]);
+  for (const d of desired) {
+    const list = byApp.get(d.app);
+    if (list) list.push(d);
+    else byApp.set(d.app, [d]);
+  }
   const apps = new Map<string, AppInCluster>();
   for (const [app, all] of byApp) {
     const rendered = all.filter((d) => d.role.kind !== "skip");
@@ -57,7 +61,8 @@ export function appsInCluster(desired: readonly DesiredObject[]): Map<string, Ap
       app,
       objects: rendered.filter((d) => d.role.kind === "object"),
       hooks: rendered.filter((d) => d.role.kind === "hook"),
-      revision: shapeOf(rendered),
+      // What hooks run for: only an app with hooks needs it (a digest of every object costs).
+      revision: rendered.some((d) => d.role.kind === "hook") ? shapeOf(rendered) : "",
     });
   }
   return apps;

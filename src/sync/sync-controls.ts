@@ -20,31 +20,54 @@ export function controlHolds(
   failover: (app: string) => FailoverHere,
 ): { apps: Map<string, Hold>; objects: Map<string, Hold> } {
   const apps = new Map<string, Hold>();
-  const clusterSuspended = model.clusters.find((c) => c.metadata.name === cluster)?.spec.suspend === true;
-  const suspendedApps = new Set(
-    model.apps.filter((a) => a.definition?.spec.suspend === true).map((a) => a.name),
-  );
+  const facts = factsOf(model);
+  const clusterSuspended = facts.suspendedClusters.has(cluster);
+  const windows = model.fleet?.spec.syncWindows ?? [];
   for (const app of new Set(desired.map((d) => d.app))) {
     const hold = clusterSuspended
       ? { reason: `cluster ${cluster} is suspended (Cluster spec.suspend)`, by: "suspend" as const }
-      : suspendedApps.has(app)
+      : facts.suspendedApps.has(app)
         ? { reason: "suspended (App spec.suspend)", by: "suspend" as const }
-        : windowHold(model, app, cluster, now, failover(app));
+        : windows.length > 0
+          ? windowHold(model, app, cluster, now, failover(app))
+          : undefined;
     if (hold) apps.set(app, hold);
   }
-  return { apps, objects: placementHolds(model, desired, apps) };
+  return { apps, objects: placementHolds(facts.suspendedPlacements, desired, apps) };
+}
+
+interface ControlFacts {
+  readonly suspendedApps: ReadonlySet<string>;
+  readonly suspendedPlacements: ReadonlySet<string>;
+  readonly suspendedClusters: ReadonlySet<string>;
+}
+
+// What a model suspends, read once per model (a sync asks for every cluster of the fleet).
+const known = new WeakMap<FleetModel, ControlFacts>();
+
+function factsOf(model: FleetModel): ControlFacts {
+  const cached = known.get(model);
+  if (cached) return cached;
+  const facts = {
+    suspendedApps: new Set(model.apps.filter((a) => a.definition?.spec.suspend === true).map((a) => a.name)),
+    suspendedPlacements: new Set(
+      model.placements.filter((p) => p.spec.suspend === true).map((p) => p.metadata.name),
+    ),
+    suspendedClusters: new Set(
+      model.clusters.filter((c) => c.spec.suspend === true).map((c) => c.metadata.name),
+    ),
+  };
+  known.set(model, facts);
+  return facts;
 }
 
 // Objects a suspended Placement places (in apps not held as a whole).
 function placementHolds(
-  model: FleetModel,
+  suspended: ReadonlySet<string>,
   desired: readonly DesiredObject[],
   apps: ReadonlyMap<string, Hold>,
 ): Map<string, Hold> {
   const objects = new Map<string, Hold>();
-  const suspended = new Set(
-    model.placements.filter((p) => p.spec.suspend === true).map((p) => p.metadata.name),
-  );
   if (suspended.size === 0) return objects;
   for (const d of desired) {
     const placement = String(asMap(asMap(d.object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "")

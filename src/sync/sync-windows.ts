@@ -27,8 +27,22 @@ export function windowName(window: SyncWindowSpec, index: number): string {
   return window.name ?? `${window.kind}-${index}`;
 }
 
-/** The window's last start at or before `at`, and its end; undefined when it has not opened in the past year. */
+// The last answer per window: a sync asks about every app of every cluster at the same moment.
+const lastAsked = new WeakMap<
+  SyncWindowSpec,
+  { at: number; opening: { start: number; end: number } | undefined }
+>();
+
+/** The window's last start at or before `at`, and its end; undefined when it cannot be read. */
 function lastOpening(window: SyncWindowSpec, at: number): { start: number; end: number } | undefined {
+  const asked = lastAsked.get(window);
+  if (asked?.at === at) return asked.opening;
+  const opening = computeLastOpening(window, at);
+  lastAsked.set(window, { at, opening });
+  return opening;
+}
+
+function computeLastOpening(window: SyncWindowSpec, at: number): { start: number; end: number } | undefined {
   const duration = parseDuration(window.duration);
   if (duration === undefined) return undefined;
   try {
