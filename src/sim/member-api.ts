@@ -185,9 +185,15 @@ export class MemberApi implements ApiContext {
         status: 200,
         body: viewOf(target, updateObject(this, target, request.body, requestWriter(this, target, request))),
       };
-    if (method === "PATCH") return { status: 200, body: viewOf(target, patchObject(this, target, request)) };
+    if (method === "PATCH") return this.patch(request, target);
     if (method === "DELETE") return { status: 200, body: deleteObject(this, key, asMap(request.body)) };
     throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
+  }
+
+  // A server-side apply that creates the object answers 201 Created, as kube-apiserver does.
+  private patch(request: ApiRequest, target: Target): ApiResponse {
+    const created = this.store.get(keyOf(target)) === undefined;
+    return { status: created ? 201 : 200, body: viewOf(target, patchObject(this, target, request)) };
   }
 
   // A collection: list or watch (as Tables when asked), or create.

@@ -1,10 +1,35 @@
 import { asMap, type JsonMap } from "../../model/json.js";
 import type { ObjectKey } from "../object-store.js";
+import { messageType } from "../protobuf/kube-protobuf.js";
 import { applyConfiguration } from "../server-side-apply.js";
-import { badRequest } from "../status-error.js";
+import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { applyConflict } from "./helpers.js";
 import { checkedBody, createObject, onlySubresource, requestWriter, writeObject } from "./write.js";
+
+/**
+ * An applied configuration of a built-in kind with a top-level field its schema does not declare is
+ * refused as the API server refuses it: it cannot be made a typed patch (a 500, as kube-apiserver
+ * answers). Custom resources keep whatever their CRD's schema lets through.
+ */
+function refuseUndeclared(config: JsonMap, key: ObjectKey & { name: string }): void {
+  const apiVersion = String(config.apiVersion ?? "");
+  const kind = String(config.kind ?? "");
+  const type = messageType(apiVersion, kind);
+  if (!type) return;
+  const undeclared = Object.keys(config).find(
+    (field) => field !== "apiVersion" && field !== "kind" && !(field in type.fields),
+  );
+  if (undeclared === undefined) return;
+  const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;
+  const where = key.namespace ? `${key.namespace}/${key.name}` : key.name;
+  throw new StatusError(
+    500,
+    "InternalError",
+    `failed to create typed patch object (${where}; ${gvk}): .${undeclared}: field not declared in schema`,
+  );
+}
+
 /**
  * Server-side apply (PATCH application/apply-patch+yaml): creates the object when it does not
  * exist; otherwise merges the configuration, refusing fields another manager owns with another
@@ -24,6 +49,7 @@ export function serverSideApply(
     throw badRequest(
       `the name of the object (${String(given)}) does not match the name on the URL (${key.name})`,
     );
+  refuseUndeclared(config, key);
   const writer = { ...requestWriter(api, target, request), manager };
   const live = api.store.get(key);
   const result = applyConfiguration(live, config, writer, request.query.get("force") === "true");
