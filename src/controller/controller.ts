@@ -236,7 +236,9 @@ export class Controller implements Reconciles {
       this.requested.render !== state.render ||
       requestKey !== this.requestedKey ||
       now - this.requested.at >= this.options.resyncIntervalMs ||
-      (this.progressAt !== undefined && now >= this.progressAt);
+      (this.progressAt !== undefined && now >= this.progressAt) ||
+      // A sync window that held a change lets it through now.
+      (windowOpens(this.syncer.latest()) ?? Number.POSITIVE_INFINITY) <= now;
     if (!due || !state.model || !state.renderedCommit) return;
     this.requested = { render: state.render, at: now };
     this.requestedKey = requestKey;

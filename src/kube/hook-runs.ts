@@ -1,9 +1,9 @@
 import { asMap, type JsonMap } from "../model/json.js";
 import type { HookDeletePolicy } from "../model/sync-annotations.js";
-import { MANAGED_BY } from "../render/tracking.js";
 import { HOOK_RUN_ANNOTATION, type HookRecord, type HookRun, hookRunValue } from "../sync/app-pass.js";
 import { INVENTORY_NAMESPACE } from "../sync/inventory.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
+import { writeSystemConfigMap } from "./inventory-store.js";
 import { addressOf, type MemberClient, message } from "./member-client.js";
 
 /**
@@ -78,20 +78,7 @@ export async function writeHookRecords(
   );
   const text = JSON.stringify(data);
   if (text === previous || (previous === undefined && records.size === 0)) return previous;
-  const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
-  await client.apply(
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: INVENTORY_NAMESPACE, labels } },
-    true,
-  );
-  await client.apply(
-    {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: address.name, namespace: address.namespace, labels },
-      data,
-    },
-    true,
-  );
+  await writeSystemConfigMap(client, HOOK_RECORDS_CONFIGMAP, data, previous === undefined);
   return text;
 }
 

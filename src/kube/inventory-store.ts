@@ -52,20 +52,25 @@ export async function writeInventory(
   const data = inventoryData(record, inventory);
   const text = JSON.stringify(data);
   if (text === previous) return text;
+  await writeSystemConfigMap(client, INVENTORY_CONFIGMAP, data, previous === undefined);
+  return text;
+}
+
+/** Applies a ConfigMap of gitfleet's in gitfleet-system (the namespace too, the first time). */
+export async function writeSystemConfigMap(
+  client: MemberClient,
+  name: string,
+  data: Record<string, string>,
+  first: boolean,
+): Promise<void> {
   const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
-  if (previous === undefined)
+  if (first)
     await client.apply(
       { apiVersion: "v1", kind: "Namespace", metadata: { name: INVENTORY_NAMESPACE, labels } },
       true,
     );
   await client.apply(
-    {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: INVENTORY_CONFIGMAP, namespace: INVENTORY_NAMESPACE, labels },
-      data,
-    },
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: INVENTORY_NAMESPACE, labels }, data },
     true,
   );
-  return text;
 }

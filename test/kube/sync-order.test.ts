@@ -206,18 +206,7 @@ describe("sync waves", () => {
       fleet.dir,
       repo({
         "apps/widgets/app.yaml": app("widgets"),
-        "apps/widgets/crd.yaml": `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-  annotations:
-${wave(-1, "argocd.argoproj.io/sync-wave")}spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-`,
+        "apps/widgets/crd.yaml": widgetCrd(`  annotations:\n${wave(-1, "argocd.argoproj.io/sync-wave")}`),
         "apps/widgets/operator.yaml": deployment("widget-operator", { replicas: 2 }),
         "apps/widgets/widget.yaml": `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\n  annotations:\n${wave(1)}spec:\n  size: 3\n`,
         "placements/widgets.yaml": placement("widgets", ["widgets"]),
@@ -257,17 +246,7 @@ ${wave(-1, "argocd.argoproj.io/sync-wave")}spec:
       fleet.dir,
       repo({
         "apps/widgets/app.yaml": app("widgets"),
-        "apps/widgets/crd.yaml": `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-`,
+        "apps/widgets/crd.yaml": widgetCrd(),
         "apps/widgets/widget.yaml":
           "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\nspec:\n  size: 3\n",
         "placements/widgets.yaml": placement("widgets", ["widgets"]),
@@ -291,6 +270,21 @@ spec:
     expect(observed("widgets", "west").health).toBe("Healthy");
   });
 });
+
+// The Widget CRD, with extra metadata lines (annotations) when given.
+function widgetCrd(metadata = "") {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+${metadata}spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`;
+}
 
 const MIGRATE_HOOK = `    argocd.argoproj.io/hook: PreSync\n    argocd.argoproj.io/hook-delete-policy: BeforeHookCreation\n`;
 
