@@ -49,7 +49,7 @@ import {
   inventoryStatusText,
 } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
-import { addControlHolds, controlHolds, dependenciesOf, failoverLookup } from "../sync/sync-controls.js";
+import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 export interface AgentOptions {
@@ -153,12 +153,8 @@ export class Agent {
     const windowed = new Set([...controls.apps].filter(([, h]) => h.by === "window").map(([app]) => app));
     if (windowed.size > 0) {
       const decisions = await this.decisionsOf(tip, windowed, model);
-      controls = controlHolds(
-        model,
-        cluster,
-        gated.desired,
-        Date.now(),
-        failoverLookup(decisions, knownInventory),
+      controls = controlHolds(model, cluster, gated.desired, Date.now(), (app) =>
+        failoverHere(decisions, knownInventory, app),
       );
     }
     addControlHolds(gated.held, controls.apps);

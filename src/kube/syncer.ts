@@ -18,7 +18,7 @@ import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
 import { RolloutPlanner } from "../sync/rollout-planner.js";
-import { addControlHolds, controlHolds, dependenciesOf, failoverLookup } from "../sync/sync-controls.js";
+import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
@@ -142,12 +142,8 @@ export class Syncer {
       }
       const worker = this.worker(cluster, connection);
       const gated = applyGates(desired.get(cluster) ?? [], holds.get(cluster), target.gates?.get(cluster));
-      const controls = controlHolds(
-        target.model,
-        cluster,
-        gated.desired,
-        this.now(),
-        failoverLookup(target.decisions ?? [], this.results.get(cluster)?.inventory),
+      const controls = controlHolds(target.model, cluster, gated.desired, this.now(), (app) =>
+        failoverHere(target.decisions ?? [], this.results.get(cluster)?.inventory, app),
       );
       addControlHolds(gated.held, controls.apps);
       worker.enqueue(() =>

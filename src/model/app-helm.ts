@@ -323,7 +323,9 @@ function annotationsOf(value: unknown): Record<string, unknown> | undefined {
 }
 
 function hookOf(value: unknown): string | undefined {
-  const hook = annotationsOf(value)?.[HOOK_ANNOTATION];
+  if (!isRecord(value) || !isRecord(value.metadata) || !isRecord(value.metadata.annotations))
+    return undefined;
+  const hook = value.metadata.annotations[HOOK_ANNOTATION];
   return typeof hook === "string" ? hook : undefined;
 }
 

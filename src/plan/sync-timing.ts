@@ -4,7 +4,6 @@ import { asMap } from "../model/json.js";
 import { syncRoleOf } from "../model/sync-annotations.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
-import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { windowVerdict } from "../sync/sync-windows.js";
 import type { Plan } from "./plan.js";
 
@@ -80,7 +79,7 @@ function appTiming(
 
 const placedBy = (objects: readonly RenderedObject[], placement: string) =>
   objects.some((o) =>
-    String(asMap(asMap(o.object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "")
+    String(asMap(asMap(o.object.metadata).annotations)["gitfleet.io/placement"] ?? "")
       .split(",")
       .includes(placement),
   );

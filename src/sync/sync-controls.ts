@@ -109,21 +109,15 @@ function windowHold(
   return failover === "destination" ? undefined : hold(strict, true);
 }
 
-/** What failover does to each app in a cluster, from the render's decisions and what the cluster runs. */
-export function failoverLookup(
+/** What failover does to the app in a cluster, from the render's decisions and what the cluster runs. */
+export function failoverHere(
   decisions: readonly WorkloadDecision[],
   inventory: Inventory | undefined,
-): (app: string) => FailoverHere {
-  // Read once, on the first question (only a closed window asks).
-  let known: { moved: Set<string>; running: Set<string> } | undefined;
-  return (app) => {
-    known ??= {
-      moved: new Set(decisions.filter((d) => (d.failover?.movedOff.length ?? 0) > 0).map((d) => d.app)),
-      running: new Set([...(inventory?.values() ?? [])].map((e) => e.app)),
-    };
-    if (!known.moved.has(app)) return "none";
-    return known.running.has(app) ? "moves" : "destination";
-  };
+  app: string,
+): FailoverHere {
+  const moved = decisions.some((d) => d.app === app && (d.failover?.movedOff.length ?? 0) > 0);
+  if (!moved) return "none";
+  return [...(inventory?.values() ?? [])].some((e) => e.app === app) ? "moves" : "destination";
 }
 
 /** Adds suspends' and windows' holds to a cluster's: a migration's hold stays (it may detach the app). */
