@@ -3,7 +3,7 @@ import { controlPlaneEndpoints } from "../model/controlplane/endpoints.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { PKI_SECRETS } from "../model/controlplane/pki-layout.js";
 import { parseDuration } from "../model/duration.js";
-import { kubeconfigText, readKubeconfigCredentials } from "./kubeconfig-text.js";
+import { kubeconfigText, readGeneratedKubeconfig } from "./kubeconfig-text.js";
 import {
   type CertificateRequest,
   createCertificateAuthority,
@@ -264,24 +264,27 @@ async function ensureKubeconfig(context: Context, wanted: KubeconfigRequest): Pr
   const { namespace } = context.plane;
   const { name, server, ca, request } = wanted;
   const data = context.existing.get(`${namespace}/${name}`);
-  const current = data?.kubeconfig ? readKubeconfigCredentials(data.kubeconfig) : undefined;
+  const current = data?.kubeconfig ? readGeneratedKubeconfig(data.kubeconfig) : undefined;
   const issued = current ? await readIssued(current.certificatePem, current.keyPem) : undefined;
   let why = await leafTrouble(context, issued, ca, request, data !== undefined);
   if (!why && current && (current.server !== server || current.caPem !== ca.ca.certificatePem))
     why = "its server or CA changed";
+  // Anything but what gitfleet writes (a token, a file, a plugin someone added in the host) goes.
+  const written = (content: { certificatePem: string; keyPem: string }) =>
+    kubeconfigText({
+      cluster: context.plane.cluster,
+      server,
+      caPem: ca.ca.certificatePem,
+      user: request.commonName,
+      ...content,
+    });
+  if (!why && current && data?.kubeconfig !== written(current)) why = "it held what gitfleet does not write";
   if (issued && !why) {
     record(context, { namespace, name, action: "kept", ...facts(issued) });
     return;
   }
   const client = await issueCertificate(request, ca.ca, context.now);
-  const text = kubeconfigText({
-    cluster: context.plane.cluster,
-    server,
-    caPem: ca.ca.certificatePem,
-    user: request.commonName,
-    certificatePem: client.certificatePem,
-    keyPem: client.key.privatePem,
-  });
+  const text = written({ certificatePem: client.certificatePem, keyPem: client.key.privatePem });
   const action: CredentialAction = !data ? "created" : why?.startsWith("expires") ? "renewed" : "reissued";
   record(
     context,

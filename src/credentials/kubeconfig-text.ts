@@ -41,29 +41,72 @@ export function kubeconfigText(content: KubeconfigContent): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
+/** What a kubeconfig gitfleet generated holds, read back; `foreign` names what it never writes. */
+export interface GeneratedKubeconfig {
+  readonly server: string;
+  readonly caPem: string;
+  readonly certificatePem: string;
+  readonly keyPem: string;
+  /** Fields besides the ones kubeconfigText writes (a token, a file, a plugin, a proxy…), by name. */
+  readonly foreign: readonly string[];
+}
+
+/** The largest kubeconfig text read back from a member (gitfleet's own are a few kilobytes). */
+export const MAX_KUBECONFIG_TEXT = 256 * 1024;
+
+const CLUSTER_FIELDS = new Set(["server", "certificate-authority-data"]);
+const USER_FIELDS = new Set(["client-certificate-data", "client-key-data"]);
+const TOP_FIELDS = new Set([
+  "apiVersion",
+  "kind",
+  "clusters",
+  "users",
+  "contexts",
+  "current-context",
+  "preferences",
+]);
+
 /**
- * Reads back what kubeconfigText wrote (its server, CA and client credentials); undefined for
- * anything else. The text comes from a Secret in a member: untrusted, never more than parsed.
+ * Reads back what kubeconfigText wrote (its server, CA and client credentials, decoded), or undefined
+ * for text that is not a JSON kubeconfig with one cluster and one user. The text comes from a Secret in
+ * a member: untrusted, only ever parsed as JSON, and nothing in it is used as a path, a command or a
+ * proxy. Field names gitfleet never writes are listed in `foreign` (sanitized: names only, never values).
  */
-export function readKubeconfigCredentials(
-  text: string,
-): { server: string; caPem: string; certificatePem: string; keyPem: string } | undefined {
+export function readGeneratedKubeconfig(text: string): GeneratedKubeconfig | undefined {
+  if (text.length > MAX_KUBECONFIG_TEXT) return undefined;
+  let config: unknown;
   try {
-    if (text.length > 1_000_000) return undefined;
-    const config = JSON.parse(text) as {
-      clusters?: { cluster?: Record<string, unknown> }[];
-      users?: { user?: Record<string, unknown> }[];
-    };
-    const cluster = config.clusters?.[0]?.cluster ?? {};
-    const user = config.users?.[0]?.user ?? {};
-    if (typeof cluster.server !== "string") return undefined;
-    return {
-      server: cluster.server,
-      caPem: unb64(cluster["certificate-authority-data"]),
-      certificatePem: unb64(user["client-certificate-data"]),
-      keyPem: unb64(user["client-key-data"]),
-    };
+    config = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (!isObject(config)) return undefined;
+  const clusters = Array.isArray(config.clusters) ? config.clusters : [];
+  const users = Array.isArray(config.users) ? config.users : [];
+  const cluster = isObject(clusters[0]) && isObject(clusters[0].cluster) ? clusters[0].cluster : undefined;
+  const user = isObject(users[0]) && isObject(users[0].user) ? users[0].user : undefined;
+  if (!cluster || !user || typeof cluster.server !== "string") return undefined;
+  const foreign = [
+    ...Object.keys(config).filter((key) => !TOP_FIELDS.has(key)),
+    ...(clusters.length > 1 ? ["clusters[1]"] : []),
+    ...(users.length > 1 ? ["users[1]"] : []),
+    ...Object.keys(cluster).filter((key) => !CLUSTER_FIELDS.has(key)),
+    ...Object.keys(user).filter((key) => !USER_FIELDS.has(key)),
+  ].map(fieldName);
+  return {
+    server: cluster.server,
+    caPem: unb64(cluster["certificate-authority-data"]),
+    certificatePem: unb64(user["client-certificate-data"]),
+    keyPem: unb64(user["client-key-data"]),
+    foreign: [...new Set(foreign)].sort(),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// A field name from a member, safe to say: short, and only the characters kubeconfig fields use.
+function fieldName(key: string): string {
+  return /^[A-Za-z0-9_.[\]-]{1,40}$/.test(key) ? key : "(a field with an unusual name)";
 }

@@ -3,10 +3,12 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { hostedApiServerUrl } from "../model/controlplane/endpoints.js";
 import { controlPlaneNamespace } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
 import type { Cluster } from "../model/types.js";
 import { fileVersion, readBoundedFile } from "../util/bounded-file.js";
+import { hostedKubeConfig } from "./hosted-connection.js";
 import { readAdminKubeconfig } from "./hosted-credentials.js";
 import { MemberClient } from "./member-client.js";
 
@@ -62,8 +64,10 @@ export class MemberCredentials {
 
   /**
    * Every Cluster's connection; two push-mode Clusters that reach the same API server get an error
-   * each. A hosted cluster is reached with the admin kubeconfig gitfleet generated in its host, read
-   * from the host at each resolution (hosts first, for hosts that are hosted themselves).
+   * each. A hosted cluster is reached at the endpoint its Cluster file gives, with the CA and client
+   * certificate gitfleet generated into its host, read from the host at each resolution (hosts first,
+   * for hosts that are hosted themselves) and built into a configuration by gitfleet
+   * (hosted-connection.ts), never loaded as a kubeconfig.
    */
   async resolve(clusters: readonly Cluster[]): Promise<MemberConnection[]> {
     const direct = clusters.filter((cluster) => !cluster.spec.controlPlane);
@@ -102,20 +106,12 @@ export class MemberCredentials {
       return fail(
         `host ${host} holds no admin kubeconfig for it yet (gitfleet writes it after syncing the host)`,
       );
-    const loaded = await this.cached(`hosted:${name}`, digest(text), async () =>
-      parse(text, `the admin kubeconfig of ${name} in host ${host}`),
+    const server = hostedApiServerUrl(cluster) ?? "";
+    const loaded = await this.cached(`hosted:${name}`, digest(`${server}\0${text}`), async () =>
+      hostedKubeConfig({ cluster: name, host, server, kubeconfig: text }),
     );
     if ("error" in loaded) return fail(loaded.error);
-    const context = loaded.getCurrentContext();
-    const user = loaded.getCurrentUser();
-    if (user?.exec || user?.authProvider)
-      return fail(`the admin kubeconfig of ${name} in host ${host} runs a plugin; gitfleet's own never does`);
-    const config = new KubeConfig();
-    config.loadFromString(loaded.exportConfig());
-    config.setCurrentContext(context);
-    const version = (loaded as KubeConfigWithVersion)[VERSION];
-    if (version !== undefined) (config as KubeConfigWithVersion)[VERSION] = version;
-    return { cluster: name, mode: "push", config, context };
+    return { cluster: name, mode: "push", config: loaded, context: name };
   }
 
   private async connect(cluster: Cluster): Promise<MemberConnection> {

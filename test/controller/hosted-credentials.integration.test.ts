@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { MemberCredentials } from "../../src/kube/connections.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { asMap, type JsonMap } from "../../src/model/json.js";
-import type { Cluster } from "../../src/model/types.js";
-import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
+import { freePort } from "../helpers/free-port.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
+import { hostedPair, putAdminKubeconfig } from "../helpers/hosted-example.js";
 import { clientConfig } from "../helpers/member.js";
 import {
   liveObject,
@@ -14,13 +14,14 @@ import {
   pushController,
   statusFile as statusFileOf,
 } from "../helpers/sync-fleet.js";
+import { startTlsFront } from "../helpers/tls-front.js";
 
 /**
  * The credentials step against a host that speaks the Kubernetes API over HTTP (a simulated member):
  * a hosted cluster's certificates and kubeconfigs are generated into Secrets in its host once, kept
  * across syncs, renewed when due (a status commit says so), recorded on the status branch by
- * fingerprint and expiry only, protected from pruning, and the hosted cluster is reached with the
- * admin kubeconfig read from the host.
+ * fingerprint and expiry only, protected from pruning, and the hosted cluster is reached at the
+ * endpoint its Cluster file gives with the client certificate read from the host.
  */
 const fleet = membersPerTest("gitfleet-hosted-", ["meta", "stand-in"]);
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
@@ -146,17 +147,45 @@ describe("hosted control planes: credentials in the host", () => {
     expect(await secret("ca")).toBeUndefined();
   });
 
-  it("reaches a hosted cluster with the admin kubeconfig its host holds, read afresh at each resolution", async () => {
+  it("reaches a hosted cluster at the endpoint its Cluster file gives, with the certificates its host holds", async () => {
+    const port = await freePort();
+    const expose = `{ type: HostPort, port: ${port}, address: 127.0.0.1 }`;
+    const files = hostedFleet();
+    files["clusters/pc-1.yaml"] = (files["clusters/pc-1.yaml"] as string).replace(
+      /expose: .*/,
+      `expose: ${expose}`,
+    );
+    createRepo(fleet.dir, encode(files));
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    await round();
+    // The hosted API server: the serving certificate gitfleet generated, client certificates of its CA
+    // required (a TLS front for the stand-in member, which speaks plain HTTP).
+    const serving = await secret("apiserver-serving");
+    const front = await startTlsFront({
+      port,
+      cert: pem(serving),
+      key: pem(serving, "tls.key"),
+      ca: pem(await secret("ca")),
+      target: member("stand-in").url,
+    });
+    try {
+      const { host: hostCluster, hosted } = hostedPair({ type: "HostPort", port, address: "127.0.0.1" });
+      const credentials = new MemberCredentials({ kubeconfig: fleet.kubeconfig, env: {} });
+      const connection = (await credentials.resolve([hostCluster, hosted])).find((c) => c.cluster === "pc-1");
+      if (!connection || !("config" in connection) || !connection.config)
+        throw new Error(JSON.stringify(connection));
+      const client = new MemberClient("pc-1", connection.config);
+      expect(client.server).toBe(`https://127.0.0.1:${port}`);
+      expect(await client.probe()).toEqual({ outcome: "ready" });
+      expect(front.clients).toContain("kubernetes-admin");
+    } finally {
+      await front.close();
+    }
+  });
+
+  it("says so while the host holds no admin kubeconfig, and never loads the one it holds as a kubeconfig", async () => {
     const hostClient = new MemberClient("meta", clientConfig(member("meta")));
-    const standIn = member("stand-in");
-    const hosted: Cluster = {
-      apiVersion: "gitfleet.io/v1alpha1",
-      kind: "Cluster",
-      metadata: { name: "pc-1" },
-      spec: { controlPlane: { host: "meta", class: "standard", expose: { type: "LoadBalancer" } } },
-      origin: { file: "clusters/pc-1.yaml", index: 0 },
-    };
-    const hostCluster: Cluster = { ...hosted, metadata: { name: "meta" }, spec: {} };
+    const { host: hostCluster, hosted } = hostedPair({ type: "LoadBalancer" });
     const credentials = new MemberCredentials({ kubeconfig: fleet.kubeconfig, env: {} });
     const before = await credentials.resolve([hostCluster, hosted]);
     expect(before.find((c) => c.cluster === "pc-1")).toEqual({
@@ -164,49 +193,26 @@ describe("hosted control planes: credentials in the host", () => {
       mode: "push",
       error: "host meta holds no admin kubeconfig for it yet (gitfleet writes it after syncing the host)",
     });
-    // The host gets the hosted cluster's admin kubeconfig (here: one that reaches the stand-in member).
-    await hostClient.apply(
-      { apiVersion: "v1", kind: "Namespace", metadata: { name: "gitfleet-cp-pc-1" } },
-      true,
-    );
-    const kubeconfig = simulatedKubeconfig([{ name: "pc-1", url: standIn.url }]);
-    await hostClient.apply(
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "admin-kubeconfig", namespace: "gitfleet-cp-pc-1" },
-        data: { kubeconfig: Buffer.from(kubeconfig).toString("base64") },
-      },
-      true,
-    );
-    const after = await credentials.resolve([hostCluster, hosted]);
-    const connection = after.find((c) => c.cluster === "pc-1");
-    if (!connection || !("config" in connection) || !connection.config)
-      throw new Error(JSON.stringify(connection));
-    const client = new MemberClient("pc-1", connection.config);
-    expect(client.server).toBe(standIn.url);
-    expect(await client.probe()).toEqual({ outcome: "ready" });
-    // A kubeconfig that would run a plugin is refused, whatever the host holds.
+    // A kubeconfig that would run a plugin (any kubeconfig loader would run it) is refused by name.
     const plugin = JSON.stringify({
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "pc-1", cluster: { server: standIn.url, "insecure-skip-tls-verify": true } }],
+      clusters: [
+        { name: "pc-1", cluster: { server: member("stand-in").url, "insecure-skip-tls-verify": true } },
+      ],
       users: [
         { name: "u", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/sh" } } },
       ],
       contexts: [{ name: "pc-1", context: { cluster: "pc-1", user: "u" } }],
       "current-context": "pc-1",
     });
-    await hostClient.apply(
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "admin-kubeconfig", namespace: "gitfleet-cp-pc-1" },
-        data: { kubeconfig: Buffer.from(plugin).toString("base64") },
-      },
-      true,
-    );
+    await putAdminKubeconfig(hostClient, plugin);
     const refused = (await credentials.resolve([hostCluster, hosted])).find((c) => c.cluster === "pc-1");
-    expect(refused).toMatchObject({ error: expect.stringContaining("runs a plugin") });
+    expect(refused).toEqual({
+      cluster: "pc-1",
+      mode: "push",
+      error:
+        "its admin kubeconfig in host meta holds exec, insecure-skip-tls-verify, which gitfleet never writes; it is not used",
+    });
   });
 });

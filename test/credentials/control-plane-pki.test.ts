@@ -9,7 +9,7 @@ import {
   planCredentials,
   type SecretData,
 } from "../../src/credentials/control-plane-pki.js";
-import { readKubeconfigCredentials } from "../../src/credentials/kubeconfig-text.js";
+import { readGeneratedKubeconfig } from "../../src/credentials/kubeconfig-text.js";
 import { resolveControlPlane } from "../../src/model/controlplane/hosted-control-plane.js";
 import type { Cluster, ControlPlaneClass } from "../../src/model/types.js";
 
@@ -112,13 +112,13 @@ describe("hosted control-plane credentials", () => {
     expect(verify(NOW, etcdCa, etcdClient)).toContain(": OK");
     expect(data("apiserver-etcd-client")["ca.crt"]).toBe(data("etcd-ca")["tls.crt"]);
     // The admin kubeconfig: system:masters, signed by the cluster CA, pointing at the exposed address.
-    const admin = readKubeconfigCredentials(data("admin-kubeconfig").kubeconfig as string);
+    const admin = readGeneratedKubeconfig(data("admin-kubeconfig").kubeconfig as string);
     expect(admin?.server).toBe("https://203.0.113.21:6443");
     expect(verify(NOW, ca, file("admin.crt", admin?.certificatePem ?? ""))).toContain(": OK");
     expect(openssl("x509", "-in", "admin.crt", "-noout", "-subject")).toMatch(
       /O\s*=\s*system:masters, CN\s*=\s*kubernetes-admin/,
     );
-    const scheduler = readKubeconfigCredentials(data("scheduler-kubeconfig").kubeconfig as string);
+    const scheduler = readGeneratedKubeconfig(data("scheduler-kubeconfig").kubeconfig as string);
     expect(scheduler?.server).toBe("https://kube-apiserver.gitfleet-cp-pc-1.svc:6443");
     // The key in the Secret is the certificate's.
     const key = file("apiserver.key", data("apiserver-serving")["tls.key"] as string);

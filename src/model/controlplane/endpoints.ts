@@ -1,4 +1,5 @@
-import type { HostedControlPlane } from "./hosted-control-plane.js";
+import type { Cluster, ControlPlaneSpec } from "../types.js";
+import { controlPlaneNamespace, type HostedControlPlane } from "./hosted-control-plane.js";
 
 /** The API server's port inside the host's pod network (and its Service's port). */
 export const API_SERVER_PORT = 6443;
@@ -31,7 +32,7 @@ export function controlPlaneEndpoints(plane: HostedControlPlane): ControlPlaneEn
   const inHost = hostPort
     ? `https://${urlHost(address ?? "127.0.0.1")}:${apiPort}`
     : `https://${service}:${API_SERVER_PORT}`;
-  const external = externalUrl(plane, service);
+  const external = externalUrl(namespace, expose);
   const sans = [
     "kubernetes",
     "kubernetes.default",
@@ -55,8 +56,18 @@ export function controlPlaneEndpoints(plane: HostedControlPlane): ControlPlaneEn
   };
 }
 
-function externalUrl(plane: HostedControlPlane, service: string): string {
-  const { expose } = plane;
+/**
+ * Where gitfleet reaches a hosted cluster's API server, from its Cluster file alone (the control
+ * plane's namespace and expose settings): the fleet repo decides it, never what a host holds.
+ * Undefined for a cluster that is not hosted.
+ */
+export function hostedApiServerUrl(cluster: Cluster): string | undefined {
+  const spec = cluster.spec.controlPlane;
+  return spec ? externalUrl(controlPlaneNamespace(cluster), spec.expose) : undefined;
+}
+
+function externalUrl(namespace: string, expose: ControlPlaneSpec["expose"]): string {
+  const service = `kube-apiserver.${namespace}.svc`;
   if (expose.type === "HostPort") return `https://${urlHost(expose.address ?? "127.0.0.1")}:${expose.port}`;
   if (expose.type === "NodePort")
     return `https://${urlHost(expose.address ?? service)}:${expose.port ?? API_SERVER_PORT}`;
