@@ -3,9 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadFleetWithBuilds } from "../src/builds/load-with-builds.js";
 import { ChartRenderer } from "../src/helm/chart-renderer.js";
 import { helmEnvironment } from "../src/helm/helm-environment.js";
-import { loadFleetWithCharts } from "../src/helm/load-with-charts.js";
 import { createParseCache } from "../src/model/load-fleet.js";
 import { peakRssMiB } from "./measure.js";
 
@@ -67,7 +67,7 @@ const environment = () => helmEnvironment({ GITFLEET_HELM: binary, GITFLEET_CACH
 async function measure(label: string, renderer: ChartRenderer, cache = createParseCache()) {
   const before = { ...renderer.stats };
   const start = performance.now();
-  const loaded = await loadFleetWithCharts(tree, renderer, cache);
+  const loaded = await loadFleetWithBuilds(tree, { charts: renderer }, cache);
   const ms = performance.now() - start;
   if (!loaded.model) throw new Error(loaded.problems.map((p) => p.message).join("\n"));
   const objects = loaded.model.apps.reduce((sum, app) => sum + app.resources.length, 0);

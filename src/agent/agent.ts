@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { defaultBuilders, loadFleetWithBuilds } from "../builds/load-with-builds.js";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../controller/fleet-settings.js";
 import { wantedSource } from "../controller/reconciler.js";
 import { agentBranch } from "../git/agent-branches.js";
@@ -8,8 +9,6 @@ import type { FleetRepo } from "../git/fleet-repo.js";
 import { readTreeFiles } from "../git/read-tree.js";
 import { publishStatusCommit } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
-import { defaultChartRenderer } from "../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../helm/load-with-charts.js";
 import { syncCluster } from "../kube/cluster-sync.js";
 import { detachApp } from "../kube/detach-app.js";
 import type { MemberClient } from "../kube/member-client.js";
@@ -226,7 +225,7 @@ export class Agent {
       );
     });
     const source = await readTreeFiles(repo.gitdir, repo.cache, tree, wantedSource);
-    const { model } = await loadFleetWithCharts(source, defaultChartRenderer(), this.parseCache);
+    const { model } = await loadFleetWithBuilds(source, defaultBuilders(), this.parseCache);
     if (!model) throw new Error(`the rendered source commit ${commit.slice(0, 7)} does not validate`);
     this.fleet = { commit, model };
     return model;

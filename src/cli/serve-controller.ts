@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { buildSettings } from "../builds/build-settings.js";
 import type { ControllerHooks } from "../controller/build-controller.js";
 import type { ReconcileLoop } from "../controller/loop.js";
 import type { Reconciler } from "../controller/reconciler.js";
@@ -148,6 +149,7 @@ function fleetApi(repo: FleetRepo, options: ServeOptions): FleetApiSources {
           head,
           statusBranch: options.statusBranch,
           ...(options.secretDigestKey ? { secretDigestKey: options.secretDigestKey } : {}),
+          build: buildSettings(),
         },
         signal,
       );

@@ -1,4 +1,7 @@
 import type { Logger } from "pino";
+import { buildSettings } from "../builds/build-settings.js";
+import type { KustomizeBuilder } from "../builds/kustomize-builder.js";
+import { type AppBuildOutputs, appBuildsFor, defaultBuilders } from "../builds/load-with-builds.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { objectId } from "../git/object-batch.js";
@@ -6,11 +9,10 @@ import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git
 import { type Published, publishStatusCommit } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
-import { type ChartRenderer, defaultChartRenderer } from "../helm/chart-renderer.js";
-import { chartRendersFor } from "../helm/load-with-charts.js";
+import type { ChartRenderer } from "../helm/chart-renderer.js";
 import type { FileTree } from "../model/file-tree.js";
-import type { ChartRenders } from "../model/helm/chart-request.js";
 import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import type { LoadPolicy } from "../model/load-policy.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
 import { formatProblem } from "../model/problem.js";
 import {
@@ -60,6 +62,10 @@ export interface ReconcilerOptions {
   readonly secretDigestKey?: Uint8Array;
   /** Renders Helm apps' charts (default: helm from the environment, see helm/helm-environment.ts). */
   readonly charts?: ChartRenderer;
+  /** Builds Kustomize apps off the event loop (default: the process's build worker). */
+  readonly kustomize?: KustomizeBuilder;
+  /** What the operator bounds and allows in what the fleet repo builds (default: the process's, helm/build-settings.ts). */
+  readonly policy?: LoadPolicy;
   /** Signs status commits when given (isomorphic-git's onSign). */
   readonly sign?: (payload: string) => Promise<string>;
   /**
@@ -521,7 +527,7 @@ export class Reconciler {
       tree = await readTreeFiles(repo.gitdir, repo.cache, headTree, wantedSource);
       changedPaths = ALL;
     }
-    const charts = await this.chartRenders(tree);
+    const { charts, kustomize } = await this.appBuilds(tree);
     watch.lap("read");
     const outcome = reconcileStep(state, {
       sourceCommit: head,
@@ -529,6 +535,8 @@ export class Reconciler {
       changedPaths,
       cache: this.parseCache,
       ...(charts ? { charts } : {}),
+      ...(kustomize ? { kustomize } : {}),
+      policy: this.policy(),
       observations,
       ...(this.options.secretDigestKey ? { secretDigestKey: this.options.secretDigestKey } : {}),
     });
@@ -579,7 +587,8 @@ export class Reconciler {
       const renderedTree = await repo.treeOf(renderedCommit).catch(() => undefined);
       if (renderedTree) {
         tree = await readTreeFiles(repo.gitdir, repo.cache, renderedTree, wantedSource);
-        model = loadFleet(tree, this.parseCache, await this.chartRenders(tree)).model;
+        const { charts, kustomize } = await this.appBuilds(tree);
+        model = loadFleet(tree, this.parseCache, charts, this.policy(), kustomize).model;
         this.renderedTree = renderedTree;
       }
     }
@@ -679,12 +688,23 @@ export class Reconciler {
     const treeOid = await repo.treeOf(commit).catch(() => undefined);
     if (!treeOid) return undefined;
     const tree = await readTreeFiles(repo.gitdir, repo.cache, treeOid, wantedSource);
-    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache, await this.chartRenders(tree)) };
+    const { charts, kustomize } = await this.appBuilds(tree);
+    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache, charts, this.policy(), kustomize) };
   }
 
-  // The renders of the tree's Helm charts (helm runs only on a cache miss).
-  private chartRenders(tree: FileTree): Promise<ChartRenders | undefined> {
-    return chartRendersFor(tree, this.options.charts ?? defaultChartRenderer(), this.parseCache);
+  private policy(): LoadPolicy {
+    return this.options.policy ?? buildSettings().policy;
+  }
+
+  // The renders of the tree's Helm charts and the builds of its kustomizations, off the event loop
+  // (helm runs and kustomizations are built only on a cache miss).
+  private appBuilds(tree: FileTree): Promise<AppBuildOutputs> {
+    const defaults = this.options.charts && this.options.kustomize ? {} : defaultBuilders();
+    const builders = {
+      charts: this.options.charts ?? defaults.charts,
+      kustomize: this.options.kustomize ?? defaults.kustomize,
+    };
+    return appBuildsFor(tree, builders, this.parseCache, this.policy());
   }
 
   /** What the status branch holds as of the last reconcile: its tip and the state it describes. */

@@ -48,6 +48,8 @@ export function checkSshUrl(url: string): string {
 
 /** How long one git fetch or push over SSH may take. */
 const GIT_TIMEOUT_MS = 120_000;
+/** The memory one git run may allocate: index-pack of a shallow fetch, with room. */
+const GIT_MEMORY_BYTES = 2 * 2 ** 30;
 /** Output of git kept, at most. */
 const MAX_OUTPUT = 1024 * 1024;
 /** Bytes a private key file may hold. */
@@ -182,8 +184,22 @@ async function runGit(
     "maintenance.auto=false",
   ];
   const full = [...settings.flatMap((setting) => ["-c", setting]), "--git-dir", gitdir, ...args];
-  const result = await runProgram("git", full, "", { env, timeoutMs: GIT_TIMEOUT_MS, maxOutput: MAX_OUTPUT });
-  return result.timedOut ? { ...result, stderr: "timed out" } : result;
+  const result = await runProgram("git", full, "", {
+    env,
+    timeoutMs: GIT_TIMEOUT_MS,
+    maxOutput: MAX_OUTPUT,
+    memoryBytes: GIT_MEMORY_BYTES,
+  });
+  if (result.timedOut) return { ...result, stderr: "timed out" };
+  if (result.limit) return { ...result, stderr: `ran past its ${boundName(result.limit)}` };
+  return result;
+}
+
+/** What a bound a child hit is called in messages. */
+function boundName(limit: NonNullable<ProgramResult["limit"]>): string {
+  if (limit === "memory") return `memory bound (${GIT_MEMORY_BYTES / 2 ** 20} MiB)`;
+  if (limit === "cpu") return `CPU-time bound (${GIT_TIMEOUT_MS / 1000} s)`;
+  return "bounds (it was killed)";
 }
 
 // git's own last lines (ssh's "Host key verification failed." among them), bounded.

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { FileTree } from "../model/file-tree.js";
@@ -13,6 +13,9 @@ import {
 import { splitTemplateOutput } from "../model/helm/template-output.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type ProgramResult, runProgram } from "../util/run-program.js";
+import type { Resolver } from "./bounded-fetch.js";
+import { fetchChartArchive } from "./chart-fetch.js";
+import { ChartSources } from "./chart-sources.js";
 import { type HelmEnvironment, helmEnvironment } from "./helm-environment.js";
 
 // The edge that runs helm for the pure core. A request's output is cached on disk by a digest of
@@ -21,10 +24,14 @@ import { type HelmEnvironment, helmEnvironment } from "./helm-environment.js";
 // no helm process, and a source commit renders identically every time. A chart version from a
 // repository or registry is fetched once into the cache and used from there ever after.
 //
-// Helm runs with an environment of its own: no kubeconfig, no user repositories or registry
-// logins, no plugins, temporary homes; only the proxy and CA variables pass through. Output and time
-// are bounded. Failures of `helm template` are cached like output (they are a function of the same
-// inputs); a fetch that fails or a run that times out is not, and is tried again on the next load.
+// Charts from repositories and registries are fetched by gitfleet itself (chart-fetch.ts), through
+// the chart-source policy and a bounded client, and helm is handed the local archive: helm never
+// reaches the network. It runs with an environment of its own: no kubeconfig, no user repositories or
+// registry logins, no plugins, no proxies, temporary homes; its output, time, memory and CPU time are
+// bounded (util/run-program.ts). Failures of `helm template` are cached like output (they are a
+// function of the same inputs), a run past its memory bound too; a run that times out is not. A fetch
+// that fails is tried again only after a backoff (30 s, doubling to 15 minutes), answering its error
+// meanwhile, so an unreachable or refused source costs no request per reconcile.
 
 /** What the renderer did since it was made: cache hits, helm template runs and chart fetches. */
 export interface HelmStats {
@@ -34,29 +41,42 @@ export interface HelmStats {
 }
 
 const MAX_OUTPUT = 32 * 2 ** 20;
-const MAX_ARCHIVE_BYTES = 20 * 2 ** 20;
 const MAX_ERROR = 4000;
 const CONCURRENCY = 2;
 const MEMORY_ENTRIES = 512;
-const PASSED_VARIABLES = [
-  "PATH",
-  "HTTP_PROXY",
-  "HTTPS_PROXY",
-  "NO_PROXY",
-  "http_proxy",
-  "https_proxy",
-  "no_proxy",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-];
+const PASSED_VARIABLES = ["PATH"];
+/** The first wait before a failed fetch is tried again, and the longest. */
+const FETCH_BACKOFF_MS = 30_000;
+const MAX_FETCH_BACKOFF_MS = 15 * 60_000;
+
+/** What a renderer is given besides helm's environment. */
+export interface ChartRendererOptions {
+  /** Where charts may be fetched from (default: any public address). */
+  readonly sources?: ChartSources;
+  /** The clock of fetch backoffs (tests move it). */
+  readonly now?: () => number;
+  /** How host names are resolved (default: node:dns; tests give their own). */
+  readonly resolve?: Resolver;
+}
 
 /** Renders chart requests with helm, through a cache. One per process: it keeps recent renders in memory. */
 export class ChartRenderer {
   readonly stats: HelmStats = { hits: 0, helmRuns: 0, fetches: 0 };
   private readonly memory = new Map<string, ChartRender>();
   private readonly archives = new Map<string, Promise<{ path: string; digest: string }>>();
+  private readonly failedFetches = new Map<string, { error: Error; attempts: number; retryAt: number }>();
+  private readonly sources: ChartSources;
+  private readonly now: () => number;
+  private readonly resolve: Resolver | undefined;
 
-  constructor(private readonly environment: HelmEnvironment) {}
+  constructor(
+    private readonly environment: HelmEnvironment,
+    options: ChartRendererOptions = {},
+  ) {
+    this.sources = options.sources ?? (ChartSources.parse([]) as ChartSources);
+    this.now = options.now ?? Date.now;
+    this.resolve = options.resolve;
+  }
 
   /** The renders of the requests, by request key (charts in directories are read from `tree`). */
   async renderAll(requests: readonly ChartRequest[], tree: FileTree): Promise<Map<string, ChartRender>> {
@@ -146,30 +166,42 @@ export class ChartRenderer {
       ];
       this.stats.helmRuns++;
       const result = await this.run(binary, args, work);
-      if (result.code === 0 && !result.truncated && !result.timedOut)
+      if (result.code === 0 && !result.truncated && !result.timedOut && !result.limit)
         return { render: { ok: true, documents: splitTemplateOutput(result.stdout) }, cacheable: true };
       const labels: [string, string][] = [
         ...valuesFiles.map((file, index): [string, string] => [file, request.values[index]?.name ?? file]),
         [chartDir, chartLabel(request.chart)],
         [work, "<work>"],
       ];
-      const error = inRepoPaths(failure(result, labels), request.chart);
-      return { render: { ok: false, error }, cacheable: !result.timedOut };
+      const error = inRepoPaths(failure(result, labels, this.environment), request.chart);
+      return { render: { ok: false, error }, cacheable: !result.timedOut && result.limit !== "killed" };
     } finally {
       await rm(work, { recursive: true, force: true });
     }
   }
 
-  // A chart version from a repository or a registry, fetched once into the cache by its digest.
+  // A chart version from a repository or a registry, fetched once into the cache by its digest; a
+  // failed fetch answers its error until its backoff has passed.
   private archive(
     chart: Exclude<ChartLocation, { kind: "directory" }>,
   ): Promise<{ path: string; digest: string }> {
     const ref = digestOf(JSON.stringify(chart));
+    const failed = this.failedFetches.get(ref);
+    if (failed && this.now() < failed.retryAt) return Promise.reject(failed.error);
     let pending = this.archives.get(ref);
     if (!pending) {
       pending = this.fetchArchive(chart, ref);
       this.archives.set(ref, pending);
-      pending.catch(() => this.archives.delete(ref));
+      pending.then(
+        () => this.failedFetches.delete(ref),
+        (error: unknown) => {
+          this.archives.delete(ref);
+          const attempts = (failed?.attempts ?? 0) + 1;
+          const wait = Math.min(FETCH_BACKOFF_MS * 2 ** (attempts - 1), MAX_FETCH_BACKOFF_MS);
+          const reason = error instanceof Error ? error : new Error(String(error));
+          this.failedFetches.set(ref, { error: reason, attempts, retryAt: this.now() + wait });
+        },
+      );
     }
     return pending;
   }
@@ -185,41 +217,21 @@ export class ChartRenderer {
       const path = join(charts, `${known}.tgz`);
       if (await stat(path).catch(() => undefined)) return { path, digest: known };
     }
-    const binary = this.environment.binary;
-    if (!binary)
+    this.stats.fetches++;
+    const bytes = await fetchChartArchive(chart, {
+      sources: this.sources,
+      plainHttpHosts: this.environment.plainHttpHosts,
+      ...(this.resolve ? { resolve: this.resolve } : {}),
+    }).catch((error: unknown) => {
       throw new Error(
-        "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh",
+        `fetching ${chartLabel(chart)} failed: ${error instanceof Error ? error.message : String(error)}`,
       );
-    const work = await mkdtemp(join(tmpdir(), "gitfleet-helm-pull-"));
-    try {
-      const destination = join(work, "out");
-      await mkdir(destination);
-      const args =
-        chart.kind === "repository"
-          ? ["pull", chart.name, "--repo", chart.repo, "--version", chart.version]
-          : ["pull", chart.reference, "--version", chart.version, ...this.plainHttp(chart.reference)];
-      this.stats.fetches++;
-      const result = await this.run(binary, [...args, "--destination", destination], work);
-      if (result.code !== 0 || result.timedOut)
-        throw new Error(`fetching ${chartLabel(chart)} failed: ${failure(result, [[work, "<work>"]])}`);
-      const [archive] = (await readdir(destination)).filter((name) => name.endsWith(".tgz"));
-      if (!archive) throw new Error(`fetching ${chartLabel(chart)} gave no chart archive`);
-      const bytes = await readFile(join(destination, archive));
-      if (bytes.length > MAX_ARCHIVE_BYTES)
-        throw new Error(`${chartLabel(chart)} is larger than ${MAX_ARCHIVE_BYTES} bytes`);
-      const digest = createHash("sha256").update(bytes).digest("hex");
-      const path = join(charts, `${digest}.tgz`);
-      await writeAtomically(path, bytes);
-      await writeAtomically(refFile, `${digest}\n`);
-      return { path, digest };
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
-  }
-
-  private plainHttp(reference: string): string[] {
-    const host = reference.slice("oci://".length).split("/")[0] ?? "";
-    return this.environment.plainHttpHosts.includes(host) ? ["--plain-http"] : [];
+    });
+    const digest = createHash("sha256").update(bytes).digest("hex");
+    const path = join(charts, `${digest}.tgz`);
+    await writeAtomically(path, bytes);
+    await writeAtomically(refFile, `${digest}\n`);
+    return { path, digest };
   }
 
   private run(binary: string, args: readonly string[], work: string): Promise<ProgramResult> {
@@ -235,11 +247,14 @@ export class ChartRenderer {
       HELM_REPOSITORY_CONFIG: join(work, "repositories.yaml"),
       HELM_REPOSITORY_CACHE: join(work, "repository"),
       KUBECONFIG: join(work, "no-kubeconfig"),
+      // Go's collector works harder near this, well before the hard bound below ends the run.
+      GOMEMLIMIT: `${Math.floor((this.environment.memoryBytes * 0.9) / 2 ** 20)}MiB`,
     });
     return runProgram(binary, args, "", {
       env,
       timeoutMs: this.environment.timeoutMs,
       maxOutput: MAX_OUTPUT,
+      memoryBytes: this.environment.memoryBytes,
     });
   }
 }
@@ -262,9 +277,18 @@ async function writeChart(
 }
 
 // What helm said, with temporary paths named as the user knows them, bounded.
-function failure(result: ProgramResult, labels: readonly [string, string][]): string {
+function failure(
+  result: ProgramResult,
+  labels: readonly [string, string][],
+  environment: HelmEnvironment,
+): string {
   if (result.timedOut) return "helm ran past its timeout (GITFLEET_HELM_TIMEOUT)";
   if (result.truncated) return `helm printed more than ${MAX_OUTPUT} bytes`;
+  if (result.limit === "memory")
+    return `helm ran out of its memory bound (${environment.memoryBytes / 2 ** 20} MiB, GITFLEET_HELM_MEMORY)`;
+  if (result.limit === "cpu")
+    return `helm ran past its CPU-time bound (${environment.timeoutMs / 1000} s, GITFLEET_HELM_TIMEOUT)`;
+  if (result.limit === "killed") return "helm was killed (past its CPU-time bound, or out of memory)";
   let text = result.stderr.trim() || `helm exited with ${result.code}`;
   for (const [path, label] of labels) text = text.split(path).join(label);
   text = text.replace(/^Error: /, "").replace(/\n+Use --debug flag to render out invalid YAML\s*$/, "");
@@ -310,10 +334,18 @@ function checkedRender(value: unknown): ChartRender | undefined {
   return { ok: true, documents };
 }
 
-let shared: ChartRenderer | undefined;
+let shared: { readonly sources: string; readonly renderer: ChartRenderer } | undefined;
 
-/** The process's renderer, from its environment variables (helm-environment.ts). */
-export function defaultChartRenderer(): ChartRenderer {
-  shared ??= new ChartRenderer(helmEnvironment());
-  return shared;
+/**
+ * The process's renderer: helm from its environment variables (helm-environment.ts), charts fetched
+ * from the sources the operator allowed (`entries`, the --chart-source URL prefixes).
+ */
+export function defaultChartRenderer(entries: readonly string[] = []): ChartRenderer {
+  const key = entries.join("\n");
+  if (shared?.sources !== key) {
+    const sources = ChartSources.parse(entries);
+    if ("error" in sources) throw new Error(sources.error);
+    shared = { sources: key, renderer: new ChartRenderer(helmEnvironment(), { sources }) };
+  }
+  return shared.renderer;
 }

@@ -1,15 +1,17 @@
 import { asMap, type JsonMap } from "../model/json.js";
 import type { HookDeletePolicy } from "../model/sync-annotations.js";
 import { HOOK_RUN_ANNOTATION, type HookRecord, type HookRun, hookRunValue } from "../sync/app-pass.js";
+import { hookConflict, isOwnHook } from "../sync/hook-ownership.js";
 import { INVENTORY_NAMESPACE } from "../sync/inventory.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { writeSystemConfigMap } from "./inventory-store.js";
-import { addressOf, type MemberClient, message } from "./member-client.js";
+import { addressOf, MemberApiError, type MemberClient, message } from "./member-client.js";
 
 /**
  * Hooks in a member: what it keeps of their outcomes (a ConfigMap beside the inventory, one entry per
- * app), starting a hook for its phase and rendering (a hook left from an earlier run is deleted
- * first), and deleting hooks as their delete policies say once their outcome is kept.
+ * app), starting a hook for its phase and rendering (a hook gitfleet left from an earlier run is
+ * deleted first; anything else with its identity is a conflict), and deleting hooks as their delete
+ * policies say once their outcome is kept.
  */
 export const HOOK_RECORDS_CONFIGMAP = "gitfleet-hooks";
 
@@ -82,7 +84,12 @@ export async function writeHookRecords(
   return text;
 }
 
-/** Starts hooks: each one's object made afresh for its phase and rendering. Returns, per hook key, why one could not be started. */
+/**
+ * Starts hooks: each one's object made afresh for its phase and rendering. A hook replaces only an
+ * object that is gitfleet's hook of the same app (hook-ownership.ts); any other object with its
+ * identity is a conflict, reported and left alone, and the hook is created (never applied over an
+ * object that appeared meanwhile). Returns, per hook, why it could not be started.
+ */
 export async function startHooks(
   client: MemberClient,
   runs: readonly HookRun[],
@@ -91,17 +98,27 @@ export async function startHooks(
 ): Promise<Map<HookRun, string>> {
   const errors = new Map<HookRun, string>();
   await mapConcurrently(runs, 4, async (run) => {
+    const { identity, app } = run.object;
+    let replacing = false;
     try {
-      const current = live.get(run.object.identity) ?? (await client.get(addressOf(run.object.object)));
+      const current = live.get(identity) ?? (await client.get(addressOf(run.object.object)));
+      if (current && !isOwnHook(current, app)) {
+        errors.set(run, hookConflict(identity, app));
+        return;
+      }
+      replacing = current !== undefined;
       if (current) await deleteAndWait(client, current);
       const metadata = asMap(run.object.object.metadata);
       const annotations = {
         ...asMap(metadata.annotations),
-        [HOOK_RUN_ANNOTATION]: hookRunValue(run.phase, revisionOf(run.object.app)),
+        [HOOK_RUN_ANNOTATION]: hookRunValue(run.phase, revisionOf(app)),
       };
-      await client.apply({ ...run.object.object, metadata: { ...metadata, annotations } }, true);
+      await client.create({ ...run.object.object, metadata: { ...metadata, annotations } });
     } catch (error) {
-      errors.set(run, message(error));
+      const exists = error instanceof MemberApiError && error.code === 409;
+      // An earlier run of its own still being deleted, or someone else's object made meanwhile.
+      const why = replacing ? "its earlier run is still being deleted" : hookConflict(identity, app);
+      errors.set(run, exists ? why : message(error));
     }
   });
   return errors;
@@ -135,6 +152,7 @@ export async function deleteFinishedHooks(
     const current = live.get(run.object.identity);
     const ran = asMap(asMap(current?.metadata).annotations)[HOOK_RUN_ANNOTATION];
     if (!current || ran !== hookRunValue(run.phase, revisionOf(run.object.app))) return;
+    if (!isOwnHook(current, run.object.app)) return;
     await client.delete(addressOf(current), String(asMap(current.metadata).uid ?? "")).catch(() => undefined);
   });
 }

@@ -91,27 +91,28 @@ export class MemberClient {
    * named) applies; `force` takes fields other managers own.
    */
   async apply(object: JsonMap, force: boolean, fieldManager?: string): Promise<JsonMap> {
-    const metadata = asMap(object.metadata);
-    const path = await this.objectPath({
-      apiVersion: String(object.apiVersion),
-      kind: String(object.kind),
-      namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
-      name: String(metadata.name),
-    });
-    const query = new URLSearchParams({
-      fieldManager: fieldManager ?? this.options.fieldManager ?? FIELD_MANAGER,
-    });
+    const path = await this.objectPath(addressOf(object));
+    const query = this.managed(fieldManager);
     if (force) query.set("force", "true");
     return asMap(
       await this.request("PATCH", `${path}?${query.toString()}`, object, "application/apply-patch+yaml"),
     );
   }
 
+  /**
+   * Creates the object (a POST, as kubectl create does): fails with 409 AlreadyExists when one with
+   * its name is there, so nothing another party made in between is taken over.
+   */
+  async create(object: JsonMap, fieldManager?: string): Promise<JsonMap> {
+    const path = await this.objectPath(addressOf(object));
+    const query = this.managed(fieldManager);
+    const collection = path.slice(0, path.lastIndexOf("/"));
+    return asMap(await this.request("POST", `${collection}?${query.toString()}`, object));
+  }
+
   /** A JSON merge patch (an Update, as kubectl patch is) by a field manager, this client's by default. */
   async mergePatch(address: ObjectAddress, patch: JsonMap, fieldManager?: string): Promise<JsonMap> {
-    const query = new URLSearchParams({
-      fieldManager: fieldManager ?? this.options.fieldManager ?? FIELD_MANAGER,
-    });
+    const query = this.managed(fieldManager);
     return asMap(
       await this.request(
         "PATCH",
@@ -120,6 +121,11 @@ export class MemberClient {
         "application/merge-patch+json",
       ),
     );
+  }
+
+  // The query naming the field manager of a write: the one given, else this client's, else gitfleet.
+  private managed(fieldManager: string | undefined): URLSearchParams {
+    return new URLSearchParams({ fieldManager: fieldManager ?? this.options.fieldManager ?? FIELD_MANAGER });
   }
 
   /** The live object, or undefined when it (or its kind) does not exist. */

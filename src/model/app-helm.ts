@@ -44,6 +44,8 @@ import { parseSourceFile, type SourceDocument } from "./yaml-source.js";
  */
 export interface HelmInputs {
   readonly renders: ChartRenders | undefined;
+  /** The most objects one render may hold (the operator's per-app bound). */
+  readonly maxObjects?: number;
   readonly kubeVersion: string;
   readonly apiVersions: readonly string[];
   readonly clusters: readonly ClusterFacts[];
@@ -292,6 +294,12 @@ function readRender(
     reporter.problems.push(...parsed.problems);
     return parsed.documents.filter((source) => source.value !== null && source.value !== undefined);
   });
+  const max = inputs.maxObjects ?? Number.POSITIVE_INFINITY;
+  if (sources.length > max) {
+    const message = `helm chart ${chartLabel(request.chart)} renders more than ${max} objects (the operator's bound, --max-app-objects)`;
+    reporter.report({ origin: definition.origin, path: CHART_PATH, code: "TOO_MANY_OBJECTS", message });
+    return resources;
+  }
   const scoped = withChartCrds(sources, context);
   for (const source of sources) {
     // Install and upgrade hooks run as gitfleet's PreSync and PostSync hooks (as Argo CD maps them);

@@ -1,16 +1,21 @@
 import { allBuilt } from "./app-builds.js";
 import type { FileTree } from "./file-tree.js";
 import { identityOf } from "./identity.js";
+import { asList, asMap } from "./json.js";
 import {
   buildKustomization,
+  DEFAULT_BUILD_OBJECTS,
   KUSTOMIZATION_FILES,
+  type KustomizeResult,
   kustomizationFile,
 } from "./kustomize/build-kustomization.js";
+import { type KustomizeBuilds, receiveBuild } from "./kustomize/built-transfer.js";
 import { type ManifestContext, readManifest } from "./read-manifest.js";
 import { joinPath, normalizePath } from "./repo-path.js";
 import type { Reporter } from "./reporter.js";
 import { RecordingTree } from "./tree-digest.js";
 import type { AppBuilds, AppObject, BuildTarget, Resource } from "./types.js";
+import { parseSourceFile } from "./yaml-source.js";
 
 // Apps built by kustomize. An app whose directory holds a kustomization.yaml, or whose app.yaml has
 // spec.kustomize, is built by gitfleet's kustomize engine: its files are kustomize's inputs, never
@@ -33,6 +38,32 @@ export function appsWithKustomization(tree: FileTree): Set<string> {
   return apps;
 }
 
+/**
+ * Every kustomization directory the tree's Kustomize apps build — each app's default (its
+ * directory, or spec.kustomize.path) and its targets' — known before the fleet is loaded, so the
+ * edge can build them beforehand (off the event loop). Read from paths and the app.yaml files that
+ * name kustomize; an invalid app.yaml makes the load invalid whatever is built.
+ */
+export function kustomizeDirectories(tree: FileTree): string[] {
+  const dirs = new Set<string>();
+  const add = (app: string, relative: unknown) => {
+    const path = normalizePath(joinPath(`apps/${app}`, typeof relative === "string" ? relative : "."));
+    if (path !== undefined && kustomizationFile(tree, path) !== undefined) dirs.add(path);
+  };
+  for (const app of appsWithKustomization(tree)) add(app, ".");
+  for (const [path, bytes] of tree) {
+    const match = /^apps\/([^/]+)\/app\.ya?ml$/.exec(path);
+    if (!match || !new TextDecoder().decode(bytes).includes("kustomize")) continue;
+    for (const document of parseSourceFile(path, bytes).documents) {
+      const spec = asMap(asMap(document.value).spec).kustomize;
+      if (spec === undefined) continue;
+      add(match[1] as string, asMap(spec).path);
+      for (const target of asList(asMap(spec).targets)) add(match[1] as string, asMap(target).path);
+    }
+  }
+  return [...dirs].sort();
+}
+
 /** Whether an app is built by kustomize. */
 export function isKustomizeApp(
   app: string,
@@ -49,19 +80,33 @@ export function buildKustomizeApp(
   definition: AppObject | undefined,
   context: ManifestContext,
   reporter: Reporter,
+  made: MadeBuilds = { maxObjects: DEFAULT_BUILD_OBJECTS },
 ): { resources: Resource[]; builds: AppBuilds } | undefined {
   // Every file the builds look at goes into the input digest: a base elsewhere in the repo that
   // changes re-renders the app.
   const recording = new RecordingTree(tree);
-  const built = buildWithTree(recording, app, definition, context, reporter);
+  const built = buildWithTree(recording, app, definition, { ...context, ...made, recording }, reporter);
   return built && { ...built, builds: { ...built.builds, inputDigest: recording.digest() } };
 }
+
+/**
+ * How an app's kustomizations are built: here (no `builds`), or by the edge beforehand (a worker
+ * thread) — then each directory's build is looked up in `builds`, and one that is not there is
+ * listed in `requested` and reported as not built yet.
+ */
+export interface MadeBuilds {
+  readonly maxObjects: number;
+  readonly builds?: KustomizeBuilds;
+  readonly requested?: Set<string>;
+}
+
+type BuildContext = ManifestContext & MadeBuilds & { readonly recording: RecordingTree };
 
 function buildWithTree(
   tree: FileTree,
   app: string,
   definition: AppObject | undefined,
-  context: ManifestContext,
+  context: BuildContext,
   reporter: Reporter,
 ): { resources: Resource[]; builds: AppBuilds } | undefined {
   const spec = definition?.spec.kustomize;
@@ -124,14 +169,31 @@ function directory(
   return undefined;
 }
 
+// A kustomization's build: made here, or the edge's, whose reads join the app's input digest.
+function madeBuild(tree: FileTree, path: string, context: BuildContext): KustomizeResult {
+  if (!context.builds) return buildKustomization(tree, path, { maxObjects: context.maxObjects });
+  context.requested?.add(path);
+  const made = context.builds.get(path);
+  if (!made) {
+    const file = kustomizationFile(tree, path) ?? path;
+    const message = `${path}/ has not been built: kustomizations are built by gitfleet's build step before loading`;
+    return {
+      objects: [],
+      problems: [{ file, line: 1, column: 1, path: "", severity: "error", code: "RENDER_FAILED", message }],
+    };
+  }
+  for (const seen of made.seen) context.recording.has(seen);
+  return receiveBuild(made, tree);
+}
+
 // One kustomization's objects as the app's resources, by identity; problems go to the reporter.
 function build(
   tree: FileTree,
   path: string,
-  context: ManifestContext,
+  context: BuildContext,
   reporter: Reporter,
 ): Map<string, Resource> {
-  const result = buildKustomization(tree, path);
+  const result = madeBuild(tree, path, context);
   reporter.problems.push(...result.problems);
   const resources = new Map<string, Resource>();
   for (const built of result.objects) {

@@ -1,5 +1,10 @@
 import { buildHelmApp, type HelmInputs } from "./app-helm.js";
-import { appsWithKustomization, buildKustomizeApp, isKustomizeApp } from "./app-kustomize.js";
+import {
+  appsWithKustomization,
+  buildKustomizeApp,
+  isKustomizeApp,
+  type MadeBuilds,
+} from "./app-kustomize.js";
 import { classifyPath, type FileRole } from "./classify.js";
 import { clusterFacts } from "./cluster-affinity.js";
 import { generateControlPlaneApps } from "./controlplane/generated-apps.js";
@@ -7,6 +12,8 @@ import { crdScopes } from "./crd-scopes.js";
 import { compareStrings, type FileTree, sortedPaths } from "./file-tree.js";
 import type { ChartRenders, ChartRequest } from "./helm/chart-request.js";
 import { CLUSTER_SCOPED_KINDS, type GroupKind, groupKind } from "./kinds.js";
+import type { KustomizeBuilds } from "./kustomize/built-transfer.js";
+import { DEFAULT_LOAD_POLICY, type LoadPolicy } from "./load-policy.js";
 import { DEFAULT_KUBERNETES_MINOR } from "./openapi/kubernetes-schemas.js";
 import type { Problem } from "./problem.js";
 import { hasErrors, normalizeProblems } from "./problem.js";
@@ -39,6 +46,8 @@ export interface LoadResult {
   readonly fileCount: number;
   /** The `helm template` runs the fleet's Helm apps need (their renders are loadFleet's third input). */
   readonly charts: readonly ChartRequest[];
+  /** The kustomization directories the fleet's Kustomize apps build, when given builds (the fifth input). */
+  readonly kustomizations: readonly string[];
 }
 
 /**
@@ -67,9 +76,18 @@ export function createParseCache(): ParseCache {
  * Loads and validates a fleet repo tree. Pure: the same tree (and the same chart renders) always give
  * the same result, and no input makes it throw — every defect becomes a problem with file, line and
  * column. Helm apps need `charts`, the renders of the requests a load without them lists
- * (src/helm/load-with-charts.ts runs helm between the two).
+ * (src/builds/load-with-builds.ts runs helm between the two). `policy` is what the operator bounds and
+ * allows (the objects an app may build, the kinds allowed as hooks). Kustomize apps are built here
+ * unless `kustomize` gives their builds (made off the event loop by the edge): then a build that is
+ * missing is listed in `kustomizations` and reported as not built yet.
  */
-export function loadFleet(tree: FileTree, cache?: ParseCache, charts?: ChartRenders): LoadResult {
+export function loadFleet(
+  tree: FileTree,
+  cache?: ParseCache,
+  charts?: ChartRenders,
+  policy: LoadPolicy = DEFAULT_LOAD_POLICY,
+  kustomize?: KustomizeBuilds,
+): LoadResult {
   const reporter = createReporter();
   // 1. Parse every file the layout knows about; YAML and encoding errors become problems.
   const parsed = parseTree(tree, reporter, cache);
@@ -92,17 +110,32 @@ export function loadFleet(tree: FileTree, cache?: ParseCache, charts?: ChartRend
     clusters: typedObjects<Cluster>(objects, "Cluster").map(clusterFacts),
     overrides: typedObjects<Override>(objects, "Override"),
   };
-  const { resources, built, requests } = readResources(tree, parsed, definitions, reporter, cache, helm);
+  const made: MadeBuilds = {
+    maxObjects: policy.maxAppObjects,
+    ...(kustomize ? { builds: kustomize, requested: new Set<string>() } : {}),
+  };
+  const { resources, built, requests } = readResources(tree, parsed, definitions, reporter, cache, {
+    ...helm,
+    maxObjects: policy.maxAppObjects,
+    made,
+  });
   // 4. Assemble the model and run the cross-file rules over it.
   for (const extra of objects.filter((o) => o.kind === "Fleet").slice(1)) {
     const message = "a fleet has one Fleet object (fleet.yaml); remove this one";
     reporter.report({ origin: extra.origin, path: [], code: "DUPLICATE_NAME", message });
   }
   const model = assembleModel(objects, definitions, parsed.appNames, resources, built);
-  runRules({ model, reporter, declared, selections: indexSelections(model) });
+  runRules({ model, reporter, declared, selections: indexSelections(model), policy });
   const problems = normalizeProblems(reporter.problems);
   const fileCount = parsed.fileCount;
-  return { model: hasErrors(problems) ? undefined : model, problems, fileCount, charts: requests };
+  const kustomizations = [...(made.requested ?? [])].sort(compareStrings);
+  return {
+    model: hasErrors(problems) ? undefined : model,
+    problems,
+    fileCount,
+    charts: requests,
+    kustomizations,
+  };
 }
 
 // The objects of one kind, sorted by name. Schema validation is what makes the cast safe: each value
@@ -158,7 +191,7 @@ function readResources(
   definitions: ReadonlyMap<string, AppObject>,
   reporter: Reporter,
   cache: ParseCache | undefined,
-  helm: HelmInputs,
+  helm: HelmInputs & { readonly made: MadeBuilds },
 ): AppReads {
   const isClusterScoped = clusterScopeOf(parsed.manifests.map((m) => m.source));
   const reads: AppReads = { resources: [], built: new Map(), requests: [] };
@@ -171,14 +204,19 @@ function readResources(
       readHelmApp(tree, definition, context, reporter, helm, reads);
     } else if (isKustomizeApp(app, definition, parsed.withKustomization)) {
       builtApps.add(app);
-      const kustomized = buildKustomizeApp(tree, app, definition, context, reporter);
+      const kustomized = buildKustomizeApp(tree, app, definition, context, reporter, helm.made);
       if (!kustomized) continue;
       reads.resources.push(...kustomized.resources);
       reads.built.set(app, kustomized.builds);
     }
   }
   // Files of a built app are its inputs (kustomizations, values), not manifests of their own.
-  for (const { source, app } of parsed.manifests.filter((m) => !builtApps.has(m.app))) {
+  const manifests = withinBound(
+    parsed.manifests.filter((m) => !builtApps.has(m.app)),
+    helm.made.maxObjects,
+    reporter,
+  );
+  for (const { source, app } of manifests) {
     const defaultNamespace = definitions.get(app)?.spec.namespace ?? "default";
     const scope = isRecord(source.value) ? String(isClusterScoped(manifestKind(source.value))) : "";
     const resource = memoRead(
@@ -191,6 +229,35 @@ function readResources(
     if (resource) reads.resources.push(resource);
   }
   return reads;
+}
+
+// The manifests of each app up to the operator's bound; past it, one error and no more of that app.
+function withinBound<T extends { readonly source: SourceDocument; readonly app: string }>(
+  manifests: readonly T[],
+  max: number,
+  reporter: Reporter,
+): T[] {
+  const counts = new Map<string, number>();
+  return manifests.filter(({ source, app }) => {
+    const count = (counts.get(app) ?? 0) + 1;
+    counts.set(app, count);
+    if (count === max + 1) reportTooMany(reporter, source, app, max);
+    return count <= max;
+  });
+}
+
+// An app of more manifests than the operator allows: one error, at the first manifest past the bound.
+function reportTooMany(reporter: Reporter, source: SourceDocument, app: string, max: number): void {
+  reporter.report({
+    origin: {
+      file: source.file,
+      index: source.index,
+      ...(source.item !== undefined ? { item: source.item } : {}),
+    },
+    path: [],
+    code: "TOO_MANY_OBJECTS",
+    message: `app ${app} has more than ${max} objects (the operator's bound, --max-app-objects)`,
+  });
 }
 
 function readHelmApp(

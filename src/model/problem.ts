@@ -33,6 +33,8 @@ export type ProblemCode =
   | "RENDER_FAILED"
   | "DEPENDENCY_CYCLE"
   | "INVALID_ANNOTATION"
+  | "FORBIDDEN_HOOK"
+  | "TOO_MANY_OBJECTS"
   | "HELM_RENDER_FAILED";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */

@@ -48,7 +48,8 @@ export class FileSyntax {
 
   constructor(
     private readonly bytes: Uint8Array,
-    private readonly dialect: YamlDialect,
+    /** How the file's plain scalars are typed (a document rebuilt elsewhere is read the same way). */
+    readonly dialect: YamlDialect,
   ) {}
 
   /** The syntax tree, parsed again unless it is still held. */

@@ -1,7 +1,15 @@
 import { compareStrings } from "../model/file-tree.js";
 import { controlPlaneLines } from "./control-plane-changes.js";
 import { migrationLines } from "./format-migration-plan.js";
-import type { ClusterPlan, DistributionChange, ObjectChange, Plan } from "./plan.js";
+import type { ClusterPlan, DistributionChange, HookConflict, ObjectChange, Plan } from "./plan.js";
+
+/** What a plan says of a hook a live object stands in the way of. */
+export function hookConflictLine(conflict: HookConflict): string {
+  return `${conflict.hook} hook ${conflict.object} (app ${conflict.app}) would replace a live object gitfleet did not make: the hook will not run and the app waits there (rename the hook, or remove that object)`;
+}
+
+const conflictsIn = (plan: Plan, cluster: string) =>
+  (plan.hookConflicts ?? []).filter((c) => c.cluster === cluster);
 
 /** "web: aws-use1 3 → 2, gcp-euw1 3 → 2" — one workload's replicas per cluster, before → after. */
 export function formatDistribution(change: DistributionChange): string {
@@ -44,14 +52,19 @@ export function formatPlanText(plan: Plan): string {
   if (plan.upgrades && plan.upgrades.length > 0)
     lines.push("", "Upgrades (when merged):", ...plan.upgrades.map((l) => `  ${l}`));
   for (const cluster of plan.clusters)
-    lines.push("", `cluster ${cluster.cluster}:`, ...clusterLines(cluster));
+    lines.push(
+      "",
+      `cluster ${cluster.cluster}:`,
+      ...clusterLines(cluster, conflictsIn(plan, cluster.cluster)),
+    );
   return `${lines.join("\n")}\n`;
 }
 
-function clusterLines(cluster: ClusterPlan): string[] {
+function clusterLines(cluster: ClusterPlan, conflicts: readonly HookConflict[]): string[] {
   const secretNote = (change: ObjectChange) =>
-    `${change.secret ? " (Secret: values not shown)" : ""}${change.source ? ` (from ${change.source})` : ""}`;
+    `${change.secret ? " (Secret: values not shown)" : ""}${change.hook ? ` (${change.hook} hook)` : ""}${change.source ? ` (from ${change.source})` : ""}`;
   return [
+    ...conflicts.map((c) => `  ! ${hookConflictLine(c)}`),
     ...(cluster.pruneBlocked
       ? [
           `  ! prune blocked: ${cluster.pruneBlocked.reasons.join("; ")}; nothing is deleted here until a commit adds ${cluster.pruneBlocked.token} to spec.pruning.allowPrune in fleet.yaml`,
@@ -109,14 +122,15 @@ export function formatPlanMarkdown(plan: Plan): string {
     lines.push("", "**Upgrades (when merged)**", "", "```", ...plan.upgrades, "```");
   if (plan.timing?.length)
     lines.push("", "**When it applies**", "", ...plan.timing.map((l) => `- ${escapeMarkdown(l)}`));
-  for (const c of plan.clusters) lines.push("", ...clusterDetails(c));
+  for (const c of plan.clusters) lines.push("", ...clusterDetails(c, conflictsIn(plan, c.cluster)));
   return `${lines.join("\n")}\n`;
 }
 
-function clusterDetails(c: ClusterPlan): string[] {
+function clusterDetails(c: ClusterPlan, conflicts: readonly HookConflict[]): string[] {
   return [
     `<details><summary><b>${c.cluster}</b>: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed</summary>`,
     "",
+    ...conflicts.map((conflict) => `- ⛔ ${escapeMarkdown(hookConflictLine(conflict))}`),
     ...(c.pruneBlocked
       ? [
           `- ⛔ prune blocked: ${escapeMarkdown(c.pruneBlocked.reasons.join("; "))}; nothing is deleted here until a commit adds \`${c.pruneBlocked.token}\` to \`spec.pruning.allowPrune\` in fleet.yaml`,
@@ -144,7 +158,8 @@ function objectLines(changes: readonly ObjectChange[], verb: string): string[] {
 
 // Where an object built by kustomize or Helm came from.
 function from(change: ObjectChange): string {
-  return change.source ? `, from ${escapeMarkdown(change.source)}` : "";
+  const hook = change.hook ? ` (${change.hook} hook)` : "";
+  return `${hook}${change.source ? `, from ${escapeMarkdown(change.source)}` : ""}`;
 }
 
 function indent(text: string, prefix: string): string[] {

@@ -1,7 +1,9 @@
 import { createTwoFilesPatch } from "diff";
 import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
+import { asMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
+import { syncRoleOf } from "../model/sync-annotations.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
@@ -19,6 +21,17 @@ export interface ObjectChange {
   readonly secret: boolean;
   /** What built it, for a built app: "kustomize apps/docs/overlays/prod (target prod)", "helm chart …". */
   readonly source?: string;
+  /** A hook's phases ("PreSync"): made afresh at each run, replacing only its own earlier run. */
+  readonly hook?: string;
+}
+
+/** A hook whose identity a live object holds that is not gitfleet's hook of the app (read with --kubeconfig). */
+export interface HookConflict {
+  readonly cluster: string;
+  /** "ConfigMap kube-system/coredns-conf". */
+  readonly object: string;
+  readonly app: string;
+  readonly hook: string;
 }
 
 /** What one cluster gets from the change. */
@@ -65,6 +78,8 @@ export interface Plan {
   readonly timing?: readonly string[];
   /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
   readonly warnings?: readonly Problem[];
+  /** Hooks that would meet a live object gitfleet did not make: they will not run (read with --kubeconfig). */
+  readonly hookConflicts?: readonly HookConflict[];
   readonly changed: boolean;
 }
 
@@ -177,7 +192,8 @@ function withPruneBudget(
 function describeChange(path: string, object: RenderedObject, old: RenderedObject | undefined): ObjectChange {
   const name = describeManifest(object.object);
   const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
-  const source = object.source ? { source: object.source } : {};
+  const phases = hookPhases(object);
+  const source = { ...(object.source ? { source: object.source } : {}), ...(phases ? { hook: phases } : {}) };
   if (old === undefined || secret) return { path, object: name, secret, ...source };
   const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });
   // Drop the "Index:"/"===" header lines; keep the ---/+++ and hunks.
@@ -252,4 +268,10 @@ function hasChanges(plan: ClusterPlan): boolean {
       plan.frozen.length >
     0
   );
+}
+
+/** A rendered object's hook phases ("PreSync, PostSync"), or undefined when it is not a hook. */
+export function hookPhases(object: RenderedObject): string | undefined {
+  const role = syncRoleOf(asMap(asMap(object.object.metadata).annotations));
+  return role.kind === "hook" ? role.hook.phases.join(", ") : undefined;
 }

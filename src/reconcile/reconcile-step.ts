@@ -5,7 +5,9 @@ import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ChartRenders } from "../model/helm/chart-request.js";
+import type { KustomizeBuilds } from "../model/kustomize/built-transfer.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import type { LoadPolicy } from "../model/load-policy.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
 import { sameEntries } from "../model/same-entries.js";
@@ -68,6 +70,10 @@ export interface ReconcileInput {
   readonly cache?: ParseCache;
   /** The renders of the tree's Helm charts (loadFleet's third input). */
   readonly charts?: ChartRenders | undefined;
+  /** What the operator bounds and allows (loadFleet's fourth input). */
+  readonly policy?: LoadPolicy;
+  /** The builds of the tree's kustomizations, made off the event loop (loadFleet's fifth input). */
+  readonly kustomize?: KustomizeBuilds;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
   readonly observations?: ObservedState;
   /** The key of Secrets' value digests (see render/secrets.ts). */
@@ -96,7 +102,7 @@ export interface ReconcileOutcome {
  * the loading of the fleet plus that app, not a full render.
  */
 export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
-  const loaded = loadFleet(input.tree, input.cache, input.charts);
+  const loaded = loadFleet(input.tree, input.cache, input.charts, input.policy, input.kustomize);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const model = effectiveModel(loaded.model, input.observations);
   // A hosted control plane may not step its versions where Kubernetes and etcd cannot follow.

@@ -1,14 +1,14 @@
 import { parse } from "yaml";
 import { standingScaling } from "../autoscale/autoscaling-round.js";
+import { type BuildSettings, configureBuilds } from "../builds/build-settings.js";
+import { loadFleetWithBuilds } from "../builds/load-with-builds.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
-import { defaultChartRenderer } from "../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../helm/load-with-charts.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { formatValidationReport } from "../model/summary.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
-import { type Plan, planChange } from "../plan/plan.js";
+import { type HookConflict, type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { syncTiming } from "../plan/sync-timing.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
@@ -31,6 +31,7 @@ import { recordedClusters } from "../status/recorded-observations.js";
 import { SOURCE_STATUS_PATH } from "../status/status-files.js";
 import { pruneSettings } from "../sync/desired-objects.js";
 import { type InventoryRecord, inventoryFromStatus } from "../sync/inventory.js";
+import { planHookConflicts } from "./plan-hooks.js";
 import { planMigrations } from "./plan-migrations.js";
 
 export interface PlanRevisionsInput {
@@ -40,12 +41,14 @@ export interface PlanRevisionsInput {
   readonly head: string;
   /** Where gitfleet records what the clusters run: the base is planned on top of it when it exists. */
   readonly statusBranch: string;
-  /** Compare the objects of starting migration batches with what runs (read only). */
+  /** Compare the objects of starting migration batches, and the change's hooks, with what runs (read only). */
   readonly kubeconfig?: string;
   /** With kubeconfig: the directory Clusters' kubeconfigFile names are read from. */
   readonly kubeconfigDir?: string;
   /** The key of Secrets' value digests: both revisions are rendered with it (see render/secrets.ts). */
   readonly secretDigestKey?: Uint8Array;
+  /** What the operator set for builds, for a plan's worker thread (the process's own is set with it). */
+  readonly build?: BuildSettings;
 }
 
 /** A plan, or why there is none: a revision cannot be read, the head is invalid or does not render. */
@@ -66,22 +69,17 @@ const EMPTY: RenderResult = { objects: [], decisions: [], errors: [] };
  * cordoned clusters, the autoscalers' totals), so the plan is exactly what will happen.
  */
 export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutcome> {
-  // The revision is named; the repository's path and the library's words are not.
-  const read = (rev: string) =>
-    readTreeAtRevision(input.repo, rev).catch((error: unknown) => {
-      const unknown = error instanceof Error && error.message.startsWith("unknown revision");
-      throw new RevisionError(
-        unknown
-          ? `unknown revision ${JSON.stringify(rev)}: no such branch, tag or commit`
-          : `the revision ${JSON.stringify(rev)} cannot be read`,
-      );
-    });
-  const [baseTree, headTree] = await Promise.all([read(input.base), read(input.head)]);
+  // A plan's worker thread starts with the defaults: it takes the controller's settings.
+  if (input.build) configureBuilds(input.build);
+  const [baseTree, headTree] = await Promise.all([
+    readRevision(input.repo, input.base),
+    readRevision(input.repo, input.head),
+  ]);
   // The head must be valid: a plan of an invalid change would promise what cannot be applied.
-  const head = await loadFleetWithCharts(headTree, defaultChartRenderer());
+  const head = await loadFleetWithBuilds(headTree);
   if (!head.model) return { error: formatValidationReport(`${input.repo}@${input.head}`, head), notes: [] };
   const notes: string[] = [];
-  const base = await loadFleetWithCharts(baseTree, defaultChartRenderer());
+  const base = await loadFleetWithBuilds(baseTree);
   if (!base.model) notes.push(`the base revision ${input.base} is invalid; planning against an empty fleet`);
   // A version step the hosted control planes cannot take makes the change as invalid as a schema error.
   const steps = versionStepProblems(base.model, head.model, headTree);
@@ -111,18 +109,7 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     pruneSettings(head.model, headRender.decisions),
     statusTree ? recordedInventories(statusTree) : undefined,
   );
-  const migrations = await planMigrations({
-    base: base.model,
-    head: head.model,
-    objects: headRender.objects,
-    statusTree,
-    ...(input.kubeconfig ? { kubeconfig: input.kubeconfig } : {}),
-    ...(input.kubeconfigDir ? { kubeconfigDir: input.kubeconfigDir } : {}),
-  }).catch((error: unknown) => {
-    throw new RevisionError(
-      `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
+  const migrations = await migrationsAgainstLive(input, base.model, head.model, headRender, statusTree);
   const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
   const planned = warnings.length > 0 ? { ...objectsPlan, warnings } : objectsPlan;
   const withMigrations = migrations
@@ -133,8 +120,64 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
       ? { ...withMigrations, upgrades: upgrades.changes, changed: true }
       : withMigrations;
   const timing = syncTiming(upgraded, head.model, headRender.objects, Date.now());
-  const plan = timing.length > 0 ? { ...upgraded, timing } : upgraded;
+  const timed = timing.length > 0 ? { ...upgraded, timing } : upgraded;
+  const hookConflicts = await hooksAgainstLive(input, head.model, headRender, timed);
+  const plan = hookConflicts.length > 0 ? { ...timed, hookConflicts } : timed;
   return { plan, notes };
+}
+
+// A revision's tree. The revision is named; the repository's path and the library's words are not.
+function readRevision(repo: string, rev: string): Promise<FileTree> {
+  return readTreeAtRevision(repo, rev).catch((error: unknown) => {
+    const unknown = error instanceof Error && error.message.startsWith("unknown revision");
+    throw new RevisionError(
+      unknown
+        ? `unknown revision ${JSON.stringify(rev)}: no such branch, tag or commit`
+        : `the revision ${JSON.stringify(rev)} cannot be read`,
+    );
+  });
+}
+
+// The migration batches the change decides; with a kubeconfig, their objects against what runs.
+function migrationsAgainstLive(
+  input: PlanRevisionsInput,
+  base: FleetModel | undefined,
+  head: FleetModel,
+  render: RenderResult,
+  statusTree: FileTree | undefined,
+): ReturnType<typeof planMigrations> {
+  return planMigrations({
+    base,
+    head,
+    objects: render.objects,
+    statusTree,
+    ...(input.kubeconfig ? { kubeconfig: input.kubeconfig } : {}),
+    ...(input.kubeconfigDir ? { kubeconfigDir: input.kubeconfigDir } : {}),
+  }).catch((error: unknown) => {
+    throw new RevisionError(
+      `cannot compare the migration's objects with what runs: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
+}
+
+// With a kubeconfig: the change's hooks that a live object gitfleet did not make stands in the way of.
+async function hooksAgainstLive(
+  input: PlanRevisionsInput,
+  head: FleetModel,
+  render: RenderResult,
+  plan: Plan,
+): Promise<HookConflict[]> {
+  if (!input.kubeconfig) return [];
+  const sources = {
+    kubeconfig: input.kubeconfig,
+    ...(input.kubeconfigDir ? { kubeconfigDir: input.kubeconfigDir } : {}),
+    env: process.env,
+  };
+  return planHookConflicts(head, render.objects, plan, sources).catch((error: unknown) => {
+    throw new RevisionError(
+      `cannot compare the change's hooks with what runs: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
 }
 
 interface RevisionRenders {

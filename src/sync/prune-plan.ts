@@ -4,6 +4,7 @@ import { isControlPlaneApp } from "../model/controlplane/generated-apps.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeObject } from "../model/identity.js";
 import { groupKind, groupOf } from "../model/kinds.js";
+import { PROTECTED_KINDS } from "../model/protected-kinds.js";
 import type { Inventory, InventoryEntry } from "./inventory.js";
 
 /** What decides whether a sync may prune. */
@@ -31,13 +32,6 @@ export interface PruneSettings {
 
 export const DEFAULT_MAX_DELETION_PERCENT = 30;
 
-/** Kinds whose deletion loses data or takes other objects along: never deleted without an explicit token. */
-const PROTECTED_KINDS = new Set([
-  "/Namespace",
-  "/PersistentVolumeClaim",
-  "apiextensions.k8s.io/CustomResourceDefinition",
-]);
-
 export interface PrunePlan {
   /** In the inventory, no longer rendered, and allowed to go: deleted in this order (namespaced first). */
   readonly delete: readonly InventoryEntry[];
@@ -54,7 +48,7 @@ export interface PrunePlan {
 /**
  * What pruning may delete from one cluster: the inventory's objects that the rendered tree no longer
  * holds — never anything outside the inventory. A deletion set larger than the budget, one that
- * includes a Namespace, PVC or CRD (or a hosted control plane's credentials), or one with an object gitfleet adopted rather than created, is
+ * includes a Namespace, PV, PVC or CRD (or a hosted control plane's credentials), or one with an object gitfleet adopted rather than created, is
  * blocked as a whole until a commit names its token in `allowPrune` (fleet.yaml, or the apps of every
  * object in the set). The token digests the cluster, the exact set and `pruneBase` — the source
  * commit the cluster ran when the deletion was reviewed — so it lets through neither a later,

@@ -35,6 +35,7 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
   log: { kind: "edge", imports: [] },
   source: { kind: "edge", imports: MODEL },
   helm: { kind: "edge", imports: [...MODEL, "util"] },
+  builds: { kind: "edge", imports: [...MODEL, "helm", "util"] },
   credentials: { kind: "edge", imports: MODEL },
   git: { kind: "edge", imports: [...PURE, "util"] },
   forge: { kind: "edge", imports: ["util"] },
@@ -44,16 +45,17 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
   metrics: { kind: "edge", imports: PURE },
   controller: {
     kind: "edge",
-    imports: [...PURE, "credentials", "forge", "git", "helm", "kube", "notify", "util", "log"],
+    imports: [...PURE, "builds", "credentials", "forge", "git", "helm", "kube", "notify", "util", "log"],
   },
-  agent: { kind: "edge", imports: [...PURE, "git", "helm", "kube", "controller", "util", "log"] },
-  revisions: { kind: "edge", imports: [...PURE, "git", "helm", "kube", "util"] },
+  agent: { kind: "edge", imports: [...PURE, "builds", "git", "helm", "kube", "controller", "util", "log"] },
+  revisions: { kind: "edge", imports: [...PURE, "builds", "git", "helm", "kube", "util"] },
   server: { kind: "edge", imports: [...PURE, "git", "revisions", "util", "log"] },
   cli: {
     kind: "edge",
     imports: [
       ...PURE,
       "agent",
+      "builds",
       "controller",
       "forge",
       "git",

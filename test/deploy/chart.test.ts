@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { helm, helmBinary } from "../helpers/helm.js";
+import { startProbedServer, statusOf } from "../helpers/probed-server.js";
 
 /**
  * The Helm chart (charts/gitfleet) as helm itself lints and renders it, and the plain manifests
@@ -128,11 +129,66 @@ describe("the Helm chart", () => {
     expect(byKind(docs, "PodDisruptionBudget")[0]?.spec).toMatchObject({ maxUnavailable: 1 });
   });
 
+  it("answers only to its Service's names, localhost and the Ingress host: the Host check is on", async () => {
+    const docs = await render(
+      "ingress.enabled=true",
+      "ingress.host=fleet.example.com",
+      "http.allowedHosts={status.example.com}",
+    );
+    const names = container(docs)
+      .args.filter((arg) => arg.startsWith("--allowed-hosts="))
+      .map((arg) => arg.slice("--allowed-hosts=".length));
+    expect(names).toEqual([
+      "gitfleet",
+      "gitfleet.gitfleet-system",
+      "gitfleet.gitfleet-system.svc",
+      "gitfleet.gitfleet-system.svc.cluster.local",
+      "localhost",
+      "fleet.example.com",
+      "status.example.com",
+    ]);
+    expect(byKind(docs, "Ingress")[0]?.spec).toMatchObject({ rules: [{ host: "fleet.example.com" }] });
+    // The controller's endpoint with exactly these names: a rebinding page's name is refused, the
+    // Service's, the Ingress host's and any address (the kubelet's probes) are answered.
+    const server = await startProbedServer(names);
+    try {
+      const status = (host: string) => statusOf(`${server.url}/healthz`, host);
+      expect(await status("rebind.attacker.example:8080")).toBe(403);
+      expect(await status("gitfleet.gitfleet-system.svc:8080")).toBe(200);
+      expect(await status("fleet.example.com")).toBe(200);
+      expect(await status("localhost:8080")).toBe(200);
+      expect(await status("10.244.1.7:8080")).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses an Ingress without a host", async () => {
+    await expect(render("ingress.enabled=true")).rejects.toThrow(/ingress.enabled needs ingress.host/);
+  });
+
   it.each([
     {
       name: "a ServiceMonitor when asked",
       sets: ["serviceMonitor.enabled=true"],
       check: (docs: Doc[]) => expect(byKind(docs, "ServiceMonitor")).toHaveLength(1),
+    },
+    {
+      name: "the operator's build bounds: chart sources, hook kinds and objects per app as flags",
+      sets: [
+        "builds.chartSources={https://charts.example.com/stable,oci://ghcr.io/org}",
+        "builds.allowHookKinds={Namespace}",
+        "builds.maxAppObjects=5000",
+      ],
+      check: (docs: Doc[]) =>
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--chart-source=https://charts.example.com/stable",
+            "--chart-source=oci://ghcr.io/org",
+            "--allow-hook-kind=Namespace",
+            "--max-app-objects=5000",
+          ]),
+        ),
     },
     {
       name: "no sync: --no-sync and no members' kubeconfig",

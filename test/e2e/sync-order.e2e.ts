@@ -209,4 +209,75 @@ describe("hooks and sync waves on a real API server", () => {
       /migrate:1\.1\.0$/,
     );
   }, 600_000);
+
+  it("never replaces what an operator made: a hook whose identity a live object holds is a conflict, the object keeps its uid", async () => {
+    // What an operator made with kubectl create: a Namespace with a ConfigMap in it, and a ConfigMap.
+    await client.raw("POST", "/api/v1/namespaces?fieldManager=kubectl-create", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "prod-db" },
+    });
+    await client.raw("POST", "/api/v1/namespaces/prod-db/configmaps?fieldManager=kubectl-create", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "precious" },
+      data: { data: "IMPORTANT" },
+    });
+    await client.raw("POST", "/api/v1/namespaces/shop/configmaps?fieldManager=kubectl-create", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "settings" },
+      data: { mode: "operator" },
+    });
+    const uidOf = async (path: string) => String(asMap((await get(path))?.metadata).uid);
+    const before = {
+      namespace: await uidOf("/api/v1/namespaces/prod-db"),
+      precious: await uidOf("/api/v1/namespaces/prod-db/configmaps/precious"),
+      settings: await uidOf("/api/v1/namespaces/shop/configmaps/settings"),
+    };
+    const ops = fileTreeFromText({
+      ...Object.fromEntries(
+        [...fleet("1.1.0")].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]),
+      ),
+      "apps/ops/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ops\nspec:\n  namespace: shop\n",
+      "apps/ops/hooks.yaml":
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod-db\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  annotations:\n    argocd.argoproj.io/hook: PreSync\ndata:\n  mode: hook\n",
+      "placements/ops.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ops\nspec:\n  apps: [ops]\n",
+    });
+    commitTree(repo.dir, ops, "ops: hooks");
+    // The operator allows Namespace hooks, so only the sync's ownership check stands in the way.
+    const controller = await pushController(
+      repo.dir,
+      planes.kubeconfig,
+      {},
+      {
+        policy: { maxAppObjects: 10_000, hookKinds: new Set(["/Namespace"]) },
+      },
+    );
+    const reported = () =>
+      asMap(asMap(asMap(statusFile(repo.dir, appStatusPath("ops")).observed)[CLUSTER]).hooks);
+    const deadline = Date.now() + 120_000;
+    while (
+      Date.now() < deadline &&
+      !String(reported()["PreSync ConfigMap shop/settings"] ?? "").includes("conflict")
+    ) {
+      await controller.round();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    for (let i = 0; i < 3; i++) await controller.round();
+    expect(String(reported()["PreSync ConfigMap shop/settings"])).toContain(
+      "conflict: ConfigMap shop/settings exists and is not a hook gitfleet made for app ops",
+    );
+    expect(String(reported()["PreSync Namespace prod-db"])).toContain("conflict: Namespace prod-db exists");
+    expect({
+      namespace: await uidOf("/api/v1/namespaces/prod-db"),
+      precious: await uidOf("/api/v1/namespaces/prod-db/configmaps/precious"),
+      settings: await uidOf("/api/v1/namespaces/shop/configmaps/settings"),
+    }).toEqual(before);
+    expect(asMap((await get("/api/v1/namespaces/shop/configmaps/settings"))?.data)).toEqual({
+      mode: "operator",
+    });
+  }, 300_000);
 });

@@ -4,9 +4,10 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { appBuildsFor, loadFleetWithBuilds } from "../../src/builds/load-with-builds.js";
 import { ChartRenderer } from "../../src/helm/chart-renderer.js";
+import { ChartSources } from "../../src/helm/chart-sources.js";
 import { helmEnvironment } from "../../src/helm/helm-environment.js";
-import { chartRendersFor, loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
 import type { FileTree } from "../../src/model/file-tree.js";
 import { createParseCache } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
@@ -84,9 +85,17 @@ function fleet(helmSpec: string, extra: Record<string, string | null> = {}): Fil
 
 const IN_REPO = `    chart: chart\n    valuesFiles: [values-common.yaml]\n    values:\n      image: {tag: "2.5.0"}\n${TARGETS}`;
 
-function renderer(cacheDir: string, plainHttpHosts: string[] = []): ChartRenderer {
+// A renderer with its own cache; `allowed` are the chart sources the operator lists (loopback
+// repositories and registries are refused unless listed).
+function renderer(
+  cacheDir: string,
+  allowed: readonly string[] = [],
+  plainHttpHosts: string[] = [],
+): ChartRenderer {
   const environment = helmEnvironment({ GITFLEET_HELM: binary, GITFLEET_CACHE_DIR: cacheDir });
-  return new ChartRenderer({ ...environment, plainHttpHosts });
+  const sources = ChartSources.parse(allowed);
+  if ("error" in sources) throw new Error(sources.error);
+  return new ChartRenderer({ ...environment, plainHttpHosts }, { sources });
 }
 
 // What `helm template` prints for the chart with these values files, as objects by identity, hooks
@@ -143,7 +152,7 @@ function objectsOf(resources: Iterable<Resource>): Map<string, unknown> {
   return new Map([...resources].map((r) => [`${r.kind}/${r.name}`, r.object]));
 }
 
-function shopApp(loaded: Awaited<ReturnType<typeof loadFleetWithCharts>>): App {
+function shopApp(loaded: Awaited<ReturnType<typeof loadFleetWithBuilds>>): App {
   if (!loaded.model) throw new Error(loaded.problems.map(formatProblem).join("\n"));
   return loaded.model.apps.find((a) => a.name === "shop") as App;
 }
@@ -159,10 +168,9 @@ afterAll(() => {
 
 describe("Helm apps", () => {
   it("render a chart in the fleet repo as helm template does, per cluster with its target's values", async () => {
-    const loaded = await loadFleetWithCharts(
-      fleet(IN_REPO, chartFiles("apps/shop/chart")),
-      renderer(join(work, "c1")),
-    );
+    const loaded = await loadFleetWithBuilds(fleet(IN_REPO, chartFiles("apps/shop/chart")), {
+      charts: renderer(join(work, "c1")),
+    });
     const app = shopApp(loaded);
     const builds = app.builds;
     if (!builds) throw new Error("no builds");
@@ -217,7 +225,7 @@ spec:
       ...chartFiles("apps/shop/chart"),
       "overrides/shop-capacity.yaml": override,
     });
-    const loaded = await loadFleetWithCharts(tree, renderer(join(work, "c8")));
+    const loaded = await loadFleetWithBuilds(tree, { charts: renderer(join(work, "c8")) });
     expect(loaded.problems.filter((p) => p.file !== "apps/widgets/crd.yaml")).toEqual([]);
     const app = shopApp(loaded);
     const targets = app.builds?.targets ?? [];
@@ -261,19 +269,21 @@ spec:
         'image: {tag: "2.5.0"}\n',
       ]);
       const fromRepo = shopApp(
-        await loadFleetWithCharts(
+        await loadFleetWithBuilds(
           fleet(`    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${values}`),
-          renderer(join(work, "c2")),
+          { charts: renderer(join(work, "c2"), [`http://${repository.url}`]) },
         ),
       );
       const fromRegistry = shopApp(
-        await loadFleetWithCharts(
+        await loadFleetWithBuilds(
           fleet(`    chart: oci://${registry.url}/charts/shop\n    version: 0.3.1\n${values}`),
-          renderer(join(work, "c2"), [registry.url]),
+          { charts: renderer(join(work, "c2"), [`oci://${registry.url}/charts`], [registry.url]) },
         ),
       );
       const inRepo = shopApp(
-        await loadFleetWithCharts(fleet(IN_REPO, chartFiles("apps/shop/chart")), renderer(join(work, "c2"))),
+        await loadFleetWithBuilds(fleet(IN_REPO, chartFiles("apps/shop/chart")), {
+          charts: renderer(join(work, "c2")),
+        }),
       );
       for (const app of [fromRepo, fromRegistry]) {
         expect(objectsOf(app.builds?.defaults.values() ?? [])).toEqual(expected);
@@ -301,11 +311,11 @@ spec:
       const tree = fleet(
         `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n${TARGETS}`,
       );
-      const first = renderer(cacheDir);
-      const before = shopApp(await loadFleetWithCharts(tree, first));
+      const first = renderer(cacheDir, [`http://${repository.url}`]);
+      const before = shopApp(await loadFleetWithBuilds(tree, { charts: first }));
       expect(first.stats).toEqual({ hits: 0, helmRuns: 2, fetches: 1 });
-      const second = renderer(cacheDir);
-      const after = shopApp(await loadFleetWithCharts(tree, second));
+      const second = renderer(cacheDir, [`http://${repository.url}`]);
+      const after = shopApp(await loadFleetWithBuilds(tree, { charts: second }));
       expect(second.stats).toEqual({ hits: 2, helmRuns: 0, fetches: 0 });
       expect(objectsOf(after.resources)).toEqual(objectsOf(before.resources));
       const requestsBefore = repository.requests.length;
@@ -315,12 +325,12 @@ spec:
           "apps/shop/values-common.yaml": "greeting: changed\n",
         },
       );
-      await loadFleetWithCharts(changed, second);
+      await loadFleetWithBuilds(changed, { charts: second });
       expect(second.stats).toEqual({ hits: 4, helmRuns: 0, fetches: 0 });
       const edited = fleet(
         `    repo: http://${repository.url}\n    chart: shop\n    version: 0.3.1\n    values: {greeting: changed}\n`,
       );
-      await loadFleetWithCharts(edited, second);
+      await loadFleetWithBuilds(edited, { charts: second });
       expect(second.stats).toEqual({ hits: 4, helmRuns: 1, fetches: 0 });
       expect(repository.requests.length).toBe(requestsBefore);
     } finally {
@@ -330,10 +340,9 @@ spec:
 
   it("reports a chart that fails to render at the app's file, and loads no model", async () => {
     const spec = `    chart: chart\n    values:\n      image: {tag: null}\n`;
-    const loaded = await loadFleetWithCharts(
-      fleet(spec, chartFiles("apps/shop/chart")),
-      renderer(join(work, "c4")),
-    );
+    const loaded = await loadFleetWithBuilds(fleet(spec, chartFiles("apps/shop/chart")), {
+      charts: renderer(join(work, "c4")),
+    });
     expect(loaded.model).toBeUndefined();
     const problems = loaded.problems.map(formatProblem);
     expect(problems).toHaveLength(1);
@@ -352,7 +361,7 @@ spec:
       tree: good,
       changedPaths: ALL,
       cache,
-      charts: await chartRendersFor(good, charts, cache),
+      charts: (await appBuildsFor(good, { charts }, cache)).charts,
     });
     expect(first.valid).toBe(true);
     // The chart's Secret is a Secret like any other: its value never reaches the status branch.
@@ -373,7 +382,7 @@ spec:
       tree: bad,
       changedPaths: ["apps/shop/app.yaml"],
       cache,
-      charts: await chartRendersFor(bad, charts, cache),
+      charts: (await appBuildsFor(bad, { charts }, cache)).charts,
     });
     expect(second.valid).toBe(false);
     expect([...second.changes.keys()].filter((path) => path.startsWith("rendered/"))).toEqual([]);
@@ -385,10 +394,9 @@ spec:
 
   it("checks rendered objects against the Kubernetes schema at the template's path", async () => {
     const spec = `    chart: chart\n    values:\n      replicaCount: -4\n`;
-    const loaded = await loadFleetWithCharts(
-      fleet(spec, chartFiles("apps/shop/chart")),
-      renderer(join(work, "c5")),
-    );
+    const loaded = await loadFleetWithBuilds(fleet(spec, chartFiles("apps/shop/chart")), {
+      charts: renderer(join(work, "c5")),
+    });
     expect(loaded.problems.map(formatProblem)).toEqual([
       "apps/shop/chart/templates/deployment.yaml:12:13: error: /spec/replicas: must be greater than or equal to 0, not -4 [SCHEMA_VIOLATION]",
     ]);
@@ -427,7 +435,7 @@ spec:
     ],
   ])("refuses %s at the App's field, running no helm", async (_name, spec, message) => {
     const charts = renderer(join(work, "c6"));
-    const loaded = await loadFleetWithCharts(fleet(spec, chartFiles("apps/shop/chart")), charts);
+    const loaded = await loadFleetWithBuilds(fleet(spec, chartFiles("apps/shop/chart")), { charts: charts });
     expect(loaded.model).toBeUndefined();
     expect(loaded.problems.map(formatProblem).join("\n")).toContain(`apps/shop/app.yaml:`);
     expect(loaded.problems.map(formatProblem).join("\n")).toContain(message);
@@ -439,10 +447,9 @@ spec:
       ...helmEnvironment({ GITFLEET_CACHE_DIR: join(work, "c7"), PATH: "" }),
       binary: undefined,
     };
-    const loaded = await loadFleetWithCharts(
-      fleet(IN_REPO, chartFiles("apps/shop/chart")),
-      new ChartRenderer(environment),
-    );
+    const loaded = await loadFleetWithBuilds(fleet(IN_REPO, chartFiles("apps/shop/chart")), {
+      charts: new ChartRenderer(environment),
+    });
     expect(loaded.problems.map(formatProblem).join("\n")).toContain(
       "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh",
     );

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
+import { appBuildsFor, loadFleetWithBuilds } from "../../src/builds/load-with-builds.js";
 import { ChartRenderer } from "../../src/helm/chart-renderer.js";
 import { helmEnvironment } from "../../src/helm/helm-environment.js";
-import { chartRendersFor, loadFleetWithCharts } from "../../src/helm/load-with-charts.js";
 import type { FileTree } from "../../src/model/file-tree.js";
 import type { ChartRenders } from "../../src/model/helm/chart-request.js";
 import { createParseCache, type LoadResult } from "../../src/model/load-fleet.js";
@@ -18,11 +18,11 @@ export function readExampleRepo(): Promise<FileTree> {
 const renderer = new ChartRenderer(helmEnvironment());
 
 /** The renders of a tree's Helm charts (the example fleet has a Helm app), for loadFleet's third input. */
-export function chartsOf(tree: FileTree): Promise<ChartRenders | undefined> {
-  return chartRendersFor(tree, renderer, createParseCache());
+export async function chartsOf(tree: FileTree): Promise<ChartRenders | undefined> {
+  return (await appBuildsFor(tree, { charts: renderer }, createParseCache())).charts;
 }
 
 /** loadFleet with the tree's Helm charts rendered by the pinned helm. */
 export function loadWithCharts(tree: FileTree): Promise<LoadResult> {
-  return loadFleetWithCharts(tree, renderer);
+  return loadFleetWithBuilds(tree, { charts: renderer });
 }

@@ -49,6 +49,8 @@ export async function pushController(
     readonly signingKey?: string;
     /** Told of each status commit the reconciler publishes (as gitfleet run's hooks are). */
     readonly onCommit?: ReconcilerOptions["onCommit"];
+    /** What the operator bounds and allows (the flags of gitfleet run). */
+    readonly policy?: ReconcilerOptions["policy"];
   } = {},
 ) {
   const logger = createLogger({ level: "silent" });
@@ -65,6 +67,7 @@ export async function pushController(
     logger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.onCommit ? { onCommit: options.onCommit } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   const { syncer, controller, prober } = syncingController(reconciler, {
     connections: { kubeconfig, env },

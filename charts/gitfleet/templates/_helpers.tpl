@@ -38,3 +38,20 @@ app.kubernetes.io/instance: {{ .Release.Name }}
       key: {{ .key }}
       optional: true
 {{- end -}}
+
+{{/*
+The host names the controller's HTTP endpoint answers to, space-separated: the Service by each name
+cluster DNS gives it, localhost (kubectl port-forward), the Ingress host and http.allowedHosts.
+*/}}
+{{- define "gitfleet.allowedHosts" -}}
+{{- $service := include "gitfleet.fullname" . -}}
+{{- $namespace := .Release.Namespace -}}
+{{- $names := list $service (printf "%s.%s" $service $namespace) (printf "%s.%s.svc" $service $namespace) (printf "%s.%s.svc.%s" $service $namespace .Values.clusterDomain) "localhost" -}}
+{{- if and .Values.ingress.enabled .Values.ingress.host -}}
+{{- $names = append $names .Values.ingress.host -}}
+{{- end -}}
+{{- range .Values.http.allowedHosts -}}
+{{- $names = append $names . -}}
+{{- end -}}
+{{- $names | uniq | join " " -}}
+{{- end -}}

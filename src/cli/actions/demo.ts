@@ -3,13 +3,12 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { buildController } from "../../controller/build-controller.js";
 import type { ControllerReport } from "../../controller/controller.js";
 import type { Reconciler } from "../../controller/reconciler.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
-import { defaultChartRenderer } from "../../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
 import { createLogger } from "../../log/logger.js";
 import { asList, asMap } from "../../model/json.js";
 import type { ControllerServer } from "../../server/http-server.js";
@@ -42,7 +41,7 @@ export async function runDemo(
   cpSync(EXAMPLE_REPO, repoDir, { recursive: true });
   prepareDemoHelm(repoDir, output);
   await commitAll(repoDir);
-  const model = (await loadFleetWithCharts(await readDirectoryTree(repoDir), defaultChartRenderer())).model;
+  const model = (await loadFleetWithBuilds(await readDirectoryTree(repoDir))).model;
   if (!model) throw new Error("the example fleet does not validate");
   output.out(
     `gitfleet demo: the example fleet is a Git repository in ${repoDir}\n  edit it and commit: the next reconcile writes the change to its gitfleet/status branch\n\n`,

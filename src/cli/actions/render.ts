@@ -1,7 +1,6 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { defaultChartRenderer } from "../../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
+import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { renderFleet } from "../../render/render-fleet.js";
@@ -30,7 +29,7 @@ export async function runRender(
     );
   });
   // 1. Validate: an invalid repo renders nothing.
-  const loaded = await loadFleetWithCharts(tree, defaultChartRenderer());
+  const loaded = await loadFleetWithBuilds(tree);
   if (!loaded.model) {
     output.err(formatValidationReport(dir, loaded));
     return ExitCode.Failed;

@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { defaultChartRenderer } from "../../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
+import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { formatValidationReport } from "../../model/summary.js";
 import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
@@ -34,7 +33,7 @@ export async function runSimulate(options: SimulateOptions, output: CommandOutpu
       `cannot read fleet repo ${options.fromRepo}: ${error instanceof Error ? error.message : String(error)}`,
     );
   });
-  const loaded = await loadFleetWithCharts(tree, defaultChartRenderer());
+  const loaded = await loadFleetWithBuilds(tree);
   if (!loaded.model) {
     output.err(formatValidationReport(options.fromRepo, loaded));
     return ExitCode.Failed;

@@ -1,5 +1,4 @@
-import { defaultChartRenderer } from "../../helm/chart-renderer.js";
-import { loadFleetWithCharts } from "../../helm/load-with-charts.js";
+import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { formatValidationReport, validationReportJson } from "../../model/summary.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -19,7 +18,7 @@ export async function runValidate(
     const reason = error instanceof Error && "code" in error ? String(error.code) : String(error);
     throw new CliError(`cannot read fleet repo ${dir}: ${reason}`);
   });
-  const result = await loadFleetWithCharts(tree, defaultChartRenderer());
+  const result = await loadFleetWithBuilds(tree);
   output.out(options.format === "json" ? validationReportJson(result) : formatValidationReport(dir, result));
   const failed = result.model === undefined || (options.strict && result.problems.length > 0);
   return failed ? ExitCode.Failed : ExitCode.Ok;

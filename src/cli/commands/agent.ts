@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import type { AgentFlags } from "../actions/agent.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import { withGitAuthOptions } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
@@ -11,7 +12,7 @@ export function registerAgent(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    withGitAuthOptions(new Command("agent"))
+    withBuildOptions(withGitAuthOptions(new Command("agent")))
       .description(
         "pull mode: run inside a member cluster, apply rendered/<cluster>/ from a status commit signed by a trusted key, and report on the agent's own branch, <status branch>-agents/<cluster>",
       )
@@ -48,7 +49,8 @@ export function registerAgent(
       )
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
       .option("--log-level <level>", "trace, debug, info, warn or error", "info")
-      .action(async (flags: AgentFlags) => {
+      .action(async (flags: AgentFlags & BuildFlags) => {
+        configureBuildsFrom(flags);
         setExit(await (await import("../actions/agent.js")).runAgent(flags, output));
       }),
   );

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -9,7 +10,7 @@ export function registerDemo(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    new Command("demo")
+    withBuildOptions(new Command("demo"))
       .description(
         "run gitfleet end to end on this machine: the example fleet in a temporary Git repository, a simulated member per cluster, and the controller writing the status branch and syncing the members",
       )
@@ -19,7 +20,8 @@ export function registerDemo(
         "where the dashboard, JSON API and /metrics listen (a busy port falls back to a free one)",
         "127.0.0.1:8080",
       )
-      .action(async (options: { interval: string; listen: string }) => {
+      .action(async (options: { interval: string; listen: string } & BuildFlags) => {
+        configureBuildsFrom(options);
         setExit(
           await (await import("../actions/demo.js")).runDemo(
             output,

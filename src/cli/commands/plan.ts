@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import type { PlanOptions } from "../actions/plan.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import { withForgeOptions } from "../forge-flags.js";
 import type { CommandOutput } from "../output.js";
@@ -12,7 +13,7 @@ export function registerPlan(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    withForgeOptions(new Command("plan"))
+    withBuildOptions(withForgeOptions(new Command("plan")))
       .description(
         "show exactly what each cluster gets from a change: replicas, objects added, changed and removed, with diffs",
       )
@@ -55,7 +56,8 @@ export function registerPlan(
         "after",
         "\nExit codes: 0 no changes, 2 changes, 1 the head revision is invalid or cannot be read.",
       )
-      .action(async (options: PlanOptions) => {
+      .action(async (options: PlanOptions & BuildFlags) => {
+        configureBuildsFrom(options);
         setExit(await (await import("../actions/plan.js")).runPlan(options, output));
       }),
   );

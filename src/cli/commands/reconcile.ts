@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { Command, Option } from "commander";
 import type { LoopFlags } from "../actions/reconcile.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import { DEFAULT_STATUS_BRANCH } from "../defaults.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import { withForgeOptions } from "../forge-flags.js";
@@ -20,7 +21,8 @@ export function registerReconcile(
         "reconcile the fleet repo into the status branch: read the source branch, validate, schedule, render, commit rendered/ and status/",
       )
       .option("--once", "reconcile the branch's tip once and exit (0 valid, 1 the source commit is invalid)")
-      .action(async (flags: LoopFlags) => {
+      .action(async (flags: LoopFlags & BuildFlags) => {
+        configureBuildsFrom(flags);
         setExit(await (await import("../actions/reconcile.js")).runLoop(flags, output, false));
       }),
   );
@@ -96,14 +98,15 @@ export function registerReconcile(
         "--management-context <name>",
         "the context of --management-kubeconfig (default: its current context)",
       )
-      .action(async (flags: LoopFlags) => {
+      .action(async (flags: LoopFlags & BuildFlags) => {
+        configureBuildsFrom(flags);
         setExit(await (await import("../actions/reconcile.js")).runLoop(flags, output, true));
       }),
   );
 }
 
 function loopCommand(name: string): Command {
-  return withGitAuthOptions(new Command(name))
+  return withBuildOptions(withGitAuthOptions(new Command(name)))
     .addOption(
       new Option(
         "--repo <path-or-url>",

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { RenderOptions } from "../actions/render.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
@@ -10,8 +11,8 @@ export function registerRender(
   output: CommandOutput,
   setExit: (code: ExitCodeValue) => void,
 ): void {
-  program
-    .command("render")
+  const command = program.command("render");
+  withBuildOptions(command)
     .description(
       "render the objects each cluster gets (replicas, overrides, tracking, Secret values left out) into OUT/rendered/",
     )
@@ -29,7 +30,8 @@ export function registerRender(
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only)`,
     )
-    .action(async (dir: string, options: RenderOptions) => {
+    .action(async (dir: string, options: RenderOptions & BuildFlags) => {
+      configureBuildsFrom(options);
       setExit(await (await import("../actions/render.js")).runRender(dir, options, output));
     });
 }

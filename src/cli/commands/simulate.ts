@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { SimulateOptions } from "../actions/simulate.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -10,7 +11,7 @@ export function registerSimulate(
   setExit: (code: ExitCodeValue) => void,
 ): void {
   program.addCommand(
-    new Command("simulate")
+    withBuildOptions(new Command("simulate"))
       .description(
         "start a simulated member cluster (the Kubernetes API on 127.0.0.1) for each Cluster of a fleet repo, and write a kubeconfig with a context per cluster",
       )
@@ -30,7 +31,8 @@ export function registerSimulate(
         "after",
         "\nRuns until interrupted (Ctrl-C or SIGTERM). Several processes may each run a subset of the clusters.",
       )
-      .action(async (options: SimulateOptions) => {
+      .action(async (options: SimulateOptions & BuildFlags) => {
+        configureBuildsFrom(options);
         setExit(await (await import("../actions/simulate.js")).runSimulate(options, output));
       }),
   );

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { ValidateOptions } from "../actions/validate.js";
+import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
@@ -10,15 +11,16 @@ export function registerValidate(
   output: CommandOutput,
   setExit: (code: ExitCodeValue) => void,
 ): void {
-  program
-    .command("validate")
+  const command = program.command("validate");
+  withBuildOptions(command)
     .description(
       "check a fleet repo: schemas, manifests and cross-file rules, with file:line:column for every problem",
     )
     .argument("[dir]", "the fleet repo directory", ".")
     .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
     .option("--strict", "treat warnings as errors", false)
-    .action(async (dir: string, options: ValidateOptions) => {
+    .action(async (dir: string, options: ValidateOptions & BuildFlags) => {
+      configureBuildsFrom(options);
       setExit(await (await import("../actions/validate.js")).runValidate(dir, options, output));
     });
 }

@@ -2,11 +2,20 @@ import { type FileTree, sortedPaths } from "../file-tree.js";
 import { asList, isJsonMap, type Json, type JsonMap, valueAt } from "../json.js";
 import type { Problem } from "../problem.js";
 import { joinPath, normalizePath } from "../repo-path.js";
-import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, freshObject, groupOf, nameOf, namespaceOf, withId } from "./built-object.js";
 import { contentHash } from "./content-hash.js";
 import { runGenerators } from "./generators.js";
-import { type FieldPath, fail, type KustomizationContext, problemAt } from "./kustomization-context.js";
+import {
+  BuildLimitError,
+  type BuildState,
+  checkObjects,
+  type FieldPath,
+  fail,
+  type KustomizationContext,
+  parseOnce,
+  problemAt,
+  spend,
+} from "./kustomization-context.js";
 import { fixNameReferences } from "./name-references.js";
 import { applyJson6902Patches, applyMergePatches } from "./patches.js";
 import { applyReplacements } from "./replacements.js";
@@ -68,11 +77,42 @@ export function kustomizationFile(tree: FileTree, dir: string): string | undefin
   return KUSTOMIZATION_FILES.map((name) => joinPath(dir, name)).find((path) => tree.has(path));
 }
 
-/** Builds the kustomization in `dir` (a directory of the tree, "" for its root). Pure. */
-export function buildKustomization(tree: FileTree, dir: string): KustomizeResult {
+/** How much one build may do: the objects one step may hold (the app's bound), and the work. */
+export interface BuildLimits {
+  readonly maxObjects: number;
+  /** Object steps in all (each object each step handles): default WORK_PER_OBJECT × maxObjects. */
+  readonly work?: number;
+}
+
+/** The objects a build may hold unless told otherwise (the default per-app bound). */
+export const DEFAULT_BUILD_OBJECTS = 10_000;
+/** Work allowed per object of the bound: deep overlays of a large base stay well within it. */
+export const WORK_PER_OBJECT = 200;
+
+/**
+ * Builds the kustomization in `dir` (a directory of the tree, "" for its root). Pure. Bounded: a step
+ * that holds more than `limits.maxObjects` objects, or a build that handles more objects in all than
+ * its work bound, stops with one error at the kustomization, whatever its bases do.
+ */
+export function buildKustomization(
+  tree: FileTree,
+  dir: string,
+  limits: BuildLimits = { maxObjects: DEFAULT_BUILD_OBJECTS },
+): KustomizeResult {
   const problems: Problem[] = [];
   const root = normalizePath(dir) ?? "";
-  const built = accumulate(tree, root, { stack: [], expect: "Kustomization", inherited: [] }, problems);
+  const build: BuildState = {
+    parsed: new Map(),
+    maxObjects: limits.maxObjects,
+    work: { left: limits.work ?? WORK_PER_OBJECT * limits.maxObjects },
+  };
+  let built: BuiltObject[];
+  try {
+    built = accumulate(tree, root, { stack: [], expect: "Kustomization", inherited: [], build }, problems);
+  } catch (error) {
+    if (!(error instanceof BuildLimitError)) throw error;
+    return { objects: [], problems: [limitProblem(tree, root, error, limits)] };
+  }
   const named = built.map(withHashSuffix);
   for (const error of fixNameReferences(named))
     problems.push({
@@ -87,15 +127,33 @@ export function buildKustomization(tree: FileTree, dir: string): KustomizeResult
   return { objects: problems.some((p) => p.severity === "error") ? [] : named, problems };
 }
 
+// The one error of a build stopped at a bound, at the kustomization built.
+function limitProblem(tree: FileTree, root: string, error: BuildLimitError, limits: BuildLimits): Problem {
+  const message =
+    error.bound === "objects"
+      ? `this kustomization builds more than ${limits.maxObjects} objects (the operator's bound, --max-app-objects)`
+      : `building this kustomization handles more than ${limits.work ?? WORK_PER_OBJECT * limits.maxObjects} objects in all (bases included over and over); it is stopped`;
+  return {
+    file: kustomizationFile(tree, root) ?? root,
+    line: 1,
+    column: 1,
+    path: "",
+    severity: "error",
+    code: "TOO_MANY_OBJECTS",
+    message,
+  };
+}
+
 interface Accumulation {
   readonly stack: readonly string[];
   readonly expect: "Kustomization" | "Component";
   /** What the kustomization that includes a component has built so far. */
   readonly inherited: readonly BuiltObject[];
+  readonly build: BuildState;
 }
 
 function accumulate(tree: FileTree, dir: string, how: Accumulation, problems: Problem[]): BuiltObject[] {
-  const context = open(tree, dir, problems);
+  const context = open(tree, dir, problems, how.build);
   if (!context) return [...how.inherited];
   const spec = context.source.value as JsonMap;
   const kind = typeof spec.kind === "string" ? spec.kind : "Kustomization";
@@ -110,33 +168,79 @@ function accumulate(tree: FileTree, dir: string, how: Accumulation, problems: Pr
     return [...how.inherited];
   }
   const stack = [...how.stack, dir];
-  let objects: BuiltObject[] = [...how.inherited];
+  const objects = new Objects(how.inherited, context);
   asList(spec.resources).forEach((entry, index) => {
     for (const object of resource(entry, ["resources", index], context, stack))
-      objects = added(objects, object, context, ["resources", index]);
+      objects.add(object, ["resources", index]);
   });
-  objects = runGenerators(objects, spec, context);
+  let built = runGenerators(objects.list, spec, context);
   asList(spec.components).forEach((entry, index) => {
     const path = directoryEntry(entry, ["components", index], context, stack);
     if (path !== undefined)
-      objects = accumulate(tree, path, { stack, expect: "Component", inherited: objects }, problems);
+      built = accumulate(
+        tree,
+        path,
+        { stack, expect: "Component", inherited: built, build: how.build },
+        problems,
+      );
   });
-  return transform(objects, spec, context);
+  checkObjects(context, built.length);
+  spend(context, built.length);
+  return transform(built, spec, context);
+}
+
+// The objects a kustomization gathers: an object joins unless one with its kind, namespace and name
+// is there already (an error at the entry that brought it). Checked by key, so gathering n objects
+// costs n steps, and bounded by the build's limit on objects.
+class Objects {
+  readonly list: BuiltObject[];
+  private readonly keys = new Set<string>();
+
+  constructor(
+    inherited: readonly BuiltObject[],
+    private readonly context: KustomizationContext,
+  ) {
+    this.list = [...inherited];
+    for (const built of inherited) this.keys.add(idKey(built.object));
+  }
+
+  add(object: BuiltObject, at: FieldPath): void {
+    const key = idKey(object.object);
+    if (this.keys.has(key)) {
+      fail(
+        this.context,
+        at,
+        `${String(object.object.kind)} ${nameOf(object.object)} is built twice (from ${object.file})`,
+      );
+      return;
+    }
+    this.keys.add(key);
+    this.list.push(object);
+    checkObjects(this.context, this.list.length);
+  }
+}
+
+function idKey(object: JsonMap): string {
+  return `${String(object.kind)}\0${groupOf(object)}\0${nameOf(object)}\0${namespaceOf(object) || "default"}`;
 }
 
 // Parses a kustomization file and refuses the fields this engine does not build.
-function open(tree: FileTree, dir: string, problems: Problem[]): KustomizationContext | undefined {
+function open(
+  tree: FileTree,
+  dir: string,
+  problems: Problem[],
+  build: BuildState,
+): KustomizationContext | undefined {
   const file = kustomizationFile(tree, dir);
   if (!file) return undefined;
-  const parsed = parseSourceFile(file, tree.get(file) as Uint8Array);
-  problems.push(...parsed.problems);
+  const parsed = parseOnce(build, file, tree.get(file) as Uint8Array, "kubectl", problems);
   const source = parsed.documents[0];
   if (!source) return undefined;
   if (!isJsonMap(source.value)) {
     problems.push(problemAt(source, [], "a kustomization must be a YAML mapping"));
     return undefined;
   }
-  const context: KustomizationContext = { tree, dir, source, problems };
+  const context: KustomizationContext = { tree, dir, source, problems, build };
   for (const key of Object.keys(source.value)) {
     if (REFUSED[key]) fail(context, [key], REFUSED[key], "key");
     else if (!SUPPORTED.has(key))
@@ -190,29 +294,6 @@ function transform(objects: BuiltObject[], spec: JsonMap, context: Kustomization
   return applyReplacements(built, spec, context);
 }
 
-// An object joins the build unless one with its kind, namespace and name is there already.
-function added(
-  objects: BuiltObject[],
-  object: BuiltObject,
-  context: KustomizationContext,
-  at: FieldPath,
-): BuiltObject[] {
-  const same = (o: BuiltObject) =>
-    o.object.kind === object.object.kind &&
-    groupOf(o.object) === groupOf(object.object) &&
-    nameOf(o.object) === nameOf(object.object) &&
-    (namespaceOf(o.object) || "default") === (namespaceOf(object.object) || "default");
-  if (objects.some(same)) {
-    fail(
-      context,
-      at,
-      `${String(object.object.kind)} ${nameOf(object.object)} is built twice (from ${object.file})`,
-    );
-    return objects;
-  }
-  return [...objects, object];
-}
-
 // One entry of `resources`: a file of manifests, or a directory with a kustomization of its own.
 function resource(
   entry: Json,
@@ -233,11 +314,16 @@ function resource(
     return [];
   }
   const path = normalizePath(joinPath(context.dir, entry));
-  if (path !== undefined && context.tree.has(path)) return manifests(context.tree, path, context.problems);
+  if (path !== undefined && context.tree.has(path)) return manifests(context, path);
   const dir = directoryEntry(entry, at, context, stack);
   return dir === undefined
     ? []
-    : accumulate(context.tree, dir, { stack, expect: "Kustomization", inherited: [] }, context.problems);
+    : accumulate(
+        context.tree,
+        dir,
+        { stack, expect: "Kustomization", inherited: [], build: context.build },
+        context.problems,
+      );
 }
 
 function isRemote(entry: string): boolean {
@@ -291,9 +377,9 @@ function directoryEntry(
 }
 
 // The Kubernetes objects of one manifest file (a List's items each count).
-function manifests(tree: FileTree, path: string, problems: Problem[]): BuiltObject[] {
-  const parsed = parseSourceFile(path, tree.get(path) as Uint8Array, "kustomize");
-  problems.push(...parsed.problems);
+function manifests(context: KustomizationContext, path: string): BuiltObject[] {
+  const { tree, problems, build } = context;
+  const parsed = parseOnce(build, path, tree.get(path) as Uint8Array, "kustomize", problems);
   const objects: BuiltObject[] = [];
   for (const document of parsed.documents) {
     if (!isJsonMap(document.value)) continue;
@@ -303,7 +389,9 @@ function manifests(tree: FileTree, path: string, problems: Problem[]): BuiltObje
           objects.push(freshObject(structuredClone(item), { ...document, value: item, item: index }));
       });
     else objects.push(freshObject(structuredClone(document.value), document));
+    checkObjects(context, objects.length);
   }
+  spend(context, objects.length);
   return objects;
 }
 

@@ -1,7 +1,36 @@
 import type { FileTree } from "../file-tree.js";
 import type { Problem } from "../problem.js";
 import { joinPath, normalizePath } from "../repo-path.js";
-import { locate, type SourceDocument } from "../yaml-source.js";
+import {
+  locate,
+  type ParsedFile,
+  parseSourceFile,
+  type SourceDocument,
+  type YamlDialect,
+} from "../yaml-source.js";
+
+/**
+ * What one build shares across its kustomizations: files parsed once (a base included by many
+ * overlays is read once), and its bounds — the objects any step may hold, and the work left (each
+ * object a step handles costs one), so that bases that include each other many times over fail in
+ * a bounded time instead of growing without end.
+ */
+export interface BuildState {
+  readonly parsed: Map<string, ParsedFile>;
+  readonly maxObjects: number;
+  readonly work: { left: number };
+}
+
+/** Why a build stopped before its end: too many objects at one step, or too much work. */
+export class BuildLimitError extends Error {
+  override readonly name = "BuildLimitError";
+  constructor(
+    readonly bound: "objects" | "work",
+    readonly limit: number,
+  ) {
+    super(bound);
+  }
+}
 
 /** One kustomization being built: where it is, its parsed file, and where its problems go. */
 export interface KustomizationContext {
@@ -10,6 +39,36 @@ export interface KustomizationContext {
   readonly dir: string;
   readonly source: SourceDocument;
   readonly problems: Problem[];
+  readonly build: BuildState;
+}
+
+/** Counts work done on `objects` objects; past the build's bound, the build stops (BuildLimitError). */
+export function spend(context: KustomizationContext, objects: number): void {
+  const { work } = context.build;
+  work.left -= objects;
+  if (work.left < 0) throw new BuildLimitError("work", 0);
+}
+
+/** Checks that a step holds no more objects than the build allows (BuildLimitError past it). */
+export function checkObjects(context: KustomizationContext, objects: number): void {
+  if (objects > context.build.maxObjects) throw new BuildLimitError("objects", context.build.maxObjects);
+}
+
+/** A file of the tree parsed once per build (its problems reported the first time). */
+export function parseOnce(
+  build: BuildState,
+  path: string,
+  bytes: Uint8Array,
+  dialect: YamlDialect,
+  problems: Problem[],
+): ParsedFile {
+  const key = `${dialect}\0${path}`;
+  const known = build.parsed.get(key);
+  if (known) return known;
+  const parsed = parseSourceFile(path, bytes, dialect);
+  problems.push(...parsed.problems);
+  build.parsed.set(key, parsed);
+  return parsed;
 }
 
 /** Path of a field in the kustomization file, for locating a problem. */

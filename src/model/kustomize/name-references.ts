@@ -11,17 +11,36 @@ import { REFERENCE_FIELDS, type ReferenceField, type Referent } from "./referenc
 /** Renames references in place; returns the references that match more than one object. */
 export function fixNameReferences(objects: readonly BuiltObject[]): string[] {
   const errors: string[] = [];
+  const byKind = new Map<string, BuiltObject[]>();
+  for (const built of objects) pushTo(byKind, String(built.object.kind), built);
   for (const [referent, fields] of REFERENCE_FIELDS) {
-    const candidates = objects.filter((o) => o.previousIds.length > 0 && isReferent(o.object, referent));
+    const candidates = (byKind.get(referent.kind) ?? []).filter(
+      (o) => o.previousIds.length > 0 && isReferent(o.object, referent),
+    );
     if (candidates.length === 0) continue;
+    const byName = namesOf(candidates);
     for (const field of fields)
-      for (const referrer of objects.filter((o) => o.object.kind === field.referrer))
+      for (const referrer of byKind.get(field.referrer) ?? [])
         visit(referrer.object, field.path, (holder, key) => {
-          const error = fixField(holder, key, { referrer, candidates, field });
+          const error = fixField(holder, key, { referrer, candidates, byName, field });
           if (error) errors.push(error);
         });
   }
   return errors;
+}
+
+// The candidates by every name they had: a reference finds its few candidates at once.
+function namesOf(candidates: readonly BuiltObject[]): Map<string, BuiltObject[]> {
+  const byName = new Map<string, BuiltObject[]>();
+  for (const candidate of candidates)
+    for (const name of new Set(candidate.previousIds.map((id) => id.name))) pushTo(byName, name, candidate);
+  return byName;
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function isReferent(object: JsonMap, referent: Referent): boolean {
@@ -31,6 +50,8 @@ function isReferent(object: JsonMap, referent: Referent): boolean {
 interface FieldContext {
   readonly referrer: BuiltObject;
   readonly candidates: readonly BuiltObject[];
+  /** The candidates by each name they had before. */
+  readonly byName: ReadonlyMap<string, readonly BuiltObject[]>;
   readonly field: ReferenceField;
 }
 
@@ -57,7 +78,7 @@ function visit(
 function fixField(holder: JsonMap | Json[], key: string | number, context: FieldContext): string | undefined {
   const value = (holder as Record<string | number, Json>)[key];
   if (typeof value === "string") {
-    const chosen = selectReferral(value, context.candidates, context, (c) =>
+    const chosen = selectReferral(value, context.byName.get(value) ?? [], context, (c) =>
       c.every((o) => nameOf(o.object) === nameOf(c[0]?.object ?? {})),
     );
     if (typeof chosen === "string") return chosen;
@@ -86,7 +107,13 @@ function fixMapping(mapping: JsonMap, context: FieldContext): string | undefined
         nameOf(o.object) === nameOf(c[0]?.object ?? {}) &&
         namespaceOf(o.object) === namespaceOf(c[0]?.object ?? {}),
     );
-  const chosen = selectReferral(mapping.name, candidates, context, sameIds);
+  const named = new Set(context.byName.get(mapping.name) ?? []);
+  const chosen = selectReferral(
+    mapping.name,
+    candidates.filter((c) => named.has(c)),
+    context,
+    sameIds,
+  );
   if (typeof chosen === "string") return chosen;
   if (!chosen) return undefined;
   const chosenNamespace = namespaceOf(chosen.object);

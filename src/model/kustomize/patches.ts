@@ -6,7 +6,14 @@ import { joinPath, normalizePath } from "../repo-path.js";
 import type { JsonPatchOperation } from "../types.js";
 import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, groupOf, nameOf, namespaceOf, withId } from "./built-object.js";
-import { type FieldPath, fail, type KustomizationContext, readRelative } from "./kustomization-context.js";
+import {
+  type FieldPath,
+  fail,
+  type KustomizationContext,
+  parseOnce,
+  readRelative,
+  spend,
+} from "./kustomization-context.js";
 import { compileTarget, hasId, type TargetSelector } from "./select-targets.js";
 
 // A kustomization's patches, with gitfleet's own strategic merge and JSON patch engines:
@@ -140,11 +147,15 @@ function loadPatch(
       ? readRelative(context, at, text)
       : { path: context.source.file, bytes: new TextEncoder().encode(text) };
   if (!read) return undefined;
-  const parsed = parseSourceFile(read.path, read.bytes, "kustomize");
+  // A patch file is parsed once per build (its problems point into it); an inline patch's problems
+  // are said at its entry.
+  const parsed =
+    from === "path"
+      ? parseOnce(context.build, read.path, read.bytes, "kustomize", context.problems)
+      : parseSourceFile(read.path, read.bytes, "kustomize");
   if (parsed.problems.length > 0) {
-    // Problems of a file point into it; those of an inline patch at its entry.
-    if (from === "path") context.problems.push(...parsed.problems);
-    else for (const problem of parsed.problems) fail(context, at, `inline patch: ${problem.message}`);
+    if (from === "inline")
+      for (const problem of parsed.problems) fail(context, at, `inline patch: ${problem.message}`);
     return undefined;
   }
   const values = parsed.documents.map((d) => d.value as Json).filter((v) => v !== null && v !== undefined);
@@ -174,6 +185,7 @@ function patchById(
   context: KustomizationContext,
   at: FieldPath,
 ): BuiltObject[] {
+  spend(context, objects.length);
   const matches = objects.filter((o) => hasId(o, patch));
   const id = `${String(patch.kind)} ${namespaceOf(patch) ? `${namespaceOf(patch)}/` : ""}${nameOf(patch)}`;
   if (matches.length !== 1) {
@@ -196,6 +208,7 @@ function patchTargets(
   context: KustomizationContext,
   at: FieldPath,
 ): BuiltObject[] {
+  spend(context, objects.length);
   const matches = new Set(objects.filter(target));
   return patchObjects(
     objects,

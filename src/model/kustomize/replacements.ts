@@ -1,9 +1,15 @@
 import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../json.js";
 import { splitOutside } from "../selector-query.js";
-import { parseSourceFile } from "../yaml-source.js";
 import { type BuiltObject, groupOf, nameOf, namespaceOf, versionOf } from "./built-object.js";
 import { isClusterScoped } from "./cluster-scoped.js";
-import { type FieldPath, fail, type KustomizationContext, readRelative } from "./kustomization-context.js";
+import {
+  type FieldPath,
+  fail,
+  type KustomizationContext,
+  parseOnce,
+  readRelative,
+  spend,
+} from "./kustomization-context.js";
 import { compileTarget } from "./select-targets.js";
 
 // replacements, as kustomize applies them: a value read from one object is copied into
@@ -40,8 +46,7 @@ function loadReplacements(
   if (typeof entry.path !== "string") return [{ value: entry, at }];
   const read = readRelative(context, [...at, "path"], entry.path);
   if (!read) return [];
-  const parsed = parseSourceFile(read.path, read.bytes, "kustomize");
-  context.problems.push(...parsed.problems);
+  const parsed = parseOnce(context.build, read.path, read.bytes, "kustomize", context.problems);
   return parsed.documents
     .flatMap((d) => (Array.isArray(d.value) ? d.value : [d.value as Json]))
     .filter(isJsonMap)
@@ -54,6 +59,7 @@ function replace(
   context: KustomizationContext,
   at: FieldPath,
 ): void {
+  spend(context, objects.length);
   const value = sourceValue(objects, replacement, context, at);
   if (value === undefined) return;
   const targets = asList(replacement.targets);

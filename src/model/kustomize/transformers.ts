@@ -20,6 +20,9 @@ export interface TransformError {
 
 /** Namespace, namePrefix/nameSuffix, labels and annotations, in kustomize's order. Pure. */
 export function applyMetadataTransformers(objects: readonly BuiltObject[], spec: JsonMap): BuiltObject[] {
+  // A kustomization that only gathers its bases changes nothing: its objects are not copied.
+  const fields = ["namespace", "namePrefix", "nameSuffix", "labels", "commonLabels", "commonAnnotations"];
+  if (!fields.some((field) => spec[field] !== undefined)) return [...objects];
   let built = objects.map((o) => ({ ...o, object: structuredClone(o.object) as JsonMap }));
   if (typeof spec.namespace === "string" && spec.namespace !== "")
     built = setNamespace(built, spec.namespace);
@@ -40,6 +43,7 @@ export function applyWorkloadTransformers(
   spec: JsonMap,
   errors: TransformError[] = [],
 ): BuiltObject[] {
+  if (spec.replicas === undefined && spec.images === undefined) return [...objects];
   const built = objects.map((o) => ({ ...o, object: structuredClone(o.object) as JsonMap }));
   asList(spec.replicas).forEach((entry, index) => {
     if (isJsonMap(entry) && !setReplicas(built, entry))

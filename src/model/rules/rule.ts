@@ -1,3 +1,4 @@
+import type { LoadPolicy } from "../load-policy.js";
 import type { Reporter } from "../reporter.js";
 import type { SelectionIndex } from "../selection-index.js";
 import type { FleetModel, GitfleetKind } from "../types.js";
@@ -11,6 +12,8 @@ export interface RuleContext {
   readonly reporter: Reporter;
   readonly declared: DeclaredNames;
   readonly selections: SelectionIndex;
+  /** What the operator bounds and allows (flags, never the repo). */
+  readonly policy: LoadPolicy;
 }
 
 /** A cross-file rule: reads the model, reports findings, returns nothing. */

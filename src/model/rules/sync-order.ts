@@ -1,27 +1,69 @@
-import { explainSyncAnnotations } from "../sync-annotations.js";
-import type { App } from "../types.js";
+import { groupKind } from "../kinds.js";
+import { kindName } from "../load-policy.js";
+import { PROTECTED_KINDS } from "../protected-kinds.js";
+import {
+  ARGO_HOOK_ANNOTATION,
+  explainSyncAnnotations,
+  HELM_HOOK_ANNOTATION,
+  HOOK_ANNOTATION,
+  syncRoleOf,
+} from "../sync-annotations.js";
+import type { App, Resource } from "../types.js";
 import { RememberedFindings } from "./remembered-findings.js";
 import type { RuleContext } from "./rule.js";
 
 /**
  * What orders a sync must be readable before it runs: apps' dependsOn form no cycle (an app in one
- * would wait forever), and the sync-wave, hook and replica-scheduling annotations of every manifest
- * are ones gitfleet reads (a typo would silently sync in the wrong order).
+ * would wait forever), the sync-wave, hook and replica-scheduling annotations of every manifest are
+ * ones gitfleet reads (a typo would silently sync in the wrong order), and no hook is of a kind whose
+ * replacement would delete what someone else keeps.
  */
 export function checkSyncOrder(context: RuleContext): void {
   checkDependencyCycles(context);
   for (const resource of context.model.apps.flatMap((app) => app.resources))
-    remembered.check(context, resource, (own) => {
-      const annotations = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)
-        ?.annotations;
-      for (const problem of explainSyncAnnotations(annotations))
-        own.reporter.report({
-          origin: resource.origin,
-          path: ["metadata", "annotations", problem.key],
-          code: "INVALID_ANNOTATION",
-          message: problem.message,
-        });
-    });
+    remembered.check(
+      context,
+      resource,
+      (own) => {
+        const annotations = (
+          resource.object.metadata as { annotations?: Record<string, unknown> } | undefined
+        )?.annotations;
+        for (const problem of explainSyncAnnotations(annotations))
+          own.reporter.report({
+            origin: resource.origin,
+            path: ["metadata", "annotations", problem.key],
+            code: "INVALID_ANNOTATION",
+            message: problem.message,
+          });
+        checkHookKind(own, resource, annotations);
+      },
+      [context.policy.hookKinds],
+    );
+}
+
+// A hook is made afresh for each run — what held its identity before is deleted — so a hook may not
+// be cluster-scoped or of a kind whose deletion loses data (a Namespace, a PV or PVC, a CRD) unless
+// the operator allows that kind (--allow-hook-kind).
+function checkHookKind(
+  context: RuleContext,
+  resource: Resource,
+  annotations: Readonly<Record<string, unknown>> | undefined,
+): void {
+  if (syncRoleOf(annotations).kind !== "hook") return;
+  const key = groupKind(resource.group, resource.kind);
+  const protectedKind = PROTECTED_KINDS.has(key);
+  if ((resource.namespace !== undefined && !protectedKind) || context.policy.hookKinds.has(key)) return;
+  const annotation =
+    [HOOK_ANNOTATION, ARGO_HOOK_ANNOTATION, HELM_HOOK_ANNOTATION].find(
+      (k) => annotations?.[k] !== undefined,
+    ) ?? HOOK_ANNOTATION;
+  const why = protectedKind ? "deleting one loses what it holds" : "it is cluster-scoped";
+  context.reporter.report({
+    origin: resource.origin,
+    path: ["metadata", "annotations", annotation],
+    code: "FORBIDDEN_HOOK",
+    message: `a ${resource.kind} may not be a hook: each run deletes and makes its hook afresh, and ${why}; make it an ordinary object, or have the operator allow the kind (--allow-hook-kind ${kindName(key)})`,
+  });
 }
 
 const remembered = new RememberedFindings();

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { classifyAddress } from "../../src/util/address-class.js";
+
+describe("classifyAddress", () => {
+  it.each([
+    ["127.0.0.1", "loopback"],
+    ["127.255.255.255", "loopback"],
+    ["126.255.255.255", "public"],
+    ["128.0.0.0", "public"],
+    ["169.254.169.254", "link-local"],
+    ["169.253.255.255", "public"],
+    ["169.255.0.0", "public"],
+    ["10.0.0.1", "private"],
+    ["9.255.255.255", "public"],
+    ["11.0.0.0", "public"],
+    ["172.16.0.0", "private"],
+    ["172.31.255.255", "private"],
+    ["172.15.255.255", "public"],
+    ["172.32.0.0", "public"],
+    ["192.168.1.1", "private"],
+    ["100.64.0.0", "private"],
+    ["100.127.255.255", "private"],
+    ["100.63.255.255", "public"],
+    ["100.128.0.0", "public"],
+    ["0.0.0.0", "unspecified"],
+    ["224.0.0.1", "multicast"],
+    ["255.255.255.255", "reserved"],
+    ["198.18.0.1", "reserved"],
+    ["8.8.8.8", "public"],
+    ["::", "unspecified"],
+    ["::1", "loopback"],
+    ["::2", "reserved"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:7f00:1", "loopback"],
+    ["::ffff:8.8.8.8", "public"],
+    ["::ffff:169.254.169.254", "link-local"],
+    ["64:ff9b::a9fe:a9fe", "link-local"],
+    ["64:ff9b::808:808", "public"],
+    ["2002:7f00:1::", "loopback"],
+    ["2002:808:808::", "public"],
+    ["fe80::1", "link-local"],
+    ["fd00:ec2::254", "private"],
+    ["fc00::1", "private"],
+    ["ff02::1", "multicast"],
+    ["2001:db8::1", "reserved"],
+    ["2606:4700:4700::1111", "public"],
+    ["[::1]", "loopback"],
+    ["fe80::1%eth0", "link-local"],
+    ["not an address", "reserved"],
+  ])("%s is %s", (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+});
