@@ -5,6 +5,7 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { gitfleetAsync, gitfleetCli } from "../helpers/cli.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
+import { pushController } from "../helpers/sync-fleet.js";
 
 /**
  * L1 (security audit): `reconcile --once` said an invalid source commit was valid, and exited 0,
@@ -43,6 +44,18 @@ describe("L1: an invalid commit is invalid however often it is reconciled", () =
     expect(second.stdout).toMatch(/(up-to-date|unchanged) \(invalid, \d+ errors? recorded/);
     expect(second.stdout).not.toMatch(/\(valid/);
     expect(second.code).toBe(1);
+  });
+
+  it("a long-running controller asked again (the up-to-date path) says invalid, with the recorded errors", async () => {
+    const { reconciler } = await pushController(repo, join(dir, "none.kubeconfig"));
+    const first = await reconciler.reconcile();
+    expect(first).toMatchObject({ result: "committed", valid: false });
+    for (let i = 0; i < 2; i++)
+      expect(await reconciler.reconcile()).toMatchObject({
+        result: "up-to-date",
+        valid: false,
+        errors: first.errors,
+      });
   });
 
   it("four controllers racing on it all say invalid and exit 1; one commit is made", async () => {
