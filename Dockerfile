@@ -36,7 +36,8 @@ ENV NODE_ENV=production \
     KUBECONFIG=/etc/gitfleet/kubeconfig \
     GITFLEET_HELM=/usr/local/bin/helm
 # ssh-keygen signs status commits (--signing-key); git and ssh fetch and push SSH remotes (ADR 0015);
-# nothing else is needed at run time. Debian's security updates replace versions in place, so the
+# nothing else is needed at run time (prlimit, which bounds helm's and git's memory and CPU time,
+# comes with util-linux, essential in the base image). Debian's security updates replace versions in place, so the
 # packages are not pinned to one.
 # hadolint ignore=DL3008
 RUN apt-get update \

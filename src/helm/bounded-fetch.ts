@@ -1,7 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP } from "node:net";
+import { isIP, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import type { Admission, ChartSources } from "./chart-sources.js";
 
 /** A fetch's answer: status, the headers gitfleet reads, and the body (bounded). */
@@ -16,6 +22,8 @@ export interface FetchAnswer {
 
 export interface FetchRequest {
   readonly url: URL;
+  /** The operator's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none: connect directly. */
+  readonly proxies?: Proxies;
   /** How the URL was admitted: its source's, or a URL it led to (then checked with admitFollow). */
   readonly admission: Extract<Admission, { ok: true }>;
   readonly maxBytes: number;
@@ -31,6 +39,51 @@ export type Resolver = (
   options: { all: true },
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
+
+/** The proxies the operator's environment names, and the hosts reached without one. */
+export interface Proxies {
+  readonly https?: URL;
+  readonly http?: URL;
+  /** NO_PROXY's entries: host names, domains (".example.com"), "*" for every host. */
+  readonly noProxy: readonly string[];
+}
+
+/** The proxies of an environment: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (or their lowercase spellings). */
+export function proxiesOf(env: Readonly<Record<string, string | undefined>>): Proxies {
+  const url = (...names: string[]) => {
+    const value = names.map((name) => env[name]).find((v) => v !== undefined && v !== "");
+    if (!value) return undefined;
+    try {
+      const parsed = new URL(/^[a-z]+:\/\//i.test(value) ? value : `http://${value}`);
+      return parsed.protocol === "http:" ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const https = url("HTTPS_PROXY", "https_proxy");
+  const http = url("HTTP_PROXY", "http_proxy");
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? "")
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== "");
+  return { ...(https ? { https } : {}), ...(http ? { http } : {}), noProxy };
+}
+
+// The proxy a URL goes through, if any: NO_PROXY's hosts and domains go direct.
+function proxyFor(url: URL, proxies: Proxies | undefined): URL | undefined {
+  if (!proxies) return undefined;
+  const proxy = url.protocol === "https:" ? proxies.https : proxies.http;
+  if (!proxy) return undefined;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const direct = proxies.noProxy.some((entry) => {
+    if (entry === "*") return true;
+    const [name = "", port] = entry.split(/:(?=\d+$)/);
+    if (port !== undefined && port !== (url.port || (url.protocol === "https:" ? "443" : "80"))) return false;
+    const domain = name.replace(/^\*?\./, "");
+    return host === domain || host.endsWith(`.${domain}`);
+  });
+  return direct ? undefined : proxy;
+}
 
 /** Why a fetch failed: what was refused or what went wrong, never what a server answered. */
 export class FetchError extends Error {
@@ -76,16 +129,44 @@ export async function fetchBounded(
   }
 }
 
-function fetchOnce(sources: ChartSources, request: FetchRequest, resolver: Resolver): Promise<FetchAnswer> {
+async function fetchOnce(
+  sources: ChartSources,
+  request: FetchRequest,
+  resolver: Resolver,
+): Promise<FetchAnswer> {
   const { url, admission, what } = request;
-  const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return Promise.reject(new FetchError(`${what}: ${url.protocol} is not fetched`));
+    throw new FetchError(`${what}: ${url.protocol} is not fetched`);
   const literal = url.hostname.replace(/^\[|\]$/g, "");
   if (isIP(literal) !== 0) {
     const refused = sources.refuseAddress(literal, admission);
-    if (refused) return Promise.reject(new FetchError(`${what}: refused: ${refused}`));
+    if (refused) throw new FetchError(`${what}: refused: ${refused}`);
   }
+  const proxy = proxyFor(url, request.proxies);
+  // Through a proxy, the address is resolved and checked here and the proxy is asked for it, so the
+  // proxy cannot resolve the name to another one.
+  const address =
+    proxy && isIP(literal) === 0 ? await checkedAddress(sources, admission, resolver, url, what) : literal;
+  return exchange(request, (fail) => {
+    const headers = { "user-agent": "gitfleet", ...request.headers };
+    if (!proxy)
+      return (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+        method: "GET",
+        headers,
+        lookup: checkedLookup(sources, admission, resolver, (reason) => fail(`refused: ${reason}`)),
+        agent: false,
+      });
+    return proxied(url, proxy, address, headers, fail);
+  });
+}
+
+// One exchange, bounded: the whole of it within the timeout, the body within its size.
+function exchange(
+  request: FetchRequest,
+  start: (fail: (message: string) => void) => ClientRequest,
+): Promise<FetchAnswer> {
+  const { url, admission, what } = request;
+  const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     let settled = false;
     let outgoing: ClientRequest | undefined;
@@ -97,13 +178,7 @@ function fetchOnce(sources: ChartSources, request: FetchRequest, resolver: Resol
       reject(new FetchError(`${what}: ${message}`));
     };
     const timer = setTimeout(() => fail(`no complete answer within ${timeoutMs} ms`), timeoutMs);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    outgoing = send(url, {
-      method: "GET",
-      headers: { "user-agent": "gitfleet", ...request.headers },
-      lookup: checkedLookup(sources, admission, resolver, (reason) => fail(`refused: ${reason}`)),
-      agent: false,
-    });
+    outgoing = start(fail);
     outgoing.on("error", (error: NodeJS.ErrnoException) =>
       fail(error instanceof FetchError ? error.message : `the connection failed (${error.code ?? "error"})`),
     );
@@ -119,6 +194,80 @@ function fetchOnce(sources: ChartSources, request: FetchRequest, resolver: Resol
       );
     });
     outgoing.end();
+  });
+}
+
+// A request through the operator's proxy to the checked address: an https URL through a CONNECT
+// tunnel (TLS to the host's name inside it), an http URL by its absolute form.
+function proxied(
+  url: URL,
+  proxy: URL,
+  address: string,
+  headers: Record<string, string>,
+  fail: (message: string) => void,
+): ClientRequest {
+  const authorization = proxy.username
+    ? {
+        "proxy-authorization": `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`,
+      }
+    : {};
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const target = `${isIP(address) === 6 ? `[${address}]` : address}:${port}`;
+  const via = { host: proxy.hostname, port: Number(proxy.port || 80), agent: false as const };
+  if (url.protocol === "http:")
+    return httpRequest({
+      ...via,
+      method: "GET",
+      path: `http://${target}${url.pathname}${url.search}`,
+      headers: { ...headers, host: url.host, ...authorization },
+    });
+  const servername = url.hostname.replace(/^\[|\]$/g, "");
+  // Node takes a connection made later: the tunnel first, then TLS to the host's name inside it.
+  const tunnelled = (_options: unknown, oncreate: (error: Error | null, socket?: Socket) => void) => {
+    const tunnel = httpRequest({
+      ...via,
+      method: "CONNECT",
+      path: target,
+      headers: { host: target, ...authorization },
+    });
+    tunnel.on("connect", (response: IncomingMessage, raw: Socket) => {
+      if (response.statusCode === 200) return oncreate(null, tlsConnect({ socket: raw, servername }));
+      raw.destroy();
+      fail(`the proxy would not connect (${response.statusCode})`);
+    });
+    tunnel.on("error", (error: NodeJS.ErrnoException) => fail(`the proxy failed (${error.code ?? "error"})`));
+    tunnel.end();
+    return undefined;
+  };
+  // No agent: Node uses createConnection only for a request without one.
+  return httpsRequest(url, {
+    method: "GET",
+    headers,
+    // The returned socket is undefined on purpose: Node waits for `oncreate`.
+    createConnection: tunnelled as unknown as NonNullable<RequestOptions["createConnection"]>,
+  });
+}
+
+// The address a name resolves to, every one checked: the first, or the refusal.
+function checkedAddress(
+  sources: ChartSources,
+  admission: Extract<Admission, { ok: true }>,
+  resolver: Resolver,
+  url: URL,
+  what: string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    resolver(url.hostname, { all: true }, (error, addresses) => {
+      if (error)
+        return reject(new FetchError(`${what}: its name does not resolve (${error.code ?? "error"})`));
+      const refused = addresses.map((a) => sources.refuseAddress(a.address, admission)).find(Boolean);
+      const first = addresses[0];
+      if (refused || !first)
+        return reject(
+          new FetchError(`${what}: refused: ${refused ?? `${admission.origin} resolves to no address`}`),
+        );
+      resolve(first.address);
+    });
   });
 }
 

@@ -6,6 +6,7 @@ import {
   FetchError,
   type FetchRequest,
   fetchBounded,
+  type Proxies,
   type Resolver,
 } from "./bounded-fetch.js";
 import type { Admission, ChartSources } from "./chart-sources.js";
@@ -27,6 +28,8 @@ export interface ChartFetchContext {
   readonly plainHttpHosts: readonly string[];
   /** How host names are resolved (default: node:dns). */
   readonly resolve?: Resolver;
+  /** The operator's proxies (default: none). */
+  readonly proxies?: Proxies;
 }
 
 type Admitted = Extract<Admission, { ok: true }>;
@@ -48,7 +51,8 @@ async function fromRepository(
   context: ChartFetchContext,
 ): Promise<Buffer> {
   const { sources } = context;
-  const fetchOne = (request: FetchRequest) => fetchBounded(sources, request, context.resolve);
+  const fetchOne = (request: FetchRequest) =>
+    fetchBounded(sources, withProxies(request, context), context.resolve);
   const label = chartLabel(chart);
   const base = new URL(chart.repo.endsWith("/") ? chart.repo : `${chart.repo}/`);
   const admission = admit(sources.admitSource(base), `chart repository ${origin(base)}`);
@@ -87,7 +91,8 @@ async function fromRegistry(
   context: ChartFetchContext,
 ): Promise<Buffer> {
   const { sources, plainHttpHosts } = context;
-  const fetchOne = (request: FetchRequest) => fetchBounded(sources, request, context.resolve);
+  const fetchOne = (request: FetchRequest) =>
+    fetchBounded(sources, withProxies(request, context), context.resolve);
   const label = chartLabel(chart);
   const reference = new URL(chart.reference);
   const scheme = plainHttpHosts.includes(reference.host) ? "http" : "https";
@@ -96,7 +101,7 @@ async function fromRegistry(
   const repository = reference.pathname.replace(/^\/+/, "");
   const tag = chart.version.replaceAll("+", "_");
   const get = async (path: string, maxBytes: number, what: string, headers: Record<string, string>) =>
-    fetchBounded(sources, {
+    fetchOne({
       url: new URL(`${api}/v2/${repository}/${path}`),
       admission,
       maxBytes,
@@ -189,6 +194,10 @@ function parseChallenge(header: string): Record<string, string> | undefined {
   for (const [, key, value] of (match[1] as string).matchAll(/([a-zA-Z_]+)="([^"]*)"/g))
     if (key && value !== undefined) params[key.toLowerCase()] = value;
   return params;
+}
+
+function withProxies(request: FetchRequest, context: ChartFetchContext): FetchRequest {
+  return context.proxies ? { ...request, proxies: context.proxies } : request;
 }
 
 function admit(admission: Admission, what: string): Admitted {

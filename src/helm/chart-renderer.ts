@@ -13,7 +13,7 @@ import {
 import { splitTemplateOutput } from "../model/helm/template-output.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type ProgramResult, runProgram } from "../util/run-program.js";
-import type { Resolver } from "./bounded-fetch.js";
+import { type Proxies, proxiesOf, type Resolver } from "./bounded-fetch.js";
 import { fetchChartArchive } from "./chart-fetch.js";
 import { ChartSources } from "./chart-sources.js";
 import { type HelmEnvironment, helmEnvironment } from "./helm-environment.js";
@@ -57,6 +57,8 @@ export interface ChartRendererOptions {
   readonly now?: () => number;
   /** How host names are resolved (default: node:dns; tests give their own). */
   readonly resolve?: Resolver;
+  /** The proxies chart fetches go through (default: HTTPS_PROXY, HTTP_PROXY and NO_PROXY of this process). */
+  readonly proxies?: Proxies;
 }
 
 /** Renders chart requests with helm, through a cache. One per process: it keeps recent renders in memory. */
@@ -68,6 +70,7 @@ export class ChartRenderer {
   private readonly sources: ChartSources;
   private readonly now: () => number;
   private readonly resolve: Resolver | undefined;
+  private readonly proxies: Proxies;
 
   constructor(
     private readonly environment: HelmEnvironment,
@@ -76,6 +79,7 @@ export class ChartRenderer {
     this.sources = options.sources ?? (ChartSources.parse([]) as ChartSources);
     this.now = options.now ?? Date.now;
     this.resolve = options.resolve;
+    this.proxies = options.proxies ?? proxiesOf(process.env);
   }
 
   /** The renders of the requests, by request key (charts in directories are read from `tree`). */
@@ -222,6 +226,7 @@ export class ChartRenderer {
       sources: this.sources,
       plainHttpHosts: this.environment.plainHttpHosts,
       ...(this.resolve ? { resolve: this.resolve } : {}),
+      proxies: this.proxies,
     }).catch((error: unknown) => {
       throw new Error(
         `fetching ${chartLabel(chart)} failed: ${error instanceof Error ? error.message : String(error)}`,

@@ -49,6 +49,7 @@ export function appObserved(
       observed[cluster] = result.reachable
         ? appInCluster(
             result,
+            app,
             result.objects.filter((o) => o.app === app),
           )
         : unreachable(result);
@@ -97,9 +98,11 @@ export function agentReportPath(cluster: string): string {
 /** The agent's report of one sync: the same blocks the controller writes for push-mode clusters. Pure. */
 export function agentReportText(result: ClusterSyncResult, agent: string): string {
   const apps: Record<string, JsonMap> = {};
-  for (const app of [...new Set(result.objects.map((o) => o.app))].sort(compareStrings))
+  const named = [...result.objects.map((o) => o.app), ...(result.hooks ?? []).map((h) => h.app)];
+  for (const app of [...new Set(named)].sort(compareStrings))
     apps[app] = appInCluster(
       result,
+      app,
       result.objects.filter((o) => o.app === app),
     );
   const replicas: Record<string, JsonMap> = {};
@@ -199,8 +202,10 @@ function replicaLines(objects: readonly ObjectResult[]) {
   return { ready, unschedulable, degraded };
 }
 
-function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[]): JsonMap {
-  const health = worstHealth(objects.map((o) => described(o)));
+function appInCluster(result: ClusterSyncResult, app: string, objects: readonly ObjectResult[]): JsonMap {
+  // An app of hooks alone (a migration run as a Job) stands as its hooks do.
+  const hooksAlone = objects.length === 0 ? hookHealth(result, app) : [];
+  const health = worstHealth([...objects.map((o) => described(o)), ...hooksAlone]);
   const { ready, unschedulable, degraded } = replicaLines(objects);
   const problems = objects
     .filter((o) => o.error !== undefined || (o.drift?.length ?? 0) > 0)
@@ -211,7 +216,7 @@ function appInCluster(result: ClusterSyncResult, objects: readonly ObjectResult[
       ...(o.drift?.length ? { drift: [...o.drift] } : {}),
     }));
   const hold = objects.find((o) => o.held !== undefined);
-  const hooks = hookLines(result, objects[0]?.app ?? "");
+  const hooks = hookLines(result, app);
   return {
     health: health.status,
     ...(health.reason ? { reason: health.reason } : {}),
@@ -411,6 +416,19 @@ export const HOLD_KEYS: Readonly<Record<string, string>> = {
   suspend: "suspended",
   window: "syncWindow",
 };
+
+// The health of an app's hooks: a failed one Degraded, one pending or running Progressing.
+function hookHealth(result: ClusterSyncResult, app: string): Health[] {
+  return (result.hooks ?? [])
+    .filter((hook) => hook.app === app)
+    .map((hook) => {
+      const name = `${hook.phase} hook ${describeIdentity(hook.identity)}`;
+      const why = hook.message ? `: ${hook.message}` : "";
+      if (hook.outcome === "Succeeded") return { status: "Healthy" };
+      if (hook.outcome === "Failed") return { status: "Degraded", reason: `${name} failed${why}` };
+      return { status: "Progressing", reason: `${name} ${hook.outcome.toLowerCase()}${why}` };
+    });
+}
 
 // "PreSync batch/Job/shop/migrate" → "Succeeded" (or "Failed: why", "Running"), for status/apps/.
 function hookLines(result: ClusterSyncResult, app: string): Record<string, string> {

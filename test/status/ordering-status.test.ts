@@ -106,4 +106,47 @@ describe("status of an app held in a cluster", () => {
       "PostSync Job shop/smoke": "Failed: Job has reached the specified backoff limit",
     });
   });
+
+  it.each([
+    [[["PreSync", "Succeeded"]], { health: "Healthy" }],
+    [[["PreSync", "Running"]], { health: "Progressing", reason: "PreSync hook Job ops/migrate running" }],
+    [
+      [["PreSync", "Pending", "could not be started: conflict: Job ops/migrate exists …"]],
+      {
+        health: "Progressing",
+        reason:
+          "PreSync hook Job ops/migrate pending: could not be started: conflict: Job ops/migrate exists …",
+      },
+    ],
+    [
+      [["PreSync", "Failed", "backoff limit"]],
+      { health: "Degraded", reason: "PreSync hook Job ops/migrate failed: backoff limit" },
+    ],
+  ] as const)("an app of hooks alone stands as its hooks do: %j", (hooks, expected) => {
+    const text = appObserved(
+      "ops",
+      ["idc-east-1"],
+      new Map([
+        [
+          "idc-east-1",
+          result(
+            [],
+            hooks.map(([phase, outcome, message]) => ({
+              app: "ops",
+              phase,
+              identity: "batch/Job/ops/migrate",
+              outcome,
+              commit: "c",
+              ...(message ? { message } : {}),
+            })),
+          ),
+        ],
+      ]),
+    );
+    const observed = (parse(text) as { observed: Record<string, Record<string, unknown>> }).observed[
+      "idc-east-1"
+    ];
+    expect(observed).toMatchObject(expected);
+    expect(Object.keys((observed?.hooks as object | undefined) ?? {})).toEqual(["PreSync Job ops/migrate"]);
+  });
 });
