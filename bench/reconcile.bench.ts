@@ -8,6 +8,7 @@ import { commitSigner } from "../src/git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../src/git/commit-verifier.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
 import { createLogger } from "../src/log/logger.js";
+import { statusMessage } from "../src/status/status-message.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
 import { type Measurement, peakRssMiB, printMeasurements } from "./measure.js";
@@ -154,7 +155,7 @@ for (const apps of sizes) {
     await loop.publishObserved(
       new Map(appPaths.map((path) => [path, "observed:\n  clusters:\n    cluster-000: {health: Healthy}\n"])),
       new Map([["status/inventory/cluster-000.yaml", "cluster: cluster-000\nobjects: 0\nentries: []\n"]]),
-      "sync: cluster-000",
+      statusMessage("sync", "sync: cluster-000"),
     );
     const observed = await timed("standby: follow one observation commit (100 apps)", () => standby.follow());
     const files = git(dir, "ls-tree", "-r", "--name-only", "gitfleet/status").split("\n").length;

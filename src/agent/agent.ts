@@ -39,6 +39,7 @@ import {
   syncCommitMessage,
 } from "../status/observed-status.js";
 import { appStatusDirectory, appStatusPath, SOURCE_STATUS_PATH } from "../status/status-files.js";
+import { eventKindOf, messageText } from "../status/status-message.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import {
   INVENTORY_NAMESPACE,
@@ -275,6 +276,7 @@ export class Agent {
       );
     let parent = await repo.branchTip(own);
     let current = ownFiles;
+    const message = syncCommitMessage([result], { subject: `agent ${cluster}`, kind: "agent" });
     for (let attempt = 1; attempt <= (this.options.maxAttempts ?? 6); attempt++) {
       const changes = new Map([...wanted].filter(([path, value]) => current.get(path) !== value));
       if (changes.size === 0) return "unchanged";
@@ -282,11 +284,11 @@ export class Agent {
         branch: own,
         parent,
         changes,
-        message: syncCommitMessage([result], `agent ${cluster}`),
+        message: messageText(message),
         trailers: [
           [SOURCE_COMMIT_TRAILER, result.sourceCommit],
           ["Gitfleet-Agent", agent],
-          [EVENT_TRAILER, "agent"],
+          [EVENT_TRAILER, eventKindOf(message)],
         ],
         author: this.author(),
       });

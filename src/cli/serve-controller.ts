@@ -86,7 +86,7 @@ export class ControllerEndpoints {
 
   /** What the controller tells the endpoints: status commits, sync results, rounds (after which dashboards look again). */
   readonly hooks: ControllerHooks = {
-    onCommit: ({ message }) => this.metrics.committed(message),
+    onCommit: ({ kinds }) => this.metrics.committed(kinds),
     onSyncResult: (result) => this.metrics.synced(result),
     onReconcile: (result: ReconcileResult) => {
       this.metrics.reconciled(result);

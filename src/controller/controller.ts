@@ -10,6 +10,7 @@ import { smallest } from "../model/extremes.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
+import type { EventKind } from "../model/trailers.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import {
@@ -40,6 +41,7 @@ import {
 import { recordedVersions, reportedClusters } from "../status/recorded-observations.js";
 import { shardReportText } from "../status/shard-report.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
+import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
 import { worstHealth } from "../sync/health.js";
 import {
   type Inventory,
@@ -115,8 +117,8 @@ export class Controller implements Reconciles {
   private upgrades: UpgradesRound | undefined;
   /** The etcd restores as of the last round: their status and where each cluster's stands. */
   private restores: RestoresRound | undefined;
-  /** Batch state changes not yet named in a commit message ("migration …", "upgrade …", "restore …"). */
-  private unrecorded: string[] = [];
+  /** Batch steps not yet named in a commit message. */
+  private unrecorded: StatusEvent[] = [];
   /** The migration gates and (sharded) the members this replica had when the sync was last asked for. */
   private requestedKey = "";
   /** The agents' reports read from their branches this round. */
@@ -392,11 +394,11 @@ export class Controller implements Reconciles {
   // Migrations and control-plane upgrades advanced one step; their state changes wait for a commit.
   private advancePolicies(state: ReconcileState, syncFiles: ReadonlyMap<string, string>, now: number): void {
     this.migrations = this.advanceMigrations(state, syncFiles, now);
-    this.unrecorded.push(...(this.migrations?.changes ?? []).map((c) => `migration ${c}`));
+    this.unrecorded.push(...steps("migration", this.migrations?.changes));
     this.upgrades = this.advanceUpgrades(state, syncFiles, now);
-    this.unrecorded.push(...(this.upgrades?.changes ?? []).map((c) => `upgrade ${c}`));
+    this.unrecorded.push(...steps("upgrade", this.upgrades?.changes));
     this.restores = this.advanceRestores(state, syncFiles, now);
-    this.unrecorded.push(...(this.restores?.changes ?? []).map((c) => `restore ${c}`));
+    this.unrecorded.push(...steps("restore", this.restores?.changes));
   }
 
   // Where each hosted cluster's etcd restore stands: the last round's, or after a start what the
@@ -523,19 +525,9 @@ export class Controller implements Reconciles {
     return { outcome };
   }
 
-  // The sync's subject first; migration and upgrade state changes after it, each on a line of the body.
-  private observedMessage(results: ReadonlyMap<string, ClusterSyncResult>): string {
-    const changes = this.unrecorded;
-    const synced = syncCommitMessage([...results.values()]);
-    if (changes.length === 0) return synced;
-    const [subject, ...body] = synced.split("\n");
-    const of = (kind: string) =>
-      changes.filter((c) => c.startsWith(`${kind} `)).map((c) => c.slice(kind.length + 1));
-    const parts = ["migration", "upgrade", "restore"].flatMap((kind) => {
-      const lines = of(kind);
-      return lines.length > 0 ? [`${kind}: ${lines.join("; ")}`] : [];
-    });
-    return [`${subject}; ${parts.join("; ")}`, ...body, "", ...changes].join("\n");
+  // The sync's subject first; the batches' steps after it, each on a line of the body.
+  private observedMessage(results: ReadonlyMap<string, ClusterSyncResult>): StatusMessage {
+    return headedBySteps(syncCommitMessage([...results.values()]), this.unrecorded);
   }
 
   // Agents' reports: from their own branches, or (fresher, and the only ones from agents that cannot
@@ -721,6 +713,10 @@ function pairReport(
     health: entry.health as PairReport["health"],
     ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),
   };
+}
+
+function steps(kind: EventKind, lines: readonly string[] | undefined): StatusEvent[] {
+  return (lines ?? []).map((line) => ({ kind, line }));
 }
 
 function hostedClusterNames(model: FleetModel): string[] {

@@ -18,6 +18,7 @@ import { formatProblem } from "../model/problem.js";
 import {
   CONTROLLER_TRAILER,
   EVENT_TRAILER,
+  type EventKind,
   hasStatusTrailers,
   SOURCE_COMMIT_TRAILER,
   trailerBlock,
@@ -33,7 +34,6 @@ import {
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
-import { commitEventKind } from "../status/commit-event.js";
 import { OWNED_DIRECTORIES, statusFileKind, writerOf } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
 import {
@@ -42,6 +42,14 @@ import {
   sourceStatusFromText,
   unbucketedApp,
 } from "../status/status-files.js";
+import {
+  carrying,
+  eventKindOf,
+  eventKindsOf,
+  messageText,
+  type StatusMessage,
+  statusMessage,
+} from "../status/status-message.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -82,8 +90,8 @@ export interface ReconcilerOptions {
   readonly onProgress?: (stage: string) => void;
   /** Told of the source branch's tip at the start of each reconcile, before it is reconciled (commit statuses' pending). */
   readonly onSource?: (sourceCommit: string) => void;
-  /** Called after every status commit this reconciler published, with its message. */
-  readonly onCommit?: (commit: { readonly oid: string; readonly message: string }) => void;
+  /** Called after every status commit this reconciler published, with its message and the kinds of event it records. */
+  readonly onCommit?: (commit: PublishedCommit) => void;
   /**
    * Checked right before the status branch moves: throws when this process may not write (a standby,
    * or a leader whose Lease ran out — see kube/leader-lease.ts). The branch's compare-and-swap stays
@@ -108,7 +116,13 @@ function sameChanges(
   });
 }
 
-/** What one reconcile did. */
+/** A status commit this reconciler published: its id, its message, the kinds of event it records (the trailer's first). */
+export interface PublishedCommit {
+  readonly oid: string;
+  readonly message: string;
+  readonly kinds: readonly EventKind[];
+}
+
 /** One commit of another writer on top of this state: its id, its parent (this state's tip), the state. */
 interface CatchUp {
   readonly tip: string;
@@ -391,7 +405,7 @@ export class Reconciler {
     if (published.status === "moved") return undefined;
     const written = published;
     await this.options.onStage?.("published");
-    this.options.onCommit?.({ oid: written.oid, message });
+    this.published(written.oid, message);
     watch.lap("publish");
     this.landed({ outcome, headTree }, written.oid, attachment, repair);
     if (await repo.compactCache()) {
@@ -412,7 +426,7 @@ export class Reconciler {
         durationsMs: watch.laps(),
         attempt,
       },
-      message.split("\n")[0],
+      message.head.line,
     );
     return { ...base, result: "committed", statusCommit: written.oid, durationsMs: watch.laps() };
   }
@@ -732,7 +746,7 @@ export class Reconciler {
   async publishObserved(
     blocks: ReadonlyMap<string, string>,
     files: ReadonlyMap<string, string>,
-    message: string,
+    message: StatusMessage,
   ): Promise<"committed" | "unchanged" | "moved"> {
     const state = this.state;
     if (!state?.sourceCommit) return "unchanged";
@@ -741,7 +755,7 @@ export class Reconciler {
     const written = await this.publish(this.statusTip, changes, message, state.sourceCommit);
     if (written.status !== "committed") return written.status;
     this.statusTip = written.oid;
-    this.options.onCommit?.({ oid: written.oid, message });
+    this.published(written.oid, message);
     for (const [path, block] of blocks) if (changes.has(path)) this.observed.set(path, block);
     for (const [path, text] of files) this.syncFiles.set(path, text);
     return "committed";
@@ -767,7 +781,7 @@ export class Reconciler {
   private publish(
     parent: string | undefined,
     changes: ReadonlyMap<string, string | null>,
-    message: string,
+    message: StatusMessage,
     sourceCommit: string,
     onWritten?: (written: boolean) => Promise<void>,
   ): Promise<Published> {
@@ -780,15 +794,19 @@ export class Reconciler {
       },
       parent,
       changes,
-      message,
+      message: messageText(message),
       trailers: [
         [SOURCE_COMMIT_TRAILER, sourceCommit],
         [CONTROLLER_TRAILER, this.options.controllerId],
-        [EVENT_TRAILER, commitEventKind(message)],
+        [EVENT_TRAILER, eventKindOf(message)],
       ],
       author: this.author(),
       ...(this.options.sign ? { sign: this.options.sign } : {}),
     });
+  }
+
+  private published(oid: string, message: StatusMessage): void {
+    this.options.onCommit?.({ oid, message: messageText(message), kinds: eventKindsOf(message) });
   }
 
   // The reconcile's changes with each status file's observed block carried over; a removed file loses its block.
@@ -854,18 +872,14 @@ function withAttachment(
 ): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
   if (!attachment || attachment.files.size === 0) return found;
   const notes = attachment.notes;
+  const scaled = notes.map((note) => ({ kind: "scale" as const, line: `autoscale: ${note}` }));
   if (found) {
     const changes = new Map([...found.outcome.changes, ...attachment.files]);
     // An observation step that moved no replica is said by the attachment's lines alone.
-    if (found.outcome.quiet && notes.length > 0)
-      return {
-        ...found,
-        outcome: { ...found.outcome, changes, message: `autoscale: ${notes.join("; ")}` },
-      };
     const message =
-      notes.length > 0
-        ? `${found.outcome.message}\n\n${notes.map((n) => `autoscale: ${n}`).join("\n")}`
-        : found.outcome.message;
+      found.outcome.quiet && notes.length > 0
+        ? statusMessage("scale", `autoscale: ${notes.join("; ")}`)
+        : carrying(found.outcome.message, scaled);
     return { ...found, outcome: { ...found.outcome, changes, message } };
   }
   return {
@@ -873,7 +887,10 @@ function withAttachment(
     outcome: {
       state,
       changes: new Map(attachment.files),
-      message: `autoscale: ${notes.length > 0 ? notes.join("; ") : "autoscalers' status recorded"}`,
+      message: statusMessage(
+        "scale",
+        `autoscale: ${notes.length > 0 ? notes.join("; ") : "autoscalers' status recorded"}`,
+      ),
       valid: true,
       problems: [],
       scope: new Set(),
@@ -895,17 +912,15 @@ function withRepair(
   const note = `repair: the status branch held what gitfleet does not render from source commit ${state.renderedCommit?.slice(0, 7) ?? "(none)"}; ${written} files written again, ${repair.size - written} removed`;
   if (found) {
     const changes = new Map([...repair, ...found.outcome.changes]);
-    return {
-      ...found,
-      outcome: { ...found.outcome, changes, message: `${found.outcome.message}\n\n${note}` },
-    };
+    const message = carrying(found.outcome.message, [{ kind: "reconcile", line: note }]);
+    return { ...found, outcome: { ...found.outcome, changes, message } };
   }
   return {
     headTree: renderedTree,
     outcome: {
       state,
       changes: new Map(repair),
-      message: note,
+      message: statusMessage("reconcile", note),
       valid: true,
       problems: [],
       scope: new Set(),

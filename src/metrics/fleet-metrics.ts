@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { describeIdentity } from "../model/identity.js";
-import { commitEventKind } from "../status/commit-event.js";
+import { EVENT_KINDS, type EventKind } from "../model/trailers.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
@@ -84,7 +84,7 @@ export class FleetMetrics {
     });
     this.statusCommits = new Counter({
       name: "gitfleet_status_commits_total",
-      help: "Status commits published, by kind: reconcile, invalid, failover, scale, rollout, migration, sync.",
+      help: `Status commits published, by kind: ${EVENT_KINDS.join(", ")}.`,
       labelNames: ["kind"],
       registers,
     });
@@ -138,13 +138,12 @@ export class FleetMetrics {
     }
   }
 
-  /** A status commit published. */
-  committed(message: string): void {
-    const [_subject = "", ...body] = message.split("\n");
-    const kind = commitEventKind(message);
+  /** A status commit published, by the kinds of event it records (the first names it). */
+  committed(kinds: readonly EventKind[]): void {
+    const [kind = "reconcile"] = kinds;
     this.statusCommits.inc({ kind });
     if (kind === "failover") this.failovers.inc();
-    if (kind === "scale" || body.some((line) => line.startsWith("autoscale: "))) this.scaleEvents.inc();
+    if (kinds.includes("scale")) this.scaleEvents.inc();
   }
 
   /** One cluster's sync. */

@@ -15,6 +15,7 @@ export const EVENT_KINDS = [
   "rollout",
   "migration",
   "upgrade",
+  "restore",
   "sync",
   "agent",
   "shard",

@@ -1,8 +1,8 @@
 import { type EventKind, eventTrailer, SOURCE_COMMIT_TRAILER, trailerBlock } from "../model/trailers.js";
-import { commitEventKind } from "../status/commit-event.js";
 
 // The status branch's history as a timeline: every status commit is an event. Its Gitfleet-Event
-// trailer says which; commits written before the trailer existed are classified by their subject.
+// trailer says which, as its writer named it; the message is never read for it (a commit without
+// the trailer is a plain reconcile).
 
 export interface TimelineEvent {
   readonly commit: string;
@@ -29,7 +29,7 @@ export function timelineEvent(commit: string, time: string, message: string): Ti
   return {
     commit,
     time,
-    kind: eventTrailer(message) ?? commitEventKind(message),
+    kind: eventTrailer(message) ?? "reconcile",
     subject,
     body,
     ...(source ? { sourceCommit: source } : {}),

@@ -1,5 +1,6 @@
 import { compareStrings } from "../model/file-tree.js";
 import type { WorkloadDecision } from "../render/render-result.js";
+import { type StatusMessage, statusMessage } from "../status/status-message.js";
 
 /** How the objects one cluster gets changed. */
 export interface ClusterCounts {
@@ -29,7 +30,7 @@ const MAX_BODY_LINES = 40;
  * `web: Deployment shop/web 30 replicas a=15 b=15 → a=10 b=10 c=10` when one workload moved — and a
  * body with every distribution change and the object counts per cluster.
  */
-export function changeMessage(summary: ChangeSummary): string {
+export function changeMessage(summary: ChangeSummary): StatusMessage {
   const short = summary.sourceCommit.slice(0, 7);
   const moves = summary.distributions.map(describeMove);
   const counts = [...summary.clusters]
@@ -46,7 +47,7 @@ export function changeMessage(summary: ChangeSummary): string {
     body.length > MAX_BODY_LINES
       ? [...body.slice(0, MAX_BODY_LINES), `… and ${body.length - MAX_BODY_LINES} more`]
       : body;
-  return clipped.length === 0 ? subject : `${subject}\n\n${clipped.join("\n")}`;
+  return statusMessage("reconcile", subject, clipped);
 }
 
 /** The message of a reconcile whose source commit failed validation. */
@@ -54,9 +55,13 @@ export function invalidMessage(
   sourceCommit: string,
   errors: number,
   renderedCommit: string | undefined,
-): string {
+): StatusMessage {
   const kept = renderedCommit ? `rendered/ stays at ${renderedCommit.slice(0, 7)}` : "nothing rendered yet";
-  return `Source ${sourceCommit.slice(0, 7)} is invalid: ${errors} ${plural(errors, "error")}; ${kept}\n\nThe problems are in status/source.yaml.`;
+  return statusMessage(
+    "invalid",
+    `Source ${sourceCommit.slice(0, 7)} is invalid: ${errors} ${plural(errors, "error")}; ${kept}`,
+    ["The problems are in status/source.yaml."],
+  );
 }
 
 function describeMove(move: ChangeSummary["distributions"][number]): string {

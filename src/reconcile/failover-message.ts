@@ -2,6 +2,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
+import { type StatusMessage, statusMessage } from "../status/status-message.js";
 import type { ChangeSummary } from "./commit-message.js";
 
 // The message of a failover status commit: what moved and why, so that the status branch's history
@@ -19,7 +20,7 @@ const MAX_BODY_LINES = 40;
 
 /** A failover commit's message, and whether it has anything to say beyond "status updated". */
 export interface FailoverMessage {
-  readonly text: string;
+  readonly message: StatusMessage;
   /** False when new observations moved no replica and changed no condition (the message says so). */
   readonly moved: boolean;
 }
@@ -56,7 +57,7 @@ export function failoverMessage(input: FailoverMessageInput): FailoverMessage {
       ? [...body.slice(0, MAX_BODY_LINES), `… and ${body.length - MAX_BODY_LINES} more`]
       : body;
   return {
-    text: lines.length > 0 ? `${subject}\n\n${lines.join("\n")}` : subject,
+    message: statusMessage("failover", subject, lines),
     moved: subjectParts.length > 0 || body.length > 0,
   };
 }

@@ -25,6 +25,7 @@ import {
   sourceStatusText,
   unbucketedApp,
 } from "../status/status-files.js";
+import { carrying, type StatusEvent, type StatusMessage, statusMessage } from "../status/status-message.js";
 import { type Affected, ALL, affectedApps } from "./affected-apps.js";
 import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
 import { type FailoverMessage, failoverMessage } from "./failover-message.js";
@@ -84,7 +85,7 @@ export interface ReconcileInput {
 export interface ReconcileOutcome {
   readonly state: ReconcileState;
   readonly changes: ReadonlyMap<string, string | null>;
-  readonly message: string;
+  readonly message: StatusMessage;
   readonly valid: boolean;
   readonly problems: readonly Problem[];
   /** The apps rendered again (ALL for a full render). */
@@ -205,12 +206,11 @@ export function observationStep(
     observations,
   });
   const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
-  const upgraded = [...versionLines(state.model, model), ...restoreLines(state.model, model)];
-  const message = withUpgradeLines(
-    scaled.length === 0 ? failover.text : autoscaleMessage(scaled, failover),
-    upgraded,
-    failover.moved || scaled.length > 0,
-  );
+  const planes = controlPlaneEvents(state.model, model);
+  const moved = failover.moved || scaled.length > 0;
+  const message = moved
+    ? carrying(scaled.length === 0 ? failover.message : autoscaleMessage(scaled, failover), planes)
+    : (planeMessage(planes) ?? failover.message);
   const next: ReconcileState = {
     ...state,
     model,
@@ -220,7 +220,16 @@ export function observationStep(
   };
   // The source did not move: its validation stands as status/source.yaml records it.
   const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
-  return failover.moved || scaled.length > 0 || upgraded.length > 0 ? outcome : { ...outcome, quiet: true };
+  return moved || planes.length > 0 ? outcome : { ...outcome, quiet: true };
+}
+
+// A line per hosted control plane an upgrade batch moved ("upgrade: pc-1: v1.36.1 → v1.36.3") or
+// whose etcd restore moved on ("restore: pc-1: r1 Stopping").
+function controlPlaneEvents(before: FleetModel | undefined, after: FleetModel): StatusEvent[] {
+  return [
+    ...versionLines(before, after).map((line) => ({ kind: "upgrade" as const, line: `upgrade: ${line}` })),
+    ...restoreLines(before, after).map((line) => ({ kind: "restore" as const, line: `restore: ${line}` })),
+  ];
 }
 
 // "pc-1: v1.36.1 → v1.36.3" for each hosted control plane whose version an upgrade batch moved.
@@ -237,19 +246,26 @@ function versionLines(before: FleetModel | undefined, after: FleetModel): string
   });
 }
 
-// An upgrade's version change is the subject when nothing else moved, else a body line each.
-// "pc-1: etcd restore r1 Stopping" for each hosted control plane whose restore moved on.
+// "pc-1: r1 Stopping" for each hosted control plane whose restore moved on.
 function restoreLines(before: FleetModel | undefined, after: FleetModel): string[] {
   const was = before?.controlPlaneRestores ?? new Map();
   return [...(after.controlPlaneRestores ?? new Map())]
     .filter(([cluster, restore]) => JSON.stringify(was.get(cluster)) !== JSON.stringify(restore))
-    .map(([cluster, restore]) => `${cluster}: etcd restore ${restore.name} ${restore.phase}`);
+    .map(([cluster, restore]) => `${cluster}: ${restore.name} ${restore.phase}`);
 }
 
-function withUpgradeLines(message: string, lines: readonly string[], moved: boolean): string {
-  if (lines.length === 0) return message;
-  if (!moved) return `upgrade: ${lines.join("; ")}`;
-  return `${message}\n\n${lines.map((line) => `upgrade: ${line}`).join("\n")}`;
+// When control planes alone moved, they are the commit: the first kind's lines its subject
+// ("upgrade: pc-1: v1.36.1 → v1.36.3; pc-2: …"), the other kind's carried after it.
+function planeMessage(events: readonly StatusEvent[]): StatusMessage | undefined {
+  const first = events[0];
+  if (!first) return undefined;
+  const lead = events.filter((e) => e.kind === first.kind);
+  const prefix = `${first.kind}: `;
+  const subject = `${prefix}${lead.map((e) => e.line.slice(prefix.length)).join("; ")}`;
+  return carrying(
+    statusMessage(first.kind, subject),
+    events.filter((e) => e.kind !== first.kind),
+  );
 }
 
 /**
@@ -293,11 +309,14 @@ function effectiveModel(model: FleetModel, observations: ObservedState | undefin
 }
 
 // A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,
-// it speaks first and the scaling follows in the body.
-function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage): string {
-  if (failover.moved) return `${failover.text}\n\n${scaled.map((line) => `autoscale: ${line}`).join("\n")}`;
-  const subject = `autoscale: ${scaled.join("; ")}`;
-  return scaled.length > 1 ? `${subject}\n\n${scaled.join("\n")}` : subject;
+// it speaks first and the scaling follows it.
+function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage): StatusMessage {
+  if (failover.moved)
+    return carrying(
+      failover.message,
+      scaled.map((line) => ({ kind: "scale", line: `autoscale: ${line}` })),
+    );
+  return statusMessage("scale", `autoscale: ${scaled.join("; ")}`, scaled.length > 1 ? scaled : []);
 }
 
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {
@@ -442,7 +461,7 @@ function invalidOutcome(state: ReconcileState, input: ReconcileInput, loaded: Lo
 function finish(
   state: ReconcileState,
   candidates: ReadonlyMap<string, string | null>,
-  message: string,
+  message: StatusMessage,
   verdict: { readonly valid: boolean; readonly problems: readonly Problem[] },
   scope: Affected,
   summary: ChangeSummary | undefined,

@@ -6,10 +6,12 @@ import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { capacityRecord } from "../model/node-capacity.js";
 import { oneLine } from "../model/one-line.js";
 import { servedApisRecord } from "../model/served-apis.js";
+import type { EventKind } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
+import { type StatusMessage, statusMessage } from "./status-message.js";
 
 // status/apps/<app>.yaml and status/clusters/<cluster>.yaml have two writers: the reconcile writes
 // what gitfleet decided, the sync appends what it observed in an `observed:` block, always last. Each
@@ -289,10 +291,18 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   return observed;
 }
 
-/** A sync status commit's message: the subject ("sync", or "agent <cluster>"), then per cluster what was applied, pruned, blocked or unreachable. */
-export function syncCommitMessage(results: readonly ClusterSyncResult[], subject = "sync"): string {
+/**
+ * A sync status commit's message: the subject ("sync", or "agent <cluster>"), then per cluster what
+ * was applied, pruned, blocked or unreachable. Its event: `rollout` when a cluster took a change,
+ * else `sync` (an agent's commits are `agent`).
+ */
+export function syncCommitMessage(
+  results: readonly ClusterSyncResult[],
+  writer: { readonly subject: string; readonly kind: EventKind } | undefined = undefined,
+): StatusMessage {
   const parts: string[] = [];
   const lines: string[] = [];
+  let applied = false;
   for (const result of [...results].sort((a, b) => compareStrings(a.cluster, b.cluster))) {
     if (!result.reachable) {
       parts.push(`${result.cluster} unreachable`);
@@ -300,6 +310,7 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[], subject
       continue;
     }
     const changed = result.objects.filter((o) => !["unchanged", "drifted", "held"].includes(o.action)).length;
+    applied ||= changed > 0;
     const health = worstHealth(result.objects.map((o) => o.health)).status;
     parts.push(`${result.cluster} ${health}`);
     const details = [
@@ -311,7 +322,8 @@ export function syncCommitMessage(results: readonly ClusterSyncResult[], subject
     lines.push(`${result.cluster}: ${details.join(", ")}; ${health}`);
     lines.push(...credentialLines(result.cluster, result.credentials));
   }
-  return `${subject}: ${parts.join(", ")}\n\n${lines.join("\n")}`;
+  const kind = writer?.kind ?? (applied ? "rollout" : "sync");
+  return statusMessage(kind, `${writer?.subject ?? "sync"}: ${parts.join(", ")}`, lines);
 }
 
 // Per hosted cluster, each credential's fingerprint and expiry (what changes only when it is

@@ -4,6 +4,7 @@ import { Reconciler } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { appStatusPath } from "../../src/status/status-files.js";
+import { statusMessage } from "../../src/status/status-message.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 
@@ -128,7 +129,7 @@ describe("replicas of one controller", () => {
       await leader.publishObserved(
         new Map([[appStatusPath("web"), block]]),
         new Map([["status/inventory/east.yaml", inventory]]),
-        "sync: east",
+        statusMessage("sync", "sync: east"),
       ),
     ).toBe("committed");
     expect(await standby.follow()).toBe("replayed");

@@ -1,24 +1,30 @@
 import { describe, expect, it } from "vitest";
+import { EVENT_KINDS } from "../../src/model/trailers.js";
 import { timelineEvent } from "../../src/observe/timeline.js";
-import { commitEventKind } from "../../src/status/commit-event.js";
 
 describe("status commits as timeline events", () => {
+  const trailers = (kind?: string) =>
+    `\n\nSource-Commit: ${"f".repeat(40)}\nGitfleet-Controller: gitfleet@host${kind ? `\nGitfleet-Event: ${kind}` : ""}\n`;
+
+  it.each(EVENT_KINDS.map((kind) => [kind]))("reads the kind %s from the trailer alone", (kind) => {
+    // A subject that reads like another kind does not change what the writer recorded.
+    const event = timelineEvent(
+      "c".repeat(40),
+      "2026-11-30T08:00:00.000Z",
+      `failover: west${trailers(kind)}`,
+    );
+    expect(event.kind).toBe(kind);
+  });
+
   it.each([
-    ["Reconcile 1a6aa62: 8 apps changed (arena, catalog, …)", [], "reconcile"],
-    ["web: Deployment shop/web 6 replicas east=3 west=3 → east=6", [], "reconcile"],
-    ["Source 1a6aa62 is invalid: 2 errors; rendered/ stays at 0b1c2d3", [], "invalid"],
-    ["failover: cluster west Unreachable for 75s; web 10 → east +5, north +5", [], "failover"],
-    ["autoscale: storefront-api: hpa 8 → 12 (cpu 90% > 65%)", [], "scale"],
+    ["no Gitfleet-Event trailer", `failover: cluster west Unreachable for 75s${trailers()}`],
+    ["a kind gitfleet does not write", `failover: west${trailers("meltdown")}`],
     [
-      "sync: east Healthy, west Progressing",
-      ["east: 0 applied, 0 pruned; Healthy", "west: 3 applied, 0 pruned; Progressing"],
-      "rollout",
+      "a trailer quoted in the body, not the last paragraph",
+      `failover: west\n\nGitfleet-Event: failover\n\nSigned-off-by: x <x@y>\n`,
     ],
-    ["sync: east Healthy, west Healthy", ["east: 0 applied, 0 pruned; Healthy"], "sync"],
-    ["sync: east Healthy; migration: legacy/test: Syncing → Observing", [], "migration"],
-    ["agent north: north Healthy", [], "agent"],
-  ] as const)("%s → %s", (subject, body, kind) => {
-    expect(commitEventKind([subject, ...body].join("\n"))).toBe(kind);
+  ])("a commit with %s is a reconcile: the subject is never read for a kind", (_, message) => {
+    expect(timelineEvent("c".repeat(40), "2026-11-30T08:00:00.000Z", message).kind).toBe("reconcile");
   });
 
   it("splits subject, body and the Source-Commit trailer", () => {
@@ -26,7 +32,7 @@ describe("status commits as timeline events", () => {
     const event = timelineEvent(
       "c".repeat(40),
       "2026-11-30T08:00:00.000Z",
-      `failover: cluster west Unreachable for 75s; web 10 → east +5\n\nweb: east=5 west=5 → east=10\nkept: west 5\n\nSource-Commit: ${source}\nGitfleet-Controller: gitfleet@host\n`,
+      `failover: cluster west Unreachable for 75s; web 10 → east +5\n\nweb: east=5 west=5 → east=10\nkept: west 5\n\nSource-Commit: ${source}\nGitfleet-Controller: gitfleet@host\nGitfleet-Event: failover\n`,
     );
     expect(event).toEqual({
       commit: "c".repeat(40),
@@ -46,18 +52,5 @@ describe("status commits as timeline events", () => {
     );
     expect(event.body).toEqual(["east: 0 applied, 0 pruned; Healthy"]);
     expect(event.sourceCommit).toBeUndefined();
-  });
-
-  it("takes the kind from the Gitfleet-Event trailer, not from the subject", () => {
-    const source = "f".repeat(40);
-    const trailers = (kind: string) =>
-      `\n\nSource-Commit: ${source}\nGitfleet-Controller: gitfleet@host\nGitfleet-Event: ${kind}\n`;
-    // A subject that reads like another kind (an app named "failover") does not decide it.
-    expect(timelineEvent("c".repeat(40), "t", `failover: 3 replicas${trailers("reconcile")}`).kind).toBe(
-      "reconcile",
-    );
-    expect(timelineEvent("c".repeat(40), "t", `Reconcile 1a6aa62${trailers("scale")}`).kind).toBe("scale");
-    // An unknown value falls back to the subject, as for commits written before the trailer.
-    expect(timelineEvent("c".repeat(40), "t", `failover: west${trailers("nonsense")}`).kind).toBe("failover");
   });
 });

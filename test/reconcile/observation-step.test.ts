@@ -9,6 +9,7 @@ import {
   reconcileStep,
 } from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";
+import { messageText, statusMessage } from "../../src/status/status-message.js";
 import { MINIMAL_FLEET } from "../helpers/minimal-fleet.js";
 
 // The reconcile loop's failover step: due only when observations change the render, a message that
@@ -72,7 +73,7 @@ describe("the failover step", () => {
     expect(observationsMoved(first, { now: T0, clusters: new Map(), workloads: new Map() })).toBe(false);
     expect(observationsMoved(first, westDown(T0 + 1000))).toBe(true);
     const frozen = observationStep(first, westDown(T0 + 1000));
-    expect(frozen.message).toBe(
+    expect(messageText(frozen.message)).toBe(
       "failover: cluster west Unreachable: its replicas stay, it takes no new ones",
     );
     // The toleration running out (60 s of NotReady, then 30 s of NoExecute) is due without a new probe result.
@@ -83,8 +84,13 @@ describe("the failover step", () => {
   it("moves, says so, and continues the same way after a restart from the status branch", () => {
     const frozen = observationStep(first, westDown(T0 + 1000)).state;
     const moved = observationStep(frozen, westDown(T0 + 90_000));
-    expect(moved.message.split("\n")[0]).toBe("failover: cluster west Unreachable for 90s; web 2 → east +2");
-    expect(moved.message).toContain("web: 2 old replicas stay on west (purgeMode Gracefully until ");
+    expect(moved.message.head).toEqual({
+      kind: "failover",
+      line: "failover: cluster west Unreachable for 90s; web 2 → east +2",
+    });
+    expect(messageText(moved.message)).toContain(
+      "web: 2 old replicas stay on west (purgeMode Gracefully until ",
+    );
     expect([...moved.changes.keys()]).toContain("rendered/east/shop/apps.Deployment.web.yaml");
     expect(moved.changes.has("status/source.yaml")).toBe(false);
 
@@ -95,7 +101,9 @@ describe("the failover step", () => {
     const ready = westDown(T0 + 120_000, { east: 4 });
     const live = observationStep(moved.state, ready);
     const afterRestart = observationStep(restored, ready);
-    expect(live.message).toBe("failover: web: the 2 old replicas on west are removed");
+    expect(live.message).toEqual(
+      statusMessage("failover", "failover: web: the 2 old replicas on west are removed"),
+    );
     expect(afterRestart.changes).toEqual(live.changes);
     // A restart knows no earlier observations: a quiet fleet is not rendered again, a disturbed one is.
     const quiet = restoreState(live.state.files, tree, live.state.model);

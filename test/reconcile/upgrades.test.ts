@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { resolveControlPlanes } from "../../src/model/controlplane/hosted-control-plane.js";
 import type { FileTree } from "../../src/model/file-tree.js";
 import type { ObservedState } from "../../src/model/observed-state.js";
+import type { RestoreOverlay } from "../../src/model/types.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import {
   EMPTY_STATE,
@@ -18,6 +19,7 @@ import {
   type UpgradesRound,
 } from "../../src/reconcile/upgrades.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
+import { statusMessage } from "../../src/status/status-message.js";
 import { upgradeStatusPath, upgradeStatusText } from "../../src/status/upgrade-file.js";
 import type { ClusterSyncResult, ObjectResult } from "../../src/sync/sync-result.js";
 import { HOSTED_EXAMPLE_DIR } from "../helpers/hosted-example.js";
@@ -138,7 +140,7 @@ describe("control-plane upgrades in the controller's round", () => {
     // The new versions move the observation keys: the control plane renders again, alone.
     expect(observationsMoved(state, observed(first.versions))).toBe(true);
     const step = observationStep(state, observed(first.versions));
-    expect(step.message).toBe("upgrade: pc-1: v1.34.1 → v1.34.2");
+    expect(step.message).toEqual(statusMessage("upgrade", "upgrade: pc-1: v1.34.1 → v1.34.2"));
     expect(step.scope).toEqual(new Set(["gitfleet-cp-pc-1"]));
     for (const component of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
       expect(image(step.state, "pc-1", component)).toBe(`registry.k8s.io/${component}:v1.34.2`);
@@ -291,3 +293,42 @@ describe("control-plane upgrades in the controller's round", () => {
 function fail(): never {
   throw new Error("no model");
 }
+
+describe("the commit of control planes that moved", () => {
+  const stopping: RestoreOverlay = { name: "r1", snapshot: "etcd-pc-2-20261202.db", phase: "Stopping" };
+  const planes = (
+    versions: ReadonlyMap<string, string>,
+    restores: ReadonlyMap<string, RestoreOverlay>,
+  ): ObservedState => ({ ...observed(versions), controlPlaneRestores: restores });
+
+  it.each([
+    {
+      case: "an etcd restore alone is a restore event, not an upgrade",
+      versions: new Map<string, string>(),
+      restores: new Map([["pc-2", stopping]]),
+      message: statusMessage("restore", "restore: pc-2: r1 Stopping"),
+    },
+    {
+      case: "an upgrade and a restore in one step: the upgrade names the commit, the restore is carried",
+      versions: new Map([["pc-1", "v1.34.2"]]),
+      restores: new Map([["pc-2", stopping]]),
+      message: {
+        ...statusMessage("upgrade", "upgrade: pc-1: v1.34.1 → v1.34.2"),
+        carried: [[{ kind: "restore", line: "restore: pc-2: r1 Stopping" }]],
+      },
+    },
+  ])("$case", ({ versions, restores, message }) => {
+    const step = observationStep(loaded(), planes(versions, restores));
+    expect(step.message).toEqual(message);
+    expect(step.quiet).toBeUndefined();
+  });
+
+  it("a restore that moves on to its next phase is a restore event again", () => {
+    const first = observationStep(loaded(), planes(new Map(), new Map([["pc-2", stopping]])));
+    const next = observationStep(
+      first.state,
+      planes(new Map(), new Map([["pc-2", { ...stopping, phase: "Restoring" }]])),
+    );
+    expect(next.message).toEqual(statusMessage("restore", "restore: pc-2: r1 Restoring"));
+  });
+});

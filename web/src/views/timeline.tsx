@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
+import { EVENT_KINDS } from "../../../src/model/trailers.js";
 import { getJson, type TimelineEvent } from "../api.js";
 import { Problem, Section } from "../components.js";
 import { ago, short } from "../format.js";
 
-const KINDS = ["reconcile", "failover", "scale", "rollout", "migration", "invalid", "sync", "agent"] as const;
+// Every kind the controller writes on the status branch (shard reports live on branches of their own).
+const KINDS = EVENT_KINDS.filter((kind) => kind !== "shard");
 const PAGE = 50;
 
 /** The status branch's history, newest first: every reconcile, failover, scale event and rollout, each a commit. */
