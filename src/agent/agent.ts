@@ -20,7 +20,7 @@ import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { createParseCache } from "../model/load-fleet.js";
 import { EVENT_TRAILER, SOURCE_COMMIT_TRAILER } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
-import { statusFromFile } from "../reconcile/migrations.js";
+import { statusFromFile } from "../policy/migrations.js";
 import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
 import type { RenderResult } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";

@@ -3,35 +3,19 @@ import { type ClusterHealth, clusterHealthSettings, healthTaints } from "../fail
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer, SyncTarget } from "../kube/syncer.js";
-import { type RestoreStatus, restoreOverlays } from "../migrate/etcd-restore.js";
-import type { PairReport } from "../migrate/migration-state.js";
 import { sameRestores } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
-import type { EventKind } from "../model/trailers.js";
-import type { FleetModel, RestoreOverlay } from "../model/types.js";
+import type { FleetModel } from "../model/types.js";
+import type { PolicyGives } from "../policy/policy.js";
+import { advancePolicies, type PoliciesRound, recordedGives } from "../policy/registry.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
-import {
-  advanceMigrations,
-  approvedPart,
-  type MigrationsRound,
-  statusFromFile,
-} from "../reconcile/migrations.js";
 import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { advanceRestores, type RestoresRound, recordedRestoreStatuses } from "../reconcile/restores.js";
-import {
-  advanceUpgrades,
-  approvedUpgradePart,
-  recordedUpgrade,
-  recordedUpgradeVersions,
-  type UpgradesRound,
-} from "../reconcile/upgrades.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
-import { migrationStatusPath } from "../status/migration-file.js";
 import {
   type AgentReport,
   appObserved,
@@ -42,7 +26,6 @@ import { recordedVersions, reportedClusters } from "../status/recorded-observati
 import { shardReportText } from "../status/shard-report.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
-import { worstHealth } from "../sync/health.js";
 import {
   type Inventory,
   inventoryFromStatus,
@@ -111,13 +94,9 @@ export class Controller implements Reconciles {
   /** The observations the reconcile of this round was made with, and the render they were gathered for. */
   private lastObservations: ObservedState | undefined;
   private gatheredFor: unknown;
-  /** The migrations as of the last round: their status, and what they let the sync do. */
-  private migrations: MigrationsRound | undefined;
-  /** The control-plane upgrades as of the last round: their status and the versions they give. */
-  private upgrades: UpgradesRound | undefined;
-  /** The etcd restores as of the last round: their status and where each cluster's stands. */
-  private restores: RestoresRound | undefined;
-  /** Batch steps not yet named in a commit message. */
+  /** The policies as of the last round (migrations, upgrades, restores): their files, steps and what they give. */
+  private policies: PoliciesRound | undefined;
+  /** Policies' steps not yet named in a commit message. */
   private unrecorded: StatusEvent[] = [];
   /** The migration gates and (sharded) the members this replica had when the sync was last asked for. */
   private requestedKey = "";
@@ -170,8 +149,7 @@ export class Controller implements Reconciles {
       capacity: reported.capacity,
       served: reported.served,
       ...(scaled ? { scaling: scaled } : {}),
-      controlPlaneVersions: this.controlPlaneVersions(state),
-      controlPlaneRestores: this.controlPlaneRestores(state),
+      ...this.controlPlanes(state),
     });
     return this.lastObservations;
   }
@@ -204,10 +182,11 @@ export class Controller implements Reconciles {
     // below carries; an upgrade batch that starts or rolls back renders again in the next round.
     this.advancePolicies(state, syncFiles, now);
     const used = this.lastObservations as ObservedState | undefined;
+    const planes = this.controlPlanes(state);
     const planesMoved =
       state.model !== undefined &&
-      (!sameEntries(this.controlPlaneVersions(state), used?.controlPlaneVersions) ||
-        !sameRestores(this.controlPlaneRestores(state), used?.controlPlaneRestores));
+      (!sameEntries(planes.controlPlaneVersions, used?.controlPlaneVersions) ||
+        !sameRestores(planes.controlPlaneRestores, used?.controlPlaneRestores));
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, members
     // this replica gained (sharded), a due resync, or apps still progressing ask the members again.
     await this.syncWhenDue(state, syncFiles, trusted, now);
@@ -230,7 +209,7 @@ export class Controller implements Reconciles {
     now: number,
   ): Promise<void> {
     const requestKey = JSON.stringify([
-      [...(this.migrations?.gates ?? [])].map(([c, g]) => [c, [...g]]),
+      [...(this.policies?.gives.gates ?? [])].map(([c, g]) => [c, [...g]]),
       this.options.sharding?.scopeKey(),
     ]);
     const due =
@@ -266,7 +245,7 @@ export class Controller implements Reconciles {
     this.lastObservations = undefined;
     await this.syncWhenDue(state, syncFiles, trusted, now);
     // Members still rolling out are looked at again after the status interval, as the leader does.
-    if (this.progressAt === undefined && (this.migrations?.active || stillProgressing(this.syncer.latest())))
+    if (this.progressAt === undefined && (this.policies?.active || stillProgressing(this.syncer.latest())))
       this.progressAt = now + Math.max(this.options.statusIntervalMs, 1000);
     await this.publishShards(sharding, state);
     return {
@@ -375,7 +354,7 @@ export class Controller implements Reconciles {
       decisions: state.render.decisions,
       // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
       inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
-      ...(this.migrations ? { gates: this.migrations.gates } : {}),
+      ...(this.policies?.gives.gates ? { gates: this.policies.gives.gates } : {}),
       ...(this.options.sharding ? { elsewhere: this.remote.results } : {}),
       // The hosted clusters' /version as recorded: what the order of their components reads until synced.
       ...(model.controlPlaneClasses.length > 0
@@ -391,90 +370,40 @@ export class Controller implements Reconciles {
     return (await this.publishObserved()).outcome;
   }
 
-  // Migrations and control-plane upgrades advanced one step; their state changes wait for a commit.
+  // Every policy advanced one step (policy/registry.ts); its steps wait for a commit that names them.
   private advancePolicies(state: ReconcileState, syncFiles: ReadonlyMap<string, string>, now: number): void {
-    this.migrations = this.advanceMigrations(state, syncFiles, now);
-    this.unrecorded.push(...steps("migration", this.migrations?.changes));
-    this.upgrades = this.advanceUpgrades(state, syncFiles, now);
-    this.unrecorded.push(...steps("upgrade", this.upgrades?.changes));
-    this.restores = this.advanceRestores(state, syncFiles, now);
-    this.unrecorded.push(...steps("restore", this.restores?.changes));
-  }
-
-  // Where each hosted cluster's etcd restore stands: the last round's, or after a start what the
-  // status branch records (of a branch gitfleet cannot vouch for, only restores the source asks for).
-  private controlPlaneRestores(state: ReconcileState): ReadonlyMap<string, RestoreOverlay> {
-    if (this.restores) return this.restores.overlays;
-    const { syncFiles, trusted } = this.reconciler.snapshot();
-    return restoreOverlays([...this.recordedRestores(state, syncFiles, trusted).values()]);
-  }
-
-  private recordedRestores(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    trusted: boolean,
-  ): Map<string, RestoreStatus> {
-    const recorded = recordedRestoreStatuses(syncFiles);
-    if (trusted) return recorded;
-    const asked = (status: RestoreStatus) =>
-      state.model?.etcdRestores.some(
-        (r) =>
-          r.metadata.name === status.restore &&
-          r.spec.cluster === status.cluster &&
-          r.spec.snapshot === status.snapshot,
-      ) === true;
-    return new Map([...recorded].filter(([, status]) => asked(status)));
-  }
-
-  // Every EtcdRestore advanced with what its host reports.
-  private advanceRestores(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    now: number,
-  ): RestoresRound | undefined {
-    if (!state.model || !state.renderedCommit || state.model.etcdRestores.length === 0) return undefined;
-    return advanceRestores({
-      model: state.model,
-      renderedCommit: state.renderedCommit,
-      recorded: this.recordedRestores(state, syncFiles, this.reconciler.snapshot().trusted),
-      last: this.restores?.statuses,
-      results: this.results(),
-      failingSince: this.restores?.failingSince ?? new Map(),
-      now,
-    });
-  }
-
-  // The versions the upgrades give hosted clusters: the last round's, or after a start what the
-  // status branch records (as far as the source approves it, when gitfleet cannot vouch for it).
-  private controlPlaneVersions(state: ReconcileState): ReadonlyMap<string, string> {
-    if (this.upgrades) return this.upgrades.versions;
-    const { syncFiles, trusted } = this.reconciler.snapshot();
-    return state.model ? recordedUpgradeVersions(state.model, syncFiles, trusted) : new Map();
-  }
-
-  // Every ControlPlaneUpgrade advanced with what the hosts and hosted clusters report.
-  private advanceUpgrades(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    now: number,
-  ): UpgradesRound | undefined {
-    if (!state.model || !state.renderedCommit || state.model.controlPlaneUpgrades.length === 0)
-      return undefined;
-    const last = this.upgrades?.statuses;
-    const trusted = this.reconciler.snapshot().trusted;
-    const model = state.model;
-    return advanceUpgrades({
-      model,
-      renderedCommit: state.renderedCommit,
-      previous: (name) => {
-        const recorded = last?.get(name) ?? recordedUpgrade(syncFiles, name);
-        const upgrade = model.controlPlaneUpgrades.find((u) => u.metadata.name === name);
-        return trusted || last?.has(name) || !upgrade ? recorded : approvedUpgradePart(upgrade, recorded);
+    const { model, renderedCommit } = state;
+    if (!model || !renderedCommit) {
+      this.policies = undefined;
+      return;
+    }
+    this.policies = advancePolicies(
+      {
+        model,
+        render: state.render,
+        renderedCommit,
+        files: syncFiles,
+        trusted: this.reconciler.snapshot().trusted,
+        results: this.results(),
+        reports: this.agentReports(),
+        now,
       },
-      results: this.results(),
-      failingSince: this.upgrades?.failingSince ?? new Map(),
-      now,
-    });
+      this.policies,
+    );
+    this.unrecorded.push(...this.policies.events);
+  }
+
+  // The hosted control planes' versions and restores the policies give: the last round's, or after a
+  // start what the status branch records (of a branch gitfleet cannot vouch for, what the source asks for).
+  private controlPlanes(state: ReconcileState): Required<Omit<PolicyGives, "gates">> {
+    const { syncFiles, trusted } = this.reconciler.snapshot();
+    const gives =
+      this.policies?.gives ??
+      (state.model ? recordedGives({ model: state.model, files: syncFiles, trusted }) : {});
+    return {
+      controlPlaneVersions: gives.controlPlaneVersions ?? new Map(),
+      controlPlaneRestores: gives.controlPlaneRestores ?? new Map(),
+    };
   }
 
   // Publishes the members' latest results when they changed and the status interval allows; says
@@ -484,11 +413,7 @@ export class Controller implements Reconciles {
     const { state, syncFiles } = this.reconciler.snapshot();
     const reports = this.agentReports();
     const conditions = conditionBlocks(this.conditions());
-    const migrationFiles = new Map([
-      ...(this.migrations?.files ?? []),
-      ...(this.upgrades?.files ?? []),
-      ...(this.restores?.files ?? []),
-    ]);
+    const migrationFiles = this.policies?.files ?? new Map<string, string>();
     const reportsKey = JSON.stringify([[...reports.values()], [...conditions], [...migrationFiles]]);
     if (
       (results.size === 0 && reports.size === 0) ||
@@ -512,12 +437,7 @@ export class Controller implements Reconciles {
     }
     // Apps still rolling out, and migration batches adopting or observing, are looked at again after
     // the status interval; apps a migration holds back wait for a commit, not for time.
-    if (
-      this.migrations?.active ||
-      this.upgrades?.active ||
-      this.restores?.active ||
-      stillProgressing(snapshot)
-    ) {
+    if (this.policies?.active || stillProgressing(snapshot)) {
       const afterMs = Math.max(this.options.statusIntervalMs, 1000);
       this.progressAt = this.now() + afterMs;
       return { outcome, requeue: { afterMs, reason: "progress" } };
@@ -536,32 +456,6 @@ export class Controller implements Reconciles {
     return new Map([...this.branchReports, ...this.syncer.agentReports()]);
   }
 
-  // Every Migration advanced with what the members report; undefined before a valid render.
-  private advanceMigrations(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    now: number,
-  ): MigrationsRound | undefined {
-    if (!state.model || !state.renderedCommit || state.model.migrations.length === 0) return undefined;
-    const results = this.results();
-    const reports = this.agentReports();
-    const last = this.migrations?.statuses;
-    const trusted = this.reconciler.snapshot().trusted;
-    return advanceMigrations({
-      model: state.model,
-      objects: state.render.objects,
-      renderedCommit: state.renderedCommit,
-      // What a branch gitfleet cannot vouch for records counts only as far as the source approves it.
-      previous: (name) => {
-        const recorded = last?.get(name) ?? statusFromFile(syncFiles.get(migrationStatusPath(name)));
-        const migration = state.model?.migrations.find((m) => m.metadata.name === name);
-        return trusted || last?.has(name) || !migration ? recorded : approvedPart(migration, recorded);
-      },
-      report: (app, cluster) => pairReport(app, results.get(cluster), reports.get(cluster)),
-      now,
-    });
-  }
-
   // A toleration, grace period, cool-down or observation window that runs out, a CronScale rule's
   // time or the autoscalers' next sample changes what is decided with no new observation: the next
   // round is due then.
@@ -570,8 +464,7 @@ export class Controller implements Reconciles {
     const seen = this.lastObservations ?? this.observations();
     const times = [
       nextWake(state.model, state.render, seen),
-      this.migrations?.wakeAt,
-      this.upgrades?.wakeAt,
+      this.policies?.wakeAt,
       this.options.autoscaler?.latest()?.wakeAt,
       this.options.autoscaler?.nextSampleAt(state.model),
       windowOpens(this.syncer.latest()),
@@ -686,37 +579,6 @@ function sameResults(
   if (!b || a.size !== b.size) return false;
   for (const [cluster, result] of a) if (b.get(cluster) !== result) return false;
   return true;
-}
-
-// One app in one cluster for a migration: its least healthy object and the commit the cluster runs
-// for it — none while the app is held back there (it has not taken the rendered commit).
-function pairReport(
-  app: string,
-  result: ClusterSyncResult | undefined,
-  report: AgentReport | undefined,
-): PairReport | undefined {
-  if (result?.reachable) {
-    const objects = result.objects.filter((o) => o.app === app);
-    if (objects.length === 0) return undefined;
-    const health = worstHealth(objects.map((o) => o.health)).status;
-    const conflict = objects.find((o) => o.action === "conflict");
-    return {
-      health,
-      ...(objects.some((o) => o.action === "held") ? {} : { syncedCommit: result.sourceCommit }),
-      ...(conflict ? { conflict: `${conflict.identity}: ${conflict.error ?? "conflict"}` } : {}),
-    };
-  }
-  const entry = report?.apps[app];
-  if (!entry || typeof entry.health !== "string") return undefined;
-  const held = entry.rollout !== undefined || entry.migration !== undefined;
-  return {
-    health: entry.health as PairReport["health"],
-    ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),
-  };
-}
-
-function steps(kind: EventKind, lines: readonly string[] | undefined): StatusEvent[] {
-  return (lines ?? []).map((line) => ({ kind, line }));
 }
 
 function hostedClusterNames(model: FleetModel): string[] {

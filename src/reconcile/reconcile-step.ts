@@ -1,6 +1,5 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
 import { withControlPlaneVersions } from "../model/controlplane/generated-apps.js";
-import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
@@ -10,7 +9,6 @@ import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet
 import type { LoadPolicy } from "../model/load-policy.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
-import { sameEntries } from "../model/same-entries.js";
 import type { FleetModel } from "../model/types.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { renderFleet } from "../render/render-fleet.js";
@@ -25,10 +23,11 @@ import {
   sourceStatusText,
   unbucketedApp,
 } from "../status/status-files.js";
-import { carrying, type StatusEvent, type StatusMessage, statusMessage } from "../status/status-message.js";
+import type { StatusMessage } from "../status/status-message.js";
 import { type Affected, ALL, affectedApps } from "./affected-apps.js";
 import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage } from "./commit-message.js";
-import { type FailoverMessage, failoverMessage } from "./failover-message.js";
+import { failoverMessage } from "./failover-message.js";
+import { controlPlaneEvents, observationMessage } from "./observation-message.js";
 import { type ObservationKeys, observationKeys, observationScope } from "./observation-scope.js";
 
 /** Everything the loop carries from one reconcile to the next; all of it can be rebuilt from Git. */
@@ -206,11 +205,11 @@ export function observationStep(
     observations,
   });
   const scaled = scaleLines(state.render.decisions, derived.render.decisions, observations.autoscaled);
-  const planes = controlPlaneEvents(state.model, model);
-  const moved = failover.moved || scaled.length > 0;
-  const message = moved
-    ? carrying(scaled.length === 0 ? failover.message : autoscaleMessage(scaled, failover), planes)
-    : (planeMessage(planes) ?? failover.message);
+  const { message, moved } = observationMessage({
+    failover,
+    scaled,
+    planes: controlPlaneEvents(state.model, model),
+  });
   const next: ReconcileState = {
     ...state,
     model,
@@ -220,52 +219,7 @@ export function observationStep(
   };
   // The source did not move: its validation stands as status/source.yaml records it.
   const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
-  return moved || planes.length > 0 ? outcome : { ...outcome, quiet: true };
-}
-
-// A line per hosted control plane an upgrade batch moved ("upgrade: pc-1: v1.36.1 → v1.36.3") or
-// whose etcd restore moved on ("restore: pc-1: r1 Stopping").
-function controlPlaneEvents(before: FleetModel | undefined, after: FleetModel): StatusEvent[] {
-  return [
-    ...versionLines(before, after).map((line) => ({ kind: "upgrade" as const, line: `upgrade: ${line}` })),
-    ...restoreLines(before, after).map((line) => ({ kind: "restore" as const, line: `restore: ${line}` })),
-  ];
-}
-
-// "pc-1: v1.36.1 → v1.36.3" for each hosted control plane whose version an upgrade batch moved.
-function versionLines(before: FleetModel | undefined, after: FleetModel): string[] {
-  if (!before || sameEntries(before.controlPlaneVersions, after.controlPlaneVersions)) return [];
-  const was = new Map(
-    resolveControlPlanes(before).map(({ plane }) => [plane.cluster, plane.apiServer.version]),
-  );
-  return resolveControlPlanes(after).flatMap(({ plane }) => {
-    const from = was.get(plane.cluster);
-    return from !== undefined && from !== plane.apiServer.version
-      ? [`${plane.cluster}: ${from} → ${plane.apiServer.version}`]
-      : [];
-  });
-}
-
-// "pc-1: r1 Stopping" for each hosted control plane whose restore moved on.
-function restoreLines(before: FleetModel | undefined, after: FleetModel): string[] {
-  const was = before?.controlPlaneRestores ?? new Map();
-  return [...(after.controlPlaneRestores ?? new Map())]
-    .filter(([cluster, restore]) => JSON.stringify(was.get(cluster)) !== JSON.stringify(restore))
-    .map(([cluster, restore]) => `${cluster}: ${restore.name} ${restore.phase}`);
-}
-
-// When control planes alone moved, they are the commit: the first kind's lines its subject
-// ("upgrade: pc-1: v1.36.1 → v1.36.3; pc-2: …"), the other kind's carried after it.
-function planeMessage(events: readonly StatusEvent[]): StatusMessage | undefined {
-  const first = events[0];
-  if (!first) return undefined;
-  const lead = events.filter((e) => e.kind === first.kind);
-  const prefix = `${first.kind}: `;
-  const subject = `${prefix}${lead.map((e) => e.line.slice(prefix.length)).join("; ")}`;
-  return carrying(
-    statusMessage(first.kind, subject),
-    events.filter((e) => e.kind !== first.kind),
-  );
+  return moved ? outcome : { ...outcome, quiet: true };
 }
 
 /**
@@ -306,17 +260,6 @@ function effectiveModel(model: FleetModel, observations: ObservedState | undefin
     observations?.controlPlaneVersions ?? new Map(),
     observations?.controlPlaneRestores ?? new Map(),
   );
-}
-
-// A step that autoscalers' totals explain is an autoscale commit; when failover moved replicas too,
-// it speaks first and the scaling follows it.
-function autoscaleMessage(scaled: readonly string[], failover: FailoverMessage): StatusMessage {
-  if (failover.moved)
-    return carrying(
-      failover.message,
-      scaled.map((line) => ({ kind: "scale", line: `autoscale: ${line}` })),
-    );
-  return statusMessage("scale", `autoscale: ${scaled.join("; ")}`, scaled.length > 1 ? scaled : []);
 }
 
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {

@@ -6,7 +6,7 @@ import {
   migrationChanges,
   startingObjects,
 } from "../plan/migration-plan.js";
-import { statusFromFile } from "../reconcile/migrations.js";
+import { statusFromFile } from "../policy/migrations.js";
 import type { RenderedObject } from "../render/render-result.js";
 import { migrationStatusPath } from "../status/migration-file.js";
 import { readLive } from "./read-live.js";

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importGraph, SRC, sourceFiles } from "../helpers/import-graph.js";
-import { IMPURE, LAYOUT } from "./layout.js";
+import { IMPURE, LAYOUT, LONG_FILES, MAX_FILE_LINES, POLICY_ENTRY } from "./layout.js";
 
 /**
  * The layout holds: every folder of src/ is in the table, imports only what the table lets it, a pure
@@ -62,5 +62,25 @@ describe("the layout of src/", () => {
   it.each(Object.entries(LAYOUT))("%s/ says in its README what it is", (name, folder) => {
     const readme = readFileSync(join(SRC, name, "README.md"), "utf8");
     expect(readme.split("\n")[0]).toMatch(new RegExp(`^# ${name}/ — ${folder.kind}\\b`));
+  });
+
+  it(`keeps every file within ${MAX_FILE_LINES} lines, or lists why not`, () => {
+    const lines = (file: string) => readFileSync(file, "utf8").split("\n").length - 1;
+    const long = files.filter((file) => lines(file) > MAX_FILE_LINES).map((file) => relative(SRC, file));
+    expect(long.filter((file) => !(file in LONG_FILES))).toEqual([]);
+    // A listed file that shrank is taken off the list.
+    expect(Object.keys(LONG_FILES).filter((file) => !long.includes(file))).toEqual([]);
+  });
+
+  it("lets the controller reach the policies only through their registry", () => {
+    const wrong = [...importGraph()]
+      .filter(([file]) => folderOf(file) === "controller")
+      .flatMap(([file, targets]) =>
+        targets
+          .map((target) => relative(SRC, target))
+          .filter((target) => target.startsWith("policy/") && !POLICY_ENTRY.includes(target))
+          .map((target) => `${relative(SRC, file)} imports ${target}`),
+      );
+    expect(wrong).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { readTreeAtRevision } from "../../git/read-tree.js";
 import type { MigrationStatus } from "../../migrate/migration-state.js";
 import { textTable } from "../../observe/text-table.js";
-import { statusFromFile } from "../../reconcile/migrations.js";
+import { statusFromFile } from "../../policy/migrations.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 

@@ -11,9 +11,11 @@ import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ControlPlaneUpgrade, FleetModel } from "../model/types.js";
+import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readUpgradeStatus, upgradeStatusPath, upgradeStatusText } from "../status/upgrade-file.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { definePolicy, nameAt } from "./policy.js";
 
 /** Every ControlPlaneUpgrade advanced one step, and what the render and the status branch get from it. */
 export interface UpgradesRound {
@@ -226,3 +228,45 @@ export function plannedUpgrades(
   });
   return { versions: round.versions, changes: round.changes };
 }
+
+/** Control-plane upgrades as a policy: status/upgrades/, the hosted clusters' versions what it gives. */
+export const upgradesPolicy = definePolicy<UpgradeStatus, ReadonlyMap<string, number>>({
+  writer: "upgrades",
+  kind: "upgrade",
+  names: (model) => model.controlPlaneUpgrades.map((u) => u.metadata.name),
+  read(files) {
+    const statuses = new Map<string, UpgradeStatus>();
+    for (const [path, text] of files) {
+      const name = nameAt(path, UPGRADES_DIRECTORY);
+      const status = name === undefined ? undefined : readUpgradeStatus(text);
+      if (name !== undefined && status) statuses.set(name, status);
+    }
+    return statuses;
+  },
+  write: (name, status) => [upgradeStatusPath(name), upgradeStatusText(status)],
+  vouch(model, name, recorded) {
+    const upgrade = model.controlPlaneUpgrades.find((u) => u.metadata.name === name);
+    return upgrade ? approvedUpgradePart(upgrade, recorded) : recorded;
+  },
+  step(input) {
+    const round = advanceUpgrades({
+      model: input.model,
+      renderedCommit: input.renderedCommit,
+      previous: (name) => input.previous.get(name),
+      results: input.results,
+      failingSince: input.memory ?? new Map(),
+      now: input.now,
+    });
+    return {
+      statuses: round.statuses,
+      steps: round.changes,
+      active: round.active,
+      wakeAt: round.wakeAt,
+      gives: { controlPlaneVersions: round.versions },
+      memory: round.failingSince,
+    };
+  },
+  gives: (model, statuses) => ({
+    controlPlaneVersions: upgradeVersions(model.controlPlaneUpgrades, (name) => statuses.get(name)),
+  }),
+});

@@ -13,7 +13,12 @@ import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, Migration } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { MIGRATIONS_DIRECTORY } from "../status/layout.js";
 import { migrationStatusPath, migrationStatusText, readMigrationStatus } from "../status/migration-file.js";
+import type { AgentReport } from "../status/observed-status.js";
+import { worstHealth } from "../sync/health.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { definePolicy, nameAt } from "./policy.js";
 
 /** Every Migration of the fleet advanced one step, and what the sync and the status branch get from it. */
 export interface MigrationsRound {
@@ -129,4 +134,74 @@ export function approvedPart(
     earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
   }
   return { ...recorded, batches };
+}
+
+/** Migrations as a policy: status/migrations/, one step a round, the sync's gates what it gives. */
+export const migrationsPolicy = definePolicy<MigrationStatus, undefined>({
+  writer: "migrations",
+  kind: "migration",
+  names: (model) => model.migrations.map((m) => m.metadata.name),
+  read(files) {
+    const statuses = new Map<string, MigrationStatus>();
+    for (const [path, text] of files) {
+      const name = nameAt(path, MIGRATIONS_DIRECTORY);
+      const status = name === undefined ? undefined : statusFromFile(text);
+      if (name !== undefined && status) statuses.set(name, status);
+    }
+    return statuses;
+  },
+  write: (name, status) => [migrationStatusPath(name), migrationStatusText(status)],
+  vouch(model, name, recorded) {
+    const migration = model.migrations.find((m) => m.metadata.name === name);
+    return migration ? approvedPart(migration, recorded) : recorded;
+  },
+  step(input) {
+    const round = advanceMigrations({
+      model: input.model,
+      objects: input.render.objects,
+      renderedCommit: input.renderedCommit,
+      previous: (name) => input.previous.get(name),
+      report: (app, cluster) => pairReport(app, input.results.get(cluster), input.reports.get(cluster)),
+      now: input.now,
+    });
+    return {
+      statuses: round.statuses,
+      steps: round.changes,
+      active: round.active,
+      wakeAt: round.wakeAt,
+      gives: { gates: round.gates },
+      memory: undefined,
+    };
+  },
+  // Gates come from a round only: before it, the sync holds nothing back for a migration.
+  gives: () => ({}),
+});
+
+/**
+ * One app in one cluster for a migration: its least healthy object and the commit the cluster runs
+ * for it — none while the app is held back there (it has not taken the rendered commit). Pure.
+ */
+export function pairReport(
+  app: string,
+  result: ClusterSyncResult | undefined,
+  report: AgentReport | undefined,
+): PairReport | undefined {
+  if (result?.reachable) {
+    const objects = result.objects.filter((o) => o.app === app);
+    if (objects.length === 0) return undefined;
+    const health = worstHealth(objects.map((o) => o.health)).status;
+    const conflict = objects.find((o) => o.action === "conflict");
+    return {
+      health,
+      ...(objects.some((o) => o.action === "held") ? {} : { syncedCommit: result.sourceCommit }),
+      ...(conflict ? { conflict: `${conflict.identity}: ${conflict.error ?? "conflict"}` } : {}),
+    };
+  }
+  const entry = report?.apps[app];
+  if (!entry || typeof entry.health !== "string") return undefined;
+  const held = entry.rollout !== undefined || entry.migration !== undefined;
+  return {
+    health: entry.health as PairReport["health"],
+    ...(typeof entry.syncedCommit === "string" && !held ? { syncedCommit: entry.syncedCommit } : {}),
+  };
 }

@@ -6,11 +6,13 @@ import {
   restoreOverlays,
 } from "../migrate/etcd-restore.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { recordedRestores, restoreStatusPath, restoreStatusText } from "../status/restore-file.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { controlPlaneReport, lasting } from "./upgrades.js";
+import { definePolicy } from "./policy.js";
+import { controlPlaneReport, FAILURE_GRACE_MS, lasting } from "./upgrades.js";
 
 /** Every EtcdRestore advanced one step, and what the render and the status branch get from it. */
 export interface RestoresRound {
@@ -25,6 +27,8 @@ export interface RestoresRound {
   readonly active: boolean;
   /** Per hosted cluster, since when a component of its control plane cannot run. */
   readonly failingSince: ReadonlyMap<string, number>;
+  /** When (ms) a failing control plane's grace ends: the restore fails then, with no new report. */
+  readonly wakeAt: number | undefined;
 }
 
 export interface RestoresInput {
@@ -74,6 +78,7 @@ export function advanceRestores(input: RestoresInput): RestoresRound {
     changes,
     active: [...statuses.values()].some((s) => isRunning(s.phase)),
     failingSince,
+    wakeAt: smallest([...failingSince.values()].map((t) => t + FAILURE_GRACE_MS).filter((t) => t > now)),
   };
 }
 
@@ -149,3 +154,42 @@ export function plannedRestores(
   });
   return { overlays: round.overlays, changes: round.changes.map((c) => `etcd restore ${c}`) };
 }
+
+/** Etcd restores as a policy: status/restores/, where each hosted cluster's restore stands what it gives. */
+export const restoresPolicy = definePolicy<RestoreStatus, ReadonlyMap<string, number>>({
+  writer: "restores",
+  kind: "restore",
+  names: (model) => model.etcdRestores.map((r) => r.metadata.name),
+  read: recordedRestoreStatuses,
+  write: (name, status) => [restoreStatusPath(name), restoreStatusText(status)],
+  // Of a branch gitfleet cannot vouch for, only restores the source asks for, as it asks for them.
+  vouch: (model, name, recorded) =>
+    model.etcdRestores.some(
+      (r) =>
+        r.metadata.name === name &&
+        r.spec.cluster === recorded.cluster &&
+        r.spec.snapshot === recorded.snapshot,
+    )
+      ? recorded
+      : undefined,
+  step(input) {
+    const round = advanceRestores({
+      model: input.model,
+      renderedCommit: input.renderedCommit,
+      recorded: input.previous,
+      last: undefined,
+      results: input.results,
+      failingSince: input.memory ?? new Map(),
+      now: input.now,
+    });
+    return {
+      statuses: round.statuses,
+      steps: round.changes,
+      active: round.active,
+      wakeAt: round.wakeAt,
+      gives: { controlPlaneRestores: round.overlays },
+      memory: round.failingSince,
+    };
+  },
+  gives: (_, statuses) => ({ controlPlaneRestores: restoreOverlays([...statuses.values()]) }),
+});

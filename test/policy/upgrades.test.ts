@@ -3,13 +3,6 @@ import { resolveControlPlanes } from "../../src/model/controlplane/hosted-contro
 import type { FileTree } from "../../src/model/file-tree.js";
 import type { ObservedState } from "../../src/model/observed-state.js";
 import type { RestoreOverlay } from "../../src/model/types.js";
-import { ALL } from "../../src/reconcile/affected-apps.js";
-import {
-  EMPTY_STATE,
-  observationStep,
-  observationsMoved,
-  reconcileStep,
-} from "../../src/reconcile/reconcile-step.js";
 import {
   advanceUpgrades,
   approvedUpgradePart,
@@ -17,7 +10,14 @@ import {
   plannedUpgrades,
   recordedUpgradeVersions,
   type UpgradesRound,
-} from "../../src/reconcile/upgrades.js";
+} from "../../src/policy/upgrades.js";
+import { ALL } from "../../src/reconcile/affected-apps.js";
+import {
+  EMPTY_STATE,
+  observationStep,
+  observationsMoved,
+  reconcileStep,
+} from "../../src/reconcile/reconcile-step.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
 import { statusMessage } from "../../src/status/status-message.js";
 import { upgradeStatusPath, upgradeStatusText } from "../../src/status/upgrade-file.js";

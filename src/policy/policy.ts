@@ -1,0 +1,166 @@
+import type { Gate } from "../migrate/migration-state.js";
+import type { EventKind } from "../model/trailers.js";
+import type { FleetModel, RestoreOverlay } from "../model/types.js";
+import type { RenderResult } from "../render/render-result.js";
+import type { StatusWriter } from "../status/layout.js";
+import type { AgentReport } from "../status/observed-status.js";
+import type { StatusEvent } from "../status/status-message.js";
+import type { ClusterSyncResult } from "../sync/sync-result.js";
+
+/**
+ * A feature that remembers between rounds (a Migration's batches, a control-plane upgrade, an etcd
+ * restore) is a policy: a pure state machine over statuses it keeps in a directory of its own on the
+ * status branch. Once a round, after the reconcile, it is advanced with what the members reported;
+ * it returns its statuses (the files the next status commit carries), the steps it took (typed
+ * events for that commit's message), whether it wants the members looked at again soon and when it
+ * wants to run again, and what it gives the render and the sync. The round keeps nothing else of it.
+ */
+
+/** What a round hands every policy: the fleet as rendered, what the branch records, what the members report. */
+export interface RoundInput {
+  readonly model: FleetModel;
+  readonly render: RenderResult;
+  /** The source commit the render is of. */
+  readonly renderedCommit: string;
+  /** The files of the branch's writers beside the reconcile (status/migrations/, status/upgrades/ …), by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** False when the branch was rebuilt from commits gitfleet cannot vouch for: its files are taken only as far as the source approves them. */
+  readonly trusted: boolean;
+  /** Every member's latest sync, by cluster. */
+  readonly results: ReadonlyMap<string, ClusterSyncResult>;
+  /** Pull-mode agents' reports, by cluster. */
+  readonly reports: ReadonlyMap<string, AgentReport>;
+  readonly now: number;
+}
+
+/** What policies give the rest of the round: the sync's gates, the render's control-plane versions and restores. */
+export interface PolicyGives {
+  /** Per cluster, per app: what the sync may do (migrations). */
+  readonly gates?: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
+  /** Per hosted cluster, the version its control plane renders at (upgrades). */
+  readonly controlPlaneVersions?: ReadonlyMap<string, string>;
+  /** Per hosted cluster, where its etcd restore stands (restores). */
+  readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
+}
+
+/** One step of a policy's state machine: S its status per object, M what it remembers besides (in memory only). */
+export interface StepInput<S, M> extends RoundInput {
+  /** Each object's last status: the last round's, else the branch's (vouched for). */
+  readonly previous: ReadonlyMap<string, S>;
+  /** What the last round remembered besides its statuses; undefined after a start. */
+  readonly memory: M | undefined;
+}
+
+export interface StepOutcome<S, M> {
+  /** Every status the policy keeps, by name (those of objects no longer in the fleet included, when it keeps them). */
+  readonly statuses: ReadonlyMap<string, S>;
+  /** The steps taken, as lines for the commit message (the policy's kind is added). */
+  readonly steps: readonly string[];
+  /** Something is under way: the members should be looked at again soon. */
+  readonly active: boolean;
+  /** When (ms) the policy next decides differently with no new report. */
+  readonly wakeAt: number | undefined;
+  readonly gives: PolicyGives;
+  readonly memory: M;
+}
+
+/** A policy as its author writes it: its codec, its trust rule and its step, all pure. */
+export interface PolicySpec<S, M> {
+  /** The status branch's writer it is (status/layout.ts): its directory is its own. */
+  readonly writer: StatusWriter;
+  /** The kind of event its steps are. */
+  readonly kind: EventKind;
+  /** The names of its objects in the fleet (the statuses written as files); none: it does not run. */
+  names(model: FleetModel): readonly string[];
+  /** Its statuses as the branch holds them, by name (a file that does not read is skipped). */
+  read(files: ReadonlyMap<string, string>): Map<string, S>;
+  /** A status as its file: path and text, byte-stable. */
+  write(name: string, status: S): readonly [string, string];
+  /** The part of a recorded status the source approves, for a branch gitfleet cannot vouch for. */
+  vouch(model: FleetModel, name: string, recorded: S): S | undefined;
+  step(input: StepInput<S, M>): StepOutcome<S, M>;
+  /** What statuses alone give (before the first round after a start, and when no object of it is in the fleet). */
+  gives(model: FleetModel, statuses: ReadonlyMap<string, S>): PolicyGives;
+}
+
+/** A policy's round: what it carries to the next one stays opaque to the registry and the controller. */
+export interface PolicyRound {
+  readonly writer: StatusWriter;
+  /** Its files, by path: what the next status commit carries. */
+  readonly files: ReadonlyMap<string, string>;
+  readonly events: readonly StatusEvent[];
+  readonly active: boolean;
+  readonly wakeAt: number | undefined;
+  readonly gives: PolicyGives;
+  /** Its own, handed back to it next round. */
+  readonly carry: unknown;
+}
+
+/** A policy as the registry holds it, its types closed over. */
+export interface Policy {
+  readonly writer: StatusWriter;
+  readonly kind: EventKind;
+  /** One step; undefined when the fleet has no object of it. */
+  advance(input: RoundInput, last: PolicyRound | undefined): PolicyRound | undefined;
+  /** What the branch's statuses give, vouched for as the input says. */
+  recorded(input: Pick<RoundInput, "model" | "files" | "trusted">): PolicyGives;
+}
+
+interface Carried<S, M> {
+  readonly statuses: ReadonlyMap<string, S>;
+  readonly memory: M;
+}
+
+/** A policy for the registry, from its spec: the untrusted-branch rule and the files applied here, once for all. */
+export function definePolicy<S, M>(spec: PolicySpec<S, M>): Policy & { readonly spec: PolicySpec<S, M> } {
+  const recordedStatuses = (input: Pick<RoundInput, "model" | "files" | "trusted">) => {
+    const recorded = spec.read(input.files);
+    if (input.trusted) return recorded;
+    const vouched = new Map<string, S>();
+    for (const [name, status] of recorded) {
+      const part = spec.vouch(input.model, name, status);
+      if (part !== undefined) vouched.set(name, part);
+    }
+    return vouched;
+  };
+  return {
+    spec,
+    writer: spec.writer,
+    kind: spec.kind,
+    recorded: (input) => spec.gives(input.model, recordedStatuses(input)),
+    advance(input, last) {
+      const names = spec.names(input.model);
+      if (names.length === 0) return undefined;
+      // Carried only from this policy's own last round (the registry hands each its own).
+      const carried = last?.carry as Carried<S, M> | undefined;
+      // The branch is read when an object has no status in memory yet (after a start, or a new one).
+      const unknown = !carried || names.some((name) => !carried.statuses.has(name));
+      const previous = new Map(unknown ? recordedStatuses(input) : []);
+      for (const [name, status] of carried?.statuses ?? []) previous.set(name, status);
+      const outcome = spec.step({ ...input, previous, memory: carried?.memory });
+      const files = new Map<string, string>();
+      for (const name of names) {
+        const status = outcome.statuses.get(name);
+        if (status === undefined) continue;
+        const [path, text] = spec.write(name, status);
+        files.set(path, text);
+      }
+      return {
+        writer: spec.writer,
+        files,
+        events: outcome.steps.map((line) => ({ kind: spec.kind, line })),
+        active: outcome.active,
+        wakeAt: outcome.wakeAt,
+        gives: outcome.gives,
+        carry: { statuses: outcome.statuses, memory: outcome.memory } satisfies Carried<S, M>,
+      };
+    },
+  };
+}
+
+/** The name a status file's path gives (`status/upgrades/<name>.yaml`); undefined for another path. */
+export function nameAt(path: string, directory: string): string | undefined {
+  if (!path.startsWith(directory) || !path.endsWith(".yaml")) return undefined;
+  const name = path.slice(directory.length, -".yaml".length);
+  return name === "" || name.includes("/") ? undefined : name;
+}
