@@ -18,11 +18,18 @@ import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import {
   type AgentReport,
+  agentReportPath,
   appObserved,
   clusterObserved,
+  joinObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
-import { recordedVersions, reportedClusters } from "../status/recorded-observations.js";
+import {
+  type RecordedClusters,
+  recordedClusters,
+  recordedVersions,
+  reportedClusters,
+} from "../status/recorded-observations.js";
 import { shardReportText } from "../status/shard-report.js";
 import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
@@ -142,16 +149,35 @@ export class Controller implements Reconciles {
       now,
     );
     const reported = reportedClusters(this.results(), this.agentReports());
+    const recorded = state.model ? this.recordedClusters(state.model, reported) : undefined;
     this.lastObservations = gatherObservedState({
       now,
       ...(this.options.prober || this.options.sharding ? { probes: this.conditions() } : {}),
       workloads,
-      capacity: reported.capacity,
-      served: reported.served,
+      capacity: new Map([...(recorded?.capacity ?? []), ...reported.capacity]),
+      served: new Map([...(recorded?.served ?? []), ...reported.served]),
       ...(scaled ? { scaling: scaled } : {}),
       ...this.controlPlanes(state),
     });
     return this.lastObservations;
+  }
+
+  // What the status branch records of the members this round has no report of (a restart's first
+  // rounds, a member that does not answer): the render divides by it until they answer, as
+  // `gitfleet plan` does with the same files.
+  private recordedClusters(model: FleetModel, reported: RecordedClusters): RecordedClusters {
+    const { syncFiles } = this.reconciler.snapshot();
+    const files = new Map<string, string>();
+    for (const { metadata } of model.clusters) {
+      const cluster = metadata.name;
+      if (reported.capacity.has(cluster) && reported.served.has(cluster)) continue;
+      const path = clusterStatusPath(cluster);
+      const block = this.reconciler.observedBlock(path);
+      if (block !== undefined) files.set(path, joinObserved("", block));
+      const report = syncFiles.get(agentReportPath(cluster));
+      if (report !== undefined) files.set(agentReportPath(cluster), report);
+    }
+    return recordedClusters(files);
   }
 
   /**

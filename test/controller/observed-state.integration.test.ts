@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
+import { planRevisions } from "../../src/revisions/plan-revisions.js";
 import { asList, asMap } from "../../src/model/json.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
@@ -146,6 +147,28 @@ describe("decisions from observed state on simulated members", () => {
     commitTree(dir, fleetRepo({ "apps/web/deployment.yaml": webDeployment(9, "1") }), "web: 9 replicas");
     await until(controller, () => decided().west === 4, "scale-up to west");
     expect(decided()).toEqual({ east: 5, west: 4 });
+  });
+
+  it("a restarted controller divides by what the status branch records, as gitfleet plan does", async () => {
+    createRepo(dir, fleetRepo({}));
+    const first = await pushController(dir, kubeconfig);
+    await until(first, () => decided().east === 5 && decided().west === 1, "divided by capacity");
+    const base = gitIn(dir, "rev-parse", "main").trim();
+    commitTree(dir, fleetRepo({ "apps/web/deployment.yaml": webDeployment(9, "1") }), "web: 9 replicas");
+    const head = gitIn(dir, "rev-parse", "main").trim();
+    // What the plan of the change says web gets, from the recorded capacity.
+    const planned = await planRevisions({ repo: dir, base, head, statusBranch: "gitfleet/status" });
+    if (!("plan" in planned)) throw new Error(planned.error);
+    const after = planned.plan.distributions.find((d) => d.app === "web")?.after;
+    // A new process: nothing synced yet, nothing reported — its first render is of the recorded state.
+    const restarted = await pushController(dir, kubeconfig);
+    await restarted.prober.probeOnce();
+    await restarted.controller.reconcile();
+    expect(decided()).toEqual(after);
+    // Divided by the recorded capacity, not provisionally: no division waits to be made again.
+    expect(web().capacityUnknown).toBeUndefined();
+    expect(Number(decided().east)).toBeGreaterThan(Number(decided().west) + 2);
+    await restarted.syncer.idle();
   });
 
   it("keeps custom resources off a member whose discovery does not serve their kind", async () => {
