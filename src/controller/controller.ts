@@ -5,7 +5,6 @@ import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer, SyncTarget } from "../kube/syncer.js";
 import { sameRestores } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
-import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
 import type { FleetModel } from "../model/types.js";
@@ -16,11 +15,10 @@ import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { conditionBlocks, observedFiles } from "../status/observed-files.js";
 import {
   type AgentReport,
   agentReportPath,
-  appObserved,
-  clusterObserved,
   joinObserved,
   syncCommitMessage,
 } from "../status/observed-status.js";
@@ -31,14 +29,9 @@ import {
   reportedClusters,
 } from "../status/recorded-observations.js";
 import { shardReportText } from "../status/shard-report.js";
-import { appStatusPath, clusterStatusPath } from "../status/status-files.js";
+import { clusterStatusPath } from "../status/status-files.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
-import {
-  type Inventory,
-  inventoryFromStatus,
-  inventoryPath,
-  inventoryStatusText,
-} from "../sync/inventory.js";
+import { type Inventory, inventoryFromStatus } from "../sync/inventory.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import type { Autoscaler } from "./autoscaler.js";
 import { earliest, type Reconciles, type Requeue } from "./loop.js";
@@ -508,60 +501,6 @@ export class Controller implements Reconciles {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
-}
-
-// The observed blocks of status/apps/ and status/clusters/, and the inventories, from the members' results and the agents' reports.
-function observedFiles(
-  objects: ReconcileState["render"]["objects"],
-  results: ReadonlyMap<string, ClusterSyncResult>,
-  reports: ReadonlyMap<string, AgentReport>,
-  conditions: ReadonlyMap<string, JsonMap>,
-): { blocks: Map<string, string>; files: Map<string, string> } {
-  const blocks = new Map<string, string>();
-  const appClusters = new Map<string, Set<string>>();
-  for (const object of objects) {
-    const clusters = appClusters.get(object.app) ?? new Set<string>();
-    clusters.add(object.cluster);
-    appClusters.set(object.app, clusters);
-  }
-  for (const [app, clusters] of appClusters)
-    blocks.set(appStatusPath(app), appObserved(app, [...clusters], results, reports));
-  // Pull-mode clusters: what their agents reported.
-  for (const [cluster, report] of reports)
-    if (!results.has(cluster))
-      blocks.set(
-        clusterStatusPath(cluster),
-        clusterObserved(undefined, conditions.get(cluster), report.observed),
-      );
-  for (const [cluster, condition] of conditions)
-    if (!results.has(cluster) && !reports.has(cluster))
-      blocks.set(clusterStatusPath(cluster), clusterObserved(undefined, condition));
-  const files = new Map<string, string>();
-  for (const result of results.values()) {
-    blocks.set(clusterStatusPath(result.cluster), clusterObserved(result, conditions.get(result.cluster)));
-    if (result.reachable)
-      files.set(
-        inventoryPath(result.cluster),
-        inventoryStatusText(result.cluster, result.sourceCommit, result.inventory, result.pruneBase),
-      );
-  }
-  return { blocks, files };
-}
-
-// Each probed cluster's condition as status/clusters/ records it: nothing in it moves but on a change.
-function conditionBlocks(conditions: ReadonlyMap<string, ClusterCondition>): Map<string, JsonMap> {
-  return new Map(
-    [...conditions].map(([cluster, { health, taints }]) => [
-      cluster,
-      {
-        ready: health.ready,
-        ...(health.reason ? { reason: health.reason } : {}),
-        since: new Date(health.since).toISOString(),
-        ...(health.lastError && !health.ready ? { lastError: health.lastError } : {}),
-        taints: taints.map((t) => `${t.key}:${t.effect}`),
-      },
-    ]),
-  );
 }
 
 // Some member did not answer, has objects not Healthy yet or held by a rollout, a dependency, a

@@ -59,9 +59,21 @@ describe("the layout of src/", () => {
     expect(offenders).toEqual([]);
   });
 
-  it.each(Object.entries(LAYOUT))("%s/ says in its README what it is", (name, folder) => {
+  it.each(Object.entries(LAYOUT))("%s/ says in its README what it is and what it imports", (name, folder) => {
     const readme = readFileSync(join(SRC, name, "README.md"), "utf8");
     expect(readme.split("\n")[0]).toMatch(new RegExp(`^# ${name}/ — ${folder.kind}\\b`));
+    const imports = [...folder.imports].sort().map((i) => `${i}/`);
+    const line = `Imports: ${imports.length > 0 ? imports.join(", ") : "nothing else in src/"}.`;
+    // One import line, the table's, and no other sentence about imports to drift from it.
+    expect(readme.split("\n").filter((l) => /\bImports\b/.test(l))).toEqual([line]);
+  });
+
+  it.each(Object.keys(LAYOUT))("%s/'s README names each folder inside it", (name) => {
+    const readme = readFileSync(join(SRC, name, "README.md"), "utf8");
+    const inside = readdirSync(join(SRC, name), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${entry.name}/`);
+    expect(inside.filter((folder) => !readme.includes(folder))).toEqual([]);
   });
 
   it(`keeps every file within ${MAX_FILE_LINES} lines, or lists why not`, () => {
