@@ -5,7 +5,7 @@ import { type AppBuildOutputs, appBuildsFor, defaultBuilders } from "../builds/l
 import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import { objectId } from "../git/object-batch.js";
-import { inHistory, readTreeBlobIds, readTreeFiles, topLevelNames } from "../git/read-tree.js";
+import { readTreeFiles, topLevelNames } from "../git/read-tree.js";
 import { type Published, publishStatusCommit } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
 import { diffTrees } from "../git/tree-diff.js";
@@ -24,7 +24,8 @@ import {
   trailerBlock,
 } from "../model/trailers.js";
 import { ALL } from "../reconcile/affected-apps.js";
-import { rebuildState, strayFiles } from "../reconcile/rebuild-state.js";
+import { recordedVerdict, withAttachment, withRepair } from "../reconcile/commit-additions.js";
+import { strayFiles } from "../reconcile/rebuild-state.js";
 import {
   EMPTY_STATE,
   observationStep,
@@ -33,23 +34,10 @@ import {
   type ReconcileState,
   reconcileStep,
 } from "../reconcile/reconcile-step.js";
-import { restoreState, sourcePosition } from "../reconcile/restore-state.js";
-import { OWNED_DIRECTORIES, statusFileKind, writerOf } from "../status/layout.js";
+import { OWNED_DIRECTORIES, statusFileKind } from "../status/layout.js";
 import { joinObserved, splitObserved } from "../status/observed-status.js";
-import {
-  appStatusPath,
-  SOURCE_STATUS_PATH,
-  sourceStatusFromText,
-  unbucketedApp,
-} from "../status/status-files.js";
-import {
-  carrying,
-  eventKindOf,
-  eventKindsOf,
-  messageText,
-  type StatusMessage,
-  statusMessage,
-} from "../status/status-message.js";
+import { eventKindOf, eventKindsOf, messageText, type StatusMessage } from "../status/status-message.js";
+import { isSyncFile, restoreBranch, wantedSource } from "./branch-restore.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -156,6 +144,7 @@ export interface Attachment {
   readonly committed: () => void;
 }
 
+export { wantedSource } from "./branch-restore.js";
 export { ReconcileError, TerminalError } from "./errors.js";
 
 /**
@@ -558,152 +547,32 @@ export class Reconciler {
     return { outcome, headTree };
   }
 
-  // Rebuilds the state from the status branch: as it is, when its tip carries a signature by a
-  // trusted key; else by rendering the source again, reading nothing under rendered/ (the branch's
-  // objects are never applied unless this process wrote or verified them).
+  // Rebuilds the state from the status branch (controller/branch-restore.ts): as it is when its tip
+  // is signed by a trusted key, else by rendering the source again.
   private async restore(tip: string | undefined, head: string): Promise<void> {
-    const { repo, logger, verify } = this.options;
-    this.statusTip = tip;
-    this.renderedTree = undefined;
-    this.repair = new Map();
-    this.sweep = false;
-    if (!tip) {
-      this.state = EMPTY_STATE;
-      this.observed = new Map();
-      this.syncFiles = new Map();
-      this.trusted = true;
-      return;
-    }
-    const verdict = verify ? await verify(repo.gitdir, repo.cache, tip) : undefined;
-    if (verdict?.ok) {
-      this.trusted = true;
-      await this.restoreVerified(tip);
-      return;
-    }
-    this.trusted = false;
-    if (verdict)
-      logger.error(
-        { statusCommit: tip, reason: verdict.reason },
-        "the status branch's tip is not signed by a trusted key: nothing on it is applied; rendering the source again",
-      );
-    await this.rebuild(tip, head);
-  }
-
-  // The state as the verified tip holds it: rendered/ and status/ taken as they are.
-  private async restoreVerified(tip: string): Promise<void> {
-    const { repo, logger } = this.options;
-    const files = await this.statusFiles(await repo.treeOf(tip), ownedPath);
-    const { renderedCommit } = sourcePosition(files);
-    let tree: FileTree = new Map();
-    let model: ReconcileState["model"];
-    if (renderedCommit) {
-      // A shallow cache may not hold the rendered commit any more: then the next render is a full one.
-      const renderedTree = await repo.treeOf(renderedCommit).catch(() => undefined);
-      if (renderedTree) {
-        tree = await readTreeFiles(repo.gitdir, repo.cache, renderedTree, wantedSource);
-        const { charts, kustomize } = await this.appBuilds(tree);
-        model = loadFleet(tree, this.parseCache, charts, this.policy(), kustomize).model;
-        this.renderedTree = renderedTree;
-      }
-    }
-    this.state = restoreState(files, tree, model);
-    logger.info(
-      { statusCommit: tip, renderedCommit, files: files.size },
-      "restored state from the status branch (signature verified)",
-    );
-  }
-
-  // The state rebuilt by rendering again the source commit the branch names — if that commit is the
-  // source branch's tip or in its history — with the branch's files only compared with and taken as
-  // bounded observations; every file the branch holds differently is repaired by the next commit.
-  // When the named commit cannot be used, nothing is rendered (so nothing syncs) until the next
-  // reconcile renders the tip in full, and what it leaves of the branch's files is removed then.
-  private async rebuild(tip: string, head: string): Promise<void> {
-    const { logger, repo } = this.options;
-    const tree = await repo.treeOf(tip);
-    const isRendered = (path: string) => path.startsWith("rendered/");
-    const files = await this.statusFiles(tree, (path) => ownedPath(path) && !isRendered(path));
-    const claimed = sourcePosition(files).renderedCommit;
-    const source =
-      claimed && (await inHistory(repo.gitdir, repo.cache, head, claimed))
-        ? await this.loadSource(claimed)
-        : undefined;
-    const model = source?.loaded.model;
-    if (source && model) {
-      // rendered/ is not read: only its paths and object ids, to compare the render with.
-      const renderedIds = await readTreeBlobIds(repo.gitdir, repo.cache, tree, isRendered);
-      const rebuilt = rebuildState({
-        restored: restoreState(files, source.tree, model),
-        rendered: {
-          paths: [...renderedIds.keys()],
-          holds: (path, text) => renderedIds.get(path) === objectId("blob", new TextEncoder().encode(text)),
-        },
-        // The autoscalers' status is among the sync's files: their recorded totals are observations too.
-        files: new Map([...files, ...this.syncFiles]),
-        observed: this.observed,
-        now: (this.options.now ?? Date.now)(),
-        secretDigestKey: this.options.secretDigestKey,
-      });
-      this.state = rebuilt.state;
-      this.repair = rebuilt.repair;
-      this.renderedTree = source.treeOid;
-    } else {
-      // Compared with by the next render of the tip, never synced: without a model nothing is. (The
-      // branch's rendered/ files are read as text only for that comparison.)
-      const rendered = await readTreeFiles(repo.gitdir, repo.cache, tree, isRendered);
-      const texts = [...rendered].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)] as const);
-      this.state = {
-        ...restoreState(new Map([...files, ...texts]), new Map(), undefined),
-        sourceCommit: undefined,
-        renderedCommit: undefined,
-        model: undefined,
-      };
-      this.sweep = true;
-    }
-    logger.info(
+    const restored = await restoreBranch(
       {
-        statusCommit: tip,
-        renderedCommit: model ? claimed : null,
-        claimed: claimed ?? null,
-        repair: this.repair.size,
+        repo: this.options.repo,
+        logger: this.options.logger,
+        ...(this.options.verify ? { verify: this.options.verify } : {}),
+        now: this.options.now ?? Date.now,
+        ...(this.options.secretDigestKey ? { secretDigestKey: this.options.secretDigestKey } : {}),
+        load: async (tree) => {
+          const { charts, kustomize } = await this.appBuilds(tree);
+          return loadFleet(tree, this.parseCache, charts, this.policy(), kustomize);
+        },
       },
-      "rebuilt state by rendering the source again (the status branch is not signed by a trusted key)",
+      tip,
+      head,
     );
-  }
-
-  // The branch's files the predicate keeps, observed blocks split off (into `observed`) and the
-  // sync's whole files kept apart (in `syncFiles`).
-  private async statusFiles(tree: string, wanted: (path: string) => boolean): Promise<Map<string, string>> {
-    const { repo } = this.options;
-    const raw = await readTreeFiles(repo.gitdir, repo.cache, tree, wanted);
-    const files = new Map<string, string>();
-    this.observed = new Map();
-    this.syncFiles = new Map();
-    for (const [path, bytes] of raw) {
-      const text = new TextDecoder().decode(bytes);
-      if (isSyncFile(path)) {
-        this.syncFiles.set(path, text);
-        continue;
-      }
-      const { base, observed } = splitObserved(text);
-      files.set(path, base);
-      // An app's file left where gitfleet wrote it before buckets moves with the next commit; its
-      // observed block goes with it.
-      const app = unbucketedApp(path);
-      if (observed !== undefined) this.observed.set(app === undefined ? path : appStatusPath(app), observed);
-    }
-    return files;
-  }
-
-  private async loadSource(
-    commit: string,
-  ): Promise<{ tree: FileTree; treeOid: string; loaded: ReturnType<typeof loadFleet> } | undefined> {
-    const { repo } = this.options;
-    const treeOid = await repo.treeOf(commit).catch(() => undefined);
-    if (!treeOid) return undefined;
-    const tree = await readTreeFiles(repo.gitdir, repo.cache, treeOid, wantedSource);
-    const { charts, kustomize } = await this.appBuilds(tree);
-    return { tree, treeOid, loaded: loadFleet(tree, this.parseCache, charts, this.policy(), kustomize) };
+    this.state = restored.state;
+    this.statusTip = restored.statusTip;
+    this.renderedTree = restored.renderedTree;
+    this.observed = restored.observed;
+    this.syncFiles = restored.syncFiles;
+    this.trusted = restored.trusted;
+    this.repair = restored.repair;
+    this.sweep = restored.sweep;
   }
 
   private policy(): LoadPolicy {
@@ -845,102 +714,6 @@ export class Reconciler {
     const now = (this.options.now ?? Date.now)();
     return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
   }
-}
-
-// Whether an already reconciled source commit was valid, and how many errors status/source.yaml holds.
-function recordedVerdict(state: ReconcileState, head: string): { valid: boolean; errors: number } {
-  if (state.renderedCommit === head) return { valid: true, errors: 0 };
-  const text = state.files.get(SOURCE_STATUS_PATH);
-  const errors = text === undefined ? 1 : sourceStatusFromText(text).errors;
-  return { valid: false, errors: Math.max(1, errors) };
-}
-
-// Files the reconcile does not write, whole: inventories, pull-mode agents' reports, migrations'
-// and autoscalers' status (status/layout.ts says who writes what).
-function isSyncFile(path: string): boolean {
-  const writer = writerOf(path);
-  return writer !== undefined && writer !== "reconcile";
-}
-
-// The reconcile's outcome with the attached files added (their lines in the message), or an outcome
-// of their own when the reconcile changed nothing.
-function withAttachment(
-  found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
-  attachment: Attachment | undefined,
-  state: ReconcileState,
-  renderedTree: string | undefined,
-): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
-  if (!attachment || attachment.files.size === 0) return found;
-  const notes = attachment.notes;
-  const scaled = notes.map((note) => ({ kind: "scale" as const, line: `autoscale: ${note}` }));
-  if (found) {
-    const changes = new Map([...found.outcome.changes, ...attachment.files]);
-    // An observation step that moved no replica is said by the attachment's lines alone.
-    const message =
-      found.outcome.quiet && notes.length > 0
-        ? statusMessage("scale", `autoscale: ${notes.join("; ")}`)
-        : carrying(found.outcome.message, scaled);
-    return { ...found, outcome: { ...found.outcome, changes, message } };
-  }
-  return {
-    headTree: renderedTree,
-    outcome: {
-      state,
-      changes: new Map(attachment.files),
-      message: statusMessage(
-        "scale",
-        `autoscale: ${notes.length > 0 ? notes.join("; ") : "autoscalers' status recorded"}`,
-      ),
-      valid: true,
-      problems: [],
-      scope: new Set(),
-      summary: undefined,
-    },
-  };
-}
-
-// A repair rides on the reconcile's commit (its changes win where both write a file), or is a
-// commit of its own when nothing else changed.
-function withRepair(
-  found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
-  repair: ReadonlyMap<string, string | null> | undefined,
-  state: ReconcileState,
-  renderedTree: string | undefined,
-): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
-  if (!repair) return found;
-  const written = [...repair.values()].filter((t) => t !== null).length;
-  const note = `repair: the status branch held what gitfleet does not render from source commit ${state.renderedCommit?.slice(0, 7) ?? "(none)"}; ${written} files written again, ${repair.size - written} removed`;
-  if (found) {
-    const changes = new Map([...repair, ...found.outcome.changes]);
-    const message = carrying(found.outcome.message, [{ kind: "reconcile", line: note }]);
-    return { ...found, outcome: { ...found.outcome, changes, message } };
-  }
-  return {
-    headTree: renderedTree,
-    outcome: {
-      state,
-      changes: new Map(repair),
-      message: statusMessage("reconcile", note),
-      valid: true,
-      problems: [],
-      scope: new Set(),
-      summary: undefined,
-    },
-  };
-}
-
-// Under the directories gitfleet writes on the status branch (a directory is asked for as "name/").
-function ownedPath(path: string): boolean {
-  return OWNED_DIRECTORIES.some((directory) => path.startsWith(`${directory}/`));
-}
-
-/**
- * Source files worth reading: every file outside hidden trees, as `gitfleet validate` reads a
- * checkout — a kustomization or a Helm app may read any file of the repo (a chart in charts/, a shared
- * base, a generator's input), and the controller must see what validate saw.
- */
-export function wantedSource(path: string): boolean {
-  return !path.split("/").some((part) => part.startsWith("."));
 }
 
 function sleep(ms: number): Promise<void> {
