@@ -393,3 +393,25 @@ function firstWith(
       if (test(health, app, cluster)) return `${app} in ${cluster} ${health}`;
   return undefined;
 }
+
+/**
+ * The part of recorded batches the source approves, for a status read from a branch gitfleet cannot
+ * vouch for: a batch counts as started only when its spec approves it and every batch before it
+ * Succeeded; other recorded progress is dropped, so the batch starts over from what the source
+ * says. `stands` names started states kept regardless (a migration's RolledBack). Pure.
+ */
+export function approvedBatches<B extends { readonly name: string; readonly state: BatchState }>(
+  spec: readonly { readonly name: string; readonly approved?: boolean | undefined }[],
+  recorded: readonly B[],
+  stands: (state: BatchState) => boolean = () => false,
+): B[] {
+  const batches: B[] = [];
+  let earlierSucceeded = true;
+  for (const batch of spec) {
+    const status = recorded.find((b) => b.name === batch.name);
+    const started = status !== undefined && isStarted(status.state) && !stands(status.state);
+    if (status && (!started || (batch.approved === true && earlierSucceeded))) batches.push(status);
+    earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
+  }
+  return batches;
+}

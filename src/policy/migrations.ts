@@ -1,8 +1,7 @@
 import {
   advanceMigration,
-  type BatchStatus,
+  approvedBatches,
   type Gate,
-  isStarted,
   type MigrationStatus,
   observeMs,
   type PairReport,
@@ -18,21 +17,12 @@ import { migrationStatusPath, migrationStatusText, readMigrationStatus } from ".
 import type { AgentReport } from "../status/observed-status.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { definePolicy, nameAt } from "./policy.js";
+import { type BatchRound, definePolicy, readNamed, stepOutcome } from "./policy.js";
 
 /** Every Migration of the fleet advanced one step, and what the sync and the status branch get from it. */
-export interface MigrationsRound {
-  readonly statuses: ReadonlyMap<string, MigrationStatus>;
+export interface MigrationsRound extends BatchRound<MigrationStatus> {
   /** Per cluster, per app: what the sync may do. */
   readonly gates: ReadonlyMap<string, ReadonlyMap<string, Gate>>;
-  /** status/migrations/<name>.yaml, by path. */
-  readonly files: ReadonlyMap<string, string>;
-  /** A line per batch state change, for the commit message. */
-  readonly changes: readonly string[];
-  /** Some batch is adopting or observing: its members should be looked at again soon. */
-  readonly active: boolean;
-  /** The next time (ms) a batch's observation window ends. */
-  readonly wakeAt: number | undefined;
 }
 
 export interface MigrationsInput {
@@ -125,14 +115,11 @@ export function approvedPart(
   recorded: MigrationStatus | undefined,
 ): MigrationStatus | undefined {
   if (!recorded) return undefined;
-  const batches: BatchStatus[] = [];
-  let earlierSucceeded = true;
-  for (const batch of migration.spec.batches) {
-    const status = recorded.batches.find((b) => b.name === batch.name);
-    const started = status !== undefined && isStarted(status.state) && status.state !== "RolledBack";
-    if (status && (!started || (batch.approved === true && earlierSucceeded))) batches.push(status);
-    earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
-  }
+  const batches = approvedBatches(
+    migration.spec.batches,
+    recorded.batches,
+    (state) => state === "RolledBack",
+  );
   return { ...recorded, batches };
 }
 
@@ -141,15 +128,7 @@ export const migrationsPolicy = definePolicy<MigrationStatus, undefined>({
   writer: "migrations",
   kind: "migration",
   names: (model) => model.migrations.map((m) => m.metadata.name),
-  read(files) {
-    const statuses = new Map<string, MigrationStatus>();
-    for (const [path, text] of files) {
-      const name = nameAt(path, MIGRATIONS_DIRECTORY);
-      const status = name === undefined ? undefined : statusFromFile(text);
-      if (name !== undefined && status) statuses.set(name, status);
-    }
-    return statuses;
-  },
+  read: (files) => readNamed(files, MIGRATIONS_DIRECTORY, statusFromFile),
   write: (name, status) => [migrationStatusPath(name), migrationStatusText(status)],
   vouch(model, name, recorded) {
     const migration = model.migrations.find((m) => m.metadata.name === name);
@@ -164,14 +143,7 @@ export const migrationsPolicy = definePolicy<MigrationStatus, undefined>({
       report: (app, cluster) => pairReport(app, input.results.get(cluster), input.reports.get(cluster)),
       now: input.now,
     });
-    return {
-      statuses: round.statuses,
-      steps: round.changes,
-      active: round.active,
-      wakeAt: round.wakeAt,
-      gives: { gates: round.gates },
-      memory: undefined,
-    };
+    return stepOutcome(round, { gates: round.gates }, undefined);
   },
   // Gates come from a round only: before it, the sync holds nothing back for a migration.
   gives: () => ({}),

@@ -164,3 +164,43 @@ export function nameAt(path: string, directory: string): string | undefined {
   const name = path.slice(directory.length, -".yaml".length);
   return name === "" || name.includes("/") ? undefined : name;
 }
+
+/** The statuses of a directory's files, by the name each path gives; a file that does not parse is skipped. */
+export function readNamed<S>(
+  files: ReadonlyMap<string, string>,
+  directory: string,
+  parse: (text: string) => S | undefined,
+): Map<string, S> {
+  const statuses = new Map<string, S>();
+  for (const [path, text] of files) {
+    const name = nameAt(path, directory);
+    const status = name === undefined ? undefined : parse(text);
+    if (name !== undefined && status !== undefined) statuses.set(name, status);
+  }
+  return statuses;
+}
+
+/** What a batch policy's round function returns (its own outputs besides): statuses, files, step lines, whether something is under way, when it next decides. */
+export interface BatchRound<S> {
+  readonly statuses: ReadonlyMap<string, S>;
+  /** Its status files, by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** A line per state change, for the commit message. */
+  readonly changes: readonly string[];
+  /** Something is under way: its members should be looked at again soon. */
+  readonly active: boolean;
+  /** The next time (ms) it decides differently with no new report. */
+  readonly wakeAt: number | undefined;
+}
+
+/** A round function's outcome as a policy step: what it gives, and what it remembers. */
+export function stepOutcome<S, M>(round: BatchRound<S>, gives: PolicyGives, memory: M): StepOutcome<S, M> {
+  return {
+    statuses: round.statuses,
+    steps: round.changes,
+    active: round.active,
+    wakeAt: round.wakeAt,
+    gives,
+    memory,
+  };
+}

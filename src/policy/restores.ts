@@ -11,24 +11,15 @@ import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { recordedRestores, restoreStatusPath, restoreStatusText } from "../status/restore-file.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { definePolicy } from "./policy.js";
+import { type BatchRound, definePolicy, stepOutcome } from "./policy.js";
 import { controlPlaneReport, FAILURE_GRACE_MS, lasting } from "./upgrades.js";
 
 /** Every EtcdRestore advanced one step, and what the render and the status branch get from it. */
-export interface RestoresRound {
-  readonly statuses: ReadonlyMap<string, RestoreStatus>;
+export interface RestoresRound extends BatchRound<RestoreStatus> {
   /** Per hosted cluster, where its restore stands for the render (restores whose file is gone included). */
   readonly overlays: ReadonlyMap<string, RestoreOverlay>;
-  /** status/restores/<name>.yaml of the restores in the repo, by path. */
-  readonly files: ReadonlyMap<string, string>;
-  /** A line per phase change, for the commit message. */
-  readonly changes: readonly string[];
-  /** Some restore is under way: look again soon. */
-  readonly active: boolean;
   /** Per hosted cluster, since when a component of its control plane cannot run. */
   readonly failingSince: ReadonlyMap<string, number>;
-  /** When (ms) a failing control plane's grace ends: the restore fails then, with no new report. */
-  readonly wakeAt: number | undefined;
 }
 
 export interface RestoresInput {
@@ -182,14 +173,7 @@ export const restoresPolicy = definePolicy<RestoreStatus, ReadonlyMap<string, nu
       failingSince: input.memory ?? new Map(),
       now: input.now,
     });
-    return {
-      statuses: round.statuses,
-      steps: round.changes,
-      active: round.active,
-      wakeAt: round.wakeAt,
-      gives: { controlPlaneRestores: round.overlays },
-      memory: round.failingSince,
-    };
+    return stepOutcome(round, { controlPlaneRestores: round.overlays }, round.failingSince);
   },
   gives: (_, statuses) => ({ controlPlaneRestores: restoreOverlays([...statuses.values()]) }),
 });

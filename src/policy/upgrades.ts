@@ -2,11 +2,10 @@ import {
   advanceUpgrade,
   type ControlPlaneReport,
   nextUpgradeWindowEnd,
-  type UpgradeBatchStatus,
   type UpgradeStatus,
   upgradeVersions,
 } from "../migrate/control-plane-upgrade.js";
-import { isStarted } from "../migrate/migration-state.js";
+import { approvedBatches } from "../migrate/migration-state.js";
 import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
@@ -15,21 +14,12 @@ import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readUpgradeStatus, upgradeStatusPath, upgradeStatusText } from "../status/upgrade-file.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { definePolicy, nameAt } from "./policy.js";
+import { type BatchRound, definePolicy, readNamed, stepOutcome } from "./policy.js";
 
 /** Every ControlPlaneUpgrade advanced one step, and what the render and the status branch get from it. */
-export interface UpgradesRound {
-  readonly statuses: ReadonlyMap<string, UpgradeStatus>;
+export interface UpgradesRound extends BatchRound<UpgradeStatus> {
   /** Per hosted cluster, the version its upgrade's started batch gives it. */
   readonly versions: ReadonlyMap<string, string>;
-  /** status/upgrades/<name>.yaml, by path. */
-  readonly files: ReadonlyMap<string, string>;
-  /** A line per batch state change, for the commit message. */
-  readonly changes: readonly string[];
-  /** Some batch is upgrading or observing: its control planes should be looked at again soon. */
-  readonly active: boolean;
-  /** The next time (ms) a batch's observation window ends, or a failing control plane's grace does. */
-  readonly wakeAt: number | undefined;
   /** Per hosted cluster, since when (ms) a component of its control plane cannot run. */
   readonly failingSince: ReadonlyMap<string, number>;
 }
@@ -178,15 +168,7 @@ export function approvedUpgradePart(
   recorded: UpgradeStatus | undefined,
 ): UpgradeStatus | undefined {
   if (!recorded) return undefined;
-  const batches: UpgradeBatchStatus[] = [];
-  let earlierSucceeded = true;
-  for (const batch of upgrade.spec.batches) {
-    const status = recorded.batches.find((b) => b.name === batch.name);
-    const started = status !== undefined && isStarted(status.state);
-    if (status && (!started || (batch.approved === true && earlierSucceeded))) batches.push(status);
-    earlierSucceeded &&= status?.state === "Succeeded" && batch.approved === true;
-  }
-  return { ...recorded, batches };
+  return { ...recorded, batches: approvedBatches(upgrade.spec.batches, recorded.batches) };
 }
 
 /**
@@ -234,15 +216,7 @@ export const upgradesPolicy = definePolicy<UpgradeStatus, ReadonlyMap<string, nu
   writer: "upgrades",
   kind: "upgrade",
   names: (model) => model.controlPlaneUpgrades.map((u) => u.metadata.name),
-  read(files) {
-    const statuses = new Map<string, UpgradeStatus>();
-    for (const [path, text] of files) {
-      const name = nameAt(path, UPGRADES_DIRECTORY);
-      const status = name === undefined ? undefined : readUpgradeStatus(text);
-      if (name !== undefined && status) statuses.set(name, status);
-    }
-    return statuses;
-  },
+  read: (files) => readNamed(files, UPGRADES_DIRECTORY, readUpgradeStatus),
   write: (name, status) => [upgradeStatusPath(name), upgradeStatusText(status)],
   vouch(model, name, recorded) {
     const upgrade = model.controlPlaneUpgrades.find((u) => u.metadata.name === name);
@@ -257,14 +231,7 @@ export const upgradesPolicy = definePolicy<UpgradeStatus, ReadonlyMap<string, nu
       failingSince: input.memory ?? new Map(),
       now: input.now,
     });
-    return {
-      statuses: round.statuses,
-      steps: round.changes,
-      active: round.active,
-      wakeAt: round.wakeAt,
-      gives: { controlPlaneVersions: round.versions },
-      memory: round.failingSince,
-    };
+    return stepOutcome(round, { controlPlaneVersions: round.versions }, round.failingSince);
   },
   gives: (model, statuses) => ({
     controlPlaneVersions: upgradeVersions(model.controlPlaneUpgrades, (name) => statuses.get(name)),
