@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log/logger.js";
 import { type ControllerServer, startControllerServer } from "../../src/server/http-server.js";
+import { startProbedServer } from "../helpers/probed-server.js";
 
 /** The controller's HTTP endpoint over a real socket: health, readiness and the webhook's edges. */
 const SECRET = "webhook-secret-for-tests";
@@ -98,15 +99,7 @@ describe("Host header check (DNS rebinding)", () => {
     [["gitfleet.example.com"], "[fd00::1]:8080", 200],
     [["gitfleet.example.com"], "10.2.3.4.rebound.example", 403],
   ] as const)("allowed %j, Host %s → %i", async (allowedHosts, host, expected) => {
-    server = await startControllerServer({
-      listen: "127.0.0.1:0",
-      webhookSecret: undefined,
-      sourceBranch: "main",
-      trigger: () => undefined,
-      ready: () => true,
-      logger: createLogger({ level: "silent" }),
-      ...(allowedHosts ? { allowedHosts } : {}),
-    });
+    server = await startProbedServer(allowedHosts);
     expect(await withHost(server.url, host)).toBe(expected);
   });
 });
