@@ -1,9 +1,9 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { BuiltController } from "../controller/build-controller.js";
-import { LeaderLease } from "../controller/leader-lease.js";
-import { ShardLeases } from "../controller/shard-leases.js";
-import { Sharding } from "../controller/sharding.js";
+import { LeaderLease } from "../controller/leadership/leader-lease.js";
+import { ShardLeases } from "../controller/leadership/shard-leases.js";
+import { Sharding } from "../controller/leadership/sharding.js";
 import type { ShardBranches } from "../git/shard-branches.js";
 import { type LeaseTimings, timingsProblem } from "../kube/leader-election.js";
 import { parseDuration } from "../model/duration.js";

@@ -1,48 +1,28 @@
 import type { Logger } from "pino";
-import { type ClusterHealth, clusterHealthSettings, healthTaints } from "../failover/cluster-health.js";
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
-import type { Syncer, SyncTarget } from "../kube/syncer.js";
+import type { Syncer } from "../kube/syncer.js";
 import { sameRestores } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { sameEntries } from "../model/same-entries.js";
-import type { FleetModel } from "../model/types.js";
 import type { PolicyGives } from "../policy/policy.js";
 import { advancePolicies, type PoliciesRound, recordedGives } from "../policy/registry.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { readEmittedYaml } from "../render/yaml-reader.js";
 import { conditionBlocks, observedFiles } from "../status/observed-files.js";
-import {
-  type AgentReport,
-  agentReportPath,
-  joinObserved,
-  syncCommitMessage,
-} from "../status/observed-status.js";
-import {
-  type RecordedClusters,
-  recordedClusters,
-  recordedVersions,
-  reportedClusters,
-} from "../status/recorded-observations.js";
-import { shardReportText } from "../status/shard-report.js";
-import { clusterStatusPath } from "../status/status-files.js";
+import { type AgentReport, syncCommitMessage } from "../status/observed-status.js";
+import { reportedClusters, withRecorded } from "../status/recorded-observations.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
-import { type Inventory, inventoryFromStatus } from "../sync/inventory.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import type { Autoscaler } from "./autoscaler.js";
+import { ShardReports } from "./leadership/shard-reports.js";
+import type { Sharding } from "./leadership/sharding.js";
 import { earliest, type Reconciles, type Requeue } from "./loop.js";
 import type { ReconcileReport, Reconciler } from "./reconciler.js";
-import type { Sharding } from "./sharding.js";
-
-/** What the shards' branches report of their members (read every round; this replica's own members' results win). */
-interface ShardObservations {
-  readonly results: ReadonlyMap<string, ClusterSyncResult>;
-  readonly conditions: ReadonlyMap<string, ClusterHealth>;
-}
+import { sameResults, stillProgressing, syncTarget, windowOpens } from "./sync-target.js";
 
 export interface ControllerOptions {
   readonly logger: Logger;
@@ -102,16 +82,15 @@ export class Controller implements Reconciles {
   private requestedKey = "";
   /** The agents' reports read from their branches this round. */
   private branchReports: ReadonlyMap<string, AgentReport> = new Map();
-  /** What the shards reported on their branches, read this round. */
-  private remote: ShardObservations = { results: new Map(), conditions: new Map() };
-  /** The report text last published per shard this replica holds. */
-  private readonly shardTexts = new Map<number, string>();
+  /** Sharded: the shards' reports, read and published each round (leadership/shard-reports.ts). */
+  private readonly shards: ShardReports | undefined;
 
   constructor(
     private readonly reconciler: Reconciler,
     private readonly syncer: Syncer,
     private readonly options: ControllerOptions,
   ) {
+    if (options.sharding) this.shards = new ShardReports(options.sharding, options.logger);
     reconciler.observeWith(() => this.observations());
     const { autoscaler } = options;
     if (autoscaler)
@@ -142,35 +121,19 @@ export class Controller implements Reconciles {
       now,
     );
     const reported = reportedClusters(this.results(), this.agentReports());
-    const recorded = state.model ? this.recordedClusters(state.model, reported) : undefined;
+    const names = state.model?.clusters.map((c) => c.metadata.name) ?? [];
+    const { syncFiles } = this.reconciler.snapshot();
+    const clusters = withRecorded(names, reported, (path) => this.reconciler.observedBlock(path), syncFiles);
     this.lastObservations = gatherObservedState({
       now,
       ...(this.options.prober || this.options.sharding ? { probes: this.conditions() } : {}),
       workloads,
-      capacity: new Map([...(recorded?.capacity ?? []), ...reported.capacity]),
-      served: new Map([...(recorded?.served ?? []), ...reported.served]),
+      capacity: clusters.capacity,
+      served: clusters.served,
       ...(scaled ? { scaling: scaled } : {}),
       ...this.controlPlanes(state),
     });
     return this.lastObservations;
-  }
-
-  // What the status branch records of the members this round has no report of (a restart's first
-  // rounds, a member that does not answer): the render divides by it until they answer, as
-  // `gitfleet plan` does with the same files.
-  private recordedClusters(model: FleetModel, reported: RecordedClusters): RecordedClusters {
-    const { syncFiles } = this.reconciler.snapshot();
-    const files = new Map<string, string>();
-    for (const { metadata } of model.clusters) {
-      const cluster = metadata.name;
-      if (reported.capacity.has(cluster) && reported.served.has(cluster)) continue;
-      const path = clusterStatusPath(cluster);
-      const block = this.reconciler.observedBlock(path);
-      if (block !== undefined) files.set(path, joinObserved("", block));
-      const report = syncFiles.get(agentReportPath(cluster));
-      if (report !== undefined) files.set(agentReportPath(cluster), report);
-    }
-    return recordedClusters(files);
   }
 
   /**
@@ -185,10 +148,10 @@ export class Controller implements Reconciles {
    */
   async reconcile(): Promise<ControllerReport> {
     const { sharding } = this.options;
-    if (sharding && !sharding.options.leading()) return this.holdShards(sharding);
+    if (sharding && !sharding.options.leading()) return this.holdShards();
     // 1. Pods are sampled for the render this round makes (the state as of the last one).
     const before = this.reconciler.snapshot().state;
-    if (sharding && before.model) this.remote = await this.readShards(sharding, before.model);
+    if (before.model) await this.shards?.read(before.model);
     await this.options.autoscaler?.sample(before, this.now());
     if (before.model && this.options.agents)
       this.branchReports = await this.options.agents.reports(before.model);
@@ -212,7 +175,7 @@ export class Controller implements Reconciles {
     // 5. What the members reported so far (and, sharded, the shards this replica holds report it on
     // their branches too, so a next leader finds it); 6. the next round's time.
     const published = await this.publishObserved();
-    if (sharding) await this.publishShards(sharding, state);
+    await this.publishShards(state);
     const moved: Requeue | undefined = planesMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
     const requeue = earliest([moved, published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
@@ -243,7 +206,12 @@ export class Controller implements Reconciles {
     this.requested = { render: state.render, at: now };
     this.requestedKey = requestKey;
     this.progressAt = undefined;
-    await this.syncer.request(this.syncTarget(state, syncFiles, trusted));
+    const gates = this.policies?.gives.gates;
+    const extras = {
+      ...(gates ? { gates } : {}),
+      ...(this.shards ? { elsewhere: this.shards.elsewhere } : {}),
+    };
+    await this.syncer.request(syncTarget(state, syncFiles, trusted, extras));
   }
 
   /**
@@ -253,11 +221,11 @@ export class Controller implements Reconciles {
    * 3. sync this replica's members when due, as the leader would;
    * 4. report what they answered on the shards' own branches, and ask the leader for a round.
    */
-  private async holdShards(sharding: Sharding): Promise<ControllerReport> {
+  private async holdShards(): Promise<ControllerReport> {
     const started = this.now();
     await this.reconciler.follow();
     const { state, syncFiles, trusted, statusTip } = this.reconciler.snapshot();
-    if (state.model) this.remote = await this.readShards(sharding, state.model);
+    if (state.model) await this.shards?.read(state.model);
     const now = this.now();
     this.advancePolicies(state, syncFiles, now);
     this.unrecorded = [];
@@ -266,7 +234,7 @@ export class Controller implements Reconciles {
     // Members still rolling out are looked at again after the status interval, as the leader does.
     if (this.progressAt === undefined && (this.policies?.active || stillProgressing(this.syncer.latest())))
       this.progressAt = now + Math.max(this.options.statusIntervalMs, 1000);
-    await this.publishShards(sharding, state);
+    await this.publishShards(state);
     return {
       result: "up-to-date",
       sourceCommit: state.sourceCommit ?? "",
@@ -280,106 +248,25 @@ export class Controller implements Reconciles {
     };
   }
 
-  // Every shard's last report: the others' members' results and conditions — and for a shard just
-  // taken over, what its last holder saw until this replica's own sync of its members answers.
-  private async readShards(sharding: Sharding, model: FleetModel): Promise<ShardObservations> {
-    const reports = await sharding.options.branches.reports(sharding.all(), (shard) =>
-      sharding.clustersOf(model, shard),
-    );
-    const results = new Map<string, ClusterSyncResult>();
-    const conditions = new Map<string, ClusterHealth>();
-    for (const report of reports.values()) {
-      for (const [cluster, result] of report.results) results.set(cluster, result);
-      for (const [cluster, health] of report.conditions) conditions.set(cluster, health);
-    }
-    return { results, conditions };
-  }
-
-  // Each held shard's members as this replica sees them, committed to the shard's branch when it
-  // changed (fenced on the shard's Lease); the leader is asked for a round when one landed.
-  private async publishShards(sharding: Sharding, state: ReconcileState): Promise<void> {
-    const { model, renderedCommit } = state;
-    if (!model || !renderedCommit) return;
-    const local = this.syncer.latest();
+  // The shards this replica holds report their members on their branches.
+  private async publishShards(state: ReconcileState): Promise<void> {
     const probed = this.options.prober?.conditions() ?? new Map<string, ClusterCondition>();
-    for (const shard of sharding.options.holding()) {
-      const clusters = sharding.clustersOf(model, shard);
-      const pick = <T>(map: ReadonlyMap<string, T>) => new Map([...map].filter(([c]) => clusters.has(c)));
-      const text = shardReportText({
-        shard,
-        holder: sharding.options.identity,
-        results: pick(local),
-        conditions: new Map([...pick(probed)].map(([c, condition]) => [c, condition.health])),
-      });
-      if (this.shardTexts.get(shard) === text) continue;
-      const outcome = await sharding.options.branches
-        .publish({
-          shard,
-          text,
-          sourceCommit: renderedCommit,
-          holder: sharding.options.identity,
-          author: this.reconciler.author(),
-          message: `shard ${shard}: ${[...clusters].sort().join(", ") || "no members"}`,
-          fence: () => sharding.options.fence(shard),
-        })
-        .catch((error: unknown) => {
-          this.options.logger.warn({ shard, error: String(error) }, "shard report not published");
-          return "moved" as const;
-        });
-      if (outcome === "moved") continue;
-      this.shardTexts.set(shard, text);
-      if (outcome === "committed" && !sharding.options.leading()) sharding.options.relay(`shard ${shard}`);
-    }
+    await this.shards?.publish(state, this.syncer.latest(), probed, this.reconciler.author());
   }
 
   // Every member's last sync: this replica's own for the members it syncs (once it has synced them),
   // the shards' reports for the rest.
   private results(): ReadonlyMap<string, ClusterSyncResult> {
     const local = this.syncer.latest();
-    const { sharding } = this.options;
-    if (!sharding) return local;
-    const model = this.reconciler.snapshot().state.model;
-    const merged = new Map(this.remote.results);
-    for (const [cluster, result] of local) if (sharding.inScope(model, cluster)) merged.set(cluster, result);
-    return merged;
+    return this.shards ? this.shards.results(local, this.reconciler.snapshot().state.model) : local;
   }
 
   // Every member's condition: this replica's probes for its own members (and what the status branch
   // recorded for members nobody reported yet), the shards' reports for the rest.
   private conditions(): Map<string, ClusterCondition> {
     const conditions = this.options.prober?.conditions() ?? new Map<string, ClusterCondition>();
-    const { sharding } = this.options;
-    if (!sharding) return conditions;
     const model = this.reconciler.snapshot().state.model;
-    const settings = clusterHealthSettings(model?.fleet?.spec);
-    for (const [cluster, health] of this.remote.conditions)
-      if (!sharding.inScope(model, cluster))
-        conditions.set(cluster, { health, taints: healthTaints(health, this.now(), settings) });
-    return conditions;
-  }
-
-  // What the syncer gets: the last valid render, with what the status branch adds to it.
-  private syncTarget(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    trusted: boolean,
-  ): SyncTarget {
-    const { model, renderedCommit } = state;
-    if (!model || !renderedCommit) throw new Error("a sync needs a valid render");
-    return {
-      sourceCommit: renderedCommit,
-      model,
-      objects: state.render.objects,
-      decisions: state.render.decisions,
-      // A branch gitfleet cannot vouch for gives no inventory: members' own are used.
-      inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
-      ...(this.policies?.gives.gates ? { gates: this.policies.gives.gates } : {}),
-      ...(this.options.sharding ? { elsewhere: this.remote.results } : {}),
-      // The hosted clusters' /version as recorded: what the order of their components reads until synced.
-      ...(model.controlPlaneClasses.length > 0
-        ? { recordedVersions: recordedVersions(syncFiles, hostedClusterNames(model)) }
-        : {}),
-    };
+    return this.shards ? this.shards.conditions(conditions, model, this.now()) : conditions;
   }
 
   /** Advances the migrations and publishes the members' latest results (after a sync outside a round). */
@@ -501,51 +388,4 @@ export class Controller implements Reconciles {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
-}
-
-// Some member did not answer, has objects not Healthy yet or held by a rollout, a dependency, a
-// wave or a hook, or hooks running. A migration waits for a reviewed commit, a suspend for a person
-// and a window for its time (a deadline), so those are not polled.
-function stillProgressing(results: ReadonlyMap<string, ClusterSyncResult>): boolean {
-  const waiting = (o: ClusterSyncResult["objects"][number]) =>
-    o.action === "held" && (o.heldBy === "suspend" || o.heldBy === "window")
-      ? false
-      : (o.action === "held" && o.heldBy !== "migration") || o.health.status !== "Healthy";
-  return [...results.values()].some((r) => !r.reachable || r.waiting === true || r.objects.some(waiting));
-}
-
-// The first time a sync window holding an object lets changes through.
-function windowOpens(results: ReadonlyMap<string, ClusterSyncResult>): number | undefined {
-  let first: number | undefined;
-  for (const result of results.values())
-    for (const o of result.objects)
-      if (o.heldUntil !== undefined && (first === undefined || o.heldUntil < first)) first = o.heldUntil;
-  return first;
-}
-
-function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventory> {
-  const inventories = new Map<string, Inventory>();
-  for (const [path, text] of files) {
-    const cluster = /^status\/inventory\/(.+)\.yaml$/.exec(path)?.[1];
-    if (!cluster) continue;
-    try {
-      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text)).inventory);
-    } catch {
-      // Edited by hand beyond reading: the member's own inventory is used.
-    }
-  }
-  return inventories;
-}
-
-function sameResults(
-  a: ReadonlyMap<string, ClusterSyncResult>,
-  b: ReadonlyMap<string, ClusterSyncResult> | undefined,
-): boolean {
-  if (!b || a.size !== b.size) return false;
-  for (const [cluster, result] of a) if (b.get(cluster) !== result) return false;
-  return true;
-}
-
-function hostedClusterNames(model: FleetModel): string[] {
-  return model.clusters.filter((c) => c.spec.controlPlane).map((c) => c.metadata.name);
 }

@@ -14,8 +14,8 @@ import { clusterStatusPath } from "../status/status-files.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { Autoscaler } from "./autoscaler.js";
 import { Controller } from "./controller.js";
+import type { Sharding } from "./leadership/sharding.js";
 import type { Reconciler } from "./reconciler.js";
-import type { Sharding } from "./sharding.js";
 
 export interface SyncingOptions {
   /** Where member credentials are found: --kubeconfig and the environment. */

@@ -1,5 +1,7 @@
+import { joinObserved } from "../status/observed-status.js";
 import { SOURCE_STATUS_PATH, sourceStatusFromText } from "../status/status-files.js";
 import { carrying, statusMessage } from "../status/status-message.js";
+import { strayFiles } from "./rebuild-state.js";
 import type { ReconcileOutcome, ReconcileState } from "./reconcile-step.js";
 
 // What a status commit carries besides the reconcile's render: the autoscalers' files and a repair of
@@ -81,4 +83,52 @@ export function withRepair(
       summary: undefined,
     },
   };
+}
+
+// After a rebuild that could not render, the first valid render removes the branch's files it does
+// not account for (rebuild-state.ts's strayFiles).
+export function withSweep(
+  found: { outcome: ReconcileOutcome; headTree: string | undefined } | undefined,
+): { outcome: ReconcileOutcome; headTree: string | undefined } | undefined {
+  if (!found?.outcome.valid) return found;
+  const stray = strayFiles(found.outcome.state);
+  if (stray.length === 0) return found;
+  const changes = new Map(found.outcome.changes);
+  const files = new Map(found.outcome.state.files);
+  for (const path of stray) {
+    changes.set(path, null);
+    files.delete(path);
+  }
+  return { ...found, outcome: { ...found.outcome, changes, state: { ...found.outcome.state, files } } };
+}
+
+// The changes as the branch would hold them: each status file with its observed block.
+export function withObservedBlocks(
+  changes: ReadonlyMap<string, string | null>,
+  observed: ReadonlyMap<string, string>,
+): Map<string, string | null> {
+  const carried = new Map(changes);
+  for (const [path, text] of changes) {
+    const block = observed.get(path);
+    if (text !== null && block !== undefined) carried.set(path, joinObserved(text, block));
+  }
+  return carried;
+}
+
+// What the sync's observations change on the branch: observed blocks appended to status files the
+// render holds (whose block moved), and whole files the sync owns that differ.
+export function observedChanges(
+  state: ReconcileState,
+  observed: ReadonlyMap<string, string>,
+  syncFiles: ReadonlyMap<string, string>,
+  blocks: ReadonlyMap<string, string>,
+  files: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const changes = new Map<string, string>();
+  for (const [path, block] of blocks) {
+    const base = state.files.get(path);
+    if (base !== undefined && observed.get(path) !== block) changes.set(path, joinObserved(base, block));
+  }
+  for (const [path, text] of files) if (syncFiles.get(path) !== text) changes.set(path, text);
+  return changes;
 }

@@ -5,8 +5,8 @@ import { readServedApis, type ServedApis } from "../model/served-apis.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "./layout.js";
-import type { AgentReport } from "./observed-status.js";
-import { splitObserved } from "./observed-status.js";
+import { type AgentReport, agentReportPath, joinObserved, splitObserved } from "./observed-status.js";
+import { clusterStatusPath } from "./status-files.js";
 
 // What the members were last seen to have, as the status branch records it (or as this round's syncs
 // and agents' reports say it): the observed inputs of scheduling that outlive one process, so
@@ -51,6 +51,34 @@ export function recordedVersions(
     if (typeof version === "string" && version.length <= 128) versions.set(cluster, version);
   }
   return versions;
+}
+
+/**
+ * This round's reports over what the status branch records of the clusters nobody reported yet (a
+ * restart's first rounds, a member that does not answer): what the render divides by, the same the
+ * branch gives `gitfleet plan`. `observedBlock` reads a status file's observed block, `syncFiles` the
+ * agents' reports. Pure.
+ */
+export function withRecorded(
+  clusters: Iterable<string>,
+  reported: RecordedClusters,
+  observedBlock: (path: string) => string | undefined,
+  syncFiles: ReadonlyMap<string, string>,
+): RecordedClusters {
+  const files = new Map<string, string>();
+  for (const cluster of clusters) {
+    if (reported.capacity.has(cluster) && reported.served.has(cluster)) continue;
+    const path = clusterStatusPath(cluster);
+    const block = observedBlock(path);
+    if (block !== undefined) files.set(path, joinObserved("", block));
+    const report = syncFiles.get(agentReportPath(cluster));
+    if (report !== undefined) files.set(agentReportPath(cluster), report);
+  }
+  const recorded = recordedClusters(files);
+  return {
+    capacity: new Map([...recorded.capacity, ...reported.capacity]),
+    served: new Map([...recorded.served, ...reported.served]),
+  };
 }
 
 /** The same values from this round's syncs (push mode) and agents' reports (pull mode). Pure. */

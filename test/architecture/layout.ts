@@ -96,8 +96,6 @@ export const MAX_FILE_LINES = 600;
 export const LONG_FILES: Readonly<Record<string, string>> = {
   "model/types.ts":
     "the fleet's types, one declaration per kind the schemas define: declarative, read as a table",
-  "controller/reconciler.ts":
-    "the round's Git half (fetch, read the source, publish with compare-and-swap) and the standby's catch-up and replay, which are to move beside the leader election",
 };
 
 /** The files of policy/ that edges driving the round may import: the registry and the seam's types, never a policy. */

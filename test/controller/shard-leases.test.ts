@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FencedError } from "../../src/controller/leader-lease.js";
-import { preferredShard, ShardLeases, shardLeaseName } from "../../src/controller/shard-leases.js";
+import { FencedError } from "../../src/controller/leadership/leader-lease.js";
+import { preferredShard, ShardLeases, shardLeaseName } from "../../src/controller/leadership/shard-leases.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FencedError } from "../../src/controller/leader-lease.js";
+import { FencedError } from "../../src/controller/leadership/leader-lease.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";

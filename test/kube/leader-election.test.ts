@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FencedError } from "../../src/controller/leader-lease.js";
+import { FencedError } from "../../src/controller/leadership/leader-lease.js";
 import { LeaderElector, monotonicMs, timingsProblem } from "../../src/kube/leader-election.js";
 import { readLeaseRecord } from "../../src/kube/lease-record.js";
 import { MemberClient } from "../../src/kube/member-client.js";

@@ -9,7 +9,7 @@ import {
   type FleetSettings,
   readFleetSettings,
 } from "../../controller/fleet-settings.js";
-import type { Sharding } from "../../controller/sharding.js";
+import type { Sharding } from "../../controller/leadership/sharding.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";

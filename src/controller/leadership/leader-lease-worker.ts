@@ -1,8 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { KubeConfig } from "@kubernetes/client-node";
-import { LeaderElector } from "../kube/leader-election.js";
-import { MemberClient } from "../kube/member-client.js";
-import { createLogger } from "../log/logger.js";
+import { LeaderElector } from "../../kube/leader-election.js";
+import { MemberClient } from "../../kube/member-client.js";
+import { createLogger } from "../../log/logger.js";
 import type { LeaseWorkerInput, LeaseWorkerMessage } from "./leader-lease.js";
 
 // The election in a thread of its own: renewals go out every retry period however long the

@@ -1,5 +1,5 @@
-import { type LeaseTimings, monotonicMs } from "../kube/leader-election.js";
-import { spreadHash32 } from "../model/hash.js";
+import { type LeaseTimings, monotonicMs } from "../../kube/leader-election.js";
+import { spreadHash32 } from "../../model/hash.js";
 import { LeaderLease } from "./leader-lease.js";
 
 /** The Lease of one shard: the leader Lease's name with the shard's number. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { type LeaseTimings, monotonicMs } from "../kube/leader-election.js";
+import { type LeaseTimings, monotonicMs } from "../../kube/leader-election.js";
 
 /** What the election's thread is given (leader-lease-worker.ts). */
 export interface LeaseWorkerInput {
@@ -132,7 +132,7 @@ export class LeaderLease {
 function workerScript(): URL {
   const candidates = [
     new URL("./leader-lease-worker.js", import.meta.url),
-    new URL("../../dist/src/controller/leader-lease-worker.js", import.meta.url),
+    new URL("../../../dist/src/controller/leadership/leader-lease-worker.js", import.meta.url),
   ];
   return candidates.find((url) => existsSync(fileURLToPath(url))) ?? (candidates[0] as URL);
 }

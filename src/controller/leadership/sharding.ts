@@ -1,6 +1,6 @@
-import type { ShardBranches } from "../git/shard-branches.js";
-import { assignShards, clustersOfShard } from "../model/shard-assignment.js";
-import type { FleetModel } from "../model/types.js";
+import type { ShardBranches } from "../../git/shard-branches.js";
+import { assignShards, clustersOfShard } from "../../model/shard-assignment.js";
+import type { FleetModel } from "../../model/types.js";
 import { FencedError } from "./leader-lease.js";
 
 /** How a replica of a sharded controller stands: whether it leads, which shards it holds, its fences. */
