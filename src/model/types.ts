@@ -4,85 +4,28 @@
  * so the model says exactly what the repo says.
  */
 
-/** Where a model object was written: its file and its document's index in that file. */
-export interface Origin {
-  readonly file: string;
-  readonly index: number;
-  /** For an object inside a List document (kind: List, ConfigMapList, …): its position in `items`. */
-  readonly item?: number;
-}
+export type * from "./control-plane-types.js";
+export type * from "./fleet-object.js";
+export type * from "./scaling-types.js";
 
-export type Labels = Readonly<Record<string, string>>;
-
-export interface ObjectMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly labels?: Labels;
-  readonly annotations?: Labels;
-}
-
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-  readonly values?: readonly string[];
-}
-
-export interface LabelSelector {
-  readonly matchLabels?: Labels;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
-}
-
-export interface FieldSelectorRequirement {
-  readonly key: "provider" | "region" | "zone";
-  readonly operator: "In" | "NotIn";
-  readonly values?: readonly string[];
-}
-
-export interface ClusterAffinity {
-  readonly clusterNames?: readonly string[];
-  readonly exclude?: readonly string[];
-  readonly labelSelector?: LabelSelector;
-  readonly fieldSelector?: { readonly matchExpressions?: readonly FieldSelectorRequirement[] };
-}
-
-export interface ResourceSelector {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespace?: string;
-  readonly name?: string;
-  readonly labelSelector?: LabelSelector;
-}
-
-export type TaintEffect = "NoSchedule" | "NoExecute";
-
-export interface Taint {
-  readonly key: string;
-  readonly value?: string;
-  readonly effect: TaintEffect;
-}
-
-export interface Toleration {
-  readonly key?: string;
-  readonly operator?: "Equal" | "Exists";
-  readonly value?: string;
-  readonly effect?: TaintEffect;
-  readonly tolerationSeconds?: number;
-}
-
-export interface ObjectReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-}
-
-/** A gitfleet object as written: envelope plus spec, with where it came from. */
-export interface FleetObject<Kind extends string, Spec> {
-  readonly apiVersion: "gitfleet.io/v1alpha1";
-  readonly kind: Kind;
-  readonly metadata: ObjectMeta;
-  readonly spec: Spec;
-  readonly origin: Origin;
-}
+import type {
+  ControlPlaneClass,
+  ControlPlaneSpec,
+  ControlPlaneUpgrade,
+  EtcdRestore,
+  RestoreOverlay,
+} from "./control-plane-types.js";
+import type {
+  ClusterAffinity,
+  FleetObject,
+  LabelSelector,
+  Labels,
+  Origin,
+  ResourceSelector,
+  Taint,
+  Toleration,
+} from "./fleet-object.js";
+import type { CronScale, FederatedHPA, ScaleDownRequest } from "./scaling-types.js";
 
 export interface PluginSet {
   readonly enabled?: readonly string[];
@@ -184,82 +127,6 @@ export interface ClusterSpec {
 }
 
 export type Cluster = FleetObject<"Cluster", ClusterSpec>;
-
-/** A hosted cluster's control plane: where it runs, in which class, and how it is reached. */
-export interface ControlPlaneSpec {
-  readonly host: string;
-  readonly class: string;
-  /** Overrides the class's version for this cluster. */
-  readonly version?: string;
-  readonly namespace?: string;
-  readonly serviceCIDR?: string;
-  readonly etcd?: {
-    readonly mode?: "Dedicated" | "Shared";
-    readonly name?: string;
-    readonly prefix?: string;
-    readonly port?: number;
-  };
-  readonly expose: {
-    readonly type: "LoadBalancer" | "NodePort" | "HostPort";
-    readonly port?: number;
-    readonly address?: string;
-    readonly nodeSelector?: Labels;
-  };
-}
-
-/** One control-plane component's settings in a class. */
-export interface ControlPlaneComponentSpec {
-  readonly replicas?: number;
-  readonly version?: string;
-  readonly extraArgs?: Readonly<Record<string, string>>;
-}
-
-/** What every hosted control plane of a class runs (controlplanes/<name>.yaml). */
-export interface ControlPlaneClassSpec {
-  readonly version: string;
-  readonly registry?: string;
-  readonly serviceCIDR?: string;
-  readonly apiServer?: ControlPlaneComponentSpec;
-  readonly controllerManager?: ControlPlaneComponentSpec;
-  readonly scheduler?: ControlPlaneComponentSpec;
-  readonly etcd: {
-    readonly version: string;
-    readonly replicas?: 1 | 3 | 5;
-    readonly storage?: string;
-    readonly storageClassName?: string;
-    readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
-  };
-  readonly certificates?: { readonly validity?: string; readonly renewBefore?: string };
-  readonly addons?: { readonly coreDNS?: { readonly version?: string; readonly replicas?: number } };
-}
-
-export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;
-
-/** One batch of a ControlPlaneUpgrade: hosted clusters upgraded together once approved. */
-export interface ControlPlaneUpgradeBatch {
-  readonly name: string;
-  readonly clusters: readonly string[];
-  readonly approved?: boolean;
-  readonly observe?: string;
-  readonly rollback?: boolean;
-}
-
-/** Hosted control planes moved to a version in reviewed batches (controlplanes/<name>.yaml). */
-export interface ControlPlaneUpgradeSpec {
-  readonly version: string;
-  /** Flags that go with the new version, per component, merged over the class's. */
-  readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
-  readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };
-  readonly scheduler?: { readonly extraArgs?: Readonly<Record<string, string>> };
-  readonly onFailure?: "Halt" | "Rollback";
-  readonly observe?: string;
-  readonly batches: readonly ControlPlaneUpgradeBatch[];
-}
-
-export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlaneUpgradeSpec>;
-
-/** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
-export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
 
 export interface AppSpec {
   readonly namespace?: string;
@@ -466,60 +333,6 @@ export interface ResourceInterpreterSpec {
 
 export type ResourceInterpreter = FleetObject<"ResourceInterpreter", ResourceInterpreterSpec>;
 
-export interface ScalingRules {
-  readonly stabilizationWindowSeconds?: number;
-  readonly selectPolicy?: "Max" | "Min" | "Disabled";
-  readonly policies?: readonly {
-    readonly type: "Pods" | "Percent";
-    readonly value: number;
-    readonly periodSeconds: number;
-  }[];
-}
-
-export interface FederatedHPASpec {
-  readonly scaleTargetRef: ObjectReference;
-  readonly mode?: "centralized" | "distributed";
-  readonly minReplicas?: number;
-  readonly maxReplicas: number;
-  readonly metrics?: readonly {
-    readonly type: "Resource";
-    readonly resource: {
-      readonly name: string;
-      readonly target: {
-        readonly type: "Utilization" | "AverageValue";
-        readonly averageUtilization?: number;
-        readonly averageValue?: string;
-      };
-    };
-  }[];
-  readonly behavior?: { readonly scaleUp?: ScalingRules; readonly scaleDown?: ScalingRules };
-}
-
-export type FederatedHPA = FleetObject<"FederatedHPA", FederatedHPASpec>;
-
-export interface CronScaleRule {
-  readonly name: string;
-  readonly schedule: string;
-  readonly timeZone?: string;
-  readonly targetReplicas?: number;
-  readonly targetMinReplicas?: number;
-  readonly targetMaxReplicas?: number;
-  readonly suspend?: boolean;
-  readonly successfulHistoryLimit?: number;
-  readonly failedHistoryLimit?: number;
-}
-
-export type CronScale = FleetObject<
-  "CronScale",
-  { readonly scaleTargetRef: ObjectReference; readonly rules: readonly CronScaleRule[] }
->;
-
-/** Removes named pods from one cluster: its share drops by their number (targeted scale-down). */
-export type ScaleDownRequest = FleetObject<
-  "ScaleDownRequest",
-  { readonly scaleTargetRef: ObjectReference; readonly cluster: string; readonly pods: readonly string[] }
->;
-
 export interface MigrationBatch {
   readonly name: string;
   readonly apps: readonly string[];
@@ -634,15 +447,6 @@ export interface FleetModel {
    * with withControlPlaneVersions); absent: no restore ever ran.
    */
   readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
-}
-
-/** Where a hosted cluster's etcd restore stands, as the render takes it. */
-export interface RestoreOverlay {
-  /** The EtcdRestore's name: the Job and the data directory are named after it. */
-  readonly name: string;
-  readonly snapshot: string;
-  /** Stopping and Restoring stop the control plane (Restoring runs the Job); Running starts it from the restored data. */
-  readonly phase: "Stopping" | "Restoring" | "Running";
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */

@@ -1,0 +1,88 @@
+import type { FleetObject, Labels } from "./fleet-object.js";
+
+// The hosted control planes' kinds (controlplanes/<name>.yaml) and what the render takes of a restore. Types only.
+
+/** A hosted cluster's control plane: where it runs, in which class, and how it is reached. */
+export interface ControlPlaneSpec {
+  readonly host: string;
+  readonly class: string;
+  /** Overrides the class's version for this cluster. */
+  readonly version?: string;
+  readonly namespace?: string;
+  readonly serviceCIDR?: string;
+  readonly etcd?: {
+    readonly mode?: "Dedicated" | "Shared";
+    readonly name?: string;
+    readonly prefix?: string;
+    readonly port?: number;
+  };
+  readonly expose: {
+    readonly type: "LoadBalancer" | "NodePort" | "HostPort";
+    readonly port?: number;
+    readonly address?: string;
+    readonly nodeSelector?: Labels;
+  };
+}
+
+/** One control-plane component's settings in a class. */
+export interface ControlPlaneComponentSpec {
+  readonly replicas?: number;
+  readonly version?: string;
+  readonly extraArgs?: Readonly<Record<string, string>>;
+}
+
+/** What every hosted control plane of a class runs (controlplanes/<name>.yaml). */
+export interface ControlPlaneClassSpec {
+  readonly version: string;
+  readonly registry?: string;
+  readonly serviceCIDR?: string;
+  readonly apiServer?: ControlPlaneComponentSpec;
+  readonly controllerManager?: ControlPlaneComponentSpec;
+  readonly scheduler?: ControlPlaneComponentSpec;
+  readonly etcd: {
+    readonly version: string;
+    readonly replicas?: 1 | 3 | 5;
+    readonly storage?: string;
+    readonly storageClassName?: string;
+    readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
+  };
+  readonly certificates?: { readonly validity?: string; readonly renewBefore?: string };
+  readonly addons?: { readonly coreDNS?: { readonly version?: string; readonly replicas?: number } };
+}
+
+export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;
+
+/** One batch of a ControlPlaneUpgrade: hosted clusters upgraded together once approved. */
+export interface ControlPlaneUpgradeBatch {
+  readonly name: string;
+  readonly clusters: readonly string[];
+  readonly approved?: boolean;
+  readonly observe?: string;
+  readonly rollback?: boolean;
+}
+
+/** Hosted control planes moved to a version in reviewed batches (controlplanes/<name>.yaml). */
+export interface ControlPlaneUpgradeSpec {
+  readonly version: string;
+  /** Flags that go with the new version, per component, merged over the class's. */
+  readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly scheduler?: { readonly extraArgs?: Readonly<Record<string, string>> };
+  readonly onFailure?: "Halt" | "Rollback";
+  readonly observe?: string;
+  readonly batches: readonly ControlPlaneUpgradeBatch[];
+}
+
+export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlaneUpgradeSpec>;
+
+/** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
+export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
+
+/** Where a hosted cluster's etcd restore stands, as the render takes it. */
+export interface RestoreOverlay {
+  /** The EtcdRestore's name: the Job and the data directory are named after it. */
+  readonly name: string;
+  readonly snapshot: string;
+  /** Stopping and Restoring stop the control plane (Restoring runs the Job); Running starts it from the restored data. */
+  readonly phase: "Stopping" | "Restoring" | "Running";
+}
