@@ -1,10 +1,16 @@
 import { buildSettings } from "../builds/build-settings.js";
-import { type AppBuildOutputs, appBuildsFor, defaultBuilders } from "../builds/load-with-builds.js";
+import {
+  type AppBuilders,
+  type AppBuildOutputs,
+  appBuildsFor,
+  defaultBuilders,
+  loadFleetWithBuilds,
+} from "../builds/load-with-builds.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import type { Published } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
 import type { FileTree } from "../model/file-tree.js";
-import { createParseCache, loadFleet, type ParseCache } from "../model/load-fleet.js";
+import { createParseCache, type ParseCache } from "../model/load-fleet.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
 import { formatProblem } from "../model/problem.js";
@@ -323,10 +329,7 @@ export class Reconciler {
       ...(verify ? { verify } : {}),
       now: this.options.now ?? Date.now,
       ...(secretDigestKey ? { secretDigestKey } : {}),
-      load: async (tree: FileTree) => {
-        const { charts, kustomize } = await this.appBuilds(tree);
-        return loadFleet(tree, this.parseCache, charts, this.policy(), kustomize);
-      },
+      load: (tree: FileTree) => loadFleetWithBuilds(tree, this.builders(), this.parseCache, this.policy()),
     };
     this.branch.restored(await restoreBranch(reader, tip, head));
   }
@@ -338,12 +341,15 @@ export class Reconciler {
   // The renders of the tree's Helm charts and the builds of its kustomizations, off the event loop
   // (helm runs and kustomizations are built only on a cache miss).
   private appBuilds(tree: FileTree): Promise<AppBuildOutputs> {
+    return appBuildsFor(tree, this.builders(), this.parseCache, this.policy());
+  }
+
+  private builders(): AppBuilders {
     const defaults = this.options.charts && this.options.kustomize ? {} : defaultBuilders();
-    const builders = {
+    return {
       charts: this.options.charts ?? defaults.charts,
       kustomize: this.options.kustomize ?? defaults.kustomize,
     };
-    return appBuildsFor(tree, builders, this.parseCache, this.policy());
   }
 
   /**

@@ -40,7 +40,6 @@ export function advanceMigrations(input: MigrationsInput): MigrationsRound {
   const clustersOf = placedClusters(input.objects);
   const statuses = new Map<string, MigrationStatus>();
   const gates = new Map<string, Map<string, Gate>>();
-  const files = new Map<string, string>();
   const changes: string[] = [];
   for (const migration of [...input.model.migrations].sort((a, b) =>
     compareStrings(a.metadata.name, b.metadata.name),
@@ -54,7 +53,6 @@ export function advanceMigrations(input: MigrationsInput): MigrationsRound {
       now: input.now,
     });
     statuses.set(migration.metadata.name, outcome.status);
-    files.set(migrationStatusPath(migration.metadata.name), migrationStatusText(outcome.status));
     changes.push(...outcome.changes);
     for (const [key, gate] of outcome.gates) {
       const slash = key.lastIndexOf("/");
@@ -70,7 +68,6 @@ export function advanceMigrations(input: MigrationsInput): MigrationsRound {
   return {
     statuses,
     gates,
-    files,
     changes,
     active: batches.some((b) => b.state === "Syncing" || b.state === "Observing"),
     wakeAt: nextWindowEnd(input.model, statuses, input.now),

@@ -180,11 +180,9 @@ export function readNamed<S>(
   return statuses;
 }
 
-/** What a batch policy's round function returns (its own outputs besides): statuses, files, step lines, whether something is under way, when it next decides. */
+/** What a batch policy's round function returns (its own outputs besides): statuses, step lines, whether something is under way, when it next decides. */
 export interface BatchRound<S> {
   readonly statuses: ReadonlyMap<string, S>;
-  /** Its status files, by path. */
-  readonly files: ReadonlyMap<string, string>;
   /** A line per state change, for the commit message. */
   readonly changes: readonly string[];
   /** Something is under way: its members should be looked at again soon. */

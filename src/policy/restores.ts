@@ -27,8 +27,6 @@ export interface RestoresInput {
   readonly renderedCommit: string;
   /** Every restore status recorded on the branch (the files), by name. */
   readonly recorded: ReadonlyMap<string, RestoreStatus>;
-  /** The last round's statuses (fresher than the branch's), by name. */
-  readonly last: ReadonlyMap<string, RestoreStatus> | undefined;
   readonly results: ReadonlyMap<string, ClusterSyncResult>;
   readonly failingSince: ReadonlyMap<string, number>;
   readonly now: number;
@@ -38,8 +36,6 @@ export interface RestoresInput {
 export function advanceRestores(input: RestoresInput): RestoresRound {
   const { model, now } = input;
   const statuses = new Map<string, RestoreStatus>(input.recorded);
-  for (const [name, status] of input.last ?? []) statuses.set(name, status);
-  const files = new Map<string, string>();
   const changes: string[] = [];
   const failingSince = new Map<string, number>();
   for (const restore of [...model.etcdRestores].sort((a, b) =>
@@ -59,13 +55,11 @@ export function advanceRestores(input: RestoresInput): RestoresRound {
         : undefined;
     const outcome = advanceRestore({ restore, previous, sourceCommit: input.renderedCommit, report, now });
     statuses.set(name, outcome.status);
-    files.set(restoreStatusPath(name), restoreStatusText(outcome.status));
     if (outcome.change) changes.push(outcome.change);
   }
   return {
     statuses,
     overlays: restoreOverlays([...statuses.values()]),
-    files,
     changes,
     active: [...statuses.values()].some((s) => isRunning(s.phase)),
     failingSince,
@@ -138,7 +132,6 @@ export function plannedRestores(
     model,
     renderedCommit: "the merge",
     recorded: recordedRestoreStatuses(files),
-    last: undefined,
     results: new Map(),
     failingSince: new Map(),
     now,
@@ -168,7 +161,6 @@ export const restoresPolicy = definePolicy<RestoreStatus, ReadonlyMap<string, nu
       model: input.model,
       renderedCommit: input.renderedCommit,
       recorded: input.previous,
-      last: undefined,
       results: input.results,
       failingSince: input.memory ?? new Map(),
       now: input.now,

@@ -56,7 +56,6 @@ export function advanceUpgrades(input: UpgradesInput): UpgradesRound {
     return reports.get(cluster);
   };
   const statuses = new Map<string, UpgradeStatus>();
-  const files = new Map<string, string>();
   const changes: string[] = [];
   for (const upgrade of [...model.controlPlaneUpgrades].sort((a, b) =>
     compareStrings(a.metadata.name, b.metadata.name),
@@ -71,7 +70,6 @@ export function advanceUpgrades(input: UpgradesInput): UpgradesRound {
       now,
     });
     statuses.set(name, outcome.status);
-    files.set(upgradeStatusPath(name), upgradeStatusText(outcome.status));
     changes.push(...outcome.changes);
   }
   const batches = [...statuses.values()].flatMap((s) => s.batches);
@@ -81,7 +79,6 @@ export function advanceUpgrades(input: UpgradesInput): UpgradesRound {
   return {
     statuses,
     versions: upgradeVersions(model.controlPlaneUpgrades, (name) => statuses.get(name)),
-    files,
     changes,
     active: batches.some((b) => b.state === "Syncing" || b.state === "Observing"),
     wakeAt: smallest(wakes),

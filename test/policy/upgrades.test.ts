@@ -135,7 +135,7 @@ describe("control-plane upgrades in the controller's round", () => {
       "cve/rest: new → Pending (waits for batch canary)",
     ]);
     expect(Object.fromEntries(first.versions)).toEqual({ "pc-1": "v1.34.2" });
-    expect(first.files.get(upgradeStatusPath("cve"))).toContain("state: Syncing");
+    expect(upgradeStatusText(first.statuses.get("cve") ?? fail())).toContain("state: Syncing");
     expect(image(state, "pc-1", "kube-apiserver")).toBe("registry.k8s.io/kube-apiserver:v1.34.1");
     // The new versions move the observation keys: the control plane renders again, alone.
     expect(observationsMoved(state, observed(first.versions))).toBe(true);
@@ -261,7 +261,8 @@ describe("control-plane upgrades in the controller's round", () => {
       T0,
       results({ objects: [object("pc-1", "kube-apiserver")], version: "v1.34.1" }),
     );
-    const files = new Map([[upgradeStatusPath("cve"), first.files.get(upgradeStatusPath("cve")) ?? ""]]);
+    const written = first.statuses.get("cve");
+    const files = new Map([[upgradeStatusPath("cve"), written ? upgradeStatusText(written) : ""]]);
     expect(Object.fromEntries(recordedUpgradeVersions(model, files, true))).toEqual({ "pc-1": "v1.34.2" });
     // A forged status that says the unapproved batch started gives it nothing.
     const status = first.statuses.get("cve");
