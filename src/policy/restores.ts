@@ -67,11 +67,6 @@ export function advanceRestores(input: RestoresInput): RestoresRound {
   };
 }
 
-/** Where the restores stand as the branch records them: a restarted controller's first render, and `gitfleet plan`. */
-export function recordedRestoreOverlays(files: ReadonlyMap<string, string>): Map<string, RestoreOverlay> {
-  return restoreOverlays(recordedRestores(files));
-}
-
 /** The branch's restore statuses by name. */
 export function recordedRestoreStatuses(files: ReadonlyMap<string, string>): Map<string, RestoreStatus> {
   return new Map(recordedRestores(files).map((s) => [s.restore, s]));

@@ -11,8 +11,9 @@ import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { type HookConflict, type Plan, planChange } from "../plan/plan.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { syncTiming } from "../plan/sync-timing.js";
-import { plannedRestores, recordedRestoreOverlays } from "../policy/restores.js";
-import { plannedUpgrades, recordedUpgradeVersions } from "../policy/upgrades.js";
+import { recordedGives } from "../policy/registry.js";
+import { plannedRestores } from "../policy/restores.js";
+import { plannedUpgrades } from "../policy/upgrades.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { restoreState } from "../reconcile/restore-state.js";
 import { formatRenderError } from "../render/format-render.js";
@@ -220,14 +221,16 @@ function renderRevisions(input: RevisionRenders): {
             controlPlaneRestores: overlays,
           })
         : undefined;
+  // What runs: the policies' standing as the branch records it, the same a restarted controller renders with.
+  const baseGives = base ? recordedGives({ model: base, files: statusFiles, trusted: true }) : {};
   const baseRender = base
     ? renderFleet(base, {
         previous: running,
         observations: observed(
           base,
           running?.decisions ?? [],
-          recordedUpgradeVersions(base, statusFiles, true),
-          recordedRestoreOverlays(statusFiles),
+          baseGives.controlPlaneVersions ?? new Map(),
+          baseGives.controlPlaneRestores ?? new Map(),
         ),
         secretDigestKey: input.secretDigestKey,
       })
