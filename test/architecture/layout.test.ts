@@ -68,6 +68,18 @@ describe("the layout of src/", () => {
     expect(readme.split("\n").filter((l) => /\bImports\b/.test(l))).toEqual([line]);
   });
 
+  it.each(Object.keys(LAYOUT))("%s/'s README lists what the folder holds, no more and no less", (name) => {
+    const readme = readFileSync(join(SRC, name, "README.md"), "utf8");
+    const entries = readdirSync(join(SRC, name), { withFileTypes: true })
+      .filter((entry) => entry.name !== "README.md")
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+      .sort();
+    // One file line, the folder's own: a file added, moved or removed shows here first.
+    expect(readme.split("\n").filter((l) => l.startsWith("Files: "))).toEqual([
+      `Files: ${entries.join(", ")}.`,
+    ]);
+  });
+
   it.each(Object.keys(LAYOUT))("%s/'s README names each folder inside it", (name) => {
     const readme = readFileSync(join(SRC, name, "README.md"), "utf8");
     const inside = readdirSync(join(SRC, name), { withFileTypes: true })
