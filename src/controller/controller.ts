@@ -2,12 +2,20 @@ import type { Logger } from "pino";
 import type { AgentBranches } from "../git/agent-branches.js";
 import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer } from "../kube/syncer.js";
-import { sameRestores } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import type { ObservedState } from "../model/observed-state.js";
-import { sameEntries } from "../model/same-entries.js";
-import type { PolicyGives } from "../policy/policy.js";
-import { advancePolicies, type PoliciesRound, recordedGives } from "../policy/registry.js";
+import { NOTHING_SAMPLED, type RenderRoundInput } from "../policy/policy.js";
+import {
+  advancePolicies,
+  advanceRenderPolicies,
+  type ControlPlaneGives,
+  controlPlaneGives,
+  type PoliciesRound,
+  planesMoved,
+  type RenderPoliciesRound,
+  recordedRound,
+  renderPoliciesCommit,
+} from "../policy/registry.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { nextWake } from "../reconcile/observation-scope.js";
 import { observedWorkloads } from "../reconcile/observed-workloads.js";
@@ -17,7 +25,7 @@ import { type AgentReport, syncCommitMessage } from "../status/observed-status.j
 import { reportedClusters, withRecorded } from "../status/recorded-observations.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import type { Autoscaler } from "./autoscaler.js";
+import { type AutoscalingSampler, DEFAULT_AUTOSCALE_INTERVAL_MS } from "./autoscaling-sampler.js";
 import { ShardReports } from "./leadership/shard-reports.js";
 import type { Sharding } from "./leadership/sharding.js";
 import { earliest, type Reconciles, type Requeue } from "./loop.js";
@@ -34,8 +42,8 @@ export interface ControllerOptions {
   readonly prober?: ClusterProber;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number;
-  /** Samples members for FederatedHPAs and runs CronScale rules; its totals feed the render. */
-  readonly autoscaler?: Autoscaler;
+  /** Samples members for FederatedHPAs (the autoscaling policy's edge). */
+  readonly autoscaler?: AutoscalingSampler;
   /** Reads what pull-mode agents report on branches of their own. */
   readonly agents?: AgentBranches;
   /** One replica of a sharded controller: it probes and syncs its shards' members; the leader folds the others' reports in. */
@@ -74,6 +82,8 @@ export class Controller implements Reconciles {
   /** The observations the reconcile of this round was made with, and the render they were gathered for. */
   private lastObservations: ObservedState | undefined;
   private gatheredFor: unknown;
+  /** The render policies (autoscaling) as of this round: their files, steps not yet committed, what they give. */
+  private scaling: RenderPoliciesRound | undefined;
   /** The policies as of the last round (migrations, upgrades, restores): their files, steps and what they give. */
   private policies: PoliciesRound | undefined;
   /** Policies' steps not yet named in a commit message. */
@@ -92,11 +102,12 @@ export class Controller implements Reconciles {
   ) {
     if (options.sharding) this.shards = new ShardReports(options.sharding, options.logger);
     reconciler.observeWith(() => this.observations());
-    const { autoscaler } = options;
-    if (autoscaler)
-      reconciler.attachWith((syncFiles) =>
-        autoscaler.attachment(reconciler.snapshot().state.model, syncFiles),
-      );
+    reconciler.attachWith((syncFiles) => ({
+      ...renderPoliciesCommit(this.scaling, syncFiles),
+      committed: () => {
+        if (this.scaling) this.scaling = recordedRound(this.scaling);
+      },
+    }));
   }
 
   /**
@@ -106,7 +117,7 @@ export class Controller implements Reconciles {
    * gathered from changed (another writer moved the status branch mid-round).
    */
   observations(): ObservedState {
-    const { state } = this.reconciler.snapshot();
+    const { state, syncFiles } = this.reconciler.snapshot();
     if (this.lastObservations && this.gatheredFor === state.render) return this.lastObservations;
     this.gatheredFor = state.render;
     const now = this.now();
@@ -114,15 +125,9 @@ export class Controller implements Reconciles {
       { results: this.results(), reports: this.agentReports(), decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
-    const scaled = this.options.autoscaler?.round(
-      state,
-      this.reconciler.snapshot().syncFiles,
-      workloads,
-      now,
-    );
+    this.advanceScaling(state, workloads, now);
     const reported = reportedClusters(this.results(), this.agentReports());
     const names = state.model?.clusters.map((c) => c.metadata.name) ?? [];
-    const { syncFiles } = this.reconciler.snapshot();
     const clusters = withRecorded(names, reported, (path) => this.reconciler.observedBlock(path), syncFiles);
     this.lastObservations = gatherObservedState({
       now,
@@ -130,10 +135,25 @@ export class Controller implements Reconciles {
       workloads,
       capacity: clusters.capacity,
       served: clusters.served,
-      ...(scaled ? { scaling: scaled } : {}),
+      ...(state.model && this.scaling?.gives.scaling ? { scaling: this.scaling.gives.scaling } : {}),
       ...this.controlPlanes(state),
     });
     return this.lastObservations;
+  }
+
+  // The render policies (autoscaling) advanced over this round's samples: what they give feeds this
+  // round's render, their files and steps ride with its commit (attachWith above).
+  private advanceScaling(state: ReconcileState, workloads: RenderRoundInput["workloads"], now: number): void {
+    const { model, render } = state;
+    if (!model) return;
+    const { autoscaler } = this.options;
+    const sampled = autoscaler?.take() ?? NOTHING_SAMPLED;
+    const intervalMs = autoscaler?.intervalMs ?? DEFAULT_AUTOSCALE_INTERVAL_MS;
+    const files = this.reconciler.snapshot().syncFiles;
+    const input = { model, decisions: render.decisions, files, workloads, sampled, now, intervalMs };
+    this.scaling = advanceRenderPolicies(input, this.scaling);
+    for (const round of this.scaling.rounds.values())
+      for (const { line } of round.events) this.options.logger.info({ autoscaling: line }, "autoscaling");
   }
 
   /**
@@ -163,12 +183,7 @@ export class Controller implements Reconciles {
     // 3. Migrations and upgrades advance once a round, with the results the observed-status commit
     // below carries; an upgrade batch that starts or rolls back renders again in the next round.
     this.advancePolicies(state, syncFiles, now);
-    const used = this.lastObservations as ObservedState | undefined;
-    const planes = this.controlPlanes(state);
-    const planesMoved =
-      state.model !== undefined &&
-      (!sameEntries(planes.controlPlaneVersions, used?.controlPlaneVersions) ||
-        !sameRestores(planes.controlPlaneRestores, used?.controlPlaneRestores));
+    const stale = state.model !== undefined && planesMoved(this.controlPlanes(state), this.lastObservations);
     // 4. A new render (not a status commit of the sync's own), a migration gate that moved, members
     // this replica gained (sharded), a due resync, or apps still progressing ask the members again.
     await this.syncWhenDue(state, syncFiles, trusted, now);
@@ -176,7 +191,7 @@ export class Controller implements Reconciles {
     // their branches too, so a next leader finds it); 6. the next round's time.
     const published = await this.publishObserved();
     await this.publishShards(state);
-    const moved: Requeue | undefined = planesMoved ? { afterMs: 0, reason: "upgrade" } : undefined;
+    const moved: Requeue | undefined = stale ? { afterMs: 0, reason: "upgrade" } : undefined;
     const requeue = earliest([moved, published.requeue, this.deadline(state)]);
     return { ...report, observed: published.outcome, ...(requeue ? { requeue } : {}) };
   }
@@ -299,17 +314,10 @@ export class Controller implements Reconciles {
     this.unrecorded.push(...this.policies.events);
   }
 
-  // The hosted control planes' versions and restores the policies give: the last round's, or after a
-  // start what the status branch records (of a branch gitfleet cannot vouch for, what the source asks for).
-  private controlPlanes(state: ReconcileState): Required<Omit<PolicyGives, "gates">> {
-    const { syncFiles, trusted } = this.reconciler.snapshot();
-    const gives =
-      this.policies?.gives ??
-      (state.model ? recordedGives({ model: state.model, files: syncFiles, trusted }) : {});
-    return {
-      controlPlaneVersions: gives.controlPlaneVersions ?? new Map(),
-      controlPlaneRestores: gives.controlPlaneRestores ?? new Map(),
-    };
+  // The hosted control planes' versions and restores the policies give (policy/registry.ts).
+  private controlPlanes(state: ReconcileState): ControlPlaneGives {
+    const { syncFiles: files, trusted } = this.reconciler.snapshot();
+    return controlPlaneGives(this.policies, state.model ? { model: state.model, files, trusted } : undefined);
   }
 
   // Publishes the members' latest results when they changed and the status interval allows; says
@@ -371,7 +379,7 @@ export class Controller implements Reconciles {
     const times = [
       nextWake(state.model, state.render, seen),
       this.policies?.wakeAt,
-      this.options.autoscaler?.latest()?.wakeAt,
+      this.scaling?.wakeAt,
       this.options.autoscaler?.nextSampleAt(state.model),
       windowOpens(this.syncer.latest()),
     ];

@@ -12,7 +12,7 @@ import type { FleetModel } from "../model/types.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { clusterStatusPath } from "../status/status-files.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { Autoscaler } from "./autoscaler.js";
+import { AutoscalingSampler, DEFAULT_AUTOSCALE_INTERVAL_MS } from "./autoscaling-sampler.js";
 import { Controller } from "./controller.js";
 import type { Sharding } from "./leadership/sharding.js";
 import type { Reconciler } from "./reconciler.js";
@@ -37,9 +37,6 @@ export interface SyncingOptions {
   /** One replica of a sharded controller: it probes and syncs only the members of the shards it holds. */
   readonly sharding?: Sharding;
 }
-
-/** fleet.yaml autoscaleInterval's default: the Kubernetes HPA controller's sync period. */
-export const DEFAULT_AUTOSCALE_INTERVAL_MS = 15_000;
 
 /**
  * A reconciler made into the push-mode controller: a syncer reaching each member, a prober of their
@@ -82,7 +79,7 @@ export function syncingController(
     onChange: () => options.trigger?.("cluster health"),
     ...(options.now ? { now: options.now } : {}),
   });
-  const autoscaler = new Autoscaler({
+  const autoscaler = new AutoscalingSampler({
     clients,
     connect,
     logger: options.logger,

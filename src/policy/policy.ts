@@ -1,4 +1,7 @@
+import type { RoundOutcome } from "../autoscale/autoscaling-round.js";
+import type { PodSample } from "../autoscale/hpa-algorithm.js";
 import type { Gate } from "../migrate/migration-state.js";
+import type { ObservedReplicas } from "../model/observed-state.js";
 import type { EventKind } from "../model/trailers.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import type { RenderResult } from "../render/render-result.js";
@@ -41,6 +44,8 @@ export interface PolicyGives {
   readonly controlPlaneVersions?: ReadonlyMap<string, string>;
   /** Per hosted cluster, where its etcd restore stands (restores). */
   readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
+  /** Per workload, the totals, distributions and held divisions the autoscalers decided (autoscaling). */
+  readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
 }
 
 /** One step of a policy's state machine: S its status per object, M what it remembers besides (in memory only). */
@@ -201,4 +206,55 @@ export function stepOutcome<S, M>(round: BatchRound<S>, gives: PolicyGives, memo
     gives,
     memory,
   };
+}
+
+/**
+ * What the round hands a policy that feeds its own render (autoscaling): advanced while the round's
+ * observations are gathered, before the reconcile, so the render divides by what it decides; its
+ * files ride with the reconcile's commit.
+ */
+export interface RenderRoundInput {
+  readonly model: FleetModel;
+  /** The last render's workload decisions. */
+  readonly decisions: RenderResult["decisions"];
+  /** The files of the branch's writers beside the reconcile, by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** Per workload and cluster, what the members (and agents) report running. */
+  readonly workloads: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
+  /** What the edge sampled from the members for this round (empty between samples). */
+  readonly sampled: Sampled;
+  readonly now: number;
+  /** The least time between two changes of one workload's total (fleet.yaml autoscaleInterval, ms). */
+  readonly intervalMs: number;
+}
+
+/** What the edge reads from the members for the autoscalers: pods' samples, and the replicas of members' own HPAs' targets. */
+export interface Sampled {
+  /** Per workload, its pods' samples per resource from every member it runs in (centralized FederatedHPAs). */
+  readonly pods: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
+  /** Per workload and cluster, the replicas the member runs (distributed FederatedHPAs). */
+  readonly replicas: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
+}
+
+export const NOTHING_SAMPLED: Sampled = { pods: new Map(), replicas: new Map() };
+
+/** A render policy's round. */
+export interface RenderPolicyRound {
+  readonly writer: StatusWriter;
+  /** Its files as the round leaves them, by path (null: an object gone, its file removed). */
+  readonly files: ReadonlyMap<string, string | null>;
+  /** The steps it took this round. */
+  readonly events: readonly StatusEvent[];
+  readonly wakeAt: number | undefined;
+  readonly gives: PolicyGives;
+  /** Its own, handed back to it next round. */
+  readonly carry: unknown;
+}
+
+/** A policy that feeds the render of its own round. */
+export interface RenderPolicy {
+  readonly writer: StatusWriter;
+  readonly kind: EventKind;
+  /** One step; undefined when it has nothing in the fleet and nothing on the branch. */
+  advance(input: RenderRoundInput, last: RenderPolicyRound | undefined): RenderPolicyRound | undefined;
 }

@@ -4,23 +4,35 @@ import type { UpgradeStatus } from "../../src/migrate/control-plane-upgrade.js";
 import { RESTORE_PHASES, type RestoreStatus } from "../../src/migrate/etcd-restore.js";
 import { BATCH_STATES, type MigrationStatus } from "../../src/migrate/migration-state.js";
 import type { HealthStatus } from "../../src/model/health.js";
+import { loadFleet } from "../../src/model/load-fleet.js";
+import { noObservations } from "../../src/model/observed-state.js";
 import { EVENT_KINDS } from "../../src/model/trailers.js";
+import type { FleetModel } from "../../src/model/types.js";
+import { autoscalingPolicy } from "../../src/policy/autoscaling.js";
 import { migrationsPolicy } from "../../src/policy/migrations.js";
 import type { PolicySpec } from "../../src/policy/policy.js";
-import { POLICIES, POLICY_WRITERS } from "../../src/policy/registry.js";
+import { NOTHING_SAMPLED, type RenderRoundInput } from "../../src/policy/policy.js";
+import {
+  advanceRenderPolicies,
+  POLICIES,
+  POLICY_WRITERS,
+  RENDER_POLICIES,
+  recordedRound,
+  renderPoliciesCommit,
+} from "../../src/policy/registry.js";
 import { restoresPolicy } from "../../src/policy/restores.js";
 import { upgradesPolicy } from "../../src/policy/upgrades.js";
+import { renderFleet } from "../../src/render/render-fleet.js";
 import { STATUS_FILES, type StatusWriter, writerOf } from "../../src/status/layout.js";
+import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
 
 // The registry is the one list of features that remember: every status writer beside the core ones
 // is exactly one policy, every kind a policy's steps are is a kind the trailer knows, and every
 // policy reads back what it writes.
 
 // Writers that are the round itself, not policies: the render, the sync's inventories, the agents'
-// and the shards' reports. The autoscalers' files are written by the autoscaling edge, which samples
-// members in the middle of the round; it is the one writer not behind the seam yet.
+// and the shards' reports.
 const CORE: readonly StatusWriter[] = ["reconcile", "sync", "agent", "shard"];
-const NOT_YET: readonly StatusWriter[] = ["autoscaling"];
 
 const name = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
 const iso = fc
@@ -89,16 +101,17 @@ const CASES: readonly [string, PolicySpec<unknown, unknown>, (name: string) => f
 describe("the policy registry", () => {
   it("holds every status writer beside the round's own, once", () => {
     const writers = [...new Set(STATUS_FILES.map((file) => file.writer))];
-    const policies = writers.filter((writer) => !CORE.includes(writer) && !NOT_YET.includes(writer));
+    const policies = writers.filter((writer) => !CORE.includes(writer));
     expect([...POLICY_WRITERS].sort()).toEqual(policies.sort());
-    expect(new Set(POLICY_WRITERS).size).toBe(POLICIES.length);
+    expect(new Set(POLICY_WRITERS).size).toBe(POLICIES.length + RENDER_POLICIES.length);
   });
 
   it("has a case below for every policy it holds", () => {
-    expect(CASES.map(([writer]) => writer)).toEqual([...POLICY_WRITERS]);
+    expect(CASES.map(([writer]) => writer)).toEqual(POLICIES.map((policy) => policy.writer));
+    expect(RENDER_POLICIES.map((policy) => policy.writer)).toEqual(["autoscaling"]);
   });
 
-  it.each(POLICIES.map((policy) => [policy.writer, policy.kind] as const))(
+  it.each([...POLICIES, ...RENDER_POLICIES].map((policy) => [policy.writer, policy.kind] as const))(
     "%s records its steps as a kind the trailer knows (%s)",
     (_, kind) => {
       expect(EVENT_KINDS).toContain(kind);
@@ -137,4 +150,76 @@ describe("the policy registry", () => {
       expect(read.size).toBe(0);
     },
   );
+
+  describe("autoscaling, the policy that feeds its own round's render", () => {
+    const T0 = Date.parse("2026-11-30T08:00:00Z");
+    const fleetWith = (files: Record<string, string>): FleetModel => {
+      const loaded = loadFleet(
+        minimalFleetWith({
+          "apps/web/deployment.yaml": webDeployment(4),
+          "placements/web.yaml":
+            "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: web\nspec:\n  apps: [web]\n  replicaScheduling:\n    type: Divided\n",
+          ...files,
+        }),
+      );
+      if (!loaded.model) throw new Error(loaded.problems.map((p) => p.message).join("\n"));
+      return loaded.model;
+    };
+    const scaled = fleetWith({
+      "autoscaling/web.yaml": webFederatedHpa({ min: 2, max: 10 }),
+      "autoscaling/peak.yaml":
+        'apiVersion: gitfleet.io/v1alpha1\nkind: CronScale\nmetadata:\n  name: peak\n  namespace: shop\nspec:\n  scaleTargetRef: {apiVersion: gitfleet.io/v1alpha1, kind: FederatedHPA, name: web}\n  rules:\n    - {name: sale, schedule: "0 9 * * *", targetMinReplicas: 8, targetMaxReplicas: 20}\n',
+    });
+    const input = (model: FleetModel, files: ReadonlyMap<string, string>, now: number): RenderRoundInput => ({
+      model,
+      decisions: renderFleet(model, { observations: noObservations(now) }).decisions,
+      files,
+      workloads: new Map(),
+      sampled: NOTHING_SAMPLED,
+      now,
+      intervalMs: 60_000,
+    });
+    const written = (files: ReadonlyMap<string, string | null>) =>
+      new Map([...files].flatMap(([path, text]) => (text === null ? [] : [[path, text] as const])));
+
+    it("writes only paths its writer owns, and a restart reads back what it wrote, byte for byte", () => {
+      const first = advanceRenderPolicies(input(scaled, new Map(), T0), undefined);
+      expect(first.files.size).toBeGreaterThan(0);
+      for (const path of first.files.keys()) expect(writerOf(path)).toBe("autoscaling");
+      expect(first.unrecorded).toEqual([{ kind: "scale", line: "cronscale peak: followed from now on" }]);
+      // A restarted controller (no last round) starts from the branch: the same files, the same totals.
+      const branch = written(first.files);
+      const restarted = advanceRenderPolicies(input(scaled, branch, T0), undefined);
+      expect(restarted.files).toEqual(first.files);
+      expect(restarted.gives.scaling?.autoscaled).toEqual(first.gives.scaling?.autoscaled);
+      expect(renderPoliciesCommit(restarted, branch).files.size).toBe(0);
+      // Ten minutes on, what the branch recorded stands: the rule is not followed afresh.
+      const later = advanceRenderPolicies(input(scaled, branch, T0 + 600_000), undefined);
+      expect(later.unrecorded).toEqual([]);
+    });
+
+    it("carries its steps until a commit records them, and wakes for the next cron rule", () => {
+      const first = advanceRenderPolicies(input(scaled, new Map(), T0), undefined);
+      expect(first.wakeAt).toBe(Date.parse("2026-11-30T09:00:00Z"));
+      const fired = advanceRenderPolicies(
+        input(scaled, new Map(), Date.parse("2026-11-30T09:00:10Z")),
+        first,
+      );
+      expect(fired.unrecorded.map((e) => e.line)[0]).toBe("cronscale peak: followed from now on");
+      expect(fired.unrecorded.length).toBeGreaterThan(1);
+      expect(fired.gives.scaling?.autoscaled.get("apps/Deployment/shop/web")?.replicas).toBe(8);
+      const recorded = recordedRound(fired);
+      expect(renderPoliciesCommit(recorded, new Map()).notes).toEqual([]);
+    });
+
+    it("removes its files once the fleet has no autoscaler, and has no round when none are left", () => {
+      const first = advanceRenderPolicies(input(scaled, new Map(), T0), undefined);
+      const branch = written(first.files);
+      const none = fleetWith({});
+      const gone = advanceRenderPolicies(input(none, branch, T0), first);
+      expect([...gone.files.keys()].sort()).toEqual([...branch.keys()].sort());
+      expect([...gone.files.values()].every((text) => text === null)).toBe(true);
+      expect(autoscalingPolicy.advance(input(none, new Map(), T0), undefined)).toBeUndefined();
+    });
+  });
 });

@@ -1,10 +1,5 @@
 import type { Logger } from "pino";
 import { centralized, targetOf, templateOf } from "../autoscale/autoscale-step.js";
-import {
-  type AutoscalingStatus,
-  autoscalingRound,
-  type RoundOutcome,
-} from "../autoscale/autoscaling-round.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
 import type { MemberConnection } from "../kube/connections.js";
 import type { MemberClient, MemberClientOptions, ObjectAddress } from "../kube/member-client.js";
@@ -14,11 +9,13 @@ import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap, valueAt } from "../model/json.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import type { FleetModel, Resource } from "../model/types.js";
+import type { Sampled } from "../policy/policy.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
-import { autoscalingFiles, readAutoscalingStatus } from "../status/autoscaling-files.js";
-import type { Attachment } from "./reconciler.js";
 
-export interface AutoscalerOptions {
+/** fleet.yaml autoscaleInterval's default: the Kubernetes HPA controller's sync period. */
+export const DEFAULT_AUTOSCALE_INTERVAL_MS = 15_000;
+
+export interface SamplerOptions {
   /** How to reach each cluster (the sync's connections). */
   readonly connect: (model: FleetModel) => Promise<readonly MemberConnection[]>;
   readonly logger: Logger;
@@ -30,24 +27,19 @@ export interface AutoscalerOptions {
 }
 
 /**
- * The controller's autoscaling edge: samples the pods of every centralized FederatedHPA's target in
- * each member it runs in (metrics.k8s.io and the pods' requests), runs the pure round over them and
- * keeps its outcome — the totals and distributions the render takes in, and the status/autoscaling/
- * files the next status commit carries. Its state starts from those files, so a restarted controller
- * continues with the same totals, cron history and rate-limit events.
+ * The autoscaling policy's edge (policy/autoscaling.ts): samples the pods of every centralized
+ * FederatedHPA's target in each member it runs in (metrics.k8s.io and the pods' requests), and reads
+ * back the replicas of the workloads distributed FederatedHPAs' member HPAs scale, at most once per
+ * interval. The round takes each sample once; what to do with it is the policy's.
  */
-export class Autoscaler {
-  private status: AutoscalingStatus | undefined;
+export class AutoscalingSampler {
   private samples = new Map<string, Record<string, PodSample[]>>();
   /** Distributed targets' replicas per cluster, as last read from the members. */
   private members = new Map<string, Map<string, ObservedReplicas>>();
   private sampledAt = Number.NEGATIVE_INFINITY;
-  private last: RoundOutcome | undefined;
-  /** Lines of rounds whose files no status commit carried yet. */
-  private notes: string[] = [];
   private readonly clients: MemberClientPool;
 
-  constructor(private readonly options: AutoscalerOptions) {
+  constructor(private readonly options: SamplerOptions) {
     this.clients = options.clients ?? new MemberClientPool(options.client);
   }
 
@@ -150,68 +142,22 @@ export class Autoscaler {
     return this.clients.client(connection.cluster, connection.config, { retries: 0 });
   }
 
-  /**
-   * One round over the latest samples and what the members run; its outcome is kept for the render
-   * and the next status commit. The first round after a start reads the status branch's files.
-   */
-  round(
-    state: ReconcileState,
-    syncFiles: ReadonlyMap<string, string>,
-    members: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>,
-    now: number,
-  ): RoundOutcome | undefined {
-    const model = state.model;
-    const autoscalers =
-      model && model.federatedHPAs.length + model.cronScales.length + model.scaleDownRequests.length;
-    if (!model || !autoscalers) {
-      this.last = undefined;
-      return undefined;
-    }
-    this.status ??= readAutoscalingStatus(model, syncFiles, now);
-    // What the autoscaler read of distributed workloads is fresher than the last sync's reports.
-    const seen = new Map(members);
-    for (const [identity, read] of this.members) seen.set(identity, read);
-    const outcome = autoscalingRound({
-      model,
-      decisions: state.render.decisions,
-      samples: this.samples,
-      members: seen,
-      previous: this.status,
-      now,
-      intervalMs: this.options.intervalMs,
-    });
-    // Samples are used once: the next change waits for pods sampled after this one.
+  /** The latest samples, each taken once, and the members' replicas as last read. */
+  take(): Sampled {
+    const sampled = { pods: this.samples, replicas: this.members };
     this.samples = new Map();
-    this.status = outcome.status;
-    this.last = outcome;
-    this.notes.push(...outcome.notes);
-    for (const note of outcome.notes) this.options.logger.info({ autoscaling: note }, "autoscaling");
-    return outcome;
+    return sampled;
   }
 
-  /** What the next status commit carries: the files that changed and the lines saying why. */
-  attachment(model: FleetModel | undefined, existing: ReadonlyMap<string, string>): Attachment {
-    const files = new Map<string, string | null>();
-    for (const [path, text] of this.files(model, existing.keys()))
-      if ((existing.get(path) ?? null) !== text) files.set(path, text);
-    return { files, notes: [...this.notes], committed: () => (this.notes = []) };
+  /** The least time between two samples, and between two changes of one workload's total (ms). */
+  get intervalMs(): number {
+    return this.options.intervalMs;
   }
 
   /** When the next sample is due (ms), while FederatedHPAs exist: the controller wakes for it. */
   nextSampleAt(model: FleetModel | undefined): number | undefined {
     if (!model || model.federatedHPAs.length === 0 || !Number.isFinite(this.sampledAt)) return undefined;
     return this.sampledAt + Math.max(this.options.intervalMs, 1000);
-  }
-
-  /** The last round's outcome. */
-  latest(): RoundOutcome | undefined {
-    return this.last;
-  }
-
-  /** The status/autoscaling/ files as of the last round (null removes one whose autoscaler is gone). */
-  files(model: FleetModel | undefined, existing: Iterable<string>): Map<string, string | null> {
-    if (!model || !this.status) return new Map();
-    return autoscalingFiles(model, this.status, existing);
   }
 }
 
