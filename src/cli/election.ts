@@ -153,7 +153,7 @@ export class Election {
     }
     const follow = () => {
       if (this.following || this.leading) return;
-      this.following = built.reconciler
+      this.following = built
         .follow()
         .then((result) => {
           this.followed = true;

@@ -35,6 +35,8 @@ export interface BuiltController {
   readonly loop: ReconcileLoop;
   /** One round and the sync it asked for, with the members' results published (`reconcile --once`). */
   once(): Promise<ReconcileReport | ControllerReport>;
+  /** A standby's warm state: the status branch followed as a takeover's first round would (writes nothing). */
+  follow(): Promise<"current" | "replayed" | "restored">;
   /** Polls, probes, and reconciles when asked. */
   start(): void;
   /** Stops asking, finishes the round and the syncs in flight. */
@@ -78,6 +80,7 @@ export function buildController(config: ControllerConfig): BuiltController {
       await parts.controller.flush();
       return report;
     },
+    follow: () => (parts ? parts.controller.follow() : reconciler.follow()),
     start() {
       loop.start();
       parts?.prober.start();

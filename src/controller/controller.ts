@@ -4,17 +4,12 @@ import type { ClusterCondition, ClusterProber } from "../kube/prober.js";
 import type { Syncer } from "../kube/syncer.js";
 import { smallest } from "../model/extremes.js";
 import type { ObservedState } from "../model/observed-state.js";
-import { NOTHING_SAMPLED, type RenderRoundInput } from "../policy/policy.js";
 import {
   advancePolicies,
-  advanceRenderPolicies,
   type ControlPlaneGives,
   controlPlaneGives,
   type PoliciesRound,
   planesMoved,
-  type RenderPoliciesRound,
-  recordedRound,
-  renderPoliciesCommit,
 } from "../policy/registry.js";
 import { gatherObservedState } from "../reconcile/gather-observations.js";
 import { nextWake } from "../reconcile/observation-scope.js";
@@ -25,12 +20,21 @@ import { type AgentReport, syncCommitMessage } from "../status/observed-status.j
 import { reportedClusters, withRecorded } from "../status/recorded-observations.js";
 import { headedBySteps, type StatusEvent, type StatusMessage } from "../status/status-message.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
-import { type AutoscalingSampler, DEFAULT_AUTOSCALE_INTERVAL_MS } from "./autoscaling-sampler.js";
+import type { AutoscalingSampler } from "./autoscaling-sampler.js";
 import { ShardReports } from "./leadership/shard-reports.js";
 import type { Sharding } from "./leadership/sharding.js";
 import { earliest, type Reconciles, type Requeue } from "./loop.js";
-import type { ReconcileReport, Reconciler } from "./reconciler.js";
-import { sameResults, stillProgressing, syncTarget, windowOpens } from "./sync-target.js";
+import type { ReconcileReport, Reconciler, RoundInputs } from "./reconciler.js";
+import { RenderPolicies } from "./render-policies.js";
+import {
+  type SyncRequest,
+  sameResults,
+  stillProgressing,
+  syncDue,
+  syncRequestKey,
+  syncTarget,
+  windowOpens,
+} from "./sync-target.js";
 
 export interface ControllerOptions {
   readonly logger: Logger;
@@ -71,7 +75,8 @@ type ObservedOutcome = "committed" | "unchanged" | "moved" | "waiting";
  * background, per cluster; its results ask for another round, which commits them.
  */
 export class Controller implements Reconciles {
-  private requested: { render: unknown; at: number } | undefined;
+  /** What the sync was last asked for with (sync-target.ts). */
+  private requested: SyncRequest | undefined;
   private lastFlush = Number.NEGATIVE_INFINITY;
   private flushedResults: ReadonlyMap<string, ClusterSyncResult> | undefined;
   private flushedReports: string | undefined;
@@ -82,14 +87,12 @@ export class Controller implements Reconciles {
   /** The observations the reconcile of this round was made with, and the render they were gathered for. */
   private lastObservations: ObservedState | undefined;
   private gatheredFor: unknown;
-  /** The render policies (autoscaling) as of this round: their files, steps not yet committed, what they give. */
-  private scaling: RenderPoliciesRound | undefined;
+  /** The render policies (autoscaling), advanced as the observations are gathered. */
+  private readonly scaling: RenderPolicies;
   /** The policies as of the last round (migrations, upgrades, restores): their files, steps and what they give. */
   private policies: PoliciesRound | undefined;
   /** Policies' steps not yet named in a commit message. */
   private unrecorded: StatusEvent[] = [];
-  /** The migration gates and (sharded) the members this replica had when the sync was last asked for. */
-  private requestedKey = "";
   /** The agents' reports read from their branches this round. */
   private branchReports: ReadonlyMap<string, AgentReport> = new Map();
   /** Sharded: the shards' reports, read and published each round (leadership/shard-reports.ts). */
@@ -101,14 +104,14 @@ export class Controller implements Reconciles {
     private readonly options: ControllerOptions,
   ) {
     if (options.sharding) this.shards = new ShardReports(options.sharding, options.logger);
-    reconciler.observeWith(() => this.observations());
-    reconciler.attachWith((syncFiles) => ({
-      ...renderPoliciesCommit(this.scaling, syncFiles),
-      committed: () => {
-        if (this.scaling) this.scaling = recordedRound(this.scaling);
-      },
-    }));
+    this.scaling = new RenderPolicies(options.autoscaler, options.logger);
   }
+
+  // What the round hands the reconciler: the observations, and the render policies' files and steps.
+  private readonly round: RoundInputs = {
+    observe: () => this.observations(),
+    attach: (syncFiles) => this.scaling.attachment(syncFiles),
+  };
 
   /**
    * What the render takes in besides the fleet repo: each probed cluster's condition and taints, each
@@ -125,7 +128,8 @@ export class Controller implements Reconciles {
       { results: this.results(), reports: this.agentReports(), decisions: state.render.decisions, now },
       this.unschedulableSince,
     );
-    this.advanceScaling(state, workloads, now);
+    // The render policies take this round's samples: what they give feeds this round's render.
+    this.scaling.advance(state, syncFiles, workloads, now);
     const reported = reportedClusters(this.results(), this.agentReports());
     const names = state.model?.clusters.map((c) => c.metadata.name) ?? [];
     const clusters = withRecorded(names, reported, (path) => this.reconciler.observedBlock(path), syncFiles);
@@ -135,25 +139,10 @@ export class Controller implements Reconciles {
       workloads,
       capacity: clusters.capacity,
       served: clusters.served,
-      ...(state.model && this.scaling?.gives.scaling ? { scaling: this.scaling.gives.scaling } : {}),
+      ...(state.model && this.scaling.gives.scaling ? { scaling: this.scaling.gives.scaling } : {}),
       ...this.controlPlanes(state),
     });
     return this.lastObservations;
-  }
-
-  // The render policies (autoscaling) advanced over this round's samples: what they give feeds this
-  // round's render, their files and steps ride with its commit (attachWith above).
-  private advanceScaling(state: ReconcileState, workloads: RenderRoundInput["workloads"], now: number): void {
-    const { model, render } = state;
-    if (!model) return;
-    const { autoscaler } = this.options;
-    const sampled = autoscaler?.take() ?? NOTHING_SAMPLED;
-    const intervalMs = autoscaler?.intervalMs ?? DEFAULT_AUTOSCALE_INTERVAL_MS;
-    const files = this.reconciler.snapshot().syncFiles;
-    const input = { model, decisions: render.decisions, files, workloads, sampled, now, intervalMs };
-    this.scaling = advanceRenderPolicies(input, this.scaling);
-    for (const round of this.scaling.rounds.values())
-      for (const { line } of round.events) this.options.logger.info({ autoscaling: line }, "autoscaling");
   }
 
   /**
@@ -177,7 +166,7 @@ export class Controller implements Reconciles {
       this.branchReports = await this.options.agents.reports(before.model);
     // 2. The observations are gathered afresh for this round.
     this.lastObservations = undefined;
-    const report = await this.reconciler.reconcile();
+    const report = await this.reconciler.reconcile(this.round);
     const now = this.now();
     const { state, syncFiles, trusted } = this.reconciler.snapshot();
     // 3. Migrations and upgrades advance once a round, with the results the observed-status commit
@@ -205,23 +194,21 @@ export class Controller implements Reconciles {
     trusted: boolean,
     now: number,
   ): Promise<void> {
-    const requestKey = JSON.stringify([
-      [...(this.policies?.gives.gates ?? [])].map(([c, g]) => [c, [...g]]),
-      this.options.sharding?.scopeKey(),
-    ]);
-    const due =
-      !this.requested ||
-      this.requested.render !== state.render ||
-      requestKey !== this.requestedKey ||
-      now - this.requested.at >= this.options.resyncIntervalMs ||
-      (this.progressAt !== undefined && now >= this.progressAt) ||
-      // A sync window that held a change lets it through now.
-      (windowOpens(this.syncer.latest()) ?? Number.POSITIVE_INFINITY) <= now;
-    if (!due || !state.model || !state.renderedCommit) return;
-    this.requested = { render: state.render, at: now };
-    this.requestedKey = requestKey;
-    this.progressAt = undefined;
     const gates = this.policies?.gives.gates;
+    const next = {
+      render: state.render,
+      key: syncRequestKey(gates, this.options.sharding?.scopeKey()),
+      at: now,
+    };
+    const { resyncIntervalMs } = this.options;
+    const times = {
+      resyncIntervalMs,
+      progressAt: this.progressAt,
+      windowOpens: windowOpens(this.syncer.latest()),
+    };
+    if (!syncDue(this.requested, next, times) || !state.model || !state.renderedCommit) return;
+    this.requested = next;
+    this.progressAt = undefined;
     const extras = {
       ...(gates ? { gates } : {}),
       ...(this.shards ? { elsewhere: this.shards.elsewhere } : {}),
@@ -238,7 +225,7 @@ export class Controller implements Reconciles {
    */
   private async holdShards(): Promise<ControllerReport> {
     const started = this.now();
-    await this.reconciler.follow();
+    await this.reconciler.follow(this.round);
     const { state, syncFiles, trusted, statusTip } = this.reconciler.snapshot();
     if (state.model) await this.shards?.read(state.model);
     const now = this.now();
@@ -282,6 +269,11 @@ export class Controller implements Reconciles {
     const conditions = this.options.prober?.conditions() ?? new Map<string, ClusterCondition>();
     const model = this.reconciler.snapshot().state.model;
     return this.shards ? this.shards.conditions(conditions, model, this.now()) : conditions;
+  }
+
+  /** A standby's warm state, its replays rendered with this round's observations (Reconciler.follow). */
+  follow(): Promise<"current" | "replayed" | "restored"> {
+    return this.reconciler.follow(this.round);
   }
 
   /** Advances the migrations and publishes the members' latest results (after a sync outside a round). */
@@ -379,7 +371,7 @@ export class Controller implements Reconciles {
     const times = [
       nextWake(state.model, state.render, seen),
       this.policies?.wakeAt,
-      this.scaling?.wakeAt,
+      this.scaling.wakeAt,
       this.options.autoscaler?.nextSampleAt(state.model),
       windowOpens(this.syncer.latest()),
     ];

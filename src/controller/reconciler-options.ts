@@ -4,6 +4,7 @@ import type { CommitVerifier } from "../git/commit-verifier.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
 import type { ChartRenderer } from "../helm/chart-renderer.js";
 import type { LoadPolicy } from "../model/load-policy.js";
+import type { ObservedState } from "../model/observed-state.js";
 import type { EventKind } from "../model/trailers.js";
 
 // What a reconciler is given and what it tells: its options, its report of a reconcile, the
@@ -89,4 +90,20 @@ export interface Attachment {
   readonly notes: readonly string[];
   /** Called once a commit carrying them landed. */
   readonly committed: () => void;
+}
+
+/**
+ * What the controller's round hands a reconcile (and a standby's follow): where the render's
+ * observations come from — asked for once the state is restored, so they are gathered for the state
+ * the render starts from — and the files its commit carries besides the render.
+ */
+export interface RoundInputs {
+  /**
+   * Cluster conditions, workloads' replicas, the time: the render takes them in, and a change that
+   * moves replicas is reconciled even when the source branch did not move. Without it (no sync),
+   * the render takes the time only.
+   */
+  readonly observe?: () => ObservedState;
+  /** The files kept on the status branch besides the render (the autoscalers'), given the branch's. */
+  readonly attach?: (syncFiles: ReadonlyMap<string, string>) => Attachment;
 }

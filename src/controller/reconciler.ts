@@ -29,7 +29,7 @@ import { restoreBranch } from "./branch-restore.js";
 import { ReconcileError, TerminalError } from "./errors.js";
 import { catchUp } from "./leadership/standby-catch-up.js";
 import { readSource } from "./read-source.js";
-import type { Attachment, ReconcileReport, ReconcilerOptions } from "./reconciler-options.js";
+import type { Attachment, ReconcileReport, ReconcilerOptions, RoundInputs } from "./reconciler-options.js";
 import { publishStatus, refuseOwnCommit, type StatusCommit } from "./status-commits.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -40,6 +40,7 @@ export type {
   PublishedCommit,
   ReconcileReport,
   ReconcilerOptions,
+  RoundInputs,
 } from "./reconciler-options.js";
 
 /** A reconcile's outcome and the source tree it rendered (undefined: the state's own). */
@@ -56,8 +57,6 @@ export class Reconciler {
   /** The status branch as last known: a cache of what it says (branch-cache.ts). */
   private readonly branch = new BranchCache();
   private readonly parseCache: ParseCache = createParseCache();
-  private observations: (() => ObservedState) | undefined;
-  private attached: ((syncFiles: ReadonlyMap<string, string>) => Attachment) | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {}
 
@@ -69,22 +68,6 @@ export class Reconciler {
   /** The status branch it writes. */
   get statusBranch(): string {
     return this.options.statusBranch;
-  }
-
-  /**
-   * Where observations come from (cluster conditions, workloads' replicas, the time): the render takes
-   * them in, and a change that moves replicas is reconciled even when the source branch did not move.
-   */
-  observeWith(source: () => ObservedState): void {
-    this.observations = source;
-  }
-
-  /**
-   * Files the controller keeps on the status branch besides the render (autoscalers' state): they go
-   * with the next reconcile's commit, or in a commit of their own when nothing else changed.
-   */
-  attachWith(source: (syncFiles: ReadonlyMap<string, string>) => Attachment): void {
-    this.attached = source;
   }
 
   /** The observed block of a status file on the branch (status/clusters/<c>.yaml's holds the probes' condition). */
@@ -101,27 +84,27 @@ export class Reconciler {
    * A standby's warm state: fetches, and restores from the status branch's tip when it moved — what a
    * takeover's first round would do, done ahead so that round starts from it. Writes nothing.
    */
-  async follow(): Promise<"current" | "replayed" | "restored"> {
+  async follow(round: RoundInputs = {}): Promise<"current" | "replayed" | "restored"> {
     const { repo, branch, statusBranch } = this.options;
     await repo.fetch([branch, statusBranch]);
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
     if (!head || this.branch.holds(tip)) return "current";
-    if (tip && (await this.catchUp(tip))) return "replayed";
+    if (tip && (await this.catchUp(tip, round))) return "replayed";
     await this.restore(tip, head);
     return "restored";
   }
 
   // The status branch moved by one commit of another writer (the leader) on top of this state: taken
   // on or replayed (leadership/standby-catch-up.ts); false when the caller must restore instead.
-  private async catchUp(tip: string): Promise<boolean> {
+  private async catchUp(tip: string, round: RoundInputs): Promise<boolean> {
     const from = this.branch.following();
     if (!from) return false;
     const reader = {
       repo: this.options.repo,
       ...(this.options.verify ? { verify: this.options.verify } : {}),
       render: (state: ReconcileState, source: string) =>
-        this.step(state, source, new Stopwatch(), this.observationsNow()),
+        this.step(state, source, new Stopwatch(), this.observationsNow(round)),
       carried: (changes: ReadonlyMap<string, string | null>) => this.branch.carried(changes),
     };
     const caught = await catchUp(reader, from, tip);
@@ -129,15 +112,18 @@ export class Reconciler {
     return caught !== undefined;
   }
 
-  /** Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the status branch. */
-  async reconcile(): Promise<ReconcileReport> {
+  /**
+   * Reconciles the source branch's tip; retries, with jittered backoff, while other writers move the
+   * status branch. The round's inputs are asked for once the state is restored (again on a retry).
+   */
+  async reconcile(round: RoundInputs = {}): Promise<ReconcileReport> {
     if (this.options.branch === this.options.statusBranch)
       throw new TerminalError(
         `the status branch must differ from the source branch (both are "${this.options.branch}"): gitfleet never writes to people's branch`,
       );
     const maxAttempts = this.options.maxAttempts ?? 6;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const report = await this.attempt(attempt);
+      const report = await this.attempt(attempt, round);
       if (report) return report;
       const delay = Math.round(100 * 2 ** (attempt - 1) * (0.5 + Math.random()));
       this.options.logger.warn(
@@ -151,7 +137,7 @@ export class Reconciler {
     );
   }
 
-  private async attempt(attempt: number): Promise<ReconcileReport | undefined> {
+  private async attempt(attempt: number, round: RoundInputs): Promise<ReconcileReport | undefined> {
     const { repo, branch, statusBranch } = this.options;
     const watch = new Stopwatch(undefined, this.options.onProgress);
     await repo.fetch([branch, statusBranch]);
@@ -162,9 +148,10 @@ export class Reconciler {
     const tip = await repo.branchTip(statusBranch);
     // Another writer moved the branch (the leader before this one): its commit replayed when this
     // state reproduces it exactly, else the state restored from the branch.
-    if (!this.branch.holds(tip)) if (!(tip && (await this.catchUp(tip)))) await this.restore(tip, head);
+    if (!this.branch.holds(tip))
+      if (!(tip && (await this.catchUp(tip, round)))) await this.restore(tip, head);
     watch.lap("restore");
-    const { next, attachment, repair } = await this.nextCommit(head, watch);
+    const { next, attachment, repair } = await this.nextCommit(head, watch, round);
     const counts = { sourceCommit: head, attempts: attempt };
     if (!next) {
       // Already reconciled — by this process, an earlier one or a controller that won the race: the
@@ -246,11 +233,11 @@ export class Reconciler {
   // What the next status commit carries: the reconcile's outcome (after a rebuild that could not
   // render, with the branch's stray files swept), the autoscalers' files and a repair of what the
   // branch held that this controller does not render.
-  private async nextCommit(head: string, watch: Stopwatch) {
-    let found = await this.nextOutcome(head, watch);
+  private async nextCommit(head: string, watch: Stopwatch, round: RoundInputs) {
+    let found = await this.nextOutcome(head, watch, round);
     if (found?.outcome.valid && this.branch.takeSweep()) found = withSweep(found);
     const { state, syncFiles } = this.branch.snapshot();
-    const attachment = this.attached?.(syncFiles);
+    const attachment = round.attach?.(syncFiles);
     const repair = this.branch.pendingRepair();
     const tree = this.branch.renderedTree;
     return {
@@ -277,11 +264,15 @@ export class Reconciler {
 
   // The source branch's new tip reconciled, or — with the tip reconciled already — what new
   // observations move (failover); undefined when neither changes anything.
-  private async nextOutcome(head: string, watch: Stopwatch): Promise<Rendered | undefined> {
+  private async nextOutcome(
+    head: string,
+    watch: Stopwatch,
+    round: RoundInputs,
+  ): Promise<Rendered | undefined> {
     const { state } = this.branch.snapshot();
-    const observations = this.observationsNow();
+    const observations = this.observationsNow(round);
     if (state.sourceCommit === head) {
-      if (!this.observations || !observationsMoved(state, observations)) return undefined;
+      if (!round.observe || !observationsMoved(state, observations)) return undefined;
       const outcome = observationStep(state, observations, this.options.secretDigestKey);
       watch.lap("reconcile");
       return { outcome, headTree: this.branch.renderedTree };
@@ -291,8 +282,8 @@ export class Reconciler {
   }
 
   // Without a source of observations (no sync), the render still needs the time: failover records carry it.
-  private observationsNow(): ObservedState {
-    return this.observations?.() ?? noObservations((this.options.now ?? Date.now)());
+  private observationsNow(round: RoundInputs): ObservedState {
+    return round.observe?.() ?? noObservations((this.options.now ?? Date.now)());
   }
 
   private async step(

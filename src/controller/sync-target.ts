@@ -83,3 +83,39 @@ function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventor
   }
   return inventories;
 }
+
+/** What the sync was last asked for with: the render, the key of what else it was given (gates, scope), and when. */
+export interface SyncRequest {
+  readonly render: unknown;
+  readonly key: string;
+  readonly at: number;
+}
+
+/** The key of what the sync is given besides the render: the migration gates and (sharded) this replica's members. */
+export function syncRequestKey(gates: SyncExtras["gates"], scope: string | undefined): string {
+  return JSON.stringify([[...(gates ?? [])].map(([cluster, apps]) => [cluster, [...apps]]), scope]);
+}
+
+/**
+ * Whether the members are asked again: a new render (not a status commit of the sync's own), gates
+ * or members that moved, a due resync, apps still progressing at their time, or a sync window that
+ * held a change opening. Pure.
+ */
+export function syncDue(
+  last: SyncRequest | undefined,
+  next: SyncRequest,
+  times: {
+    readonly resyncIntervalMs: number;
+    readonly progressAt: number | undefined;
+    readonly windowOpens: number | undefined;
+  },
+): boolean {
+  return (
+    !last ||
+    last.render !== next.render ||
+    last.key !== next.key ||
+    next.at - last.at >= times.resyncIntervalMs ||
+    (times.progressAt !== undefined && next.at >= times.progressAt) ||
+    (times.windowOpens ?? Number.POSITIVE_INFINITY) <= next.at
+  );
+}
