@@ -25,6 +25,7 @@ export function syncTarget(
   return {
     sourceCommit: renderedCommit,
     model,
+    ...(state.planes ? { planes: state.planes } : {}),
     objects: state.render.objects,
     decisions: state.render.decisions,
     // A branch gitfleet cannot vouch for gives no inventory: members' own are used.

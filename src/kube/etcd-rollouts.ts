@@ -1,6 +1,6 @@
 import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { asList, asMap } from "../model/json.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { type EtcdRollout, etcdOf } from "../sync/control-plane-order.js";
 import type { MemberClient } from "./member-client.js";
 
@@ -12,9 +12,10 @@ import type { MemberClient } from "./member-client.js";
 export async function readEtcdRollouts(
   client: MemberClient,
   model: FleetModel,
+  planes?: HostedPlaneStates,
 ): Promise<Map<string, EtcdRollout>> {
   const rollouts = new Map<string, EtcdRollout>();
-  for (const { plane } of resolveControlPlanes(model, client.cluster)) {
+  for (const { plane } of resolveControlPlanes(model, client.cluster, planes)) {
     const { namespace, name } = etcdOf(plane);
     const key = `${namespace}/${name}`;
     if (rollouts.has(key)) continue;

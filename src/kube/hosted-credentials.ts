@@ -4,7 +4,7 @@ import { type HostedControlPlane, resolveControlPlanes } from "../model/controlp
 import { PKI_SECRETS, pkiSecretsOf } from "../model/controlplane/pki-layout.js";
 import { asMap, type JsonMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { MemberClient } from "./member-client.js";
 
 /** The field manager of the credentials' data: not gitfleet's own, so applying the rendered Secrets never touches it. */
@@ -17,8 +17,12 @@ const MAX_VALUE_BYTES = 256 * 1024;
  * The control planes a cluster hosts, resolved against their classes (hosted clusters whose class
  * is missing are invalid and never get here).
  */
-export function planesHostedBy(model: FleetModel, host: string): HostedControlPlane[] {
-  return resolveControlPlanes(model, host).map((entry) => entry.plane);
+export function planesHostedBy(
+  model: FleetModel,
+  host: string,
+  planes?: HostedPlaneStates,
+): HostedControlPlane[] {
+  return resolveControlPlanes(model, host, planes).map((entry) => entry.plane);
 }
 
 /**
@@ -32,10 +36,11 @@ export async function ensureHostedCredentials(
   client: MemberClient,
   model: FleetModel,
   now: number,
+  planes?: HostedPlaneStates,
 ): Promise<HostedCredentials> {
   const result: Record<string, HostedCredentials[string]> = {};
   const etcds = new Map<string, Awaited<ReturnType<typeof planCredentials>>["etcdCa"]>();
-  for (const plane of planesHostedBy(model, client.cluster)) {
+  for (const plane of planesHostedBy(model, client.cluster, planes)) {
     try {
       const existing = await readSecrets(client, plane);
       const shared = plane.etcd.mode === "Shared" ? etcds.get(plane.etcd.name) : undefined;

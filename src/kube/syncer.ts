@@ -4,7 +4,7 @@ import type { Gate } from "../migrate/migration-state.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { asMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import {
@@ -35,6 +35,8 @@ export interface SyncTarget {
   /** The rendered (valid) source commit. */
   readonly sourceCommit: string;
   readonly model: FleetModel;
+  /** The hosted control planes' states the model was generated with (upgrade versions, restores). */
+  readonly planes?: HostedPlaneStates;
   readonly objects: readonly RenderedObject[];
   /** Per cluster, the inventory the status branch holds (used when a member lost its own). */
   readonly inventories: ReadonlyMap<string, Inventory>;
@@ -177,7 +179,7 @@ export class Syncer {
             capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
             served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
           });
-          return withHostedCredentials(synced, worker.client, target.model);
+          return withHostedCredentials(synced, worker.client, target);
         })().catch((error: unknown) =>
           notSynced(
             syncedAs(cluster),
@@ -192,12 +194,13 @@ export class Syncer {
   // The holds that order a host's control planes: its etcds as it reports them now, and each hosted
   // cluster's /version as last synced — or, before its first sync since a start, as recorded.
   private async controlPlaneOrder(target: SyncTarget, client: MemberClient): Promise<Map<string, Hold>> {
-    if (planesHostedBy(target.model, client.cluster).length === 0) return new Map();
-    const etcds = await readEtcdRollouts(client, target.model);
-    return controlPlaneHolds(target.model, client.cluster, {
-      version: (c) => this.versions.get(c) ?? target.recordedVersions?.get(c),
-      etcd: (namespace, name) => etcds.get(`${namespace}/${name}`),
-    });
+    if (planesHostedBy(target.model, client.cluster, target.planes).length === 0) return new Map();
+    const etcds = await readEtcdRollouts(client, target.model, target.planes);
+    const observed = {
+      version: (c: string) => this.versions.get(c) ?? target.recordedVersions?.get(c),
+      etcd: (namespace: string, name: string) => etcds.get(`${namespace}/${name}`),
+    };
+    return controlPlaneHolds(target.model, client.cluster, observed, target.planes);
   }
 
   private now(): number {
@@ -335,10 +338,10 @@ class ClusterWorker {
 async function withHostedCredentials(
   synced: ClusterSyncResult,
   client: MemberClient,
-  model: FleetModel,
+  { model, planes }: SyncTarget,
 ): Promise<ClusterSyncResult> {
-  if (!synced.reachable || planesHostedBy(model, synced.cluster).length === 0) return synced;
-  return { ...synced, credentials: await ensureHostedCredentials(client, model, Date.now()) };
+  if (!synced.reachable || planesHostedBy(model, synced.cluster, planes).length === 0) return synced;
+  return { ...synced, credentials: await ensureHostedCredentials(client, model, Date.now(), planes) };
 }
 
 /** A counting semaphore: at most `size` holders at once, the others served in order. */

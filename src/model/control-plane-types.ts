@@ -78,6 +78,16 @@ export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlan
 /** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
 export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
 
+/**
+ * What the policies give the hosted control planes (never in the fleet repo): per hosted cluster,
+ * the version a started upgrade batch renders it at, and where its etcd restore stands. The render
+ * takes them as input; the model a render returns was generated with them.
+ */
+export interface HostedPlaneStates {
+  readonly versions: ReadonlyMap<string, string>;
+  readonly restores: ReadonlyMap<string, RestoreOverlay>;
+}
+
 /** Where a hosted cluster's etcd restore stands, as the render takes it. */
 export interface RestoreOverlay {
   /** The EtcdRestore's name: the Job and the data directory are named after it. */

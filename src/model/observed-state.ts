@@ -1,6 +1,6 @@
 import type { ClusterCapacity } from "./node-capacity.js";
 import type { ServedApis } from "./served-apis.js";
-import type { RestoreOverlay, Taint } from "./types.js";
+import type { HostedPlaneStates, RestoreOverlay, Taint } from "./types.js";
 
 // What the controller has observed of the members, as the render reads it. The render stays a pure
 // function: the same fleet, previous render and observations give the same output.
@@ -69,6 +69,14 @@ export interface ObservedState {
   readonly controlPlaneVersions?: ReadonlyMap<string, string>;
   /** Per hosted cluster, where its etcd restore stands (status/restores/); absent: none ever ran. */
   readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
+}
+
+/** What the observations give the hosted control planes: the versions and restores the render takes. Pure. */
+export function planeStatesOf(observations: ObservedState | undefined): HostedPlaneStates {
+  return {
+    versions: observations?.controlPlaneVersions ?? new Map(),
+    restores: observations?.controlPlaneRestores ?? new Map(),
+  };
 }
 
 /** What a done targeted scale-down keeps in the render. */

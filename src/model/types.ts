@@ -13,7 +13,6 @@ import type {
   ControlPlaneSpec,
   ControlPlaneUpgrade,
   EtcdRestore,
-  RestoreOverlay,
 } from "./control-plane-types.js";
 import type {
   ClusterAffinity,
@@ -436,17 +435,7 @@ export interface FleetModel {
   readonly migrations: readonly Migration[];
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
   readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
-  /**
-   * Per hosted cluster, the version a started ControlPlaneUpgrade batch renders it with (an
-   * observation of the upgrade's state, applied by withControlPlaneVersions); absent: none.
-   */
-  readonly controlPlaneVersions?: ReadonlyMap<string, string>;
   readonly etcdRestores: readonly EtcdRestore[];
-  /**
-   * Per hosted cluster, where its etcd restore stands (an observation of status/restores/, applied
-   * with withControlPlaneVersions); absent: no restore ever ran.
-   */
-  readonly controlPlaneRestores?: ReadonlyMap<string, RestoreOverlay>;
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */

@@ -1,6 +1,6 @@
 import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { sameEntries } from "../model/same-entries.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { carrying, type StatusEvent, type StatusMessage, statusMessage } from "../status/status-message.js";
 import type { FailoverMessage } from "./failover-message.js";
 
@@ -30,11 +30,17 @@ export function observationMessage(input: ObservationMessageInput): {
   return alone ? { message: alone, moved: true } : { message: failover.message, moved: false };
 }
 
+/** A model and the hosted control planes' states it was generated with (absent: none). */
+export interface PlanedModel {
+  readonly model: FleetModel;
+  readonly planes: HostedPlaneStates | undefined;
+}
+
 /**
  * A line per hosted control plane an upgrade batch moved ("upgrade: pc-1: v1.36.1 → v1.36.3") or
  * whose etcd restore moved on ("restore: pc-1: r1 Stopping"). Pure.
  */
-export function controlPlaneEvents(before: FleetModel | undefined, after: FleetModel): StatusEvent[] {
+export function controlPlaneEvents(before: PlanedModel | undefined, after: PlanedModel): StatusEvent[] {
   return [
     ...versionLines(before, after).map((line) => ({ kind: "upgrade" as const, line: `upgrade: ${line}` })),
     ...restoreLines(before, after).map((line) => ({ kind: "restore" as const, line: `restore: ${line}` })),
@@ -42,13 +48,17 @@ export function controlPlaneEvents(before: FleetModel | undefined, after: FleetM
 }
 
 // "pc-1: v1.36.1 → v1.36.3" for each hosted control plane whose version an upgrade batch moved.
-function versionLines(before: FleetModel | undefined, after: FleetModel): string[] {
-  if (!before || sameEntries(before.controlPlaneVersions, after.controlPlaneVersions)) return [];
-  const was = new Map(
-    resolveControlPlanes(before).map(({ plane }) => [plane.cluster, plane.apiServer.version]),
+function versionLines(before: PlanedModel | undefined, after: PlanedModel): string[] {
+  const was = before?.planes?.versions ?? new Map<string, string>();
+  if (!before || sameEntries(was, after.planes?.versions ?? new Map())) return [];
+  const versions = new Map(
+    resolveControlPlanes(before.model, undefined, before.planes).map(({ plane }) => [
+      plane.cluster,
+      plane.apiServer.version,
+    ]),
   );
-  return resolveControlPlanes(after).flatMap(({ plane }) => {
-    const from = was.get(plane.cluster);
+  return resolveControlPlanes(after.model, undefined, after.planes).flatMap(({ plane }) => {
+    const from = versions.get(plane.cluster);
     return from !== undefined && from !== plane.apiServer.version
       ? [`${plane.cluster}: ${from} → ${plane.apiServer.version}`]
       : [];
@@ -56,9 +66,9 @@ function versionLines(before: FleetModel | undefined, after: FleetModel): string
 }
 
 // "pc-1: r1 Stopping" for each hosted control plane whose restore moved on.
-function restoreLines(before: FleetModel | undefined, after: FleetModel): string[] {
-  const was = before?.controlPlaneRestores ?? new Map();
-  return [...(after.controlPlaneRestores ?? new Map())]
+function restoreLines(before: PlanedModel | undefined, after: PlanedModel): string[] {
+  const was = before?.planes?.restores ?? new Map();
+  return [...(after.planes?.restores ?? new Map())]
     .filter(([cluster, restore]) => JSON.stringify(was.get(cluster)) !== JSON.stringify(restore))
     .map(([cluster, restore]) => `${cluster}: ${restore.name} ${restore.phase}`);
 }

@@ -3,7 +3,7 @@ import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { RenderResult } from "../render/render-result.js";
 import { fnv32a } from "../schedule/division/fnv.js";
 import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
@@ -22,11 +22,15 @@ export interface ObservationKeys {
   readonly disturbed: boolean;
 }
 
-/** The keys of a render made with these observations. Pure. */
+/**
+ * The keys of a render made with these observations, of a model whose hosted control planes were
+ * generated with `planes` (a plane no longer given a state renders again too). Pure.
+ */
 export function observationKeys(
   model: FleetModel,
   render: RenderResult,
   observations: ObservedState,
+  planes?: HostedPlaneStates,
 ): ObservationKeys {
   const { now } = observations;
   const clusters = [...observations.clusters]
@@ -59,7 +63,7 @@ export function observationKeys(
     ]);
     apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
   }
-  upgradeKeys(model, observations, apps);
+  upgradeKeys(planes, observations, apps);
   return {
     clusters: JSON.stringify([clusters, servedKey(observations)]),
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
@@ -68,12 +72,16 @@ export function observationKeys(
 }
 
 // A hosted control plane renders again when an upgrade batch moves its version or a restore its phase.
-function upgradeKeys(model: FleetModel, observations: ObservedState, apps: Map<string, string[]>): void {
+function upgradeKeys(
+  planes: HostedPlaneStates | undefined,
+  observations: ObservedState,
+  apps: Map<string, string[]>,
+): void {
   const clusters = new Set([
     ...(observations.controlPlaneVersions?.keys() ?? []),
     ...(observations.controlPlaneRestores?.keys() ?? []),
-    ...(model.controlPlaneVersions?.keys() ?? []),
-    ...(model.controlPlaneRestores?.keys() ?? []),
+    ...(planes?.versions.keys() ?? []),
+    ...(planes?.restores.keys() ?? []),
   ]);
   for (const cluster of clusters) {
     const app = controlPlaneAppName(cluster);

@@ -1,5 +1,6 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
 import { withControlPlaneVersions } from "../model/controlplane/generated-apps.js";
+import { NO_PLANE_STATES } from "../model/controlplane/hosted-control-plane.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
@@ -7,9 +8,9 @@ import type { ChartRenders } from "../model/helm/chart-request.js";
 import type { KustomizeBuilds } from "../model/kustomize/built-transfer.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { LoadPolicy } from "../model/load-policy.js";
-import type { ObservedState } from "../model/observed-state.js";
+import { type ObservedState, planeStatesOf } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
@@ -46,6 +47,8 @@ export interface ReconcileState {
   readonly files: ReadonlyMap<string, string>;
   /** The observations `render` was made with, as keys (undefined: none, or not known since a restart). */
   readonly observationKeys?: ObservationKeys;
+  /** The hosted control planes' states `model` was generated with (absent: none, a loaded model). */
+  readonly planes?: HostedPlaneStates;
 }
 
 /** The state before the first reconcile. */
@@ -104,9 +107,9 @@ export interface ReconcileOutcome {
 export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
   const loaded = loadFleet(input.tree, input.cache, input.charts, input.policy, input.kustomize);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
-  const model = effectiveModel(loaded.model, input.observations);
+  const { model, planes } = effectiveModel(loaded.model, input.observations);
   // A hosted control plane may not step its versions where Kubernetes and etcd cannot follow.
-  const steps = versionStepProblems(state.model, model, input.tree);
+  const steps = versionStepProblems(state.model, model, input.tree, state.planes, planes);
   if (steps.length > 0)
     return invalidOutcome(state, input, {
       ...loaded,
@@ -118,13 +121,17 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const sourceScope =
     state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
   const observed = input.observations
-    ? observationScope(state.observationKeys, observationKeys(model, state.render, input.observations))
+    ? observationScope(
+        state.observationKeys,
+        observationKeys(model, state.render, input.observations, planes),
+      )
     : new Set<string>();
   const scope = union(sourceScope, observed);
   const derived = tryRender(() =>
     deriveRender(state, model, {
       scope,
       observations: input.observations,
+      planes,
       sourceCommit: input.sourceCommit,
       secretDigestKey: input.secretDigestKey,
     }),
@@ -152,6 +159,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     renderedCommit: input.sourceCommit,
     tree: input.tree,
     model,
+    planes,
     render,
     appCommits: derived.appCommits,
     files: state.files,
@@ -168,7 +176,7 @@ export function observationsMoved(state: ReconcileState, observations: ObservedS
   if (!state.model) return false;
   const scope = observationScope(
     state.observationKeys,
-    observationKeys(state.model, state.render, observations),
+    observationKeys(state.model, state.render, observations, state.planes),
   );
   return scope === ALL || scope.size > 0;
 }
@@ -186,16 +194,13 @@ export function observationStep(
   observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
-  const model = state.model && effectiveModel(state.model, observations);
-  const renderedCommit = state.renderedCommit;
-  if (!model || !renderedCommit) throw new Error("observationStep needs a state with a valid render");
-  const scope = observationScope(state.observationKeys, observationKeys(model, state.render, observations));
-  const derived = deriveRender(state, model, {
-    scope,
+  const { model, planes, renderedCommit, derived, next, scope } = rerendered(
+    state,
     observations,
-    sourceCommit: undefined,
     secretDigestKey,
-  });
+    (model, planes) =>
+      observationScope(state.observationKeys, observationKeys(model, state.render, observations, planes)),
+  );
   const summary = derived.summary(renderedCommit);
   const failover = failoverMessage({
     model,
@@ -208,15 +213,11 @@ export function observationStep(
   const { message, moved } = observationMessage({
     failover,
     scaled,
-    planes: controlPlaneEvents(state.model, model),
+    planes: controlPlaneEvents(state.model && { model: state.model, planes: state.planes }, {
+      model,
+      planes,
+    }),
   });
-  const next: ReconcileState = {
-    ...state,
-    model,
-    render: derived.render,
-    appCommits: derived.appCommits,
-    ...(derived.keys ? { observationKeys: derived.keys } : {}),
-  };
   // The source did not move: its validation stands as status/source.yaml records it.
   const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
   return moved ? outcome : { ...outcome, quiet: true };
@@ -232,34 +233,52 @@ export function rerenderStep(
   observations: ObservedState,
   secretDigestKey?: Uint8Array,
 ): ReconcileOutcome {
-  const model = state.model && effectiveModel(state.model, observations);
+  const { renderedCommit, derived, next } = rerendered(state, observations, secretDigestKey, () => ALL);
+  const summary = derived.summary(renderedCommit);
+  return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
+}
+
+// The state's valid render made again with new observations over the scope they give: the
+// effective model, what the render derived, and the state it leaves (its source position unchanged).
+function rerendered(
+  state: ReconcileState,
+  observations: ObservedState,
+  secretDigestKey: Uint8Array | undefined,
+  scopeOf: (model: FleetModel, planes: HostedPlaneStates) => Affected,
+) {
+  const effective = state.model && effectiveModel(state.model, observations, state.planes);
   const renderedCommit = state.renderedCommit;
-  if (!model || !renderedCommit) throw new Error("rerenderStep needs a state with a valid source commit");
+  if (!effective || !renderedCommit) throw new Error("rendering again needs a state with a valid render");
+  const { model, planes } = effective;
+  const scope = scopeOf(model, planes);
   const derived = deriveRender(state, model, {
-    scope: ALL,
+    scope,
     observations,
+    planes,
     sourceCommit: undefined,
     secretDigestKey,
   });
   const next: ReconcileState = {
     ...state,
     model,
+    planes,
     render: derived.render,
     appCommits: derived.appCommits,
     ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
-  const summary = derived.summary(renderedCommit);
-  return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
+  return { model, planes, renderedCommit, derived, next, scope };
 }
 
-// The model as it renders: hosted control planes at the versions their upgrades give them, so the
-// sync (which orders a control plane's components by its API server's version) sees what the render did.
-function effectiveModel(model: FleetModel, observations: ObservedState | undefined): FleetModel {
-  return withControlPlaneVersions(
-    model,
-    observations?.controlPlaneVersions ?? new Map(),
-    observations?.controlPlaneRestores ?? new Map(),
-  );
+// The model as it renders: hosted control planes at the states their policies give them (`current`:
+// what `model` was generated with), so the sync, which orders a control plane's components by its
+// API server's version, sees what the render did.
+function effectiveModel(
+  model: FleetModel,
+  observations: ObservedState | undefined,
+  current: HostedPlaneStates | undefined = NO_PLANE_STATES,
+): { model: FleetModel; planes: HostedPlaneStates } {
+  const planes = planeStatesOf(observations);
+  return { model: withControlPlaneVersions(model, planes, current), planes };
 }
 
 function union(a: Affected, b: "all" | ReadonlySet<string>): Affected {
@@ -294,12 +313,15 @@ interface DeriveInput {
   /** Stamped on apps whose output changed; undefined keeps each app's own (a failover step). */
   readonly sourceCommit: string | undefined;
   readonly secretDigestKey: Uint8Array | undefined;
+  /** The hosted planes' states `model` was generated with. */
+  readonly planes: HostedPlaneStates;
 }
 
 // Renders the scope and derives the rendered/ and status/ files that differ.
 function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInput): Derived {
   const { scope, observations, sourceCommit } = input;
   const render = renderFleet(model, {
+    planes: input.planes,
     previous: state.render,
     ...(scope === ALL ? {} : { scope }),
     observations,
@@ -331,7 +353,7 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     render,
     changes,
     appCommits,
-    keys: observations ? observationKeys(model, render, observations) : undefined,
+    keys: observations ? observationKeys(model, render, observations, input.planes) : undefined,
     summary: (commit) => ({
       sourceCommit: commit,
       apps: changedApps.sort(compareStrings),

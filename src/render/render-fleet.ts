@@ -5,13 +5,13 @@ import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../model/json.js";
 import { groupKind, podSpecPath } from "../model/kinds.js";
-import type { ObservedState } from "../model/observed-state.js";
+import { type ObservedState, planeStatesOf } from "../model/observed-state.js";
 import { DEFAULT_KUBERNETES_MINOR } from "../model/openapi/kubernetes-schemas.js";
 import { type CrdSchemas, crdSchemas, objectViolations } from "../model/openapi/object-schemas.js";
 import { schemaFor } from "../model/patch/patch-schema.js";
 import { renderedPath } from "../model/rendered-path.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
-import type { FleetModel, Resource } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates, Resource } from "../model/types.js";
 import { tieBreakOrder } from "../schedule/division/fnv.js";
 import { memberHpaObjects } from "./member-hpas.js";
 import { applyOverriders } from "./override/apply-overriders.js";
@@ -46,11 +46,7 @@ import { withTracking } from "./tracking.js";
 export function renderFleet(source: FleetModel, options: RenderOptions = {}): RenderResult {
   const { previous, scope } = options;
   // Hosted control planes render at the versions their upgrades' started batches give them.
-  const model = withControlPlaneVersions(
-    source,
-    options.observations?.controlPlaneVersions ?? new Map(),
-    options.observations?.controlPlaneRestores ?? new Map(),
-  );
+  const model = withControlPlaneVersions(source, planeStatesOf(options.observations), options.planes);
   const fresh = renderApps(model, options);
   return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
 }
@@ -63,6 +59,8 @@ export interface RenderOptions {
   readonly scope?: ReadonlySet<string> | undefined;
   /** What the members report, and the time. */
   readonly observations?: ObservedState | undefined;
+  /** The hosted control planes' states `source` was generated with (default: none, as loaded). */
+  readonly planes?: HostedPlaneStates | undefined;
   /**
    * The key of the Secrets' value digests (the operator's, never in Git). Default: an empty key —
    * for tests and previews; the controller, `plan` and `render` always pass one.

@@ -2,7 +2,7 @@ import { type HostedControlPlane, resolveControlPlanes } from "../model/controlp
 import { imageOf } from "../model/controlplane/pod-template.js";
 import { identityOf } from "../model/identity.js";
 import { compareVersions, format, parseGitVersion, parseKubeVersion } from "../model/kube-version.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { Hold } from "./sync-result.js";
 
 /** The components that follow kube-apiserver in a version change (never newer than it). */
@@ -36,9 +36,10 @@ export function controlPlaneHolds(
   model: FleetModel,
   host: string,
   observed: ControlPlaneObservations,
+  planes?: HostedPlaneStates,
 ): Map<string, Hold> {
   const held = new Map<string, Hold>();
-  for (const { plane } of resolveControlPlanes(model, host)) {
+  for (const { plane } of resolveControlPlanes(model, host, planes)) {
     const etcdWait = waitingForEtcd(plane, observed);
     if (etcdWait)
       held.set(identityOf("apps", "Deployment", plane.namespace, "kube-apiserver"), {

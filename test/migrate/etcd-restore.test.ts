@@ -148,11 +148,10 @@ describe("a control plane rendered under restore", () => {
   });
 
   const objects = (overlay: RestoreOverlay | undefined) => {
-    const restored = withControlPlaneVersions(
-      model,
-      new Map(),
-      overlay ? new Map([["pc-3", overlay]]) : new Map(),
-    );
+    const restored = withControlPlaneVersions(model, {
+      versions: new Map(),
+      restores: overlay ? new Map([["pc-3", overlay]]) : new Map(),
+    });
     const app = restored.apps.find((a) => a.name === "gitfleet-cp-pc-3");
     return new Map((app?.resources ?? []).map((r) => [`${r.kind}/${r.name}`, r.object as JsonMap]));
   };

@@ -146,9 +146,9 @@ describe("control-plane upgrades in the controller's round", () => {
       expect(image(step.state, "pc-1", component)).toBe(`registry.k8s.io/${component}:v1.34.2`);
       expect(image(step.state, "pc-2", component)).toBe(`registry.k8s.io/${component}:v1.34.1`);
     }
-    // The sync orders the components by the model's versions: they are the render's.
+    // The sync orders the components by the states the model was generated with: the render's.
     const planes = new Map(
-      resolveControlPlanes(step.state.model ?? state.model ?? fail()).map((p) => [
+      resolveControlPlanes(step.state.model ?? fail(), undefined, step.state.planes).map((p) => [
         p.plane.cluster,
         p.plane.apiServer.version,
       ]),

@@ -14,6 +14,7 @@ import type {
   ControlPlaneClass,
   FleetModel,
   GeneratedAppRole,
+  HostedPlaneStates,
   Labels,
   Placement,
   Resource,
@@ -24,6 +25,7 @@ import { controlPlaneObjects } from "./control-plane-objects.js";
 import { sharedEtcdObjects } from "./etcd-objects.js";
 import {
   type HostedControlPlane,
+  NO_PLANE_STATES,
   resolveControlPlane,
   type UpgradeOverlay,
   upgradeOverlay,
@@ -118,28 +120,32 @@ export function generateControlPlaneApps(
 }
 
 /**
- * The model with its hosted control planes rendered at the versions started upgrade batches give
- * them (every other cluster at its class's or its own): the generated apps are generated again from
- * the Clusters, so applying other versions later starts from the source, never from a version applied
- * before. The same model when nothing changes. Pure.
+ * The model with its hosted control planes rendered at the states the policies give them (the
+ * versions started upgrade batches give, the restores under way; every other cluster at its class's
+ * or its own version): the generated apps are generated again from the Clusters, so applying other
+ * states later starts from the source, never from a state applied before. `current` is what `model`
+ * was generated with (a loaded model: none); the same model when the states are those. Pure.
  */
 export function withControlPlaneVersions(
   model: FleetModel,
-  versions: ReadonlyMap<string, string>,
-  restores: ReadonlyMap<string, RestoreOverlay> = new Map(),
+  states: HostedPlaneStates,
+  current: HostedPlaneStates = NO_PLANE_STATES,
 ): FleetModel {
-  if (sameEntries(model.controlPlaneVersions, versions) && sameRestores(model.controlPlaneRestores, restores))
-    return model;
-  const upgraded = { ...model, controlPlaneVersions: versions };
+  if (samePlaneStates(current, states)) return model;
   const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) => {
-    const upgrade = upgradeOverlay(upgraded, cluster);
-    const restore = restores.get(cluster);
+    const upgrade = upgradeOverlay(model, states.versions, cluster);
+    const restore = states.restores.get(cluster);
     return { ...(upgrade ? { upgrade } : {}), ...(restore ? { restore } : {}) };
   });
   const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>
     compareStrings(a.name, b.name),
   );
-  return { ...model, apps, controlPlaneVersions: new Map(versions), controlPlaneRestores: new Map(restores) };
+  return { ...model, apps };
+}
+
+/** Whether two hosted planes' states say the same. Pure. */
+export function samePlaneStates(a: HostedPlaneStates, b: HostedPlaneStates): boolean {
+  return sameEntries(a.versions, b.versions) && sameRestores(a.restores, b.restores);
 }
 
 /** Whether two clusters→restore maps say the same (a missing map says none). Pure. */

@@ -3,6 +3,7 @@ import type {
   ControlPlaneClass,
   ControlPlaneSpec,
   FleetModel,
+  HostedPlaneStates,
   Labels,
   RestoreOverlay,
 } from "../types.js";
@@ -82,20 +83,17 @@ export function sharedEtcdNamespace(name: string): string {
   return `gitfleet-etcd-${name}`;
 }
 
+/** No upgrade batch started, no restore under way: every hosted cluster at its class's or its own version. */
+export const NO_PLANE_STATES: HostedPlaneStates = { versions: new Map(), restores: new Map() };
+
 /**
  * The control planes of a fleet resolved against their classes, with their Clusters (hosted clusters
  * whose class is missing are invalid and left out); with `host`, only those that host runs.
  */
 export function resolveControlPlanes(
-  model: Pick<
-    FleetModel,
-    | "clusters"
-    | "controlPlaneClasses"
-    | "controlPlaneVersions"
-    | "controlPlaneUpgrades"
-    | "controlPlaneRestores"
-  >,
+  model: Pick<FleetModel, "clusters" | "controlPlaneClasses" | "controlPlaneUpgrades">,
   host?: string,
+  states: HostedPlaneStates = NO_PLANE_STATES,
 ): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
   const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   return model.clusters.flatMap((cluster) => {
@@ -104,8 +102,8 @@ export function resolveControlPlanes(
     const plane = resolveControlPlane(
       cluster,
       classes,
-      upgradeOverlay(model, cluster.metadata.name),
-      model.controlPlaneRestores?.get(cluster.metadata.name),
+      upgradeOverlay(model, states.versions, cluster.metadata.name),
+      states.restores.get(cluster.metadata.name),
     );
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
@@ -129,14 +127,15 @@ export interface UpgradeOverlay {
 }
 
 /**
- * The overlay of a hosted cluster whose upgrade batch started (model.controlPlaneVersions names its
+ * The overlay of a hosted cluster whose upgrade batch started (`versions` names its
  * version): the upgrade that lists it at that version gives the flags. Undefined: its class's alone.
  */
 export function upgradeOverlay(
-  model: Pick<FleetModel, "controlPlaneVersions" | "controlPlaneUpgrades">,
+  model: Pick<FleetModel, "controlPlaneUpgrades">,
+  versions: ReadonlyMap<string, string>,
   cluster: string,
 ): UpgradeOverlay | undefined {
-  const version = model.controlPlaneVersions?.get(cluster);
+  const version = versions.get(cluster);
   if (version === undefined) return undefined;
   const upgrade = (model.controlPlaneUpgrades ?? []).find(
     (u) => u.spec.version === version && u.spec.batches.some((b) => b.clusters.includes(cluster)),

@@ -9,7 +9,7 @@ import {
 } from "../kube-version.js";
 import type { Problem } from "../problem.js";
 import { createReporter } from "../reporter.js";
-import type { FleetModel, Origin } from "../types.js";
+import type { FleetModel, HostedPlaneStates, Origin } from "../types.js";
 import { parseSourceFile } from "../yaml-source.js";
 import { type HostedControlPlane, resolveControlPlanes } from "./hosted-control-plane.js";
 
@@ -23,11 +23,13 @@ export function versionStepProblems(
   base: FleetModel | undefined,
   head: FleetModel,
   tree: FileTree,
+  basePlanes?: HostedPlaneStates,
+  headPlanes?: HostedPlaneStates,
 ): Problem[] {
   if (!base) return [];
-  const before = planesOf(base);
+  const before = planesOf(base, basePlanes);
   const reporter = createReporter();
-  for (const [name, { plane, cluster, found }] of planesOf(head)) {
+  for (const [name, { plane, cluster, found }] of planesOf(head, headPlanes)) {
     const was = before.get(name)?.plane;
     if (!was) continue;
     const versionAt =
@@ -43,8 +45,11 @@ export function versionStepProblems(
   return reporter.problems;
 }
 
-function planesOf(model: FleetModel): Map<string, ReturnType<typeof resolveControlPlanes>[number]> {
-  return new Map(resolveControlPlanes(model).map((entry) => [entry.plane.cluster, entry]));
+function planesOf(
+  model: FleetModel,
+  states: HostedPlaneStates | undefined,
+): Map<string, ReturnType<typeof resolveControlPlanes>[number]> {
+  return new Map(resolveControlPlanes(model, undefined, states).map((entry) => [entry.plane.cluster, entry]));
 }
 
 function apiServerStep(was: HostedControlPlane, now: HostedControlPlane): string | undefined {
