@@ -5,11 +5,10 @@ import {
   type RoundInput,
 } from "../../src/autoscale/autoscaling-round.js";
 import type { PodSample } from "../../src/autoscale/hpa-algorithm.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { noObservations } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
-import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
+import { dividedWebFleet, webFederatedHpa } from "../helpers/minimal-fleet.js";
 
 // One round of everything that scales: CronScale rules (on a FederatedHPA's bounds or a workload's
 // total, missed ones caught up once), centralized totals, and distributions recorded from members.
@@ -27,19 +26,7 @@ spec:
   rules:
 ${rules}`;
 
-function model(files: Record<string, string>): FleetModel {
-  const loaded = loadFleet(
-    minimalFleetWith({
-      "apps/web/deployment.yaml": webDeployment(4),
-      "placements/web.yaml":
-        "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: web\nspec:\n  apps: [web]\n  replicaScheduling:\n    type: Divided\n",
-      ...files,
-    }),
-  );
-  if (!loaded.model)
-    throw new Error(loaded.problems.map((p) => `${p.file}:${p.line} ${p.message}`).join("\n"));
-  return loaded.model;
-}
+const model = dividedWebFleet;
 
 function input(fleet: FleetModel, now: number, extra: Partial<RoundInput> = {}): RoundInput {
   return {

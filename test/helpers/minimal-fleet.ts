@@ -1,4 +1,6 @@
 import { type FileTree, fileTreeFromText } from "../../src/model/file-tree.js";
+import { loadFleet } from "../../src/model/load-fleet.js";
+import type { FleetModel } from "../../src/model/types.js";
 
 /**
  * A small valid fleet repo: two clusters, one app with a Deployment and a ConfigMap, one Placement.
@@ -92,6 +94,21 @@ export function minimalFleetWith(changes: Readonly<Record<string, FileChange>>):
     else tree.set(path, typeof content === "string" ? new TextEncoder().encode(content) : content);
   }
   return tree;
+}
+
+/** The minimal fleet with web as a Divided Deployment of 4 replicas, plus `files`, loaded; throws on a problem. */
+export function dividedWebFleet(files: Readonly<Record<string, string>>): FleetModel {
+  const loaded = loadFleet(
+    minimalFleetWith({
+      "apps/web/deployment.yaml": webDeployment(4),
+      "placements/web.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: web\nspec:\n  apps: [web]\n  replicaScheduling:\n    type: Divided\n",
+      ...files,
+    }),
+  );
+  if (!loaded.model)
+    throw new Error(loaded.problems.map((p) => `${p.file}:${p.line} ${p.message}`).join("\n"));
+  return loaded.model;
 }
 
 /** A FederatedHPA for web in shop: bounds, an optional mode and CPU target, more spec lines after. */

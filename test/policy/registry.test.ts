@@ -4,7 +4,6 @@ import type { UpgradeStatus } from "../../src/migrate/control-plane-upgrade.js";
 import { RESTORE_PHASES, type RestoreStatus } from "../../src/migrate/etcd-restore.js";
 import { BATCH_STATES, type MigrationStatus } from "../../src/migrate/migration-state.js";
 import type { HealthStatus } from "../../src/model/health.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { noObservations } from "../../src/model/observed-state.js";
 import { EVENT_KINDS } from "../../src/model/trailers.js";
 import type { FleetModel } from "../../src/model/types.js";
@@ -24,7 +23,7 @@ import { restoresPolicy } from "../../src/policy/restores.js";
 import { upgradesPolicy } from "../../src/policy/upgrades.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { STATUS_FILES, type StatusWriter, writerOf } from "../../src/status/layout.js";
-import { minimalFleetWith, webDeployment, webFederatedHpa } from "../helpers/minimal-fleet.js";
+import { dividedWebFleet, webFederatedHpa } from "../helpers/minimal-fleet.js";
 
 // The registry is the one list of features that remember: every status writer beside the core ones
 // is exactly one policy, every kind a policy's steps are is a kind the trailer knows, and every
@@ -153,18 +152,7 @@ describe("the policy registry", () => {
 
   describe("autoscaling, the policy that feeds its own round's render", () => {
     const T0 = Date.parse("2026-11-30T08:00:00Z");
-    const fleetWith = (files: Record<string, string>): FleetModel => {
-      const loaded = loadFleet(
-        minimalFleetWith({
-          "apps/web/deployment.yaml": webDeployment(4),
-          "placements/web.yaml":
-            "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: web\nspec:\n  apps: [web]\n  replicaScheduling:\n    type: Divided\n",
-          ...files,
-        }),
-      );
-      if (!loaded.model) throw new Error(loaded.problems.map((p) => p.message).join("\n"));
-      return loaded.model;
-    };
+    const fleetWith = dividedWebFleet;
     const scaled = fleetWith({
       "autoscaling/web.yaml": webFederatedHpa({ min: 2, max: 10 }),
       "autoscaling/peak.yaml":
