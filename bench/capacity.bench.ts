@@ -1,6 +1,6 @@
+import type { JsonMap } from "../src/apimachinery/json.js";
 import { MemberClient } from "../src/kube/member-client.js";
 import { readCapacity } from "../src/kube/read-capacity.js";
-import type { JsonMap } from "../src/model/json.js";
 import type { ApiResource } from "../src/sim/api-resources.js";
 import { memberClientConfig } from "../src/sim/kubeconfig.js";
 import { startMember } from "../src/sim/member-server.js";

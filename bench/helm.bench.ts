@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { loadFleetWithBuilds } from "../src/builds/load-with-builds.js";
 import { ChartRenderer } from "../src/helm/chart-renderer.js";
 import { helmEnvironment } from "../src/helm/helm-environment.js";
-import { createParseCache } from "../src/model/load-fleet.js";
+import { createParseCache } from "../src/load/load-fleet.js";
 import { peakRssMiB } from "./measure.js";
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
+import { buildKustomization } from "../src/manifests/kustomize/build-kustomization.js";
 import { fileTreeFromText } from "../src/model/file-tree.js";
-import { buildKustomization } from "../src/model/kustomize/build-kustomization.js";
 import { peakRssMiB } from "./measure.js";
 
 /**

@@ -1,4 +1,4 @@
-import { loadFleet } from "../src/model/load-fleet.js";
+import { loadFleet } from "../src/load/load-fleet.js";
 import { generateFleet } from "./generate-fleet.js";
 import { measure, printMeasurements } from "./measure.js";
 

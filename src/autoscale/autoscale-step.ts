@@ -1,5 +1,5 @@
+import { groupOf } from "../apimachinery/kinds.js";
 import { identityOf } from "../model/identity.js";
-import { groupOf } from "../model/kinds.js";
 import type { Autoscaled, CronBounds } from "../model/observed-state.js";
 import type { FederatedHPA, FleetModel, Resource } from "../model/types.js";
 import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";

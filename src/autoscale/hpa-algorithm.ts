@@ -1,4 +1,4 @@
-import { parseQuantity } from "../model/quantity.js";
+import { parseQuantity } from "../apimachinery/quantity.js";
 import type { FederatedHPASpec, ScalingRules } from "../model/types.js";
 
 // The horizontal pod autoscaler's algorithm, as the Kubernetes HPA controller (autoscaling/v2)

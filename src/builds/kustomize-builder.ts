@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { kustomizationFile } from "../manifests/kustomize/build-kustomization.js";
+import type { KustomizeBuilds, TransferredBuild } from "../manifests/kustomize/built-transfer.js";
 import type { FileTree } from "../model/file-tree.js";
-import { kustomizationFile } from "../model/kustomize/build-kustomization.js";
-import type { KustomizeBuilds, TransferredBuild } from "../model/kustomize/built-transfer.js";
 import type { BuildAnswer, BuildRequest } from "./kustomize-protocol.js";
 
 /** How kustomize builds are bounded beyond the pure engine's own bounds (objects and work). */

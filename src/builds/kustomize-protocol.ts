@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { TransferredBuild } from "../model/kustomize/built-transfer.js";
+import type { TransferredBuild } from "../manifests/kustomize/built-transfer.js";
 
 /** What the build worker is started with: the port files are asked on, and the flag answers raise. */
 export interface BuildWorkerData {

@@ -1,7 +1,7 @@
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { buildKustomization } from "../manifests/kustomize/build-kustomization.js";
+import { transferBuild } from "../manifests/kustomize/built-transfer.js";
 import type { FileTree } from "../model/file-tree.js";
-import { buildKustomization } from "../model/kustomize/build-kustomization.js";
-import { transferBuild } from "../model/kustomize/built-transfer.js";
 import { RecordingTree } from "../model/tree-digest.js";
 import type { BuildRequest, BuildWorkerData, FileAnswer } from "./kustomize-protocol.js";
 

@@ -1,9 +1,9 @@
 import { type ChartRenderer, defaultChartRenderer } from "../helm/chart-renderer.js";
-import { kustomizeDirectories } from "../model/app-kustomize.js";
+import { createParseCache, type LoadResult, loadFleet, type ParseCache } from "../load/load-fleet.js";
+import { kustomizeDirectories } from "../manifests/app-kustomize.js";
+import type { ChartRenders } from "../manifests/helm/chart-request.js";
+import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
 import type { FileTree } from "../model/file-tree.js";
-import type { ChartRenders } from "../model/helm/chart-request.js";
-import type { KustomizeBuilds } from "../model/kustomize/built-transfer.js";
-import { createParseCache, type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { buildSettings } from "./build-settings.js";
 import { KustomizeBuilder } from "./kustomize-builder.js";

@@ -1,5 +1,5 @@
-import { asList, asMap } from "../model/json.js";
-import { parseQuantity } from "../model/quantity.js";
+import { asList, asMap } from "../apimachinery/json.js";
+import { parseQuantity } from "../apimachinery/quantity.js";
 import type { FleetModel } from "../model/types.js";
 import type { SimulatedMember } from "../sim/member-server.js";
 

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { asMap, valueAt } from "../apimachinery/json.js";
 import { centralized, targetOf, templateOf } from "../autoscale/autoscale-step.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
 import type { MemberConnection } from "../kube/connections.js";
@@ -6,7 +7,6 @@ import type { MemberClient, MemberClientOptions, ObjectAddress } from "../kube/m
 import { MemberClientPool } from "../kube/member-clients.js";
 import { podSamples, SAMPLED_RESOURCES } from "../kube/pod-samples.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
-import { asMap, valueAt } from "../model/json.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import type { Sampled } from "../policy/policy.js";

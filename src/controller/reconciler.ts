@@ -9,8 +9,8 @@ import {
 import type { FleetRepo } from "../git/fleet-repo.js";
 import type { Published } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
+import { createParseCache, type ParseCache } from "../load/load-fleet.js";
 import type { FileTree } from "../model/file-tree.js";
-import { createParseCache, type ParseCache } from "../model/load-fleet.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
 import { formatProblem } from "../model/problem.js";

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { asMap } from "../apimachinery/json.js";
 import { type ClusterHealth, clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { AgentBranches } from "../git/agent-branches.js";
 import { readHeartbeats } from "../git/agent-heartbeat.js";
@@ -7,7 +8,6 @@ import type { MemberClientOptions } from "../kube/member-client.js";
 import { MemberClientPool } from "../kube/member-clients.js";
 import { ClusterProber } from "../kube/prober.js";
 import { Syncer } from "../kube/syncer.js";
-import { asMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { clusterStatusPath } from "../status/status-files.js";

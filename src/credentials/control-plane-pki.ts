@@ -1,7 +1,7 @@
+import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
+import { PKI_SECRETS } from "../manifests/controlplane/pki-layout.js";
 import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
-import { controlPlaneEndpoints } from "../model/controlplane/endpoints.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
-import { PKI_SECRETS } from "../model/controlplane/pki-layout.js";
 import { parseDuration } from "../model/duration.js";
 import { kubeconfigText, readGeneratedKubeconfig } from "./kubeconfig-text.js";
 import {

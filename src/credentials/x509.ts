@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { createHash, randomBytes, webcrypto } from "node:crypto";
 
 import * as x509 from "@peculiar/x509";
-import { isIP } from "../model/controlplane/control-plane-objects.js";
+import { isIP } from "../manifests/controlplane/control-plane-objects.js";
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;

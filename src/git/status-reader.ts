@@ -1,6 +1,6 @@
 import git from "isomorphic-git";
 import { parseAllDocuments } from "yaml";
-import { isJsonMap, type JsonMap } from "../model/json.js";
+import { isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import { type ClusterFacts, clusterFacts, type FleetView, fleetView } from "../observe/fleet-view.js";
 import { type TimelineEvent, timelineEvent } from "../observe/timeline.js";
 import { APP_LABEL } from "../render/tracking.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { chartIndexEntry } from "../model/helm/chart-index.js";
-import { type ChartLocation, chartLabel } from "../model/helm/chart-request.js";
+import { chartIndexEntry } from "../manifests/helm/chart-index.js";
+import { type ChartLocation, chartLabel } from "../manifests/helm/chart-request.js";
 import {
   type FetchAnswer,
   FetchError,

@@ -2,15 +2,15 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { FileTree } from "../model/file-tree.js";
 import {
   type ChartLocation,
   type ChartRender,
   type ChartRequest,
   chartLabel,
   type RenderedDocument,
-} from "../model/helm/chart-request.js";
-import { splitTemplateOutput } from "../model/helm/template-output.js";
+} from "../manifests/helm/chart-request.js";
+import { splitTemplateOutput } from "../manifests/helm/template-output.js";
+import type { FileTree } from "../model/file-tree.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type ProgramResult, runProgram } from "../util/run-program.js";
 import { type Proxies, proxiesOf, type Resolver } from "./bounded-fetch.js";

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap, valueAt } from "../model/json.js";
+import { asMap, type JsonMap, valueAt } from "../apimachinery/json.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { appliedByGitfleet, decide } from "../sync/apply-decision.js";
 import type { DesiredObject } from "../sync/desired-objects.js";

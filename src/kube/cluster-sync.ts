@@ -1,7 +1,7 @@
+import { asMap, type JsonMap } from "../apimachinery/json.js";
+import { groupOf } from "../apimachinery/kinds.js";
 import type { Health } from "../model/health.js";
 import { identityOf } from "../model/identity.js";
-import { asMap, type JsonMap } from "../model/json.js";
-import { groupOf } from "../model/kinds.js";
 import { syncWaveOf } from "../model/sync-annotations.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import type { HookRecord } from "../sync/app-pass.js";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { hostedApiServerUrl } from "../model/controlplane/endpoints.js";
+import { hostedApiServerUrl } from "../manifests/controlplane/endpoints.js";
 import { controlPlaneNamespace } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
 import type { Cluster } from "../model/types.js";

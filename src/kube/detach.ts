@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";

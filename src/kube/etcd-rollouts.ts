@@ -1,5 +1,5 @@
+import { asList, asMap } from "../apimachinery/json.js";
 import { resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
-import { asList, asMap } from "../model/json.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { type EtcdRollout, etcdOf } from "../sync/control-plane-order.js";
 import type { MemberClient } from "./member-client.js";

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../model/json.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 import type { HookDeletePolicy } from "../model/sync-annotations.js";
 import { HOOK_RUN_ANNOTATION, type HookRecord, type HookRun, hookRunValue } from "../sync/app-pass.js";
 import { hookConflict, isOwnHook } from "../sync/hook-ownership.js";

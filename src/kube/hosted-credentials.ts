@@ -1,8 +1,8 @@
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { planCredentials, type SecretData } from "../credentials/control-plane-pki.js";
+import { PKI_SECRETS, pkiSecretsOf } from "../manifests/controlplane/pki-layout.js";
 import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
-import { PKI_SECRETS, pkiSecretsOf } from "../model/controlplane/pki-layout.js";
-import { asMap, type JsonMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { MemberClient } from "./member-client.js";

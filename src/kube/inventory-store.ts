@@ -1,4 +1,4 @@
-import { asMap } from "../model/json.js";
+import { asMap } from "../apimachinery/json.js";
 import { MANAGED_BY } from "../render/tracking.js";
 import {
   INVENTORY_CONFIGMAP,

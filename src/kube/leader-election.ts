@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { JsonMap } from "../model/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
 import {
   firstLeaseSpec,
   type LeaseRecord,

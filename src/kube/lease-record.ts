@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../model/json.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 
 /**
  * What a coordination.k8s.io/v1 Lease says about who leads, as client-go's resourcelock reads it:

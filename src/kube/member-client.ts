@@ -1,7 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import fetch, { type RequestInit } from "node-fetch";
-import { asList, asMap, type JsonMap } from "../model/json.js";
-import { parseGitVersion } from "../model/kube-version.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import { parseGitVersion } from "../apimachinery/kube-version.js";
 import { MAX_MESSAGE, oneLine } from "../model/one-line.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";
 

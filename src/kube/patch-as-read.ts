@@ -1,4 +1,4 @@
-import type { JsonMap } from "../model/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
 import { MemberApiError, type MemberClient, type ObjectAddress } from "./member-client.js";
 
 const MAX_ATTEMPTS = 5;

@@ -1,6 +1,6 @@
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import { parseQuantity } from "../apimachinery/quantity.js";
 import type { PodSample } from "../autoscale/hpa-algorithm.js";
-import { asList, asMap, type JsonMap } from "../model/json.js";
-import { parseQuantity } from "../model/quantity.js";
 import type { MemberClient } from "./member-client.js";
 
 /** The resources an autoscaler reads per pod. */

@@ -1,8 +1,8 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { asMap } from "../apimachinery/json.js";
 import type { Gate } from "../migrate/migration-state.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
-import { asMap } from "../model/json.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";

@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";
 import type { MemberClient, ObjectAddress } from "./member-client.js";
 import { patchAsRead } from "./patch-as-read.js";

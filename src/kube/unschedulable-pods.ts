@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import type { ObjectResult } from "../sync/sync-result.js";
 import type { MemberClient } from "./member-client.js";

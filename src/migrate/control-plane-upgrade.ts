@@ -1,8 +1,8 @@
-import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { compareVersions, parseGitVersion, parseKubeVersion } from "../apimachinery/kube-version.js";
+import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { HealthStatus } from "../model/health.js";
-import { compareVersions, parseGitVersion, parseKubeVersion } from "../model/kube-version.js";
 import type { ControlPlaneUpgrade, Migration } from "../model/types.js";
 import {
   advanceMigration,

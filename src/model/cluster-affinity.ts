@@ -1,4 +1,4 @@
-import { matchesLabelSelector } from "./label-selector.js";
+import { matchesLabelSelector } from "../apimachinery/label-selector.js";
 import type { Cluster, ClusterAffinity, LabelSelector, Labels } from "./types.js";
 
 /** What cluster selection looks at: a cluster's name, labels and location. Unset fields are "". */

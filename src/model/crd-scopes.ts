@@ -1,4 +1,4 @@
-import { type GroupKind, groupKind } from "./kinds.js";
+import { type GroupKind, groupKind } from "../apimachinery/kinds.js";
 import { isRecord } from "./read-gitfleet-object.js";
 import type { SourceDocument } from "./yaml-source.js";
 

@@ -3,6 +3,10 @@
  * taints and references its specs use, and the envelope of a gitfleet kind. Types only.
  */
 
+import type { LabelSelector, Labels } from "../apimachinery/label-selector.js";
+
+export type { LabelSelector, LabelSelectorRequirement, Labels } from "../apimachinery/label-selector.js";
+
 /** Where a model object was written: its file and its document's index in that file. */
 export interface Origin {
   readonly file: string;
@@ -11,24 +15,11 @@ export interface Origin {
   readonly item?: number;
 }
 
-export type Labels = Readonly<Record<string, string>>;
-
 export interface ObjectMeta {
   readonly name: string;
   readonly namespace?: string;
   readonly labels?: Labels;
   readonly annotations?: Labels;
-}
-
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-  readonly values?: readonly string[];
-}
-
-export interface LabelSelector {
-  readonly matchLabels?: Labels;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
 }
 
 export interface FieldSelectorRequirement {

@@ -1,12 +1,12 @@
-import { explainInvalidCron } from "./cron.js";
-import { isPrototypeKey } from "./json.js";
-import { explainInvalidEtcdVersion, explainInvalidKubeVersion } from "./kube-version.js";
+import { isPrototypeKey } from "../apimachinery/json.js";
+import { explainInvalidEtcdVersion, explainInvalidKubeVersion } from "../apimachinery/kube-version.js";
 import {
   explainInvalidDns1123Label,
   explainInvalidDns1123Subdomain,
   explainInvalidFleetName,
-} from "./names.js";
-import { isQuantity } from "./quantity.js";
+} from "../apimachinery/names.js";
+import { isQuantity } from "../apimachinery/quantity.js";
+import { explainInvalidCron } from "./cron.js";
 
 const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 

@@ -1,5 +1,5 @@
+import { type GroupKind, groupKind, groupOf } from "../apimachinery/kinds.js";
 import { compareStrings } from "./file-tree.js";
-import { type GroupKind, groupKind, groupOf } from "./kinds.js";
 import type { FleetModel, Resource, ResourceInterpreter, ResourceInterpreterSpec } from "./types.js";
 
 /** Finds the ResourceInterpreter declared for a resource's group and kind (the first by name if several). */

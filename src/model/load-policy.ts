@@ -1,4 +1,4 @@
-import { type GroupKind, groupKind } from "./kinds.js";
+import { type GroupKind, groupKind } from "../apimachinery/kinds.js";
 
 /**
  * What the operator who runs gitfleet bounds and allows in what a fleet repo builds: set by flags

@@ -1,4 +1,4 @@
-import { isJsonMap, type Json, type JsonMap } from "./json.js";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import { oneLine } from "./one-line.js";
 import type { Labels, Taint } from "./types.js";
 

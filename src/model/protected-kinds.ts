@@ -1,4 +1,4 @@
-import type { GroupKind } from "./kinds.js";
+import type { GroupKind } from "../apimachinery/kinds.js";
 
 /**
  * Kinds whose deletion loses data or takes other objects along: a Namespace (everything in it), a

@@ -1,5 +1,5 @@
+import { prototypeKeyPaths } from "../apimachinery/json.js";
 import { KIND_DIRECTORY } from "./classify.js";
-import { prototypeKeyPaths } from "./json.js";
 import type { Reporter } from "./reporter.js";
 import { schemaProblems } from "./schema-problems.js";
 import { schemaValidator } from "./schemas.js";

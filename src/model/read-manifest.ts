@@ -1,4 +1,10 @@
-import { type GroupKind, groupKind, groupOf, LABEL_NAMED_KINDS, PATH_SEGMENT_NAMED_KINDS } from "./kinds.js";
+import {
+  type GroupKind,
+  groupKind,
+  groupOf,
+  LABEL_NAMED_KINDS,
+  PATH_SEGMENT_NAMED_KINDS,
+} from "../apimachinery/kinds.js";
 import {
   explainInvalidApiVersion,
   explainInvalidDns1123Label,
@@ -7,7 +13,7 @@ import {
   explainInvalidLabelKey,
   explainInvalidLabelValue,
   explainInvalidPathSegmentName,
-} from "./names.js";
+} from "../apimachinery/names.js";
 import { isRecord, kindOfValue } from "./read-gitfleet-object.js";
 import type { Reporter } from "./reporter.js";
 import { describe } from "./schema-problems.js";

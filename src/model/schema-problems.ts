@@ -1,5 +1,5 @@
+import { valueAt } from "../apimachinery/json.js";
 import { STRING_FORMATS } from "./formats.js";
-import { valueAt } from "./json.js";
 import type { Problem } from "./problem.js";
 import { fromJsonPointer } from "./problem.js";
 import type { SchemaError } from "./schemas.js";

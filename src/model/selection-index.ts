@@ -1,4 +1,4 @@
-import { matchesResourceSelector, type ResourceSelection } from "./label-selector.js";
+import { matchesResourceSelector, type ResourceSelection } from "./resource-selection.js";
 import type { FleetModel, Placement, Resource, ResourceSelector } from "./types.js";
 
 /** Answers "what does this Placement or Override select" and "which Placements select this" fast. */

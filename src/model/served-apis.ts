@@ -1,4 +1,4 @@
-import { isJsonMap, type Json, type JsonMap } from "./json.js";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 
 // What a member serves, from its discovery: per group-version the kinds it has resources for. The
 // scheduler's APIEnablement filter reads it as "group/version/Kind" strings ("apps/v1/Deployment",

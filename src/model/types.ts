@@ -4,10 +4,12 @@
  * so the model says exactly what the repo says.
  */
 
+export type { JsonPatchOperation } from "../apimachinery/patch/json-patch-operation.js";
 export type * from "./control-plane-types.js";
 export type * from "./fleet-object.js";
 export type * from "./scaling-types.js";
 
+import type { JsonPatchOperation } from "../apimachinery/patch/json-patch-operation.js";
 import type {
   ControlPlaneClass,
   ControlPlaneSpec,
@@ -279,13 +281,6 @@ export interface CommandArgsOverrider {
 export interface MetadataMapOverrider {
   readonly operator: "add" | "remove" | "replace";
   readonly value: Labels;
-}
-
-export interface JsonPatchOperation {
-  readonly op: "add" | "remove" | "replace" | "move" | "copy" | "test";
-  readonly path: string;
-  readonly from?: string;
-  readonly value?: unknown;
 }
 
 export interface OverrideSpec {

@@ -1,6 +1,6 @@
+import { type Json, valueAt } from "../apimachinery/json.js";
+import { groupKind } from "../apimachinery/kinds.js";
 import type { InterpreterLookup } from "./interpreter-index.js";
-import { type Json, valueAt } from "./json.js";
-import { groupKind } from "./kinds.js";
 import type { Resource } from "./types.js";
 
 /** The replicas a workload template asks for (a Job: its parallelism); 1 when unset, as Kubernetes defaults it. */

@@ -1,4 +1,4 @@
-import { asList, asMap, type Json } from "../model/json.js";
+import { asList, asMap, type Json } from "../apimachinery/json.js";
 import { readStatusYaml } from "../status/status-yaml.js";
 import { timelineEvent } from "./timeline.js";
 

@@ -1,8 +1,8 @@
+import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
+import { parseGitVersion } from "../apimachinery/kube-version.js";
 import type { UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
-import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
-import { parseGitVersion } from "../model/kube-version.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";

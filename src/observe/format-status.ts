@@ -1,10 +1,10 @@
-import { compareStrings } from "../model/file-tree.js";
 import {
   compareVersions,
   format as formatVersion,
   type KubeVersion,
   parseGitVersion,
-} from "../model/kube-version.js";
+} from "../apimachinery/kube-version.js";
+import { compareStrings } from "../model/file-tree.js";
 import type { AppView, ClusterView, FleetView } from "./fleet-view.js";
 import { textTable } from "./text-table.js";
 

@@ -1,4 +1,4 @@
-import { isJsonMap, type JsonMap, valueAt } from "../model/json.js";
+import { isJsonMap, type JsonMap, valueAt } from "../apimachinery/json.js";
 import type { NodePool } from "../model/node-capacity.js";
 import { poolNode } from "../render/place-resources.js";
 import { describeFit, fitDetail, podRequirements } from "../schedule/estimator.js";

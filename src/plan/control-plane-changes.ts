@@ -1,6 +1,6 @@
-import { argsByName } from "../model/controlplane/component-args.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
+import { argsByName } from "../manifests/controlplane/component-args.js";
 import { compareStrings } from "../model/file-tree.js";
-import { asMap, type JsonMap } from "../model/json.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
 
 /** One component of a hosted control plane (or shared etcd) whose pods a change touches. */

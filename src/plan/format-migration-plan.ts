@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../apimachinery/json.js";
 import type { BatchChange, FieldChange, MigrationPlan, ObjectAdoption } from "./migration-plan.js";
 
 /**

@@ -1,3 +1,4 @@
+import { asMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import {
   batchPairs,
   isStarted,
@@ -8,7 +9,6 @@ import {
 } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
-import { asMap, type Json, type JsonMap } from "../model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";

@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from "diff";
+import { asMap } from "../apimachinery/json.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
-import { asMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
 import { syncRoleOf } from "../model/sync-annotations.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";

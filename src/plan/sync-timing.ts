@@ -1,6 +1,6 @@
+import { asMap } from "../apimachinery/json.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeIdentity } from "../model/identity.js";
-import { asMap } from "../model/json.js";
 import { syncRoleOf } from "../model/sync-annotations.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";

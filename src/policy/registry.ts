@@ -1,4 +1,4 @@
-import { sameRestores } from "../model/controlplane/generated-apps.js";
+import { sameRestores } from "../manifests/controlplane/generated-apps.js";
 import { smallest } from "../model/extremes.js";
 import { sameEntries } from "../model/same-entries.js";
 import type { StatusWriter } from "../status/layout.js";

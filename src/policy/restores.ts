@@ -5,7 +5,7 @@ import {
   type RestoreStatus,
   restoreOverlays,
 } from "../migrate/etcd-restore.js";
-import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";

@@ -6,7 +6,7 @@ import {
   upgradeVersions,
 } from "../migrate/control-plane-upgrade.js";
 import { approvedBatches } from "../migrate/migration-state.js";
-import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ControlPlaneUpgrade, FleetModel } from "../model/types.js";

@@ -1,9 +1,9 @@
+import { asMap } from "../apimachinery/json.js";
+import { groupKind } from "../apimachinery/kinds.js";
 import { classifyPath } from "../model/classify.js";
 import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
-import { asMap } from "../model/json.js";
-import { groupKind } from "../model/kinds.js";
-import { selectsResource } from "../model/label-selector.js";
+import { selectsResource } from "../model/resource-selection.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { referencedIdentities } from "../render/place-resources.js";
 

@@ -1,5 +1,5 @@
 import { applicationFailover } from "../failover/workload-failover.js";
-import { controlPlaneAppName } from "../model/controlplane/generated-apps.js";
+import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";

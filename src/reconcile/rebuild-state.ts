@@ -1,11 +1,11 @@
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
+import { groupKind, isWorkloadKind } from "../apimachinery/kinds.js";
 import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { clusterHealthSettings, healthTaints, recordedHealth } from "../failover/cluster-health.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
-import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
-import { groupKind, isWorkloadKind } from "../model/kinds.js";
 import { noObservations, type ObservedCondition, type ObservedState } from "../model/observed-state.js";
 import { oneLine } from "../model/one-line.js";
 import { parseRenderedPath } from "../model/rendered-path.js";

@@ -1,12 +1,12 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
-import { withControlPlaneVersions } from "../model/controlplane/generated-apps.js";
+import { type LoadResult, loadFleet, type ParseCache } from "../load/load-fleet.js";
+import { withControlPlaneVersions } from "../manifests/controlplane/generated-apps.js";
+import type { ChartRenders } from "../manifests/helm/chart-request.js";
+import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
 import { NO_PLANE_STATES } from "../model/controlplane/hosted-control-plane.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
-import type { ChartRenders } from "../model/helm/chart-request.js";
-import type { KustomizeBuilds } from "../model/kustomize/built-transfer.js";
-import { type LoadResult, loadFleet, type ParseCache } from "../model/load-fleet.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { type ObservedState, planeStatesOf } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";

@@ -1,10 +1,10 @@
 import { parse } from "yaml";
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
+import { groupOf } from "../apimachinery/kinds.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
-import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
-import { groupOf } from "../model/kinds.js";
 import type { FleetModel } from "../model/types.js";
 import { compareErrors } from "../render/render-fleet.js";
 import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from "../render/render-result.js";

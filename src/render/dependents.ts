@@ -1,4 +1,4 @@
-import { asList, asMap, type Json } from "../model/json.js";
+import { asList, asMap, type Json } from "../apimachinery/json.js";
 
 /** The objects a pod spec refers to, which follow its workload to every cluster it runs in. */
 export interface PodReferences {

@@ -1,3 +1,4 @@
+import type { JsonMap } from "../apimachinery/json.js";
 import {
   autoscalerKey,
   centralized,
@@ -6,7 +7,6 @@ import {
   targetOf,
 } from "../autoscale/autoscale-step.js";
 import { splitBounds } from "../autoscale/distributed-split.js";
-import type { JsonMap } from "../model/json.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { renderedPath } from "../model/rendered-path.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";

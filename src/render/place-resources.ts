@@ -1,14 +1,14 @@
+import { asList, asMap, type Json, type JsonMap, valueAt } from "../apimachinery/json.js";
+import { groupKind, isWorkloadKind, podSpecPath } from "../apimachinery/kinds.js";
 import {
   type FailoverConstraints,
   failoverConstraints,
   settleFailover,
 } from "../failover/workload-failover.js";
-import { resourceForCluster } from "../model/app-builds.js";
+import { resourceForCluster } from "../manifests/app-builds.js";
 import { type ClusterFacts, clusterFacts } from "../model/cluster-affinity.js";
 import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
-import { asList, asMap, type Json, type JsonMap, valueAt } from "../model/json.js";
-import { groupKind, isWorkloadKind, podSpecPath } from "../model/kinds.js";
 import type { ClusterCapacity, NodePool } from "../model/node-capacity.js";
 import type { HeldDivision, ObservedCondition, ObservedState } from "../model/observed-state.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";

@@ -1,6 +1,6 @@
+import type { JsonMap } from "../apimachinery/json.js";
 import type { MemberHpas } from "../autoscale/autoscale-step.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
-import type { JsonMap } from "../model/json.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 
 // What a render gives: the objects every cluster gets, the workloads' decisions and the errors. The

@@ -1,5 +1,5 @@
-import { isJsonMap, type Json, type JsonMap, ownValue, setOwn } from "../model/json.js";
-import type { GroupKind } from "../model/kinds.js";
+import { isJsonMap, type Json, type JsonMap, ownValue, setOwn } from "../apimachinery/json.js";
+import type { GroupKind } from "../apimachinery/kinds.js";
 import type { ResourceInterpreter } from "../model/types.js";
 import type { NameOrder } from "../schedule/division/fnv.js";
 import { dealByWebster } from "../schedule/division/webster.js";

@@ -1,8 +1,8 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import { compareStrings } from "../model/file-tree.js";
-import { isJsonMap, type JsonMap } from "../model/json.js";
 
 /** The annotation that replaces a Secret's values in the rendered tree. */
 export const SECRET_DIGEST_ANNOTATION = "gitfleet.io/secret-digest";

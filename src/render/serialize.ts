@@ -1,5 +1,5 @@
+import type { Json } from "../apimachinery/json.js";
 import { compareStrings } from "../model/file-tree.js";
-import type { Json } from "../model/json.js";
 import { emitYaml } from "./yaml-emitter.js";
 
 const LEADING_KEYS = ["apiVersion", "kind", "metadata"];

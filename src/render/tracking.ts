@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../model/json.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 
 /** The label every object gitfleet manages carries, and what pruning relies on. */
 export const MANAGED_BY = { key: "app.kubernetes.io/managed-by", value: "gitfleet" } as const;

@@ -1,4 +1,4 @@
-import { isJsonMap as isMap, type Json } from "../model/json.js";
+import { isJsonMap as isMap, type Json } from "../apimachinery/json.js";
 
 /**
  * A small YAML emitter for JSON data, written for speed and byte-stability (the `yaml` package's

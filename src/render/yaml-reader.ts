@@ -1,4 +1,4 @@
-import type { Json, JsonMap } from "../model/json.js";
+import type { Json, JsonMap } from "../apimachinery/json.js";
 import { isPlainString } from "./yaml-emitter.js";
 
 /** Thrown inside the reader when the text is not what emitYaml writes. */

@@ -1,6 +1,6 @@
+import type { JsonMap } from "../apimachinery/json.js";
 import { type ConnectionSources, resolveConnections } from "../kube/connections.js";
 import { addressOf, MemberClient } from "../kube/member-client.js";
-import type { JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
 import { mapConcurrently } from "../util/map-concurrently.js";

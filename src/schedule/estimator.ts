@@ -1,6 +1,6 @@
-import { asList, asMap, valueAt } from "../model/json.js";
-import { matchesRequirement } from "../model/label-selector.js";
-import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
+import { asList, asMap, valueAt } from "../apimachinery/json.js";
+import { matchesRequirement } from "../apimachinery/label-selector.js";
+import { parseMilliQuantity, parseQuantity } from "../apimachinery/quantity.js";
 import type { Labels, Toleration } from "../model/types.js";
 import { tolerates } from "./plugins/taint-toleration.js";
 import type { ClusterState, NodeState, ResourceList } from "./types.js";

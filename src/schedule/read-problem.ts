@@ -1,4 +1,4 @@
-import { prototypeKeyPaths } from "../model/json.js";
+import { prototypeKeyPaths } from "../apimachinery/json.js";
 import { formatProblem, type Problem } from "../model/problem.js";
 import { compileSchema } from "../model/schema-compiler.js";
 import { schemaProblems } from "../model/schema-problems.js";

@@ -1,4 +1,4 @@
-import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 
 // The defaults the API server fills in when a Deployment is written, as apps/v1 defaulting does
 // (SetDefaults_Deployment and the pod template's SetDefaults_PodSpec / SetDefaults_Container):

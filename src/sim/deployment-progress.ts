@@ -1,4 +1,4 @@
-import type { JsonMap } from "../model/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
 
 // A Deployment's Progressing condition as the deployment controller keeps it: True with
 // NewReplicaSetAvailable once a rollout is complete; True with ReplicaSetUpdated, its lastUpdateTime

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DEFAULT_KUBERNETES_MINOR, kindDefinitions } from "../model/openapi/kubernetes-schemas.js";
+import { DEFAULT_KUBERNETES_MINOR, kindDefinitions } from "../apimachinery/openapi/kubernetes-schemas.js";
 import { type ApiResource, groupVersion, groupVersions, pathPrefix } from "./api-resources.js";
 
 /** The Kubernetes version a simulated member reports. */

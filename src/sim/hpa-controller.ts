@@ -1,7 +1,7 @@
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { firstSight } from "../autoscale/autoscale-step.js";
 import { decideReplicas, type HpaHistory } from "../autoscale/hpa-algorithm.js";
 import { type PodLister, podSamples } from "../kube/pod-samples.js";
-import { asList, asMap, type JsonMap } from "../model/json.js";
 import type { FederatedHPASpec } from "../model/types.js";
 import type { MemberApi } from "./member-api.js";
 

@@ -1,5 +1,5 @@
-import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
-import type { FieldSchema, ListSchema, MapSchema } from "../model/patch/patch-schema.js";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
+import type { FieldSchema, ListSchema, MapSchema } from "../apimachinery/patch/patch-schema.js";
 
 // Field ownership for server-side apply, in the shape of managedFields' fieldsV1: a path is a list of
 // elements — "f:<field>", "k:<merge key as JSON>" (an element of a list merged by key), "v:<value as

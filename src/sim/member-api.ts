@@ -1,4 +1,4 @@
-import { asList, asMap } from "../model/json.js";
+import { asList, asMap } from "../apimachinery/json.js";
 import type { ApiContext, ApiRequest, ApiResponse, MemberOptions, Target } from "./api/api-context.js";
 import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/helpers.js";
 import { existing, keyOf, viewOf } from "./api/objects.js";

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
-import { asMap, isJsonMap, type JsonMap } from "../model/json.js";
+import { asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import type { ApiResponse } from "./api/api-context.js";
 import { isPlainJson, parseAccept } from "./media-types.js";
 import { MemberApi, type MemberOptions } from "./member-api.js";

@@ -1,4 +1,4 @@
-import type { JsonMap } from "../model/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
 import type { ApiResource } from "./api-resources.js";
 
 /** Where an object lives: its resource, namespace (undefined for cluster-scoped) and name. */

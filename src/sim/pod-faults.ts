@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../model/json.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 
 /**
  * What goes wrong inside matching pods, on purpose: readiness probes that fail (the pod runs but is

@@ -1,5 +1,5 @@
-import { asList, asMap, type JsonMap } from "../model/json.js";
-import { parseMilliQuantity, parseQuantity } from "../model/quantity.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import { parseMilliQuantity, parseQuantity } from "../apimachinery/quantity.js";
 import type { ApiResource } from "./api-resources.js";
 
 // metrics.k8s.io as metrics-server serves it, computed from the member's pods: every Running pod's

@@ -1,5 +1,5 @@
-import { asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
-import type { MapSchema } from "../model/patch/patch-schema.js";
+import { asMap, isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
+import type { MapSchema } from "../apimachinery/patch/patch-schema.js";
 import { fromFieldsV1, leavesOf, mergeApplied, toFieldsV1, withoutLeaf } from "./managed-fields.js";
 
 /** One manager's fields, as an entry of metadata.managedFields. */

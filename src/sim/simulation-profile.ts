@@ -1,6 +1,6 @@
 import { parseDocument } from "yaml";
-import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
-import { parseQuantity } from "../model/quantity.js";
+import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
+import { parseQuantity } from "../apimachinery/quantity.js";
 import { type CustomWorkload, DEFAULT_NODE_POOLS, type NodePool } from "./world.js";
 
 /** How big each simulated member is: node pools per cluster, a default, and how fast pods get ready. */

@@ -1,8 +1,8 @@
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import { autoscalerKey, targetOf } from "../autoscale/autoscale-step.js";
 import type { AutoscalingStatus, CronRun, CronStatus, HpaStatus } from "../autoscale/autoscaling-round.js";
 import type { RuleRecord } from "../autoscale/cron-scale.js";
 import type { ScaleDownStatus } from "../autoscale/scale-down.js";
-import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";

@@ -1,6 +1,6 @@
+import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import { BATCH_STATES, type BatchStatus, type MigrationStatus } from "../migrate/migration-state.js";
 import type { HealthStatus } from "../model/health.js";
-import { asList, asMap, isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 
 /** status/migrations/<name>.yaml */

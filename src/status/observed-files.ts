@@ -1,5 +1,5 @@
+import type { JsonMap } from "../apimachinery/json.js";
 import type { ClusterHealth } from "../failover/cluster-health.js";
-import type { JsonMap } from "../model/json.js";
 import type { Taint } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
 import { inventoryPath, inventoryStatusText } from "../sync/inventory.js";

@@ -1,8 +1,8 @@
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
-import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import { capacityRecord } from "../model/node-capacity.js";
 import { oneLine } from "../model/one-line.js";
 import { servedApisRecord } from "../model/served-apis.js";

@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import { type ClusterCapacity, readCapacityRecord } from "../model/node-capacity.js";
 import { readServedApis, type ServedApis } from "../model/served-apis.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";

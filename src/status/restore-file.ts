@@ -1,5 +1,5 @@
+import { isJsonMap } from "../apimachinery/json.js";
 import { RESTORE_PHASES, type RestoreStatus } from "../migrate/etcd-restore.js";
-import { isJsonMap } from "../model/json.js";
 import { RESTORES_DIRECTORY } from "./layout.js";
 import { readStatusYaml, statusYaml } from "./status-yaml.js";
 

@@ -1,7 +1,7 @@
+import { asList, asMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import type { ClusterHealth } from "../failover/cluster-health.js";
 import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import { HEALTH_STATUSES, type Health } from "../model/health.js";
-import { asList, asMap, type Json, type JsonMap } from "../model/json.js";
 import { capacityRecord, readCapacityRecord } from "../model/node-capacity.js";
 import { readServedApis, servedApisRecord } from "../model/served-apis.js";
 import { inventoryEntries, inventoryFromStatus } from "../sync/inventory.js";

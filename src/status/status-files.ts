@@ -1,7 +1,7 @@
 import { parse } from "yaml";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import { compareStrings } from "../model/file-tree.js";
 import { spreadHash32 } from "../model/hash.js";
-import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { emitYaml } from "../render/yaml-emitter.js";

@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../apimachinery/json.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 

@@ -1,6 +1,6 @@
+import { asList, asMap, isJsonMap } from "../apimachinery/json.js";
 import type { UpgradeBatchStatus, UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { HealthStatus } from "../model/health.js";
-import { asList, asMap, isJsonMap } from "../model/json.js";
 import { UPGRADES_DIRECTORY } from "./layout.js";
 import { readBatchHead } from "./migration-file.js";
 import { readStatusYaml, statusYaml } from "./status-yaml.js";

@@ -1,6 +1,6 @@
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import type { Health } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
-import { asList, asMap, type JsonMap } from "../model/json.js";
 import type { HookPhase } from "../model/sync-annotations.js";
 import type { DesiredObject } from "./desired-objects.js";
 import type { Inventory } from "./inventory.js";

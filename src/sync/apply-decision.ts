@@ -1,5 +1,5 @@
-import type { JsonMap } from "../model/json.js";
-import { asMap } from "../model/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
+import { asMap } from "../apimachinery/json.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject } from "./desired-objects.js";
 import { driftedPaths } from "./drift.js";

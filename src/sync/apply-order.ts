@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../model/json.js";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 
 /** The phases of a sync, applied in this order and pruned in the reverse. */
 export type ApplyPhase = "crds" | "namespaces" | "cluster" | "namespaced";

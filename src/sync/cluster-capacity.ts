@@ -1,4 +1,5 @@
-import { asList, asMap, type JsonMap } from "../model/json.js";
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import { parseQuantity } from "../apimachinery/quantity.js";
 import {
   type Amounts,
   CAPACITY_RESOURCES,
@@ -9,7 +10,6 @@ import {
   readTaints,
   round,
 } from "../model/node-capacity.js";
-import { parseQuantity } from "../model/quantity.js";
 import type { Labels, Taint } from "../model/types.js";
 import { podRequirements } from "../schedule/estimator.js";
 

@@ -1,7 +1,7 @@
+import { compareVersions, format, parseGitVersion, parseKubeVersion } from "../apimachinery/kube-version.js";
+import { imageOf } from "../manifests/controlplane/pod-template.js";
 import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
-import { imageOf } from "../model/controlplane/pod-template.js";
 import { identityOf } from "../model/identity.js";
-import { compareVersions, format, parseGitVersion, parseKubeVersion } from "../model/kube-version.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { Hold } from "./sync-result.js";
 

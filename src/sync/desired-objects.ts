@@ -1,5 +1,5 @@
+import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { identityOf } from "../model/identity.js";
-import { asMap, type JsonMap } from "../model/json.js";
 import { type SyncRole, syncRoleOf } from "../model/sync-annotations.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";

@@ -1,4 +1,4 @@
-import { isJsonMap, type Json, type JsonMap } from "../model/json.js";
+import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 
 // Fields the server sets or that are write-only: never drift.
 const IGNORED_TOP = new Set(["status"]);

@@ -1,6 +1,6 @@
+import { asList, asMap, type JsonMap, valueAt } from "../apimachinery/json.js";
+import { groupKind, groupOf } from "../apimachinery/kinds.js";
 import type { Health, HealthStatus } from "../model/health.js";
-import { asList, asMap, type JsonMap, valueAt } from "../model/json.js";
-import { groupKind, groupOf } from "../model/kinds.js";
 import type { HealthOperator, ResourceInterpreterSpec } from "../model/types.js";
 
 const HEALTHY: Health = { status: "Healthy" };

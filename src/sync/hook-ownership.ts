@@ -1,5 +1,5 @@
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { describeIdentity } from "../model/identity.js";
-import { asList, asMap, type JsonMap } from "../model/json.js";
 import { APP_LABEL, MANAGED_BY } from "../render/tracking.js";
 import { HOOK_RUN_ANNOTATION } from "./app-pass.js";
 import { FIELD_MANAGER } from "./field-manager.js";

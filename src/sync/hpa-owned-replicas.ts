@@ -1,7 +1,7 @@
+import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../apimachinery/json.js";
+import { groupOf } from "../apimachinery/kinds.js";
 import { identityOf } from "../model/identity.js";
 import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
-import { asList, asMap, type JsonMap, valueAt, withoutValueAt, withValueAt } from "../model/json.js";
-import { groupOf } from "../model/kinds.js";
 import type { DesiredObject } from "./desired-objects.js";
 import { FIELD_MANAGER } from "./field-manager.js";
 

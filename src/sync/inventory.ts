@@ -1,16 +1,16 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { compareStrings } from "../model/file-tree.js";
-import { identityOf } from "../model/identity.js";
-import { asList, asMap, isJsonMap, type JsonMap } from "../model/json.js";
-import { groupOf } from "../model/kinds.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
+import { groupOf } from "../apimachinery/kinds.js";
 import {
   explainInvalidApiVersion,
   explainInvalidDns1123Label,
   explainInvalidFleetName,
   explainInvalidKind,
   explainInvalidPathSegmentName,
-} from "../model/names.js";
+} from "../apimachinery/names.js";
+import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 
 /** One object gitfleet applied to a cluster: what pruning may delete, and only this. */

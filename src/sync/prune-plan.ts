@@ -1,9 +1,9 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { isControlPlaneApp } from "../model/controlplane/generated-apps.js";
+import { groupKind, groupOf } from "../apimachinery/kinds.js";
+import { isControlPlaneApp } from "../model/controlplane/app-names.js";
 import { compareStrings } from "../model/file-tree.js";
 import { describeObject } from "../model/identity.js";
-import { groupKind, groupOf } from "../model/kinds.js";
 import { PROTECTED_KINDS } from "../model/protected-kinds.js";
 import type { Inventory, InventoryEntry } from "./inventory.js";
 

@@ -1,4 +1,4 @@
-import { asMap } from "../model/json.js";
+import { asMap } from "../apimachinery/json.js";
 import type { DesiredObject } from "./desired-objects.js";
 import { textDigest } from "./inventory.js";
 

@@ -1,5 +1,5 @@
+import { asMap } from "../apimachinery/json.js";
 import { parseDuration } from "../model/duration.js";
-import { asMap } from "../model/json.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject } from "./desired-objects.js";

@@ -1,4 +1,4 @@
-import { asMap } from "../model/json.js";
+import { asMap } from "../apimachinery/json.js";
 import type { FleetModel } from "../model/types.js";
 import type { WorkloadDecision } from "../render/render-result.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";

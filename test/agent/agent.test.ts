@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { createLogger } from "../../src/log/logger.js";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";

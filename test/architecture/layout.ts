@@ -9,7 +9,9 @@ export interface Folder {
   readonly imports: readonly string[];
 }
 
-const MODEL = ["model"];
+// The fleet repo as data, bottom up: Kubernetes' own semantics, the fleet model and its rules, the
+// manifest builders, and the load that runs them.
+const MODEL = ["apimachinery", "model", "manifests", "load"];
 const SCHEDULE = [...MODEL, "schedule"];
 const POLICIES = [...SCHEDULE, "autoscale", "failover", "migrate"];
 const RENDER = [...POLICIES, "render"];
@@ -19,7 +21,10 @@ const PURE = [...STATUS, "policy", "plan", "reconcile", "observe"];
 
 export const LAYOUT: Readonly<Record<string, Folder>> = {
   // The pure core, bottom up: each layer imports only the layers below it.
-  model: { kind: "pure", imports: [] },
+  apimachinery: { kind: "pure", imports: [] },
+  model: { kind: "pure", imports: ["apimachinery"] },
+  manifests: { kind: "pure", imports: ["apimachinery", "model"] },
+  load: { kind: "pure", imports: ["apimachinery", "model", "manifests"] },
   schedule: { kind: "pure", imports: MODEL },
   autoscale: { kind: "pure", imports: SCHEDULE },
   failover: { kind: "pure", imports: SCHEDULE },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { autoscaleStep, scaleMessage } from "../../src/autoscale/autoscale-step.js";
 import type { PodSample } from "../../src/autoscale/hpa-algorithm.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { noObservations } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";

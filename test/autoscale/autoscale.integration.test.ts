@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { splitBounds } from "../../src/autoscale/distributed-split.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";

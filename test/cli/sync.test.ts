@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { asMap, type JsonMap } from "../../src/model/json.js";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";

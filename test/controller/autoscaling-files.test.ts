@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AutoscalingStatus } from "../../src/autoscale/autoscaling-round.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { autoscalingFiles, readAutoscalingStatus } from "../../src/status/autoscaling-files.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { Controller } from "../../src/controller/controller.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
 import { SIMULATED_VERSION } from "../../src/sim/discovery.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";

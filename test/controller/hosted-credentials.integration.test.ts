@@ -1,8 +1,8 @@
 import { X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberCredentials } from "../../src/kube/connections.js";
 import { MemberClient } from "../../src/kube/member-client.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { freePort } from "../helpers/free-port.js";
 import { commitTree, createRepo, gitIn } from "../helpers/git-repo.js";

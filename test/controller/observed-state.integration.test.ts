@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap } from "../../src/model/json.js";
 import { planRevisions } from "../../src/revisions/plan-revisions.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";

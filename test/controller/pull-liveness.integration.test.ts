@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { beat } from "../../src/git/agent-heartbeat.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap } from "../../src/model/json.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { DIRECT_FAILOVER_PLACEMENT, MINIMAL_FLEET, webDeployment } from "../helpers/minimal-fleet.js";

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { asList, asMap } from "../../src/model/json.js";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { gitIn } from "../helpers/git-repo.js";

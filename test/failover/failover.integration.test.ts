@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { formatPlanText } from "../../src/plan/format-plan.js";
 import { planChange } from "../../src/plan/plan.js";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { beat, heartbeatBranch, readHeartbeats } from "../../src/git/agent-heartbeat.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { MINIMAL_FLEET, minimalFleetWith } from "../helpers/minimal-fleet.js";
 

@@ -8,8 +8,8 @@ import { appBuildsFor, loadFleetWithBuilds } from "../../src/builds/load-with-bu
 import { ChartRenderer } from "../../src/helm/chart-renderer.js";
 import { ChartSources } from "../../src/helm/chart-sources.js";
 import { helmEnvironment } from "../../src/helm/helm-environment.js";
+import { createParseCache } from "../../src/load/load-fleet.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import { createParseCache } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import type { App, Resource } from "../../src/model/types.js";

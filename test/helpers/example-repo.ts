@@ -2,9 +2,9 @@ import { fileURLToPath } from "node:url";
 import { appBuildsFor, loadFleetWithBuilds } from "../../src/builds/load-with-builds.js";
 import { ChartRenderer } from "../../src/helm/chart-renderer.js";
 import { helmEnvironment } from "../../src/helm/helm-environment.js";
+import { createParseCache, type LoadResult } from "../../src/load/load-fleet.js";
+import type { ChartRenders } from "../../src/manifests/helm/chart-request.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import type { ChartRenders } from "../../src/model/helm/chart-request.js";
-import { createParseCache, type LoadResult } from "../../src/model/load-fleet.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
 
 /** The absolute path of example-repo/. */

@@ -1,7 +1,7 @@
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { syncCluster } from "../../src/kube/cluster-sync.js";
 import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
 import { MemberClient } from "../../src/kube/member-client.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
 import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";

@@ -1,5 +1,5 @@
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { type FileTree, fileTreeFromText } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 
 /**

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap } from "../../src/model/json.js";
 import { assignShards, clustersOfShard } from "../../src/model/shard-assignment.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { Json } from "../../src/model/json.js";
+import type { Json } from "../../src/apimachinery/json.js";
 
 /**
  * Random Deployments, StatefulSets, Services and Pods, and random strategic merge patches over

@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import type { Json } from "../../src/model/json.js";
+import type { Json } from "../../src/apimachinery/json.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 

@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { syncingController } from "../../src/controller/syncing-controller.js";
 import { commitSigner } from "../../src/git/commit-signer.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { DEFAULT_PROFILE } from "../../src/sim/simulation-profile.js";

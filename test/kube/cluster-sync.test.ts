@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { syncCluster } from "../../src/kube/cluster-sync.js";
 import type { ClusterSyncInput } from "../../src/kube/cluster-sync-input.js";
 import { detachApp } from "../../src/kube/detach-app.js";
 import { MemberClient } from "../../src/kube/member-client.js";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { inventoryFromData } from "../../src/sync/inventory.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { LeaderElector, type LeaseApi } from "../../src/kube/leader-election.js";
 import { MemberApiError } from "../../src/kube/member-client.js";
 import { createLogger } from "../../src/log/logger.js";
-import type { JsonMap } from "../../src/model/json.js";
 
 /**
  * The election's safety, as a property: whatever the latency of each request — answers that take

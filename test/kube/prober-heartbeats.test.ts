@@ -1,8 +1,8 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { ClusterProber } from "../../src/kube/prober.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import type { Heartbeat } from "../../src/model/heartbeat.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { MINIMAL_FLEET, minimalFleetWith } from "../helpers/minimal-fleet.js";
 
 // A pull-mode member the controller cannot probe is judged by its agent's heartbeats: a beat seen

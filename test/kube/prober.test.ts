@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asMap } from "../../src/model/json.js";
+import { asMap } from "../../src/apimachinery/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";

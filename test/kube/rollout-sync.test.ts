@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo } from "../helpers/git-repo.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { takeOverPatch } from "../../src/kube/take-over.js";
-import type { JsonMap } from "../../src/model/json.js";
 
 // After adoption gitfleet alone owns what people set by hand; controllers and other appliers keep theirs.
 

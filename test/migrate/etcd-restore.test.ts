@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
+import { withControlPlaneVersions } from "../../src/manifests/controlplane/generated-apps.js";
 import {
   advanceRestore,
   type RestoreReport,
   type RestoreStatus,
   restoreOverlays,
 } from "../../src/migrate/etcd-restore.js";
-import { withControlPlaneVersions } from "../../src/model/controlplane/generated-apps.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import type { EtcdRestore, FleetModel, RestoreOverlay } from "../../src/model/types.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
 import { readRestoreStatus, restoreStatusText } from "../../src/status/restore-file.js";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { LoadResult } from "../../src/load/load-fleet.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import type { LoadResult } from "../../src/model/load-fleet.js";
 import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";
 
 /** The example fleet is what the demo, the golden tests and the docs build on: it must stay complete. */

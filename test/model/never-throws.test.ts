@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { type LoadResult, loadFleet } from "../../src/load/load-fleet.js";
+import type { ChartRenders } from "../../src/manifests/helm/chart-request.js";
 import type { FileTree } from "../../src/model/file-tree.js";
-import type { ChartRenders } from "../../src/model/helm/chart-request.js";
-import { type LoadResult, loadFleet } from "../../src/model/load-fleet.js";
 import { chartsOf, readExampleRepo } from "../helpers/example-repo.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKubeVersion } from "../../src/model/kube-version.js";
+import { parseKubeVersion } from "../../src/apimachinery/kube-version.js";
 import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
 import { amount, formatClustersBelow, formatStatus } from "../../src/observe/format-status.js";
 import { upgradeStatusText } from "../../src/status/upgrade-file.js";

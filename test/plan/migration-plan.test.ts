@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import type { MigrationStatus } from "../../src/migrate/migration-state.js";
-import type { JsonMap } from "../../src/model/json.js";
 import type { FleetModel, Migration, MigrationBatch } from "../../src/model/types.js";
 import { migrationLines } from "../../src/plan/format-migration-plan.js";
 import { compareWithLive, migrationChanges, startingObjects } from "../../src/plan/migration-plan.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { formatPlanText } from "../../src/plan/format-plan.js";
 import { planChange } from "../../src/plan/plan.js";

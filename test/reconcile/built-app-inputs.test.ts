@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createParseCache } from "../../src/model/load-fleet.js";
+import { createParseCache } from "../../src/load/load-fleet.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";

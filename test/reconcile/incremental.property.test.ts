@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createParseCache, type ParseCache } from "../../src/model/load-fleet.js";
+import { createParseCache, type ParseCache } from "../../src/load/load-fleet.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { EMPTY_STATE, type ReconcileState, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { restoreState } from "../../src/reconcile/restore-state.js";

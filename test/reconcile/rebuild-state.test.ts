@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { ALL } from "../../src/reconcile/affected-apps.js";
 import { type BranchRendered, rebuildState } from "../../src/reconcile/rebuild-state.js";
 import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { groupOf } from "../../src/apimachinery/kinds.js";
 import { identityOf } from "../../src/model/identity.js";
-import { groupOf } from "../../src/model/kinds.js";
 import { readHeader } from "../../src/reconcile/restore-state.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 

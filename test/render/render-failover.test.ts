@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import type { ObservedReplicas, ObservedState, TimedTaint } from "../../src/model/observed-state.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";

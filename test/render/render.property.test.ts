@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { formatRenderedTree } from "../../src/render/format-render.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 

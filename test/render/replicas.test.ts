@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../src/model/json.js";
+import type { Json } from "../../src/apimachinery/json.js";
 import type { ResourceInterpreter } from "../../src/model/types.js";
 import { divideJobCompletions, writeReplicas } from "../../src/render/replicas.js";
 

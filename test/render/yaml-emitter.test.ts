@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../src/model/json.js";
+import type { Json } from "../../src/apimachinery/json.js";
 import { parseSourceFile } from "../../src/model/yaml-source.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { Json } from "../../src/model/json.js";
+import type { Json } from "../../src/apimachinery/json.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { emitYaml } from "../../src/render/yaml-emitter.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";

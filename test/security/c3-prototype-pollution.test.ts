@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
-import { applyStrategicMergePatch } from "../../src/model/patch/strategic-merge.js";
+import { applyStrategicMergePatch } from "../../src/apimachinery/patch/strategic-merge.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { applyOverriders } from "../../src/render/override/apply-overriders.js";
 import { renderFleet } from "../../src/render/render-fleet.js";

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { gitfleetCli } from "../helpers/cli.js";
 import { branchFiles, createRepo, tempDir } from "../helpers/git-repo.js";

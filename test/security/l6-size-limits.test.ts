@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 

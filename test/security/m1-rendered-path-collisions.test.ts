@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import {
   explainInvalidApiVersion,
   explainInvalidKind,
   explainInvalidPathSegmentName,
-} from "../../src/model/names.js";
+} from "../../src/apimachinery/names.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { parseRenderedPath, renderedPath } from "../../src/model/rendered-path.js";
 import { renderFleet } from "../../src/render/render-fleet.js";

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemberCredentials } from "../../src/kube/connections.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { Cluster } from "../../src/model/types.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../src/sim/kubeconfig.js";

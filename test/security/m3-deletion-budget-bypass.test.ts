@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";

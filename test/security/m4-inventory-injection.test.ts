@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { asMap } from "../../src/model/json.js";
+import { asMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { inventoryFromData, inventoryFromStatus } from "../../src/sync/inventory.js";
 import { desiredObject, syncMember } from "../helpers/member-sync.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { DEFAULT_LOAD_POLICY } from "../../src/model/load-policy.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { KustomizeBuilder } from "../../src/builds/kustomize-builder.js";
 import { loadFleetWithBuilds } from "../../src/builds/load-with-builds.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
+import { buildKustomization } from "../../src/manifests/kustomize/build-kustomization.js";
 import { type FileTree, fileTreeFromText } from "../../src/model/file-tree.js";
-import { buildKustomization } from "../../src/model/kustomize/build-kustomization.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { DEFAULT_LOAD_POLICY } from "../../src/model/load-policy.js";
 import { formatProblem, type Problem } from "../../src/model/problem.js";
 import { readExampleRepo } from "../helpers/example-repo.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPrototypeKey } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
+import { isPrototypeKey } from "../../src/apimachinery/json.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 import { isPolluted, prototypeFingerprint } from "../helpers/prototypes.js";

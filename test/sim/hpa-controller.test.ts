@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { asList, asMap } from "../../src/model/json.js";
+import { asList, asMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { until } from "../helpers/member.js";
 

@@ -1,7 +1,7 @@
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import descriptor from "../../schema/kubernetes/protobuf-v1.36.json" with { type: "json" };
-import type { JsonMap } from "../../src/model/json.js";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { formatGoDuration, parseGoDuration } from "../../src/sim/protobuf/go-duration.js";
 import {
   decodeObject,

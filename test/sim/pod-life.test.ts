@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JsonMap } from "../../src/model/json.js";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";

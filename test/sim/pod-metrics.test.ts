@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { asList, asMap, type JsonMap } from "../../src/model/json.js";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { kubectl, until, writeKubeconfig } from "../helpers/member.js";
 

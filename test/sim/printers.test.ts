@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JsonMap } from "../../src/model/json.js";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { BUILT_IN_PRINTERS, DEFAULT_PRINTER } from "../../src/sim/printers/built-in-printers.js";
 import { customResourcePrinter } from "../../src/sim/printers/custom-printers.js";
 import { humanDuration } from "../../src/sim/printers/human-duration.js";

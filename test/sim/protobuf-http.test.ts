@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JsonMap } from "../../src/model/json.js";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { decodeObject, decodeWatchFrames, encodeObject } from "../../src/sim/protobuf/kube-protobuf.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { groupOf } from "../../src/apimachinery/kinds.js";
 import { identityOf } from "../../src/model/identity.js";
-import { groupOf } from "../../src/model/kinds.js";
 import { sourcePosition } from "../../src/reconcile/restore-state.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { agentReportText, readAgentReport } from "../../src/status/observed-status.js";

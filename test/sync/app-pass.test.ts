@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import type { Health } from "../../src/model/health.js";
-import type { JsonMap } from "../../src/model/json.js";
 import { syncRoleOf } from "../../src/model/sync-annotations.js";
 import {
   type AppInCluster,

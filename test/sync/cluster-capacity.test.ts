@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { CapacityReadings } from "../../src/kube/read-capacity.js";
-import type { JsonMap } from "../../src/model/json.js";
 import { capacityRecord, readCapacityRecord } from "../../src/model/node-capacity.js";
 import {
   addPods,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { etcdRollout } from "../../src/kube/etcd-rollouts.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { resolveControlPlanes } from "../../src/model/controlplane/hosted-control-plane.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
 import { controlPlaneHolds, type EtcdRollout, etcdOf } from "../../src/sync/control-plane-order.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { fileTreeFromText } from "../../src/model/file-tree.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { desiredByCluster, pruneSettings } from "../../src/sync/desired-objects.js";
 import { loadWithCharts, readExampleRepo } from "../helpers/example-repo.js";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { loadFleet } from "../../src/load/load-fleet.js";
 import { indexInterpreters, indexObjectInterpreters } from "../../src/model/interpreter-index.js";
-import { asMap, type JsonMap } from "../../src/model/json.js";
-import { loadFleet } from "../../src/model/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";

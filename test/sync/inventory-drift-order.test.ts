@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JsonMap } from "../../src/model/json.js";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { applyPlan, phaseOf } from "../../src/sync/apply-order.js";
 import { driftedPaths } from "../../src/sync/drift.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import type { HealthStatus } from "../../src/model/health.js";
-import type { JsonMap } from "../../src/model/json.js";
 import { assessHealth } from "../../src/sync/health.js";
 
 // Custom resources with no ResourceInterpreter, judged by the kstatus conventions as Flux judges them.

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
-import { formatValidationReport } from "../../model/summary.js";
+import { formatValidationReport } from "../../load/summary.js";
 import { formatRenderError } from "../../render/format-render.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { recordedObservations } from "../../revisions/plan-revisions.js";

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
-import { formatValidationReport } from "../../model/summary.js";
+import { formatValidationReport } from "../../load/summary.js";
 import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
 import {

@@ -1,6 +1,6 @@
+import { parseKubeVersion } from "../../apimachinery/kube-version.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
-import { parseKubeVersion } from "../../model/kube-version.js";
 import { clustersBelowJson, formatClustersBelow, formatStatus } from "../../observe/format-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type GitAuthFlags, withGitAccess } from "../git-auth.js";

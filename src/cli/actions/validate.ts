@@ -1,5 +1,5 @@
 import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
-import { formatValidationReport, validationReportJson } from "../../model/summary.js";
+import { formatValidationReport, validationReportJson } from "../../load/summary.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";

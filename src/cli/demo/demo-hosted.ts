@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { loadFleet } from "../../load/load-fleet.js";
 import { hostedClusters } from "../../model/controlplane/hosted-control-plane.js";
 import type { FileTree } from "../../model/file-tree.js";
-import { loadFleet } from "../../model/load-fleet.js";
 import { controlPlaneLines } from "../../plan/control-plane-changes.js";
 import { planChange } from "../../plan/plan.js";
 import { renderFleet } from "../../render/render-fleet.js";

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { join, relative } from "node:path";
 import git from "isomorphic-git";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { MemberClient } from "../../kube/member-client.js";
-import { asMap, type JsonMap } from "../../model/json.js";
 import type { FleetModel } from "../../model/types.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";

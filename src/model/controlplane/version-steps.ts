@@ -1,4 +1,3 @@
-import type { FileTree } from "../file-tree.js";
 import {
   compareVersions,
   format,
@@ -6,7 +5,8 @@ import {
   minorDistance,
   parseEtcdVersion,
   parseKubeVersion,
-} from "../kube-version.js";
+} from "../../apimachinery/kube-version.js";
+import type { FileTree } from "../file-tree.js";
 import type { Problem } from "../problem.js";
 import { createReporter } from "../reporter.js";
 import type { FleetModel, HostedPlaneStates, Origin } from "../types.js";

@@ -1,5 +1,10 @@
+import {
+  format,
+  type KubeVersion,
+  minorDistance,
+  parseKubeVersion,
+} from "../../apimachinery/kube-version.js";
 import { resolveControlPlane } from "../controlplane/hosted-control-plane.js";
-import { format, type KubeVersion, minorDistance, parseKubeVersion } from "../kube-version.js";
 import { suggest } from "../schema-problems.js";
 import type { ControlPlaneUpgrade } from "../types.js";
 import type { RuleContext } from "./rule.js";

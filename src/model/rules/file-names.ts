@@ -1,4 +1,4 @@
-import { explainInvalidFleetName } from "../names.js";
+import { explainInvalidFleetName } from "../../apimachinery/names.js";
 import type { RuleContext } from "./rule.js";
 
 /** clusters/<name>.yaml holds the cluster <name>; apps/<app>/ is a valid app name and app.yaml agrees. */

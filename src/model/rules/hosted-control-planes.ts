@@ -1,10 +1,10 @@
-import { ADDONS_APP, controlPlaneAppName, sharedEtcdAppName } from "../controlplane/generated-apps.js";
+import { explainSkew, parseKubeVersion } from "../../apimachinery/kube-version.js";
+import { ADDONS_APP, controlPlaneAppName, sharedEtcdAppName } from "../controlplane/app-names.js";
 import {
   type HostedControlPlane,
   hostPortsOf,
   resolveControlPlane,
 } from "../controlplane/hosted-control-plane.js";
-import { explainSkew, parseKubeVersion } from "../kube-version.js";
 import { suggest } from "../schema-problems.js";
 import type { Cluster, ControlPlaneClass, Origin } from "../types.js";
 import type { Path, RuleContext } from "./rule.js";

@@ -1,4 +1,4 @@
-import { groupKind, groupOf } from "../kinds.js";
+import { groupKind, groupOf } from "../../apimachinery/kinds.js";
 import { findDuplicates } from "./find-duplicates.js";
 import type { RuleContext } from "./rule.js";
 

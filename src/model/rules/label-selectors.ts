@@ -1,4 +1,4 @@
-import { explainInvalidLabelKey, explainInvalidLabelValue } from "../names.js";
+import { explainInvalidLabelKey, explainInvalidLabelValue } from "../../apimachinery/names.js";
 import type { LabelSelector, Labels, Origin } from "../types.js";
 import { clusterAffinitiesOf } from "./affinities.js";
 import type { Path, RuleContext } from "./rule.js";

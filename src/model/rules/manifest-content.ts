@@ -1,8 +1,8 @@
+import { valueAt } from "../../apimachinery/json.js";
+import { groupKind, podSpecPath } from "../../apimachinery/kinds.js";
+import { matchesLabelSelector } from "../../apimachinery/label-selector.js";
+import { isQuantity, parseQuantity } from "../../apimachinery/quantity.js";
 import { indexInterpreters } from "../interpreter-index.js";
-import { valueAt } from "../json.js";
-import { groupKind, podSpecPath } from "../kinds.js";
-import { matchesLabelSelector } from "../label-selector.js";
-import { isQuantity, parseQuantity } from "../quantity.js";
 import { isRecord } from "../read-gitfleet-object.js";
 import { describe } from "../schema-problems.js";
 import type { LabelSelector, Resource, ResourceInterpreter } from "../types.js";

@@ -1,7 +1,11 @@
-import type { JsonMap } from "../json.js";
-import { DEFAULT_KUBERNETES_MINOR, isBuiltInGroup, releaseOf } from "../openapi/kubernetes-schemas.js";
-import { type CrdSchemas, crdSchemas, objectViolations } from "../openapi/object-schemas.js";
-import type { Violation } from "../openapi/validate-object.js";
+import type { JsonMap } from "../../apimachinery/json.js";
+import {
+  DEFAULT_KUBERNETES_MINOR,
+  isBuiltInGroup,
+  releaseOf,
+} from "../../apimachinery/openapi/kubernetes-schemas.js";
+import { type CrdSchemas, crdSchemas, objectViolations } from "../../apimachinery/openapi/object-schemas.js";
+import type { Violation } from "../../apimachinery/openapi/validate-object.js";
 import type { Resource } from "../types.js";
 import { RememberedFindings } from "./remembered-findings.js";
 import type { RuleContext } from "./rule.js";

@@ -1,5 +1,5 @@
+import { groupKind, isWorkloadKind } from "../../apimachinery/kinds.js";
 import { indexInterpreters } from "../interpreter-index.js";
-import { groupKind, isWorkloadKind } from "../kinds.js";
 import type { Placement, Resource } from "../types.js";
 import { describeResource } from "./duplicate-resources.js";
 import type { RuleContext } from "./rule.js";

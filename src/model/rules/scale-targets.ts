@@ -1,5 +1,5 @@
+import { groupKind, isWorkloadKind } from "../../apimachinery/kinds.js";
 import { indexInterpreters } from "../interpreter-index.js";
-import { groupKind, isWorkloadKind } from "../kinds.js";
 import type {
   CronScale,
   CronScaleRule,

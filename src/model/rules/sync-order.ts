@@ -1,4 +1,4 @@
-import { groupKind } from "../kinds.js";
+import { groupKind } from "../../apimachinery/kinds.js";
 import { kindName } from "../load-policy.js";
 import { PROTECTED_KINDS } from "../protected-kinds.js";
 import {

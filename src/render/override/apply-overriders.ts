@@ -1,7 +1,14 @@
-import { isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn, valueAt } from "../../model/json.js";
-import { applyJsonPatch } from "../../model/patch/json-patch.js";
-import type { MapSchema } from "../../model/patch/patch-schema.js";
-import { applyStrategicMergePatch, type PatchResult } from "../../model/patch/strategic-merge.js";
+import {
+  isJsonMap as isMap,
+  type Json,
+  type JsonMap,
+  ownValue,
+  setOwn,
+  valueAt,
+} from "../../apimachinery/json.js";
+import { applyJsonPatch } from "../../apimachinery/patch/json-patch.js";
+import type { MapSchema } from "../../apimachinery/patch/patch-schema.js";
+import { applyStrategicMergePatch, type PatchResult } from "../../apimachinery/patch/strategic-merge.js";
 import type { CommandArgsOverrider, MetadataMapOverrider, Overriders } from "../../model/types.js";
 import { changeImage, type ImageChange } from "./image-overrider.js";
 

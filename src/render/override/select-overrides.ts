@@ -1,6 +1,6 @@
 import { type ClusterFacts, matchesClusterAffinity } from "../../model/cluster-affinity.js";
 import { compareStrings } from "../../model/file-tree.js";
-import { matchesResourceSelector } from "../../model/label-selector.js";
+import { matchesResourceSelector } from "../../model/resource-selection.js";
 import type { Override, Overriders, Resource } from "../../model/types.js";
 
 /** One Override rule that applies to an object in a cluster. */

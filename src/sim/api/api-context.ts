@@ -1,4 +1,4 @@
-import type { JsonMap } from "../../model/json.js";
+import type { JsonMap } from "../../apimachinery/json.js";
 import type { ApiResource } from "../api-resources.js";
 import type { ContainerLogs } from "../container-logs.js";
 import type { ObjectStore } from "../object-store.js";

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import type { ObjectKey } from "../object-store.js";
 import { messageType } from "../protobuf/kube-protobuf.js";
 import { applyConfiguration } from "../server-side-apply.js";

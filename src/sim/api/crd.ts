@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { invalid } from "../status-error.js";
 import type { ApiContext } from "./api-context.js";
 import { customResource, timestamp } from "./helpers.js";

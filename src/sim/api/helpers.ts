@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { asMap, isJsonMap, type Json, type JsonMap } from "../../model/json.js";
+import { asMap, isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import type { ApiResource, ScalePaths } from "../api-resources.js";
 import { BUILT_IN_RESOURCES } from "../api-resources.js";
 import { describePath } from "../managed-fields.js";

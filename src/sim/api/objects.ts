@@ -1,4 +1,4 @@
-import { asMap, type JsonMap, valueAt } from "../../model/json.js";
+import { asMap, type JsonMap, valueAt } from "../../apimachinery/json.js";
 import { scalePath } from "../api-resources.js";
 import type { ObjectKey } from "../object-store.js";
 import { badRequest, notFound } from "../status-error.js";

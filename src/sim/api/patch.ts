@@ -1,8 +1,8 @@
-import { isJsonMap, type Json, type JsonMap } from "../../model/json.js";
-import { applyJsonPatch } from "../../model/patch/json-patch.js";
-import { schemaFor } from "../../model/patch/patch-schema.js";
-import { applyStrategicMergePatch } from "../../model/patch/strategic-merge.js";
-import type { JsonPatchOperation } from "../../model/types.js";
+import { isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
+import { applyJsonPatch } from "../../apimachinery/patch/json-patch.js";
+import type { JsonPatchOperation } from "../../apimachinery/patch/json-patch-operation.js";
+import { schemaFor } from "../../apimachinery/patch/patch-schema.js";
+import { applyStrategicMergePatch } from "../../apimachinery/patch/strategic-merge.js";
 import { BUILT_IN_RESOURCES } from "../api-resources.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";

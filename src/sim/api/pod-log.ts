@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import type { LogQuery } from "../container-logs.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, ApiResponse, Target } from "./api-context.js";

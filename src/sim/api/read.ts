@@ -1,5 +1,9 @@
-import { asMap, type JsonMap } from "../../model/json.js";
-import { meets, parseFieldSelectorQuery, parseLabelSelectorQuery } from "../../model/selector-query.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
+import {
+  meets,
+  parseFieldSelectorQuery,
+  parseLabelSelectorQuery,
+} from "../../apimachinery/selector-query.js";
 import { type ApiResource, groupVersion } from "../api-resources.js";
 import { nodeMetrics, podMetrics } from "../pod-metrics.js";
 import { badRequest, StatusError } from "../status-error.js";

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import type { ApiResource } from "../api-resources.js";
 import { StatusError } from "../status-error.js";
 import type { ApiRequest, ApiResponse, Target } from "./api-context.js";

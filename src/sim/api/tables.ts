@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import type { ApiResource } from "../api-resources.js";
 import { isPlainJson, isTableRange, parseAccept } from "../media-types.js";
 import { BUILT_IN_PRINTERS, DEFAULT_PRINTER, type Printer } from "../printers/built-in-printers.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { asMap } from "../../model/json.js";
+import { asMap } from "../../apimachinery/json.js";
 import { StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, ApiResponse, Target } from "./api-context.js";
 import { existing, keyOf } from "./objects.js";

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { type ApiResource, groupVersion } from "../api-resources.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiResponse, Target } from "./api-context.js";

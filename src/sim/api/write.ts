@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { asList, asMap, isJsonMap, type JsonMap, withValueAt } from "../../model/json.js";
-import { schemaFor } from "../../model/patch/patch-schema.js";
+import { asList, asMap, isJsonMap, type JsonMap, withValueAt } from "../../apimachinery/json.js";
+import { schemaFor } from "../../apimachinery/patch/patch-schema.js";
 import { type ApiResource, groupVersion, scalePath } from "../api-resources.js";
 import { withServerDefaults } from "../defaults.js";
 import type { ObjectKey } from "../object-store.js";

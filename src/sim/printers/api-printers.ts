@@ -1,4 +1,4 @@
-import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import { AGE, column, created, int, NAME, nameOf, type Printer } from "./columns.js";
 import { ageOf, humanDuration } from "./human-duration.js";
 import { formatLabelSelector } from "./selector-text.js";

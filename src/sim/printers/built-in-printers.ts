@@ -1,4 +1,4 @@
-import { asMap } from "../../model/json.js";
+import { asMap } from "../../apimachinery/json.js";
 import { API_PRINTERS } from "./api-printers.js";
 import { NAME, nameOf, type Printer } from "./columns.js";
 import { CORE_PRINTERS } from "./core-printers.js";

@@ -1,5 +1,5 @@
 /** What every printer is made of: columns, and the cells objects share (name, age, containers). */
-import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 
 /** One column of a Table, as metav1.TableColumnDefinition; priority 1 columns are kubectl's `-o wide`. */
 export interface Column {

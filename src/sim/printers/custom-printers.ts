@@ -1,4 +1,4 @@
-import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import type { Column, Printer } from "./built-in-printers.js";
 import { ageOf } from "./human-duration.js";
 import { evaluateJsonPath } from "./json-path.js";

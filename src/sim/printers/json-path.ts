@@ -1,4 +1,4 @@
-import { asList, isJsonMap, type Json } from "../../model/json.js";
+import { asList, isJsonMap, type Json } from "../../apimachinery/json.js";
 
 /**
  * The JSONPath of a CRD's additionalPrinterColumns, as kube-apiserver evaluates them: fields

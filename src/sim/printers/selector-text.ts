@@ -1,4 +1,4 @@
-import { asList, asMap } from "../../model/json.js";
+import { asList, asMap } from "../../apimachinery/json.js";
 
 /** A label map as kubectl and the API's printers write it: "app=web,tier=front" (keys sorted), or "<none>". */
 export function formatLabels(labels: unknown): string {

@@ -1,4 +1,4 @@
-import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import {
   AGE,
   CONTAINERS,

@@ -1,7 +1,7 @@
 import protobuf from "protobufjs";
 import descriptor from "../../../schema/kubernetes/protobuf-v1.36.json" with { type: "json" };
-import type { Json, JsonMap } from "../../model/json.js";
-import { isJsonMap } from "../../model/json.js";
+import type { Json, JsonMap } from "../../apimachinery/json.js";
+import { isJsonMap } from "../../apimachinery/json.js";
 import { formatGoDuration, parseGoDuration } from "./go-duration.js";
 
 /**

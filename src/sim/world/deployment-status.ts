@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import {
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
   progressCondition,

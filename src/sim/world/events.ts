@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { timestamp } from "../api/helpers.js";
 import type { MemberApi } from "../member-api.js";
 

@@ -1,4 +1,4 @@
-import { asList, asMap } from "../../model/json.js";
+import { asList, asMap } from "../../apimachinery/json.js";
 import type { WorldContext } from "./world-context.js";
 // Objects whose controller is gone go too, as the garbage collector removes dependents.
 export function collectGarbage(world: WorldContext): void {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import { timestamp } from "../api/helpers.js";
 import { faultsOf } from "../pod-faults.js";
 import { sameJson } from "./objects.js";

@@ -1,4 +1,4 @@
-import { asList, asMap } from "../../model/json.js";
+import { asList, asMap } from "../../apimachinery/json.js";
 import type { WorldContext } from "./world-context.js";
 // A load-balancer controller (a cloud's, or MetalLB): each LoadBalancer Service gets an address.
 export function assignLoadBalancers(world: WorldContext): void {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { asList, asMap, type Json, type JsonMap } from "../../model/json.js";
-import { parseQuantity } from "../../model/quantity.js";
+import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
+import { parseQuantity } from "../../apimachinery/quantity.js";
 // Names in order, numbers by value: web-2 before web-10.
 export function compareNames(a: string, b: string): number {
   return a.localeCompare(b, "en", { numeric: true });

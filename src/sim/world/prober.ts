@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import { timestamp } from "../api/helpers.js";
 import { faultsOf } from "../pod-faults.js";
 import { runningStatus } from "./kubelet.js";

@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../../model/json.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import { add, fits, requestsOf, sameJson, unfitReasons } from "./objects.js";
 import type { WorldContext } from "./world-context.js";
 /** The scheduler: binds each unbound pod to the first node it fits, or marks it Unschedulable. */

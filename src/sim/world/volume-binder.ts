@@ -1,4 +1,4 @@
-import { asList, asMap } from "../../model/json.js";
+import { asList, asMap } from "../../apimachinery/json.js";
 import type { WorldContext } from "./world-context.js";
 // A default StorageClass with immediate binding: every claim is Bound to a volume of the size it asks.
 export function bindClaims(world: WorldContext): void {

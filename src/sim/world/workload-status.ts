@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../model/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { isReady, sameJson } from "./objects.js";
 import type { WorldContext } from "./world-context.js";
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { asMap, type JsonMap, valueAt } from "../../model/json.js";
+import { asMap, type JsonMap, valueAt } from "../../apimachinery/json.js";
 import { timestamp } from "../api/helpers.js";
 import { type RolloutSet, rolloutPolicy, rolloutStep } from "../rollout.js";
 import { compareNames, isReady, ownerReference, sameJson, templateHash } from "./objects.js";

@@ -1,5 +1,5 @@
+import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
-import { asList, asMap, type JsonMap } from "../../../src/model/json.js";
 
 /**
  * Fake kubelets for a real control plane: registers Nodes with a capacity, keeps their Leases in

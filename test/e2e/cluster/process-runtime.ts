@@ -3,8 +3,8 @@ import { mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname, join } from "node:path";
+import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
-import { asList, asMap, type JsonMap } from "../../../src/model/json.js";
 
 /**
  * A test-only container runtime for a real host cluster: for pods bound to its nodes, it maps the

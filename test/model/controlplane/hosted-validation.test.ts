@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadFleet } from "../../../src/load/load-fleet.js";
 import type { FileTree } from "../../../src/model/file-tree.js";
-import { loadFleet } from "../../../src/model/load-fleet.js";
 import type { Problem } from "../../../src/model/problem.js";
 import { readDirectoryTree } from "../../../src/source/read-directory.js";
 import { HOSTED_EXAMPLE_DIR } from "../../helpers/hosted-example.js";

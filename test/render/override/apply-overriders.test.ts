@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../../src/model/json.js";
-import { schemaFor } from "../../../src/model/patch/patch-schema.js";
+import type { Json } from "../../../src/apimachinery/json.js";
+import { schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
 import type { Overriders } from "../../../src/model/types.js";
 import { applyOverriders } from "../../../src/render/override/apply-overriders.js";
 

@@ -1,0 +1,276 @@
+import type { JsonMap } from "../../apimachinery/json.js";
+import {
+  ETCD_VOLUME_DIR,
+  type HostedControlPlane,
+  restoredDataDir,
+} from "../../model/controlplane/hosted-control-plane.js";
+import type { Labels } from "../../model/types.js";
+import { componentArgs } from "./component-args.js";
+import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
+import { credentialPlaceholders, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import { type ContainerSpec, imageOf, podTemplate } from "./pod-template.js";
+
+const METRICS_PORT = 2381;
+const VOLUME_DIR = ETCD_VOLUME_DIR;
+
+/** A dedicated etcd, in the control plane's own namespace: StatefulSet, headless Service, backups. */
+export function dedicatedEtcdObjects(plane: HostedControlPlane): JsonMap[] {
+  return [...etcdObjects(plane, { "gitfleet.io/hosted-cluster": plane.cluster })];
+}
+
+/**
+ * A shared etcd in its own namespace of the host (every hosted cluster using it keeps its data under
+ * its own prefix): Namespace, StatefulSet, headless Service, backups. `plane` is any of the clusters
+ * sharing it (validation makes sure they agree on host and etcd settings).
+ */
+export function sharedEtcdObjects(plane: HostedControlPlane): JsonMap[] {
+  const labels = { "gitfleet.io/shared-etcd": plane.etcd.name };
+  return [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: plane.etcd.namespace, labels: { ...labels } } },
+    ...etcdObjects(plane, labels),
+  ];
+}
+
+function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
+  const { etcd } = plane;
+  const labels = { ...owner, "app.kubernetes.io/component": "etcd" };
+  const hostPort = etcd.hostPort;
+  const client = hostPort ?? ETCD_CLIENT_PORT;
+  const peer = hostPort === undefined ? ETCD_PEER_PORT : hostPort + 1;
+  const metrics = hostPort === undefined ? METRICS_PORT : hostPort + (etcd.mode === "Shared" ? 2 : 4);
+  const peerHost = (pod: string) =>
+    hostPort === undefined
+      ? `${pod}.${etcd.name}.${etcd.namespace}.svc`
+      : (plane.expose.address ?? "127.0.0.1");
+  const members = Array.from({ length: etcd.replicas }, (_, i) => `${etcd.name}-${i}`);
+  const container: ContainerSpec = {
+    name: "etcd",
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcd"],
+    args: componentArgs(
+      {
+        "advertise-client-urls": `https://${peerHost("$(POD_NAME)")}:${client}`,
+        "cert-file": `${PKI_DIR}/etcd/server.crt`,
+        "client-cert-auth": "true",
+        "data-dir": etcd.dataDir,
+        "initial-advertise-peer-urls": `https://${peerHost("$(POD_NAME)")}:${peer}`,
+        "initial-cluster": members.map((m) => `${m}=https://${peerHost(m)}:${peer}`).join(","),
+        "initial-cluster-state": "new",
+        "initial-cluster-token": `${etcd.namespace}-${etcd.name}`,
+        "key-file": `${PKI_DIR}/etcd/server.key`,
+        "listen-client-urls": `https://0.0.0.0:${client}`,
+        "listen-metrics-urls": `http://0.0.0.0:${metrics}`,
+        "listen-peer-urls": `https://0.0.0.0:${peer}`,
+        name: "$(POD_NAME)",
+        "peer-cert-file": `${PKI_DIR}/etcd/server.crt`,
+        "peer-client-cert-auth": "true",
+        "peer-key-file": `${PKI_DIR}/etcd/server.key`,
+        "peer-trusted-ca-file": `${PKI_DIR}/etcd/ca.crt`,
+        "snapshot-count": "10000",
+        "trusted-ca-file": `${PKI_DIR}/etcd/ca.crt`,
+      },
+      {},
+    ),
+    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    ports: [
+      { name: "client", containerPort: client },
+      { name: "peer", containerPort: peer },
+      { name: "metrics", containerPort: metrics },
+    ],
+    readiness: { path: "/health?serializable=true", port: metrics, scheme: "HTTP" },
+    requests: { cpu: "100m", memory: "256Mi" },
+    volumeMounts: [
+      { name: "data", mountPath: VOLUME_DIR },
+      { name: "pki", mountPath: PKI_DIR, readOnly: true },
+    ],
+  };
+  const statefulSet: JsonMap = {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: etcd.name, namespace: etcd.namespace, labels: { ...labels } },
+    spec: {
+      replicas: plane.stopped ? 0 : etcd.replicas,
+      serviceName: etcd.name,
+      podManagementPolicy: "Parallel",
+      selector: { matchLabels: { ...labels } },
+      template: podTemplate(plane, labels, container, [pkiVolume("pki", [PKI_SECRETS.etcdServer])]),
+      volumeClaimTemplates: [
+        {
+          metadata: { name: "data" },
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            ...(etcd.storageClassName ? { storageClassName: etcd.storageClassName } : {}),
+            resources: { requests: { storage: etcd.storage } },
+          },
+        },
+      ],
+    },
+  };
+  const service: JsonMap = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: etcd.name, namespace: etcd.namespace, labels: { ...labels } },
+    spec: {
+      clusterIP: "None",
+      publishNotReadyAddresses: true,
+      selector: { ...labels },
+      ports: [
+        { name: "client", port: client, targetPort: "client", protocol: "TCP" },
+        { name: "peer", port: peer, targetPort: "peer", protocol: "TCP" },
+      ],
+    },
+  };
+  const credentials = credentialPlaceholders(etcd.namespace, owner, [
+    PKI_SECRETS.etcdCa,
+    PKI_SECRETS.etcdServer,
+  ]);
+  const restoring = plane.restore?.phase === "Restoring" ? plane.restore : undefined;
+  const member = members[0] as string;
+  const restore = restoring
+    ? [
+        restoreJob(plane, owner, {
+          name: restoring.name,
+          snapshot: restoring.snapshot,
+          member,
+          peerUrl: `https://${peerHost(member)}:${peer}`,
+          token: `${etcd.namespace}-${etcd.name}`,
+        }),
+      ]
+    : [];
+  return [service, statefulSet, ...credentials, ...backupObjects(plane, owner), ...restore];
+}
+
+/** The name of the volume etcd snapshots are written to, in the etcd's namespace. */
+export const BACKUP_CLAIM = "etcd-backup";
+
+/**
+ * Scheduled snapshots: a CronJob whose pod runs `etcdctl snapshot save` into the backup volume, one
+ * file per run named after the pod (the etcd image has no shell, so the name comes from the
+ * downward API). Never two at once; a missed run is not caught up.
+ */
+function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
+  const { etcd } = plane;
+  const labels = { ...owner, "app.kubernetes.io/component": "etcd-backup" };
+  const endpoint = controlPlaneEndpoints(plane).etcdServers[0] as string;
+  const container: ContainerSpec = {
+    name: "snapshot",
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcdctl"],
+    args: [
+      `--endpoints=${endpoint}`,
+      `--cacert=${PKI_DIR}/etcd/ca.crt`,
+      `--cert=${PKI_DIR}/etcd/server.crt`,
+      `--key=${PKI_DIR}/etcd/server.key`,
+      "snapshot",
+      "save",
+      "/backup/$(POD_NAME).db",
+    ],
+    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    ports: [],
+    readiness: { path: "", port: 0, scheme: "HTTP" },
+    requests: { cpu: "50m", memory: "64Mi" },
+    volumeMounts: [
+      { name: "backup", mountPath: "/backup" },
+      { name: "pki", mountPath: PKI_DIR, readOnly: true },
+    ],
+  };
+  const template = podTemplate(plane, labels, container, [
+    { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM } },
+    pkiVolume("pki", [PKI_SECRETS.etcdServer]),
+  ]);
+  const spec = template.spec as JsonMap;
+  const [first] = spec.containers as JsonMap[];
+  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  return [
+    {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: BACKUP_CLAIM, namespace: etcd.namespace, labels: { ...labels } },
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        ...(etcd.storageClassName ? { storageClassName: etcd.storageClassName } : {}),
+        resources: { requests: { storage: etcd.backup.storage } },
+      },
+    },
+    {
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: { name: "etcd-backup", namespace: etcd.namespace, labels: { ...labels } },
+      spec: {
+        schedule: etcd.backup.schedule,
+        suspend: etcd.backup.suspend,
+        concurrencyPolicy: "Forbid",
+        startingDeadlineSeconds: 600,
+        successfulJobsHistoryLimit: 3,
+        failedJobsHistoryLimit: 3,
+        jobTemplate: {
+          spec: {
+            backoffLimit: 2,
+            template: {
+              ...template,
+              spec: { ...spec, restartPolicy: "OnFailure", containers: [job] },
+            },
+          },
+        },
+      },
+    },
+  ];
+}
+
+interface RestoreTarget {
+  readonly name: string;
+  readonly snapshot: string;
+  /** The one member's name and peer URL, as the StatefulSet's pod announces them. */
+  readonly member: string;
+  readonly peerUrl: string;
+  readonly token: string;
+}
+
+/**
+ * A restore: a Job (run once, never retried) whose pod restores the snapshot with `etcdutl snapshot
+ * restore` into a new data directory of the stopped etcd's own volume; the StatefulSet then starts
+ * from that directory. The data etcd ran on stays beside it, untouched.
+ */
+function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTarget): JsonMap {
+  const { etcd } = plane;
+  const labels = { ...owner, "app.kubernetes.io/component": "etcd-restore" };
+  const container: ContainerSpec = {
+    name: "restore",
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcdutl"],
+    args: [
+      "snapshot",
+      "restore",
+      `/backup/${target.snapshot}`,
+      `--data-dir=${restoredDataDir(target.name)}`,
+      `--name=${target.member}`,
+      `--initial-cluster=${target.member}=${target.peerUrl}`,
+      `--initial-advertise-peer-urls=${target.peerUrl}`,
+      `--initial-cluster-token=${target.token}`,
+    ],
+    env: [],
+    ports: [],
+    readiness: { path: "", port: 0, scheme: "HTTP" },
+    requests: { cpu: "50m", memory: "64Mi" },
+    volumeMounts: [
+      { name: "data", mountPath: VOLUME_DIR },
+      { name: "backup", mountPath: "/backup", readOnly: true },
+    ],
+  };
+  const template = podTemplate(plane, labels, container, [
+    { name: "data", persistentVolumeClaim: { claimName: `data-${target.member}` } },
+    { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM, readOnly: true } },
+  ]);
+  const spec = template.spec as JsonMap;
+  const [first] = spec.containers as JsonMap[];
+  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: `etcd-restore-${target.name}`, namespace: etcd.namespace, labels: { ...labels } },
+    spec: {
+      backoffLimit: 0,
+      template: { ...template, spec: { ...spec, restartPolicy: "Never", containers: [job] } },
+    },
+  };
+}

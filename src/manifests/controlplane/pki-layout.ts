@@ -1,0 +1,164 @@
+import type { JsonMap } from "../../apimachinery/json.js";
+import type { HostedControlPlane } from "../../model/controlplane/hosted-control-plane.js";
+
+/**
+ * The credentials of a hosted control plane: the Secrets gitfleet generates in the host (never in
+ * Git), their keys, and the file each key is mounted as. The render mounts them by name only; the
+ * credentials step (an edge) writes them. This table is the contract between the two.
+ */
+export interface PkiSecret {
+  /** The Secret's name in its namespace. */
+  readonly name: string;
+  /** "control-plane": the control plane's namespace; "etcd": the etcd's (differs for a shared etcd). */
+  readonly in: "control-plane" | "etcd";
+  /** What it holds, for status and docs. */
+  readonly purpose: string;
+  /** Its keys and, for each, the path under /etc/kubernetes/pki it is mounted at (undefined: not mounted there). */
+  readonly keys: Readonly<Record<string, string | undefined>>;
+}
+
+/** Where every certificate and key is mounted in the control plane's containers. */
+export const PKI_DIR = "/etc/kubernetes/pki";
+/** Where a component's kubeconfig is mounted. */
+export const KUBECONFIG_PATH = "/etc/kubernetes/kubeconfig/kubeconfig";
+
+export const PKI_SECRETS = {
+  ca: {
+    name: "ca",
+    in: "control-plane",
+    purpose: "cluster CA (signs every client and serving certificate of the hosted cluster)",
+    keys: { "tls.crt": "ca.crt", "tls.key": "ca.key" },
+  },
+  apiServer: {
+    name: "apiserver-serving",
+    in: "control-plane",
+    purpose: "kube-apiserver serving certificate",
+    keys: { "tls.crt": "apiserver.crt", "tls.key": "apiserver.key" },
+  },
+  frontProxyCa: {
+    name: "front-proxy-ca",
+    in: "control-plane",
+    purpose: "front-proxy CA (aggregated APIs)",
+    keys: { "tls.crt": "front-proxy-ca.crt", "tls.key": undefined },
+  },
+  frontProxyClient: {
+    name: "front-proxy-client",
+    in: "control-plane",
+    purpose: "front-proxy client certificate",
+    keys: { "tls.crt": "front-proxy-client.crt", "tls.key": "front-proxy-client.key" },
+  },
+  serviceAccount: {
+    name: "service-account",
+    in: "control-plane",
+    purpose: "service-account token signing key pair",
+    keys: { "sa.key": "sa.key", "sa.pub": "sa.pub" },
+  },
+  etcdClient: {
+    name: "apiserver-etcd-client",
+    in: "control-plane",
+    purpose: "kube-apiserver's client certificate for etcd, and the etcd CA",
+    keys: {
+      "tls.crt": "apiserver-etcd-client.crt",
+      "tls.key": "apiserver-etcd-client.key",
+      "ca.crt": "etcd/ca.crt",
+    },
+  },
+  etcdServer: {
+    name: "etcd-serving",
+    in: "etcd",
+    purpose: "etcd members' serving and peer certificate, and the etcd CA",
+    keys: { "tls.crt": "etcd/server.crt", "tls.key": "etcd/server.key", "ca.crt": "etcd/ca.crt" },
+  },
+  etcdCa: {
+    name: "etcd-ca",
+    in: "etcd",
+    purpose: "etcd CA (signs etcd's serving certificate and its clients')",
+    keys: { "tls.crt": undefined, "tls.key": undefined },
+  },
+  adminKubeconfig: {
+    name: "admin-kubeconfig",
+    in: "control-plane",
+    purpose: "kubeconfig of the hosted cluster's admin (what gitfleet connects with)",
+    keys: { kubeconfig: undefined },
+  },
+  controllerManagerKubeconfig: {
+    name: "controller-manager-kubeconfig",
+    in: "control-plane",
+    purpose: "kube-controller-manager's kubeconfig",
+    keys: { kubeconfig: undefined },
+  },
+  schedulerKubeconfig: {
+    name: "scheduler-kubeconfig",
+    in: "control-plane",
+    purpose: "kube-scheduler's kubeconfig",
+    keys: { kubeconfig: undefined },
+  },
+} as const satisfies Record<string, PkiSecret>;
+
+/** Every Secret of the control plane, with the namespace it is in. */
+export function pkiSecretsOf(
+  plane: HostedControlPlane,
+): { readonly namespace: string; readonly secret: PkiSecret }[] {
+  return Object.values(PKI_SECRETS).map((secret) => ({
+    namespace: secret.in === "etcd" ? plane.etcd.namespace : plane.namespace,
+    secret,
+  }));
+}
+
+/** A Secret to mount, or only some of its keys (the CA's certificate without its key). */
+export type Mounted = PkiSecret | { readonly secret: PkiSecret; readonly only: readonly string[] };
+
+/**
+ * A projected volume that mounts the given Secrets' keys at their paths under the pki directory:
+ * each component gets only what it uses (only kube-controller-manager holds the CA's key).
+ */
+export function pkiVolume(name: string, mounted: readonly Mounted[]): JsonMap {
+  return {
+    name,
+    projected: {
+      defaultMode: 0o440,
+      sources: mounted.map((entry) => {
+        const secret = "secret" in entry ? entry.secret : entry;
+        const only = "only" in entry ? entry.only : undefined;
+        return {
+          secret: {
+            name: secret.name,
+            items: Object.entries(secret.keys)
+              .filter((e): e is [string, string] => e[1] !== undefined && (only?.includes(e[0]) ?? true))
+              .map(([key, path]) => ({ key, path })),
+          },
+        };
+      }),
+    },
+  };
+}
+
+/** The cluster CA's certificate alone. */
+export const CA_CERTIFICATE: Mounted = { secret: PKI_SECRETS.ca, only: ["tls.crt"] };
+
+/** The annotation on the Secrets whose data gitfleet generates in the host (never rendered, never in Git). */
+const GENERATED_CREDENTIALS_ANNOTATION = "gitfleet.io/generated-credentials";
+
+/**
+ * The Secrets of a control plane as the render writes them: name, labels and an annotation, no data.
+ * They put the Secrets in the host's inventory (pruned only with an allowPrune token, as PVCs are);
+ * their data is written by the credentials step under a field manager of its own, which applying
+ * these never touches.
+ */
+export function credentialPlaceholders(
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+  secrets: readonly PkiSecret[],
+): JsonMap[] {
+  return secrets.map((secret) => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: secret.name,
+      namespace,
+      labels: { ...labels },
+      annotations: { [GENERATED_CREDENTIALS_ANNOTATION]: secret.purpose },
+    },
+    type: "Opaque",
+  }));
+}

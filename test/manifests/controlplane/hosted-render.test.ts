@@ -1,0 +1,222 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { asMap, type JsonMap } from "../../../src/apimachinery/json.js";
+import { loadFleet } from "../../../src/load/load-fleet.js";
+import { PKI_SECRETS } from "../../../src/manifests/controlplane/pki-layout.js";
+import { ADDONS_APP, controlPlaneAppName } from "../../../src/model/controlplane/app-names.js";
+import type { FileTree } from "../../../src/model/file-tree.js";
+import { indexSelections } from "../../../src/model/selection-index.js";
+import type { FleetModel } from "../../../src/model/types.js";
+import { formatRenderedTree } from "../../../src/render/format-render.js";
+import { renderFleet } from "../../../src/render/render-fleet.js";
+import type { RenderedObject } from "../../../src/render/render-result.js";
+import { readDirectoryTree } from "../../../src/source/read-directory.js";
+import { HOSTED_EXAMPLE_DIR } from "../../helpers/hosted-example.js";
+
+const encoder = new TextEncoder();
+let example: FileTree;
+let model: FleetModel;
+
+beforeAll(async () => {
+  example = await readDirectoryTree(HOSTED_EXAMPLE_DIR);
+  const loaded = loadFleet(example);
+  if (!loaded.model) throw new Error(JSON.stringify(loaded.problems));
+  model = loaded.model;
+});
+
+const PKI_NAMES = new Set<string>(Object.values(PKI_SECRETS).map((s) => s.name));
+
+// Every Secret a pod spec mounts (volumes, projected sources), by name.
+function secretsMounted(object: JsonMap): string[] {
+  const text = JSON.stringify(object);
+  const projected = [...text.matchAll(/"secret":\{[^{}]*?"name":"([^"]+)"/g)].map((m) => m[1] as string);
+  const volumes = [...text.matchAll(/"secretName":"([^"]+)"/g)].map((m) => m[1] as string);
+  return [...projected, ...volumes];
+}
+
+// The files a pod's containers get from the pki volume.
+function pkiPaths(object: JsonMap): string[] {
+  return (
+    JSON.stringify(object)
+      .match(/"path":"[^"]+"/g)
+      ?.map((m) => m.slice(8, -1)) ?? []
+  );
+}
+
+describe("hosted control planes: render", () => {
+  it("renders the documented example into the reviewed golden tree", async () => {
+    const result = renderFleet(model);
+    expect(result.errors).toEqual([]);
+    await expect(formatRenderedTree(result)).toMatchFileSnapshot("../../golden/hosted-rendered.yaml");
+  });
+
+  it("puts each control plane on its host, addons in the hosted clusters, and no Secret data anywhere", () => {
+    const result = renderFleet(model);
+    const where = (app: string) => [
+      ...new Set(result.objects.filter((o) => o.app === app).map((o) => o.cluster)),
+    ];
+    expect(where(controlPlaneAppName("pc-1"))).toEqual(["meta-1"]);
+    expect(where(controlPlaneAppName("pc-2"))).toEqual(["meta-1"]);
+    expect(where("gitfleet-etcd-etcd-a")).toEqual(["meta-1"]);
+    expect(where(ADDONS_APP)).toEqual(["pc-1", "pc-2"]);
+    // The credentials' Secrets are rendered by name, with no data: the host alone holds their data.
+    const secrets = result.objects.filter((o) => o.object.kind === "Secret");
+    expect(secrets.map((o) => o.path).filter((p) => p.includes("/gitfleet-cp-pc-1/"))).toHaveLength(9);
+    expect(secrets.map((o) => o.path).filter((p) => p.includes("/gitfleet-etcd-etcd-a/"))).toEqual([
+      "rendered/meta-1/gitfleet-etcd-etcd-a/core.Secret.etcd-ca.yaml",
+      "rendered/meta-1/gitfleet-etcd-etcd-a/core.Secret.etcd-serving.yaml",
+    ]);
+    for (const s of secrets)
+      expect(Object.keys(s.object).sort()).toEqual(["apiVersion", "kind", "metadata", "type"]);
+    const of = (path: string) => result.objects.find((o) => o.path === path)?.object as JsonMap;
+    expect(
+      secretsMounted(of("rendered/meta-1/gitfleet-cp-pc-1/apps.Deployment.kube-apiserver.yaml")),
+    ).toEqual([
+      "ca",
+      "apiserver-serving",
+      "front-proxy-ca",
+      "front-proxy-client",
+      "service-account",
+      "apiserver-etcd-client",
+    ]);
+    expect(
+      secretsMounted(of("rendered/meta-1/gitfleet-cp-pc-1/apps.Deployment.kube-scheduler.yaml")),
+    ).toEqual(["scheduler-kubeconfig"]);
+    for (const object of result.objects.filter((o) => o.app.startsWith("gitfleet-")))
+      for (const name of secretsMounted(object.object))
+        expect(PKI_NAMES, `${object.path} mounts ${name}`).toContain(name);
+  });
+
+  it("gives each cluster's addons its own Service range and the control planes' etcd their prefixes", () => {
+    const tree = new Map(example);
+    const pc2 = new TextDecoder().decode(tree.get("clusters/pc-2.yaml"));
+    tree.set(
+      "clusters/pc-2.yaml",
+      encoder.encode(
+        pc2.replace("    class: standard\n", "    class: standard\n    serviceCIDR: 10.112.0.0/16\n"),
+      ),
+    );
+    const result = renderFleet(loadFleet(tree).model as FleetModel);
+    const dns = (cluster: string) =>
+      asMap(
+        result.objects.find((o) => o.cluster === cluster && o.path.endsWith("core.Service.kube-dns.yaml"))
+          ?.object.spec,
+      ).clusterIP;
+    expect(dns("pc-1")).toBe("10.96.0.10");
+    expect(dns("pc-2")).toBe("10.112.0.10");
+    const args = (cluster: string) =>
+      JSON.stringify(
+        result.objects.find(
+          (o) => o.path === `rendered/meta-1/gitfleet-cp-${cluster}/apps.Deployment.kube-apiserver.yaml`,
+        )?.object,
+      );
+    expect(args("pc-1")).toContain("--etcd-prefix=/pc-1/registry");
+    expect(args("pc-2")).toContain("--etcd-prefix=/pc-2/registry");
+    expect(args("pc-2")).toContain("--service-cluster-ip-range=10.112.0.0/16");
+  });
+
+  it("is selected by its own Placement only: a repo Placement's selector for every Deployment leaves it alone", () => {
+    const tree = new Map(example);
+    tree.set(
+      "placements/all-deployments.yaml",
+      encoder.encode(
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: all-deployments\nspec:\n  priority: 10\n  resourceSelectors:\n    - { apiVersion: apps/v1, kind: Deployment }\n",
+      ),
+    );
+    const loaded = loadFleet(tree).model as FleetModel;
+    const index = indexSelections(loaded);
+    const selected = [
+      ...index.selectedBy({ resourceSelectors: [{ apiVersion: "apps/v1", kind: "Deployment" }] }),
+    ];
+    expect(selected.map((r) => `${r.app}/${r.name}`)).toEqual(["web/web"]);
+    const apiServer = loaded.apps
+      .find((a) => a.name === "gitfleet-cp-pc-1")
+      ?.resources.find((r) => r.name === "kube-apiserver");
+    expect(index.placementsOf(apiServer as never).map((p) => p.metadata.name)).toEqual(["gitfleet-cp-pc-1"]);
+  });
+});
+
+// Random hosted clusters on one host: what the render writes for them is always valid and carries
+// no credential, whatever the expose type, etcd mode, versions and flags.
+const hostedSpec = fc.record({
+  expose: fc.constantFrom("LoadBalancer", "NodePort", "HostPort"),
+  shared: fc.boolean(),
+  patch: fc.integer({ min: 0, max: 12 }),
+  trail: fc.boolean(),
+  flags: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.string({ maxLength: 30 }), {
+    maxKeys: 3,
+  }),
+  replicas: fc.integer({ min: 1, max: 3 }),
+  cidr: fc.constantFrom("10.96.0.0/12", "172.20.0.0/16", "192.168.128.0/20"),
+});
+
+type HostedSpec = typeof hostedSpec extends fc.Arbitrary<infer T> ? T : never;
+
+function fleetOf(specs: readonly HostedSpec[]): FileTree {
+  const tree = new Map<string, Uint8Array>();
+  tree.set(
+    "clusters/meta-1.yaml",
+    encoder.encode("apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-1\nspec: {}\n"),
+  );
+  specs.forEach((spec, i) => {
+    const name = `pc-${i}`;
+    const port = 16000 + i * 10;
+    const expose =
+      spec.expose === "HostPort"
+        ? `{ type: HostPort, port: ${port}, address: 10.0.0.5 }`
+        : spec.expose === "NodePort"
+          ? `{ type: NodePort, port: ${30000 + i}, address: nodes.example.com }`
+          : "{ type: LoadBalancer }";
+    const etcd = spec.shared
+      ? `{ mode: Shared, name: shared-${spec.expose === "HostPort" ? "hp" : "svc"}${spec.expose === "HostPort" ? ", port: 15000" : ""} }`
+      : "{ mode: Dedicated }";
+    tree.set(
+      `clusters/${name}.yaml`,
+      encoder.encode(
+        `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  controlPlane:\n    host: meta-1\n    class: c-${i}\n    serviceCIDR: ${spec.cidr}\n    etcd: ${etcd}\n    expose: ${expose}\n`,
+      ),
+    );
+    tree.set(
+      `controlplanes/c-${i}.yaml`,
+      encoder.encode(
+        `apiVersion: gitfleet.io/v1alpha1\nkind: ControlPlaneClass\nmetadata:\n  name: c-${i}\nspec:\n  version: v1.34.${spec.patch}\n  apiServer:\n    replicas: ${spec.replicas}\n    extraArgs: ${JSON.stringify(spec.flags)}\n  scheduler: { version: ${spec.trail ? "v1.33.4" : `v1.34.${spec.patch}`} }\n  etcd: { version: 3.6.4-0 }\n`,
+      ),
+    );
+  });
+  return tree;
+}
+
+// A generated object holds no credential: Secrets by name without data, mounts of gitfleet's own
+// Secrets only, and the CA's key in the controller-manager (which signs) alone.
+function expectNoCredential(object: RenderedObject): void {
+  expect(object.text).not.toContain("BEGIN");
+  if (object.object.kind === "Secret") {
+    expect(object.object.data ?? object.object.stringData).toBeUndefined();
+    expect(PKI_NAMES).toContain(String(asMap(object.object.metadata).name));
+  }
+  for (const name of secretsMounted(object.object)) expect(PKI_NAMES).toContain(name);
+  const holdsCaKey = pkiPaths(object.object).includes("ca.key");
+  expect(holdsCaKey, object.path).toBe(object.path.endsWith("apps.Deployment.kube-controller-manager.yaml"));
+}
+
+describe("hosted control planes: render properties", () => {
+  it("renders valid objects with no Secret data, only named credentials, and the CA key for the controller-manager alone", () => {
+    fc.assert(
+      fc.property(fc.array(hostedSpec, { minLength: 1, maxLength: 4 }), (specs) => {
+        // Shared etcds on host ports need every sharer to agree on the address and port: keep one kind per run.
+        const loaded = loadFleet(fleetOf(specs));
+        const errors = loaded.problems.filter((p) => p.severity === "error");
+        const mixedShared =
+          new Set(specs.filter((s) => s.shared).map((s) => s.expose === "HostPort")).size > 1;
+        if (errors.length > 0 && !mixedShared)
+          throw new Error(errors.map((p) => `${p.file}:${p.line} ${p.message}`).join("\n"));
+        if (!loaded.model) return;
+        const result = renderFleet(loaded.model);
+        expect(result.errors).toEqual([]);
+        for (const object of result.objects.filter((o) => o.app.startsWith("gitfleet-")))
+          expectNoCredential(object);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
