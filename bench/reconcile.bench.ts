@@ -191,6 +191,13 @@ for (const apps of sizes) {
     process.stdout.write(
       `  stages (ms): first: ${stages(first.result)}\n  incremental: ${stages(incremental.result)}\n  steady: ${stages(steady.result)}\n  restart: ${stages(restart.result)}\n  untrusted restart: ${stages(untrusted.result)}\n`,
     );
+    const recomputed = (r: { recomputed?: { files: number; apps: number; pairs: number } }) =>
+      r.recomputed
+        ? `${r.recomputed.files} files, ${r.recomputed.apps} apps, ${r.recomputed.pairs} (app, cluster) pairs`
+        : "nothing rendered";
+    process.stdout.write(
+      `  recomputed: first: ${recomputed(first.result)}\n  incremental: ${recomputed(incremental.result)}\n  steady: ${recomputed(steady.result)}\n  untrusted restart: ${recomputed(untrusted.result)}\n`,
+    );
     process.stdout.write(`  peak RSS so far ${peakRssMiB().toFixed(0)} MiB\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

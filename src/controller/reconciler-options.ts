@@ -6,6 +6,7 @@ import type { ChartRenderer } from "../helm/chart-renderer.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { EventKind } from "../model/trailers.js";
+import type { Recomputed } from "../reconcile/recomputed.js";
 
 // What a reconciler is given and what it tells: its options, its report of a reconcile, the
 // commits it published and the files the controller attaches to its next commit.
@@ -80,6 +81,8 @@ export interface ReconcileReport {
   readonly filesChanged: number;
   /** Milliseconds per stage: fetch, restore, read, reconcile, write, publish. */
   readonly durationsMs: Readonly<Record<string, number>>;
+  /** What the reconcile parsed and rendered again: files, apps and (app, cluster) pairs. */
+  readonly recomputed?: Recomputed;
 }
 
 /** Files besides the render that the next status commit carries (status/autoscaling/), and why they changed. */

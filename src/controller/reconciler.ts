@@ -186,6 +186,7 @@ export class Reconciler {
       errors: errorProblems.length,
       ...(first ? { firstError: formatProblem(first) } : {}),
       filesChanged: outcome.changes.size,
+      ...(outcome.recomputed ? { recomputed: outcome.recomputed } : {}),
     };
     if (published.status === "moved") return undefined;
     if (published.status === "unchanged") {
@@ -226,6 +227,7 @@ export class Reconciler {
       errors,
       scope,
       filesChanged: outcome.changes.size,
+      ...(outcome.recomputed ? { recomputed: outcome.recomputed } : {}),
     };
     this.options.logger.info({ ...fields, objectsWritten, clusters, ...timing }, outcome.message.head.line);
   }

@@ -39,6 +39,8 @@ export interface LoadResult {
   readonly problems: readonly Problem[];
   /** How many files were read as fleet repo files. */
   readonly fileCount: number;
+  /** How many of them were parsed anew: all of them without a cache, those whose bytes changed with one. */
+  readonly parsedFiles: number;
   /** The `helm template` runs the fleet's Helm apps need (their renders are loadFleet's third input). */
   readonly charts: readonly ChartRequest[];
   /** The kustomization directories the fleet's Kustomize apps build, when given builds (the fifth input). */
@@ -121,12 +123,13 @@ export function loadFleet(
   const model = assembleModel(objects, definitions, parsed.appNames, resources, built);
   runRules({ model, reporter, declared, selections: indexSelections(model), policy });
   const problems = normalizeProblems(reporter.problems);
-  const fileCount = parsed.fileCount;
+  const { fileCount, parsedFiles } = parsed;
   const kustomizations = [...(made.requested ?? [])].sort(compareStrings);
   return {
     model: hasErrors(problems) ? undefined : model,
     problems,
     fileCount,
+    parsedFiles,
     charts: requests,
     kustomizations,
   };
@@ -261,6 +264,7 @@ interface ParsedTree {
   /** Directories under apps/ that hold a Chart.yaml: chart files, never parsed as manifests. */
   readonly chartDirectories: readonly string[];
   readonly fileCount: number;
+  readonly parsedFiles: number;
 }
 
 function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undefined): ParsedTree {
@@ -274,6 +278,7 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
     withKustomization,
     chartDirectories,
     fileCount: 0,
+    parsedFiles: 0,
   };
   for (const path of orderedPaths(tree, cache)) {
     const role = classifyPath(path);
@@ -288,17 +293,31 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
       reporter.problems.push({ ...problem, severity: "warning", code: "UNUSED_FILE" });
       continue;
     }
-    const { documents, problems } = parseCached(path, tree.get(path) ?? new Uint8Array(), cache);
-    reporter.problems.push(...problems);
-    const sources = role.role === "manifest" ? documents.flatMap(listItems) : documents;
-    for (const source of sources) {
-      reporter.register(source);
-      addDocument(out, role, source);
-    }
+    if (parseInto(out, path, role, tree, reporter, cache)) out.parsedFiles++;
     if (role.role !== "gitfleet") out.appNames.add(role.app);
   }
   if (cache) forgetRemoved(cache, tree);
   return out;
+}
+
+// Parses one file of the layout into `out`, its problems and positions into the reporter; true when
+// it was parsed now rather than found in the cache.
+function parseInto(
+  out: ParsedTree,
+  path: string,
+  role: Exclude<FileRole, { role: "ignored" | "stray" }>,
+  tree: FileTree,
+  reporter: Reporter,
+  cache: ParseCache | undefined,
+): boolean {
+  const { file, fresh } = parseCached(path, tree.get(path) ?? new Uint8Array(), cache);
+  reporter.problems.push(...file.problems);
+  const sources = role.role === "manifest" ? file.documents.flatMap(listItems) : file.documents;
+  for (const source of sources) {
+    reporter.register(source);
+    addDocument(out, role, source);
+  }
+  return fresh;
 }
 
 // Directories under apps/ holding a Chart.yaml (known from paths alone, before parsing).
@@ -351,12 +370,17 @@ function forgetRemoved(cache: ParseCache, tree: FileTree): void {
   for (const path of cache.files.keys()) if (!tree.has(path)) cache.files.delete(path);
 }
 
-function parseCached(path: string, bytes: Uint8Array, cache: ParseCache | undefined): ParsedFile {
+// The file parsed, from the cache when its bytes are the same (`fresh`: parsed now).
+function parseCached(
+  path: string,
+  bytes: Uint8Array,
+  cache: ParseCache | undefined,
+): { readonly file: ParsedFile; readonly fresh: boolean } {
   const hit = cache?.files.get(path);
-  if (hit && sameBytes(hit.bytes, bytes)) return hit.parsed;
+  if (hit && sameBytes(hit.bytes, bytes)) return { file: hit.parsed, fresh: false };
   const parsed = parseSourceFile(path, bytes);
   cache?.files.set(path, { bytes, parsed });
-  return parsed;
+  return { file: parsed, fresh: true };
 }
 
 // A read of one document that depends on nothing but the document and `key`: done once per cached

@@ -40,6 +40,7 @@ export interface ReconcileResult {
     readonly valid: boolean;
     readonly attempts: number;
     readonly durationsMs: Readonly<Record<string, number>>;
+    readonly recomputed?: Readonly<Record<"files" | "apps" | "pairs", number>>;
   };
   readonly error?: unknown;
 }
@@ -52,6 +53,7 @@ export class FleetMetrics {
   readonly registry = new Registry();
   private readonly reconcileSeconds: Histogram<"stage">;
   private readonly reconciles: Counter<"result">;
+  private readonly recomputed: Histogram<"unit">;
   private readonly sourceCommits: Counter;
   private readonly statusCommits: Counter<"kind">;
   private readonly failovers: Counter;
@@ -69,6 +71,13 @@ export class FleetMetrics {
       help: "Time a reconcile spends per stage (fetch, restore, read, reconcile, write, publish) and in all (total).",
       labelNames: ["stage"],
       buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.recomputed = new Histogram({
+      name: "gitfleet_reconcile_recomputed",
+      help: "What a reconcile that rendered computed again, by unit: fleet repo files parsed anew, apps rendered again, (app, cluster) pairs rendered again.",
+      labelNames: ["unit"],
+      buckets: [0, 1, 10, 100, 1000, 10_000, 100_000, 1_000_000],
       registers,
     });
     this.reconciles = new Counter({
@@ -131,6 +140,8 @@ export class FleetMetrics {
       total += ms;
     }
     this.reconcileSeconds.observe({ stage: "total" }, total / 1000);
+    if (report.recomputed)
+      for (const [unit, count] of Object.entries(report.recomputed)) this.recomputed.observe({ unit }, count);
     if (report.attempts > 1) this.publishRetries.inc(report.attempts - 1);
     if (report.sourceCommit !== this.lastSource) {
       this.lastSource = report.sourceCommit;

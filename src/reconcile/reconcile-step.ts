@@ -30,6 +30,7 @@ import { type ChangeSummary, type ClusterCounts, changeMessage, invalidMessage }
 import { failoverMessage } from "./failover-message.js";
 import { controlPlaneEvents, observationMessage } from "./observation-message.js";
 import { type ObservationKeys, observationKeys, observationScope } from "./observation-scope.js";
+import { onlyParsed, type Recomputed, recomputedBy } from "./recomputed.js";
 
 /** Everything the loop carries from one reconcile to the next; all of it can be rebuilt from Git. */
 export interface ReconcileState {
@@ -93,6 +94,8 @@ export interface ReconcileOutcome {
   /** The apps rendered again (ALL for a full render). */
   readonly scope: Affected;
   readonly summary: ChangeSummary | undefined;
+  /** What this reconcile parsed and rendered again (absent when it rendered nothing). */
+  readonly recomputed?: Recomputed;
   /** An observation step that moved no replica: its message only says the status was updated. */
   readonly quiet?: boolean;
 }
@@ -165,7 +168,8 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
     files: state.files,
     ...(derived.keys ? { observationKeys: derived.keys } : {}),
   };
-  return finish(next, changes, changeMessage(summary), { valid: true, problems }, scope, summary);
+  const outcome = finish(next, changes, changeMessage(summary), { valid: true, problems }, scope, summary);
+  return { ...outcome, recomputed: { ...derived.recomputed, files: loaded.parsedFiles } };
 }
 
 /**
@@ -219,7 +223,10 @@ export function observationStep(
     }),
   });
   // The source did not move: its validation stands as status/source.yaml records it.
-  const outcome = finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary);
+  const outcome = {
+    ...finish(next, derived.changes, message, { valid: true, problems: [] }, scope, summary),
+    recomputed: derived.recomputed,
+  };
   return moved ? outcome : { ...outcome, quiet: true };
 }
 
@@ -235,7 +242,15 @@ export function rerenderStep(
 ): ReconcileOutcome {
   const { renderedCommit, derived, next } = rerendered(state, observations, secretDigestKey, () => ALL);
   const summary = derived.summary(renderedCommit);
-  return finish(next, derived.changes, changeMessage(summary), { valid: true, problems: [] }, ALL, summary);
+  const outcome = finish(
+    next,
+    derived.changes,
+    changeMessage(summary),
+    { valid: true, problems: [] },
+    ALL,
+    summary,
+  );
+  return { ...outcome, recomputed: derived.recomputed };
 }
 
 // The state's valid render made again with new observations over the scope they give: the
@@ -305,6 +320,8 @@ interface Derived {
   readonly appCommits: Map<string, string>;
   readonly keys: ObservationKeys | undefined;
   readonly summary: (sourceCommit: string) => ChangeSummary;
+  /** What the render computed again (the files are the caller's to count). */
+  readonly recomputed: Recomputed;
 }
 
 interface DeriveInput {
@@ -354,6 +371,7 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     changes,
     appCommits,
     keys: observations ? observationKeys(model, render, observations, input.planes) : undefined,
+    recomputed: recomputedBy(0, examined, after),
     summary: (commit) => ({
       sourceCommit: commit,
       apps: changedApps.sort(compareStrings),
@@ -412,7 +430,7 @@ function invalidOutcome(state: ReconcileState, input: ReconcileInput, loaded: Lo
   ]);
   const errors = loaded.problems.filter((p) => p.severity === "error").length;
   const message = invalidMessage(input.sourceCommit, errors, state.renderedCommit);
-  return finish(
+  const outcome = finish(
     { ...state, sourceCommit: input.sourceCommit },
     changes,
     message,
@@ -420,6 +438,7 @@ function invalidOutcome(state: ReconcileState, input: ReconcileInput, loaded: Lo
     new Set(),
     undefined,
   );
+  return { ...outcome, recomputed: onlyParsed(loaded.parsedFiles) };
 }
 
 // Keeps only the changes that differ from the files the branch has, and applies them to the state.

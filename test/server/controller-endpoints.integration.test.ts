@@ -256,6 +256,16 @@ describe("/metrics", () => {
       "write",
     ]);
     expect(value(series, "gitfleet_reconcile_duration_seconds_sum", { stage: "total" })).toBeGreaterThan(0);
+    // Every reconcile that rendered says what it computed again; the first rendered every app from every file.
+    const recomputed = (unit: string, what: "count" | "sum") =>
+      value(series, `gitfleet_reconcile_recomputed_${what}`, { unit });
+    expect(recomputed("apps", "count")).toBeGreaterThanOrEqual(1);
+    for (const unit of ["files", "pairs"])
+      expect(recomputed(unit, "count"), unit).toBe(recomputed("apps", "count"));
+    expect(recomputed("files", "sum")).toBeGreaterThanOrEqual(1);
+    expect(recomputed("apps", "sum")).toBeGreaterThanOrEqual(1);
+    // web alone renders on east, west and north.
+    expect(recomputed("pairs", "sum")).toBeGreaterThanOrEqual(3);
     expect(value(series, "gitfleet_source_commits_total")).toBeGreaterThanOrEqual(1);
     // Every status commit this process wrote is counted once, by kind; the branch has no other writer.
     within(value(series, "gitfleet_status_commits_total"));
