@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { describeIdentity } from "../model/identity.js";
 import { EVENT_KINDS, type EventKind } from "../model/trailers.js";
+import type { Recomputed } from "../reconcile/recomputed.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
@@ -40,7 +41,7 @@ export interface ReconcileResult {
     readonly valid: boolean;
     readonly attempts: number;
     readonly durationsMs: Readonly<Record<string, number>>;
-    readonly recomputed?: Readonly<Record<"files" | "apps" | "pairs", number>>;
+    readonly recomputed?: Recomputed;
   };
   readonly error?: unknown;
 }

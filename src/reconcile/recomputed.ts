@@ -18,14 +18,14 @@ export function onlyParsed(files: number): Recomputed {
 
 /**
  * What a render computed again: `examined` the apps it rendered again (for a full render, every app
- * of the fleet and every app that left it), `outputs` what they rendered.
+ * of the fleet and every app that left it), `outputs` what they rendered. It parsed no file: the
+ * source step, which loaded the tree, counts those.
  */
 export function recomputedBy(
-  files: number,
   examined: ReadonlySet<string>,
   outputs: ReadonlyMap<string, { readonly objects: readonly { readonly cluster: string }[] }>,
 ): Recomputed {
   let pairs = 0;
   for (const { objects } of outputs.values()) pairs += new Set(objects.map((o) => o.cluster)).size;
-  return { files, apps: examined.size, pairs };
+  return { files: 0, apps: examined.size, pairs };
 }

@@ -379,7 +379,7 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     changes,
     appCommits,
     keys: observations ? observationKeys(model, render, observations, input.planes) : undefined,
-    recomputed: recomputedBy(0, examined, after),
+    recomputed: recomputedBy(examined, after),
     summary: (commit) => ({
       sourceCommit: commit,
       apps: changedApps.sort(compareStrings),
