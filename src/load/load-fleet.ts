@@ -8,10 +8,9 @@ import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
 import { classifyPath, type FileRole } from "../model/classify.js";
 import { clusterFacts } from "../model/cluster-affinity.js";
 import { crdScopes } from "../model/crd-scopes.js";
-import { compareStrings, type FileTree, sortedPaths } from "../model/file-tree.js";
+import { compareStrings, type FileTree } from "../model/file-tree.js";
 import { DEFAULT_LOAD_POLICY, type LoadPolicy } from "../model/load-policy.js";
-import type { Problem } from "../model/problem.js";
-import { hasErrors, normalizeProblems } from "../model/problem.js";
+import { hasErrors, normalizeProblems, type Problem } from "../model/problem.js";
 import { type CheckedObject, isRecord, readGitfleetObject } from "../model/read-gitfleet-object.js";
 import { readManifest } from "../model/read-manifest.js";
 import { createReporter, type Reporter } from "../model/reporter.js";
@@ -29,7 +28,10 @@ import type {
   Placement,
   Resource,
 } from "../model/types.js";
-import { type ParsedFile, parseSourceFile, type SourceDocument } from "../model/yaml-source.js";
+import type { SourceDocument } from "../model/yaml-source.js";
+import { forgetRemoved, memoRead, orderedPaths, type ParseCache, parseCached } from "./parse-cache.js";
+
+export { createParseCache, type ParseCache } from "./parse-cache.js";
 
 /** The outcome of loading a fleet repo: the model when there are no errors, and every problem found. */
 export interface LoadResult {
@@ -45,28 +47,6 @@ export interface LoadResult {
   readonly charts: readonly ChartRequest[];
   /** The kustomization directories the fleet's Kustomize apps build, when given builds (the fifth input). */
   readonly kustomizations: readonly string[];
-}
-
-/**
- * Parsed files from earlier loads, by path, and what was read from each of their documents: a
- * long-running controller passes the same cache to every load so that only files whose bytes changed
- * are parsed and read again (that is most of a load's cost). A memo, not state: a load with a cache
- * gives exactly what a load without one gives.
- */
-export interface ParseCache {
-  readonly files: Map<string, { readonly bytes: Uint8Array; readonly parsed: ParsedFile }>;
-  /** The last load's paths in order: the next load's, when the tree holds the same paths (most loads). */
-  paths?: readonly string[];
-  /** Per document, per reading (kind of read and its parameters): the value and the problems it reported. */
-  readonly reads: WeakMap<
-    SourceDocument,
-    Map<string, { readonly value: unknown; readonly problems: readonly Problem[] }>
-  >;
-}
-
-/** An empty cache for loadFleet. */
-export function createParseCache(): ParseCache {
-  return { files: new Map(), reads: new WeakMap() };
 }
 
 /**
@@ -357,69 +337,10 @@ function listItems(source: SourceDocument): readonly SourceDocument[] {
   return items;
 }
 
-// The tree's paths in order; sorted again only when a path came or went.
-function orderedPaths(tree: FileTree, cache: ParseCache | undefined): readonly string[] {
-  const last = cache?.paths;
-  if (last && last.length === tree.size && last.every((path) => tree.has(path))) return last;
-  const paths = sortedPaths(tree);
-  if (cache) cache.paths = paths;
-  return paths;
-}
-
-function forgetRemoved(cache: ParseCache, tree: FileTree): void {
-  for (const path of cache.files.keys()) if (!tree.has(path)) cache.files.delete(path);
-}
-
-// The file parsed, from the cache when its bytes are the same (`fresh`: parsed now).
-function parseCached(
-  path: string,
-  bytes: Uint8Array,
-  cache: ParseCache | undefined,
-): { readonly file: ParsedFile; readonly fresh: boolean } {
-  const hit = cache?.files.get(path);
-  if (hit && sameBytes(hit.bytes, bytes)) return { file: hit.parsed, fresh: false };
-  const parsed = parseSourceFile(path, bytes);
-  cache?.files.set(path, { bytes, parsed });
-  return { file: parsed, fresh: true };
-}
-
-// A read of one document that depends on nothing but the document and `key`: done once per cached
-// document, its problems replayed on later loads.
-function memoRead<T>(
-  cache: ParseCache | undefined,
-  source: SourceDocument,
-  key: string,
-  reporter: Reporter,
-  read: () => T,
-): T {
-  if (!cache) return read();
-  let reads = cache.reads.get(source);
-  if (!reads) {
-    reads = new Map();
-    cache.reads.set(source, reads);
-  }
-  const hit = reads.get(key);
-  if (hit) {
-    reporter.problems.push(...hit.problems);
-    return hit.value as T;
-  }
-  const before = reporter.problems.length;
-  const value = read();
-  reads.set(key, { value, problems: reporter.problems.slice(before) });
-  return value;
-}
-
 function manifestKind(value: Record<string, unknown>): GroupKind {
   const apiVersion = typeof value.apiVersion === "string" ? value.apiVersion : "";
   const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "";
   return groupKind(group, typeof value.kind === "string" ? value.kind : "");
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function addDocument(

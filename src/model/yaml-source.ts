@@ -36,30 +36,29 @@ interface ParsedSyntax {
 }
 
 /**
- * The positions of a file's nodes, for pointing a problem at a line and column. The syntax tree
- * costs about ten times the file's plain data and is needed only when a problem is reported, so it
- * is not kept from the first parse: it is parsed again from the file's bytes (which the fleet's tree
- * keeps anyway) when a position is first asked for, and held weakly after that. A fleet of 50,000
- * apps would otherwise hold gigabytes of it through a reconcile (a WeakRef made during a synchronous
- * load keeps its target until the load ends) and between reconciles.
+ * The positions of a file's nodes, for pointing a problem at a line and column: the file's bytes and
+ * how its plain scalars are typed. The syntax tree costs about ten times the file's plain data and is
+ * needed only when a problem is reported, so it is not kept from the first parse: `syntaxTree` parses
+ * it again from the bytes (which the fleet's tree keeps anyway) when a position is first asked for,
+ * and holds it weakly after that. A fleet of 50,000 apps would otherwise hold gigabytes of it through
+ * a reconcile (a WeakRef made during a synchronous load keeps its target until the load ends) and
+ * between reconciles. Plain data, so that a document can be copied (to a worker, into a snapshot).
  */
-export class FileSyntax {
-  private held: WeakRef<ParsedSyntax> | undefined;
+export interface FileSyntax {
+  readonly bytes: Uint8Array;
+  /** How the file's plain scalars are typed (a document rebuilt elsewhere is read the same way). */
+  readonly dialect: YamlDialect;
+}
 
-  constructor(
-    private readonly bytes: Uint8Array,
-    /** How the file's plain scalars are typed (a document rebuilt elsewhere is read the same way). */
-    readonly dialect: YamlDialect,
-  ) {}
+const heldTrees = new WeakMap<FileSyntax, WeakRef<ParsedSyntax>>();
 
-  /** The syntax tree, parsed again unless it is still held. */
-  tree(): ParsedSyntax {
-    const held = this.held?.deref();
-    if (held) return held;
-    const parsed = parseSyntax(new TextDecoder("utf-8").decode(this.bytes), this.dialect);
-    this.held = new WeakRef(parsed);
-    return parsed;
-  }
+/** The syntax tree, parsed again unless it is still held. */
+export function syntaxTree(syntax: FileSyntax): ParsedSyntax {
+  const held = heldTrees.get(syntax)?.deref();
+  if (held) return held;
+  const parsed = parseSyntax(new TextDecoder("utf-8").decode(syntax.bytes), syntax.dialect);
+  heldTrees.set(syntax, new WeakRef(parsed));
+  return parsed;
 }
 
 /** The documents of one file, and what kept other documents from parsing. */
@@ -136,7 +135,7 @@ export function parseSourceFile(
   }
   const parsed = parseSyntax(new TextDecoder("utf-8").decode(bytes), dialect);
   const { lineCounter } = parsed;
-  const syntax = new FileSyntax(bytes, dialect);
+  const syntax: FileSyntax = { bytes, dialect };
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
   parsed.documents.forEach((document, index) => {
@@ -308,7 +307,7 @@ export function locate(
   segments: readonly (string | number)[],
   target: LocateTarget = "value",
 ): SourceLocation {
-  const { documents, lineCounter } = source.syntax.tree();
+  const { documents, lineCounter } = syntaxTree(source.syntax);
   let node: unknown = documents[source.index]?.contents;
   let keyNode: unknown;
   const path = source.item === undefined ? segments : ["items", source.item, ...segments];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FileSyntax, locate, parseSourceFile } from "../../src/model/yaml-source.js";
+import { locate, parseSourceFile } from "../../src/model/yaml-source.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -31,7 +31,7 @@ describe("parsing YAML sources", () => {
     // The syntax tree is parsed again from the file's bytes for each document asking for a position.
     const second = parsed.documents[1];
     if (!second) throw new Error("no second document");
-    const reparsed = { syntax: new FileSyntax(encode(text), "kubectl") };
+    const reparsed = { syntax: { bytes: encode(text), dialect: "kubectl" as const } };
     expect(locate({ ...first, ...reparsed }, segments, target)).toEqual(locate(first, segments, target));
     expect(locate({ ...second, ...reparsed }, ["z"], target)).toMatchObject({ line: 7 });
   });

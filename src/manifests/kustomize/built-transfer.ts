@@ -1,7 +1,7 @@
 import type { JsonMap } from "../../apimachinery/json.js";
 import type { FileTree } from "../../model/file-tree.js";
 import type { Problem } from "../../model/problem.js";
-import { FileSyntax, type YamlDialect } from "../../model/yaml-source.js";
+import type { FileSyntax, YamlDialect } from "../../model/yaml-source.js";
 import type { KustomizeResult } from "./build-kustomization.js";
 import type { BuiltObject } from "./built-object.js";
 
@@ -51,7 +51,7 @@ export function receiveBuild(build: TransferredBuild, tree: FileTree): Kustomize
     const key = `${dialect}\0${file}`;
     let syntax = syntaxes.get(key);
     if (!syntax) {
-      syntax = new FileSyntax(tree.get(file) ?? new Uint8Array(), dialect);
+      syntax = { bytes: tree.get(file) ?? new Uint8Array(), dialect };
       syntaxes.set(key, syntax);
     }
     return syntax;
