@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Reconciler } from "../src/controller/reconciler.js";
+import { snapshotKeyOf } from "../src/controller/snapshot/snapshot-codec.js";
+import { SnapshotStore } from "../src/controller/snapshot/snapshot-store.js";
 import { commitSigner } from "../src/git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../src/git/commit-verifier.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
@@ -75,9 +77,14 @@ const signingKey = join(keyDir, "signing-key");
 execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "gitfleet-bench", "-f", signingKey]);
 const verify = (await commitVerifier({ signingKey: { format: "ssh", key: signingKey } })) as CommitVerifier;
 
-function controller(repo: FleetRepo, trust: { verify?: CommitVerifier } = { verify }): Reconciler {
+function controller(
+  repo: FleetRepo,
+  trust: { verify?: CommitVerifier } = { verify },
+  snapshots?: SnapshotStore,
+): Reconciler {
   return new Reconciler({
     repo,
+    ...(snapshots ? { snapshots } : {}),
     sign: commitSigner("ssh", signingKey),
     ...trust,
     branch: "main",
@@ -88,13 +95,46 @@ function controller(repo: FleetRepo, trust: { verify?: CommitVerifier } = { veri
   });
 }
 
+interface ChildRound {
+  readonly ms: number;
+  readonly result: string;
+  readonly recomputed: Recomputed | null;
+  readonly peakRssMiB: number;
+}
+
+// A fresh process's first round (bench/resume-child.ts), timed from the process's start.
+function freshProcess(dir: string, snapshotDir: string): { result: ChildRound; measurement: Measurement } {
+  const child = new URL("./resume-child.js", import.meta.url).pathname;
+  const output = execFileSync(process.execPath, [child, dir, snapshotDir, signingKey], { encoding: "utf8" });
+  const result = JSON.parse(output) as ChildRound;
+  const label = "fresh process: resume from the snapshot, commit a one-app change";
+  process.stderr.write(
+    `  ${label}: ${result.ms.toFixed(0)} ms, peak RSS ${result.peakRssMiB.toFixed(0)} MiB\n`,
+  );
+  return { result, measurement: { label, milliseconds: result.ms, heapUsedMiB: Number.NaN } };
+}
+
+// What a round recomputed, as the bench prints it.
+function recomputed(r: { recomputed?: Recomputed | null }): string {
+  return r.recomputed
+    ? `${r.recomputed.files} files, ${r.recomputed.apps} apps, ${r.recomputed.pairs} (app, cluster) pairs`
+    : "nothing rendered";
+}
+
 for (const apps of sizes) {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-"));
   try {
     const tree = generateFleet({ apps, clusters, clustersPerApp: [fewest, most] });
     commitFleet(dir, tree, { loose });
     const repo = await FleetRepo.open({ location: dir });
-    const loop = controller(repo);
+    // The leader keeps a snapshot (written when it stops, here), as `gitfleet run` does.
+    const snapshotDir = join(dir, ".snapshots");
+    const snapshots = new SnapshotStore({
+      dir: snapshotDir,
+      statusBranch: "gitfleet/status",
+      key: snapshotKeyOf(readFileSync(signingKey)),
+    });
+    const loop = controller(repo, { verify }, snapshots);
     const first = await timed("first reconcile (full render, status commit)", () => loop.reconcile());
     const target = "apps/app-00042/deployment.yaml";
     const original = Buffer.from(tree.get(target) ?? new Uint8Array()).toString("utf8");
@@ -116,6 +156,7 @@ for (const apps of sizes) {
     }
     // The leader alone so far: one reconciler, its first reconcile and one-app changes.
     const leaderPeak = peakRssMiB();
+    const snapshotBytes = () => execFileSync("du", ["-sb", snapshotDir], { encoding: "utf8" }).split("\t")[0];
     const added = git(dir, "rev-list", "--objects", "gitfleet/status", "^gitfleet/status~1")
       .split("\n")
       .map((line) => line.split(" ")[0] as string);
@@ -127,6 +168,12 @@ for (const apps of sizes) {
       .trim()
       .split("\n")
       .reduce((sum, n) => sum + Number(n), 0);
+    // A leader that stops writes its snapshot; a fresh process (modules loaded, nothing warm)
+    // resumes from it and commits a one-app change.
+    const written = await timed("snapshot written (the leader stops)", () => loop.close());
+    writeFileSync(join(dir, target), original.replace(/replicas: \d+/, "replicas: 15"));
+    git(dir, "commit", "-q", "-am", "app-00042: 15 replicas");
+    const resumed = freshProcess(dir, snapshotDir);
     const restart = await timed("restart: signed tip, state restored from it", () =>
       profiled(() => controller(repo).reconcile(), process.env.BENCH_PROFILE_RESTART),
     );
@@ -167,6 +214,8 @@ for (const apps of sizes) {
         first.measurement,
         incremental.measurement,
         steady.measurement,
+        written.measurement,
+        resumed.measurement,
         restart.measurement,
         untrusted.measurement,
         follow.measurement,
@@ -178,6 +227,9 @@ for (const apps of sizes) {
     );
     process.stdout.write(
       `  peak RSS of the leader (first reconcile and the one-app change, before any other reconciler): ${leaderPeak.toFixed(0)} MiB\n`,
+    );
+    process.stdout.write(
+      `  snapshot: ${(Number(snapshotBytes()) / 2 ** 20).toFixed(0)} MiB; the fresh process that resumed from it: ${resumed.result.result}, recomputed ${recomputed(resumed.result)}, peak RSS ${resumed.result.peakRssMiB.toFixed(0)} MiB\n`,
     );
     process.stdout.write(
       `  the standby's follow of one leader commit: ${followed.result}; of an observation commit: ${observed.result}\n`,
@@ -193,10 +245,6 @@ for (const apps of sizes) {
       `  stages (ms): first: ${stages(first.result)}\n  incremental: ${stages(incremental.result)}\n  steady: ${stages(steady.result)}\n  restart: ${stages(restart.result)}\n  untrusted restart: ${stages(untrusted.result)}\n`,
     );
     // A restart restores (or renders again) before its reconcile, which then has nothing to recompute.
-    const recomputed = (r: { recomputed?: Recomputed }) =>
-      r.recomputed
-        ? `${r.recomputed.files} files, ${r.recomputed.apps} apps, ${r.recomputed.pairs} (app, cluster) pairs`
-        : "nothing rendered";
     process.stdout.write(
       `  recomputed: first: ${recomputed(first.result)}\n  incremental: ${recomputed(incremental.result)}\n  steady: ${recomputed(steady.result)}\n`,
     );

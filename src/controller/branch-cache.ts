@@ -77,6 +77,13 @@ export class BranchCache {
     this.accept(caught.outcome, tip, caught.headTree);
   }
 
+  /** All it holds, as a restore would give it (a snapshot's content); undefined when nothing is held. */
+  held(): RestoredBranch | undefined {
+    const { state, tip: statusTip, tree: renderedTree, observed, syncFiles, trusted, repair, sweep } = this;
+    if (!state || !statusTip) return undefined;
+    return { state, statusTip, renderedTree, observed, syncFiles, trusted, repair, sweep };
+  }
+
   restored(restored: RestoredBranch): void {
     ({ state: this.state, statusTip: this.tip, renderedTree: this.tree } = restored);
     ({ observed: this.observed, syncFiles: this.syncFiles, trusted: this.trusted } = restored);

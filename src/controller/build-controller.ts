@@ -33,13 +33,13 @@ export interface BuiltController {
   readonly controller?: Controller;
   readonly prober?: ClusterProber;
   readonly loop: ReconcileLoop;
-  /** One round and the sync it asked for, with the members' results published (`reconcile --once`). */
+  /** One round and the sync it asked for, with the members' results published, and the snapshot written (`reconcile --once`). */
   once(): Promise<ReconcileReport | ControllerReport>;
   /** A standby's warm state: the status branch followed as a takeover's first round would (writes nothing). */
   follow(): Promise<"current" | "replayed" | "restored">;
   /** Polls, probes, and reconciles when asked. */
   start(): void;
-  /** Stops asking, finishes the round and the syncs in flight. */
+  /** Stops asking, finishes the round and the syncs in flight, and writes the reconciler's snapshot. */
   stop(): Promise<void>;
 }
 
@@ -74,10 +74,11 @@ export function buildController(config: ControllerConfig): BuiltController {
     ...(parts ?? {}),
     loop,
     async once() {
-      if (!parts) return reconciler.reconcile();
+      if (!parts) return reconciler.reconcile().finally(() => reconciler.close());
       const report = await parts.controller.reconcile();
       await parts.syncer.idle();
       await parts.controller.flush();
+      await reconciler.close();
       return report;
     },
     follow: () => (parts ? parts.controller.follow() : reconciler.follow()),
@@ -89,6 +90,7 @@ export function buildController(config: ControllerConfig): BuiltController {
       parts?.prober.stop();
       await loop.stop();
       await parts?.syncer.idle();
+      await reconciler.close();
     },
   };
 }

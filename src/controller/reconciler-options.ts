@@ -7,6 +7,7 @@ import type { LoadPolicy } from "../model/load-policy.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { EventKind } from "../model/trailers.js";
 import type { Recomputed } from "../reconcile/recomputed.js";
+import type { SnapshotStore } from "./snapshot/snapshot-store.js";
 
 // What a reconciler is given and what it tells: its options, its report of a reconcile, the
 // commits it published and the files the controller attaches to its next commit.
@@ -56,6 +57,12 @@ export interface ReconcilerOptions {
    * the last line of defence.
    */
   readonly fence?: () => void;
+  /**
+   * Where the reconciler keeps its snapshot (snapshot/): read by the first restore, so a restarted
+   * process resumes from it, and written `snapshotAfterMs` (default 60 s) after the held tip moves.
+   */
+  readonly snapshots?: SnapshotStore;
+  readonly snapshotAfterMs?: number;
   /** Called after a stage of the publish, for crash tests: "written" (objects on disk, branch not moved) or "published". */
   readonly onStage?: (stage: "written" | "published") => void | Promise<void>;
 }

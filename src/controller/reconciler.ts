@@ -10,6 +10,7 @@ import type { FleetRepo } from "../git/fleet-repo.js";
 import type { Published } from "../git/status-branch.js";
 import type { CommitAuthor } from "../git/status-writer.js";
 import { createParseCache, type ParseCache } from "../load/load-fleet.js";
+import { parseCacheFrom } from "../load/parse-cache.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { noObservations, type ObservedState } from "../model/observed-state.js";
@@ -30,6 +31,8 @@ import { ReconcileError, TerminalError } from "./errors.js";
 import { catchUp } from "./leadership/standby-catch-up.js";
 import { readSource } from "./read-source.js";
 import type { Attachment, ReconcileReport, ReconcilerOptions, RoundInputs } from "./reconciler-options.js";
+import { snapshotOf } from "./snapshot/reconciler-snapshot.js";
+import { SnapshotKeeper } from "./snapshot/snapshot-keeper.js";
 import { publishStatus, refuseOwnCommit, type StatusCommit } from "./status-commits.js";
 import { Stopwatch } from "./stopwatch.js";
 
@@ -56,9 +59,16 @@ type Rendered = { outcome: ReconcileOutcome; headTree: string | undefined };
 export class Reconciler {
   /** The status branch as last known: a cache of what it says (branch-cache.ts). */
   private readonly branch = new BranchCache();
-  private readonly parseCache: ParseCache = createParseCache();
+  private parseCache: ParseCache = createParseCache();
+  /** The snapshot on disk: read by the first restore, written after the held tip moves. */
+  private readonly snapshots: SnapshotKeeper | undefined;
 
-  constructor(private readonly options: ReconcilerOptions) {}
+  constructor(private readonly options: ReconcilerOptions) {
+    const { snapshots: store, logger, snapshotAfterMs } = options;
+    this.snapshots = store
+      ? new SnapshotKeeper(store, logger, () => this.takeSnapshot(), snapshotAfterMs)
+      : undefined;
+  }
 
   /** The fleet repository this reconciler reads and writes. */
   get repository(): FleetRepo {
@@ -90,8 +100,9 @@ export class Reconciler {
     const head = await repo.branchTip(branch);
     const tip = await repo.branchTip(statusBranch);
     if (!head || this.branch.holds(tip)) return "current";
+    this.snapshots?.changed();
     if (tip && (await this.catchUp(tip, round))) return "replayed";
-    await this.restore(tip, head);
+    await this.restore(tip, head, round);
     return "restored";
   }
 
@@ -149,7 +160,7 @@ export class Reconciler {
     // Another writer moved the branch (the leader before this one): its commit replayed when this
     // state reproduces it exactly, else the state restored from the branch.
     if (!this.branch.holds(tip))
-      if (!(tip && (await this.catchUp(tip, round)))) await this.restore(tip, head);
+      if (!(tip && (await this.catchUp(tip, round)))) await this.restore(tip, head, round);
     watch.lap("restore");
     const { next, attachment, repair } = await this.nextCommit(head, watch, round);
     const counts = { sourceCommit: head, attempts: attempt };
@@ -262,6 +273,7 @@ export class Reconciler {
       attachment.committed();
     }
     if (repair) this.branch.repaired();
+    this.snapshots?.changed();
   }
 
   // The source branch's new tip reconciled, or — with the tip reconciled already — what new
@@ -313,8 +325,10 @@ export class Reconciler {
   }
 
   // Rebuilds the state from the status branch (controller/branch-restore.ts): as it is when its tip
-  // is signed by a trusted key, else by rendering the source again.
-  private async restore(tip: string | undefined, head: string): Promise<void> {
+  // is signed by a trusted key, else by rendering the source again — unless the process's first
+  // restore resumes from its snapshot.
+  private async restore(tip: string | undefined, head: string, round: RoundInputs): Promise<void> {
+    if (await this.resume(tip, round)) return;
     const { repo, logger, verify, secretDigestKey } = this.options;
     const reader = {
       repo,
@@ -325,6 +339,39 @@ export class Reconciler {
       load: (tree: FileTree) => loadFleetWithBuilds(tree, this.builders(), this.parseCache, this.policy()),
     };
     this.branch.restored(await restoreBranch(reader, tip, head));
+  }
+
+  // The snapshot's state, caught up commit by commit to the tip when the branch moved on since it was
+  // written; false when there is none to use or the branch cannot be followed from it (then the
+  // restore reads the branch, with the snapshot's parse cache sparing it the source's parsing).
+  private async resume(tip: string | undefined, round: RoundInputs): Promise<boolean> {
+    const resumed = await this.snapshots?.resume();
+    if (!resumed) return false;
+    this.parseCache = parseCacheFrom(resumed.parse);
+    if (!tip) return false;
+    this.branch.restored(resumed.branch);
+    const since = await commitsSince(this.options.repo, resumed.branch.statusTip, tip);
+    for (const commit of since ?? []) if (!(await this.catchUp(commit, round))) return false;
+    if (!since || !this.branch.holds(tip)) return false;
+    this.options.logger.info(
+      { statusCommit: tip, snapshotCommit: resumed.branch.statusTip, caughtUp: since.length },
+      "resumed from the snapshot",
+    );
+    if (since.length > 0) this.snapshots?.changed();
+    return true;
+  }
+
+  // What the snapshot holds now: the branch as held and the parse cache.
+  private takeSnapshot() {
+    const held = this.branch.held();
+    return held?.statusTip
+      ? { statusTip: held.statusTip, snapshot: snapshotOf(held, this.parseCache) }
+      : undefined;
+  }
+
+  /** Writes the snapshot if the held tip moved since the last one (a graceful stop). */
+  async close(): Promise<void> {
+    await this.snapshots?.close();
   }
 
   private policy(): LoadPolicy {
@@ -363,6 +410,7 @@ export class Reconciler {
     const written = await this.publish({ parent, changes, message, sourceCommit: state.sourceCommit });
     if (written.status !== "committed") return written.status;
     this.branch.observedAt(written.oid, changes, blocks, files);
+    this.snapshots?.changed();
     this.told(written.oid, message);
     return "committed";
   }
@@ -383,6 +431,27 @@ export class Reconciler {
     const now = (this.options.now ?? Date.now)();
     return { ...this.options.author, timestamp: Math.floor(now / 1000), timezoneOffset: 0 };
   }
+}
+
+/** How far back from the tip a snapshot's commit is looked for, one parent at a time. */
+const MAX_CATCH_UP = 100;
+
+// The commits from `from` (excluded) to `tip`, oldest first, when each has one parent and `from` is
+// at most MAX_CATCH_UP commits back; undefined otherwise.
+async function commitsSince(
+  repo: FleetRepo,
+  from: string | undefined,
+  tip: string,
+): Promise<string[] | undefined> {
+  const since: string[] = [];
+  for (let at = tip; at !== from; ) {
+    if (since.length === MAX_CATCH_UP) return undefined;
+    const parents = await repo.parentsOf(at).catch(() => [] as string[]);
+    if (parents.length !== 1) return undefined;
+    since.unshift(at);
+    at = parents[0] as string;
+  }
+  return since;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import {
   type BuiltController,
@@ -10,6 +11,8 @@ import {
   readFleetSettings,
 } from "../../controller/fleet-settings.js";
 import type { Sharding } from "../../controller/leadership/sharding.js";
+import { snapshotKeyOf } from "../../controller/snapshot/snapshot-codec.js";
+import { SnapshotStore } from "../../controller/snapshot/snapshot-store.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
@@ -47,6 +50,9 @@ export interface LoopFlags
   readonly sync: boolean;
   readonly kubeconfig?: string;
   readonly cacheDir?: string;
+  readonly snapshotDir?: string;
+  /** False with --no-snapshot. */
+  readonly snapshot?: boolean;
   readonly author?: string;
   readonly controllerId: string;
   readonly logLevel: string;
@@ -79,7 +85,7 @@ export async function runLoop(
     : { logger: createLogger({ level: flags.logLevel }), progress: undefined };
   const shards = shardsOf(flags, serve);
   const { repo, settings } = await openFleet(flags);
-  const secretKey = await secretKeyOf(flags, logger);
+  const { key: secretKey, persistent } = await secretKeyOf(flags, logger);
   const statusBranch = flags.statusBranch ?? settings.statusBranch ?? DEFAULT_STATUS_BRANCH;
   const { endpoints, outbound, hooks } = serve ? served(flags, repo, logger) : {};
   // One replica of several: every write is fenced on the leader Lease.
@@ -99,6 +105,7 @@ export async function runLoop(
       secretKey,
       progress,
       election,
+      snapshots: await snapshotStore(flags, repo, statusBranch, persistent ? secretKey : undefined),
     }),
     ...(flags.sync ? { sync: syncOptions(flags, settings, { progress, election, sharding }) } : {}),
     intervalMs: flags.interval
@@ -156,9 +163,10 @@ async function reconcilerOptions(
     secretKey: Uint8Array;
     progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined;
     election: Election | undefined;
+    snapshots: SnapshotStore | undefined;
   },
 ): Promise<ControllerConfig["reconciler"]> {
-  const { progress, election } = context;
+  const { progress, election, snapshots } = context;
   return {
     repo: context.repo,
     branch: flags.branch,
@@ -169,7 +177,28 @@ async function reconcilerOptions(
     ...(await trustOf(flags)),
     ...(progress ? { onProgress: reconcileProgress(progress) } : {}),
     ...(election ? { fence: () => election.fence() } : {}),
+    ...(snapshots ? { snapshots } : {}),
   };
+}
+
+// Where the reconciler keeps its snapshot (--snapshot-dir; for a URL, beside the cache repository),
+// with an HMAC key derived from the SSH signing key, else from a secret digest key the operator gave.
+async function snapshotStore(
+  flags: LoopFlags,
+  repo: FleetRepo,
+  statusBranch: string,
+  secretKey: Uint8Array | undefined,
+): Promise<SnapshotStore | undefined> {
+  if (flags.snapshot === false) return undefined;
+  const dir = flags.snapshotDir ?? (repo.url ? `${repo.gitdir.replace(/\.git$/, "")}.snapshots` : undefined);
+  if (!dir) return undefined;
+  const material =
+    flags.signingKey && flags.signingFormat === "ssh"
+      ? await readFile(flags.signingKey).catch((error: unknown) => {
+          throw new CliError(`--signing-key: ${error instanceof Error ? error.message : String(error)}`);
+        })
+      : secretKey;
+  return new SnapshotStore({ dir, statusBranch, ...(material ? { key: snapshotKeyOf(material) } : {}) });
 }
 
 function electionFlags(flags: LoopFlags, shards: number): ElectionFlags {
@@ -272,13 +301,16 @@ function serveOptions(
 }
 
 // The key of Secrets' digests; a warning when this process had to make one.
-async function secretKeyOf(flags: LoopFlags, logger: Logger): Promise<Uint8Array> {
+async function secretKeyOf(
+  flags: LoopFlags,
+  logger: Logger,
+): Promise<{ key: Uint8Array; persistent: boolean }> {
   const secretKey = await readSecretDigestKey({ file: flags.secretDigestKeyFile, env: process.env });
   if (secretKey.source === "ephemeral")
     logger.warn(
       `no secret digest key (--secret-digest-key-file or ${SECRET_DIGEST_KEY_ENV}): this process made one, so Secrets' digests change when it restarts`,
     );
-  return secretKey.key;
+  return { key: secretKey.key, persistent: secretKey.source !== "ephemeral" };
 }
 
 // How status commits are signed, and verified.

@@ -146,6 +146,11 @@ function loopCommand(name: string): Command {
       "for a URL: where the local cache repository lives (default ~/.cache/gitfleet/repos)",
     )
     .option(
+      "--snapshot-dir <dir>",
+      "where the reconciler keeps its snapshot, so a restart resumes from it (default for a URL: beside the cache repository; for a local path: none)",
+    )
+    .option("--no-snapshot", "keep no snapshot: every start restores from the status branch")
+    .option(
       "--author <identity>",
       'status commit author, "Name <email>" (default: fleet.yaml spec.commitAuthor, else gitfleet <gitfleet@localhost>)',
     )
