@@ -31,7 +31,7 @@ import { ReconcileError, TerminalError } from "./errors.js";
 import { catchUp } from "./leadership/standby-catch-up.js";
 import { readSource } from "./read-source.js";
 import type { Attachment, ReconcileReport, ReconcilerOptions, RoundInputs } from "./reconciler-options.js";
-import { snapshotOf } from "./snapshot/reconciler-snapshot.js";
+import { snapshotParts } from "./snapshot/reconciler-snapshot.js";
 import { SnapshotKeeper } from "./snapshot/snapshot-keeper.js";
 import { publishStatus, refuseOwnCommit, type StatusCommit } from "./status-commits.js";
 import { Stopwatch } from "./stopwatch.js";
@@ -365,7 +365,7 @@ export class Reconciler {
   private takeSnapshot() {
     const held = this.branch.held();
     return held?.statusTip
-      ? { statusTip: held.statusTip, snapshot: snapshotOf(held, this.parseCache) }
+      ? { statusTip: held.statusTip, parts: snapshotParts(held, this.parseCache) }
       : undefined;
   }
 

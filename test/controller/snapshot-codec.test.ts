@@ -3,26 +3,28 @@ import { describe, expect, it } from "vitest";
 import {
   decodeSnapshot,
   type Expected,
-  encodeSnapshot,
+  encodeSnapshotBytes,
   snapshotKeyOf,
 } from "../../src/controller/snapshot/snapshot-codec.js";
 
 const header = { code: "c0ffee", statusBranch: "gitfleet/status", statusTip: "a".repeat(40) };
 const expected: Expected = { code: "c0ffee", statusBranch: "gitfleet/status" };
 const key = snapshotKeyOf(new TextEncoder().encode("-----BEGIN OPENSSH PRIVATE KEY----- test only"));
-const payload = {
-  files: new Map([["rendered/a.yaml", "kind: ConfigMap\n"]]),
-  bytes: new Uint8Array([1, 2, 3]),
-  nested: { list: [1, "two", null, { three: true }] },
-};
+const parts = [
+  { files: new Map([["rendered/a.yaml", "kind: ConfigMap\n"]]) },
+  new Uint8Array([1, 2, 3]),
+  { nested: { list: [1, "two", null, { three: true }] } },
+];
 
 describe("snapshot bytes", () => {
   it.each([
     ["with a key", key],
     ["without a key", undefined],
-  ])("give back what was written, %s", (_, withKey) => {
-    const decoded = decodeSnapshot(encodeSnapshot(header, payload, withKey), expected, withKey);
-    expect(decoded).toEqual({ ok: true, header: expect.objectContaining(header), payload });
+  ])("give back what was written, %s", async (_, withKey) => {
+    const decoded = decodeSnapshot(await encodeSnapshotBytes(header, parts, withKey), expected, withKey);
+    expect(decoded).toEqual({ ok: true, header: expect.objectContaining(header), parts });
+    const none = decodeSnapshot(await encodeSnapshotBytes(header, [], withKey), expected, withKey);
+    expect(none).toEqual({ ok: true, header: expect.objectContaining(header), parts: [] });
   });
 
   const other = snapshotKeyOf(new TextEncoder().encode("another key"));
@@ -38,13 +40,13 @@ describe("snapshot bytes", () => {
     ["another key", key, other, expected, /HMAC does not match/],
     ["a key where it was written without", undefined, key, expected, /carries no HMAC/],
     ["no key where it was written with one", key, undefined, expected, /carries an HMAC/],
-  ])("are refused when read for %s", (_, writtenWith, readWith, wanted, reason) => {
-    const decoded = decodeSnapshot(encodeSnapshot(header, payload, writtenWith), wanted, readWith);
+  ])("are refused when read for %s", async (_, writtenWith, readWith, wanted, reason) => {
+    const decoded = decodeSnapshot(await encodeSnapshotBytes(header, parts, writtenWith), wanted, readWith);
     expect(decoded).toEqual({ ok: false, reason: expect.stringMatching(reason) });
   });
 
-  it("are refused when cut anywhere, or with anything appended", () => {
-    const bytes = encodeSnapshot(header, payload, key);
+  it("are refused when cut anywhere, or with anything appended", async () => {
+    const bytes = await encodeSnapshotBytes(header, parts, key);
     // Every prefix, the empty one included, and the whole with one byte more.
     for (let length = 0; length < bytes.length; length++)
       expect(decodeSnapshot(bytes.subarray(0, length), expected, key).ok, `${length} bytes`).toBe(false);
@@ -54,8 +56,8 @@ describe("snapshot bytes", () => {
   it.each([
     ["with a key", key],
     ["without a key", undefined],
-  ])("are refused when any byte changed, %s", (_, withKey) => {
-    const bytes = encodeSnapshot(header, payload, withKey);
+  ])("are refused when any byte changed, %s", async (_, withKey) => {
+    const bytes = await encodeSnapshotBytes(header, parts, withKey);
     fc.assert(
       fc.property(fc.nat({ max: bytes.length - 1 }), fc.integer({ min: 1, max: 255 }), (at, flip) => {
         const changed = Buffer.from(bytes);
@@ -74,7 +76,7 @@ describe("snapshot bytes", () => {
     [
       "another format",
       Buffer.from(
-        `gitfleet-snapshot\n${JSON.stringify({ ...header, format: 2, tag: "sha256", payloadBytes: 0 })}\n`,
+        `gitfleet-snapshot\n${JSON.stringify({ ...header, format: 1, tag: "sha256" })}\n${"0".repeat(32)}`,
       ),
     ],
   ])("are refused for %s", (_, bytes) => {

@@ -1,19 +1,22 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, type Hash, type Hmac, timingSafeEqual } from "node:crypto";
 import { deserialize, serialize } from "node:v8";
 
 /**
- * The bytes of a snapshot: a magic line, a header line (JSON), a 32-byte tag and the payload (the
- * value in V8's serialization format). The tag covers the header and the payload: an HMAC-SHA256 when
- * the process has a key (derived from its signing key, so that a snapshot nobody with that key wrote
- * is refused like a tip no trusted key signed), else a SHA-256 that catches a torn or damaged file.
+ * The bytes of a snapshot: a magic line, a header line (JSON), the parts (each an 8-byte length and
+ * a value in V8's serialization format) and a 32-byte tag. The tag covers everything before it: an
+ * HMAC-SHA256 when the process has a key (derived from its signing key, so that a snapshot nobody
+ * with that key wrote is refused like a tip no trusted key signed), else a SHA-256 that catches a
+ * torn or damaged file. Parts are encoded and written one at a time, so writing a snapshot holds one
+ * part's bytes at a time, not the whole state's.
  */
 const MAGIC = "gitfleet-snapshot\n";
-/** The layout of the bytes; the payload's shapes are pinned by the code fingerprint. */
-const FORMAT = 1;
+/** The layout of the bytes; the parts' shapes are pinned by the code fingerprint. */
+const FORMAT = 2;
 const TAG_BYTES = 32;
+const LENGTH_BYTES = 8;
 const MAX_HEADER_BYTES = 4096;
 
-/** What the header says; all of it must match what the reader expects. */
+/** What the header says; all of it but the tip must match what the reader expects. */
 export interface SnapshotHeader {
   /** The digest of the code that wrote it (code-fingerprint.ts). */
   readonly code: string;
@@ -23,32 +26,59 @@ export interface SnapshotHeader {
   readonly statusTip: string;
 }
 
+/** What a reader expects of a snapshot before it reads its state: its build and its branch. */
+export type Expected = Omit<SnapshotHeader, "statusTip">;
+
 interface WrittenHeader extends SnapshotHeader {
   readonly format: number;
   readonly tag: "hmac-sha256" | "sha256";
-  readonly payloadBytes: number;
 }
 
-/** A snapshot read back: the header and the payload, or why it was refused. */
+/** A snapshot read back: the header and the parts, or why it was refused. */
 export type Decoded =
-  | { readonly ok: true; readonly header: SnapshotHeader; readonly payload: unknown }
+  | { readonly ok: true; readonly header: SnapshotHeader; readonly parts: readonly unknown[] }
   | { readonly ok: false; readonly reason: string };
 
-/** The snapshot's bytes (synchronous: the value is taken as it is now). */
-export function encodeSnapshot(header: SnapshotHeader, payload: unknown, key?: Uint8Array): Buffer {
-  const body = serialize(payload);
-  const written: WrittenHeader = {
-    format: FORMAT,
-    ...header,
-    tag: key ? "hmac-sha256" : "sha256",
-    payloadBytes: body.length,
+/**
+ * Encodes the parts one at a time, each handed to `write` (and awaited) before the next is encoded.
+ * The first part is encoded before the first await.
+ */
+export async function encodeSnapshot(
+  header: SnapshotHeader,
+  parts: Iterable<unknown>,
+  write: (bytes: Uint8Array) => Promise<void>,
+  key?: Uint8Array,
+): Promise<void> {
+  const tag = tagger(key);
+  const emit = async (bytes: Uint8Array) => {
+    tag.update(bytes);
+    await write(bytes);
   };
+  const written: WrittenHeader = { format: FORMAT, ...header, tag: key ? "hmac-sha256" : "sha256" };
   const head = Buffer.from(`${MAGIC}${JSON.stringify(written)}\n`, "utf8");
-  return Buffer.concat([head, tagOf(key, head, body), body]);
+  let first: Buffer | undefined = head;
+  for (const part of parts) {
+    const body = serialize(part);
+    const length = Buffer.alloc(LENGTH_BYTES);
+    length.writeBigUInt64BE(BigInt(body.length));
+    await emit(first ? Buffer.concat([first, length]) : length);
+    first = undefined;
+    await emit(body);
+  }
+  if (first) await emit(first);
+  await write(tag.digest());
 }
 
-/** What a reader expects of a snapshot before it reads its state: its build and its branch. */
-export type Expected = Omit<SnapshotHeader, "statusTip">;
+/** All of a snapshot's bytes in one buffer (tests, small payloads). */
+export async function encodeSnapshotBytes(
+  header: SnapshotHeader,
+  parts: Iterable<unknown>,
+  key?: Uint8Array,
+): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  await encodeSnapshot(header, parts, async (bytes) => void chunks.push(bytes), key);
+  return Buffer.concat(chunks);
+}
 
 /** The snapshot in `bytes`, when it is whole, untouched and written for what the reader expects. */
 export function decodeSnapshot(bytes: Uint8Array, expected: Expected, key?: Uint8Array): Decoded {
@@ -60,27 +90,43 @@ export function decodeSnapshot(bytes: Uint8Array, expected: Expected, key?: Uint
   if (!header) return refused("its header is not what gitfleet writes");
   const mismatch = headerMismatch(header, expected, key);
   if (mismatch) return refused(mismatch);
-  const bodyStart = end + 1 + TAG_BYTES;
-  if (buffer.length !== bodyStart + header.payloadBytes)
+  if (buffer.length < end + 1 + TAG_BYTES) return refused("it is cut off");
+  const tagAt = buffer.length - TAG_BYTES;
+  const tag = tagger(key).update(buffer.subarray(0, tagAt)).digest();
+  if (!timingSafeEqual(buffer.subarray(tagAt), tag))
     return refused(
-      `it holds ${buffer.length} bytes where its header says ${bodyStart + header.payloadBytes}`,
+      key
+        ? "its HMAC does not match (written without this key, cut off, or altered)"
+        : "its checksum does not match",
     );
-  const head = buffer.subarray(0, end + 1);
-  const body = buffer.subarray(bodyStart);
-  if (!timingSafeEqual(buffer.subarray(end + 1, bodyStart), tagOf(key, head, body)))
-    return refused(
-      key ? "its HMAC does not match (written without this key, or altered)" : "its checksum does not match",
-    );
-  try {
-    return { ok: true, header, payload: deserialize(body) };
-  } catch (error) {
-    return refused(`its payload does not read: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  return readParts(buffer.subarray(end + 1, tagAt), header);
 }
 
-function tagOf(key: Uint8Array | undefined, head: Uint8Array, body: Uint8Array): Buffer {
-  const hash = key ? createHmac("sha256", key) : createHash("sha256");
-  return hash.update(head).update(body).digest();
+// The parts between the header and the tag, each an 8-byte length and a value.
+function readParts(buffer: Buffer, header: SnapshotHeader): Decoded {
+  const parts: unknown[] = [];
+  for (let at = 0; at < buffer.length; ) {
+    if (at + LENGTH_BYTES > buffer.length) return refused("a part's length is cut off");
+    const length = Number(buffer.readBigUInt64BE(at));
+    at += LENGTH_BYTES;
+    if (length > buffer.length - at) return refused("a part runs past the end");
+    try {
+      parts.push(deserialize(buffer.subarray(at, at + length)));
+    } catch (error) {
+      return refused(`a part does not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    at += length;
+  }
+  return { ok: true, header, parts };
+}
+
+/** The HMAC key of a process's snapshots, derived from its signing key's bytes (never the key itself). */
+export function snapshotKeyOf(signingKey: Uint8Array): Uint8Array {
+  return createHmac("sha256", "gitfleet snapshot key").update(signingKey).digest();
+}
+
+function tagger(key: Uint8Array | undefined): Hash | Hmac {
+  return key ? createHmac("sha256", key) : createHash("sha256");
 }
 
 function parseHeader(text: string): WrittenHeader | undefined {
@@ -93,10 +139,7 @@ function parseHeader(text: string): WrittenHeader | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const header = value as Record<string, unknown>;
   const strings = ["code", "statusBranch", "statusTip", "tag"].every((k) => typeof header[k] === "string");
-  const counts = [header.format, header.payloadBytes].every(
-    (n) => Number.isSafeInteger(n) && (n as number) >= 0,
-  );
-  return strings && counts ? (header as unknown as WrittenHeader) : undefined;
+  return strings && Number.isSafeInteger(header.format) ? (header as unknown as WrittenHeader) : undefined;
 }
 
 function headerMismatch(
@@ -117,9 +160,4 @@ function headerMismatch(
 
 function refused(reason: string): Decoded {
   return { ok: false, reason };
-}
-
-/** The HMAC key of a process's snapshots, derived from its signing key's bytes (never the key itself). */
-export function snapshotKeyOf(signingKey: Uint8Array): Uint8Array {
-  return createHmac("sha256", "gitfleet snapshot key").update(signingKey).digest();
 }

@@ -25,9 +25,12 @@ export interface SnapshotStoreOptions {
 export type SnapshotRead =
   | { readonly kind: "none" }
   | { readonly kind: "refused"; readonly reason: string }
-  | { readonly kind: "read"; readonly statusTip: string; readonly payload: unknown; readonly bytes: number };
-
-const CHUNK_BYTES = 8 * 2 ** 20;
+  | {
+      readonly kind: "read";
+      readonly statusTip: string;
+      readonly parts: readonly unknown[];
+      readonly bytes: number;
+    };
 
 /**
  * One status branch's snapshot in a directory: written whole or not at all (a temporary file, synced,
@@ -43,19 +46,30 @@ export class SnapshotStore {
     this.path = join(options.dir, `status-${name}.snapshot`);
   }
 
-  /** Writes the payload as the state at `statusTip`; the value is encoded before the first await. */
-  async write(statusTip: string, payload: unknown): Promise<{ readonly bytes: number }> {
+  /**
+   * Writes the parts as the state at `statusTip`, each encoded and written before the next is asked
+   * for: the parts must describe what was held when they were made (reconciler-snapshot.ts copies
+   * what may change meanwhile).
+   */
+  async write(statusTip: string, parts: Iterable<unknown>): Promise<{ readonly bytes: number }> {
     const { statusBranch, key, onWriteStage } = this.options;
-    const bytes = encodeSnapshot({ code: codeFingerprint(), statusBranch, statusTip }, payload, key);
+    const header = { code: codeFingerprint(), statusBranch, statusTip };
     await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     await this.removeTemporaries();
     const temporary = `${this.path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     const file = await open(temporary, "wx", 0o600);
+    let bytes = 0;
     try {
-      for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
-        await file.write(bytes, offset, Math.min(CHUNK_BYTES, bytes.length - offset));
-        if (offset === 0) onWriteStage?.("partial");
-      }
+      await encodeSnapshot(
+        header,
+        parts,
+        async (chunk) => {
+          await file.write(chunk);
+          if (bytes === 0) onWriteStage?.("partial");
+          bytes += chunk.length;
+        },
+        key,
+      );
       await file.sync();
     } catch (error) {
       await file.close().catch(() => undefined);
@@ -67,7 +81,7 @@ export class SnapshotStore {
     await rename(temporary, this.path);
     await syncDirectory(this.options.dir);
     onWriteStage?.("renamed");
-    return { bytes: bytes.length };
+    return { bytes };
   }
 
   /** The snapshot, if there is one this build wrote for this branch, whole and untouched. */
@@ -83,7 +97,7 @@ export class SnapshotStore {
     const { statusBranch, key } = this.options;
     const decoded = decodeSnapshot(bytes, { code: codeFingerprint(), statusBranch }, key);
     if (!decoded.ok) return { kind: "refused", reason: decoded.reason };
-    return { kind: "read", statusTip: decoded.header.statusTip, payload: decoded.payload, bytes: size };
+    return { kind: "read", statusTip: decoded.header.statusTip, parts: decoded.parts, bytes: size };
   }
 
   /** Removes the snapshot (one that was refused is written again later). */
