@@ -11,7 +11,7 @@ const header = { code: "c", statusBranch: "gitfleet/status", statusTip: "b".repe
 
 // A branch whose collections span several parts (2,000 entries each), and one that is empty.
 function branchOf(size: number): RestoredBranch {
-  const tree = fleetFiles(BASE_SPEC);
+  const tree = new Map(fleetFiles(BASE_SPEC));
   for (let i = 0; i < size; i++) tree.set(`notes/n${i}.txt`, new TextEncoder().encode(`note ${i}`));
   const loaded = loadFleet(tree);
   const range = (n: number) => Array.from({ length: n }, (_, i) => i);
