@@ -1,6 +1,7 @@
 import { compareStrings, type FileTree, sortedPaths } from "../model/file-tree.js";
 import type { Problem } from "../model/problem.js";
 import type { Reporter } from "../model/reporter.js";
+import { type RememberedEntry, rememberAgain, rememberedFor } from "../model/rules/remembered-findings.js";
 import {
   type FileSyntax,
   type ParsedFile,
@@ -105,6 +106,8 @@ export interface CachedFileRecord {
   readonly documents: readonly { readonly index: number; readonly value: unknown }[];
   readonly problems: readonly Problem[];
   readonly reads: readonly (readonly [string, Read])[];
+  /** Per read whose value is an object: the per-object checks' findings for it (remembered-findings.ts). */
+  readonly remembered: readonly (readonly [string, readonly RememberedEntry[]])[];
 }
 
 /** The cache as plain data, by path. */
@@ -117,6 +120,10 @@ export function parseCacheRecords(cache: ParseCache): CachedFileRecord[] {
       documents: parsed.documents.map(({ index, value }) => ({ index, value })),
       problems: parsed.problems,
       reads: [...reads],
+      remembered: [...reads].flatMap(([at, { value }]) => {
+        const entries = typeof value === "object" && value !== null ? rememberedFor(value) : [];
+        return entries.length > 0 ? [[at, entries] as const] : [];
+      }),
     }))
     .sort((a, b) => compareStrings(a.path, b.path));
 }
@@ -124,13 +131,18 @@ export function parseCacheRecords(cache: ParseCache): CachedFileRecord[] {
 /** A cache made again from its records: the same files, documents and reads. */
 export function parseCacheFrom(records: readonly CachedFileRecord[]): ParseCache {
   const files = new Map<string, CachedFile>();
-  for (const { path, bytes, dialect, documents, problems, reads } of records) {
+  for (const { path, bytes, dialect, documents, problems, reads, remembered } of records) {
     const syntax: FileSyntax = { bytes, dialect };
     const parsed: ParsedFile = {
       documents: documents.map(({ index, value }) => ({ file: path, index, value, syntax })),
       problems: [...problems],
     };
-    files.set(path, { bytes, parsed, reads: new Map(reads) });
+    const kept = new Map(reads);
+    for (const [at, entries] of remembered) {
+      const value = kept.get(at)?.value;
+      if (typeof value === "object" && value !== null) rememberAgain(value, entries);
+    }
+    files.set(path, { bytes, parsed, reads: kept });
   }
   return { files };
 }

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadFleet } from "../../src/load/load-fleet.js";
 import { createParseCache, parseCacheFrom, parseCacheRecords } from "../../src/load/parse-cache.js";
+import { rememberedFor } from "../../src/model/rules/remembered-findings.js";
 import { BASE_SPEC, changedPaths, editArbitrary, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 
 describe("the parse cache as records", () => {
@@ -49,5 +50,27 @@ describe("the parse cache as records", () => {
     expect(result.parsedFiles).toBe(1);
     const stale = [...changed.keys()].filter((p) => copy.files.get(p)?.reads.size === 0);
     expect(stale).toEqual([]);
+  });
+
+  it("keeps the per-object checks' findings with the reads, so a copy replays them", () => {
+    const tree = new Map(fleetFiles(BASE_SPEC));
+    const path = [...tree.keys()].find((p) => p.endsWith("deployment.yaml")) as string;
+    const text = new TextDecoder().decode(tree.get(path));
+    // A schema violation the per-object schema check finds, and remembers.
+    tree.set(path, new TextEncoder().encode(text.replace(/replicas: \d+/, 'replicas: "many"')));
+    const cache = createParseCache();
+    const original = loadFleet(tree, cache);
+    expect(original.problems.some((p) => p.file === path && p.code === "SCHEMA_VIOLATION")).toBe(true);
+    const records = deserialize(serialize(parseCacheRecords(cache)));
+    const kept = records.flatMap((r: { remembered: [string, [string][]][] }) =>
+      r.remembered.flatMap(([, entries]) => entries.map(([check]) => check)),
+    );
+    expect(kept).toEqual(expect.arrayContaining(["manifest-content", "manifest-schemas"]));
+    const copy = parseCacheFrom(records);
+    const again = loadFleet(tree, copy);
+    expect(again.problems).toEqual(original.problems);
+    // The copies of the reads are remembered as checked: the load replayed their findings.
+    const resource = copy.files.get(path)?.reads.values().next().value?.value as object;
+    expect(rememberedFor(resource).map(([check]) => check)).toEqual(["manifest-content", "manifest-schemas"]);
   });
 });

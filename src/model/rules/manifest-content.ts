@@ -26,7 +26,7 @@ export function checkManifestContent(context: RuleContext): void {
 }
 
 // Per resource (its object and origin): a load reuses the resources of unchanged files.
-const remembered = new RememberedFindings();
+const remembered = new RememberedFindings("manifest-content");
 
 function checkResource(
   context: RuleContext,

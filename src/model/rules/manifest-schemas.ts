@@ -38,7 +38,7 @@ export function checkManifestSchemas(context: RuleContext): void {
 }
 
 // A load reuses the resources of the files that did not change: a one-app change checks that app's.
-const remembered = new RememberedFindings();
+const remembered = new RememberedFindings("manifest-schemas");
 
 function checkSchema(context: RuleContext, minor: string, crds: CrdSchemas, resource: Resource): void {
   const violations = objectViolations(minor, crds, resource.object as JsonMap);

@@ -14,6 +14,24 @@ export class RememberedFindings {
     { readonly inputs: readonly unknown[]; readonly findings: readonly Finding[] }
   >();
 
+  /** `name` tells this check's findings apart from others' when they are kept (rememberedFor). */
+  constructor(readonly name: string) {
+    if (checks.has(name)) throw new Error(`two remembered checks are named ${name}`);
+    checks.set(name, this);
+  }
+
+  /** What is remembered for `key`, when its inputs are plain values (a copy can match them again). */
+  entryFor(key: object): RememberedEntry | undefined {
+    const known = this.known.get(key);
+    if (!known || !known.inputs.every(isPlain)) return undefined;
+    return [this.name, known.inputs, known.findings];
+  }
+
+  /** Remembers findings for `key` again (from a copy: a snapshot). */
+  restore(key: object, inputs: readonly unknown[], findings: readonly Finding[]): void {
+    this.known.set(key, { inputs, findings });
+  }
+
   check(
     context: RuleContext,
     key: object,
@@ -30,6 +48,35 @@ export class RememberedFindings {
     }
     for (const finding of findings) context.reporter.report(finding);
   }
+}
+
+/** One check's findings for an object: the check's name, what else it read, what it found. */
+export type RememberedEntry = readonly [check: string, inputs: readonly unknown[], findings: readonly Finding[]];
+
+const checks = new Map<string, RememberedFindings>();
+
+/**
+ * Every check's remembered findings for an object, as plain data: a snapshot keeps them with the
+ * object (a parse cache's read), so that a restarted process replays them rather than checking every
+ * object of the fleet again. Findings whose inputs are objects (a CRD's schema) are left out: a copy
+ * of the input would never be the same object, so they are checked again anyway.
+ */
+export function rememberedFor(key: object): RememberedEntry[] {
+  const entries: RememberedEntry[] = [];
+  for (const check of checks.values()) {
+    const entry = check.entryFor(key);
+    if (entry) entries.push(entry);
+  }
+  return entries;
+}
+
+/** Remembers again, for a copy of an object, what rememberedFor gave for the original. */
+export function rememberAgain(key: object, entries: readonly RememberedEntry[]): void {
+  for (const [name, inputs, findings] of entries) checks.get(name)?.restore(key, inputs, findings);
+}
+
+function isPlain(input: unknown): boolean {
+  return input === null || (typeof input !== "object" && typeof input !== "function");
 }
 
 function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -66,7 +66,7 @@ function checkHookKind(
   });
 }
 
-const remembered = new RememberedFindings();
+const remembered = new RememberedFindings("sync-order");
 
 // Each cycle once, at every dependsOn entry on it: "dependency cycle: web → api → web".
 function checkDependencyCycles(context: RuleContext): void {
