@@ -51,7 +51,11 @@ export class RememberedFindings {
 }
 
 /** One check's findings for an object: the check's name, what else it read, what it found. */
-export type RememberedEntry = readonly [check: string, inputs: readonly unknown[], findings: readonly Finding[]];
+export type RememberedEntry = readonly [
+  check: string,
+  inputs: readonly unknown[],
+  findings: readonly Finding[],
+];
 
 const checks = new Map<string, RememberedFindings>();
 
