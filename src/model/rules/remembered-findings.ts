@@ -23,7 +23,7 @@ export class RememberedFindings {
   /** What is remembered for `key`, when its inputs are plain values (a copy can match them again). */
   entryFor(key: object): RememberedEntry | undefined {
     const known = this.known.get(key);
-    if (!known || !known.inputs.every(isPlain)) return undefined;
+    if (!known?.inputs.every(isPlain)) return undefined;
     return [this.name, known.inputs, known.findings];
   }
 
