@@ -101,9 +101,21 @@ export class Reconciler {
     const tip = await repo.branchTip(statusBranch);
     if (!head || this.branch.holds(tip)) return "current";
     this.snapshots?.changed();
-    if (tip && (await this.catchUp(tip, round))) return "replayed";
+    if (tip && (await this.followTo(tip, round))) return "replayed";
     await this.restore(tip, head, round);
     return "restored";
+  }
+
+  // The status branch moved on from the held tip by commits of other writers (the leader): each taken
+  // on or replayed in turn, oldest first; false when the caller must restore instead (a commit that
+  // cannot be followed, a merge, more than MAX_CATCH_UP commits, a held tip not in the history).
+  private async followTo(tip: string, round: RoundInputs): Promise<boolean> {
+    const from = this.branch.following();
+    if (!from) return false;
+    const since = await commitsSince(this.options.repo, from.statusTip, tip);
+    if (!since || since.length === 0) return false;
+    for (const commit of since) if (!(await this.catchUp(commit, round))) return false;
+    return true;
   }
 
   // The status branch moved by one commit of another writer (the leader) on top of this state: taken
@@ -160,7 +172,7 @@ export class Reconciler {
     // Another writer moved the branch (the leader before this one): its commit replayed when this
     // state reproduces it exactly, else the state restored from the branch.
     if (!this.branch.holds(tip))
-      if (!(tip && (await this.catchUp(tip, round)))) await this.restore(tip, head, round);
+      if (!(tip && (await this.followTo(tip, round)))) await this.restore(tip, head, round);
     watch.lap("restore");
     const { next, attachment, repair } = await this.nextCommit(head, watch, round);
     const counts = { sourceCommit: head, attempts: attempt };
@@ -350,14 +362,12 @@ export class Reconciler {
     this.parseCache = parseCacheFrom(resumed.parse);
     if (!tip) return false;
     this.branch.restored(resumed.branch);
-    const since = await commitsSince(this.options.repo, resumed.branch.statusTip, tip);
-    for (const commit of since ?? []) if (!(await this.catchUp(commit, round))) return false;
-    if (!since || !this.branch.holds(tip)) return false;
+    if (!this.branch.holds(tip) && !(await this.followTo(tip, round))) return false;
     this.options.logger.info(
-      { statusCommit: tip, snapshotCommit: resumed.branch.statusTip, caughtUp: since.length },
+      { statusCommit: tip, snapshotCommit: resumed.branch.statusTip },
       "resumed from the snapshot",
     );
-    if (since.length > 0) this.snapshots?.changed();
+    if (resumed.branch.statusTip !== tip) this.snapshots?.changed();
     return true;
   }
 

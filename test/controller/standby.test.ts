@@ -94,12 +94,13 @@ describe("replicas of one controller", () => {
     expect(await standby.follow()).toBe("replayed");
     expect(standby.snapshot().state.sourceCommit).toBe(second.sourceCommit);
     expect(standby.snapshot().statusTip).toBe(second.statusCommit);
-    // Two commits since its last follow: the standby cannot replay them one by one, so it restores.
+    // Two commits since its last follow: replayed one by one, oldest first.
     replicas(8);
     await leader.reconcile();
     replicas(9);
     const fourth = await leader.reconcile();
-    expect(await standby.follow()).toBe("restored");
+    expect(await standby.follow()).toBe("replayed");
+    expect(standby.snapshot().statusTip).toBe(fourth.statusCommit);
     expect(standby.snapshot().state.sourceCommit).toBe(fourth.sourceCommit);
     // A commit the standby renders differently (another observation would): never adopted. Here a
     // replica with another secret digest key, whose render of the Secret differs from the leader's.
