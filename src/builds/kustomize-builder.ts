@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { kustomizationFile } from "../manifests/kustomize/build-kustomization.js";
 import type { KustomizeBuilds, TransferredBuild } from "../manifests/kustomize/built-transfer.js";
-import type { FileTree } from "../model/file-tree.js";
+import { type FileTree, sameBytes } from "../model/file-tree.js";
 import type { BuildAnswer, BuildRequest } from "./kustomize-protocol.js";
 
 /** How kustomize builds are bounded beyond the pure engine's own bounds (objects and work). */
@@ -212,13 +212,6 @@ class Running {
     this.pending = undefined;
     pending?.(answer);
   }
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 // The worker's compiled script: beside this file in dist/, or in dist/ from the TypeScript sources (tests).

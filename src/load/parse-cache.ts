@@ -1,4 +1,4 @@
-import { compareStrings, type FileTree, sortedPaths } from "../model/file-tree.js";
+import { compareStrings, type FileTree, sameBytes, sortedPaths } from "../model/file-tree.js";
 import type { Problem } from "../model/problem.js";
 import type { Reporter } from "../model/reporter.js";
 import { type RememberedEntry, rememberAgain, rememberedFor } from "../model/rules/remembered-findings.js";
@@ -145,11 +145,4 @@ export function parseCacheFrom(records: readonly CachedFileRecord[]): ParseCache
     files.set(path, { bytes, parsed, reads: kept });
   }
   return { files };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

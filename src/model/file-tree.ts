@@ -23,3 +23,11 @@ export function compareStrings(a: string, b: string): number {
   if (a < b) return -1;
   return a > b ? 1 : 0;
 }
+
+/** Whether two files hold the same bytes (a missing file is the same only as another missing one). */
+export function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

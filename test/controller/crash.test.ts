@@ -3,11 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Reconciler } from "../../src/controller/reconciler.js";
-import { FleetRepo } from "../../src/git/fleet-repo.js";
-import { createLogger } from "../../src/log/logger.js";
 import { BASE_SPEC, editArbitrary, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { reconcileReference, statusTree } from "../helpers/reference-reconcile.js";
 
 /**
  * Kill the controller at any point and the next start converges to the same status tree: a real
@@ -41,23 +39,6 @@ function runKilledAfter(dir: string, delayMs: number): Promise<string> {
       resolve(signal ?? String(code));
     });
   });
-}
-
-function statusTree(dir: string): string {
-  return gitIn(dir, "rev-parse", "gitfleet/status^{tree}");
-}
-
-async function reconcileReference(dir: string): Promise<void> {
-  const logger = createLogger({ level: "silent" });
-  const loop = new Reconciler({
-    repo: await FleetRepo.open({ location: dir }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: "reference",
-    logger,
-  });
-  await loop.reconcile();
 }
 
 describe("crash safety", () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { RestoredBranch } from "../../src/controller/branch-restore.js";
 import { snapshotFrom, snapshotParts } from "../../src/controller/snapshot/reconciler-snapshot.js";
-import { decodeSnapshot, encodeSnapshotBytes } from "../../src/controller/snapshot/snapshot-codec.js";
+import { decodeSnapshot } from "../../src/controller/snapshot/snapshot-codec.js";
 import { loadFleet } from "../../src/load/load-fleet.js";
 import { createParseCache } from "../../src/load/parse-cache.js";
 import { EMPTY_STATE } from "../../src/reconcile/reconcile-step.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
+import { encodeSnapshotBytes } from "../helpers/snapshot-bytes.js";
 
 const header = { code: "c", statusBranch: "gitfleet/status", statusTip: "b".repeat(40) };
 

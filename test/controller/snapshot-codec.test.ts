@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   decodeSnapshot,
   type Expected,
-  encodeSnapshotBytes,
   snapshotKeyOf,
 } from "../../src/controller/snapshot/snapshot-codec.js";
+import { encodeSnapshotBytes } from "../helpers/snapshot-bytes.js";
 
 const header = { code: "c0ffee", statusBranch: "gitfleet/status", statusTip: "a".repeat(40) };
 const expected: Expected = { code: "c0ffee", statusBranch: "gitfleet/status" };

@@ -19,6 +19,7 @@ import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { createLogger } from "../../src/log/logger.js";
 import { BASE_SPEC, editArbitrary, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { reconcileReference, statusTree } from "../helpers/reference-reconcile.js";
 
 /**
  * A restarted reconciler resumes from its snapshot and ends exactly where one that never stopped
@@ -62,20 +63,6 @@ async function controller(dir: string, snapshots: string, key: string) {
   });
   return { reconciler, messages };
 }
-
-async function reconcileReference(dir: string): Promise<void> {
-  const loop = new Reconciler({
-    repo: await FleetRepo.open({ location: dir }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: "reference",
-    logger: createLogger({ level: "silent" }),
-  });
-  await loop.reconcile();
-}
-
-const statusTree = (dir: string) => gitIn(dir, "rev-parse", "gitfleet/status^{tree}");
 
 // What a restarted reconciler must say about the snapshot it found (nothing about one that is missing).
 const SAID: Record<Restart, string | undefined> = {

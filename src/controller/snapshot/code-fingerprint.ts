@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { compareStrings } from "../../model/file-tree.js";
 
 let fingerprint: string | undefined;
 
@@ -28,7 +29,7 @@ function digestOf(root: string): string {
 function modules(root: string, under: string): string[] {
   const found: string[] = [];
   const entries = readdirSync(join(root, under), { withFileTypes: true }).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    compareStrings(a.name, b.name),
   );
   for (const entry of entries) {
     const path = under ? `${under}/${entry.name}` : entry.name;

@@ -69,17 +69,6 @@ export async function encodeSnapshot(
   await write(tag.digest());
 }
 
-/** All of a snapshot's bytes in one buffer (tests, small payloads). */
-export async function encodeSnapshotBytes(
-  header: SnapshotHeader,
-  parts: Iterable<unknown>,
-  key?: Uint8Array,
-): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  await encodeSnapshot(header, parts, async (bytes) => void chunks.push(bytes), key);
-  return Buffer.concat(chunks);
-}
-
 /** The snapshot in `bytes`, when it is whole, untouched and written for what the reader expects. */
 export function decodeSnapshot(bytes: Uint8Array, expected: Expected, key?: Uint8Array): Decoded {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -100,11 +100,6 @@ export class SnapshotStore {
     return { kind: "read", statusTip: decoded.header.statusTip, parts: decoded.parts, bytes: size };
   }
 
-  /** Removes the snapshot (one that was refused is written again later). */
-  async remove(): Promise<void> {
-    await rm(this.path, { force: true });
-  }
-
   // Temporary files a killed write left behind.
   private async removeTemporaries(): Promise<void> {
     const prefix = `${this.path.slice(this.options.dir.length + 1)}.tmp-`;
