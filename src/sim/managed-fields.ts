@@ -26,36 +26,53 @@ const SERVER_METADATA = new Set([
 /** Every owned leaf of an object, with its value. */
 export function leavesOf(object: JsonMap, schema: MapSchema | undefined): Leaves {
   const leaves: Leaves = new Map();
+  for (const [key, value] of ownedParts(object)) leavesOfPart(key, value, schema, leaves);
+  return leaves;
+}
+
+/**
+ * The top-level fields of an object that hold owned leaves, by name: everything but the server's
+ * fields, and metadata without the server's metadata (left out when nothing else is in it).
+ */
+export function ownedParts(object: JsonMap): Map<string, Json> {
+  const parts = new Map<string, Json>();
   for (const [key, value] of Object.entries(object)) {
     if (SERVER_FIELDS.has(key)) continue;
     if (key === "metadata" && isJsonMap(value)) {
       const metadata = Object.fromEntries(Object.entries(value).filter(([k]) => !SERVER_METADATA.has(k)));
       // Name and namespace alone are nobody's fields: no empty "f:metadata" is recorded.
-      if (Object.keys(metadata).length > 0) walk(metadata, fieldSchema(schema, key), [`f:${key}`], leaves);
-    } else walk(value, fieldSchema(schema, key), [`f:${key}`], leaves);
+      if (Object.keys(metadata).length > 0) parts.set(key, metadata);
+    } else parts.set(key, value);
   }
-  return leaves;
+  return parts;
 }
 
-function walk(value: Json, schema: FieldSchema | undefined, path: string[], leaves: Leaves): void {
+/** Adds the owned leaves of one top-level field (a value ownedParts gave) to `leaves`. */
+export function leavesOfPart(key: string, value: Json, schema: MapSchema | undefined, leaves: Leaves): void {
+  walk(value, fieldSchema(schema, key), `[${JSON.stringify(`f:${key}`)}`, leaves);
+}
+
+// A path is built as the text of its JSON array, less the closing bracket: `["f:spec","f:replicas"`.
+// Each element is turned to JSON once, and a leaf's key is its path closed.
+function walk(value: Json, schema: FieldSchema | undefined, path: string, leaves: Leaves): void {
   if (isJsonMap(value) && Object.keys(value).length > 0) {
     for (const [key, child] of Object.entries(value))
-      walk(child, fieldSchema(schema, key), [...path, `f:${key}`], leaves);
+      walk(child, fieldSchema(schema, key), `${path},${JSON.stringify(`f:${key}`)}`, leaves);
   } else if (Array.isArray(value) && schema?.kind === "list" && schema.strategy === "merge") {
     for (const item of value) walkElement(item, schema, path, leaves);
-  } else leaves.set(JSON.stringify(path), value);
+  } else leaves.set(`${path}]`, value);
 }
 
 // One element of a list merged by key (its own "." leaf, then its fields) or of a set of scalars.
-function walkElement(item: Json, schema: ListSchema, path: string[], leaves: Leaves): void {
+function walkElement(item: Json, schema: ListSchema, path: string, leaves: Leaves): void {
   if (!schema.mergeKey || !isJsonMap(item)) {
-    leaves.set(JSON.stringify([...path, `v:${JSON.stringify(item)}`]), item);
+    leaves.set(`${path},${JSON.stringify(`v:${JSON.stringify(item)}`)}]`, item);
     return;
   }
-  const element = [...path, `k:${JSON.stringify({ [schema.mergeKey]: item[schema.mergeKey] ?? null })}`];
-  leaves.set(JSON.stringify([...element, "."]), item[schema.mergeKey] ?? null);
+  const element = `${path},${JSON.stringify(`k:${JSON.stringify({ [schema.mergeKey]: item[schema.mergeKey] ?? null })}`)}`;
+  leaves.set(`${element},"."]`, item[schema.mergeKey] ?? null);
   for (const [key, child] of Object.entries(item))
-    walk(child, fieldSchema(schema.items, key), [...element, `f:${key}`], leaves);
+    walk(child, fieldSchema(schema.items, key), `${element},${JSON.stringify(`f:${key}`)}`, leaves);
 }
 
 function fieldSchema(schema: FieldSchema | undefined, key: string): FieldSchema | undefined {

@@ -1,6 +1,14 @@
 import { asMap, isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import type { MapSchema } from "../apimachinery/patch/patch-schema.js";
-import { fromFieldsV1, leavesOf, mergeApplied, toFieldsV1, withoutLeaf } from "./managed-fields.js";
+import {
+  fromFieldsV1,
+  leavesOf,
+  leavesOfPart,
+  mergeApplied,
+  ownedParts,
+  toFieldsV1,
+  withoutLeaf,
+} from "./managed-fields.js";
 
 /** One manager's fields, as an entry of metadata.managedFields. */
 interface ManagerEntry {
@@ -11,6 +19,8 @@ interface ManagerEntry {
   /** "status" or "scale" for a write to that subresource. */
   readonly subresource?: string;
   readonly fields: Set<string>;
+  /** The fieldsV1 the entry was read from, and its fields then: written again as it was when unchanged. */
+  readonly read?: { readonly fieldsV1: Json; readonly fields: ReadonlySet<string> };
 }
 
 /** Who wrote, and when: the context of a write. */
@@ -45,8 +55,19 @@ function entriesOf(object: JsonMap | undefined): ManagerEntry[] {
     ...(typeof entry.subresource === "string" && entry.subresource !== ""
       ? { subresource: entry.subresource }
       : {}),
-    fields: fromFieldsV1(entry.fieldsV1),
+    ...fieldsOf(entry.fieldsV1),
   }));
+}
+
+function fieldsOf(fieldsV1: Json | undefined): Pick<ManagerEntry, "fields" | "read"> {
+  const fields = fromFieldsV1(fieldsV1);
+  return { fields, ...(fieldsV1 === undefined ? {} : { read: { fieldsV1, fields: new Set(fields) } }) };
+}
+
+function sameFields(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const path of a) if (!b.has(path)) return false;
+  return true;
 }
 
 function withEntries(object: JsonMap, entries: readonly ManagerEntry[]): JsonMap {
@@ -58,7 +79,10 @@ function withEntries(object: JsonMap, entries: readonly ManagerEntry[]): JsonMap
       apiVersion: entry.apiVersion,
       time: entry.time,
       fieldsType: "FieldsV1",
-      fieldsV1: toFieldsV1([...entry.fields].sort()),
+      fieldsV1:
+        entry.read && sameFields(entry.read.fields, entry.fields)
+          ? entry.read.fieldsV1
+          : toFieldsV1([...entry.fields].sort()),
       ...(entry.subresource ? { subresource: entry.subresource } : {}),
     }));
   // Nobody owns anything: the API server keeps no managedFields at all.
@@ -127,8 +151,7 @@ function conflictsOf(
  * removed are owned by nobody.
  */
 export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, writer: Writer): JsonMap {
-  const before = previous ? leavesOf(previous, writer.schema) : new Map<string, Json>();
-  const after = leavesOf(next, writer.schema);
+  const { before, after } = differingLeaves(previous, next, writer.schema);
   const changed = [...after]
     .filter(([path, value]) => !before.has(path) || !same(before.get(path), value))
     .map(([path]) => path);
@@ -148,11 +171,34 @@ export function recordUpdate(previous: JsonMap | undefined, next: JsonMap, write
     ...writer,
     operation: "Update",
     fields: new Set([...(existing?.fields ?? []), ...changed]),
+    ...(existing?.read ? { read: existing.read } : {}),
   };
   return withEntries(next, [
     ...entries.filter((entry) => entry !== existing),
     ...(mine.fields.size > 0 ? [mine] : []),
   ]);
+}
+
+// The owned leaves before and after a write, under the top-level fields that differ only (a status
+// write, say, leaves spec and metadata as they were): an unchanged field has no changed and no
+// removed leaf, so its leaves need not be listed.
+function differingLeaves(
+  previous: JsonMap | undefined,
+  next: JsonMap,
+  schema: Writer["schema"],
+): { before: Map<string, Json>; after: Map<string, Json> } {
+  const before = new Map<string, Json>();
+  const after = new Map<string, Json>();
+  const was = previous ? ownedParts(previous) : new Map<string, Json>();
+  const now = ownedParts(next);
+  for (const key of new Set([...was.keys(), ...now.keys()])) {
+    const old = was.get(key);
+    const fresh = now.get(key);
+    if (old !== undefined && fresh !== undefined && (old === fresh || same(old, fresh))) continue;
+    if (old !== undefined) leavesOfPart(key, old, schema, before);
+    if (fresh !== undefined) leavesOfPart(key, fresh, schema, after);
+  }
+  return { before, after };
 }
 
 // The same managers and fields, times aside.

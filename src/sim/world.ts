@@ -25,6 +25,17 @@ import {
 import type { NodePool, ServedWorkload, WorldContext, WorldOptions } from "./world/world-context.js";
 import { PASS_MS } from "./world/world-context.js";
 
+// A resource's key in `changed`: its group and plural name.
+function resourceKey(group: string, plural: string): string {
+  return `${group}/${plural}`;
+}
+
+// The resource a collection path lists: /api/v1[/namespaces/x]/pods, /apis/apps/v1[/namespaces/x]/deployments.
+function resourceOfListPath(path: string): string {
+  const segments = path.split("?")[0]?.split("/").filter(Boolean) ?? [];
+  return resourceKey(segments[0] === "apis" ? (segments[1] ?? "") : "", segments.at(-1) ?? "");
+}
+
 interface CachedList {
   readonly version: string;
   readonly items: JsonMap[];
@@ -53,11 +64,15 @@ const CONTROLLER = {
  */
 export class World implements WorldContext {
   private pending = false;
+  /** The namespaces changed since the last pass began, or all of them. */
+  private dirty: Set<string> | "all" = "all";
   readonly ready = new Set<string>();
   readonly timers = new Set<NodeJS.Timeout>();
   stopped = false;
   private stopWatch: (() => void) | undefined;
   private readonly lists = new Map<string, CachedList>();
+  /** Per resource (group/plural), the resourceVersion of its latest change. */
+  private readonly changed = new Map<string, number>();
   /** Images no node can pull (setUnpullableImages). */
   unpullable = new Set<string>();
   /** Per Deployment uid: the pass that checks its progress deadline. */
@@ -79,11 +94,19 @@ export class World implements WorldContext {
   }
 
   start(): void {
+    // Every change marks its resource (so only that resource's cached lists are read again) and asks
+    // for a pass. Subscribed before the nodes are made, so no change goes unmarked.
+    const subscription = this.api.store.watch(Number(this.api.store.currentVersion()), (event) => {
+      this.changed.set(resourceKey(event.resource.group, event.resource.name), event.version);
+      // No controller reads Events: recording one never asks for a pass.
+      if (event.resource.group === "" && event.resource.name === "events") return;
+      const namespace = asMap(event.object.metadata).namespace;
+      this.schedule(event.resource.namespaced && typeof namespace === "string" ? namespace : undefined);
+    });
+    this.stopWatch = subscription?.stop;
     let index = 0;
     for (const pool of this.options.nodePools ?? DEFAULT_NODE_POOLS)
       for (let i = 0; i < pool.count; i++) this.createNode(`${this.api.clusterName}-node-${index++}`, pool);
-    const subscription = this.api.store.watch(Number(this.api.store.currentVersion()), () => this.schedule());
-    this.stopWatch = subscription?.stop;
     this.schedule();
     this.autoscalers?.start();
     const ttl = this.options.eventTtlMs ?? 3_600_000;
@@ -200,8 +223,17 @@ export class World implements WorldContext {
     for (const interval of this.intervals) clearInterval(interval);
   }
 
-  schedule(): void {
-    if (this.pending || this.stopped) return;
+  /**
+   * Asks for a pass. A change inside one namespace asks for that namespace's workloads only (a
+   * workload, its ReplicaSets, pods and Services share one); anything else (a node, a fault, a
+   * timer) for every namespace. The cluster-wide controllers (scheduler, kubelet, garbage
+   * collector) look at the whole world in every pass.
+   */
+  schedule(namespace?: string): void {
+    if (this.stopped) return;
+    if (namespace === undefined) this.dirty = "all";
+    else if (this.dirty !== "all") this.dirty.add(namespace);
+    if (this.pending) return;
     this.pending = true;
     // Changes arriving together (a burst of applies) are handled by one pass, at most every PASS_MS.
     setTimeout(() => {
@@ -212,34 +244,44 @@ export class World implements WorldContext {
 
   // One pass of every controller; their writes schedule the next pass until nothing changes.
   private sync(): void {
-    for (const deployment of this.list("/apis/apps/v1/deployments")) syncDeployment(this, deployment);
-    for (const replicaSet of this.list("/apis/apps/v1/replicasets")) syncReplicaSet(this, replicaSet);
-    for (const statefulSet of this.list("/apis/apps/v1/statefulsets")) syncStatefulSet(this, statefulSet);
-    for (const job of this.list("/apis/batch/v1/jobs")) syncJob(this, job);
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    const touched = (object: JsonMap) =>
+      dirty === "all" || dirty.has(String(asMap(object.metadata).namespace));
+    const each = (path: string, run: (object: JsonMap) => void) => {
+      for (const object of this.list(path)) if (touched(object)) run(object);
+    };
+    each("/apis/apps/v1/deployments", (deployment) => syncDeployment(this, deployment));
+    each("/apis/apps/v1/replicasets", (replicaSet) => syncReplicaSet(this, replicaSet));
+    each("/apis/apps/v1/statefulsets", (statefulSet) => syncStatefulSet(this, statefulSet));
+    each("/apis/batch/v1/jobs", (job) => syncJob(this, job));
     for (const { workload, prefix, collection } of this.customWorkloads())
-      for (const object of this.list(`${prefix}/${collection}`)) syncCustom(this, object, workload);
+      each(`${prefix}/${collection}`, (object) => syncCustom(this, object, workload));
     collectGarbage(this);
     schedulePods(this);
     runKubelet(this);
     probePods(this);
     this.podsGone();
-    for (const replicaSet of this.list("/apis/apps/v1/replicasets"))
-      writePodStatus(this, replicaSet, "/apis/apps/v1", "replicasets", ["fullyLabeledReplicas"]);
-    for (const deployment of this.list("/apis/apps/v1/deployments")) updateDeploymentStatus(this, deployment);
-    for (const statefulSet of this.list("/apis/apps/v1/statefulsets"))
+    each("/apis/apps/v1/replicasets", (replicaSet) =>
+      writePodStatus(this, replicaSet, "/apis/apps/v1", "replicasets", ["fullyLabeledReplicas"]),
+    );
+    each("/apis/apps/v1/deployments", (deployment) => updateDeploymentStatus(this, deployment));
+    each("/apis/apps/v1/statefulsets", (statefulSet) =>
       writePodStatus(this, statefulSet, "/apis/apps/v1", "statefulsets", [
         "currentReplicas",
         "updatedReplicas",
-      ]);
-    for (const job of this.list("/apis/batch/v1/jobs")) updateJobStatus(this, job);
+      ]),
+    );
+    each("/apis/batch/v1/jobs", (job) => updateJobStatus(this, job));
     for (const { prefix, collection, hasStatus } of this.customWorkloads())
-      for (const object of this.list(`${prefix}/${collection}`))
+      each(`${prefix}/${collection}`, (object) =>
         writePodStatus(this, object, prefix, collection, ["updatedReplicas"], hasStatus, [
           "updatedReadyReplicas",
-        ]);
+        ]),
+      );
     bindClaims(this);
     assignLoadBalancers(this);
-    syncEndpoints(this);
+    syncEndpoints(this, touched);
   }
 
   // Each declared custom workload whose CRD is served, and where its objects are.
@@ -337,14 +379,15 @@ export class World implements WorldContext {
     });
   }
 
-  // Lists are kept until the next write (every write moves the store's resourceVersion), with an
-  // index by owner: a pass over thousands of pods then costs one list, not one per owner.
+  // Lists are kept until their resource changes, with an index by owner: a pass over thousands of
+  // pods then costs one list, not one per owner, and an event or an Endpoints written in between
+  // does not make the pods be read again.
   list(path: string): JsonMap[] {
     return this.listed(path).items;
   }
 
   listed(path: string): CachedList {
-    const version = this.api.store.currentVersion();
+    const version = String(this.changed.get(resourceOfListPath(path)) ?? 0);
     const cached = this.lists.get(path);
     if (cached?.version === version) return cached;
     const response = this.request("GET", path);
@@ -354,17 +397,24 @@ export class World implements WorldContext {
   }
 
   ownedBy(path: string, owner: JsonMap): JsonMap[] {
-    const cached = this.listed(path);
+    // An owner and what it owns share a namespace: one index over the whole resource serves every
+    // namespace, so a pass reads each resource once however many owners it looks at.
+    const cached = this.listed(path.replace(/\/namespaces\/[^/]+\//, "/"));
     if (!cached.byOwner) {
       const byOwner = new Map<string, JsonMap[]>();
       for (const object of cached.items)
         for (const reference of asList(asMap(object.metadata).ownerReferences)) {
           const uid = String(asMap(reference).uid);
-          byOwner.set(uid, [...(byOwner.get(uid) ?? []), object]);
+          const owned = byOwner.get(uid);
+          if (owned) owned.push(object);
+          else byOwner.set(uid, [object]);
         }
       cached.byOwner = byOwner;
     }
-    return cached.byOwner.get(String(owner.uid)) ?? [];
+    const namespace = owner.namespace;
+    return (cached.byOwner.get(String(owner.uid)) ?? []).filter(
+      (object) => typeof namespace !== "string" || asMap(object.metadata).namespace === namespace,
+    );
   }
 
   patch(object: JsonMap, prefix: string, resource: string, body: JsonMap, collection = resource): void {

@@ -57,6 +57,9 @@ export function selection(query: URLSearchParams, kind: string): (object: JsonMa
   } catch (error) {
     throw badRequest((error as Error).message);
   }
+  // No selector (the world's own lists, most clients' watches): every object, nothing read per object.
+  if ((query.get("labelSelector") ?? "").trim() === "" && (query.get("fieldSelector") ?? "").trim() === "")
+    return () => true;
   return (object) => {
     const metadata = asMap(object.metadata);
     const fieldValues: Record<string, string> = {

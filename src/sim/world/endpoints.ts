@@ -6,35 +6,52 @@ import type { WorldContext } from "./world-context.js";
  * The endpoints controller: for each Service with a selector, an Endpoints object of the same name
  * listing the IPs of the pods it selects — ready ones as addresses, the others as
  * notReadyAddresses — on the Service's target ports (a named target port looked up in each pod's
- * container ports). Removed with its Service.
+ * container ports). Removed with its Service. Only the Services `touched` names are looked at again
+ * (those in namespaces where something changed).
  */
-export function syncEndpoints(world: WorldContext): void {
+export function syncEndpoints(world: WorldContext, touched: (object: JsonMap) => boolean = () => true): void {
   const services = world.list("/api/v1/services");
   const wanted = new Set<string>();
-  const pods = world.list("/api/v1/pods");
+  // Read once per pass: the pods by namespace, the Endpoints by namespace/name (writing one Endpoints
+  // changes no other, so neither needs reading again in the pass).
+  const podsIn = byNamespace(world.list("/api/v1/pods"));
+  const existing = new Map(world.list("/api/v1/endpoints").map((e) => [keyOf(e), e]));
   for (const service of services) {
     const spec = asMap(service.spec);
-    const selector = asMap(spec.selector);
-    if (Object.keys(selector).length === 0) continue;
-    const { namespace, name } = asMap(service.metadata);
-    wanted.add(`${String(namespace)}/${String(name)}`);
-    const selected = pods.filter((pod) => {
+    const selector = Object.entries(asMap(spec.selector));
+    if (selector.length === 0) continue;
+    const { namespace } = asMap(service.metadata);
+    wanted.add(keyOf(service));
+    if (!touched(service)) continue;
+    const selected = (podsIn.get(String(namespace)) ?? []).filter((pod) => {
       const metadata = asMap(pod.metadata);
       const labels = asMap(metadata.labels);
       return (
-        metadata.namespace === namespace &&
         !metadata.deletionTimestamp &&
         typeof asMap(pod.status).podIP === "string" &&
-        Object.entries(selector).every(([k, v]) => labels[k] === v)
+        selector.every(([k, v]) => labels[k] === v)
       );
     });
-    write(world, service, subsetsOf(asList(spec.ports).map(asMap), selected));
+    write(world, service, existing.get(keyOf(service)), subsetsOf(asList(spec.ports).map(asMap), selected));
   }
-  for (const endpoints of world.list("/api/v1/endpoints")) {
-    const { namespace, name } = asMap(endpoints.metadata);
-    if (!wanted.has(`${String(namespace)}/${String(name)}`) && isManaged(endpoints))
-      world.remove(endpoints, "/api/v1", "endpoints");
+  for (const [key, endpoints] of existing)
+    if (!wanted.has(key) && isManaged(endpoints)) world.remove(endpoints, "/api/v1", "endpoints");
+}
+
+function keyOf(object: JsonMap): string {
+  const { namespace, name } = asMap(object.metadata);
+  return `${String(namespace)}/${String(name)}`;
+}
+
+function byNamespace(objects: readonly JsonMap[]): Map<string, JsonMap[]> {
+  const grouped = new Map<string, JsonMap[]>();
+  for (const object of objects) {
+    const namespace = String(asMap(object.metadata).namespace);
+    const list = grouped.get(namespace);
+    if (list) list.push(object);
+    else grouped.set(namespace, [object]);
   }
+  return grouped;
 }
 
 const MANAGED_BY = { "endpoints.kubernetes.io/managed-by": "endpoint-controller" };
@@ -86,16 +103,20 @@ function targetPort(port: JsonMap, pod: JsonMap): number {
   return Number(port.port ?? 0);
 }
 
+const NUMERIC = new Intl.Collator("en", { numeric: true });
+
 function sortByIp(addresses: JsonMap[]): JsonMap[] {
-  return [...addresses].sort((a, b) => String(a.ip).localeCompare(String(b.ip), "en", { numeric: true }));
+  return [...addresses].sort((a, b) => NUMERIC.compare(String(a.ip), String(b.ip)));
 }
 
-function write(world: WorldContext, service: JsonMap, subsets: JsonMap[]): void {
+function write(
+  world: WorldContext,
+  service: JsonMap,
+  existing: JsonMap | undefined,
+  subsets: JsonMap[],
+): void {
   const { namespace, name } = asMap(service.metadata);
   const path = `/api/v1/namespaces/${String(namespace)}/endpoints`;
-  const existing = world
-    .list("/api/v1/endpoints")
-    .find((e) => asMap(e.metadata).namespace === namespace && asMap(e.metadata).name === name);
   if (existing && sameJson(asList(existing.subsets), subsets)) return;
   const metadata: JsonMap = {
     name: String(name),

@@ -58,15 +58,20 @@ export class EventRecorder {
       event.fieldPath ?? "",
     ].join("\0");
     const now = this.api.now();
-    const name = this.names.get(key) ?? `${involved.name}.${this.uniqueSuffix(now)}`;
-    const found = this.api.handle({
-      method: "GET",
-      path: `${EVENTS_PATH(namespace)}/${name}`,
-      query: new URLSearchParams(),
-      contentType: "",
-      body: undefined,
-    });
-    const existing = found.status === 200 ? asMap(found.body) : undefined;
+    const known = this.names.get(key);
+    const name = known ?? `${involved.name}.${this.uniqueSuffix(now)}`;
+    // Only an event recorded before can be there to count up (a new name is never taken).
+    const found =
+      known === undefined
+        ? undefined
+        : this.api.handle({
+            method: "GET",
+            path: `${EVENTS_PATH(namespace)}/${name}`,
+            query: new URLSearchParams(),
+            contentType: "",
+            body: undefined,
+          });
+    const existing = found?.status === 200 ? asMap(found.body) : undefined;
     if (existing && event.action) this.repeatSeries(existing, namespace, name, now);
     else if (existing)
       this.patch(namespace, name, { count: Number(existing.count ?? 1) + 1, lastTimestamp: timestamp(now) });

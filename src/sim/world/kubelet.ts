@@ -28,10 +28,12 @@ export function runKubelet(world: WorldContext): void {
     world.ready.add(uid);
     const timer = setTimeout(() => {
       world.timers.delete(timer);
-      const live = world.api.store
-        .list(world.resource("pods"), String(metadata.namespace))
-        .find((p) => asMap(p.metadata).uid === uid);
-      if (!live || world.stopped) return;
+      const live = world.api.store.get({
+        resource: world.resource("pods"),
+        namespace: String(metadata.namespace),
+        name: String(metadata.name),
+      });
+      if (!live || asMap(live.metadata).uid !== uid || world.stopped) return;
       startContainers(world, live);
     }, world.options.readyDelayMs ?? 200);
     world.timers.add(timer);

@@ -84,7 +84,7 @@ export interface WorldContext {
   remove(object: JsonMap, prefix: string, resource: string): void;
   resource(name: string): ApiResource;
   request(method: string, path: string, body?: JsonMap): unknown;
-  /** Asks for another pass of every controller. */
-  schedule(): void;
+  /** Asks for another pass of every controller: over one namespace's workloads, or (no namespace) all. */
+  schedule(namespace?: string): void;
   customWorkloads(): ServedWorkload[];
 }
