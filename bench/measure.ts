@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /** Wall time and memory of one benchmark step. */
 export interface Measurement {
   readonly label: string;
@@ -29,4 +31,37 @@ export function printMeasurements(title: string, measurements: readonly Measurem
     );
   }
   process.stdout.write(`  ${"peak RSS".padEnd(44)} ${peakRssMiB().toFixed(0).padStart(8)} MiB\n`);
+}
+
+/** CPU seconds (user and system) another process has used so far, from /proc (Linux); 0 when unreadable. */
+export function childCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // Fields after the command's closing parenthesis: state is the 1st, utime the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+// USER_HZ: the unit of /proc/<pid>/stat's times, 100 on every Linux this runs on.
+const CLOCK_TICKS = 100;
+
+/** CPU seconds (user and system) this process has used so far. */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/** Peak resident set size of another process so far, in MiB, from /proc (Linux); 0 when unreadable. */
+export function childPeakRssMiB(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return hwm ? Number(hwm[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }

@@ -1,9 +1,10 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
+import { DEFAULT_STATUS_INTERVAL_MS } from "../src/controller/fleet-settings.js";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { syncingController } from "../src/controller/syncing-controller.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
@@ -12,7 +13,7 @@ import type { WorkloadDecision } from "../src/render/render-result.js";
 import type { ClusterSyncResult } from "../src/sync/sync-result.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
-import { peakRssMiB } from "./measure.js";
+import { childCpuSeconds, childPeakRssMiB, ownCpuSeconds, peakRssMiB } from "./measure.js";
 
 /**
  * Benchmark: push-mode sync of a generated fleet (BENCH_SYNC_APPS apps, default 1,000, each on two of
@@ -38,31 +39,67 @@ const tree = generateFleet({ apps, clusters, clustersPerApp: 2, failoverTolerati
 commitFleet(fleet, tree);
 writeFileSync(join(dir, "profile.yaml"), PROFILE);
 const kubeconfig = join(dir, "kubeconfig");
-const simulator = spawn(
-  process.execPath,
-  [
-    // BENCH_SIMULATOR_PROFILE=dir writes a CPU profile of the members' process there.
-    ...(process.env.BENCH_SIMULATOR_PROFILE
-      ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_SIMULATOR_PROFILE]
-      : []),
-    BIN,
-    "simulate",
-    "--from-repo",
-    fleet,
-    "--kubeconfig-out",
-    kubeconfig,
-    "--profile",
-    join(dir, "profile.yaml"),
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
+// The members run apart from the controller, each in its own `gitfleet simulate` process (or
+// BENCH_SIM_PROCESSES processes sharing them out), so each side's CPU time is measured on its own.
+const names = [...tree.keys()]
+  .filter((path) => /^clusters\/[^/]+\.yaml$/.test(path))
+  .map((path) => path.slice("clusters/".length, -".yaml".length))
+  .sort();
+const processCount = Math.max(
+  1,
+  Math.min(names.length, Number(process.env.BENCH_SIM_PROCESSES ?? names.length)),
 );
-await new Promise<void>((resolve) => {
-  let printed = "";
-  simulator.stdout?.on("data", (chunk: Buffer) => {
-    printed += chunk.toString();
-    if (printed.includes("kubeconfig:")) resolve();
+const simulators = await Promise.all(
+  Array.from({ length: processCount }, (_, i) =>
+    startSimulator(
+      names.filter((_, n) => n % processCount === i),
+      join(dir, `kubeconfig-${i}`),
+    ),
+  ),
+);
+writeFileSync(kubeconfig, mergedKubeconfig(simulators.map((s) => s.kubeconfig)), { mode: 0o600 });
+
+async function startSimulator(
+  members: readonly string[],
+  out: string,
+): Promise<{ child: ChildProcess; kubeconfig: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      // BENCH_SIMULATOR_PROFILE=dir writes a CPU profile of each members' process there.
+      ...(process.env.BENCH_SIMULATOR_PROFILE
+        ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_SIMULATOR_PROFILE]
+        : []),
+      BIN,
+      "simulate",
+      "--from-repo",
+      fleet,
+      ...members.flatMap((member) => ["--cluster", member]),
+      "--kubeconfig-out",
+      out,
+      "--profile",
+      join(dir, "profile.yaml"),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let printed = "";
+    child.on("exit", (code) => reject(new Error(`gitfleet simulate exited with ${String(code)}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (printed.includes("kubeconfig:")) resolve();
+    });
   });
-});
+  return { child, kubeconfig: out };
+}
+
+// One kubeconfig with every process's clusters, contexts and users.
+function mergedKubeconfig(files: readonly string[]): string {
+  const configs = files.map((file) => parse(readFileSync(file, "utf8")) as Record<string, unknown[]>);
+  const all = (key: string) => configs.flatMap((c) => c[key] ?? []);
+  const first = configs[0] ?? {};
+  return stringify({ ...first, clusters: all("clusters"), contexts: all("contexts"), users: all("users") });
+}
 
 const logger = createLogger({ level: "silent" });
 const reconciler = new Reconciler({
@@ -76,7 +113,8 @@ const reconciler = new Reconciler({
 const { syncer, controller, prober } = syncingController(reconciler, {
   connections: { kubeconfig, env: {} },
   logger,
-  statusIntervalMs: 0,
+  // As `gitfleet run` has it: observed status and the members' capacity at most every 30 s.
+  statusIntervalMs: DEFAULT_STATUS_INTERVAL_MS,
   resyncIntervalMs: 3_600_000,
   client: { timeoutMs: 60_000 },
 });
@@ -91,6 +129,7 @@ const count = (results: ReadonlyMap<string, ClusterSyncResult>, actions: string[
 
 // One commit through to Healthy: the first round (reconcile, apply), then resyncs until every object is Healthy.
 async function throughToHealthy(label: string): Promise<void> {
+  const cpu = cpuNow();
   const start = performance.now();
   const report = await controller.reconcile();
   const reconciled = performance.now();
@@ -115,8 +154,20 @@ async function throughToHealthy(label: string): Promise<void> {
       `    reconcile (render, status commit)       ${(reconciled - start).toFixed(0).padStart(7)} ms (${report.filesChanged} files)\n` +
       `    sync: ${writes} of ${objects} objects applied ${(applied - reconciled).toFixed(0).padStart(7)} ms   ${writes > 0 ? ((writes / (applied - reconciled)) * 1000).toFixed(0) : "-"} applies/s\n` +
       `    commit → all members hold it            ${(applied - start).toFixed(0).padStart(7)} ms\n` +
-      `    commit → every app Healthy              ${(done - start).toFixed(0).padStart(7)} ms (${rounds} sync rounds)${healthy(syncer.latest()) ? "" : " — NOT healthy"}\n`,
+      `    commit → every app Healthy              ${(done - start).toFixed(0).padStart(7)} ms (${rounds} sync rounds)${healthy(syncer.latest()) ? "" : " — NOT healthy"}\n` +
+      `    CPU                                     ${cpuSince(cpu)}\n`,
   );
+}
+
+// CPU seconds used so far by the controller (this process) and by the members' process.
+function cpuNow(): { controller: number; members: number } {
+  const members = simulators.reduce((sum, s) => sum + childCpuSeconds(s.child.pid), 0);
+  return { controller: ownCpuSeconds(), members };
+}
+
+function cpuSince(before: { controller: number; members: number }): string {
+  const now = cpuNow();
+  return `controller ${(now.controller - before.controller).toFixed(1)} s, members ${(now.members - before.members).toFixed(1)} s`;
 }
 
 /**
@@ -141,6 +192,7 @@ async function failoverPhase(): Promise<void> {
   );
   const url = memberUrl(victim);
   await fetch(`${url}/_gitfleet/faults`, { method: "POST", body: JSON.stringify({ downForSeconds: 600 }) });
+  const cpu = cpuNow();
   const down = performance.now();
   let notReady: number | undefined;
   let moved: number | undefined;
@@ -166,7 +218,8 @@ async function failoverPhase(): Promise<void> {
     `  failover: ${victim} down (probe every 1s, failureThreshold 3, noExecuteAfter 5s, tolerationSeconds 5); ${divided.length} Divided workloads to move\n` +
       `    NotReady after                          ${at(notReady)}\n` +
       `    failover commit after                   ${at(moved)} (render and write ${failoverReconcileMs.toFixed(0)} ms)\n` +
-      `    all their replicas ready elsewhere after ${at(ready)}\n`,
+      `    all their replicas ready elsewhere after ${at(ready)}\n` +
+      `    CPU                                     ${cpuSince(cpu)}\n`,
   );
 }
 
@@ -211,7 +264,7 @@ function replacementsReady(workloads: readonly WorkloadDecision[], victim: strin
 
 try {
   process.stdout.write(
-    `\nsync: ${apps} apps on ${clusters} simulated members (each app on 2), members in a separate process\n`,
+    `\nsync: ${apps} apps on ${clusters} simulated members (each app on 2), members in ${processCount} processes of their own\n`,
   );
   await throughToHealthy("first sync of the whole fleet");
   const target = "apps/app-00042/deployment.yaml";
@@ -220,15 +273,21 @@ try {
   git(fleet, "commit", "-q", "-am", "app-00042: new image");
   await throughToHealthy("a one-app change (new image, rolled out)");
   controller.resyncSoon();
+  const cpu = cpuNow();
   const start = performance.now();
   await controller.reconcile();
   await syncer.idle();
   process.stdout.write(
-    `  a resync with nothing to change (drift and health check of every object) ${(performance.now() - start).toFixed(0)} ms\n`,
+    `  a resync with nothing to change (drift and health check of every object) ${(performance.now() - start).toFixed(0)} ms (CPU ${cpuSince(cpu)})\n`,
   );
   await failoverPhase();
-  process.stdout.write(`  peak RSS of the controller ${peakRssMiB().toFixed(0)} MiB\n`);
+  process.stdout.write(
+    `  peak RSS: controller ${peakRssMiB().toFixed(0)} MiB, members' processes ${simulators.map((s) => childPeakRssMiB(s.child.pid).toFixed(0)).join(" + ")} MiB\n`,
+  );
 } finally {
-  simulator.kill("SIGTERM");
+  for (const { child } of simulators) {
+    child.removeAllListeners("exit");
+    child.kill("SIGTERM");
+  }
   rmSync(dir, { recursive: true, force: true });
 }
