@@ -27,6 +27,7 @@ import { earliest, type Reconciles, type Requeue } from "./loop.js";
 import type { ReconcileReport, Reconciler, RoundInputs } from "./reconciler.js";
 import { RenderPolicies } from "./render-policies.js";
 import {
+  onlyRenderChanged,
   type SyncRequest,
   sameResults,
   stillProgressing,
@@ -207,11 +208,13 @@ export class Controller implements Reconciles {
       windowOpens: windowOpens(this.syncer.latest()),
     };
     if (!syncDue(this.requested, next, times) || !state.model || !state.renderedCommit) return;
+    const changesOnly = onlyRenderChanged(this.requested, next, times);
     this.requested = next;
     this.progressAt = undefined;
     const extras = {
       ...(gates ? { gates } : {}),
       ...(this.shards ? { elsewhere: this.shards.elsewhere } : {}),
+      ...(changesOnly ? { changesOnly } : {}),
     };
     await this.syncer.request(syncTarget(state, syncFiles, trusted, extras));
   }

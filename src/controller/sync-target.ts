@@ -10,6 +10,8 @@ import type { ClusterSyncResult } from "../sync/sync-result.js";
 export interface SyncExtras {
   readonly gates?: PolicyGives["gates"];
   readonly elsewhere?: ReadonlyMap<string, ClusterSyncResult>;
+  /** Only the render changed: members synced completely since need only the apps that changed. */
+  readonly changesOnly?: boolean;
 }
 
 /** What the syncer gets: the last valid render, with what the status branch adds to it. */
@@ -32,6 +34,7 @@ export function syncTarget(
     inventories: trusted ? inventoriesOf(syncFiles) : new Map(),
     ...(extras.gates ? { gates: extras.gates } : {}),
     ...(extras.elsewhere ? { elsewhere: extras.elsewhere } : {}),
+    ...(extras.changesOnly ? { changesOnly: true } : {}),
     // The hosted clusters' /version as recorded: what the order of their components reads until synced.
     ...(model.controlPlaneClasses.length > 0
       ? { recordedVersions: recordedVersions(syncFiles, hosted) }
@@ -119,4 +122,19 @@ export function syncDue(
     (times.progressAt !== undefined && next.at >= times.progressAt) ||
     (times.windowOpens ?? Number.POSITIVE_INFINITY) <= next.at
   );
+}
+
+/**
+ * Whether a due sync is due for the new render alone: the gates and scope as before, no resync, no
+ * progress check and no window opening due. Such a sync needs only the apps whose rendering changed
+ * (the periodic resync still compares everything). Pure.
+ */
+export function onlyRenderChanged(
+  last: SyncRequest | undefined,
+  next: SyncRequest,
+  times: Parameters<typeof syncDue>[2],
+): boolean {
+  if (!last || last.render === next.render || last.key !== next.key) return false;
+  const unchanged = { ...next, render: last.render };
+  return !syncDue(last, unchanged, times);
 }

@@ -33,4 +33,9 @@ export interface ClusterSyncInput {
   readonly dependsOn?: ReadonlyMap<string, readonly string[]>;
   /** Single objects left as they run, by identity, and why (a hosted control plane's order of upgrade). */
   readonly heldObjects?: ReadonlyMap<string, Hold>;
+  /**
+   * Only these apps are synced (sync/sync-scope.ts): `desired` holds their objects alone, each is
+   * read by itself rather than listed with its kind, and the other apps' inventory entries are kept.
+   */
+  readonly scope?: ReadonlySet<string>;
 }

@@ -76,7 +76,8 @@ export async function syncCluster(whole: ClusterSyncInput): Promise<ClusterSyncR
   // wave or hook still ahead left behind stays until its last wave.
   const keep = new Set(input.desired.map((d) => d.identity));
   for (const entry of inventory.values())
-    if (held.has(entry.app) || pass.keepLeftovers.has(entry.app)) keep.add(entry.identity);
+    if (held.has(entry.app) || pass.keepLeftovers.has(entry.app) || outOf(input.scope, entry.app))
+      keep.add(entry.identity);
   const prune = planPrune(cluster, inventory, keep, input.prune, seen.pruneBase);
   const pruned = await pruneByWave(input, prune.delete, seen.live);
   for (const result of pruned) if (result.outcome !== "failed") inventory.delete(result.identity);
@@ -211,7 +212,9 @@ async function observe(input: ClusterSyncInput): Promise<Observed | { error: str
         inventory,
       };
     inventory = stored.inventory;
-    const live = await listManaged(client, input.desired, stored.inventory);
+    const live = input.scope
+      ? await readEach(client, input.desired, input.concurrency ?? 8)
+      : await listManaged(client, input.desired, stored.inventory);
     const targets = hpaTargets([
       ...((await client.list("autoscaling/v2", "HorizontalPodAutoscaler", "")) ?? []),
       ...input.desired.map((d) => d.object).filter((o) => o.kind === "HorizontalPodAutoscaler"),
@@ -373,6 +376,26 @@ export async function pruneOne(client: MemberClient, entry: InventoryEntry): Pro
   } catch (error) {
     return { ...base, outcome: "failed", error: message(error) };
   }
+}
+
+// An app outside the apps a scoped sync takes (none is, in a whole sync).
+function outOf(scope: ReadonlySet<string> | undefined, app: string): boolean {
+  return scope !== undefined && !scope.has(app);
+}
+
+// The live objects of a few apps, each read by itself: cheaper than listing every object of their
+// kinds. Like a list, it holds only what gitfleet manages (its label on the object).
+async function readEach(
+  client: MemberClient,
+  desired: readonly DesiredObject[],
+  concurrency: number,
+): Promise<Map<string, JsonMap>> {
+  const live = new Map<string, JsonMap>();
+  const found = await mapConcurrently(desired, concurrency, (d) => client.get(addressOf(d.object)));
+  for (const object of found)
+    if (object && asMap(asMap(object.metadata).labels)[MANAGED_BY.key] === MANAGED_BY.value)
+      live.set(identityOfLive(object), object);
+  return live;
 }
 
 // The live objects gitfleet manages, of every kind it renders or has applied, by identity.

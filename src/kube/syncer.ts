@@ -14,12 +14,14 @@ import {
   sanitizeAgentReport,
 } from "../status/observed-status.js";
 import { controlPlaneHolds } from "../sync/control-plane-order.js";
+import type { DesiredObject } from "../sync/desired-objects.js";
 import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
 import { RolloutPlanner } from "../sync/rollout-planner.js";
 import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
+import { changedApps, type SyncedSet, syncedSet, withOtherApps } from "../sync/sync-scope.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
@@ -48,6 +50,8 @@ export interface SyncTarget {
   readonly recordedVersions?: ReadonlyMap<string, string>;
   /** Sharded: the last results of members other replicas sync — an app's rollout counts its clusters everywhere. */
   readonly elsewhere?: ReadonlyMap<string, ClusterSyncResult>;
+  /** Asked for by a new render alone: a member synced completely since takes only the apps that changed (sync/sync-scope.ts). */
+  readonly changesOnly?: boolean;
 }
 
 export interface SyncerOptions {
@@ -82,6 +86,8 @@ export interface SyncerOptions {
 export class Syncer {
   private readonly workers = new Map<string, ClusterWorker>();
   private readonly results = new Map<string, ClusterSyncResult>();
+  /** Per member, what its last complete sync left (undefined until one completes, or after one that did not). */
+  private readonly synced = new Map<string, SyncedSet>();
   /** Each member's Kubernetes version as its last sync that reached it read it. */
   private readonly versions = new Map<string, string>();
   private readonly capacities = new CapacityReadings();
@@ -148,39 +154,9 @@ export class Syncer {
         failoverHere(target.decisions ?? [], this.results.get(cluster)?.inventory, app),
       );
       addControlHolds(gated.held, controls.apps);
+      const job: MemberJob = { target, cluster, worker, gated, controls, prune, interpreterFor, dependsOn };
       worker.enqueue(() =>
-        (async () => {
-          // Apps a migration rolled back or dropped are detached first: labels and inventory entries
-          // go, the objects keep running, and the sync leaves them alone (they are held).
-          for (const app of gated.detach)
-            await detachApp({
-              cluster,
-              client: worker.client,
-              app,
-              sourceCommit: target.sourceCommit,
-              knownInventory: inventoryOf(cluster),
-            });
-          const synced = await syncCluster({
-            cluster,
-            client: worker.client,
-            sourceCommit: target.sourceCommit,
-            desired: gated.desired,
-            prune,
-            knownInventory: inventoryOf(cluster),
-            interpreterFor,
-            held: gated.held,
-            heldObjects: new Map([
-              ...(await this.controlPlaneOrder(target, worker.client)),
-              ...controls.objects,
-            ]),
-            dependsOn,
-            ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
-            ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
-            capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
-            served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
-          });
-          return withHostedCredentials(synced, worker.client, target);
-        })().catch((error: unknown) =>
+        this.syncMember(job).catch((error: unknown) =>
           notSynced(
             syncedAs(cluster),
             `sync failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
@@ -189,6 +165,62 @@ export class Syncer {
         ),
       );
     }
+  }
+
+  // One member's sync of a target, as its worker runs it.
+  private async syncMember(job: MemberJob): Promise<ClusterSyncResult> {
+    const { target, cluster, worker, gated, controls, dependsOn } = job;
+    const knownInventory = target.inventories.get(cluster) ?? new Map();
+    // Apps a migration rolled back or dropped are detached first: labels and inventory entries
+    // go, the objects keep running, and the sync leaves them alone (they are held).
+    for (const app of gated.detach)
+      await detachApp({
+        cluster,
+        client: worker.client,
+        app,
+        sourceCommit: target.sourceCommit,
+        knownInventory,
+      });
+    // Decided as the job runs, after the sync before it: what that one left is what changed from.
+    const previous = this.results.get(cluster);
+    const scope =
+      target.changesOnly && previous ? this.scopeOf(cluster, gated.desired, dependsOn) : undefined;
+    const synced = await syncCluster({
+      cluster,
+      client: worker.client,
+      sourceCommit: target.sourceCommit,
+      desired: scope ? gated.desired.filter((d) => scope.has(d.app)) : gated.desired,
+      ...(scope ? { scope } : {}),
+      prune: job.prune,
+      knownInventory,
+      interpreterFor: job.interpreterFor,
+      held: gated.held,
+      heldObjects: new Map([...(await this.controlPlaneOrder(target, worker.client)), ...controls.objects]),
+      dependsOn,
+      ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+      ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
+      capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
+      served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
+    });
+    const whole = scope && previous ? withOtherApps(synced, previous, scope) : synced;
+    this.remember(cluster, gated.desired, whole);
+    return withHostedCredentials(whole, worker.client, target);
+  }
+
+  // The apps a sync for a new render takes in a member whose last sync was complete; undefined: all.
+  private scopeOf(
+    cluster: string,
+    desired: readonly DesiredObject[],
+    dependsOn: ReadonlyMap<string, readonly string[]>,
+  ): Set<string> | undefined {
+    const synced = this.synced.get(cluster);
+    return synced ? changedApps(synced, desired, dependsOn) : undefined;
+  }
+
+  private remember(cluster: string, desired: readonly DesiredObject[], result: ClusterSyncResult): void {
+    const set = syncedSet(desired, result);
+    if (set) this.synced.set(cluster, set);
+    else this.synced.delete(cluster);
   }
 
   // The holds that order a host's control planes: its etcds as it reports them now, and each hosted
@@ -260,6 +292,8 @@ export class Syncer {
     const key = connectionKey(connection);
     let worker = this.workers.get(cluster);
     if (!worker || worker.key !== key) {
+      // Another connection may be another member: nothing is known of what it holds.
+      this.synced.delete(cluster);
       worker = new ClusterWorker(
         key,
         this.clients.client(cluster, connection.config),
@@ -290,6 +324,18 @@ export class Syncer {
       );
     this.options.onResult?.(result);
   }
+}
+
+/** What one member's sync of a target takes, gathered as the target is queued. */
+interface MemberJob {
+  readonly target: SyncTarget;
+  readonly cluster: string;
+  readonly worker: ClusterWorker;
+  readonly gated: ReturnType<typeof applyGates>;
+  readonly controls: ReturnType<typeof controlHolds>;
+  readonly prune: ReturnType<typeof pruneSettings>;
+  readonly interpreterFor: ReturnType<typeof indexObjectInterpreters>;
+  readonly dependsOn: ReturnType<typeof dependenciesOf>;
 }
 
 /** One cluster's queue: at most one sync running and one waiting (the newest). */

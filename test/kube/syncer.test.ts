@@ -115,3 +115,94 @@ describe("Syncer capacity readings", () => {
     expect(await cpuOfTwoSyncs(3_600_000)).toEqual([8, 8]);
   });
 });
+
+describe("a sync asked for by a new render alone", () => {
+  // Every request each member answers, as "METHOD path", from the moment `log` is emptied.
+  const log = new Map<string, string[]>();
+
+  async function syncerOn(): Promise<Syncer> {
+    for (const member of members) await member.close();
+    members = await Promise.all(
+      BASE_SPEC.clusters.map(({ name }) =>
+        startMember({
+          name,
+          onRequest: (r) =>
+            log.set(name, [...(log.get(name) ?? []), `${r.method} ${decodeURIComponent(r.path)}`]),
+        }),
+      ),
+    );
+    const kubeconfig = writeKubeconfig(join(root.dir, "kubeconfig"), members);
+    return new Syncer({
+      connect: (fleet) => resolveConnections(fleet.clusters, { kubeconfig, env: {} }),
+      logger: createLogger({ level: "silent" }),
+      rollout: false,
+    });
+  }
+
+  function target(tag: number, changesOnly: boolean) {
+    const spec = { ...BASE_SPEC, apps: BASE_SPEC.apps.map((a) => (a.name === "api" ? { ...a, tag } : a)) };
+    const { model } = loadFleet(fleetFiles(spec));
+    if (!model) throw new Error("the fleet does not validate");
+    return {
+      sourceCommit: String(tag).repeat(40),
+      model,
+      objects: renderFleet(model).objects,
+      inventories: new Map(),
+      ...(changesOnly ? { changesOnly } : {}),
+    };
+  }
+
+  // The lists of every object gitfleet manages of a kind (what a whole sync compares against).
+  const lists = (cluster: string) =>
+    (log.get(cluster) ?? []).filter(
+      (r) => r.startsWith("GET ") && r.includes("labelSelector=app.kubernetes.io/managed-by=gitfleet"),
+    );
+  const writes = (cluster: string) => (log.get(cluster) ?? []).filter((r) => !r.startsWith("GET "));
+
+  it("syncs only the apps that changed in members whose last sync was complete, and carries the others over", async () => {
+    const syncer = await syncerOn();
+    await syncer.request(target(1, true));
+    await syncer.idle();
+    // No sync was complete before: the first is whole, whatever it was asked for with.
+    expect(lists("east").length).toBeGreaterThan(0);
+    const first = syncer.latest().get("east");
+    expect(first?.objects.filter((o) => o.app === "api").length).toBeGreaterThan(0);
+    log.clear();
+    await syncer.request(target(2, true));
+    await syncer.idle();
+    const east = syncer.latest().get("east");
+    // api's objects were read one by one and its Deployment applied; no kind was listed whole.
+    expect(lists("east")).toEqual([]);
+    expect(writes("east").some((w) => w.includes("/deployments/api"))).toBe(true);
+    expect(east?.sourceCommit).toBe("2".repeat(40));
+    expect(east?.objects.find((o) => o.app === "api" && o.identity.includes("Deployment"))?.action).toBe(
+      "configured",
+    );
+    // The other apps' results are the last sync's, in full.
+    const others = (r: typeof east) => r?.objects.filter((o) => o.app !== "api");
+    expect(others(east)).toEqual(others(first));
+    // north runs no api: nothing of it changed, so only its inventory was read and written again
+    // (it records the commit synced).
+    expect(writes("north").map((w) => w.split("?")[0])).toEqual([
+      "PATCH /api/v1/namespaces/gitfleet-system/configmaps/gitfleet-inventory",
+    ]);
+    expect(lists("north")).toEqual([]);
+    expect(syncer.latest().get("north")?.sourceCommit).toBe("2".repeat(40));
+  });
+
+  it("compares everything again when asked for anything else (a resync looking for drift)", async () => {
+    const syncer = await syncerOn();
+    await syncer.request(target(1, false));
+    await syncer.idle();
+    log.clear();
+    await syncer.request(target(1, false));
+    await syncer.idle();
+    expect(lists("east").length).toBeGreaterThan(0);
+    expect(
+      syncer
+        .latest()
+        .get("east")
+        ?.objects.every((o) => o.action === "unchanged"),
+    ).toBe(true);
+  });
+});
