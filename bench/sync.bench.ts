@@ -198,21 +198,31 @@ async function failoverPhase(): Promise<void> {
   let moved: number | undefined;
   let failoverReconcileMs = 0;
   let ready: number | undefined;
-  while (ready === undefined && performance.now() - down < 120_000) {
-    await prober.probeOnce();
+  // The prober on its own timer, as `gitfleet run` has it, and rounds as run starts them: when a
+  // cluster's condition changes, at the time the round asks to be run again, else every 250 ms. No
+  // resync is forced: the failover render syncs the apps it changed. Readiness is read from the
+  // members themselves.
+  prober.start();
+  const watch = setInterval(() => {
     if (notReady === undefined && prober.conditions().get(victim)?.health.ready === false)
       notReady = performance.now();
-    controller.resyncSoon();
-    const report = await controller.reconcile();
-    if (moved === undefined && report.result === "committed" && failoverMoved(divided, victim)) {
-      moved = performance.now();
-      failoverReconcileMs = (report.durationsMs.reconcile ?? 0) + (report.durationsMs.write ?? 0);
+  }, 20);
+  let next = 0;
+  while (ready === undefined && performance.now() - down < 120_000) {
+    if (performance.now() >= next) {
+      const report = await controller.reconcile();
+      if (moved === undefined && report.result === "committed" && failoverMoved(divided, victim)) {
+        moved = performance.now();
+        failoverReconcileMs = (report.durationsMs.reconcile ?? 0) + (report.durationsMs.write ?? 0);
+      }
+      next = performance.now() + Math.min(report.requeue?.afterMs ?? 250, 250);
     }
-    await syncer.idle();
-    await controller.flush();
-    if (moved !== undefined && replacementsReady(divided, victim)) ready = performance.now();
-    else await new Promise((resolve) => setTimeout(resolve, 250));
+    if (moved !== undefined && (await replacementsReady(divided, victim))) ready = performance.now();
+    else await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  await syncer.idle();
+  prober.stop();
+  clearInterval(watch);
   const at = (t: number | undefined) => (t === undefined ? "never" : `${((t - down) / 1000).toFixed(1)} s`);
   process.stdout.write(
     `  failover: ${victim} down (probe every 1s, failureThreshold 3, noExecuteAfter 5s, tolerationSeconds 5); ${divided.length} Divided workloads to move\n` +
@@ -251,15 +261,20 @@ function failoverMoved(workloads: readonly WorkloadDecision[], victim: string): 
   return workloads.every((w) => (now.get(w.identity)?.decision.clusters[victim] ?? 0) === 0);
 }
 
-// Every one of those workloads has its whole total ready in the clusters that answer.
-function replacementsReady(workloads: readonly WorkloadDecision[], victim: string): boolean {
-  const results = [...syncer.latest().values()].filter((r) => r.reachable && r.cluster !== victim);
-  return workloads.every((w) => {
-    const readyCount = results
-      .flatMap((r) => r.objects.filter((o) => o.identity === w.identity))
-      .reduce((sum, o) => sum + (o.readyReplicas ?? 0), 0);
-    return readyCount >= w.replicas;
-  });
+// Every one of those workloads has its whole total ready in the other clusters, as their members
+// report their Deployments.
+async function replacementsReady(workloads: readonly WorkloadDecision[], victim: string): Promise<boolean> {
+  const readyCount = new Map<string, number>();
+  for (const cluster of names.filter((n) => n !== victim)) {
+    const list = (await (await fetch(`${memberUrl(cluster)}/apis/apps/v1/deployments`)).json()) as {
+      items: { metadata: { namespace: string; name: string }; status?: { readyReplicas?: number } }[];
+    };
+    for (const d of list.items) {
+      const identity = `apps/Deployment/${d.metadata.namespace}/${d.metadata.name}`;
+      readyCount.set(identity, (readyCount.get(identity) ?? 0) + (d.status?.readyReplicas ?? 0));
+    }
+  }
+  return workloads.every((w) => (readyCount.get(w.identity) ?? 0) >= w.replicas);
 }
 
 try {

@@ -124,7 +124,8 @@ export async function startControlPlanes(options: {
         `--service-account-issuer=${server}`,
         `--service-account-key-file=${pki.saPub}`,
         `--service-account-signing-key-file=${pki.saKey}`,
-        "--service-cluster-ip-range=10.0.0.0/24",
+        // Room for thousands of Services (the peer comparison applies 1,000 per cluster).
+        "--service-cluster-ip-range=10.0.0.0/16",
         "--authorization-mode=RBAC",
         "--disable-admission-plugins=ServiceAccount",
         "--allow-privileged=true",
