@@ -79,13 +79,31 @@ function inventoriesOf(files: ReadonlyMap<string, string>): Map<string, Inventor
   for (const [path, text] of files) {
     const cluster = /^status\/inventory\/(.+)\.yaml$/.exec(path)?.[1];
     if (!cluster) continue;
-    try {
-      inventories.set(cluster, inventoryFromStatus(readEmittedYaml(text)).inventory);
-    } catch {
-      // Edited by hand beyond reading: the member's own inventory is used.
-    }
+    const inventory = inventoryIn(cluster, text);
+    if (inventory) inventories.set(cluster, inventory);
   }
   return inventories;
+}
+
+// Each cluster's inventory file as last read: a sync request reads it again only when it changed
+// (a thousand-app inventory takes a while to parse, and most rounds leave it as it was).
+const readInventories = new Map<
+  string,
+  { readonly text: string; readonly inventory: Inventory | undefined }
+>();
+
+function inventoryIn(cluster: string, text: string): Inventory | undefined {
+  const known = readInventories.get(cluster);
+  if (known?.text === text) return known.inventory;
+  let inventory: Inventory | undefined;
+  try {
+    inventory = inventoryFromStatus(readEmittedYaml(text)).inventory;
+  } catch {
+    // Edited by hand beyond reading: the member's own inventory is used.
+    inventory = undefined;
+  }
+  readInventories.set(cluster, { text, inventory });
+  return inventory;
 }
 
 /** What the sync was last asked for with: the render, the key of what else it was given (gates, scope), and when. */

@@ -3,6 +3,7 @@ import { parseDuration } from "../model/duration.js";
 import type { FleetModel, RolloutSpec } from "../model/types.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import type { DesiredObject } from "./desired-objects.js";
+import type { InventoryEntry } from "./inventory.js";
 import { holdsAsRendered, shapeOf } from "./rendering-shape.js";
 import { type ClusterRolloutState, rolloutGate, rolloutOrder } from "./rollout.js";
 import type { ClusterSyncResult } from "./sync-result.js";
@@ -82,7 +83,7 @@ export class RolloutPlanner {
   ): ClusterRolloutState {
     if (!result) return { updated: false, healthy: false };
     if (!result.reachable) return { updated: false, healthy: false, passedOver: true };
-    const entries = [...result.inventory.values()].filter((e) => e.app === app);
+    const entries = entriesByApp(result.inventory).get(app) ?? [];
     const wanted = new Map(objects.map((o) => [o.identity, o.digest]));
     // Hooks and skipped objects never enter the inventory.
     const applied =
@@ -111,7 +112,7 @@ function appsByCluster(
   for (const [cluster, objects] of desired)
     for (const object of objects) {
       const byCluster = apps.get(object.app) ?? new Map<string, DesiredObject[]>();
-      byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), object]);
+      add(byCluster, cluster, object);
       apps.set(object.app, byCluster);
     }
   return apps;
@@ -130,10 +131,57 @@ function rolloutOf(
         asMap(asMap(o.object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "",
       ).split(","))
         if (name) names.add(name);
-  const placement = model.placements
-    .filter((p) => names.has(p.metadata.name) || p.spec.apps?.includes(app))
-    .find((p) => p.spec.rollout);
-  return placement?.spec.rollout ?? model.fleet?.spec.rollout;
+  const { byName, byApp } = placementsWithRollout(model);
+  const named = [...names].flatMap((name) => byName.get(name) ?? []);
+  // The first by the model's order, as a filter over every Placement would find it.
+  const placement = [...named, ...(byApp.get(app) ?? [])].sort((a, b) => a.index - b.index)[0];
+  return placement?.rollout ?? model.fleet?.spec.rollout;
+}
+
+interface IndexedRollout {
+  readonly index: number;
+  readonly rollout: RolloutSpec;
+}
+
+// The Placements that have a rollout, by name and by each app they list: looked up per app, so a
+// plan over a thousand apps does not scan a thousand Placements for each. Kept per model.
+const rolloutIndexes = new WeakMap<
+  FleetModel,
+  { byName: Map<string, IndexedRollout[]>; byApp: Map<string, IndexedRollout[]> }
+>();
+
+function placementsWithRollout(model: FleetModel) {
+  let index = rolloutIndexes.get(model);
+  if (!index) {
+    index = { byName: new Map(), byApp: new Map() };
+    for (const [i, p] of model.placements.entries()) {
+      if (!p.spec.rollout) continue;
+      const entry = { index: i, rollout: p.spec.rollout };
+      add(index.byName, p.metadata.name, entry);
+      for (const app of p.spec.apps ?? []) add(index.byApp, app, entry);
+    }
+    rolloutIndexes.set(model, index);
+  }
+  return index;
+}
+
+// A sync result's inventory entries by app, kept per inventory.
+const inventoryByApp = new WeakMap<ClusterSyncResult["inventory"], Map<string, InventoryEntry[]>>();
+
+function entriesByApp(inventory: ClusterSyncResult["inventory"]): Map<string, InventoryEntry[]> {
+  let byApp = inventoryByApp.get(inventory);
+  if (!byApp) {
+    byApp = new Map();
+    for (const entry of inventory.values()) add(byApp, entry.app, entry);
+    inventoryByApp.set(inventory, byApp);
+  }
+  return byApp;
+}
+
+function add<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function digestOf(objects: readonly DesiredObject[]): string {
