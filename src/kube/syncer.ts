@@ -184,7 +184,7 @@ export class Syncer {
     // Decided as the job runs, after the sync before it: what that one left is what changed from.
     const previous = this.results.get(cluster);
     const scope =
-      target.changesOnly && previous ? this.scopeOf(cluster, gated.desired, dependsOn) : undefined;
+      target.changesOnly && previous?.reachable ? this.scopeOf(cluster, gated.desired, dependsOn) : undefined;
     const synced = await syncCluster({
       cluster,
       client: worker.client,
@@ -307,6 +307,8 @@ export class Syncer {
 
   private record(result: ClusterSyncResult): void {
     this.results.set(result.cluster, result);
+    // A member not synced this time (unreachable, no connection, a failure) is synced whole next time.
+    if (!result.reachable) this.synced.delete(result.cluster);
     if (result.version) this.versions.set(result.cluster, result.version);
     const log = this.options.logger;
     if (!result.reachable) log.warn({ cluster: result.cluster, error: result.error }, "cluster not synced");

@@ -6,6 +6,7 @@ import { loadFleet } from "../../src/load/load-fleet.js";
 import { createLogger } from "../../src/log/logger.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import type { ClusterSyncResult } from "../../src/sync/sync-result.js";
 import { BASE_SPEC, fleetFiles } from "../helpers/fleet-spec.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { writeKubeconfig } from "../helpers/member.js";
@@ -188,6 +189,32 @@ describe("a sync asked for by a new render alone", () => {
     ]);
     expect(lists("north")).toEqual([]);
     expect(syncer.latest().get("north")?.sourceCommit).toBe("2".repeat(40));
+  });
+
+  it("syncs a member whole again after a sync that did not reach it", async () => {
+    const syncer = await syncerOn();
+    await syncer.request(target(1, false));
+    await syncer.idle();
+    const apps = (r: ClusterSyncResult | undefined) => new Set(r?.objects.map((o) => o.app));
+    const everyApp = apps(syncer.latest().get("east"));
+    const east = members.find((m) => m.name === "east");
+    if (!east) throw new Error("no member east");
+    east.faults.errorFraction = 1;
+    await syncer.request(target(2, true));
+    await syncer.idle();
+    expect(syncer.latest().get("east")?.reachable).toBe(false);
+    east.faults.errorFraction = 0;
+    log.clear();
+    await syncer.request(target(3, true));
+    await syncer.idle();
+    const result = syncer.latest().get("east");
+    expect(lists("east").length).toBeGreaterThan(0);
+    // Every app's objects were compared afresh: the ones api did not change are unchanged, api's
+    // new image configured — nothing carried over from the sync that failed.
+    expect(apps(result)).toEqual(everyApp);
+    expect(everyApp.has("api")).toBe(true);
+    expect(result?.objects.filter((o) => o.app !== "api").every((o) => o.action === "unchanged")).toBe(true);
+    expect(result?.objects.some((o) => o.app === "api" && o.action === "configured")).toBe(true);
   });
 
   it("compares everything again when asked for anything else (a resync looking for drift)", async () => {
