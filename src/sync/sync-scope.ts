@@ -66,13 +66,24 @@ function tiedApps(dependsOn: ReadonlyMap<string, readonly string[]>): Set<string
   return tied;
 }
 
-/** A sync of some apps, completed with the last results of the others. */
+/**
+ * A sync of some apps, completed with the last results of the others: their health and replicas as
+ * last seen, and as action what this sync did to them — nothing (`unchanged`), or `drifted` when the
+ * drift the last sync reported is still there to be found — so what a sync counts (its status
+ * commit, the operation metrics) counts each apply once.
+ */
 export function withOtherApps(
   scoped: ClusterSyncResult,
   previous: ClusterSyncResult,
   apps: ReadonlySet<string>,
 ): ClusterSyncResult {
   if (!scoped.reachable) return scoped;
-  const others = previous.objects.filter((o) => !apps.has(o.app));
+  const others = previous.objects.filter((o) => !apps.has(o.app)).map(carriedOver);
   return { ...scoped, objects: [...others, ...scoped.objects] };
+}
+
+function carriedOver(object: ObjectResult): ObjectResult {
+  if (object.action === "unchanged" || object.action === "drifted") return object;
+  const { drift: _, ...rest } = object;
+  return { ...rest, action: "unchanged" };
 }

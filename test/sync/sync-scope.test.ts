@@ -115,7 +115,7 @@ describe("the apps that changed", () => {
 });
 
 describe("a scoped result", () => {
-  it("carries the other apps' last results and replaces the scoped ones", () => {
+  it("carries the other apps' last results, as nothing done to them this time, and replaces the scoped ones", () => {
     const previous = result(all);
     const scoped = {
       ...result(api),
@@ -125,9 +125,30 @@ describe("a scoped result", () => {
     };
     const merged = withOtherApps(scoped, previous, new Set(["api"]));
     expect(merged.objects.map((o) => [o.app, o.action])).toEqual([
-      ["web", "created"],
-      ["web", "created"],
+      ["web", "unchanged"],
+      ["web", "unchanged"],
       ["api", "configured"],
+    ]);
+    expect(merged.objects[0]?.health).toEqual(healthy);
+    // Drift the last sync reported (and did not correct) is still reported; an applied object's drift is not.
+    const drifted: ObjectResult = {
+      identity: "d",
+      app: "web",
+      action: "drifted",
+      health: healthy,
+      drift: ["data.v"],
+    };
+    const configured: ObjectResult = {
+      identity: "c",
+      app: "web",
+      action: "configured",
+      health: healthy,
+      drift: ["data.v"],
+    };
+    const again = withOtherApps(scoped, { ...previous, objects: [drifted, configured] }, new Set(["api"]));
+    expect(again.objects.slice(0, 2)).toEqual([
+      drifted,
+      { identity: "c", app: "web", action: "unchanged", health: healthy },
     ]);
     const unreachable = { ...scoped, reachable: false, objects: [] };
     expect(withOtherApps(unreachable, previous, new Set(["api"]))).toBe(unreachable);
