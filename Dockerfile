@@ -25,9 +25,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin bin
 COPY schema schema
 COPY src src
-COPY bench bench
 COPY web web
-# npm ci runs the prepare script: TypeScript into dist/, the dashboard into dist/dashboard/.
+# npm ci runs the prepare script: TypeScript into dist/, the dashboard into dist/dashboard/. The
+# benchmarks are not copied: the image runs gitfleet, not them (some drive the test tier's servers).
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
