@@ -140,6 +140,7 @@ export class Controller implements Reconciles {
       workloads,
       capacity: clusters.capacity,
       served: clusters.served,
+      entryPoints: clusters.entryPoints,
       ...(state.model && this.scaling.gives.scaling ? { scaling: this.scaling.gives.scaling } : {}),
       ...this.controlPlanes(state),
     });

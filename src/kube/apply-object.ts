@@ -3,6 +3,7 @@ import type { ResourceInterpreterSpec } from "../model/types.js";
 import { appliedByGitfleet, decide } from "../sync/apply-decision.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import { driftedPaths } from "../sync/drift.js";
+import { entryPointOf } from "../sync/entry-points.js";
 import { assessHealth } from "../sync/health.js";
 import { leaveReplicasToHpa } from "../sync/hpa-owned-replicas.js";
 import type { InventoryEntry } from "../sync/inventory.js";
@@ -129,6 +130,7 @@ export function heldBack(
       action: "held",
       health: assessHealth(live, interpreter),
       ...replicasOf(live, live, interpreter),
+      ...entryPointField(live),
       held: reason,
       heldBy: by,
     };
@@ -196,6 +198,7 @@ export function settled(
       action,
       health: assessHealth(live, interpreter),
       ...replicasOf(desired.object, live, interpreter),
+      ...entryPointField(live),
     },
     entry: { ...entry, uid },
     live,
@@ -221,6 +224,12 @@ export function replicasOf(
     desiredReplicas: typeof wanted === "number" ? wanted : 1,
     readyReplicas: typeof ready === "number" ? ready : 0,
   };
+}
+
+// A LoadBalancer Service's addresses: where its cluster is reached (exported services, gateways).
+function entryPointField(live: JsonMap): { entryPoint?: readonly string[] } {
+  const entryPoint = entryPointOf(live);
+  return entryPoint ? { entryPoint } : {};
 }
 
 // An entry recorded before applying: no uid or digest yet.

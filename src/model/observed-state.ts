@@ -34,6 +34,9 @@ export interface ObservedReplicas {
   readonly degradedSince?: number;
 }
 
+/** One member's Services' entry points: "namespace/name" → LoadBalancer ingress IPs or hostnames. */
+export type EntryPoints = ReadonlyMap<string, readonly string[]>;
+
 /** Everything observed that failover decisions read, and the time they are made at. */
 export interface ObservedState {
   /** Milliseconds since the epoch. */
@@ -62,6 +65,11 @@ export interface ObservedState {
   readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
   /** Per cluster, what its discovery says it serves; a cluster not in the map serves everything (unknown). */
   readonly served?: ReadonlyMap<string, ServedApis>;
+  /**
+   * Per cluster, the entry points of its Services that gitfleet reads (exported ones, the fleet's
+   * gateway): "namespace/name" → the LoadBalancer ingress addresses, as last recorded.
+   */
+  readonly entryPoints?: ReadonlyMap<string, EntryPoints>;
   /**
    * Per hosted cluster, the version a started ControlPlaneUpgrade batch renders its control plane
    * with (status/upgrades/); a hosted cluster not in the map renders with its class's version.

@@ -67,6 +67,30 @@ export interface FleetSpec {
   readonly schedulerProfiles?: readonly SchedulerProfile[];
   readonly notifications?: NotificationsSpec;
   readonly syncWindows?: readonly SyncWindowSpec[];
+  readonly serviceDiscovery?: ServiceDiscoverySpec;
+}
+
+/** Multi-cluster services (fleet.yaml spec.serviceDiscovery): the cluster set and how exports reach consumers. */
+export interface ServiceDiscoverySpec {
+  /** ClusterProperty clusterset.k8s.io in every member (KEP-2149). */
+  readonly clusterSetID: string;
+  /**
+   * mcs: exports, imports and cluster properties for an in-member MCS implementation; endpoints:
+   * EndpointSlices and the clusterset.local zone rendered from entry points; dns: external-dns records.
+   */
+  readonly mode: "mcs" | "endpoints" | "dns";
+  /** The Service whose LoadBalancer address is every exported service's entry point in a member. */
+  readonly gateway?: { readonly namespace: string; readonly name: string };
+  /** Where the members' CoreDNS reads the clusterset.local zone (endpoints mode). */
+  readonly zone?: { readonly namespace?: string; readonly name?: string; readonly ttl?: number };
+  /** The DNS cluster and domain of north-south records (dns mode). */
+  readonly dns?: {
+    readonly cluster: string;
+    readonly domain: string;
+    readonly namespace?: string;
+    readonly ttl?: number;
+    readonly weightKey?: string;
+  };
 }
 
 /** When changes may reach clusters (fleet.yaml spec.syncWindows; Argo CD's sync windows). */
@@ -251,6 +275,8 @@ export interface PlacementSpec {
   readonly forceConflicts?: boolean;
   /** Leave what it places as it runs: drift reported, not corrected; failover and autoscaling held. */
   readonly suspend?: boolean;
+  /** Where the ServiceExports it places are imported; default every cluster. */
+  readonly imports?: { readonly clusterAffinity: ClusterAffinity };
 }
 
 export type Placement = FleetObject<"Placement", PlacementSpec>;

@@ -42,6 +42,7 @@ export function formatPlanText(plan: Plan): string {
   if (!plan.changed)
     return `${["No changes: every cluster gets exactly what it gets now.", ...warned].join("\n")}\n`;
   const lines = [`Plan: ${totals(plan)}`, ...warned];
+  if (plan.services?.length) lines.push("", "Services:", ...plan.services.map((l) => `  ${l}`));
   if (plan.timing?.length) lines.push("", "When it applies:", ...plan.timing.map((l) => `  ${l}`));
   if (plan.distributions.length > 0)
     lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
@@ -120,6 +121,8 @@ export function formatPlanMarkdown(plan: Plan): string {
     lines.push("", "**Migrations**", "", "```", ...migrationLines(plan.migrations), "```");
   if (plan.upgrades && plan.upgrades.length > 0)
     lines.push("", "**Upgrades (when merged)**", "", "```", ...plan.upgrades, "```");
+  if (plan.services?.length)
+    lines.push("", "**Services**", "", ...plan.services.map((l) => `- ${escapeMarkdown(l)}`));
   if (plan.timing?.length)
     lines.push("", "**When it applies**", "", ...plan.timing.map((l) => `- ${escapeMarkdown(l)}`));
   for (const c of plan.clusters) lines.push("", ...clusterDetails(c, conflictsIn(plan, c.cluster)));

@@ -5,6 +5,7 @@ import { describeManifest } from "../model/identity.js";
 import type { Problem } from "../model/problem.js";
 import { syncRoleOf } from "../model/sync-annotations.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
+import { serviceChanges, serviceViews } from "../render/service-discovery/service-views.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
@@ -74,6 +75,8 @@ export interface Plan {
   readonly migrations?: MigrationPlan;
   /** Control-plane upgrade batches whose state the merge changes ("cve/canary: WaitingApproval → Syncing (…)"). */
   readonly upgrades?: readonly string[];
+  /** Per exported service whose exports, imports, endpoints or records change, one line (service-views.ts). */
+  readonly services?: readonly string[];
   /** When the changed apps apply: suspends, sync windows, dependencies, hooks and waves (sync-timing.ts). */
   readonly timing?: readonly string[];
   /** What the change does not do as written (a replicas change an autoscaler overrides), with file and line. */
@@ -111,10 +114,12 @@ export function planChange(
     .filter(hasChanges);
   const distributions = distributionChanges(base, head);
   const controlPlanes = controlPlaneChanges(base, head);
+  const services = serviceChanges(serviceViews(base.objects), serviceViews(head.objects));
   return {
     clusters: plans,
     distributions,
     ...(controlPlanes.length > 0 ? { controlPlanes } : {}),
+    ...(services.length > 0 ? { services } : {}),
     changed: plans.length > 0 || distributions.length > 0,
   };
 }

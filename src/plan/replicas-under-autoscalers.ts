@@ -1,8 +1,9 @@
 import { targetOf } from "../autoscale/autoscale-step.js";
 import type { FileTree } from "../model/file-tree.js";
+import type { Origin } from "../model/fleet-object.js";
 import { identityOf } from "../model/identity.js";
 import { indexInterpreters } from "../model/interpreter-index.js";
-import type { Problem } from "../model/problem.js";
+import type { Problem, SourceLocation } from "../model/problem.js";
 import type { FleetModel, Resource } from "../model/types.js";
 import { readReplicas } from "../model/workload-replicas.js";
 import { locate, parseSourceFile } from "../model/yaml-source.js";
@@ -74,12 +75,21 @@ function identity(resource: Resource): string {
 }
 
 // The line and column of the replicas field (the document, when it cannot be read again).
-function position(tree: FileTree, resource: Resource, path: readonly string[]) {
-  const bytes = tree.get(resource.origin.file);
+function position(tree: FileTree, resource: Resource, path: readonly string[]): SourceLocation {
+  return locateInTree(tree, resource.origin, path);
+}
+
+/** The line and column of a path in a document of the tree (the file's start, when it cannot be read again). */
+export function locateInTree(
+  tree: FileTree,
+  origin: Origin,
+  path: readonly (string | number)[],
+): SourceLocation {
+  const bytes = tree.get(origin.file);
   const document = bytes
-    ? parseSourceFile(resource.origin.file, bytes).documents.find((d) => d.index === resource.origin.index)
+    ? parseSourceFile(origin.file, bytes).documents.find((d) => d.index === origin.index)
     : undefined;
-  if (!document) return { file: resource.origin.file, line: 1, column: 1, path: "" };
-  const item = resource.origin.item;
+  if (!document) return { file: origin.file, line: 1, column: 1, path: "" };
+  const item = origin.item;
   return locate(item === undefined ? document : { ...document, item }, path);
 }

@@ -2,6 +2,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
+import { serviceViews, trafficMoves } from "../render/service-discovery/service-views.js";
 import { type StatusMessage, statusMessage } from "../status/status-message.js";
 import type { ChangeSummary } from "./commit-message.js";
 
@@ -44,7 +45,14 @@ export function failoverMessage(input: FailoverMessageInput): FailoverMessage {
     body.push(...found.body);
   }
   const transitions = conditionChanges(input).filter((t) => ![...causes].some((c) => c.startsWith(t.prefix)));
-  const subjectParts = [...[...causes].sort(compareStrings), ...moves, ...transitions.map((t) => t.text)];
+  // Traffic follows its own, faster clock: records and endpoints withdrawn before replicas move.
+  const traffic = trafficMoves(serviceViews(input.before.objects), serviceViews(input.after.objects));
+  const subjectParts = [
+    ...[...causes].sort(compareStrings),
+    ...moves,
+    ...transitions.map((t) => t.text),
+    ...traffic,
+  ];
   const subject =
     subjectParts.length > 0
       ? `failover: ${subjectParts.join("; ")}`

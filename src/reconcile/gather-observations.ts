@@ -1,6 +1,7 @@
 import type { RoundOutcome } from "../autoscale/autoscaling-round.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
 import type {
+  EntryPoints,
   ObservedCondition,
   ObservedReplicas,
   ObservedState,
@@ -27,6 +28,8 @@ export interface Observations {
   readonly capacity?: ReadonlyMap<string, ClusterCapacity>;
   /** Per cluster, what its discovery says it serves. */
   readonly served?: ReadonlyMap<string, ServedApis>;
+  /** Per cluster, its LoadBalancer Services' addresses. */
+  readonly entryPoints?: ReadonlyMap<string, EntryPoints>;
   /** The autoscalers' totals, distributions and held divisions: a round's, or as the status branch records them. */
   readonly scaling?: Pick<RoundOutcome, "autoscaled" | "distributed" | "held">;
   /** Per hosted cluster, the version a started ControlPlaneUpgrade batch gives it. */
@@ -54,16 +57,21 @@ export function gatherObservedState(observations: Observations): ObservedState {
     now: observations.now,
     clusters,
     workloads: observations.workloads ?? new Map(),
-    ...(observations.capacity && observations.capacity.size > 0 ? { capacity: observations.capacity } : {}),
-    ...(observations.served && observations.served.size > 0 ? { served: observations.served } : {}),
+    ...nonEmpty("capacity", observations.capacity),
+    ...nonEmpty("served", observations.served),
+    ...nonEmpty("entryPoints", observations.entryPoints),
     ...(scaling
       ? { autoscaled: scaling.autoscaled, distributed: scaling.distributed, held: scaling.held }
       : {}),
-    ...(observations.controlPlaneVersions && observations.controlPlaneVersions.size > 0
-      ? { controlPlaneVersions: observations.controlPlaneVersions }
-      : {}),
-    ...(observations.controlPlaneRestores && observations.controlPlaneRestores.size > 0
-      ? { controlPlaneRestores: observations.controlPlaneRestores }
-      : {}),
+    ...nonEmpty("controlPlaneVersions", observations.controlPlaneVersions),
+    ...nonEmpty("controlPlaneRestores", observations.controlPlaneRestores),
   };
+}
+
+// A map observed with something in it, under its name; nothing for an absent or empty one.
+function nonEmpty<K extends string, V>(
+  key: K,
+  map: ReadonlyMap<string, V> | undefined,
+): { [P in K]?: ReadonlyMap<string, V> } {
+  return map && map.size > 0 ? ({ [key]: map } as { [P in K]: ReadonlyMap<string, V> }) : {};
 }

@@ -2,9 +2,12 @@ import { applicationFailover } from "../failover/workload-failover.js";
 import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import type { ObservedState } from "../model/observed-state.js";
+import { exportedServices } from "../model/service-exports.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { RenderResult } from "../render/render-result.js";
+import { entryPointKey } from "../render/service-discovery/traffic.js";
 import { fnv32a } from "../schedule/division/fnv.js";
 import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
 
@@ -64,11 +67,35 @@ export function observationKeys(
     apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
   }
   upgradeKeys(planes, observations, apps);
+  trafficKeys(model, observations, apps);
   return {
     clusters: JSON.stringify([clusters, servedKey(observations)]),
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// Where traffic goes to an exported service (endpoints and dns modes) follows its entry points and
+// whether its backends have ready replicas in each cluster: when either moves, its app renders again.
+function trafficKeys(model: FleetModel, observations: ObservedState, apps: Map<string, string[]>): void {
+  const discovery = model.fleet?.spec.serviceDiscovery;
+  if (!discovery || discovery.mode === "mcs") return;
+  const clusters = model.clusters.map((c) => c.metadata.name);
+  for (const exported of exportedServices(model)) {
+    const key = entryPointKey(discovery, exported);
+    const ready = exported.backends.map((b) => {
+      const seen = observations.workloads.get(identityOf(b.group, b.kind, b.namespace, b.name));
+      return clusters.map((c) => {
+        const replicas = seen?.get(c);
+        return replicas === undefined ? null : replicas.ready > 0;
+      });
+    });
+    const entries = clusters.map((c) => observations.entryPoints?.get(c)?.get(key) ?? []);
+    apps.set(exported.app, [
+      ...(apps.get(exported.app) ?? []),
+      JSON.stringify(["traffic", key, entries, ready]),
+    ]);
+  }
 }
 
 // A hosted control plane renders again when an upgrade batch moves its version or a restore its phase.

@@ -10,6 +10,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { LoadPolicy } from "../model/load-policy.js";
 import { type ObservedState, planeStatesOf } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
+import { CLUSTER_SET_APP } from "../model/service-exports.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { renderFleet } from "../render/render-fleet.js";
@@ -352,8 +353,11 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     observations,
     secretDigestKey: input.secretDigestKey,
   });
-  const examined =
-    scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope;
+  const examined = withClusterSetApp(
+    state,
+    model,
+    scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope,
+  );
   const before = outputsOf(state.render, examined);
   const after = outputsOf(render, examined);
   const changes = new Map<string, string | null>();
@@ -387,6 +391,17 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
       distributions: distributionChanges(before, after, changedApps),
     }),
   };
+}
+
+// What every member of the cluster set gets is made from every app's output: whenever service
+// discovery is on (or the last render had it), each render may change it.
+function withClusterSetApp(
+  state: ReconcileState,
+  model: FleetModel,
+  examined: ReadonlySet<string>,
+): ReadonlySet<string> {
+  const had = state.render.objects.some((o) => o.app === CLUSTER_SET_APP);
+  return model.fleet?.spec.serviceDiscovery || had ? new Set([...examined, CLUSTER_SET_APP]) : examined;
 }
 
 interface AppStatusInput {

@@ -28,6 +28,8 @@ import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from
 import { divideJobCompletions, writeReplicas } from "./replicas.js";
 import { redactSecretValues, secretValuesChanged } from "./secrets.js";
 import { serializeObject } from "./serialize.js";
+import { withClusterSet } from "./service-discovery/cluster-set.js";
+import { placeExports, serviceDiscoveryObjects } from "./service-discovery/service-discovery.js";
 import { withTracking } from "./tracking.js";
 
 /**
@@ -48,7 +50,9 @@ export function renderFleet(source: FleetModel, options: RenderOptions = {}): Re
   // Hosted control planes render at the versions their upgrades' started batches give them.
   const model = withControlPlaneVersions(source, planeStatesOf(options.observations), options.planes);
   const fresh = renderApps(model, options);
-  return scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
+  const merged = scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
+  // What every member of the cluster set gets is made from every app's output, scoped or not.
+  return { ...merged, objects: withClusterSet(model, merged.objects) };
 }
 
 /** What a render takes besides the model; every field is optional. */
@@ -85,11 +89,15 @@ function renderApps(model: FleetModel, options: RenderOptions): RenderResult {
   // 2. Dependents follow their workloads; an app's other objects stay where failover keeps its old replicas.
   followDependents(context, destinations);
   keepAlongside(context, destinations, decisions);
+  // Exports follow the replicas: a ServiceExport goes where its Service's backends run.
+  placeExports(context, destinations);
   if (scope)
     for (const resource of destinations.keys()) if (!scope.has(resource.app)) destinations.delete(resource);
-  // 3. Render each resource for each of its clusters.
+  // 3. Render each resource for each of its clusters; then what exported services give consumers.
   const { objects, errors } = renderDestinations(context, destinations, secretKey);
-  objects.push(...memberHpaObjects(context.model, decisions));
+  const services = serviceDiscoveryObjects(context, destinations, objects);
+  objects.push(...services.objects, ...memberHpaObjects(context.model, decisions));
+  errors.push(...services.errors);
   objects.sort((a, b) => compareStrings(a.path, b.path));
   return { objects, decisions, errors: errors.sort(compareErrors) };
 }

@@ -1,6 +1,7 @@
 import type { JsonMap } from "../apimachinery/json.js";
 import type { MemberHpas } from "../autoscale/autoscale-step.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
+import type { Origin } from "../model/fleet-object.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 
 // What a render gives: the objects every cluster gets, the workloads' decisions and the errors. The
@@ -57,6 +58,10 @@ export interface RenderError {
   readonly resource: string;
   readonly file: string;
   readonly rule?: number;
+  /** The document and field the error is about, for a caller that can give its line and column. */
+  readonly at?: { readonly origin: Origin; readonly path: readonly (string | number)[] };
+  /** The problem code it is reported with (default RENDER_FAILED). */
+  readonly code?: "SERVICE_CONFLICT";
   readonly message: string;
 }
 

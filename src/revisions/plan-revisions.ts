@@ -9,7 +9,7 @@ import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { type HookConflict, type Plan, planChange } from "../plan/plan.js";
-import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
+import { locateInTree, replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { syncTiming } from "../plan/sync-timing.js";
 import { recordedGives } from "../policy/registry.js";
 import { plannedRestores } from "../policy/restores.js";
@@ -103,7 +103,12 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     secretDigestKey: input.secretDigestKey,
   });
   if (headRender.errors.length > 0)
-    return { error: headRender.errors.map(formatRenderError).join("\n"), notes };
+    return {
+      error: headRender.errors
+        .map((e) => formatRenderError(e, (at) => locateInTree(headTree, at.origin, at.path)))
+        .join("\n"),
+      notes,
+    };
   const objectsPlan = planChange(
     baseRender,
     headRender,

@@ -9,6 +9,7 @@ import { servedApisRecord } from "../model/served-apis.js";
 import type { EventKind } from "../model/trailers.js";
 import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
+import { entryPointsOf } from "../sync/entry-points.js";
 import { worstHealth } from "../sync/health.js";
 import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
 import { type StatusMessage, statusMessage } from "./status-message.js";
@@ -259,6 +260,15 @@ export function clusterObserved(
   });
 }
 
+// The entry points of the cluster's LoadBalancer Services gitfleet syncs, "namespace/name" → addresses.
+function entryPointsRecord(result: ClusterSyncResult): JsonMap | undefined {
+  const services = entryPointsOf(result);
+  if (services.size === 0) return undefined;
+  return Object.fromEntries(
+    [...services].sort(([a], [b]) => compareStrings(a, b)).map(([k, v]) => [k, [...v]]),
+  );
+}
+
 function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   if (!result.reachable) return { reachable: false, error: result.error ?? "no answer" };
   const health: Partial<Record<HealthStatus, number>> = {};
@@ -280,6 +290,8 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   const planes = hostedControlPlanesRecord(result);
   if (planes) observed.hostedControlPlanes = planes;
   if (result.served) observed.apis = servedApisRecord(result.served);
+  const entryPoints = entryPointsRecord(result);
+  if (entryPoints) observed.services = entryPoints;
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
     observed.pruneBlocked = {

@@ -1,8 +1,10 @@
 import { parse } from "yaml";
 import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
 import { type ClusterCapacity, readCapacityRecord } from "../model/node-capacity.js";
+import type { EntryPoints } from "../model/observed-state.js";
 import { readServedApis, type ServedApis } from "../model/served-apis.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { entryPointsOf, readEntryPoints } from "../sync/entry-points.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { AGENTS_DIRECTORY, CLUSTERS_DIRECTORY } from "./layout.js";
 import { type AgentReport, agentReportPath, joinObserved, splitObserved } from "./observed-status.js";
@@ -16,6 +18,8 @@ import { clusterStatusPath } from "./status-files.js";
 export interface RecordedClusters {
   readonly capacity: Map<string, ClusterCapacity>;
   readonly served: Map<string, ServedApis>;
+  /** Per cluster, its LoadBalancer Services' addresses (exported services' entry points). */
+  readonly entryPoints: Map<string, EntryPoints>;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface RecordedClusters {
  * skipped: they count as nothing observed. Pure.
  */
 export function recordedClusters(files: ReadonlyMap<string, string>): RecordedClusters {
-  const recorded: RecordedClusters = { capacity: new Map(), served: new Map() };
+  const recorded: RecordedClusters = { capacity: new Map(), served: new Map(), entryPoints: new Map() };
   for (const directory of [AGENTS_DIRECTORY, CLUSTERS_DIRECTORY])
     for (const [path, text] of files) {
       if (!path.startsWith(directory) || !path.endsWith(".yaml")) continue;
@@ -78,6 +82,7 @@ export function withRecorded(
   return {
     capacity: new Map([...recorded.capacity, ...reported.capacity]),
     served: new Map([...recorded.served, ...reported.served]),
+    entryPoints: new Map([...recorded.entryPoints, ...reported.entryPoints]),
   };
 }
 
@@ -86,11 +91,13 @@ export function reportedClusters(
   results: ReadonlyMap<string, ClusterSyncResult>,
   reports: ReadonlyMap<string, AgentReport>,
 ): RecordedClusters {
-  const reported: RecordedClusters = { capacity: new Map(), served: new Map() };
+  const reported: RecordedClusters = { capacity: new Map(), served: new Map(), entryPoints: new Map() };
   for (const [cluster, report] of reports) take(reported, cluster, report.observed);
   for (const [cluster, result] of results) {
     if (result.capacity) reported.capacity.set(cluster, result.capacity);
     if (result.served) reported.served.set(cluster, result.served);
+    // A cluster synced without an answer keeps what was recorded of it.
+    if (result.reachable) reported.entryPoints.set(cluster, entryPointsOf(result));
   }
   return reported;
 }
@@ -101,6 +108,8 @@ function take(into: RecordedClusters, cluster: string, observed: JsonMap | undef
   if (capacity) into.capacity.set(cluster, capacity);
   const apis = readServedApis(observed?.apis);
   if (apis) into.served.set(cluster, apis);
+  const entryPoints = readEntryPoints(observed?.services);
+  if (entryPoints) into.entryPoints.set(cluster, entryPoints);
 }
 
 function observedBlock(text: string, agentReport: boolean): JsonMap | undefined {

@@ -95,6 +95,7 @@ const BUILT_IN: Record<string, Rule> = {
   "/Service": serviceHealth,
   "/Namespace": namespaceHealth,
   "apiextensions.k8s.io/CustomResourceDefinition": crdHealth,
+  "multicluster.x-k8s.io/ServiceExport": serviceExportHealth,
 };
 
 const num = (value: unknown): number => (typeof value === "number" ? value : 0);
@@ -217,6 +218,19 @@ function serviceHealth(live: JsonMap): Health {
   return ingress.length > 0
     ? HEALTHY
     : { status: "Progressing", reason: "waiting for a load balancer address" };
+}
+
+// A ServiceExport as an MCS implementation reports it (KEP-1645): a Conflict or an Invalid export
+// is Degraded, one not Ready yet Progressing; without an implementation's conditions it is Healthy
+// once it exists (the endpoints and dns modes need none).
+function serviceExportHealth(live: JsonMap): Health {
+  const conflict = condition(live, "Conflict");
+  if (conflict?.status === "True") return { status: "Degraded", reason: said("export conflict", conflict) };
+  const valid = condition(live, "Valid");
+  if (valid?.status === "False") return { status: "Degraded", reason: said("export invalid", valid) };
+  const ready = condition(live, "Ready");
+  if (ready?.status === "False") return { status: "Progressing", reason: said("export not ready", ready) };
+  return HEALTHY;
 }
 
 function namespaceHealth(live: JsonMap): Health {

@@ -42,6 +42,8 @@ export interface ObjectResult {
   /** Pods that cannot run (CrashLoopBackOff, ImagePullBackOff, ErrImagePull; all of them past the progress deadline). */
   readonly degradedReplicas?: number;
   readonly degradedReason?: string;
+  /** For a LoadBalancer Service: its ingress addresses, the cluster's entry point to it. */
+  readonly entryPoint?: readonly string[];
 }
 
 export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";

@@ -117,7 +117,7 @@ describe("render errors", () => {
         "apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: broken\nspec:\n  apps: [web]\n  overrideRules:\n    - targetCluster:\n        clusterNames: [west]\n      overriders:\n        jsonPatch:\n          - op: replace\n            path: /spec/strategy/type\n            value: Recreate\n",
     };
     const result = renderFleet(modelOf(minimalFleetWith(files)));
-    expect(result.errors.map(formatRenderError)).toEqual([
+    expect(result.errors.map((e) => formatRenderError(e))).toEqual([
       "overrides/broken.yaml rule 0: cluster west: ConfigMap shop/web-config: jsonPatch: operation 1 (replace /spec/strategy/type): the path does not exist in the object [RENDER_FAILED]",
       "overrides/broken.yaml rule 0: cluster west: Deployment shop/web: jsonPatch: operation 1 (replace /spec/strategy/type): the path does not exist in the object [RENDER_FAILED]",
     ]);
@@ -140,7 +140,7 @@ describe("render errors", () => {
   ])("checks an object an Override changed against its schema again: %s", (_name, overriders, error) => {
     const override = `apiVersion: gitfleet.io/v1alpha1\nkind: Override\nmetadata:\n  name: bad\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment}\n  overrideRules:\n    - overriders:\n        labelsOverrider: [{operator: add, value: {tier: web}}]\n    - targetCluster:\n        clusterNames: [west]\n      overriders:\n        ${overriders}`;
     const result = renderFleet(modelOf(minimalFleetWith({ "overrides/bad.yaml": override })));
-    expect(result.errors.map(formatRenderError)).toEqual([error]);
+    expect(result.errors.map((e) => formatRenderError(e))).toEqual([error]);
     expect(result.objects.map((o) => o.path)).toEqual([
       "rendered/east/shop/apps.Deployment.web.yaml",
       "rendered/east/shop/core.ConfigMap.web-config.yaml",

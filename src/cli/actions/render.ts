@@ -44,7 +44,7 @@ export async function runRender(
     ...(observations ? { observations } : {}),
   });
   if (rendered.errors.length > 0) {
-    output.err(`${rendered.errors.map(formatRenderError).join("\n")}\n`);
+    output.err(`${rendered.errors.map((e) => formatRenderError(e)).join("\n")}\n`);
     return ExitCode.Failed;
   }
   const wanted = options.cluster;

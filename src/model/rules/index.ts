@@ -17,6 +17,7 @@ import type { Rule, RuleContext } from "./rule.js";
 import { checkScaleTargets } from "./scale-targets.js";
 import { checkSchedulerProfiles } from "./scheduler-profiles.js";
 import { checkSelections } from "./selections.js";
+import { checkServiceExports } from "./service-exports.js";
 import { checkSyncOrder } from "./sync-order.js";
 import { checkUniqueNames } from "./unique-names.js";
 
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   checkEtcdRestores,
   checkNotifications,
   checkSyncOrder,
+  checkServiceExports,
 ];
 
 /**
