@@ -13,6 +13,7 @@ import {
   type MetricsSnapshot,
   type ReconcileResult,
 } from "../metrics/fleet-metrics.js";
+import { serviceViews } from "../render/service-discovery/service-views.js";
 import { revisionVerdict } from "../revisions/allowed-revision.js";
 import { RevisionError } from "../revisions/plan-revisions.js";
 import type { FleetApiSources } from "../server/fleet-api.js";
@@ -180,5 +181,6 @@ function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
       identity: d.identity,
       clusters: d.decision.clusters,
     })),
+    services: serviceViews(parts?.reconciler.snapshot().state.render.objects ?? []),
   };
 }

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { describeIdentity } from "../model/identity.js";
 import { EVENT_KINDS, type EventKind } from "../model/trailers.js";
 import type { Recomputed } from "../reconcile/recomputed.js";
+import type { ServiceView } from "../render/service-discovery/service-views.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
@@ -24,6 +25,8 @@ export interface MetricsSnapshot {
     readonly identity: string;
     readonly clusters: Readonly<Record<string, number>>;
   }[];
+  /** Each exported service as the current render gives it. */
+  readonly services?: readonly ServiceView[];
 }
 
 /** One outbound sink's queue: what waits, what was dropped past its bound, what failed after retries. */
@@ -274,6 +277,20 @@ export class FleetMetrics {
         for (const decision of snapshot().decisions)
           for (const [cluster, replicas] of Object.entries(decision.clusters))
             this.set({ app: decision.app, workload: describeIdentity(decision.identity), cluster }, replicas);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_service_endpoints",
+      help: "Per exported service and producing cluster: 1 while consumers' endpoints or DNS records send traffic there, 0 while withdrawn.",
+      labelNames: ["service", "cluster"],
+      registers,
+      collect() {
+        this.reset();
+        for (const view of snapshot().services ?? []) {
+          const serving = new Set(view.record?.clusters ?? view.endpoints ?? view.exportedFrom);
+          for (const cluster of view.exportedFrom)
+            this.set({ service: view.service, cluster }, serving.has(cluster) ? 1 : 0);
+        }
       },
     });
     new Gauge({

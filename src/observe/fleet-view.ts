@@ -137,6 +137,8 @@ export interface AppView {
   readonly clusters: Readonly<Record<string, AppClusterView>>;
   readonly workloads: readonly WorkloadView[];
   readonly errors: readonly Json[];
+  /** Its exported services, as status/apps/ records them: "web.shop exported from …; DNS …". */
+  readonly services?: readonly string[];
 }
 
 export interface SourceView {
@@ -366,7 +368,32 @@ function appView(name: string, file: JsonMap): AppView {
     clusters,
     workloads,
     errors: asList(file.errors),
+    ...servicesOf(file),
   };
+}
+
+// "web.shop exported from east, west; imported in 3 clusters; DNS web.shop.example.com: east": each
+// exported service of an app's status file in a line (bounded: the file is read, not trusted).
+function servicesOf(file: JsonMap): { services?: string[] } {
+  const names = (value: Json | undefined) =>
+    asList(value)
+      .filter((c): c is string => typeof c === "string")
+      .slice(0, 100)
+      .join(", ") || "none";
+  const lines = asList(file.services)
+    .slice(0, 100)
+    .map((entry) => {
+      const s = asMap(entry);
+      const record = asMap(s.record);
+      const parts = [
+        `${String(s.service)} exported from ${names(s.exportedFrom)}`,
+        `imported in ${asList(s.importedIn).length} clusters`,
+        ...(s.endpoints !== undefined ? [`endpoints ${names(s.endpoints)}`] : []),
+        ...(s.record !== undefined ? [`DNS ${String(record.name)}: ${names(record.clusters)}`] : []),
+      ];
+      return parts.join("; ");
+    });
+  return lines.length > 0 ? { services: lines } : {};
 }
 
 const HELD_KEYS = Object.values(HOLD_KEYS);

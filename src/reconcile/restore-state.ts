@@ -200,6 +200,7 @@ function renderError(app: string, error: JsonMap): RenderError {
     resource: String(error.resource),
     file: String(error.file),
     ...(typeof error.rule === "number" ? { rule: error.rule } : {}),
+    ...(error.code === "SERVICE_CONFLICT" ? { code: error.code } : {}),
     message: String(error.message),
   };
 }

@@ -4,6 +4,7 @@ import { compareStrings } from "../model/file-tree.js";
 import { spreadHash32 } from "../model/hash.js";
 import type { Problem } from "../model/problem.js";
 import type { RenderError, RenderedObject, WorkloadDecision } from "../render/render-result.js";
+import { serviceViews } from "../render/service-discovery/service-views.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 
@@ -170,6 +171,7 @@ export function appStatusText(
       clusters[cluster] = { ...entry, desiredReplicas: desired };
     }
   }
+  const services = serviceViews(output.objects);
   return emitYaml({
     app,
     sourceCommit,
@@ -189,11 +191,16 @@ export function appStatusText(
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,
       ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),
     })),
+    // Exported services: where from, where imported, where traffic goes (networking.md).
+    ...(services.length > 0
+      ? { services: services.map(({ app: _, ...view }) => JSON.parse(JSON.stringify(view)) as Json) }
+      : {}),
     errors: output.errors.map((e) => ({
       cluster: e.cluster,
       resource: e.resource,
       file: e.file,
       ...(e.rule === undefined ? {} : { rule: e.rule }),
+      ...(e.code === undefined ? {} : { code: e.code }),
       message: e.message,
     })),
   });

@@ -1,5 +1,6 @@
 import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { identityOf } from "../model/identity.js";
+import { exportedServices } from "../model/service-exports.js";
 import { type SyncRole, syncRoleOf } from "../model/sync-annotations.js";
 import type { FleetModel } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
@@ -95,13 +96,34 @@ export function pruneSettings(model: FleetModel, decisions: readonly WorkloadDec
         .map((m) => `${m.cluster}\0${d.app}`),
     ),
   );
+  const traffic = trafficObjects(model);
   return {
     maxDeletionPercent: pruning?.maxDeletionPercent ?? DEFAULT_MAX_DELETION_PERCENT,
     allowedTokens: new Set(parseAllowPrune(pruning?.allowPrune)),
     appTokens,
     appPrunes: (app) => !noPrune.has(app),
     failedOver: (cluster, app) => failedOver.has(`${cluster}\0${app}`),
+    ...(traffic.size > 0 ? { trafficObject: (identity, app) => traffic.get(identity) === app } : {}),
   };
+}
+
+// The EndpointSlices the endpoints mode renders for each exported service and producing cluster
+// (`<service>-<cluster>`), by identity, with their app.
+function trafficObjects(model: FleetModel): Map<string, string> {
+  const objects = new Map<string, string>();
+  if (model.fleet?.spec.serviceDiscovery?.mode !== "endpoints") return objects;
+  for (const exported of exportedServices(model))
+    for (const cluster of model.clusters)
+      objects.set(
+        identityOf(
+          "discovery.k8s.io",
+          "EndpointSlice",
+          exported.namespace,
+          `${exported.name}-${cluster.metadata.name}`,
+        ),
+        exported.app,
+      );
+  return objects;
 }
 
 function policyLookup(model: FleetModel): (app: string, placements: readonly string[]) => ObjectPolicy {

@@ -28,6 +28,11 @@ export interface PruneSettings {
    * a NoExecute taint written in the Cluster file is a person's change: the budget applies.)
    */
   readonly failedOver?: (cluster: string, app: string) => boolean;
+  /**
+   * Objects that point consumers at a producing cluster (an exported service's EndpointSlices): a
+   * NotReady producer's go at once, on the traffic clock, so they are not counted against the budget.
+   */
+  readonly trafficObject?: (identity: string, app: string) => boolean;
 }
 
 export const DEFAULT_MAX_DELETION_PERCENT = 30;
@@ -68,7 +73,10 @@ export function planPrune(
   const candidates = leaving.filter((entry) => settings.appPrunes(entry.app));
   if (candidates.length === 0) return { delete: [], retained };
   const reasons: string[] = [];
-  const counted = candidates.filter((entry) => !settings.failedOver?.(cluster, entry.app));
+  const counted = candidates.filter(
+    (entry) =>
+      !settings.failedOver?.(cluster, entry.app) && !settings.trafficObject?.(entry.identity, entry.app),
+  );
   const share = (counted.length / inventory.size) * 100;
   if (counted.length > 0 && share > settings.maxDeletionPercent)
     reasons.push(

@@ -1,9 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { asList, asMap } from "../../src/apimachinery/json.js";
 import { loadFleet } from "../../src/load/load-fleet.js";
+import { FleetMetrics } from "../../src/metrics/fleet-metrics.js";
 import type { ObservedReplicas } from "../../src/model/observed-state.js";
 import { formatProblem } from "../../src/model/problem.js";
+import { fleetView } from "../../src/observe/fleet-view.js";
+import { formatStatus } from "../../src/observe/format-status.js";
 import { planChange } from "../../src/plan/plan.js";
 import { locateInTree } from "../../src/plan/replicas-under-autoscalers.js";
 import { formatRenderError } from "../../src/render/format-render.js";
@@ -11,6 +15,9 @@ import { renderFleet } from "../../src/render/render-fleet.js";
 import type { RenderResult } from "../../src/render/render-result.js";
 import { clusterSetZone } from "../../src/render/service-discovery/cluster-set.js";
 import { serviceViews } from "../../src/render/service-discovery/service-views.js";
+import { appStatusPath, appStatusText } from "../../src/status/status-files.js";
+import { pruneSettings } from "../../src/sync/desired-objects.js";
+import { planPrune } from "../../src/sync/prune-plan.js";
 import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
 import {
   discoveryFleetYaml,
@@ -394,5 +401,110 @@ describe("multi-cluster services in the plan", () => {
     expect(first).toEqual([
       "web.shop exported from east, north, west; imported in 0 clusters; DNS web.shop.example.com: east, north, west",
     ]);
+  });
+});
+
+describe("multi-cluster services and the deletion budget", () => {
+  const entry = (identity: string, app: string) => {
+    const [group, kind, namespace, name] = identity.split("/") as [string, string, string, string];
+    return {
+      identity,
+      apiVersion: group ? `${group}/v1` : "v1",
+      kind,
+      namespace: namespace || undefined,
+      name,
+      app,
+      uid: `uid-${name}`,
+      digest: "d",
+    };
+  };
+  const inventory = (leaving: string) =>
+    new Map(
+      [
+        entry("apps/Deployment/shop/web", "web"),
+        entry("/Service/shop/web", "web"),
+        entry(leaving, "web"),
+      ].map((e) => [e.identity, e]),
+    );
+  const desired = new Set(["apps/Deployment/shop/web", "/Service/shop/web"]);
+
+  it.each([
+    [
+      "a NotReady producer's EndpointSlice (the traffic clock)",
+      "discovery.k8s.io/EndpointSlice/shop/web-west",
+      false,
+    ],
+    ["any other EndpointSlice", "discovery.k8s.io/EndpointSlice/shop/web-elsewhere", true],
+    ["a ConfigMap", "/ConfigMap/shop/web-config", true],
+  ])("withdrawing %s as 1 of 3 objects past a 30%% budget is blocked: %s", (_, leaving, blocked) => {
+    const settings = pruneSettings(serviceFleet("endpoints"));
+    const plan = planPrune("east", inventory(leaving), desired, settings);
+    expect(plan.blocked !== undefined).toBe(blocked);
+    expect(plan.delete.map((e) => e.identity)).toEqual(blocked ? [] : [leaving]);
+  });
+});
+
+describe("multi-cluster services in the metrics", () => {
+  it("says per service and producing cluster whether traffic goes there", async () => {
+    const model = serviceFleet("dns");
+    const render = renderFleet(model, { observations: observed(T0, ["west"]) });
+    const previous = renderFleet(model, { observations: observed(T0) });
+    const down = renderFleet(model, { previous, observations: observed(T0 + 1000, ["west"]) });
+    expect(serviceViews(render.objects)[0]?.exportedFrom).toEqual(["east", "north"]);
+    const metrics = new FleetMetrics(() => ({
+      ready: true,
+      leading: true,
+      clusters: new Map(),
+      synced: new Map(),
+      decisions: [],
+      services: serviceViews(down.objects),
+    }));
+    const text = await metrics.registry.metrics();
+    const lines = text.split("\n").filter((l) => l.startsWith("gitfleet_service_endpoints{"));
+    expect(lines.sort()).toEqual([
+      'gitfleet_service_endpoints{service="web.shop",cluster="east"} 1',
+      'gitfleet_service_endpoints{service="web.shop",cluster="north"} 1',
+      'gitfleet_service_endpoints{service="web.shop",cluster="west"} 0',
+    ]);
+  });
+});
+
+describe("multi-cluster services in status/apps/", () => {
+  it("lists where each exported service goes and where its traffic goes", () => {
+    const model = serviceFleet("dns");
+    const healthy = renderFleet(model, { observations: observed(T0) });
+    const down = renderFleet(model, { previous: healthy, observations: observed(T0 + 1000, ["west"]) });
+    const own = (render: RenderResult) => ({
+      objects: render.objects.filter((o) => o.app === "web"),
+      decisions: render.decisions.filter((d) => d.app === "web"),
+      errors: [],
+    });
+    const status = asMap(parse(appStatusText("web", "c0ffee", own(down))));
+    expect(status.services).toEqual([
+      {
+        service: "web.shop",
+        exportedFrom: ["east", "north", "west"],
+        importedIn: [],
+        record: { name: "web.shop.example.com", clusters: ["east", "north"] },
+      },
+    ]);
+  });
+});
+
+describe("multi-cluster services in gitfleet status", () => {
+  it("prints each exported service's line from status/apps/", () => {
+    const model = serviceFleet("dns");
+    const healthy = renderFleet(model, { observations: observed(T0) });
+    const down = renderFleet(model, { previous: healthy, observations: observed(T0 + 1000, ["west"]) });
+    const output = {
+      objects: down.objects.filter((o) => o.app === "web"),
+      decisions: down.decisions.filter((d) => d.app === "web"),
+      errors: [],
+    };
+    const files = new Map([[appStatusPath("web"), appStatusText("web", "c0ffee", output)]]);
+    const text = formatStatus(fleetView(files, []));
+    expect(text).toContain(
+      "Services:\n  web.shop exported from east, north, west; imported in 0 clusters; DNS web.shop.example.com: east, north\n",
+    );
   });
 });
