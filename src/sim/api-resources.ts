@@ -112,6 +112,7 @@ export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("rbac.authorization.k8s.io", "v1", "RoleBinding", true),
   resource("rbac.authorization.k8s.io", "v1", "ClusterRole", false),
   resource("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", false),
+  resource("discovery.k8s.io", "v1", "EndpointSlice", true),
   resource("networking.k8s.io", "v1", "Ingress", true, { shortNames: ["ing"], subresources: ["status"] }),
   resource("networking.k8s.io", "v1", "IngressClass", false),
   resource("networking.k8s.io", "v1", "NetworkPolicy", true, { shortNames: ["netpol"] }),
