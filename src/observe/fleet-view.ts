@@ -4,6 +4,7 @@ import type { UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
+import { serviceLine } from "../render/service-discovery/service-views.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readMigrationStatus } from "../status/migration-file.js";
@@ -372,26 +373,28 @@ function appView(name: string, file: JsonMap): AppView {
   };
 }
 
-// "web.shop exported from east, west; imported in 3 clusters; DNS web.shop.example.com: east": each
-// exported service of an app's status file in a line (bounded: the file is read, not trusted).
+// Each exported service of an app's status file in a line (serviceLine); the file is read, not
+// trusted: at most 100 services of at most 100 clusters each.
 function servicesOf(file: JsonMap): { services?: string[] } {
   const names = (value: Json | undefined) =>
     asList(value)
       .filter((c): c is string => typeof c === "string")
-      .slice(0, 100)
-      .join(", ") || "none";
+      .slice(0, 100);
   const lines = asList(file.services)
     .slice(0, 100)
     .map((entry) => {
       const s = asMap(entry);
       const record = asMap(s.record);
-      const parts = [
-        `${String(s.service)} exported from ${names(s.exportedFrom)}`,
-        `imported in ${asList(s.importedIn).length} clusters`,
-        ...(s.endpoints !== undefined ? [`endpoints ${names(s.endpoints)}`] : []),
-        ...(s.record !== undefined ? [`DNS ${String(record.name)}: ${names(record.clusters)}`] : []),
-      ];
-      return parts.join("; ");
+      return serviceLine({
+        service: String(s.service),
+        app: "",
+        exportedFrom: names(s.exportedFrom),
+        importedIn: names(s.importedIn),
+        ...(s.endpoints !== undefined ? { endpoints: names(s.endpoints) } : {}),
+        ...(s.record !== undefined
+          ? { record: { name: String(record.name), clusters: names(record.clusters) } }
+          : {}),
+      });
     });
   return lines.length > 0 ? { services: lines } : {};
 }

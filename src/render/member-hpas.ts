@@ -8,11 +8,9 @@ import {
 } from "../autoscale/autoscale-step.js";
 import { splitBounds } from "../autoscale/distributed-split.js";
 import type { ObservedState } from "../model/observed-state.js";
-import { renderedPath } from "../model/rendered-path.js";
 import type { FederatedHPA, FleetModel } from "../model/types.js";
+import { generatedObject } from "./generated-object.js";
 import type { RenderedObject, WorkloadDecision } from "./render-result.js";
-import { serializeObject } from "./serialize.js";
-import { withTracking } from "./tracking.js";
 
 // Distributed autoscaling: a FederatedHPA in distributed mode (or unset on a Duplicated workload)
 // becomes one HorizontalPodAutoscaler per cluster the workload runs in, its minReplicas/maxReplicas
@@ -63,21 +61,9 @@ export function memberHpaObjects(
     if (!hpa || !decision.memberHpas) continue;
     const namespace = decision.identity.split("/")[2] ?? "";
     for (const [cluster, bounds] of Object.entries(decision.memberHpas.clusters)) {
-      const object = withTracking(memberHpa(hpa, namespace, bounds), decision.app, [decision.placement]);
-      objects.push({
-        cluster,
-        app: decision.app,
-        path: renderedPath({
-          cluster,
-          group: "autoscaling",
-          kind: "HorizontalPodAutoscaler",
-          namespace,
-          name: hpa.metadata.name,
-        }),
-        identity: `autoscaling/HorizontalPodAutoscaler/${namespace}/${hpa.metadata.name}`,
-        object,
-        text: serializeObject(object),
-      });
+      objects.push(
+        generatedObject(decision.app, [decision.placement], cluster, memberHpa(hpa, namespace, bounds)),
+      );
     }
   }
   return objects;

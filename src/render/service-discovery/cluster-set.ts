@@ -3,10 +3,10 @@ import { compareStrings } from "../../model/file-tree.js";
 import { fnv32a } from "../../model/hash.js";
 import { CLUSTER_SET_APP } from "../../model/service-exports.js";
 import type { FleetModel, ServiceDiscoverySpec } from "../../model/types.js";
+import { generatedObject } from "../generated-object.js";
 import type { RenderedObject } from "../render-result.js";
 import {
   ENDPOINTS_MANAGER,
-  generatedObject,
   MANAGED_BY_LABEL,
   SERVICE_NAME_LABEL,
   SOURCE_CLUSTER_LABEL,

@@ -1,10 +1,7 @@
-import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
-import { identityOf } from "../../model/identity.js";
-import { renderedPath } from "../../model/rendered-path.js";
+import { asList, asMap, type JsonMap } from "../../apimachinery/json.js";
 import { MCS_API_VERSION } from "../../model/service-exports.js";
+import { generatedObject } from "../generated-object.js";
 import type { RenderedObject } from "../render-result.js";
-import { serializeObject } from "../serialize.js";
-import { withTracking } from "../tracking.js";
 import type { TrafficTarget } from "./traffic.js";
 
 // The objects gitfleet renders for an exported service besides the export itself: ServiceImports
@@ -206,29 +203,4 @@ function isIPv4(address: string): boolean {
 
 function rendered(ref: ServiceRef, cluster: string, body: JsonMap): RenderedObject {
   return generatedObject(ref.app, ref.placements, cluster, body);
-}
-
-/** An object gitfleet makes (not one the fleet repo writes), tracked and serialized for one cluster. */
-export function generatedObject(
-  app: string,
-  placements: readonly string[],
-  cluster: string,
-  body: JsonMap,
-): RenderedObject {
-  const object = withTracking(body, app, placements);
-  const metadata = asMap(object.metadata as Json);
-  const kind = String(object.kind);
-  const group = String(object.apiVersion).includes("/")
-    ? (String(object.apiVersion).split("/")[0] ?? "")
-    : "";
-  const namespace = typeof metadata.namespace === "string" ? metadata.namespace : undefined;
-  const name = String(metadata.name);
-  return {
-    cluster,
-    app,
-    path: renderedPath({ cluster, group, kind, namespace, name }),
-    identity: identityOf(group, kind, namespace, name),
-    object,
-    text: serializeObject(object),
-  };
 }

@@ -119,18 +119,27 @@ export function serviceChanges(before: readonly ServiceView[], after: readonly S
       lines.push(`${name} no longer exported`);
       continue;
     }
-    const parts = [
-      `${name} exported from ${list(b.exportedFrom)}${delta(a?.exportedFrom, b.exportedFrom)}`,
-      `imported in ${b.importedIn.length} cluster${b.importedIn.length === 1 ? "" : "s"}${delta(a?.importedIn, b.importedIn)}`,
-    ];
-    if (b.endpoints) parts.push(`endpoints ${list(b.endpoints)}${delta(a?.endpoints, b.endpoints)}`);
-    if (b.record)
-      parts.push(
-        `DNS ${b.record.name}: ${list(b.record.clusters)}${delta(a?.record?.clusters, b.record.clusters)}`,
-      );
-    lines.push(parts.join("; "));
+    lines.push(serviceLine(b, a));
   }
   return lines;
+}
+
+/**
+ * One service in a line — "web.shop exported from east, west; imported in 3 clusters; DNS
+ * web.shop.example.com: east" — with what changed since `before` when given.
+ */
+export function serviceLine(view: ServiceView, before?: ServiceView): string {
+  const parts = [
+    `${view.service} exported from ${list(view.exportedFrom)}${delta(before?.exportedFrom, view.exportedFrom)}`,
+    `imported in ${view.importedIn.length} cluster${view.importedIn.length === 1 ? "" : "s"}${delta(before?.importedIn, view.importedIn)}`,
+  ];
+  if (view.endpoints)
+    parts.push(`endpoints ${list(view.endpoints)}${delta(before?.endpoints, view.endpoints)}`);
+  if (view.record)
+    parts.push(
+      `DNS ${view.record.name}: ${list(view.record.clusters)}${delta(before?.record?.clusters, view.record.clusters)}`,
+    );
+  return parts.join("; ");
 }
 
 function list(clusters: readonly string[]): string {
