@@ -12,7 +12,7 @@ import {
 import { splitTemplateOutput } from "../manifests/helm/template-output.js";
 import type { FileTree } from "../model/file-tree.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
-import { type ProgramResult, runProgram } from "../util/run-program.js";
+import { isExecutable, type ProgramResult, runProgram } from "../util/run-program.js";
 import { type Proxies, proxiesOf, type Resolver } from "./bounded-fetch.js";
 import { fetchChartArchive } from "./chart-fetch.js";
 import { ChartSources } from "./chart-sources.js";
@@ -145,6 +145,12 @@ export class ChartRenderer {
         "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh";
       return { render: { ok: false, error }, cacheable: false };
     }
+    // Not a property of the chart: a binary that is missing or cannot run is never cached as its failure.
+    if (!isExecutable(binary))
+      return {
+        render: { ok: false, error: `helm at ${binary} is not an executable file (GITFLEET_HELM)` },
+        cacheable: false,
+      };
     const work = await mkdtemp(join(tmpdir(), "gitfleet-helm-"));
     try {
       const chartDir = join(work, "chart");
@@ -178,7 +184,12 @@ export class ChartRenderer {
         [work, "<work>"],
       ];
       const error = inRepoPaths(failure(result, labels, this.environment), request.chart);
-      return { render: { ok: false, error }, cacheable: !result.timedOut && result.limit !== "killed" };
+      // 126 and 127: the program could not be started (prlimit's and the shell's convention).
+      const ran = result.code !== 126 && result.code !== 127;
+      return {
+        render: { ok: false, error },
+        cacheable: ran && !result.timedOut && result.limit !== "killed",
+      };
     } finally {
       await rm(work, { recursive: true, force: true });
     }

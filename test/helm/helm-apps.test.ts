@@ -454,4 +454,28 @@ spec:
       "helm was not found: put helm (v3) on the PATH, set GITFLEET_HELM, or run scripts/build-helm.sh",
     );
   });
+
+  it("never caches the failure of a helm that is missing, and renders once it is there", async () => {
+    const cacheDir = join(work, "c8");
+    const missing = join(work, "c8-helm");
+    // Values of its own: no earlier test's build of the same chart answers for it.
+    const spec = IN_REPO.replace('"2.5.0"', '"2.5.8"');
+    const broken = new ChartRenderer({
+      ...helmEnvironment({ GITFLEET_CACHE_DIR: cacheDir }),
+      binary: missing,
+    });
+    const first = await loadFleetWithBuilds(fleet(spec, chartFiles("apps/shop/chart")), { charts: broken });
+    expect(first.problems.map(formatProblem).join("\n")).toContain(
+      `helm at ${missing} is not an executable file (GITFLEET_HELM)`,
+    );
+    // The same chart with a helm that runs, through the same cache directory: rendered, not the old error.
+    const working = new ChartRenderer(
+      helmEnvironment({ GITFLEET_HELM: binary, GITFLEET_CACHE_DIR: cacheDir }),
+    );
+    const second = await loadFleetWithBuilds(fleet(spec, chartFiles("apps/shop/chart")), { charts: working });
+    expect(second.problems.filter((p) => p.severity === "error")).toEqual([]);
+    expect(second.model).toBeDefined();
+    // Both targets rendered by helm: nothing of the failed runs was read back from the cache.
+    expect(working.stats).toMatchObject({ helmRuns: 2, hits: 0 });
+  });
 });
