@@ -59,10 +59,16 @@ export class RolloutPlanner {
   ): ReturnType<typeof rolloutGate> {
     const { model, results, now } = where;
     const order = rolloutOrder(model.clusters, [...byCluster.keys()], spec);
+    // A pull-mode cluster's agent applies every rendering as it comes: the rollout can neither hold
+    // it back nor wait for it here, so it is passed over, as docs/sync.md says.
+    const pulled = new Set(
+      model.clusters.filter((c) => c.spec.connection?.mode === "pull").map((c) => c.metadata.name),
+    );
     const states = new Map<string, ClusterRolloutState>();
     for (const cluster of order) {
       const state = this.state(app, cluster, byCluster.get(cluster) ?? [], results.get(cluster), now);
-      states.set(cluster, where.movingOff?.has(cluster) ? { ...state, passedOver: true } : state);
+      const passedOver = where.movingOff?.has(cluster) === true || pulled.has(cluster);
+      states.set(cluster, passedOver ? { ...state, passedOver: true } : state);
     }
     const gate = rolloutGate(order, spec, states, spec.timeout ? parseDuration(spec.timeout) : undefined);
     for (const cluster of gate.allowed) {

@@ -11,7 +11,7 @@ export interface ClusterRolloutState {
   readonly updatingForMs?: number;
   /**
    * The rollout does not wait for this cluster: its member did not answer the last sync (it takes the
-   * change when it returns), or failover is moving the app off it.
+   * change when it returns), failover is moving the app off it, or its agent pulls (pull mode).
    */
   readonly passedOver?: boolean;
 }

@@ -66,6 +66,22 @@ describe("a Serial rollout", () => {
     expect(await liveObject(member("west"), WEB)).toBeDefined();
   });
 
+  it("passes over a pull-mode cluster: the next cluster does not wait for what only an agent applies", async () => {
+    const files = serialFleet();
+    const east = new TextDecoder().decode(files.get("clusters/east.yaml"));
+    files.set("clusters/east.yaml", new TextEncoder().encode(`${east}  connection:\n    mode: pull\n`));
+    createRepo(fleet.dir, files);
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    for (let i = 0; i < 80 && !(await liveObject(member("west"), WEB)); i++) {
+      await round();
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    // west follows south; east, which no agent serves here, holds nothing back and is never written.
+    expect(await liveObject(member("west"), WEB)).toBeDefined();
+    expect(await liveObject(member("east"), WEB)).toBeUndefined();
+    expect(asMap(asMap(statusFile(fleet.dir, appStatusPath("web")).observed).west).rollout).toBeUndefined();
+  });
+
   it("is superseded cleanly by a newer commit: clusters not yet reached skip the older version", async () => {
     createRepo(fleet.dir, serialFleet());
     const { round } = await pushController(fleet.dir, fleet.kubeconfig);
