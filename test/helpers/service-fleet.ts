@@ -127,3 +127,63 @@ export function observed(
     entryPoints: ENTRY_POINTS,
   };
 }
+
+// A CRD for a kind the simulator should serve, with a schema that keeps every field.
+function crd(group: string, kind: string, plural: string, scope: "Namespaced" | "Cluster"): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.${group}
+  annotations:
+    api-approved.kubernetes.io: unapproved, test only
+spec:
+  group: ${group}
+  scope: ${scope}
+  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+}
+
+/**
+ * The app "crds", placed in every cluster (taints tolerated): the CRDs simulated members need for
+ * what service discovery renders (ServiceExport, ServiceImport, ClusterProperty, DNSEndpoint).
+ */
+export function mcsCrdFiles(): Record<string, string> {
+  return {
+    "apps/crds/exports.yaml": crd("multicluster.x-k8s.io", "ServiceExport", "serviceexports", "Namespaced"),
+    "apps/crds/imports.yaml": crd("multicluster.x-k8s.io", "ServiceImport", "serviceimports", "Namespaced"),
+    "apps/crds/properties.yaml": crd("about.k8s.io", "ClusterProperty", "clusterproperties", "Cluster"),
+    "apps/crds/dnsendpoints.yaml": crd("externaldns.k8s.io", "DNSEndpoint", "dnsendpoints", "Namespaced"),
+    "placements/crds.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: crds\nspec:\n  apps: [crds]\n  tolerations:\n    - operator: Exists\n",
+  };
+}
+
+/** A consumer's EndpointSlice for web.shop from `cluster`, as gitfleet renders it (endpoints mode). */
+export function webSliceFrom(cluster: string, addresses: readonly string[], weight: number, ready = true) {
+  return {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: {
+      name: `web-${cluster}`,
+      namespace: "shop",
+      labels: {
+        "multicluster.kubernetes.io/service-name": "web",
+        "multicluster.kubernetes.io/source-cluster": cluster,
+        "endpointslice.kubernetes.io/managed-by": "gitfleet.io",
+      },
+      annotations: { "gitfleet.io/weight": String(weight) },
+    },
+    addressType: "IPv4",
+    endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready } })),
+    ports: [
+      { name: "http", protocol: "TCP", port: 80 },
+      { protocol: "TCP", port: 9000 },
+    ],
+  };
+}

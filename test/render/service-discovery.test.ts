@@ -27,6 +27,7 @@ import {
   WEB_EXPORT,
   WEB_SERVICE,
   WEB_SERVICE_EXPORT,
+  webSliceFrom,
   weightedPlacement,
 } from "../helpers/service-fleet.js";
 
@@ -339,26 +340,8 @@ spec:
 
 describe("the clusterset.local zone", () => {
   it("answers each service's name, each cluster's name and an SRV record per named port and cluster", () => {
-    const slice = (cluster: string, address: string, ready: boolean, weight: number) => ({
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: {
-        name: `web-${cluster}`,
-        namespace: "shop",
-        labels: {
-          "multicluster.kubernetes.io/service-name": "web",
-          "multicluster.kubernetes.io/source-cluster": cluster,
-          "endpointslice.kubernetes.io/managed-by": "gitfleet.io",
-        },
-        annotations: { "gitfleet.io/weight": String(weight) },
-      },
-      addressType: "IPv4",
-      endpoints: [{ addresses: [address], conditions: { ready } }],
-      ports: [
-        { name: "http", protocol: "TCP", port: 80 },
-        { protocol: "TCP", port: 9000 },
-      ],
-    });
+    const slice = (cluster: string, address: string, ready: boolean, weight: number) =>
+      webSliceFrom(cluster, [address], weight, ready);
     const zone = clusterSetZone(
       [
         slice("west", "198.51.100.2", true, 4),
