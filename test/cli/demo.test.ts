@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { Resolver } from "node:dns/promises";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,15 +14,28 @@ afterEach(() => child?.kill("SIGKILL"));
 
 // Resolves once what the demo printed since `from` matches.
 function waitFor(pattern: RegExp, from = 0): Promise<RegExpMatchArray> {
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     const check = () => {
       const match = printed.slice(from).match(pattern);
       if (match) resolve(match);
       else if (child?.exitCode !== null) reject(new Error(`demo exited with ${child?.exitCode}: ${printed}`));
+      else if (Date.now() - started > 150_000)
+        reject(new Error(`no ${pattern} in:\n${printed.slice(from).slice(-3000)}`));
       else setTimeout(check, 50);
     };
     check();
   });
+}
+
+// Polls until the check holds (a resolver's answer changes when the member's zone does).
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() - started > 60_000) throw new Error(`${what}: not so after 60 s\n${printed.slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe("gitfleet demo", () => {
@@ -47,8 +61,9 @@ describe("gitfleet demo", () => {
     expect(nodes.trim().split("\n")).toHaveLength(5);
     // The controller syncs the members; the demo shows them converge.
     await waitFor(/members converged: every app Healthy in every cluster \(\d+ app placements\)\n/);
+    // web's replicas in three clusters; its ServiceImport and EndpointSlices in the others too.
     expect(printed).toMatch(
-      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy\n/,
+      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy +idc-east-2=Healthy +idc-west-1=Healthy/,
     );
     const pods = (
       await kubectl(
@@ -97,11 +112,36 @@ describe("gitfleet demo", () => {
     const after = printed.length;
     await waitFor(/members converged/, after);
     expect(printed.slice(after)).toMatch(
-      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy\n/,
+      / {2}web +aws-use1=3\/3 Healthy +gcp-euw1=3\/3 Healthy +idc-east-1=6\/6 Healthy /,
     );
+    // The demo's DNS server answers web's clusterset name with the entry point of each cluster
+    // running it; a member taken down leaves the answer within seconds, before its replicas move.
+    const [, dnsPort] = (await waitFor(
+      /dig @127\.0\.0\.1 -p (\d+) \+short web\.shop\.svc\.clusterset\.local/,
+    )) as RegExpMatchArray;
+    const resolver = new Resolver({ timeout: 2000, tries: 1 });
+    resolver.setServers([`127.0.0.1:${dnsPort}`]);
+    const answer = () => resolver.resolve4("web.shop.svc.clusterset.local").then((a) => a.sort());
+    await until("three entry points", async () => (await answer()).length === 3);
+    const [aws] = await resolver.resolve4("aws-use1.web.shop.svc.clusterset.local");
+    expect(await answer()).toContain(aws);
+    const [, awsUrl] = (await waitFor(
+      / {2}aws-use1 +aws +us-east +(http:\/\/127\.0\.0\.1:\d+)/,
+    )) as RegExpMatchArray;
+    const down = printed.length;
+    await fetch(`${awsUrl}/_gitfleet/faults`, {
+      method: "POST",
+      body: JSON.stringify({ downForSeconds: 30 }),
+    });
+    // The commit that says aws-use1 is NotReady withdraws its endpoints.
+    await waitFor(/\nfailover: [^\n]*endpoints web\.shop −aws-use1 /, down);
+    await until("aws-use1 withdrawn", async () => !(await answer()).includes(aws as string));
+    expect((await answer()).length).toBe(2);
+    // The replicas stay until the NoExecute taint and web's toleration have passed.
+    expect(printed.slice(down)).not.toMatch(/web 3 → /);
     const exit = new Promise((resolve) => child?.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exit).toBe(0);
     rmSync(String(repo).replace(/\/fleet$/, ""), { recursive: true, force: true });
-  });
+  }, 180_000);
 });

@@ -29,15 +29,26 @@ describe("gitfleet render", () => {
   it("writes the example fleet's tree in the status branch layout", () => {
     const out = tempDir();
     const { code, stdout } = gitfleet("render", "example-repo", "--out", out);
-    expect(stdout).toBe(`rendered 170 objects for 6 clusters into ${join(out, "rendered")}\n`);
+    expect(stdout).toBe(`rendered 219 objects for 7 clusters into ${join(out, "rendered")}\n`);
     expect(code).toBe(0);
     expect(readdirSync(join(out, "rendered")).sort()).toEqual([
       "aws-use1",
       "gcp-euw1",
       "idc-east-1",
+      "idc-east-2",
       "idc-west-1",
       "staging-1",
       "test-1",
+    ]);
+    // web is exported where it runs, imported everywhere, the cordoned idc-east-2 included.
+    expect(readdirSync(join(out, "rendered/aws-use1/shop"))).toContain(
+      "multicluster.x-k8s.io.ServiceExport.web.yaml",
+    );
+    expect(readdirSync(join(out, "rendered/idc-east-2/shop"))).toEqual([
+      "multicluster.x-k8s.io.ServiceImport.web.yaml",
+    ]);
+    expect(readdirSync(join(out, "rendered/idc-east-2/kube-system"))).toEqual([
+      "core.ConfigMap.gitfleet-clusterset-zone.yaml",
     ]);
     const web = readFileSync(join(out, "rendered/aws-use1/shop/apps.Deployment.web.yaml"), "utf8");
     expect(web).toContain("image: ecr-mirror.us-east-1.example.com/example-shop/web:1.14.2");

@@ -4,7 +4,7 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
-import { WEB_SERVICE, WEB_SERVICE_EXPORT } from "../helpers/service-fleet.js";
+import { mcsCrdFiles, WEB_SERVICE, WEB_SERVICE_EXPORT } from "../helpers/service-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { clusterYaml } from "../helpers/two-clusters.js";
 
@@ -16,27 +16,6 @@ const fleet = membersPerTest("gitfleet-traffic-", ["east", "west", "north"]);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
-
-// A CRD for a kind the simulator should serve, with a schema that keeps every field.
-function crd(group: string, kind: string, plural: string, scope: "Namespaced" | "Cluster"): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${plural}.${group}
-  annotations:
-    api-approved.kubernetes.io: unapproved, test only
-spec:
-  group: ${group}
-  scope: ${scope}
-  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
-  versions:
-    - name: v1alpha1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
-}
 
 function fleetRepo(mode: "endpoints" | "dns") {
   const dns = mode === "dns" ? "    dns:\n      cluster: north\n      domain: example.com\n" : "";
@@ -57,17 +36,12 @@ ${dns}`,
     "clusters/east.yaml": clusterYaml("east"),
     "clusters/west.yaml": clusterYaml("west"),
     "clusters/north.yaml": clusterYaml("north"),
-    "apps/crds/exports.yaml": crd("multicluster.x-k8s.io", "ServiceExport", "serviceexports", "Namespaced"),
-    "apps/crds/imports.yaml": crd("multicluster.x-k8s.io", "ServiceImport", "serviceimports", "Namespaced"),
-    "apps/crds/properties.yaml": crd("about.k8s.io", "ClusterProperty", "clusterproperties", "Cluster"),
-    "apps/crds/dnsendpoints.yaml": crd("externaldns.k8s.io", "DNSEndpoint", "dnsendpoints", "Namespaced"),
+    ...mcsCrdFiles(),
     "apps/web/app.yaml":
       "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: web\nspec:\n  namespace: shop\n",
     "apps/web/deployment.yaml": webDeployment(6, "100m"),
     "apps/web/service.yaml": WEB_SERVICE,
     "apps/web/export.yaml": WEB_SERVICE_EXPORT,
-    "placements/crds.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: crds\nspec:\n  apps: [crds]\n",
     "placements/web.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: Placement
 metadata:

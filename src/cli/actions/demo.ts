@@ -17,9 +17,11 @@ import { type SimulatedMember, startMember } from "../../sim/member-server.js";
 import { parseSimulationProfile } from "../../sim/simulation-profile.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { demoSigningKey, startAgents } from "../demo/demo-agents.js";
+import { startDemoDns } from "../demo/demo-dns.js";
 import { prepareDemoHelm } from "../demo/demo-helm.js";
 import { hostedClusterPreview } from "../demo/demo-hosted.js";
 import { commitAll, deployByHand } from "../demo/deploy-by-hand.js";
+import { installMcsCrds } from "../demo/mcs-crds.js";
 import { ProgressPrinter } from "../demo/progress-printer.js";
 import { DEMO_LOAD_APP, startDemoLoad, stopDemoLoad } from "../demo-load.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -74,6 +76,7 @@ export async function runDemo(
   memberProgress.stop();
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, simulatedKubeconfig(members), { mode: 0o600 });
+  await installMcsCrds(model, members);
   const byHand = await deployByHand(model, members);
   output.out("simulated members (the Kubernetes API on 127.0.0.1):\n");
   for (const member of members) {
@@ -162,11 +165,12 @@ export async function runDemo(
   progress.stop();
   startedUp();
   await printed;
+  const dns = await startDemoDns(model, members, reconciler.snapshot().state.render.decisions);
   output.out(
     `\ndashboard: ${server.url}/  (the JSON API under ${server.url}/api/, Prometheus metrics at ${server.url}/metrics)\n`,
   );
   output.out(
-    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}\nMembers converge below as pods become ready.\n`,
+    `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}${dns ? `\n${dns.hint}` : ""}\nMembers converge below as pods become ready.\n`,
   );
   output.out(`${startDemoLoad(model, members) ?? ""}Ctrl-C to stop.\n`);
   await new Promise<void>((resolve) => {
@@ -174,6 +178,7 @@ export async function runDemo(
     process.once("SIGINT", resolve);
   });
   await server.close();
+  await dns?.close();
   await agents.stop();
   await built.stop();
   await printed;

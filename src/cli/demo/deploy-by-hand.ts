@@ -34,7 +34,7 @@ export async function deployByHand(
   return { apps, clusters: clusters.size, count: objects.length };
 }
 
-function withoutTracking(object: JsonMap): JsonMap {
+export function withoutTracking(object: JsonMap): JsonMap {
   const metadata = asMap(object.metadata);
   const labels = { ...asMap(metadata.labels) };
   delete labels[MANAGED_BY.key];
