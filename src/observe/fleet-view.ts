@@ -4,7 +4,7 @@ import type { UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
-import { serviceLine } from "../render/service-discovery/service-views.js";
+import { type ServiceView, serviceLine } from "../render/service-discovery/service-views.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";
 import { readMigrationStatus } from "../status/migration-file.js";
@@ -138,8 +138,14 @@ export interface AppView {
   readonly clusters: Readonly<Record<string, AppClusterView>>;
   readonly workloads: readonly WorkloadView[];
   readonly errors: readonly Json[];
-  /** Its exported services, as status/apps/ records them: "web.shop exported from …; DNS …". */
-  readonly services?: readonly string[];
+  /** Its exported services, as status/apps/ records them. */
+  readonly services?: readonly AppServiceView[];
+}
+
+/** One exported service of an app: where it is exported and imported, and where traffic goes. */
+export interface AppServiceView extends Omit<ServiceView, "app"> {
+  /** The plan's line for it: "web.shop exported from …; imported in 3 clusters; endpoints …". */
+  readonly summary: string;
 }
 
 export interface SourceView {
@@ -373,19 +379,19 @@ function appView(name: string, file: JsonMap): AppView {
   };
 }
 
-// Each exported service of an app's status file in a line (serviceLine); the file is read, not
+// Each exported service of an app's status file, with its line (serviceLine); the file is read, not
 // trusted: at most 100 services of at most 100 clusters each.
-function servicesOf(file: JsonMap): { services?: string[] } {
+function servicesOf(file: JsonMap): { services?: AppServiceView[] } {
   const names = (value: Json | undefined) =>
     asList(value)
       .filter((c): c is string => typeof c === "string")
       .slice(0, 100);
-  const lines = asList(file.services)
+  const services = asList(file.services)
     .slice(0, 100)
-    .map((entry) => {
+    .map((entry): AppServiceView => {
       const s = asMap(entry);
       const record = asMap(s.record);
-      return serviceLine({
+      const view: ServiceView = {
         service: String(s.service),
         app: "",
         exportedFrom: names(s.exportedFrom),
@@ -394,9 +400,11 @@ function servicesOf(file: JsonMap): { services?: string[] } {
         ...(s.record !== undefined
           ? { record: { name: String(record.name), clusters: names(record.clusters) } }
           : {}),
-      });
+      };
+      const { app: _, ...rest } = view;
+      return { ...rest, summary: serviceLine(view) };
     });
-  return lines.length > 0 ? { services: lines } : {};
+  return services.length > 0 ? { services } : {};
 }
 
 const HELD_KEYS = Object.values(HOLD_KEYS);

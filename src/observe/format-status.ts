@@ -48,7 +48,7 @@ export function formatStatus(view: FleetView): string {
   lines.push("");
   lines.push(...appsTable(view));
   const services = view.apps.flatMap((app) => app.services ?? []);
-  if (services.length > 0) lines.push("", "Services:", ...services.map((s) => `  ${s}`));
+  if (services.length > 0) lines.push("", "Services:", ...services.map((s) => `  ${s.summary}`));
   const troubles = [...clusterTroubles(view.clusters), ...appTroubles(view.apps)];
   if (troubles.length > 0) lines.push("", "Not Healthy:", ...troubles.map((t) => `  ${t}`));
   if (view.migrations.length > 0) {

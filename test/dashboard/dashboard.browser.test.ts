@@ -9,7 +9,7 @@ import { gitIn } from "../helpers/git-repo.js";
 import { until } from "../helpers/member.js";
 import {
   appHealthy,
-  dashboardFleet,
+  exportingDashboardFleet,
   migrationFleet,
   proposeMoreWeb,
   type RunningController,
@@ -30,7 +30,7 @@ let pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  controller = await runController(dashboardFleet(), "gitfleet-dashboard-");
+  controller = await runController(exportingDashboardFleet(), "gitfleet-dashboard-");
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -125,8 +125,41 @@ describe("the dashboard", () => {
     await page.screenshot({ path: `${ARTIFACTS}app-web.png`, fullPage: true });
   });
 
+  it("shows where web is exported and imported, and where its traffic goes, as its status file says", async () => {
+    await open("#/apps/web");
+    const section = page.getByTestId("service-web.shop");
+    // Every producing cluster's entry point is recorded after its first sync: then all get traffic.
+    for (const cluster of ["east", "north", "west"])
+      await expect
+        .poll(() => section.getByTestId(`traffic-${cluster}`).textContent(), { timeout: 30_000 })
+        .toBe("endpoints");
+    const shown = await page.getByTestId("status-commit").locator("code").first().textContent();
+    const file = asMap(
+      readEmittedYaml(gitIn(controller.repo, "show", `${shown}:${appStatusPath("web")}`)) ?? {},
+    );
+    const service = asMap(asList(file.services)[0]);
+    expect(service.service).toBe("web.shop");
+    const rows = await section
+      .locator("tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-cluster")));
+    expect(rows).toEqual(["east", "lab", "north", "west"]);
+    for (const cluster of rows as string[]) {
+      const exported = asList(service.exportedFrom).includes(cluster) ? "yes" : "";
+      const imported = asList(service.importedIn).includes(cluster) ? "yes" : "";
+      expect(await section.getByTestId(`exported-${cluster}`).textContent()).toBe(exported);
+      expect(await section.getByTestId(`imported-${cluster}`).textContent()).toBe(imported);
+    }
+    // lab runs none of web's replicas: it imports the service and exports nothing.
+    expect(await section.getByTestId("exported-lab").textContent()).toBe("");
+    expect(await section.getByTestId("imported-lab").textContent()).toBe("yes");
+    expect(await section.locator(".diagnosis").textContent()).toBe(
+      "web.shop exported from east, north, west; imported in 4 clusters; endpoints east, north, west",
+    );
+    await page.screenshot({ path: `${ARTIFACTS}app-web-services.png`, fullPage: true });
+  });
+
   it("renders gitfleet plan for two revisions", async () => {
-    proposeMoreWeb(controller.repo);
+    proposeMoreWeb(controller.repo, exportingDashboardFleet());
     await open("#/plan");
     await page.getByLabel("base").fill("main");
     await page.getByLabel("head").fill("more-web");
@@ -159,6 +192,13 @@ describe("the dashboard", () => {
     // Live: the page was not reloaded.
     await expect.poll(() => badge("west").textContent(), { timeout: 30_000 }).toBe("NotReady");
     await page.screenshot({ path: `${ARTIFACTS}overview-west-down.png`, fullPage: true });
+    // Its traffic is withdrawn from web's service on the app page.
+    await page.goto(`${controller.url}/#/apps/web`);
+    await expect
+      .poll(() => page.getByTestId("service-web.shop").getByTestId("traffic-west").textContent(), {
+        timeout: 30_000,
+      })
+      .toMatch(/^(withdrawn|)$/);
     const failover = await until(() => {
       const subjects = gitIn(controller.repo, "log", "--format=%s", "gitfleet/status").split("\n");
       return subjects.find((s) => s.startsWith("failover:") && s.includes("west"));

@@ -6,6 +6,7 @@ import { commitTree, createRepo, gitIn, tempDir } from "./git-repo.js";
 import { spawnRun } from "./gitfleet-run.js";
 import { until } from "./member.js";
 import { webDeployment } from "./minimal-fleet.js";
+import { mcsCrdFiles, WEB_SERVICE, WEB_SERVICE_EXPORT } from "./service-fleet.js";
 import { startMembers } from "./sync-fleet.js";
 import { clusterYaml, weightedPlacement } from "./two-clusters.js";
 
@@ -59,6 +60,20 @@ export function dashboardFleet(): Record<string, string> {
     "apps/web/config.yaml":
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  MODE: production\n",
     "placements/web.yaml": PLACEMENT,
+  };
+}
+
+/**
+ * The dashboard's fleet with web exported in the endpoints mode: its LoadBalancer address is each
+ * producing cluster's entry point, and every cluster gets its EndpointSlices (docs/networking.md).
+ */
+export function exportingDashboardFleet(): Record<string, string> {
+  return {
+    ...dashboardFleet(),
+    "fleet.yaml": `${FAST_FLEET_YAML}  serviceDiscovery:\n    clusterSetID: dashboard\n    mode: endpoints\n`,
+    "apps/web/service.yaml": WEB_SERVICE,
+    "apps/web/export.yaml": WEB_SERVICE_EXPORT,
+    ...mcsCrdFiles(),
   };
 }
 
@@ -120,10 +135,10 @@ export async function appHealthy(controller: RunningController, app: string): Pr
 }
 
 /** A proposed change on branch more-web (web at 9 replicas), main left as it is: for plans. */
-export function proposeMoreWeb(repo: string): void {
+export function proposeMoreWeb(repo: string, files: Record<string, string> = dashboardFleet()): void {
   commitTree(
     repo,
-    fileTreeFromText({ ...dashboardFleet(), "apps/web/deployment.yaml": webDeployment(9, "100m") }),
+    fileTreeFromText({ ...files, "apps/web/deployment.yaml": webDeployment(9, "100m") }),
     "web: 9 replicas",
   );
   gitIn(repo, "branch", "-f", "more-web", "HEAD");

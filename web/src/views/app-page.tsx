@@ -2,10 +2,14 @@ import type { AppDetail } from "../api.js";
 import { useApi } from "../api.js";
 import { Badge, Problem, Section } from "../components.js";
 import { short } from "../format.js";
+import { AppServices } from "./app-services.js";
 
 type Workload = AppDetail["workloads"][number];
 
-/** One app: replicas per cluster (desired vs ready), health per cluster, clusters left out and why, objects. */
+/**
+ * One app: replicas per cluster (desired vs ready), clusters left out and why, its services (where
+ * exported, imported and sent traffic), health per cluster, objects.
+ */
 export function AppPage({ name, version }: { name: string; version: string | null }) {
   const { data: app, error } = useApi<AppDetail>(`/api/apps/${encodeURIComponent(name)}`, version);
   if (!app) return error ? <Problem message={error} /> : <p class="muted">Loading…</p>;
@@ -36,6 +40,7 @@ export function AppPage({ name, version }: { name: string; version: string | nul
           <LeftOut workload={workload} index={index} />
         </Section>
       ))}
+      <AppServices services={app.services ?? []} />
       <Section title="Health per cluster">
         <div class="scroll">
           <table data-testid="app-clusters">
