@@ -332,7 +332,14 @@ export class Controller implements Reconciles {
       return { outcome: "unchanged" };
     const wait = this.lastFlush + this.options.statusIntervalMs - this.now();
     if (wait > 0) return { outcome: "waiting", requeue: { afterMs: wait, reason: "status interval" } };
-    const { blocks, files } = observedFiles(state.render.objects, results, reports, conditions);
+    const { blocks, files } = observedFiles(
+      state.render.objects,
+      results,
+      reports,
+      conditions,
+      (path) => this.reconciler.observedBlock(path),
+      this.now(),
+    );
     for (const [path, text] of migrationFiles) files.set(path, text);
     const snapshot = new Map(results);
     // A migration's state changes name the commit that records them, not every later one.

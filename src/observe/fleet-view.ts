@@ -85,6 +85,8 @@ export interface ClusterView extends ClusterFacts {
     readonly pods: CapacityUse;
     /** The nodes as recorded: pools of alike nodes with their free amounts. */
     readonly pools?: readonly NodePool[];
+    /** The member has not answered since then: this is its last reading. */
+    readonly staleSince?: string;
   };
 }
 
@@ -282,7 +284,7 @@ function clusterView(facts: ClusterFacts, file: JsonMap | undefined): ClusterVie
       : {}),
     ...(synced ? { synced } : {}),
     ...versionView(observed.kubernetesVersion),
-    ...capacityView(observed.capacity),
+    ...capacityView(observed.capacity, observed.staleSince),
   };
   return { ...view, ...clusterState(view) };
 }
@@ -310,7 +312,7 @@ function versionView(value: Json | undefined): Pick<ClusterView, "version"> {
   return { version: value };
 }
 
-function capacityView(value: Json | undefined): Pick<ClusterView, "capacity"> {
+function capacityView(value: Json | undefined, staleSince: Json | undefined): Pick<ClusterView, "capacity"> {
   if (!isJsonMap(value)) return {};
   const use = (key: string) => {
     const entry = asMap(value[key]);
@@ -325,6 +327,7 @@ function capacityView(value: Json | undefined): Pick<ClusterView, "capacity"> {
       memory: use("memory"),
       pods: use("pods"),
       ...(pools ? { pools } : {}),
+      ...(typeof staleSince === "string" && staleSince.length <= 40 ? { staleSince } : {}),
     },
   };
 }

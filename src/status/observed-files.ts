@@ -5,17 +5,24 @@ import type { RenderedObject } from "../render/render-result.js";
 import { inventoryPath, inventoryStatusText } from "../sync/inventory.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
 import { type AgentReport, appObserved, clusterObserved } from "./observed-status.js";
+import { carriedReadings } from "./stale-readings.js";
 import { appStatusPath, clusterStatusPath } from "./status-files.js";
 
 // What the sync publishes on the status branch: observed blocks appended to the reconcile's files,
 // and the files it owns whole.
 
-/** The observed blocks of status/apps/ and status/clusters/, and the inventories, from the members' results and the agents' reports. Pure. */
+/**
+ * The observed blocks of status/apps/ and status/clusters/, and the inventories, from the members'
+ * results and the agents' reports. `previous` gives a cluster's current observed block: a member
+ * that does not answer keeps its last readings, stale since `now` (stale-readings.ts). Pure.
+ */
 export function observedFiles(
   objects: readonly RenderedObject[],
   results: ReadonlyMap<string, ClusterSyncResult>,
   reports: ReadonlyMap<string, AgentReport>,
   conditions: ReadonlyMap<string, JsonMap>,
+  previous: (path: string) => string | undefined = () => undefined,
+  now = 0,
 ): { blocks: Map<string, string>; files: Map<string, string> } {
   const blocks = new Map<string, string>();
   const appClusters = new Map<string, Set<string>>();
@@ -34,11 +41,15 @@ export function observedFiles(
         clusterObserved(undefined, conditions.get(cluster), report.observed),
       );
   for (const [cluster, condition] of conditions)
-    if (!results.has(cluster) && !reports.has(cluster))
-      blocks.set(clusterStatusPath(cluster), clusterObserved(undefined, condition));
+    if (!results.has(cluster) && !reports.has(cluster)) {
+      const path = clusterStatusPath(cluster);
+      blocks.set(path, clusterObserved(undefined, condition, carriedReadings(previous(path))));
+    }
   const files = new Map<string, string>();
   for (const result of results.values()) {
-    blocks.set(clusterStatusPath(result.cluster), clusterObserved(result, conditions.get(result.cluster)));
+    const path = clusterStatusPath(result.cluster);
+    const carried = result.reachable ? undefined : carriedReadings(previous(path), now);
+    blocks.set(path, clusterObserved(result, conditions.get(result.cluster), undefined, carried));
     if (result.reachable)
       files.set(
         inventoryPath(result.cluster),

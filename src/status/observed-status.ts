@@ -245,17 +245,22 @@ function unreachable(result: ClusterSyncResult): JsonMap {
   return { health: "Unknown", reason: `cluster unreachable: ${result.error ?? "no answer"}` };
 }
 
-/** A cluster's observed block: reachable, the commit it runs, counts by health and by problem, a blocked prune. Pure. */
+/**
+ * A cluster's observed block: reachable, the commit it runs, counts by health and by problem, a
+ * blocked prune; `carried`, the last readings of a member that did not answer. Pure.
+ */
 export function clusterObserved(
   result: ClusterSyncResult | undefined,
   condition?: JsonMap,
   reported?: JsonMap,
+  carried?: JsonMap,
 ): string {
   // The probes' condition first, then what the last sync (or the agent) saw.
   return emitYaml({
     observed: {
       ...(condition ? { condition } : {}),
       ...(result ? clusterObservedValue(result) : (reported ?? {})),
+      ...(carried ?? {}),
     },
   });
 }

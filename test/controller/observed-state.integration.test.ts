@@ -149,6 +149,41 @@ describe("decisions from observed state on simulated members", () => {
     expect(decided()).toEqual({ east: 5, west: 4 });
   });
 
+  it("keeps a member's readings while it is down: its return divides nothing again", async () => {
+    createRepo(dir, fleetRepo({}));
+    const controller = await pushController(dir, kubeconfig);
+    await until(controller, () => decided().east === 5 && decided().west === 1, "divided by capacity");
+    const before = subjects().length;
+    await member("west").faults.down();
+    await until(
+      controller,
+      () => typeof asMap(statusFile(dir, "status/clusters/west.yaml").observed).staleSince === "string",
+      "west's readings stale",
+    );
+    const away = asMap(statusFile(dir, "status/clusters/west.yaml").observed);
+    expect(away.reachable).toBe(false);
+    expect(asList(asMap(away.capacity).pools)).toHaveLength(1);
+    expect(web().capacityUnknown).toBeUndefined();
+    await member("west").faults.up();
+    await until(
+      controller,
+      () => asMap(statusFile(dir, "status/clusters/west.yaml").observed).reachable === true,
+      "west answers again",
+    );
+    for (let i = 0; i < 5; i++) {
+      await controller.prober.probeOnce();
+      await controller.round();
+    }
+    expect(asMap(statusFile(dir, "status/clusters/west.yaml").observed).staleSince).toBeUndefined();
+    expect(decided()).toEqual({ east: 5, west: 1 });
+    // Nothing was divided again: no "now known" commit after the outage.
+    expect(
+      subjects()
+        .slice(0, subjects().length - before)
+        .filter((s) => s.includes("now known")),
+    ).toEqual([]);
+  });
+
   it("a restarted controller divides by what the status branch records, as gitfleet plan does", async () => {
     createRepo(dir, fleetRepo({}));
     const first = await pushController(dir, kubeconfig);

@@ -191,6 +191,10 @@ describe("the dashboard", () => {
     await controller.member("west").close();
     // Live: the page was not reloaded.
     await expect.poll(() => badge("west").textContent(), { timeout: 30_000 }).toBe("NotReady");
+    // Its capacity is the last reading, said to be so.
+    await expect
+      .poll(() => page.locator('[data-cluster="west"]').first().innerText(), { timeout: 30_000 })
+      .toMatch(/last reading: stopped answering \d+[smhd] ago/);
     await page.screenshot({ path: `${ARTIFACTS}overview-west-down.png`, fullPage: true });
     // Its traffic is withdrawn from web's service on the app page.
     await page.goto(`${controller.url}/#/apps/web`);

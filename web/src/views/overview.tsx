@@ -119,6 +119,7 @@ function ClusterCard({ cluster }: { cluster: ClusterView }) {
           />
           <p class="muted small">
             {capacity.readyNodes}/{capacity.nodes} nodes Ready
+            {capacity.staleSince ? ` · last reading: stopped answering ${ago(capacity.staleSince)}` : ""}
           </p>
         </div>
       ) : (
