@@ -6,6 +6,7 @@ import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import type { RenderResult } from "../../src/render/render-result.js";
 import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
+import { nodePool } from "../helpers/node-pools.js";
 
 // What the members really have, as the render takes it: recorded node pools feed the node-level
 // estimator, and discovery feeds the APIEnablement filter.
@@ -25,16 +26,7 @@ function fleet(placementSpec: string, replicas: number, extra: Record<string, st
   return loaded.model;
 }
 
-const pool = (count: number, freeCpu: number, more: Partial<NodePool> = {}): NodePool => ({
-  count,
-  ready: true,
-  unschedulable: false,
-  allocatable: { cpu: 16, memory: 64 * 2 ** 30, pods: 110 },
-  free: { cpu: freeCpu, memory: 64 * 2 ** 30, pods: 110 },
-  labels: {},
-  taints: [],
-  ...more,
-});
+const pool = nodePool;
 
 const capacity = (...pools: NodePool[]): ClusterCapacity => ({
   nodes: pools.reduce((n, p) => n + p.count, 0),

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { asMap } from "../../src/apimachinery/json.js";
 import { loadFleet } from "../../src/load/load-fleet.js";
-import type { ClusterCapacity, NodePool } from "../../src/model/node-capacity.js";
+import type { ClusterCapacity } from "../../src/model/node-capacity.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import type { RenderResult } from "../../src/render/render-result.js";
@@ -14,6 +14,7 @@ import { carriedReadings } from "../../src/status/stale-readings.js";
 import { clusterStatusPath } from "../../src/status/status-files.js";
 import type { ClusterSyncResult } from "../../src/sync/sync-result.js";
 import { minimalFleetWith, webDeployment } from "../helpers/minimal-fleet.js";
+import { nodePool } from "../helpers/node-pools.js";
 
 // A member's readings outlive an outage: read, unreachable, back — nothing it reported is forgotten
 // while it is away, so its return is a fluctuation like any other and moves no replica.
@@ -22,15 +23,7 @@ const T0 = Date.parse("2026-12-01T12:00:00Z");
 const WEB = "apps/Deployment/shop/web";
 const CLUSTERS = ["east", "west"] as const;
 
-const pool = (count: number, freeCpu: number): NodePool => ({
-  count,
-  ready: true,
-  unschedulable: false,
-  allocatable: { cpu: 16, memory: 64 * 2 ** 30, pods: 110 },
-  free: { cpu: freeCpu, memory: 64 * 2 ** 30, pods: 110 },
-  labels: {},
-  taints: [],
-});
+const pool = nodePool;
 
 const capacity = (nodes: number, freeCpu: number): ClusterCapacity => ({
   nodes,
