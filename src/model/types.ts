@@ -277,6 +277,23 @@ export interface PlacementSpec {
   readonly suspend?: boolean;
   /** Where the ServiceExports it places are imported; default every cluster. */
   readonly imports?: { readonly clusterAffinity: ClusterAffinity };
+  /** Ordered tiers of clusters for Divided replicas: each takes what fits, the rest overflows to the next. */
+  readonly overflow?: OverflowSpec;
+}
+
+/** One tier of an overflow: a named group of clusters. A cluster belongs to the first tier that selects it. */
+export interface OverflowTier {
+  readonly name: string;
+  readonly clusterAffinity: ClusterAffinity;
+}
+
+export interface OverflowSpec {
+  readonly tiers: readonly OverflowTier[];
+  /**
+   * Never (default): replicas that overflowed stay where they run until the total shrinks (the last
+   * tier gives back first); WhenRoom: an earlier tier that regains room takes them back.
+   */
+  readonly reclaim?: "Never" | "WhenRoom";
 }
 
 export type Placement = FleetObject<"Placement", PlacementSpec>;

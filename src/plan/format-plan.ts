@@ -19,7 +19,10 @@ export function formatDistribution(change: DistributionChange): string {
   const moves = clusters
     .filter((c) => (change.before[c] ?? 0) !== (change.after[c] ?? 0))
     .map((c) => `${c} ${change.before[c] ?? 0} → ${change.after[c] ?? 0}`);
-  return `${change.workload} (app ${change.app}): ${moves.join(", ")}`;
+  const tiers = change.tiers?.map((t) =>
+    t.before === t.after ? `${t.name} ${t.after}` : `${t.name} ${t.before} → ${t.after}`,
+  );
+  return `${change.workload} (app ${change.app}): ${moves.join(", ")}${tiers ? `; tiers ${tiers.join(", ")}` : ""}`;
 }
 
 function totals(plan: Plan): string {

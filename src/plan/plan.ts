@@ -63,6 +63,8 @@ export interface DistributionChange {
   readonly workload: string;
   readonly before: Readonly<Record<string, number>>;
   readonly after: Readonly<Record<string, number>>;
+  /** A Placement with overflow tiers: each tier's replicas before and after, in the tiers' order. */
+  readonly tiers?: readonly { readonly name: string; readonly before: number; readonly after: number }[];
 }
 
 /** The exact per-cluster effect of going from one revision's render to another's. */
@@ -260,8 +262,37 @@ function distributionChanges(base: RenderResult, head: RenderResult): Distributi
     const now = after.get(key)?.decision.clusters ?? {};
     if (JSON.stringify(old) === JSON.stringify(now)) return [];
     const decision = after.get(key) ?? before.get(key);
-    return decision ? [{ app: decision.app, workload: decision.resource, before: old, after: now }] : [];
+    if (!decision) return [];
+    const tiers = tierChanges(before.get(key), after.get(key));
+    return [
+      {
+        app: decision.app,
+        workload: decision.resource,
+        before: old,
+        after: now,
+        ...(tiers ? { tiers } : {}),
+      },
+    ];
   });
+}
+
+// Each overflow tier's replicas on both sides, when either side was divided over tiers.
+function tierChanges(
+  base: RenderResult["decisions"][number] | undefined,
+  head: RenderResult["decisions"][number] | undefined,
+): DistributionChange["tiers"] {
+  const before = base?.decision.diagnosis.tiers ?? [];
+  const after = head?.decision.diagnosis.tiers ?? [];
+  if (before.length === 0 && after.length === 0) return undefined;
+  const names = [
+    ...after.map((t) => t.name),
+    ...before.map((t) => t.name).filter((n) => !after.some((t) => t.name === n)),
+  ];
+  return names.map((name) => ({
+    name,
+    before: before.find((t) => t.name === name)?.replicas ?? 0,
+    after: after.find((t) => t.name === name)?.replicas ?? 0,
+  }));
 }
 
 function hasChanges(plan: ClusterPlan): boolean {

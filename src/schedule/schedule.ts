@@ -13,12 +13,10 @@ import type {
 } from "./framework.js";
 import { estimateTable, remember, verdictTable } from "./memo.js";
 import { DEFAULT_PROFILE } from "./profile.js";
-import type { ClusterState, ScheduleDecision, SchedulingProblem } from "./types.js";
+import { scheduleTiers } from "./tiers.js";
+import type { ClusterState, ScheduleDecision, ScheduleResult, SchedulingProblem } from "./types.js";
 
-/** A scheduling run either decides or hits a plugin error (a bug or bad input, never "does not fit"). */
-export type ScheduleResult =
-  | { readonly ok: true; readonly decision: ScheduleDecision }
-  | { readonly ok: false; readonly error: string };
+export type { ScheduleResult } from "./types.js";
 
 /**
  * Schedules one workload: filter → score → select → replicas, each stage a list of plugins. Pure and
@@ -29,6 +27,18 @@ export function scheduleWorkload(
   problem: SchedulingProblem,
   profile: Profile = DEFAULT_PROFILE,
 ): ScheduleResult {
+  const overflow = problem.placement.overflow;
+  if (overflow && isDivided(problem)) return scheduleTiers(problem, profile, overflow, scheduleFlat);
+  return scheduleFlat(problem, profile);
+}
+
+function isDivided(problem: SchedulingProblem): boolean {
+  const scheduling = problem.placement.replicaScheduling;
+  return scheduling !== undefined && (scheduling.type ?? "Divided") === "Divided";
+}
+
+// One schedule over every candidate cluster.
+function scheduleFlat(problem: SchedulingProblem, profile: Profile): ScheduleResult {
   const scheduling = problem.placement.replicaScheduling;
   const context: SchedulingContext = {
     problem,

@@ -98,6 +98,15 @@ export interface Diagnosis {
   readonly selected: readonly string[];
   /** Why some replicas could not be placed, when any could not. */
   readonly unschedulableReason?: string;
+  /** A Placement with overflow tiers: each tier's clusters and the replicas it got, in order. */
+  readonly tiers?: readonly TierShare[];
+}
+
+/** One overflow tier's part of a decision. */
+export interface TierShare {
+  readonly name: string;
+  readonly clusters: readonly string[];
+  readonly replicas: number;
 }
 
 /** The scheduler's answer: replicas per cluster (zeros omitted) and what could not be placed. */
@@ -106,3 +115,8 @@ export interface ScheduleDecision {
   readonly unschedulable: number;
   readonly diagnosis: Diagnosis;
 }
+
+/** A scheduling run either decides or hits a plugin error (a bug or bad input, never "does not fit"). */
+export type ScheduleResult =
+  | { readonly ok: true; readonly decision: ScheduleDecision }
+  | { readonly ok: false; readonly error: string };

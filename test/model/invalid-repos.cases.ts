@@ -378,6 +378,21 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
     ],
   },
   {
+    name: "overflow tiers with clusterAffinity, on a Duplicated placement, a tier named twice, an unknown cluster",
+    files: {
+      "placements/web.yaml": PLACEMENT(
+        "web",
+        "  apps: [web]\n  clusterAffinity:\n    clusterNames: [east]\n  overflow:\n    tiers:\n      - name: onprem\n        clusterAffinity:\n          clusterNames: [east]\n      - name: onprem\n        clusterAffinity:\n          clusterNames: [north]\n",
+      ),
+    },
+    expected: [
+      "placements/web.yaml:10:5: error: /spec/overflow: overflow tiers divide a total: they need replicaScheduling type Divided [INVALID_FIELD_COMBINATION]",
+      "placements/web.yaml:10:5: error: /spec/overflow: set clusterAffinity or overflow, not both: each tier names its clusters [INVALID_FIELD_COMBINATION]",
+      'placements/web.yaml:14:15: error: /spec/overflow/tiers/1/name: tier name "onprem" is used twice [INVALID_FIELD_COMBINATION]',
+      'placements/web.yaml:16:26: error: /spec/overflow/tiers/1/clusterAffinity/clusterNames/0: unknown cluster "north"; clusters are defined under clusters/ [UNKNOWN_REFERENCE]',
+    ],
+  },
+  {
     name: "weightPreference on a Duplicated placement",
     files: {
       "placements/web.yaml": PLACEMENT(

@@ -8,7 +8,7 @@ export interface AffinityAt {
   readonly affinity: ClusterAffinity;
 }
 
-/** Every ClusterAffinity in Placements (affinity, weight rules, limits) and Override rules. */
+/** Every ClusterAffinity in Placements (affinity, overflow tiers, weight rules, limits) and Override rules. */
 export function clusterAffinitiesOf(model: FleetModel): AffinityAt[] {
   const out: AffinityAt[] = [];
   const add = (origin: Origin, path: Path, affinity: ClusterAffinity | undefined) => {
@@ -16,6 +16,8 @@ export function clusterAffinitiesOf(model: FleetModel): AffinityAt[] {
   };
   for (const { origin, spec } of model.placements) {
     add(origin, ["spec", "clusterAffinity"], spec.clusterAffinity);
+    for (const [i, tier] of (spec.overflow?.tiers ?? []).entries())
+      add(origin, ["spec", "overflow", "tiers", i, "clusterAffinity"], tier.clusterAffinity);
     const scheduling = ["spec", "replicaScheduling"];
     for (const [i, rule] of (spec.replicaScheduling?.weightPreference?.staticWeightList ?? []).entries()) {
       add(

@@ -11,6 +11,7 @@ export function checkFieldCombinations({ model, reporter }: RuleContext): void {
   for (const placement of model.placements) {
     checkSpread(placement, report);
     checkReplicaScheduling(placement, report);
+    checkOverflow(placement, report);
     checkTolerations(placement.origin, placement.spec.tolerations ?? [], report);
   }
   for (const { origin, spec } of model.clusters) {
@@ -71,6 +72,31 @@ function checkMigrationBatches({ origin, spec }: Migration, report: Report): voi
 function clustersOverlap(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   if (a === undefined || b === undefined) return true;
   return a.some((cluster) => b.includes(cluster));
+}
+
+// Overflow tiers replace clusterAffinity (a tier names its clusters) and divide a total: Divided only,
+// each tier named once.
+function checkOverflow({ origin, spec }: Placement, report: Report): void {
+  const overflow = spec.overflow;
+  if (!overflow) return;
+  if (spec.clusterAffinity)
+    report(
+      origin,
+      ["spec", "overflow"],
+      "set clusterAffinity or overflow, not both: each tier names its clusters",
+    );
+  const divided =
+    spec.replicaScheduling !== undefined && (spec.replicaScheduling.type ?? "Divided") === "Divided";
+  if (!divided)
+    report(
+      origin,
+      ["spec", "overflow"],
+      "overflow tiers divide a total: they need replicaScheduling type Divided",
+    );
+  overflow.tiers.forEach((tier, i) => {
+    if (overflow.tiers.findIndex((t) => t.name === tier.name) < i)
+      report(origin, ["spec", "overflow", "tiers", i, "name"], `tier name "${tier.name}" is used twice`);
+  });
 }
 
 function checkSpread({ origin, spec }: Placement, report: Report): void {
