@@ -180,7 +180,18 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
       : {}),
     decision: workload.decision as unknown as ScheduleDecision,
     ...(isJsonMap(workload.failover) ? { failover: failoverRecord(workload.failover) } : {}),
+    ...ordinalsOf(workload.ordinals),
   };
+}
+
+// A divided StatefulSet's ordinal starts as status/apps/ writes them: whole numbers per cluster.
+function ordinalsOf(value: unknown): { ordinals?: Record<string, number> } {
+  if (!isJsonMap(value)) return {};
+  const starts = Object.entries(value).filter(
+    (pair): pair is [string, number] =>
+      typeof pair[1] === "number" && Number.isSafeInteger(pair[1]) && pair[1] >= 0,
+  );
+  return starts.length > 0 ? { ordinals: Object.fromEntries(starts) } : {};
 }
 
 // A failover record as status/apps/ writes it; lists that are missing count as empty.

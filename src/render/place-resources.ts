@@ -23,6 +23,7 @@ import { scheduleWorkload } from "../schedule/schedule.js";
 import type { ClusterState, NodeState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
+import { ordinalStarts } from "./ordinals.js";
 import type { RenderResult, WorkloadDecision } from "./render-result.js";
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
@@ -34,6 +35,8 @@ export interface Destination {
   readonly placements: Set<string>;
   /** Per cluster, pod names for the workload's pods-to-delete field (a targeted scale-down). */
   readonly podsToDelete?: Readonly<Record<string, readonly string[]>>;
+  /** Per cluster, a divided StatefulSet's first ordinal (spec.ordinals.start). */
+  readonly ordinals?: Readonly<Record<string, number>>;
 }
 
 /** What placing and rendering read: the model, cluster states and indexes built once per render. */
@@ -264,6 +267,7 @@ function placeWorkload(
   if (copiesTemplate(divided, autoscaled)) decision = withOwnCounts(context, resource, decision);
   const clusters = destinationClusters(decision, divided, failover.kept);
   const unknown = byCapacity ? unknownCapacity(context, decision) : [];
+  const ordinals = statefulOrdinals(context, { identity, resource, clusters, replicas, divided });
   const workload: WorkloadDecision = {
     identity,
     app: resource.app,
@@ -275,11 +279,13 @@ function placeWorkload(
     decision,
     ...failoverFields(failover),
     ...(unknown.length > 0 ? { capacityUnknown: unknown } : {}),
+    ...ordinals,
   };
   return withScaling(context, workload, {
     clusters,
     placements: new Set([placement.metadata.name]),
     ...(held ? { podsToDelete: held.podsToDelete } : {}),
+    ...ordinals,
   });
 }
 
@@ -311,6 +317,28 @@ function failoverFields(failover: ReturnType<typeof settleFailover>): Partial<Wo
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
+}
+
+function isStatefulSet(resource: Resource): boolean {
+  return resource.group === "apps" && resource.kind === "StatefulSet";
+}
+
+// A divided StatefulSet's ordinal ranges, kept from the last render where they still fit (ordinals.ts).
+function statefulOrdinals(
+  context: RenderContext,
+  workload: {
+    readonly identity: string;
+    readonly resource: Resource;
+    readonly clusters: ReadonlyMap<string, number | undefined>;
+    readonly replicas: number;
+    readonly divided: boolean;
+  },
+): { ordinals?: Record<string, number> } {
+  const { identity, resource, clusters, replicas, divided } = workload;
+  if (!divided || !isStatefulSet(resource)) return {};
+  const counts = Object.fromEntries([...clusters].map(([cluster, n]) => [cluster, n ?? 0]));
+  const previous = context.previous.decision(identity, resource.app)?.ordinals;
+  return { ordinals: ordinalStarts(counts, previous, replicas) };
 }
 
 // A division made while some clusters' capacity was unknown is made again once it is known.

@@ -127,6 +127,7 @@ function renderDestinations(
         completions: completions.get(cluster),
         placements: destination.placements,
         podsToDelete: destination.podsToDelete?.[cluster],
+        ordinalStart: destination.ordinals?.[cluster],
         secretKey,
       });
       if ("error" in rendered) errors.push(rendered.error);
@@ -183,6 +184,11 @@ function jobCompletions(resource: Resource, destination: Destination): Map<strin
   return divideJobCompletions(completions, parallelism, tieBreakOrder(typeof uid === "string" ? uid : ""));
 }
 
+function hasOrdinals(object: JsonMap): boolean {
+  const spec = object.spec;
+  return typeof spec === "object" && spec !== null && "ordinals" in spec;
+}
+
 interface Assignment {
   readonly resource: Resource;
   readonly cluster: string;
@@ -190,6 +196,8 @@ interface Assignment {
   readonly completions: number | undefined;
   readonly placements: ReadonlySet<string>;
   readonly podsToDelete: readonly string[] | undefined;
+  /** A divided StatefulSet's first ordinal in this cluster. */
+  readonly ordinalStart: number | undefined;
   readonly secretKey: Uint8Array;
 }
 
@@ -205,6 +213,9 @@ function renderForCluster(
     object = writeReplicas(object, key, assignment.replicas, interpreter) as JsonMap;
   if (assignment.completions !== undefined)
     object = { ...object, spec: { ...(object.spec as JsonMap), completions: assignment.completions } };
+  // A range starting at 0 is the default: written only where the template names ordinals itself.
+  if (assignment.ordinalStart !== undefined && (assignment.ordinalStart > 0 || hasOrdinals(object)))
+    object = withValueAt(object, ["spec", "ordinals", "start"], assignment.ordinalStart);
   const overridden = withOverrides(context, resource, cluster, object, podSpecPath(key, interpreter));
   if ("error" in overridden) return overridden;
   object = overridden.object;

@@ -45,6 +45,8 @@ export interface WorkloadDecision {
    * division is made again from scratch (it was provisional).
    */
   readonly capacityUnknown?: readonly string[];
+  /** A divided StatefulSet: per cluster the first ordinal of its pods (spec.ordinals.start), disjoint ranges. */
+  readonly ordinals?: Readonly<Record<string, number>>;
   /** Why failover and autoscaling leave it as the last render placed it (a suspended App or Placement). */
   readonly suspended?: string;
   /** The next time (ms) its failover can change without a new observation (not kept in status). */

@@ -187,6 +187,7 @@ export function appStatusText(
       ...(w.capacityUnknown ? { capacityUnknown: [...w.capacityUnknown] } : {}),
       ...(w.suspended ? { suspended: w.suspended } : {}),
       ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
+      ...(w.ordinals ? { ordinals: { ...w.ordinals } } : {}),
       // Through JSON, so optional fields that are absent stay absent.
       decision: JSON.parse(JSON.stringify(w.decision)) as Json,
       ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),

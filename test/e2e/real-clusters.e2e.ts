@@ -485,4 +485,54 @@ describe("gitfleet against real Kubernetes API servers", () => {
       asMap(asList(statusFile(repo.dir, appStatusPath("batch")).workloads)[0]).capacityUnknown,
     ).toBeUndefined();
   });
+
+  it("gives a StatefulSet divided over the real clusters disjoint ordinals: the real controller names the pods", async () => {
+    const statefulSet = (replicas: number) =>
+      `apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: ledger\nspec:\n  replicas: ${replicas}\n  serviceName: ledger\n  podManagementPolicy: Parallel\n  selector:\n    matchLabels: {app: ledger}\n  template:\n    metadata:\n      labels: {app: ledger}\n    spec:\n      containers:\n        - name: ledger\n          image: registry.example.com/ledger:1.0.0\n          resources: {requests: {cpu: 100m, memory: 64Mi}}\n`;
+    const files = (replicas: number) => ({
+      "apps/ledger/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ledger\nspec:\n  namespace: ledger\n",
+      "apps/ledger/statefulset.yaml": statefulSet(replicas),
+      "placements/ledger.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ledger\nspec:\n  apps: [ledger]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n`,
+    });
+    const podNames = async (cluster: string) =>
+      asList(
+        asMap(await client(cluster).raw("GET", "/api/v1/namespaces/ledger/pods?labelSelector=app%3Dledger"))
+          .items,
+      )
+        .map((p) => String(asMap(asMap(p).metadata).name))
+        .sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]));
+    const names = async () =>
+      Object.fromEntries(await Promise.all(REAL.map(async (c) => [c, await podNames(c)])));
+    for (const [replicas, expected] of [
+      [
+        6,
+        {
+          "aws-use1": ["ledger-0", "ledger-1"],
+          "gcp-euw1": ["ledger-6", "ledger-7"],
+          "idc-east-1": ["ledger-12", "ledger-13"],
+        },
+      ],
+      // A scale-up keeps each cluster's range: the new pods continue it.
+      [
+        9,
+        {
+          "aws-use1": ["ledger-0", "ledger-1", "ledger-2"],
+          "gcp-euw1": ["ledger-6", "ledger-7", "ledger-8"],
+          "idc-east-1": ["ledger-12", "ledger-13", "ledger-14"],
+        },
+      ],
+    ] as const) {
+      let next = example;
+      for (const [path, text] of Object.entries(files(replicas))) next = withFile(next, path, text);
+      commitTree(repo.dir, next, `ledger: ${replicas} replicas`);
+      example = next;
+      await until(
+        `ledger's pods named by their ranges (${replicas})`,
+        async () => JSON.stringify(await names()) === JSON.stringify(expected),
+        120_000,
+      );
+    }
+    console.log(`e2e: ledger's pods per cluster ${JSON.stringify(await names())}`);
+  });
 });

@@ -180,6 +180,20 @@ describe("the world inside a simulated member", () => {
     );
     await until(async () => ((await names()).length === 1 ? true : undefined));
     expect(await names()).toEqual(["db-0"]);
+    // spec.ordinals.start moves the range: the pods outside it go, the range's own come.
+    await apps.patchNamespacedStatefulSet(
+      { name: "db", namespace: "default", body: { spec: { replicas: 2, ordinals: { start: 5 } } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await until(async () =>
+      JSON.stringify(await names()) === JSON.stringify(["db-5", "db-6"]) ? true : undefined,
+    );
+    await apps.patchNamespacedStatefulSet(
+      { name: "db", namespace: "default", body: { spec: { replicas: 3 } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await until(async () => ((await names()).includes("db-7") ? true : undefined));
+    expect(await names()).toEqual(["db-5", "db-6", "db-7"]);
 
     await batch.createNamespacedJob({
       namespace: "default",

@@ -221,11 +221,27 @@ export function syncReplicaSet(world: WorldContext, replicaSet: JsonMap): void {
   });
 }
 
-// A StatefulSet's pods are <name>-0 … <name>-(n-1); scaling down removes the highest ordinals.
+// A StatefulSet's pods are <name>-<start> … <name>-<start+n-1> (spec.ordinals.start, default 0);
+// scaling down removes the highest ordinals, and pods outside the range go, as the real controller does.
 export function syncStatefulSet(world: WorldContext, statefulSet: JsonMap): void {
-  const name = String(asMap(statefulSet.metadata).name);
-  const want = Number(asMap(statefulSet.spec).replicas ?? 1);
-  ensurePods(world, statefulSet, "StatefulSet", want, (i) => `${name}-${i}`);
+  const metadata = asMap(statefulSet.metadata);
+  const name = String(metadata.name);
+  const spec = asMap(statefulSet.spec);
+  const want = Number(spec.replicas ?? 1);
+  const asked = Number(asMap(spec.ordinals).start ?? 0);
+  const start = Number.isSafeInteger(asked) && asked > 0 ? asked : 0;
+  const outside = world
+    .ownedBy(`/api/v1/namespaces/${String(metadata.namespace)}/pods`, metadata)
+    .filter((pod) => {
+      const ordinal = Number(String(asMap(pod.metadata).name).slice(name.length + 1));
+      return !Number.isInteger(ordinal) || ordinal < start || ordinal >= start + want;
+    });
+  for (const pod of outside) {
+    world.remove(pod, "/api/v1", "pods");
+    podEvent(world, statefulSet, "StatefulSet", "delete", String(asMap(pod.metadata).name));
+  }
+  const gone = new Set(outside.map((pod) => String(asMap(pod.metadata).name)));
+  ensurePods(world, statefulSet, "StatefulSet", want, (i) => `${name}-${start + i}`, true, undefined, gone);
 }
 
 // A Job keeps `parallelism` pods running until `completions` have succeeded.
