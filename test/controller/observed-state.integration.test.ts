@@ -184,6 +184,30 @@ describe("decisions from observed state on simulated members", () => {
     ).toEqual([]);
   });
 
+  it("fills the first overflow tier by what its nodes fit and overflows the rest to the next", async () => {
+    const tiered = `${placement(DYNAMIC)}  overflow:\n    tiers:\n      - name: first\n        clusterAffinity: {clusterNames: [east]}\n      - name: overflow\n        clusterAffinity: {clusterNames: [west]}\n`;
+    createRepo(dir, fleetRepo({ "placements/web.yaml": tiered }));
+    const controller = await pushController(dir, kubeconfig);
+    // 6 one-CPU replicas: east's two 8-CPU nodes fit them all (its GPU node is tainted).
+    await until(
+      controller,
+      () => decided().east === 6 && decided().west === undefined,
+      "all in the first tier",
+    );
+    // 18: east fits 16, the other 2 overflow to west.
+    commitTree(
+      dir,
+      fleetRepo({ "placements/web.yaml": tiered, "apps/web/deployment.yaml": webDeployment(18, "1") }),
+      "web: 18",
+    );
+    await until(controller, () => decided().west === 2, "overflow to west");
+    expect(decided()).toEqual({ east: 16, west: 2 });
+    expect(asList(asMap(asMap(web().decision).diagnosis).tiers)).toEqual([
+      { name: "first", clusters: ["east"], replicas: 16 },
+      { name: "overflow", clusters: ["west"], replicas: 2 },
+    ]);
+  });
+
   it("a restarted controller divides by what the status branch records, as gitfleet plan does", async () => {
     createRepo(dir, fleetRepo({}));
     const first = await pushController(dir, kubeconfig);
