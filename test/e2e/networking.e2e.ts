@@ -13,6 +13,7 @@ import { freePort } from "../helpers/free-port.js";
 import { branchFiles, createRepo, tempDir } from "../helpers/git-repo.js";
 import { pushController } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { assignLoadBalancers } from "./cluster/load-balancers.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 
 /**
@@ -66,27 +67,11 @@ async function until(
   while (Date.now() < deadline) {
     await controller.prober.probeOnce();
     await controller.round();
-    await assignLoadBalancers();
+    await assignLoadBalancers(clients, (cluster) => ADDRESS[cluster] as string);
     if (await done()) return;
     await sleep(300);
   }
   throw new Error(`${what}: not reached in ${timeoutMs / 1000} s`);
-}
-
-// What a cloud's load-balancer controller does: an address for shop/web in each reachable cluster.
-async function assignLoadBalancers(): Promise<void> {
-  for (const cluster of CLUSTERS) {
-    const service = await get(cluster, "/api/v1/namespaces/shop/services/web");
-    if (!service || asList(asMap(asMap(service.status).loadBalancer).ingress).length > 0) continue;
-    await client(cluster)
-      .raw(
-        "PATCH",
-        "/api/v1/namespaces/shop/services/web/status",
-        { status: { loadBalancer: { ingress: [{ ip: ADDRESS[cluster] }] } } },
-        "application/merge-patch+json",
-      )
-      .catch(() => undefined);
-  }
 }
 
 function dig(name: string, type: string): string[] {

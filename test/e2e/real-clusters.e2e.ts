@@ -13,6 +13,7 @@ import { readExampleRepo } from "../helpers/example-repo.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { assignLoadBalancers } from "./cluster/load-balancers.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 
 /**
@@ -58,6 +59,8 @@ async function until(
   while (Date.now() < deadline) {
     await controller.prober.probeOnce();
     await controller.round();
+    // web's Service is a LoadBalancer (the example exports it): each real cluster's gets an address.
+    await assignLoadBalancers(clients, (cluster) => `198.51.100.${REAL.indexOf(cluster) + 1}`);
     if (await done()) return;
     await sleep(500);
   }
@@ -488,51 +491,59 @@ describe("gitfleet against real Kubernetes API servers", () => {
 
   it("gives a StatefulSet divided over the real clusters disjoint ordinals: the real controller names the pods", async () => {
     const statefulSet = (replicas: number) =>
-      `apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: ledger\nspec:\n  replicas: ${replicas}\n  serviceName: ledger\n  podManagementPolicy: Parallel\n  selector:\n    matchLabels: {app: ledger}\n  template:\n    metadata:\n      labels: {app: ledger}\n    spec:\n      containers:\n        - name: ledger\n          image: registry.example.com/ledger:1.0.0\n          resources: {requests: {cpu: 100m, memory: 64Mi}}\n`;
+      `apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: journal\nspec:\n  replicas: ${replicas}\n  serviceName: journal\n  podManagementPolicy: Parallel\n  selector:\n    matchLabels: {app: journal}\n  template:\n    metadata:\n      labels: {app: journal}\n    spec:\n      containers:\n        - name: journal\n          image: registry.example.com/journal:1.0.0\n          resources: {requests: {cpu: 100m, memory: 64Mi}}\n`;
     const files = (replicas: number) => ({
-      "apps/ledger/app.yaml":
-        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ledger\nspec:\n  namespace: ledger\n",
-      "apps/ledger/statefulset.yaml": statefulSet(replicas),
-      "placements/ledger.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ledger\nspec:\n  apps: [ledger]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n`,
+      "apps/journal/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: journal\nspec:\n  namespace: journal\n",
+      "apps/journal/statefulset.yaml": statefulSet(replicas),
+      "placements/journal.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: journal\nspec:\n  apps: [journal]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n`,
     });
     const podNames = async (cluster: string) =>
       asList(
-        asMap(await client(cluster).raw("GET", "/api/v1/namespaces/ledger/pods?labelSelector=app%3Dledger"))
+        asMap(await client(cluster).raw("GET", "/api/v1/namespaces/journal/pods?labelSelector=app%3Djournal"))
           .items,
       )
         .map((p) => String(asMap(asMap(p).metadata).name))
         .sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]));
+    let seen = "";
     const names = async () =>
       Object.fromEntries(await Promise.all(REAL.map(async (c) => [c, await podNames(c)])));
     for (const [replicas, expected] of [
       [
         6,
         {
-          "aws-use1": ["ledger-0", "ledger-1"],
-          "gcp-euw1": ["ledger-6", "ledger-7"],
-          "idc-east-1": ["ledger-12", "ledger-13"],
+          "aws-use1": ["journal-0", "journal-1"],
+          "gcp-euw1": ["journal-6", "journal-7"],
+          "idc-east-1": ["journal-12", "journal-13"],
         },
       ],
       // A scale-up keeps each cluster's range: the new pods continue it.
       [
         9,
         {
-          "aws-use1": ["ledger-0", "ledger-1", "ledger-2"],
-          "gcp-euw1": ["ledger-6", "ledger-7", "ledger-8"],
-          "idc-east-1": ["ledger-12", "ledger-13", "ledger-14"],
+          "aws-use1": ["journal-0", "journal-1", "journal-2"],
+          "gcp-euw1": ["journal-6", "journal-7", "journal-8"],
+          "idc-east-1": ["journal-12", "journal-13", "journal-14"],
         },
       ],
     ] as const) {
       let next = example;
       for (const [path, text] of Object.entries(files(replicas))) next = withFile(next, path, text);
-      commitTree(repo.dir, next, `ledger: ${replicas} replicas`);
+      commitTree(repo.dir, next, `journal: ${replicas} replicas`);
       example = next;
       await until(
-        `ledger's pods named by their ranges (${replicas})`,
-        async () => JSON.stringify(await names()) === JSON.stringify(expected),
+        `journal's pods named by their ranges (${replicas})`,
+        async () => {
+          seen = JSON.stringify(await names());
+          return seen === JSON.stringify(expected);
+        },
         120_000,
-      );
+      ).catch((error: unknown) => {
+        throw new Error(
+          `${String(error)}; last seen ${seen}; decided ${JSON.stringify(statusFile(repo.dir, appStatusPath("journal")).workloads)}`,
+        );
+      });
     }
-    console.log(`e2e: ledger's pods per cluster ${JSON.stringify(await names())}`);
+    console.log(`e2e: journal's pods per cluster ${JSON.stringify(await names())}`);
   });
 });
