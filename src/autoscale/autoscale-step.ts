@@ -2,7 +2,7 @@ import { groupOf } from "../apimachinery/kinds.js";
 import { identityOf } from "../model/identity.js";
 import type { Autoscaled, CronBounds } from "../model/observed-state.js";
 import type { FederatedHPA, FleetModel, Resource } from "../model/types.js";
-import { decideReplicas, type HpaHistory, type PodSample } from "./hpa-algorithm.js";
+import { decideReplicas, type HpaHistory, type HpaSamples } from "./hpa-algorithm.js";
 
 // One round of the centralized FederatedHPAs: for each, the global total its target should run,
 // from the pods of every member, the autoscaler's history and the time — at most one change per
@@ -65,7 +65,7 @@ export interface AutoscaleInput {
   /** The current render's workload decisions (the source's totals and where they run). */
   readonly decisions: readonly ScheduledWorkload[];
   /** Per workload identity: its pods' samples per resource, from every member. */
-  readonly samples: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
+  readonly samples: ReadonlyMap<string, HpaSamples>;
   /** Per FederatedHPA ("namespace/name"): its state from the last round. */
   readonly states: ReadonlyMap<string, AutoscalerState>;
   readonly now: number;
@@ -198,7 +198,7 @@ function stepOne(
     return { state: before ?? { history: firstSight(current, input.now), replicas: current } };
   const next = decideReplicas(
     effectiveSpec(hpa, before?.bounds),
-    { currentReplicas: current, samples },
+    { currentReplicas: current, ...samples },
     before?.history ?? firstSight(current, input.now),
     input.now,
   );

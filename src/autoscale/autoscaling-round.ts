@@ -19,7 +19,7 @@ import {
   targetOf,
 } from "./autoscale-step.js";
 import { type CronScaleHistory, dueCronRule } from "./cron-scale.js";
-import type { PodSample } from "./hpa-algorithm.js";
+import type { HpaSamples } from "./hpa-algorithm.js";
 import { type ScaleDownRound, type ScaleDownStatus, scaleDowns } from "./scale-down.js";
 
 // One round of everything that sets replica counts besides people: CronScale rules that are due
@@ -77,8 +77,8 @@ export interface RoundInput {
   readonly model: FleetModel;
   /** The current render's workload decisions. */
   readonly decisions: readonly ScheduledWorkload[];
-  /** Per workload identity, its pods' samples per resource from every member (centralized FederatedHPAs). */
-  readonly samples: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
+  /** Per workload identity, its pods' samples and metric values from every member (centralized FederatedHPAs). */
+  readonly samples: ReadonlyMap<string, HpaSamples>;
   /** Per workload identity and cluster, what the members run (distributed FederatedHPAs read it back). */
   readonly members: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
   readonly previous: AutoscalingStatus;

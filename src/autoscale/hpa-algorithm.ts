@@ -1,5 +1,5 @@
 import { parseQuantity } from "../apimachinery/quantity.js";
-import type { FederatedHPASpec, ScalingRules } from "../model/types.js";
+import type { FederatedHPASpec, MetricSpec, MetricTarget, ScalingRules } from "../model/types.js";
 
 // The horizontal pod autoscaler's algorithm, as the Kubernetes HPA controller (autoscaling/v2)
 // computes it, over pods from every member cluster: per metric a usage ratio against the target,
@@ -25,8 +25,31 @@ export interface PodSample {
 export interface HpaObservation {
   /** The workload's current replicas (the global total). */
   readonly currentReplicas: number;
-  /** Per resource name (cpu, memory): every pod's sample. */
+  /** Per resource name (cpu, memory) and per Pods metric (metricKey): every pod's sample. */
   readonly samples: Readonly<Record<string, readonly PodSample[]>>;
+  /** Per Object and External metric (metricKey): its value summed over the clusters the workload runs in. */
+  readonly values?: Readonly<Record<string, number>>;
+  /** The workload's Ready pods over every cluster (what a Value target multiplies its ratio by). */
+  readonly readyPods?: number;
+}
+
+/** What the members gave for one workload at one round: everything of an observation but the current total. */
+export type HpaSamples = Omit<HpaObservation, "currentReplicas">;
+
+/** Where a metric's samples or value are kept in an observation: the resource's name, or "<type>/…". */
+export function metricKey(metric: MetricSpec): string {
+  switch (metric.type) {
+    case "Resource":
+      return metric.resource.name;
+    case "Pods":
+      return `pods/${metric.pods.metric.name}`;
+    case "Object": {
+      const { describedObject, metric: m } = metric.object;
+      return `object/${describedObject.kind}/${describedObject.name}/${m.name}`;
+    }
+    default:
+      return `external/${metric.external.metric.name}`;
+  }
 }
 
 /** Past recommendations (for stabilization) and scale events (for rate policies). */
@@ -131,7 +154,7 @@ function metricProposal(
   spec: FederatedHPASpec,
   observation: HpaObservation,
 ): { replicas: number; reason: string } {
-  const metrics = spec.metrics ?? [
+  const metrics: readonly MetricSpec[] = spec.metrics ?? [
     {
       type: "Resource" as const,
       resource: { name: "cpu", target: { type: "Utilization" as const, averageUtilization: 80 } },
@@ -139,19 +162,70 @@ function metricProposal(
   ];
   let best: { replicas: number; reason: string } | undefined;
   for (const metric of metrics) {
-    const samples = observation.samples[metric.resource.name] ?? [];
-    const proposal = resourceReplicas(
-      metric.resource.name,
-      metric.resource.target,
-      samples,
-      observation.currentReplicas,
-    );
+    const proposal = proposalFor(metric, observation);
     if (proposal && (!best || proposal.replicas > best.replicas)) best = proposal;
   }
   return best ?? { replicas: observation.currentReplicas, reason: "no metrics: replicas kept" };
 }
 
-type Target = NonNullable<FederatedHPASpec["metrics"]>[number]["resource"]["target"];
+// One metric's proposal; undefined when it has no sample or value this round (it does not vote).
+function proposalFor(
+  metric: MetricSpec,
+  observation: HpaObservation,
+): { replicas: number; reason: string } | undefined {
+  const key = metricKey(metric);
+  const current = observation.currentReplicas;
+  switch (metric.type) {
+    case "Resource": {
+      const samples = observation.samples[key] ?? [];
+      // Readiness matters for cpu only, as in the controller: other resources count every pod with a metric.
+      const counted = key === "cpu" ? samples : samples.map((s) => ({ ...s, ready: true }));
+      return resourceReplicas(key, metric.resource.target, counted, current);
+    }
+    case "Pods": {
+      const samples = (observation.samples[key] ?? []).map((s) => ({ ...s, ready: true }));
+      return resourceReplicas(metric.pods.metric.name, metric.pods.target, samples, current);
+    }
+    case "Object":
+      return valueReplicas(metric.object.metric.name, metric.object.target, observation, key);
+    default:
+      return valueReplicas(metric.external.metric.name, metric.external.target, observation, key);
+  }
+}
+
+/**
+ * An Object or External metric, as the controller's GetObjectMetricReplicas and
+ * GetExternalMetricReplicas: a Value target scales the ready pods by the ratio of the value to the
+ * target; an AverageValue target divides the value by the per-pod target. Within the tolerance,
+ * nothing changes.
+ */
+function valueReplicas(
+  name: string,
+  target: MetricTarget,
+  observation: HpaObservation,
+  key: string,
+): { replicas: number; reason: string } | undefined {
+  const value = observation.values?.[key];
+  const current = observation.currentReplicas;
+  const perPod = target.type === "AverageValue";
+  const goal = parseQuantity((perPod ? target.averageValue : target.value) ?? "0") ?? 0;
+  if (value === undefined || goal <= 0) return undefined;
+  const pods = Math.max(current, 1);
+  const ratio = perPod ? value / (goal * pods) : value / goal;
+  const shown = perPod
+    ? `${name} ${formatValue(value / pods)}/pod ${compare(ratio)} ${formatValue(goal)}/pod`
+    : `${name} ${formatValue(value)} ${compare(ratio)} ${formatValue(goal)}`;
+  if (current === 0) return { replicas: Math.ceil(perPod ? value / goal : ratio), reason: shown };
+  if (Math.abs(1 - ratio) <= TOLERANCE) return { replicas: current, reason: `${shown} (within tolerance)` };
+  const replicas = perPod ? Math.ceil(value / goal) : Math.ceil(ratio * (observation.readyPods ?? current));
+  return { replicas, reason: shown };
+}
+
+function compare(ratio: number): string {
+  return ratio > 1 ? ">" : ratio < 1 ? "<" : "=";
+}
+
+type Target = MetricTarget;
 
 /**
  * One resource metric, as the controller's GetResourceReplicas: the ratio of the ready pods' usage

@@ -1,14 +1,20 @@
 import type { Logger } from "pino";
 import { asMap, valueAt } from "../apimachinery/json.js";
 import { centralized, targetOf, templateOf } from "../autoscale/autoscale-step.js";
-import type { PodSample } from "../autoscale/hpa-algorithm.js";
+import { type HpaSamples, metricKey, type PodSample } from "../autoscale/hpa-algorithm.js";
 import type { MemberConnection } from "../kube/connections.js";
+import {
+  externalMetricValue,
+  objectMetricValue,
+  podMetricValues,
+  withPodMetric,
+} from "../kube/custom-metrics.js";
 import type { MemberClient, MemberClientOptions, ObjectAddress } from "../kube/member-client.js";
 import { MemberClientPool } from "../kube/member-clients.js";
 import { podSamples, SAMPLED_RESOURCES } from "../kube/pod-samples.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
-import type { FleetModel, Resource } from "../model/types.js";
+import type { FleetModel, MetricSpec, Resource } from "../model/types.js";
 import type { Sampled } from "../policy/policy.js";
 import type { ReconcileState } from "../reconcile/reconcile-step.js";
 
@@ -33,7 +39,7 @@ export interface SamplerOptions {
  * interval. The round takes each sample once; what to do with it is the policy's.
  */
 export class AutoscalingSampler {
-  private samples = new Map<string, Record<string, PodSample[]>>();
+  private samples = new Map<string, HpaSamples>();
   /** Distributed targets' replicas per cluster, as last read from the members. */
   private members = new Map<string, Map<string, ObservedReplicas>>();
   private sampledAt = Number.NEGATIVE_INFINITY;
@@ -49,7 +55,7 @@ export class AutoscalingSampler {
     if (!model || model.federatedHPAs.length === 0 || now - this.sampledAt < this.options.intervalMs) return;
     this.sampledAt = now;
     const connections = new Map((await this.options.connect(model)).map((c) => [c.cluster, c]));
-    const samples = new Map<string, Record<string, PodSample[]>>();
+    const samples = new Map<string, HpaSamples>();
     const members = new Map<string, Map<string, ObservedReplicas>>();
     await Promise.all(
       model.federatedHPAs.map(async (hpa) => {
@@ -63,7 +69,7 @@ export class AutoscalingSampler {
         }
         const found = await this.sampleWorkload(
           model,
-          identity,
+          { identity, metrics: hpa.spec.metrics ?? [] },
           Object.keys(decision.decision.clusters),
           connections,
         );
@@ -105,12 +111,15 @@ export class AutoscalingSampler {
 
   // Every cluster's pods of one workload, or undefined when a cluster it runs in could not be read:
   // a total decided on part of the pods would scale the whole workload on a fraction of its load.
+  // Custom and external metrics come with them: per-pod values beside each pod, Object and External
+  // values summed over the clusters (none when a cluster has none: that metric does not vote).
   private async sampleWorkload(
     model: FleetModel,
-    identity: string,
+    workload: { readonly identity: string; readonly metrics: readonly MetricSpec[] },
     clusters: readonly string[],
     connections: ReadonlyMap<string, MemberConnection>,
-  ): Promise<Record<string, PodSample[]> | undefined> {
+  ): Promise<HpaSamples | undefined> {
+    const { identity } = workload;
     const [, , namespace = "", name = ""] = identity.split("/");
     const template = templateOf(model, identity);
     const matchLabels = asMap(asMap(asMap(template?.object.spec).selector).matchLabels) as Record<
@@ -119,12 +128,17 @@ export class AutoscalingSampler {
     >;
     if (Object.keys(matchLabels).length === 0) return undefined;
     const merged: Record<string, PodSample[]> = Object.fromEntries(SAMPLED_RESOURCES.map((r) => [r, []]));
+    const values = new Map<string, number | undefined>();
     try {
       for (const cluster of clusters) {
         const client = this.client(connections.get(cluster));
         if (!client) return undefined;
         const found = await podSamples(client, namespace, matchLabels);
         for (const [resource, list] of Object.entries(found)) merged[resource]?.push(...list);
+        await customMetrics(client, { namespace, matchLabels, metrics: workload.metrics }, found.cpu ?? [], {
+          merged,
+          values,
+        });
       }
     } catch (error) {
       this.options.logger.warn(
@@ -133,7 +147,12 @@ export class AutoscalingSampler {
       );
       return undefined;
     }
-    return merged;
+    const known = [...values].filter((pair): pair is [string, number] => pair[1] !== undefined);
+    return {
+      samples: merged,
+      ...(known.length > 0 ? { values: Object.fromEntries(known) } : {}),
+      readyPods: (merged.cpu ?? []).filter((p) => p.ready).length,
+    };
   }
 
   private client(connection: MemberConnection | undefined): MemberClient | undefined {
@@ -168,4 +187,44 @@ function addressOf(template: Resource): ObjectAddress {
     name: template.name,
     namespace: template.namespace,
   };
+}
+
+// One member's custom and external metrics for a workload, added to what the other members gave.
+async function customMetrics(
+  client: MemberClient,
+  target: {
+    readonly namespace: string;
+    readonly matchLabels: Readonly<Record<string, string>>;
+    readonly metrics: readonly MetricSpec[];
+  },
+  pods: readonly PodSample[],
+  into: { merged: Record<string, PodSample[]>; values: Map<string, number | undefined> },
+): Promise<void> {
+  const selector = Object.entries(target.matchLabels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const absent = () => undefined;
+  for (const metric of target.metrics) {
+    const key = metricKey(metric);
+    if (metric.type === "Resource") continue;
+    if (metric.type === "Pods") {
+      const values = await podMetricValues(client, target.namespace, selector, metric.pods.metric).catch(
+        () => new Map<string, number>(),
+      );
+      into.merged[key] = [...(into.merged[key] ?? []), ...withPodMetric(pods, values)];
+      continue;
+    }
+    const value =
+      metric.type === "Object"
+        ? await objectMetricValue(
+            client,
+            target.namespace,
+            metric.object.describedObject,
+            metric.object.metric,
+          ).catch(absent)
+        : await externalMetricValue(client, target.namespace, metric.external.metric).catch(absent);
+    // A cluster without the value leaves the metric without one: a sum over some clusters would under-count.
+    const before = into.values.has(key) ? into.values.get(key) : 0;
+    into.values.set(key, before === undefined || value === undefined ? undefined : before + value);
+  }
 }

@@ -12,22 +12,53 @@ export interface ScalingRules {
   }[];
 }
 
+/** A metric's target (autoscaling/v2 MetricTarget): a percent of requests, a per-pod average, or a value. */
+export interface MetricTarget {
+  readonly type: "Utilization" | "AverageValue" | "Value";
+  readonly averageUtilization?: number;
+  readonly averageValue?: string;
+  readonly value?: string;
+}
+
+/** A custom or external metric by name, and the label selector of its series (autoscaling/v2 MetricIdentifier). */
+export interface MetricIdentifier {
+  readonly name: string;
+  readonly selector?: { readonly matchLabels?: Readonly<Record<string, string>> };
+}
+
+/** One metric a FederatedHPA scales on (autoscaling/v2 MetricSpec): Resource, Pods, Object or External. */
+export type MetricSpec =
+  | {
+      readonly type: "Resource";
+      readonly resource: { readonly name: string; readonly target: MetricTarget };
+    }
+  | {
+      readonly type: "Pods";
+      readonly pods: { readonly metric: MetricIdentifier; readonly target: MetricTarget };
+    }
+  | {
+      readonly type: "Object";
+      readonly object: {
+        readonly describedObject: {
+          readonly apiVersion: string;
+          readonly kind: string;
+          readonly name: string;
+        };
+        readonly metric: MetricIdentifier;
+        readonly target: MetricTarget;
+      };
+    }
+  | {
+      readonly type: "External";
+      readonly external: { readonly metric: MetricIdentifier; readonly target: MetricTarget };
+    };
+
 export interface FederatedHPASpec {
   readonly scaleTargetRef: ObjectReference;
   readonly mode?: "centralized" | "distributed";
   readonly minReplicas?: number;
   readonly maxReplicas: number;
-  readonly metrics?: readonly {
-    readonly type: "Resource";
-    readonly resource: {
-      readonly name: string;
-      readonly target: {
-        readonly type: "Utilization" | "AverageValue";
-        readonly averageUtilization?: number;
-        readonly averageValue?: string;
-      };
-    };
-  }[];
+  readonly metrics?: readonly MetricSpec[];
   readonly behavior?: { readonly scaleUp?: ScalingRules; readonly scaleDown?: ScalingRules };
 }
 

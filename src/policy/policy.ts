@@ -1,5 +1,5 @@
 import type { RoundOutcome } from "../autoscale/autoscaling-round.js";
-import type { PodSample } from "../autoscale/hpa-algorithm.js";
+import type { HpaSamples } from "../autoscale/hpa-algorithm.js";
 import type { Gate } from "../migrate/migration-state.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import type { EventKind } from "../model/trailers.js";
@@ -231,7 +231,7 @@ export interface RenderRoundInput {
 /** What the edge reads from the members for the autoscalers: pods' samples, and the replicas of members' own HPAs' targets. */
 export interface Sampled {
   /** Per workload, its pods' samples per resource from every member it runs in (centralized FederatedHPAs). */
-  readonly pods: ReadonlyMap<string, Readonly<Record<string, readonly PodSample[]>>>;
+  readonly pods: ReadonlyMap<string, HpaSamples>;
   /** Per workload and cluster, the replicas the member runs (distributed FederatedHPAs). */
   readonly replicas: ReadonlyMap<string, ReadonlyMap<string, ObservedReplicas>>;
 }

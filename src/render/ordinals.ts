@@ -1,4 +1,5 @@
 import { compareStrings } from "../model/file-tree.js";
+import type { Resource } from "../model/types.js";
 
 // A StatefulSet divided over clusters gets a range of ordinals of its own in each
 // (`spec.ordinals.start`, Kubernetes 1.31+): mysql-0..2 in one cluster, mysql-3..5 in the next, so
@@ -42,4 +43,22 @@ export function ordinalStarts(
     taken.push([start, start + n]);
   }
   return Object.fromEntries(Object.entries(starts).sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/**
+ * A divided StatefulSet's ordinal ranges over the clusters it goes to (with the old replicas failover
+ * keeps), kept from the last render's where they still fit; nothing for other workloads. Pure.
+ */
+export function statefulOrdinals(
+  resource: Resource,
+  workload: {
+    readonly clusters: ReadonlyMap<string, number | undefined>;
+    readonly replicas: number;
+    readonly divided: boolean;
+    readonly previous: OrdinalStarts | undefined;
+  },
+): { ordinals?: Record<string, number> } {
+  if (!workload.divided || resource.group !== "apps" || resource.kind !== "StatefulSet") return {};
+  const counts = Object.fromEntries([...workload.clusters].map(([cluster, n]) => [cluster, n ?? 0]));
+  return { ordinals: ordinalStarts(counts, workload.previous, workload.replicas) };
 }

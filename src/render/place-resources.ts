@@ -23,7 +23,7 @@ import { scheduleWorkload } from "../schedule/schedule.js";
 import type { ClusterState, NodeState, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
-import { ordinalStarts } from "./ordinals.js";
+import { statefulOrdinals } from "./ordinals.js";
 import type { RenderResult, WorkloadDecision } from "./render-result.js";
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
@@ -267,7 +267,8 @@ function placeWorkload(
   if (copiesTemplate(divided, autoscaled)) decision = withOwnCounts(context, resource, decision);
   const clusters = destinationClusters(decision, divided, failover.kept);
   const unknown = byCapacity ? unknownCapacity(context, decision) : [];
-  const ordinals = statefulOrdinals(context, { identity, resource, clusters, replicas, divided });
+  const previousOrdinals = context.previous.decision(identity, resource.app)?.ordinals;
+  const ordinals = statefulOrdinals(resource, { clusters, replicas, divided, previous: previousOrdinals });
   const workload: WorkloadDecision = {
     identity,
     app: resource.app,
@@ -317,28 +318,6 @@ function failoverFields(failover: ReturnType<typeof settleFailover>): Partial<Wo
     ...(failover.record ? { failover: failover.record } : {}),
     ...(failover.wakeAt !== undefined ? { wakeAt: failover.wakeAt } : {}),
   };
-}
-
-function isStatefulSet(resource: Resource): boolean {
-  return resource.group === "apps" && resource.kind === "StatefulSet";
-}
-
-// A divided StatefulSet's ordinal ranges, kept from the last render where they still fit (ordinals.ts).
-function statefulOrdinals(
-  context: RenderContext,
-  workload: {
-    readonly identity: string;
-    readonly resource: Resource;
-    readonly clusters: ReadonlyMap<string, number | undefined>;
-    readonly replicas: number;
-    readonly divided: boolean;
-  },
-): { ordinals?: Record<string, number> } {
-  const { identity, resource, clusters, replicas, divided } = workload;
-  if (!divided || !isStatefulSet(resource)) return {};
-  const counts = Object.fromEntries([...clusters].map(([cluster, n]) => [cluster, n ?? 0]));
-  const previous = context.previous.decision(identity, resource.app)?.ordinals;
-  return { ordinals: ordinalStarts(counts, previous, replicas) };
 }
 
 // A division made while some clusters' capacity was unknown is made again once it is known.

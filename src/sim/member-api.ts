@@ -13,6 +13,13 @@ import { createObject, deleteObject, requestWriter, updateObject } from "./api/w
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
 import { ContainerLogs } from "./container-logs.js";
 import {
+  type AdapterMetrics,
+  adapterAnswer,
+  CUSTOM_METRICS_PREFIX,
+  EXTERNAL_METRICS_PREFIX,
+  NO_ADAPTER_METRICS,
+} from "./custom-metrics.js";
+import {
   coreVersionsBody,
   groupBody,
   groupListBody,
@@ -105,8 +112,26 @@ export class MemberApi implements ApiContext {
     }
   }
 
+  /** What the member's metrics adapter serves besides per-pod load rules (custom-metrics.ts). */
+  adapterMetrics: AdapterMetrics = NO_ADAPTER_METRICS;
+
   handle(request: ApiRequest, serverAddress = "127.0.0.1"): ApiResponse {
     try {
+      if (
+        request.path.startsWith(CUSTOM_METRICS_PREFIX) ||
+        request.path.startsWith(EXTERNAL_METRICS_PREFIX)
+      ) {
+        if (request.method !== "GET") throw new StatusError(405, "MethodNotAllowed", "metrics are read-only");
+        return {
+          status: 200,
+          body: adapterAnswer(request.path, request.query, {
+            store: this.store,
+            pods: this.resources().find((r) => r.group === "" && r.name === "pods") as ApiResource,
+            rules: this.load,
+            metrics: this.adapterMetrics,
+          }),
+        };
+      }
       const discovery = this.discovery(request.path, serverAddress);
       if (discovery) return { status: 200, body: discovery };
       const target = this.target(request.path);

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { parse } from "yaml";
 import { asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import type { ApiResponse } from "./api/api-context.js";
+import type { AdapterMetrics } from "./custom-metrics.js";
 import { isPlainJson, parseAccept } from "./media-types.js";
 import { MemberApi, type MemberOptions } from "./member-api.js";
 import { type PodFault, podFaultFrom } from "./pod-faults.js";
@@ -59,8 +60,10 @@ export interface Faults {
   restoreNodes(): void;
   /** Images no node can pull (pods using them stay in ImagePullBackOff); an empty list clears it. */
   unpullableImages(images: readonly string[]): void;
-  /** The CPU/memory usage metrics.k8s.io reports for matching pods; an empty list goes back to idle. */
+  /** The CPU/memory usage metrics.k8s.io reports for matching pods (and their custom metrics); an empty list goes back to idle. */
   load(rules: readonly LoadRule[]): void;
+  /** The object and external metrics the member's metrics adapter serves (custom-metrics.ts). */
+  adapterMetrics(metrics: AdapterMetrics): void;
   /** Failing readiness probes and crash loops in matching pods (sim/pod-faults.ts); an empty list clears them. */
   podFaults(faults: readonly PodFault[]): void;
 }
@@ -115,6 +118,9 @@ export async function startMember(
     },
     restoreNodes: () => world?.restoreNodes(),
     load: (rules) => api.setLoad(rules),
+    adapterMetrics: (metrics) => {
+      api.adapterMetrics = metrics;
+    },
     unpullableImages: (images) => {
       if (!world) throw new Error(`member ${options.name} runs no pods: start it with a world`);
       world.setUnpullableImages(images);
@@ -244,7 +250,29 @@ function setFaults(faults: Faults, body: Record<string, unknown>): string[] {
   if (Array.isArray(body.unpullableImages)) faults.unpullableImages(body.unpullableImages.map(String));
   if (Array.isArray(body.load)) faults.load(body.load.map(loadRule));
   if (Array.isArray(body.podFaults)) faults.podFaults(body.podFaults.map(podFaultFrom));
+  if (isJsonMap(body.adapterMetrics)) faults.adapterMetrics(adapterMetricsFrom(body.adapterMetrics));
   return typeof body.loseNodes === "number" ? faults.loseNodes(body.loseNodes) : [];
+}
+
+// {"objects": {"shop/ingresses.networking.k8s.io/main/rps": "120"}, "external": {"shop/queue": [{"value": "40"}]}}.
+function adapterMetricsFrom(value: JsonMap): AdapterMetrics {
+  const strings = (map: unknown) =>
+    Object.fromEntries(Object.entries(asMap(map as JsonMap)).map(([k, v]) => [k, String(v)]));
+  return {
+    objects: strings(value.objects),
+    external: Object.fromEntries(
+      Object.entries(asMap(value.external)).map(([key, series]) => [
+        key,
+        (Array.isArray(series) ? series : []).map((s) => {
+          const one = asMap(s as JsonMap);
+          return {
+            value: String(one.value),
+            ...(isJsonMap(one.labels) ? { labels: strings(one.labels) } : {}),
+          };
+        }),
+      ]),
+    ),
+  };
 }
 
 // {"namespace": "shop", "selector": {"app": "web"}, "cpu": "900m"} from a faults request.
@@ -258,6 +286,13 @@ function loadRule(value: unknown): LoadRule {
     selector,
     ...(typeof rule.cpu === "string" ? { cpu: rule.cpu } : {}),
     ...(typeof rule.memory === "string" ? { memory: rule.memory } : {}),
+    ...(rule.custom && typeof rule.custom === "object"
+      ? {
+          custom: Object.fromEntries(
+            Object.entries(rule.custom as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+          ),
+        }
+      : {}),
   };
 }
 

@@ -24,6 +24,8 @@ export interface LoadRule {
   readonly selector: Readonly<Record<string, string>>;
   readonly cpu?: string;
   readonly memory?: string;
+  /** Per-pod custom metrics the member's metrics adapter serves for these pods: name → value. */
+  readonly custom?: Readonly<Record<string, string>>;
 }
 
 /** The load rule that drives a pod (the last that matches it), if any. */

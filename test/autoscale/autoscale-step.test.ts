@@ -44,7 +44,7 @@ describe("a round of the centralized FederatedHPAs", () => {
     autoscaleStep({
       model,
       decisions,
-      samples: samples ? new Map([[WEB, { cpu: samples }]]) : new Map(),
+      samples: samples ? new Map([[WEB, { samples: { cpu: samples } }]]) : new Map(),
       states,
       now,
       intervalMs: MINUTE,
@@ -77,7 +77,7 @@ describe("a round of the centralized FederatedHPAs", () => {
     const outcome = autoscaleStep({
       model: duplicated,
       decisions: renderFleet(duplicated, { observations: noObservations(T0) }).decisions,
-      samples: new Map([[WEB, { cpu: pods(6, 130) }]]),
+      samples: new Map([[WEB, { samples: { cpu: pods(6, 130) } }]]),
       states: new Map(),
       now: T0,
       intervalMs: MINUTE,

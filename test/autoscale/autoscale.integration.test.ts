@@ -142,6 +142,74 @@ describe("a centralized FederatedHPA on simulated members", () => {
   }, 120_000);
 });
 
+describe("a FederatedHPA on custom and external metrics, read from the members' metrics adapters", () => {
+  it("scales on a queue's length summed over the members, and on a per-pod custom metric", async () => {
+    const external = `apiVersion: gitfleet.io/v1alpha1
+kind: FederatedHPA
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 20
+  metrics:
+    - type: External
+      external:
+        metric: {name: queue_messages_ready, selector: {matchLabels: {queue: orders}}}
+        target: {type: AverageValue, averageValue: "10"}
+${BEHAVIOR}`;
+    createRepo(fleet.dir, fleetRepo({ "autoscaling/web.yaml": external }, [2, 1]));
+    const controller = await pushController(fleet.dir, fleet.kubeconfig);
+    await until(controller, async () => JSON.stringify(await counts()) === '{"east":2,"west":1}');
+    // 50 messages waiting in east's queue and 40 in west's (another queue's series is not counted):
+    // 90 over a target of 10 per pod → 9 replicas, divided 2:1.
+    const queue = (value: string) => [
+      { value, labels: { queue: "orders" } },
+      { value: "1000", labels: { queue: "audit" } },
+    ];
+    member("east").faults.adapterMetrics({
+      objects: {},
+      external: { "shop/queue_messages_ready": queue("50") },
+    });
+    member("west").faults.adapterMetrics({
+      objects: {},
+      external: { "shop/queue_messages_ready": queue("40") },
+    });
+    await until(controller, async () => (await replicasIn("east")) === 6 && (await replicasIn("west")) === 3);
+    // 90 messages over 10 per pod; the behavior lets the total double per second: 3 → 6 → 9.
+    expect(
+      subjects()
+        .filter((s) => s.startsWith("autoscale: "))
+        .reverse(),
+    ).toEqual([
+      "autoscale: web: hpa 3 → 6 (queue_messages_ready 30/pod > 10/pod; ScaleUpLimit) east=2→4 west=1→2",
+      "autoscale: web: hpa 6 → 9 (queue_messages_ready 15/pod > 10/pod) east=4→6 west=2→3",
+    ]);
+    // A per-pod metric instead: each pod serves 20 requests per second against a target of 10.
+    const pods = external.replace(
+      /- type: External[\s\S]*averageValue: "10"}/,
+      '- type: Pods\n      pods:\n        metric: {name: http_requests_per_second}\n        target: {type: AverageValue, averageValue: "10"}',
+    );
+    for (const m of fleet.members)
+      m.faults.load([
+        { namespace: "shop", selector: { app: "web" }, custom: { http_requests_per_second: "20" } },
+      ]);
+    commitTree(
+      fleet.dir,
+      fleetRepo({ "autoscaling/web.yaml": pods }, [2, 1]),
+      "web: scale on requests per pod",
+    );
+    await until(
+      controller,
+      async () => (await replicasIn("east")) === 12 && (await replicasIn("west")) === 6,
+    );
+    // 20 per pod against 10: twice the pods, reached within the behavior's rate (+100% per second).
+    expect(subjects().find((s) => s.startsWith("autoscale: "))).toMatch(
+      /^autoscale: web: hpa \d+ → 18 \(http_requests_per_second 20 > 10(; ScaleUpLimit)?\) east=\d+→12 west=\d+→6$/,
+    );
+  });
+});
+
 describe("a pull request that changes replicas under a FederatedHPA", () => {
   it("is planned on top of the autoscaled total with a warning at the line, and merged changes nothing", async () => {
     createRepo(fleet.dir, fleetRepo({ "autoscaling/web.yaml": federatedHpa() }, [1, 1]));

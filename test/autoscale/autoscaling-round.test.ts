@@ -86,7 +86,7 @@ describe("a round of the autoscalers", () => {
     const later = autoscalingRound(
       input(fleet, at("2026-11-30T09:05:00Z"), {
         previous: fired.status,
-        samples: new Map([[WEB, { cpu: loud }]]),
+        samples: new Map([[WEB, { samples: { cpu: loud } }]]),
       }),
     );
     expect(later.autoscaled.get(WEB)?.replicas).toBe(16);

@@ -257,3 +257,131 @@ describe("the HPA algorithm over a federation's pods", () => {
     );
   });
 });
+
+describe("custom and external metrics", () => {
+  const spec = (metric: NonNullable<FederatedHPASpec["metrics"]>[number]): FederatedHPASpec => ({
+    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+    minReplicas: 1,
+    maxReplicas: 100,
+    metrics: [metric],
+    // No rate limit: the metric's own proposal shows.
+    behavior: { scaleUp: { policies: [{ type: "Percent", value: 1000, periodSeconds: 15 }] } },
+  });
+  const external = (target: { type: "Value" | "AverageValue"; value?: string; averageValue?: string }) =>
+    spec({ type: "External", external: { metric: { name: "queue_messages_ready" }, target } });
+  const object = (target: { type: "Value" | "AverageValue"; value?: string; averageValue?: string }) =>
+    spec({
+      type: "Object",
+      object: {
+        describedObject: { apiVersion: "networking.k8s.io/v1", kind: "Ingress", name: "main-route" },
+        metric: { name: "requests_per_second" },
+        target,
+      },
+    });
+  const rps = (n: number, value: number, ready = true): PodSample[] =>
+    Array.from({ length: n }, (_, i) => ({ cluster: "a", pod: `web-${i}`, ready, usage: value, request: 0 }));
+  const EXTERNAL = "external/queue_messages_ready";
+  const OBJECT = "object/Ingress/main-route/requests_per_second";
+
+  it.each([
+    // [what, spec, current, values, readyPods, expected]
+    [
+      "External Value: ready pods × value/target",
+      external({ type: "Value", value: "30" }),
+      4,
+      { [EXTERNAL]: 120 },
+      4,
+      16,
+    ],
+    [
+      "External Value: the ratio times the ready pods, not all",
+      external({ type: "Value", value: "30" }),
+      4,
+      { [EXTERNAL]: 120 },
+      3,
+      12,
+    ],
+    [
+      "External Value within 10%: kept",
+      external({ type: "Value", value: "100" }),
+      4,
+      { [EXTERNAL]: 109 },
+      4,
+      4,
+    ],
+    [
+      "External Value just past 10%: scales",
+      external({ type: "Value", value: "100" }),
+      4,
+      { [EXTERNAL]: 111 },
+      4,
+      5,
+    ],
+    [
+      "External AverageValue: value / per-pod target",
+      external({ type: "AverageValue", averageValue: "30" }),
+      4,
+      { [EXTERNAL]: 200 },
+      4,
+      7,
+    ],
+    [
+      "External AverageValue within 10% of current × target: kept",
+      external({ type: "AverageValue", averageValue: "25" }),
+      4,
+      { [EXTERNAL]: 105 },
+      4,
+      4,
+    ],
+    ["Object Value: scales down too", object({ type: "Value", value: "100" }), 10, { [OBJECT]: 50 }, 10, 5],
+    ["Object AverageValue", object({ type: "AverageValue", averageValue: "10" }), 2, { [OBJECT]: 55 }, 2, 6],
+    ["no value this round: the metric does not vote", external({ type: "Value", value: "30" }), 4, {}, 4, 4],
+  ] as const)("%s", (_what, hpa, current, values, readyPods, expected) => {
+    const decided = decideReplicas(
+      hpa,
+      { currentReplicas: current, samples: {}, values, readyPods },
+      EMPTY_HISTORY,
+      T,
+    );
+    expect(decided.metricReplicas).toBe(expected);
+  });
+
+  it("a Pods metric averages every pod's value against the per-pod target, unready pods included", () => {
+    const hpa = spec({
+      type: "Pods",
+      pods: { metric: { name: "http_requests" }, target: { type: "AverageValue", averageValue: "10" } },
+    });
+    const samples = {
+      "pods/http_requests": [...rps(2, 30), ...rps(2, 10, false).map((s, i) => ({ ...s, pod: `x-${i}` }))],
+    };
+    // Average 20 per pod over 4 pods against 10: 8 (readiness does not matter for a Pods metric).
+    expect(decideReplicas(hpa, { currentReplicas: 4, samples }, EMPTY_HISTORY, T)).toMatchObject({
+      metricReplicas: 8,
+      reason: "http_requests 20 > 10",
+    });
+  });
+
+  it("the largest proposal over Resource and External metrics wins", () => {
+    const hpa: FederatedHPASpec = {
+      ...cpu(50),
+      metrics: [
+        ...(cpu(50).metrics ?? []),
+        {
+          type: "External",
+          external: {
+            metric: { name: "queue_messages_ready" },
+            target: { type: "AverageValue", averageValue: "5" },
+          },
+        },
+      ],
+    };
+    const decided = decideReplicas(
+      hpa,
+      { currentReplicas: 4, samples: { cpu: pods(4, 50) }, values: { [EXTERNAL]: 60 } },
+      EMPTY_HISTORY,
+      T,
+    );
+    expect(decided.metricReplicas).toBe(12);
+    expect(decided.reason).toBe("queue_messages_ready 15/pod > 5/pod");
+  });
+});

@@ -424,6 +424,18 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
     ],
   },
   {
+    name: "FederatedHPA metrics: a Pods metric with a Value target, an External metric without its block, an Object target without its value",
+    files: {
+      "autoscaling/web.yaml":
+        'apiVersion: gitfleet.io/v1alpha1\nkind: FederatedHPA\nmetadata:\n  name: web\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  maxReplicas: 5\n  metrics:\n    - type: Pods\n      pods:\n        metric: {name: rps}\n        target: {type: Value, value: "10"}\n    - type: External\n      resource:\n        name: cpu\n        target: {type: Utilization, averageUtilization: 50}\n    - type: Object\n      object:\n        describedObject: {apiVersion: networking.k8s.io/v1, kind: Ingress, name: main}\n        metric: {name: rps}\n        target: {type: Value, averageValue: "10"}\n',
+    },
+    expected: [
+      "autoscaling/web.yaml:15:24: error: /spec/metrics/0/pods/target/type: a Pods metric's target is AverageValue, not Value [INVALID_FIELD_COMBINATION]",
+      "autoscaling/web.yaml:16:7: error: /spec/metrics/1: an External metric needs external [INVALID_FIELD_COMBINATION]",
+      "autoscaling/web.yaml:24:17: error: /spec/metrics/2/object/target: target type Value needs value [INVALID_FIELD_COMBINATION]",
+    ],
+  },
+  {
     name: "FederatedHPA targeting a Deployment that does not exist, min above max",
     files: {
       "autoscaling/web.yaml":

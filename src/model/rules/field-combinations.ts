@@ -1,5 +1,5 @@
 import type { Finding } from "../reporter.js";
-import type { Migration, Origin, Placement } from "../types.js";
+import type { MetricSpec, MetricTarget, Migration, Origin, Placement } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 type Report = (origin: Origin, path: Finding["path"], message: string) => void;
@@ -31,19 +31,53 @@ export function checkFieldCombinations({ model, reporter }: RuleContext): void {
         `minReplicas (${spec.minReplicas}) must not exceed maxReplicas (${spec.maxReplicas})`,
       );
     }
-    spec.metrics?.forEach((metric, i) => {
-      const target = metric.resource.target;
-      const field = target.type === "Utilization" ? "averageUtilization" : "averageValue";
-      if (target[field] === undefined) {
-        report(
-          origin,
-          ["spec", "metrics", i, "resource", "target"],
-          `target type ${target.type} needs ${field}`,
-        );
-      }
-    });
+    for (const [i, metric] of (spec.metrics ?? []).entries())
+      checkMetric(origin, metric, ["spec", "metrics", i], report);
   }
   for (const migration of model.migrations) checkMigrationBatches(migration, report);
+}
+
+// The block a metric's type names, the target types it takes, and the field each target type needs.
+const METRIC_BLOCKS = {
+  Resource: { block: "resource", targets: ["Utilization", "AverageValue"] },
+  Pods: { block: "pods", targets: ["AverageValue"] },
+  Object: { block: "object", targets: ["Value", "AverageValue"] },
+  External: { block: "external", targets: ["Value", "AverageValue"] },
+} as const;
+const TARGET_FIELDS = {
+  Utilization: "averageUtilization",
+  AverageValue: "averageValue",
+  Value: "value",
+} as const;
+
+function checkMetric(origin: Origin, metric: MetricSpec, path: Finding["path"], report: Report): void {
+  const { block, targets } = METRIC_BLOCKS[metric.type];
+  const body = (metric as unknown as Record<string, { target?: MetricTarget } | undefined>)[block];
+  if (!body) {
+    report(origin, path, `${article(metric.type)} ${metric.type} metric needs ${block}`);
+    return;
+  }
+  const extra = Object.values(METRIC_BLOCKS).find((b) => b.block !== block && b.block in metric);
+  if (extra)
+    report(origin, [...path, extra.block], `a ${metric.type} metric takes ${block}, not ${extra.block}`);
+  const target = body.target;
+  if (!target) return;
+  if (!(targets as readonly string[]).includes(target.type))
+    report(
+      origin,
+      [...path, block, "target", "type"],
+      `${article(metric.type)} ${metric.type} metric's target is ${targets.join(" or ")}, not ${target.type}`,
+    );
+  else if (target[TARGET_FIELDS[target.type]] === undefined)
+    report(
+      origin,
+      [...path, block, "target"],
+      `target type ${target.type} needs ${TARGET_FIELDS[target.type]}`,
+    );
+}
+
+function article(word: string): string {
+  return /^[AEIOU]/.test(word) ? "an" : "a";
 }
 
 // An app may migrate in several batches (test, then staging, then prod) but never twice in one cluster.
