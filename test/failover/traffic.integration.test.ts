@@ -4,7 +4,12 @@ import { fileTreeFromText } from "../../src/model/file-tree.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { createRepo, gitIn } from "../helpers/git-repo.js";
 import { webDeployment } from "../helpers/minimal-fleet.js";
-import { mcsCrdFiles, WEB_SERVICE, WEB_SERVICE_EXPORT } from "../helpers/service-fleet.js";
+import {
+  discoveryFleetYaml,
+  mcsCrdFiles,
+  WEB_SERVICE,
+  WEB_SERVICE_EXPORT,
+} from "../helpers/service-fleet.js";
 import { liveObject, membersPerTest, pushController, statusFile } from "../helpers/sync-fleet.js";
 import { clusterYaml } from "../helpers/two-clusters.js";
 
@@ -17,22 +22,13 @@ const fleet = membersPerTest("gitfleet-traffic-", ["east", "west", "north"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const member = (name: string) => fleet.members.find((m) => m.name === name) as SimulatedMember;
 
+// Probes that fail twice make a cluster NotReady; NoExecute a second later.
+const QUICK_HEALTH =
+  "  clusterHealth:\n    failureThreshold: 2\n    successThreshold: 1\n    noExecuteAfter: 1s\n";
+
 function fleetRepo(mode: "endpoints" | "dns") {
-  const dns = mode === "dns" ? "    dns:\n      cluster: north\n      domain: example.com\n" : "";
   return fileTreeFromText({
-    "fleet.yaml": `apiVersion: gitfleet.io/v1alpha1
-kind: Fleet
-metadata:
-  name: t
-spec:
-  clusterHealth:
-    failureThreshold: 2
-    successThreshold: 1
-    noExecuteAfter: 1s
-  serviceDiscovery:
-    clusterSetID: t-set
-    mode: ${mode}
-${dns}`,
+    "fleet.yaml": discoveryFleetYaml(mode, QUICK_HEALTH),
     "clusters/east.yaml": clusterYaml("east"),
     "clusters/west.yaml": clusterYaml("west"),
     "clusters/north.yaml": clusterYaml("north"),

@@ -11,6 +11,7 @@ import type { Reconciler } from "../../controller/reconciler.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { StatusReader } from "../../git/status-reader.js";
 import { createLogger } from "../../log/logger.js";
+import { renderFleet } from "../../render/render-fleet.js";
 import type { ControllerServer } from "../../server/http-server.js";
 import { simulatedKubeconfig } from "../../sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../sim/member-server.js";
@@ -76,8 +77,10 @@ export async function runDemo(
   memberProgress.stop();
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, simulatedKubeconfig(members), { mode: 0o600 });
-  await installMcsCrds(model, members);
-  const byHand = await deployByHand(model, members);
+  // What the example renders before any member was read: what a team deployed by hand, and the CRDs.
+  const rendered = renderFleet(model).objects;
+  await installMcsCrds(model, rendered, members);
+  const byHand = await deployByHand(model, rendered, members);
   output.out("simulated members (the Kubernetes API on 127.0.0.1):\n");
   for (const member of members) {
     const cluster = model.clusters.find((c) => c.metadata.name === member.name);

@@ -4,7 +4,7 @@ import git from "isomorphic-git";
 import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import { MemberClient } from "../../kube/member-client.js";
 import type { FleetModel } from "../../model/types.js";
-import { renderFleet } from "../../render/render-fleet.js";
+import type { RenderedObject } from "../../render/render-result.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../../render/tracking.js";
 import { memberClientConfig } from "../../sim/kubeconfig.js";
 import type { SimulatedMember } from "../../sim/member-server.js";
@@ -16,10 +16,11 @@ import { readDirectoryTree } from "../../source/read-directory.js";
  */
 export async function deployByHand(
   model: FleetModel,
+  rendered: readonly RenderedObject[],
   members: readonly SimulatedMember[],
 ): Promise<{ apps: string[]; clusters: number; count: number }> {
   const apps = [...new Set(model.migrations.flatMap((m) => m.spec.batches.flatMap((b) => b.apps)))].sort();
-  const objects = renderFleet(model).objects.filter((o) => apps.includes(o.app));
+  const objects = rendered.filter((o) => apps.includes(o.app));
   const clusters = new Set<string>();
   for (const member of members) {
     const client = new MemberClient(member.name, memberClientConfig(member), { fieldManager: "kubectl" });

@@ -1,6 +1,6 @@
 import { MemberClient } from "../../kube/member-client.js";
 import type { FleetModel } from "../../model/types.js";
-import { renderFleet } from "../../render/render-fleet.js";
+import type { RenderedObject } from "../../render/render-result.js";
 import { memberClientConfig } from "../../sim/kubeconfig.js";
 import type { SimulatedMember } from "../../sim/member-server.js";
 import { withoutTracking } from "./deploy-by-hand.js";
@@ -15,12 +15,13 @@ const MCS_GROUPS = new Set(["multicluster.x-k8s.io", "about.k8s.io"]);
  */
 export async function installMcsCrds(
   model: FleetModel,
+  rendered: readonly RenderedObject[],
   members: readonly SimulatedMember[],
 ): Promise<number> {
   if (!model.fleet?.spec.serviceDiscovery) return 0;
   const crds = new Map(
-    renderFleet(model)
-      .objects.filter(
+    rendered
+      .filter(
         (o) =>
           o.identity.startsWith("apiextensions.k8s.io/CustomResourceDefinition/") &&
           MCS_GROUPS.has(String((o.object.spec as { group?: unknown } | undefined)?.group)),
