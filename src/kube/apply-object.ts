@@ -7,7 +7,8 @@ import { entryPointOf } from "../sync/entry-points.js";
 import { assessHealth } from "../sync/health.js";
 import { leaveReplicasToHpa } from "../sync/hpa-owned-replicas.js";
 import type { InventoryEntry } from "../sync/inventory.js";
-import type { Hold, ObjectAction, ObjectResult } from "../sync/sync-result.js";
+import { quotaUsageOf } from "../sync/quota-usage.js";
+import type { Hold, ObjectAction, ObjectResult, QuotaUsage } from "../sync/sync-result.js";
 import type { ClusterSyncInput } from "./cluster-sync-input.js";
 import { addressOf, MemberApiError, type MemberClient, message } from "./member-client.js";
 import { takeOverFields } from "./take-over.js";
@@ -130,7 +131,7 @@ export function heldBack(
       action: "held",
       health: assessHealth(live, interpreter),
       ...replicasOf(live, live, interpreter),
-      ...entryPointField(live),
+      ...liveFields(live),
       held: reason,
       heldBy: by,
     };
@@ -198,7 +199,7 @@ export function settled(
       action,
       health: assessHealth(live, interpreter),
       ...replicasOf(desired.object, live, interpreter),
-      ...entryPointField(live),
+      ...liveFields(live),
     },
     entry: { ...entry, uid },
     live,
@@ -227,9 +228,11 @@ export function replicasOf(
 }
 
 // A LoadBalancer Service's addresses: where its cluster is reached (exported services, gateways).
-function entryPointField(live: JsonMap): { entryPoint?: readonly string[] } {
+// A ResourceQuota's usage: what its namespace uses in the cluster (a FederatedResourceQuota's).
+function liveFields(live: JsonMap): { entryPoint?: readonly string[]; quotaUsage?: QuotaUsage } {
   const entryPoint = entryPointOf(live);
-  return entryPoint ? { entryPoint } : {};
+  const quotaUsage = quotaUsageOf(live);
+  return { ...(entryPoint ? { entryPoint } : {}), ...(quotaUsage ? { quotaUsage } : {}) };
 }
 
 // An entry recorded before applying: no uid or digest yet.

@@ -438,6 +438,7 @@ function assembleModel(
     federatedHPAs: ofKind("FederatedHPA"),
     cronScales: ofKind("CronScale"),
     scaleDownRequests: ofKind("ScaleDownRequest"),
+    federatedResourceQuotas: ofKind("FederatedResourceQuota"),
     migrations: ofKind("Migration"),
     controlPlaneClasses,
     controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),

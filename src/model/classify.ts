@@ -15,6 +15,7 @@ const KIND_DIRECTORIES: Readonly<Record<string, readonly GitfleetKind[]>> = {
   interpreters: ["ResourceInterpreter"],
   autoscaling: ["FederatedHPA", "CronScale", "ScaleDownRequest"],
   migrations: ["Migration"],
+  quotas: ["FederatedResourceQuota"],
   controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade", "EtcdRestore"],
 };
 

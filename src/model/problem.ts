@@ -35,7 +35,8 @@ export type ProblemCode =
   | "INVALID_ANNOTATION"
   | "FORBIDDEN_HOOK"
   | "TOO_MANY_OBJECTS"
-  | "HELM_RENDER_FAILED";
+  | "HELM_RENDER_FAILED"
+  | "QUOTA_EXCEEDED";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

@@ -7,6 +7,7 @@ import controlPlaneUpgrade from "../../schema/control-plane-upgrade.schema.json"
 import cronScale from "../../schema/cron-scale.schema.json" with { type: "json" };
 import etcdRestore from "../../schema/etcd-restore.schema.json" with { type: "json" };
 import federatedHpa from "../../schema/federated-hpa.schema.json" with { type: "json" };
+import federatedResourceQuota from "../../schema/federated-resource-quota.schema.json" with { type: "json" };
 import fleet from "../../schema/fleet.schema.json" with { type: "json" };
 import migration from "../../schema/migration.schema.json" with { type: "json" };
 import override from "../../schema/override.schema.json" with { type: "json" };
@@ -28,6 +29,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "federated-hpa.schema.json": federatedHpa,
   "cron-scale.schema.json": cronScale,
   "scale-down-request.schema.json": scaleDownRequest,
+  "federated-resource-quota.schema.json": federatedResourceQuota,
   "migration.schema.json": migration,
   "control-plane-class.schema.json": controlPlaneClass,
   "control-plane-upgrade.schema.json": controlPlaneUpgrade,
@@ -45,6 +47,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   FederatedHPA: federatedHpa,
   CronScale: cronScale,
   ScaleDownRequest: scaleDownRequest,
+  FederatedResourceQuota: federatedResourceQuota,
   Migration: migration,
   ControlPlaneClass: controlPlaneClass,
   ControlPlaneUpgrade: controlPlaneUpgrade,

@@ -7,6 +7,7 @@
 export type { JsonPatchOperation } from "../apimachinery/patch/json-patch-operation.js";
 export type * from "./control-plane-types.js";
 export type * from "./fleet-object.js";
+export type * from "./quota-types.js";
 export type * from "./scaling-types.js";
 
 import type { JsonPatchOperation } from "../apimachinery/patch/json-patch-operation.js";
@@ -26,6 +27,7 @@ import type {
   Taint,
   Toleration,
 } from "./fleet-object.js";
+import type { FederatedResourceQuota } from "./quota-types.js";
 import type { CronScale, FederatedHPA, ScaleDownRequest } from "./scaling-types.js";
 
 export interface PluginSet {
@@ -470,6 +472,7 @@ export interface FleetModel {
   readonly federatedHPAs: readonly FederatedHPA[];
   readonly cronScales: readonly CronScale[];
   readonly scaleDownRequests: readonly ScaleDownRequest[];
+  readonly federatedResourceQuotas: readonly FederatedResourceQuota[];
   readonly migrations: readonly Migration[];
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
   readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
@@ -487,6 +490,7 @@ export type GitfleetKind =
   | "FederatedHPA"
   | "CronScale"
   | "ScaleDownRequest"
+  | "FederatedResourceQuota"
   | "Migration"
   | "ControlPlaneClass"
   | "ControlPlaneUpgrade"

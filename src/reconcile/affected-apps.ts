@@ -21,6 +21,9 @@ export type Affected = ReadonlySet<string> | typeof ALL;
  * (a dependent goes wherever the workloads that reference it go, across apps); and the apps holding
  * custom resources whose CustomResourceDefinition is in a changed app (it decides their scope).
  *
+ * A FederatedResourceQuota changes every app, and a change to an app changes the apps that share a
+ * quota's namespace with it (they share its room).
+ *
  * A FederatedHPA or CronScale changes every app too (a distributed FederatedHPA renders member HPAs
  * for its target; an autoscaler's mode depends on how its target is scheduled). Migration files
  * change no rendered object; when the renderer starts reading them, they must be added here — the
@@ -35,7 +38,22 @@ export function affectedApps(
   for (const path of changedPaths) if (addAffected(affected, path, before, after) === ALL) return ALL;
   addUsersOfChangedCrds(affected, before, after);
   addAppsWithChangedInputs(affected, before, after);
+  addQuotaNeighbours(affected, after);
   return closeOverDependents(affected, before, after);
+}
+
+// Apps whose workloads share a namespace a FederatedResourceQuota limits share its room: when one
+// changes, each is placed again in order (a workload placed after it may get more or less room).
+function addQuotaNeighbours(affected: Set<string>, model: FleetModel): void {
+  const limited = new Set(model.federatedResourceQuotas.map((q) => q.metadata.namespace));
+  if (limited.size === 0) return;
+  const appsIn = new Map<string, Set<string>>();
+  for (const app of model.apps)
+    for (const resource of app.resources)
+      if (resource.namespace !== undefined && limited.has(resource.namespace))
+        appsIn.set(resource.namespace, (appsIn.get(resource.namespace) ?? new Set()).add(app.name));
+  for (const apps of appsIn.values())
+    if ([...apps].some((app) => affected.has(app))) for (const app of apps) affected.add(app);
 }
 
 function addAffected(affected: Set<string>, path: string, before: FleetModel, after: FleetModel): Affected {
@@ -48,6 +66,7 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
     kind === "controlplanes" ||
     kind === "interpreters" ||
     kind === "autoscaling" ||
+    kind === "quotas" ||
     path === "fleet.yaml"
   )
     return ALL;

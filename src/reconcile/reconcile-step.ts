@@ -12,7 +12,9 @@ import { type ObservedState, planeStatesOf } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
 import { CLUSTER_SET_APP } from "../model/service-exports.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
+import { quotaProblems } from "../plan/quota-check.js";
 import { replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
+import { FLEET_QUOTAS_APP } from "../render/quota-objects.js";
 import { renderFleet } from "../render/render-fleet.js";
 import type { RenderResult } from "../render/render-result.js";
 import {
@@ -156,6 +158,14 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
       problems: [...problems, derived.failure],
     });
   const { changes, render } = derived;
+  // A commit that grows a namespace past its quota's overall limits is refused, as Karmada's admission does.
+  const over = quotaProblems(
+    state.model ? { model: state.model, render: state.render } : undefined,
+    { model, render },
+    input.tree,
+  );
+  if (over.length > 0)
+    return invalidOutcome(state, input, { ...loaded, model: undefined, problems: [...problems, ...over] });
   changes.set(
     SOURCE_STATUS_PATH,
     sourceStatusText({
@@ -353,7 +363,7 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
     observations,
     secretDigestKey: input.secretDigestKey,
   });
-  const examined = withClusterSetApp(
+  const examined = withGeneratedApps(
     state,
     model,
     scope === ALL ? new Set([...state.appCommits.keys(), ...model.apps.map((a) => a.name)]) : scope,
@@ -395,13 +405,19 @@ function deriveRender(state: ReconcileState, model: FleetModel, input: DeriveInp
 
 // What every member of the cluster set gets is made from every app's output: whenever service
 // discovery is on (or the last render had it), each render may change it.
-function withClusterSetApp(
+function withGeneratedApps(
   state: ReconcileState,
   model: FleetModel,
   examined: ReadonlySet<string>,
 ): ReadonlySet<string> {
   const had = state.render.objects.some((o) => o.app === CLUSTER_SET_APP);
-  return model.fleet?.spec.serviceDiscovery || had ? new Set([...examined, CLUSTER_SET_APP]) : examined;
+  const quotas =
+    model.federatedResourceQuotas.length > 0 || state.render.objects.some((o) => o.app === FLEET_QUOTAS_APP);
+  const apps = [
+    ...(model.fleet?.spec.serviceDiscovery || had ? [CLUSTER_SET_APP] : []),
+    ...(quotas ? [FLEET_QUOTAS_APP] : []),
+  ];
+  return apps.length > 0 ? new Set([...examined, ...apps]) : examined;
 }
 
 interface AppStatusInput {

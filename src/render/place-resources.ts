@@ -11,6 +11,7 @@ import { identityOf } from "../model/identity.js";
 import { type InterpreterLookup, indexInterpreters } from "../model/interpreter-index.js";
 import type { ClusterCapacity, NodePool } from "../model/node-capacity.js";
 import type { HeldDivision, ObservedCondition, ObservedState } from "../model/observed-state.js";
+import { podTemplateOf } from "../model/pod-template.js";
 import { describeResource } from "../model/rules/duplicate-resources.js";
 import { indexSelections } from "../model/selection-index.js";
 import { type ServedApis, servedKinds } from "../model/served-apis.js";
@@ -20,10 +21,12 @@ import { readReplicas } from "../model/workload-replicas.js";
 import type { Profile } from "../schedule/framework.js";
 import { buildProfile, DEFAULT_PROFILE } from "../schedule/profile.js";
 import { scheduleWorkload } from "../schedule/schedule.js";
-import type { ClusterState, NodeState, ScheduleDecision } from "../schedule/types.js";
+import type { ClusterState, NodeState, QuotaCaps, ScheduleDecision } from "../schedule/types.js";
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
 import { statefulOrdinals } from "./ordinals.js";
+import { type PreviousPlacement, previousPlacement } from "./previous-placement.js";
+import { countsOf, overQuota, type QuotaLedger, quotaLedger, templatesIn } from "./quota-ledger.js";
 import type { RenderResult, WorkloadDecision } from "./render-result.js";
 
 // Where each resource goes — the first half of rendering: workloads scheduled with their Placement,
@@ -53,6 +56,8 @@ export interface RenderContext {
   readonly observations: ObservedState | undefined;
   /** Apps whose App says suspend: true. */
   readonly suspendedApps: ReadonlySet<string>;
+  /** What the namespaces with a FederatedResourceQuota use, as workloads are placed one by one. */
+  readonly quotas: QuotaLedger;
 }
 
 /**
@@ -88,6 +93,7 @@ export function renderContext(
     previous: previousPlacement(previous, scope),
     observations,
     suspendedApps: new Set(model.apps.filter((a) => a.definition?.spec.suspend === true).map((a) => a.name)),
+    quotas: quotaLedger(model, previous?.decisions ?? [], templatesIn(model)),
   };
   return observations?.served ? withBroughtApis(context) : context;
 }
@@ -122,60 +128,6 @@ function definedKinds(crd: JsonMap): string[] {
     .map((v) => asMap(v))
     .filter((v) => v.served !== false && typeof v.name === "string")
     .map((v) => `${group}/${String(v.name)}/${kind}`);
-}
-
-/** What each object had per cluster last time: a workload's replicas, or 1 for other objects. */
-export interface PreviousPlacement {
-  /** `app` is the object's app: what a scoped render asks for is indexed first, the rest only if asked. */
-  get(identity: string, app: string): Readonly<Record<string, number>> | undefined;
-  /** The previous render's decision for a workload: its failover record, its capacity verdicts. */
-  decision(identity: string, app: string): WorkloadDecision | undefined;
-}
-
-// Each entry built when asked for, and the previous render indexed in two parts: the apps a scoped
-// render renders again, and — only when something asks — every other app. A one-app change indexes
-// that app's objects, not the hundreds of thousands a large fleet had.
-function previousPlacement(
-  previous: RenderResult | undefined,
-  scope: ReadonlySet<string> | undefined,
-): PreviousPlacement {
-  const inScope = (app: string) => scope === undefined || scope.has(app);
-  const scoped = placementIndex(previous, inScope);
-  let others: PlacementIndex | undefined;
-  const indexOf = (app: string): PlacementIndex => {
-    if (inScope(app)) return scoped;
-    others ??= placementIndex(previous, (a) => !inScope(a));
-    return others;
-  };
-  return {
-    decision: (identity, app) => indexOf(app).decisions.get(identity),
-    get: (identity, app) => {
-      const index = indexOf(app);
-      const decided = index.decisions.get(identity)?.decision.clusters;
-      if (decided) return { ...decided };
-      const clusters = index.clustersOf.get(identity);
-      return clusters && Object.fromEntries(clusters.map((cluster) => [cluster, 1]));
-    },
-  };
-}
-
-interface PlacementIndex {
-  readonly clustersOf: ReadonlyMap<string, readonly string[]>;
-  readonly decisions: ReadonlyMap<string, WorkloadDecision>;
-}
-
-function placementIndex(previous: RenderResult | undefined, apps: (app: string) => boolean): PlacementIndex {
-  const clustersOf = new Map<string, string[]>();
-  for (const { identity, cluster, app } of previous?.objects ?? []) {
-    if (!apps(app)) continue;
-    const clusters = clustersOf.get(identity);
-    if (clusters) clusters.push(cluster);
-    else clustersOf.set(identity, [cluster]);
-  }
-  const decisions = new Map<string, WorkloadDecision>();
-  for (const decision of previous?.decisions ?? [])
-    if (apps(decision.app)) decisions.set(decision.identity, decision);
-  return { clustersOf, decisions };
 }
 
 // The Cluster file's facts and taints (drain is a NoExecute taint), what the probes observed, and
@@ -257,15 +209,15 @@ function placeWorkload(
   const constraints = failoverConstraints(subject);
   const byCapacity = dividesByCapacity(placement);
   const rebalance = byCapacity && !subject.record && provisionalDivision(context, identity, resource.app);
-  let decision = schedule(context, resource, placement, replicas, { ...constraints, rebalance });
-  // Replicas leaving a cluster on a NoExecute taint go to the clusters below their share, and stay.
-  if (!constraints.keepCurrent && divided && evicts(decision, subject.current))
-    decision = schedule(context, resource, placement, replicas, { ...constraints, keepCurrent: true });
+  const template = podTemplateOf(resource, context.interpreterFor);
+  const within = { identity, replicas, divided, rebalance, current: subject.current, template };
+  let decision = scheduleWithin(context, resource, placement, constraints, within);
   const failover = settleFailover(subject, constraints, decision);
   const held = heldDivision(context, identity, replicas, divided && !failover.record);
   if (held) decision = { ...decision, clusters: { ...held.clusters } };
   if (copiesTemplate(divided, autoscaled)) decision = withOwnCounts(context, resource, decision);
   const clusters = destinationClusters(decision, divided, failover.kept);
+  context.quotas.charge(identity, resource.namespace, template, countsOf(clusters));
   const unknown = byCapacity ? unknownCapacity(context, decision) : [];
   const previousOrdinals = context.previous.decision(identity, resource.app)?.ordinals;
   const ordinals = statefulOrdinals(resource, { clusters, replicas, divided, previous: previousOrdinals });
@@ -288,6 +240,40 @@ function placeWorkload(
     ...(held ? { podsToDelete: held.podsToDelete } : {}),
     ...ordinals,
   });
+}
+
+interface Within {
+  readonly identity: string;
+  readonly replicas: number;
+  readonly divided: boolean;
+  readonly rebalance: boolean;
+  readonly current: Readonly<Record<string, number>>;
+  readonly template: unknown;
+}
+
+// Scheduled within failover's constraints and the room the namespace's quotas leave: their overall
+// limits bound a divided total (an autoscaler's), their static assignments each cluster.
+function scheduleWithin(
+  context: RenderContext,
+  resource: Resource,
+  placement: Placement,
+  constraints: FailoverConstraints,
+  within: Within,
+): ScheduleDecision {
+  const { replicas, divided } = within;
+  const room = context.quotas.roomFor(within.identity, resource.namespace, within.template);
+  const allowed = divided && room ? Math.min(replicas, room.total) : replicas;
+  const quota = room?.caps ? { quota: room.caps } : {};
+  const rebalance = within.rebalance;
+  let decision = schedule(context, resource, placement, allowed, { ...constraints, rebalance, ...quota });
+  // Replicas leaving a cluster on a NoExecute taint go to the clusters below their share, and stay.
+  if (!constraints.keepCurrent && divided && evicts(decision, within.current))
+    decision = schedule(context, resource, placement, allowed, {
+      ...constraints,
+      keepCurrent: true,
+      ...quota,
+    });
+  return allowed < replicas ? overQuota(decision, replicas - allowed, room?.totalBy) : decision;
 }
 
 // A suspended app's (or Placement's) workload keeps the last render's clusters and counts: failover
@@ -442,7 +428,7 @@ function schedule(
   resource: Resource,
   placement: Placement,
   replicas: number,
-  failover?: FailoverConstraints & { readonly rebalance?: boolean },
+  failover?: FailoverConstraints & { readonly rebalance?: boolean; readonly quota?: QuotaCaps },
 ): ScheduleDecision {
   const metadata = resource.object.metadata as JsonMap;
   const template = podTemplateOf(resource, context.interpreterFor);
@@ -470,6 +456,7 @@ function schedule(
       ...(failover?.keepCurrent ? { keepCurrent: true } : {}),
       ...(failover?.rebalance ? { rebalance: true } : {}),
       ...(failover && Object.keys(failover.caps).length > 0 ? { caps: failover.caps } : {}),
+      ...(failover?.quota ? { quota: failover.quota } : {}),
     },
     profile,
   );
@@ -571,11 +558,6 @@ export function referencedIdentities(resource: Resource, interpreterFor: Interpr
   return wanted.flatMap(([kind, names]) =>
     names.map((name) => identityOf("", kind, resource.namespace, name)),
   );
-}
-
-function podTemplateOf(resource: Resource, interpreterFor: InterpreterLookup): Json | undefined {
-  const path = podSpecPath(groupKind(resource.group, resource.kind), interpreterFor(resource));
-  return path === undefined ? undefined : valueAt(resource.object as Json, path.slice(0, -1));
 }
 
 /** The value at a path of field names in a JSON value, if there is one. */

@@ -24,6 +24,7 @@ import {
   type RenderContext,
   renderContext,
 } from "./place-resources.js";
+import { withQuotas } from "./quota-objects.js";
 import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from "./render-result.js";
 import { divideJobCompletions, writeReplicas } from "./replicas.js";
 import { redactSecretValues, secretValuesChanged } from "./secrets.js";
@@ -52,7 +53,8 @@ export function renderFleet(source: FleetModel, options: RenderOptions = {}): Re
   const fresh = renderApps(model, options);
   const merged = scope && previous ? mergeOutsideScope(model, previous, fresh, scope) : fresh;
   // What every member of the cluster set gets is made from every app's output, scoped or not.
-  return { ...merged, objects: withClusterSet(model, merged.objects) };
+  // So is each assigned cluster's ResourceQuota, wherever the namespace is.
+  return { ...merged, objects: withQuotas(model, withClusterSet(model, merged.objects)) };
 }
 
 /** What a render takes besides the model; every field is optional. */

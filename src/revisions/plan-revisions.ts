@@ -3,12 +3,15 @@ import { standingScaling } from "../autoscale/autoscaling-round.js";
 import { type BuildSettings, configureBuilds } from "../builds/build-settings.js";
 import { loadFleetWithBuilds } from "../builds/load-with-builds.js";
 import { readTreeAtRevision } from "../git/read-tree.js";
+import type { LoadResult } from "../load/load-fleet.js";
 import { formatValidationReport } from "../load/summary.js";
 import { versionStepProblems } from "../model/controlplane/version-steps.js";
 import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
+import type { Problem } from "../model/problem.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { type HookConflict, type Plan, planChange } from "../plan/plan.js";
+import { quotaProblems } from "../plan/quota-check.js";
 import { locateInTree, replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
 import { syncTiming } from "../plan/sync-timing.js";
 import { recordedGives } from "../policy/registry.js";
@@ -84,15 +87,7 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   if (!base.model) notes.push(`the base revision ${input.base} is invalid; planning against an empty fleet`);
   // A version step the hosted control planes cannot take makes the change as invalid as a schema error.
   const steps = versionStepProblems(base.model, head.model, headTree);
-  if (steps.length > 0)
-    return {
-      error: formatValidationReport(`${input.repo}@${input.head}`, {
-        ...head,
-        model: undefined,
-        problems: [...head.problems, ...steps],
-      }),
-      notes,
-    };
+  if (steps.length > 0) return invalidHead(input, head, steps, notes);
   const statusTree = await readTreeAtRevision(input.repo, input.statusBranch).catch(() => undefined);
   const running = base.model && statusTree ? statusRender(statusTree, baseTree, base.model) : undefined;
   const { baseRender, headRender, upgrades } = renderRevisions({
@@ -102,6 +97,12 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     running,
     secretDigestKey: input.secretDigestKey,
   });
+  const over = quotaProblems(
+    base.model ? { model: base.model, render: baseRender } : undefined,
+    { model: head.model, render: headRender },
+    headTree,
+  );
+  if (over.length > 0) return invalidHead(input, head, over, notes);
   if (headRender.errors.length > 0)
     return {
       error: headRender.errors
@@ -130,6 +131,17 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const hookConflicts = await hooksAgainstLive(input, head.model, headRender, timed);
   const plan = hookConflicts.length > 0 ? { ...timed, hookConflicts } : timed;
   return { plan, notes };
+}
+
+// The head is invalid for what only the change shows (a version step, a quota it exceeds).
+function invalidHead(
+  input: PlanRevisionsInput,
+  head: LoadResult,
+  problems: readonly Problem[],
+  notes: string[],
+): PlanOutcome {
+  const report = { ...head, model: undefined, problems: [...head.problems, ...problems] };
+  return { error: formatValidationReport(`${input.repo}@${input.head}`, report), notes };
 }
 
 // A revision's tree. The revision is named; the repository's path and the library's words are not.

@@ -79,6 +79,14 @@ export interface SchedulingProblem {
   readonly caps?: Readonly<Record<string, number>>;
   /** Milliseconds since the epoch: when NoExecute tolerations with tolerationSeconds run out. Default: never. */
   readonly now?: number;
+  /** The room a FederatedResourceQuota's static assignments leave this workload, per cluster. */
+  readonly quota?: QuotaCaps;
+}
+
+/** Per cluster, the most replicas of a workload its namespace's quota leaves room for; `by` names the quota. */
+export interface QuotaCaps {
+  readonly caps: Readonly<Record<string, number>>;
+  readonly by: string;
 }
 
 /** Why clusters were left out and how the decision was reached, for people and for status. */

@@ -11,6 +11,7 @@ import { runKubelet } from "./world/kubelet.js";
 import { assignLoadBalancers } from "./world/load-balancer.js";
 import { isReady } from "./world/objects.js";
 import { probePeriod, probePods } from "./world/prober.js";
+import { syncResourceQuotas } from "./world/resource-quotas.js";
 import { schedulePods } from "./world/scheduler.js";
 import { bindClaims } from "./world/volume-binder.js";
 import { writePodStatus } from "./world/workload-status.js";
@@ -282,6 +283,7 @@ export class World implements WorldContext {
     bindClaims(this);
     assignLoadBalancers(this);
     syncEndpoints(this, touched);
+    syncResourceQuotas(this, touched);
   }
 
   // Each declared custom workload whose CRD is served, and where its objects are.

@@ -11,6 +11,7 @@ import type { FleetModel } from "../model/types.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { entryPointsOf } from "../sync/entry-points.js";
 import { worstHealth } from "../sync/health.js";
+import { quotaUsageRecord } from "../sync/quota-usage.js";
 import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
 import { type StatusMessage, statusMessage } from "./status-message.js";
 
@@ -297,6 +298,8 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   if (result.served) observed.apis = servedApisRecord(result.served);
   const entryPoints = entryPointsRecord(result);
   if (entryPoints) observed.services = entryPoints;
+  const quotas = quotaUsageRecord(result);
+  if (quotas) observed.quotas = quotas;
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
     observed.pruneBlocked = {

@@ -44,6 +44,14 @@ export interface ObjectResult {
   readonly degradedReason?: string;
   /** For a LoadBalancer Service: its ingress addresses, the cluster's entry point to it. */
   readonly entryPoint?: readonly string[];
+  /** For a ResourceQuota: its limits and what the namespace uses, as the member counts them. */
+  readonly quotaUsage?: QuotaUsage;
+}
+
+/** One ResourceQuota's reported limits and usage. */
+export interface QuotaUsage {
+  readonly hard: Readonly<Record<string, string>>;
+  readonly used: Readonly<Record<string, string>>;
 }
 
 export type PruneOutcome = "deleted" | "gone" | "replaced" | "detached" | "prune-disabled" | "failed";

@@ -546,4 +546,63 @@ describe("gitfleet against real Kubernetes API servers", () => {
     }
     console.log(`e2e: journal's pods per cluster ${JSON.stringify(await names())}`);
   });
+
+  it("gives a FederatedResourceQuota's static assignment to the real cluster as a ResourceQuota, which the real server counts and enforces", async () => {
+    const deployment =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger\nspec:\n  replicas: 6\n  selector:\n    matchLabels: {app: ledger}\n  template:\n    metadata:\n      labels: {app: ledger}\n    spec:\n      containers:\n        - name: ledger\n          image: registry.example.com/ledger:1.0.0\n          resources: {requests: {cpu: 100m, memory: 32Mi}}\n";
+    const files = {
+      "apps/ledger/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: ledger\nspec:\n  namespace: ledger\n",
+      "apps/ledger/deployment.yaml": deployment,
+      "placements/ledger.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ledger\nspec:\n  apps: [ledger]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n`,
+      "quotas/ledger.yaml":
+        'apiVersion: gitfleet.io/v1alpha1\nkind: FederatedResourceQuota\nmetadata:\n  name: ledger\n  namespace: ledger\nspec:\n  overall: {requests.cpu: "2", pods: "20"}\n  staticAssignments:\n    - clusterName: aws-use1\n      hard: {requests.cpu: 250m, pods: "5"}\n',
+    };
+    let next = example;
+    for (const [path, text] of Object.entries(files)) next = withFile(next, path, text);
+    commitTree(repo.dir, next, "ledger: a namespace with a fleet quota");
+    example = next;
+    // The real quota controller counts the two pods the scheduler left room for (250m: 2 × 100m).
+    const quotaPath = "/api/v1/namespaces/ledger/resourcequotas/ledger";
+    await until(
+      "aws-use1's ResourceQuota counts ledger's pods",
+      async () => asMap(asMap((await get("aws-use1", quotaPath))?.status).used).pods === "2",
+      120_000,
+    );
+    const quota = await get("aws-use1", quotaPath);
+    expect(asMap(quota?.spec).hard).toEqual({ pods: "5", "requests.cpu": "250m" });
+    expect(asMap(asMap(quota?.status).used)["requests.cpu"]).toBe("200m");
+    for (const other of REAL.filter((c) => c !== "aws-use1"))
+      expect(await get(other, quotaPath)).toBeUndefined();
+    // The real API server refuses a pod past the limit: the member's own admission is the last line.
+    const refused = await client("aws-use1")
+      .raw("POST", "/api/v1/namespaces/ledger/pods", {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "extra" },
+        spec: {
+          containers: [
+            { name: "x", image: "registry.example.com/x:1", resources: { requests: { cpu: "100m" } } },
+          ],
+        },
+      })
+      .then(
+        () => "created",
+        (error: unknown) => String(error),
+      );
+    expect(refused).toMatch(/exceeded quota: ledger/);
+    // The usage comes back into the cluster's status file.
+    await until(
+      "status/clusters/aws-use1.yaml records the quota's usage",
+      async () => {
+        const observed = asMap(statusFile(repo.dir, "status/clusters/aws-use1.yaml").observed);
+        return asMap(asMap(asMap(observed.quotas)["ledger/ledger"]).used).pods === "2";
+      },
+      120_000,
+    );
+    const decided = asList(statusFile(repo.dir, appStatusPath("ledger")).workloads)[0];
+    console.log(
+      `e2e: ledger decided ${JSON.stringify(asMap(decided).clusters)}; extra pod: ${refused.slice(0, 160)}`,
+    );
+  });
 });

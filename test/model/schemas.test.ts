@@ -36,6 +36,7 @@ describe("schemas", () => {
       "cron-scale.schema.json",
       "etcd-restore.schema.json",
       "federated-hpa.schema.json",
+      "federated-resource-quota.schema.json",
       "fleet.schema.json",
       "migration.schema.json",
       "override.schema.json",

@@ -356,6 +356,35 @@ describe("the world inside a simulated member", () => {
     expect(internal.status?.loadBalancer?.ingress ?? []).toEqual([]);
   });
 
+  it("counts what a namespace's pods use in each ResourceQuota's status, as the quota controller does", async () => {
+    const { core, apps } = await clients({ name: "east", world: { readyDelayMs: 10 } });
+    await core.createNamespacedResourceQuota({
+      namespace: "default",
+      body: {
+        metadata: { name: "shop" },
+        spec: { hard: { "requests.cpu": "4", pods: "10", "limits.memory": "1Gi" } },
+      },
+    });
+    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(3, "500m") });
+    const counted = await until(async () => {
+      const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
+      return quota.status?.used?.pods === "3" ? quota.status : undefined;
+    });
+    expect(counted).toEqual({
+      hard: { "limits.memory": "1Gi", pods: "10", "requests.cpu": "4" },
+      used: { "limits.memory": "0", pods: "3", "requests.cpu": "1500m" },
+    });
+    await apps.patchNamespacedDeploymentScale(
+      { name: "web", namespace: "default", body: { spec: { replicas: 1 } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    const scaled = await until(async () => {
+      const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
+      return quota.status?.used?.pods === "1" ? quota.status.used : undefined;
+    });
+    expect(scaled["requests.cpu"]).toBe("500m");
+  });
+
   it("rolls a new template out without dropping below desired − maxUnavailable, and keeps pods when the template is unchanged", async () => {
     const { core, apps } = await clients({ name: "rolling", world: { readyDelayMs: 30 } });
     await apps.createNamespacedDeployment({ namespace: "default", body: deployment(4, "100m") });

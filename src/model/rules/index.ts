@@ -5,6 +5,7 @@ import { checkDuplicateResources } from "./duplicate-resources.js";
 import { checkEtcdRestores } from "./etcd-restores.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
+import { checkFleetQuotas } from "./fleet-quotas.js";
 import { checkHostedControlPlanes } from "./hosted-control-planes.js";
 import { checkInterpreters } from "./interpreters.js";
 import { checkLabelSelectors } from "./label-selectors.js";
@@ -42,6 +43,7 @@ export const RULES: readonly Rule[] = [
   checkNotifications,
   checkSyncOrder,
   checkServiceExports,
+  checkFleetQuotas,
 ];
 
 /**

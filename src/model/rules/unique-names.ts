@@ -14,6 +14,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.federatedHPAs,
     model.cronScales,
     model.scaleDownRequests,
+    model.federatedResourceQuotas,
     model.migrations,
     model.controlPlaneClasses,
     model.controlPlaneUpgrades,

@@ -5,6 +5,7 @@ import { divideByCapacity } from "../division/dynamic-weight.js";
 import { capOf, floorOf, type Slot, sumOf } from "../division/slots.js";
 import { divideByStaticWeight } from "../division/static-weight.js";
 import type { ReplicasPlugin, SchedulingContext, ScoredCandidate } from "../framework.js";
+import type { QuotaCaps } from "../types.js";
 
 /**
  * Assigns replicas to the selected clusters: Duplicated gives each the full count; Divided splits it
@@ -20,18 +21,9 @@ export const ReplicaDivision: ReplicasPlugin = {
       return { status: "Error", message: `replicas must be a non-negative integer (got ${total})` };
     const scheduling = problem.placement.replicaScheduling;
     if (!context.divided) {
-      const assignment = new Map(
-        selected.map((c) => [c.cluster.name, c.frozenReason ? Math.min(total, c.current) : total]),
-      );
-      const unschedulable = selected.length === 0 && total > 0 ? total : 0;
-      return {
-        status: "Success",
-        assignment,
-        unschedulable,
-        ...(unschedulable > 0 ? { reason: "no cluster selected" } : {}),
-      };
+      return duplicate(selected, total, problem.quota);
     }
-    const slots = toSlots(selected, scheduling, problem.caps ?? {});
+    const slots = toSlots(selected, scheduling, withQuota(problem.caps ?? {}, problem.quota));
     const division = divide(context, slots, scheduling);
     // A rebalance recomputes from scratch: avoidDisruption does not hold it back.
     const assignment =
@@ -39,7 +31,7 @@ export const ReplicaDivision: ReplicasPlugin = {
         ? avoidDisruption(division, clampedCurrent(slots), order)
         : division;
     const unschedulable = total - sumOf(assignment.values());
-    const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots) : undefined;
+    const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots, problem.quota) : undefined;
     const used = new Set(slots.map((s) => s.name));
     const excluded = Object.fromEntries(
       selected.filter((c) => !used.has(c.cluster.name)).map((c) => [c.cluster.name, "no static weight"]),
@@ -47,6 +39,41 @@ export const ReplicaDivision: ReplicasPlugin = {
     return { status: "Success", assignment, unschedulable, excluded, ...(reason ? { reason } : {}) };
   },
 };
+
+// Duplicated: each selected cluster gets the full count, within its quota's room; what a quota leaves
+// out is unschedulable.
+function duplicate(
+  selected: readonly ScoredCandidate[],
+  total: number,
+  quota: QuotaCaps | undefined,
+): ReturnType<ReplicasPlugin["assign"]> {
+  let short = selected.length === 0 ? total : 0;
+  const assignment = new Map(
+    selected.map((c) => {
+      const room = Math.min(total, quota?.caps[c.cluster.name] ?? total);
+      short += total - room;
+      return [c.cluster.name, c.frozenReason ? Math.min(room, c.current) : room];
+    }),
+  );
+  if (short === 0) return { status: "Success", assignment, unschedulable: 0 };
+  const reason =
+    selected.length === 0
+      ? "no cluster selected"
+      : `${short} replicas unschedulable: ${quota?.by} leaves no room for them`;
+  return { status: "Success", assignment, unschedulable: short, reason };
+}
+
+// Failover's caps and the quota's, the lower of the two per cluster.
+function withQuota(
+  caps: Readonly<Record<string, number>>,
+  quota: QuotaCaps | undefined,
+): Readonly<Record<string, number>> {
+  if (!quota) return caps;
+  const merged: Record<string, number> = { ...caps };
+  for (const [cluster, cap] of Object.entries(quota.caps))
+    merged[cluster] = Math.min(cap, merged[cluster] ?? cap);
+  return merged;
+}
 
 function divide(
   context: SchedulingContext,
@@ -114,8 +141,13 @@ function clampedCurrent(slots: readonly Slot[]): Map<string, number> {
   return new Map(slots.map((s) => [s.name, Math.min(Math.max(s.current, floorOf(s)), capOf(s))]));
 }
 
-function shortfallReason(unschedulable: number, slots: readonly Slot[]): string {
+function shortfallReason(
+  unschedulable: number,
+  slots: readonly Slot[],
+  quota: QuotaCaps | undefined,
+): string {
   if (slots.length === 0) return `${unschedulable} replicas unschedulable: no selected cluster has a weight`;
   const room = sumOf(slots.map(capOf));
-  return `${unschedulable} replicas unschedulable: the selected clusters fit ${room} in all (capacity and maxReplicas)`;
+  const bounds = quota ? `capacity, maxReplicas and ${quota.by}` : "capacity and maxReplicas";
+  return `${unschedulable} replicas unschedulable: the selected clusters fit ${room} in all (${bounds})`;
 }
