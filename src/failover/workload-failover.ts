@@ -37,6 +37,15 @@ export interface CapacityCap {
   readonly until: string;
 }
 
+/** The labels a move carried from the cluster its replicas left to those that took them (statePreservation). */
+export interface PreservedState {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+  /** ISO time of the move. */
+  readonly at: string;
+}
+
 /** What failover has done to a workload, kept in status/apps/<app>.yaml. */
 export interface FailoverRecord {
   /** The Placement spec (a digest) the moves were made under: while it is unchanged, replicas do not move back. */
@@ -44,6 +53,8 @@ export interface FailoverRecord {
   readonly movedOff: readonly MovedOff[];
   readonly keeping: readonly KeptReplicas[];
   readonly capped: readonly CapacityCap[];
+  /** Labels moves carried (statePreservation); they stay while the moves stand. */
+  readonly preserved?: readonly PreservedState[];
 }
 
 /** What the scheduler must respect for this workload. */
@@ -233,6 +244,7 @@ export function settleFailover(
     movedOff: movedOff.slice(-MOVES_KEPT),
     keeping,
     capped,
+    ...(sticky && record?.placement === digest && record.preserved ? { preserved: record.preserved } : {}),
   };
   const empty = !sticky && keeping.length === 0 && capped.length === 0;
   return { record: empty ? undefined : next, kept, wakeAt: wakeAt(subject, next) };

@@ -1,4 +1,5 @@
 import { asMap, type JsonMap, valueAt } from "../apimachinery/json.js";
+import { type PreservedLabels, readState } from "../model/state-preservation.js";
 import type { ResourceInterpreterSpec } from "../model/types.js";
 import { appliedByGitfleet, decide } from "../sync/apply-decision.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
@@ -200,6 +201,7 @@ export function settled(
       health: assessHealth(live, interpreter),
       ...replicasOf(desired.object, live, interpreter),
       ...liveFields(live),
+      ...stateOf(input, desired.identity, live),
     },
     entry: { ...entry, uid },
     live,
@@ -228,6 +230,13 @@ export function replicasOf(
 }
 
 // A LoadBalancer Service's addresses: where its cluster is reached (exported services, gateways).
+// What the workload's failover would carry to the clusters its replicas move to (statePreservation).
+function stateOf(input: ClusterSyncInput, identity: string, live: JsonMap): { state?: PreservedLabels } {
+  const rules = input.stateRulesFor?.(identity) ?? [];
+  const state = rules.length > 0 ? readState(rules, live) : undefined;
+  return state ? { state } : {};
+}
+
 // A ResourceQuota's usage: what its namespace uses in the cluster (a FederatedResourceQuota's).
 function liveFields(live: JsonMap): { entryPoint?: readonly string[]; quotaUsage?: QuotaUsage } {
   const entryPoint = entryPointOf(live);

@@ -1,6 +1,7 @@
 import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
 import type { ServedApis } from "../model/served-apis.js";
+import type { StateRule } from "../model/state-preservation.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import type { Inventory } from "../sync/inventory.js";
 import type { PruneSettings } from "../sync/prune-plan.js";
@@ -17,6 +18,8 @@ export interface ClusterSyncInput {
   readonly knownInventory: Inventory;
   /** The ResourceInterpreter for a custom kind (health, replicas). */
   readonly interpreterFor?: ObjectInterpreterLookup;
+  /** A workload's statePreservation rules, by identity (what its failover would carry elsewhere). */
+  readonly stateRulesFor?: (identity: string) => readonly StateRule[];
   /** Requests in flight per cluster (default 8). */
   readonly concurrency?: number;
   /** How long to wait for applied CRDs to be Established (default 30 s). */

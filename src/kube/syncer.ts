@@ -4,6 +4,7 @@ import { asMap } from "../apimachinery/json.js";
 import type { Gate } from "../migrate/migration-state.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { oneLine } from "../model/one-line.js";
+import { type StateRule, stateRules } from "../model/state-preservation.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
@@ -124,6 +125,7 @@ export class Syncer {
     const desired = desiredByCluster(target.objects, target.model);
     const prune = pruneSettings(target.model, target.decisions);
     const interpreterFor = indexObjectInterpreters(target.model);
+    const stateRulesFor = stateRulesByWorkload(target.model, target.decisions ?? []);
     // Each app's rollout decides which clusters take its current rendering in this round.
     const { holds } =
       this.options.rollout === false
@@ -154,7 +156,10 @@ export class Syncer {
         failoverHere(target.decisions ?? [], this.results.get(cluster)?.inventory, app),
       );
       addControlHolds(gated.held, controls.apps);
-      const job: MemberJob = { target, cluster, worker, gated, controls, prune, interpreterFor, dependsOn };
+      const job: MemberJob = {
+        ...{ target, cluster, worker, gated, controls, prune, interpreterFor, dependsOn },
+        stateRulesFor,
+      };
       worker.enqueue(() =>
         this.syncMember(job).catch((error: unknown) =>
           notSynced(
@@ -194,6 +199,7 @@ export class Syncer {
       prune: job.prune,
       knownInventory,
       interpreterFor: job.interpreterFor,
+      stateRulesFor: job.stateRulesFor,
       held: gated.held,
       heldObjects: new Map([...(await this.controlPlaneOrder(target, worker.client)), ...controls.objects]),
       dependsOn,
@@ -337,6 +343,7 @@ interface MemberJob {
   readonly controls: ReturnType<typeof controlHolds>;
   readonly prune: ReturnType<typeof pruneSettings>;
   readonly interpreterFor: ReturnType<typeof indexObjectInterpreters>;
+  readonly stateRulesFor: (identity: string) => readonly StateRule[];
   readonly dependsOn: ReturnType<typeof dependenciesOf>;
 }
 
@@ -433,4 +440,18 @@ function passedOver(
   for (const d of decisions)
     for (const k of [...(d.failover?.keeping ?? []), ...(d.failover?.capped ?? [])]) add(d.app, k.cluster);
   return apps;
+}
+
+// Each workload's statePreservation rules, from the Placement its decision names.
+function stateRulesByWorkload(
+  model: FleetModel,
+  decisions: readonly WorkloadDecision[],
+): (identity: string) => readonly StateRule[] {
+  const byPlacement = new Map(model.placements.map((p) => [p.metadata.name, stateRules(p.spec)]));
+  const byWorkload = new Map<string, readonly StateRule[]>();
+  for (const decision of decisions) {
+    const rules = byPlacement.get(decision.placement) ?? [];
+    if (rules.length > 0) byWorkload.set(decision.identity, rules);
+  }
+  return (identity) => byWorkload.get(identity) ?? [];
 }

@@ -20,6 +20,9 @@ export function describeModelContents(result: LoadResult): string {
     plural(model.interpreters.length, "interpreter"),
     plural(model.federatedHPAs.length + model.cronScales.length, "autoscaler"),
     plural(model.migrations.length, "migration"),
+    ...(model.federatedResourceQuotas.length > 0
+      ? [plural(model.federatedResourceQuotas.length, "quota")]
+      : []),
   ];
   return `${parts.join(", ")} in ${plural(result.fileCount, "file")}`;
 }

@@ -1,9 +1,11 @@
 import { isPrototypeKey } from "../apimachinery/json.js";
+import { explainInvalidJsonPath } from "../apimachinery/json-path.js";
 import { explainInvalidEtcdVersion, explainInvalidKubeVersion } from "../apimachinery/kube-version.js";
 import {
   explainInvalidDns1123Label,
   explainInvalidDns1123Subdomain,
   explainInvalidFleetName,
+  explainInvalidLabelKey,
 } from "../apimachinery/names.js";
 import { isQuantity } from "../apimachinery/quantity.js";
 import { explainInvalidCron } from "./cron.js";
@@ -37,6 +39,8 @@ export const STRING_FORMATS: readonly StringFormat[] = [
       ),
   },
   { name: "dns1123-subdomain", explain: explainInvalidDns1123Subdomain },
+  { name: "label-key", explain: explainInvalidLabelKey },
+  { name: "state-json-path", explain: explainInvalidJsonPath },
   {
     name: "duration",
     explain: (value) =>

@@ -32,6 +32,8 @@ export interface ObservedReplicas {
   readonly degradedReason?: string;
   /** Since when (ms) some of its pods have been degraded without a break, when they are. */
   readonly degradedSince?: number;
+  /** The labels the workload's statePreservation rules read from its status there now. */
+  readonly state?: Readonly<Record<string, string>>;
 }
 
 /** One member's Services' entry points: "namespace/name" → LoadBalancer ingress IPs or hostnames. */

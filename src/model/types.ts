@@ -263,6 +263,7 @@ export interface PlacementSpec {
       readonly tolerationSeconds?: number;
       readonly purgeMode?: PurgeMode;
       readonly gracePeriodSeconds?: number;
+      readonly statePreservation?: StatePreservation;
     };
     readonly application?: {
       readonly unschedulableSeconds?: number;
@@ -270,6 +271,7 @@ export interface PlacementSpec {
       readonly purgeMode?: PurgeMode;
       readonly gracePeriodSeconds?: number;
       readonly coolDownSeconds?: number;
+      readonly statePreservation?: StatePreservation;
     };
   };
   readonly rollout?: RolloutSpec;
@@ -477,6 +479,11 @@ export interface FleetModel {
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
   readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
   readonly etcdRestores: readonly EtcdRestore[];
+}
+
+/** Karmada's statePreservation: labels on the replacement from the old cluster's workload status. */
+export interface StatePreservation {
+  readonly rules: readonly { readonly aliasLabelName: string; readonly jsonPath: string }[];
 }
 
 /** The gitfleet kinds, each with its own schema in schema/. */

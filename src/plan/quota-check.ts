@@ -91,7 +91,7 @@ function located(
     ...locateInTree(tree, use.resource.origin, use.replicasPath),
     severity: "error",
     code: "QUOTA_EXCEEDED",
-    message: `${message}; ${use.describe} grows it to ${formatAmount(resource, amount(use, resource))}`,
+    message: `${message}; ${use.describe} ${before ? "grows it to" : "uses"} ${formatAmount(resource, amount(use, resource))}`,
   }));
   const lowered = previous === undefined || previous > context.limit;
   if (problems.length === 0 || (before && lowered))

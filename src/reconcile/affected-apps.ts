@@ -42,8 +42,18 @@ export function affectedApps(
   return closeOverDependents(affected, before, after);
 }
 
-// Apps whose workloads share a namespace a FederatedResourceQuota limits share its room: when one
-// changes, each is placed again in order (a workload placed after it may get more or less room).
+/**
+ * The scope with every app that shares a FederatedResourceQuota's namespace with an app in it: they
+ * share its room, and the render places them again in order (a workload placed after a changed one
+ * may get more or less room). For observation-driven renders as well as source changes.
+ */
+export function withQuotaNeighbours(model: FleetModel, scope: Affected): Affected {
+  if (scope === ALL || model.federatedResourceQuotas.length === 0) return scope;
+  const affected = new Set(scope);
+  addQuotaNeighbours(affected, model);
+  return affected;
+}
+
 function addQuotaNeighbours(affected: Set<string>, model: FleetModel): void {
   const limited = new Set(model.federatedResourceQuotas.map((q) => q.metadata.namespace));
   if (limited.size === 0) return;

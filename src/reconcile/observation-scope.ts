@@ -5,8 +5,9 @@ import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import type { ObservedState } from "../model/observed-state.js";
 import { exportedServices } from "../model/service-exports.js";
+import { stateRules } from "../model/state-preservation.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
-import type { RenderResult } from "../render/render-result.js";
+import type { RenderResult, WorkloadDecision } from "../render/render-result.js";
 import { entryPointKey } from "../render/service-discovery/traffic.js";
 import { fnv32a } from "../schedule/division/fnv.js";
 import { placementTolerations, toleratedUntil, tolerates } from "../schedule/plugins/taint-toleration.js";
@@ -49,22 +50,17 @@ export function observationKeys(
   );
   const apps = new Map<string, string[]>();
   const capacity = capacityKeys(observations);
+  const preserving = new Set(
+    model.placements.filter((p) => stateRules(p.spec).length > 0).map((p) => p.metadata.name),
+  );
   for (const decision of render.decisions) {
-    const scaling = autoscaleKey(decision, observations);
-    if (scaling) apps.set(decision.app, [...(apps.get(decision.app) ?? []), scaling]);
-    const room = capacityKey(decision, observations, capacity);
-    if (room) apps.set(decision.app, [...(apps.get(decision.app) ?? []), room]);
-    const record = decision.failover;
-    const watching =
-      watched.has(decision.placement) || (record && (record.keeping.length > 0 || record.capped.length > 0));
-    if (!watching) continue;
-    const seen = observations.workloads.get(decision.identity) ?? new Map();
-    const key = JSON.stringify([
-      decision.identity,
-      [...seen].sort(([a], [b]) => compareStrings(a, b)),
-      decision.wakeAt === undefined || decision.wakeAt > now,
-    ]);
-    apps.set(decision.app, [...(apps.get(decision.app) ?? []), key]);
+    const keys = [
+      autoscaleKey(decision, observations),
+      capacityKey(decision, observations, capacity),
+      stateKey(decision, observations, preserving),
+      failoverKey(decision, observations, watched),
+    ].filter((key): key is string => key !== undefined);
+    if (keys.length > 0) apps.set(decision.app, [...(apps.get(decision.app) ?? []), ...keys]);
   }
   upgradeKeys(planes, observations, apps);
   trafficKeys(model, observations, apps);
@@ -73,6 +69,41 @@ export function observationKeys(
     apps: new Map([...apps].map(([app, keys]) => [app, keys.join("\n")])),
     disturbed: [...observations.clusters.values()].some((c) => !c.ready || c.taints.length > 0),
   };
+}
+
+// A workload failover watches (application failover, or old replicas kept or capped): what its
+// clusters report, and whether its next failover change is due.
+function failoverKey(
+  decision: WorkloadDecision,
+  observations: ObservedState,
+  watched: ReadonlySet<string>,
+): string | undefined {
+  const record = decision.failover;
+  const watching =
+    watched.has(decision.placement) || (record && (record.keeping.length > 0 || record.capped.length > 0));
+  if (!watching) return undefined;
+  const seen = observations.workloads.get(decision.identity) ?? new Map();
+  return JSON.stringify([
+    decision.identity,
+    [...seen].sort(([a], [b]) => compareStrings(a, b)),
+    decision.wakeAt === undefined || decision.wakeAt > observations.now,
+  ]);
+}
+
+// What a workload's statePreservation rules read in each cluster that answers: when it changes, the
+// decision remembers the new values (a failover carries what the cluster last gave).
+function stateKey(
+  decision: WorkloadDecision,
+  observations: ObservedState,
+  preserving: ReadonlySet<string>,
+): string | undefined {
+  if (!preserving.has(decision.placement)) return undefined;
+  const seen = observations.workloads.get(decision.identity) ?? new Map();
+  const states = [...seen]
+    .filter(([, replicas]) => replicas.state !== undefined)
+    .map(([cluster, replicas]) => [cluster, replicas.state])
+    .sort(([a], [b]) => compareStrings(String(a), String(b)));
+  return JSON.stringify(["state", decision.identity, states]);
 }
 
 // Where traffic goes to an exported service (endpoints and dns modes) follows its entry points and

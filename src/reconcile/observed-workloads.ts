@@ -69,6 +69,10 @@ function degradedOf(o: ClusterSyncResult["objects"][number]): Partial<ObservedRe
   return o.degradedReplicas ? { degraded: o.degradedReplicas, degradedReason: o.degradedReason ?? "" } : {};
 }
 
+function flagsOf(o: ClusterSyncResult["objects"][number]): Partial<ObservedReplicas> {
+  return { ...(o.scaledByHpa ? { scaledByHpa: true } : {}), ...(o.state ? { state: o.state } : {}) };
+}
+
 // Push mode: the controller's own syncs.
 function fromResults(input: WorkloadReports, seen: Seen): void {
   for (const result of input.results.values())
@@ -78,7 +82,7 @@ function fromResults(input: WorkloadReports, seen: Seen): void {
           desired: o.desiredReplicas,
           ready: o.readyReplicas ?? 0,
           unschedulable: o.unschedulableReplicas ?? 0,
-          ...(o.scaledByHpa ? { scaledByHpa: true } : {}),
+          ...flagsOf(o),
           ...degradedOf(o),
         });
 }

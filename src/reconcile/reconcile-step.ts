@@ -28,7 +28,7 @@ import {
   unbucketedApp,
 } from "../status/status-files.js";
 import type { StatusMessage } from "../status/status-message.js";
-import { type Affected, ALL, affectedApps } from "./affected-apps.js";
+import { type Affected, ALL, affectedApps, withQuotaNeighbours } from "./affected-apps.js";
 import {
   distributionChanges,
   NO_OUTPUT,
@@ -140,7 +140,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
         observationKeys(model, state.render, input.observations, planes),
       )
     : new Set<string>();
-  const scope = union(sourceScope, observed);
+  const scope = withQuotaNeighbours(model, union(sourceScope, observed));
   const derived = tryRender(() =>
     deriveRender(state, model, {
       scope,
@@ -284,7 +284,7 @@ function rerendered(
   const renderedCommit = state.renderedCommit;
   if (!effective || !renderedCommit) throw new Error("rendering again needs a state with a valid render");
   const { model, planes } = effective;
-  const scope = scopeOf(model, planes);
+  const scope = withQuotaNeighbours(model, scopeOf(model, planes));
   const derived = deriveRender(state, model, {
     scope,
     observations,

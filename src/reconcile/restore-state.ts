@@ -1,10 +1,11 @@
 import { parse } from "yaml";
 import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import { groupOf } from "../apimachinery/kinds.js";
-import type { FailoverRecord } from "../failover/workload-failover.js";
+import type { FailoverRecord, PreservedState } from "../failover/workload-failover.js";
 import type { FileTree } from "../model/file-tree.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
+import { type PreservedLabels, readPreservedLabels } from "../model/state-preservation.js";
 import type { FleetModel } from "../model/types.js";
 import { compareErrors } from "../render/render-fleet.js";
 import type { RenderError, RenderedObject, RenderResult, WorkloadDecision } from "../render/render-result.js";
@@ -181,7 +182,31 @@ function workloadDecision(app: string, workload: JsonMap): WorkloadDecision {
     decision: workload.decision as unknown as ScheduleDecision,
     ...(isJsonMap(workload.failover) ? { failover: failoverRecord(workload.failover) } : {}),
     ...ordinalsOf(workload.ordinals),
+    ...stateOf(workload.state),
   };
+}
+
+// A workload's remembered statePreservation labels per cluster (the branch is untrusted: bounded, valid labels only).
+function stateOf(value: unknown): { state?: Record<string, PreservedLabels> } {
+  if (!isJsonMap(value)) return {};
+  const state = Object.entries(value).flatMap(([cluster, labels]) => {
+    const read = readPreservedLabels(labels);
+    return read ? [[cluster, read] as const] : [];
+  });
+  return state.length > 0 ? { state: Object.fromEntries(state.slice(0, 1000)) } : {};
+}
+
+// The labels failover moves carried, as recorded.
+function preservedStates(value: unknown): { preserved?: PreservedState[] } {
+  const states = asList(value).flatMap((entry) => {
+    const state = asMap(entry);
+    const labels = readPreservedLabels(state.labels);
+    const to = asList(state.to).filter((c): c is string => typeof c === "string");
+    if (!labels || typeof state.from !== "string" || typeof state.at !== "string" || to.length === 0)
+      return [];
+    return [{ from: state.from, to, labels, at: state.at }];
+  });
+  return states.length > 0 ? { preserved: states.slice(-10) } : {};
 }
 
 // A divided StatefulSet's ordinal starts as status/apps/ writes them: whole numbers per cluster.
@@ -201,6 +226,7 @@ function failoverRecord(value: JsonMap): FailoverRecord {
     movedOff: asList(value.movedOff) as unknown as FailoverRecord["movedOff"],
     keeping: asList(value.keeping) as unknown as FailoverRecord["keeping"],
     capped: asList(value.capped) as unknown as FailoverRecord["capped"],
+    ...preservedStates(value.preserved),
   };
 }
 

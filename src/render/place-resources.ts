@@ -25,6 +25,7 @@ import type { ClusterState, NodeState, QuotaCaps, ScheduleDecision } from "../sc
 import { findPodReferences } from "./dependents.js";
 import { memberHpasFor } from "./member-hpas.js";
 import { statefulOrdinals } from "./ordinals.js";
+import { preservedState } from "./preserved-state.js";
 import { type PreviousPlacement, previousPlacement } from "./previous-placement.js";
 import { countsOf, overQuota, type QuotaLedger, quotaLedger, templatesIn } from "./quota-ledger.js";
 import type { RenderResult, WorkloadDecision } from "./render-result.js";
@@ -40,6 +41,8 @@ export interface Destination {
   readonly podsToDelete?: Readonly<Record<string, readonly string[]>>;
   /** Per cluster, a divided StatefulSet's first ordinal (spec.ordinals.start). */
   readonly ordinals?: Readonly<Record<string, number>>;
+  /** Per cluster, labels a failover carried there from the cluster the replicas left (statePreservation). */
+  readonly labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** What placing and rendering read: the model, cluster states and indexes built once per render. */
@@ -93,7 +96,12 @@ export function renderContext(
     previous: previousPlacement(previous, scope),
     observations,
     suspendedApps: new Set(model.apps.filter((a) => a.definition?.spec.suspend === true).map((a) => a.name)),
-    quotas: quotaLedger(model, previous?.decisions ?? [], templatesIn(model)),
+    quotas: quotaLedger(
+      model,
+      previous?.decisions ?? [],
+      templatesIn(model),
+      (app) => !scope || scope.has(app),
+    ),
   };
   return observations?.served ? withBroughtApis(context) : context;
 }
@@ -219,8 +227,13 @@ function placeWorkload(
   const clusters = destinationClusters(decision, divided, failover.kept);
   context.quotas.charge(identity, resource.namespace, template, countsOf(clusters));
   const unknown = byCapacity ? unknownCapacity(context, decision) : [];
-  const previousOrdinals = context.previous.decision(identity, resource.app)?.ordinals;
-  const ordinals = statefulOrdinals(resource, { clusters, replicas, divided, previous: previousOrdinals });
+  const previous = context.previous.decision(identity, resource.app);
+  const ordinals = statefulOrdinals(resource, { clusters, replicas, divided, previous: previous?.ordinals });
+  const { record, state, labels } = preservedState({
+    ...{ placement: placement.spec, record: failover.record, remembered: previous?.state },
+    ...{ observed: subject.observed, current: subject.current, decision, now: subject.now },
+    destinations: clusters.keys(),
+  });
   const workload: WorkloadDecision = {
     identity,
     app: resource.app,
@@ -230,15 +243,17 @@ function placeWorkload(
     ...(autoscaled ? { autoscaledBy: autoscaled.by } : {}),
     ...(held ? { scaleDownBy: held.by } : {}),
     decision,
-    ...failoverFields(failover),
+    ...failoverFields({ ...failover, record }),
     ...(unknown.length > 0 ? { capacityUnknown: unknown } : {}),
     ...ordinals,
+    ...(state ? { state } : {}),
   };
   return withScaling(context, workload, {
     clusters,
     placements: new Set([placement.metadata.name]),
     ...(held ? { podsToDelete: held.podsToDelete } : {}),
     ...ordinals,
+    ...(labels ? { labels } : {}),
   });
 }
 

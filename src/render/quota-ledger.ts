@@ -8,10 +8,12 @@ import type { QuotaCaps, ScheduleDecision } from "../schedule/types.js";
 import type { WorkloadDecision } from "./render-result.js";
 
 // What each FederatedResourceQuota's namespace uses while a render places its workloads one after
-// another: a workload's room is the quota less what every other workload of the namespace holds —
-// its new counts when it was placed earlier in this render, the last render's counts otherwise. So
-// placing in a fixed order never lets the namespace exceed a limit, and a scoped render (one app)
-// sees what the apps it does not render hold. Pure: built from the model and the last render.
+// another, in the render's fixed order (apps by name): a workload's room is the quota less what the
+// workloads placed before it in this render hold, and what the workloads this render does not place
+// (apps outside a scoped render) held last time. So the namespace never exceeds a limit, the
+// workloads placed first are served first, and a scoped render — which renders every app sharing
+// the namespace again (reconcile/affected-apps.ts) — sees what the others hold. Pure: built from the
+// model and the last render.
 
 /** The room a workload has under its namespace's quotas. */
 export interface QuotaRoom {
@@ -53,6 +55,7 @@ export function quotaLedger(
   model: FleetModel,
   previous: readonly WorkloadDecision[],
   templateOf: (identity: string) => unknown,
+  placedAgain: (app: string) => boolean,
 ): QuotaLedger {
   const accounts = new Map<string, Account[]>();
   for (const quota of model.federatedResourceQuotas) {
@@ -77,7 +80,7 @@ export function quotaLedger(
   if (accounts.size === 0) return ledger;
   for (const decision of previous) {
     const namespace = namespaceOf(decision.identity);
-    if (!accounts.has(namespace)) continue;
+    if (!accounts.has(namespace) || placedAgain(decision.app)) continue;
     const template = templateOf(decision.identity);
     if (template !== undefined)
       ledger.charge(decision.identity, namespace, template, decision.decision.clusters);

@@ -1,4 +1,4 @@
-import { isJsonMap, type JsonMap, setOwn, withValueAt } from "../apimachinery/json.js";
+import { asMap, isJsonMap, type JsonMap, setOwn, withValueAt } from "../apimachinery/json.js";
 import { groupKind, podSpecPath } from "../apimachinery/kinds.js";
 import { DEFAULT_KUBERNETES_MINOR } from "../apimachinery/openapi/kubernetes-schemas.js";
 import { type CrdSchemas, crdSchemas, objectViolations } from "../apimachinery/openapi/object-schemas.js";
@@ -130,6 +130,7 @@ function renderDestinations(
         placements: destination.placements,
         podsToDelete: destination.podsToDelete?.[cluster],
         ordinalStart: destination.ordinals?.[cluster],
+        labels: destination.labels?.[cluster],
         secretKey,
       });
       if ("error" in rendered) errors.push(rendered.error);
@@ -191,6 +192,13 @@ function hasOrdinals(object: JsonMap): boolean {
   return typeof spec === "object" && spec !== null && "ordinals" in spec;
 }
 
+// The labels a failover carried here, on the workload's own metadata (after Overrides: they win).
+function withLabels(object: JsonMap, labels: Readonly<Record<string, string>> | undefined): JsonMap {
+  if (!labels) return object;
+  const metadata = asMap(object.metadata);
+  return { ...object, metadata: { ...metadata, labels: { ...asMap(metadata.labels), ...labels } } };
+}
+
 interface Assignment {
   readonly resource: Resource;
   readonly cluster: string;
@@ -200,6 +208,8 @@ interface Assignment {
   readonly podsToDelete: readonly string[] | undefined;
   /** A divided StatefulSet's first ordinal in this cluster. */
   readonly ordinalStart: number | undefined;
+  /** Labels a failover carried to this cluster (statePreservation). */
+  readonly labels: Readonly<Record<string, string>> | undefined;
   readonly secretKey: Uint8Array;
 }
 
@@ -220,7 +230,7 @@ function renderForCluster(
     object = withValueAt(object, ["spec", "ordinals", "start"], assignment.ordinalStart);
   const overridden = withOverrides(context, resource, cluster, object, podSpecPath(key, interpreter));
   if ("error" in overridden) return overridden;
-  object = overridden.object;
+  object = withLabels(overridden.object, assignment.labels);
   for (const path of interpreter?.spec.retainPaths ?? []) object = withoutPath(object, path.split("."));
   // A targeted scale-down names the pods the member removes (after retainPaths: it is meant to be set).
   const podsPath = interpreter?.spec.podsToDeletePath;

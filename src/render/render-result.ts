@@ -47,6 +47,8 @@ export interface WorkloadDecision {
   readonly capacityUnknown?: readonly string[];
   /** A divided StatefulSet: per cluster the first ordinal of its pods (spec.ordinals.start), disjoint ranges. */
   readonly ordinals?: Readonly<Record<string, number>>;
+  /** With statePreservation: per cluster, the labels its copy's status last gave (remembered while it does not answer). */
+  readonly state?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Why failover and autoscaling leave it as the last render placed it (a suspended App or Placement). */
   readonly suspended?: string;
   /** The next time (ms) its failover can change without a new observation (not kept in status). */

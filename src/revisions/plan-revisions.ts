@@ -97,19 +97,12 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     running,
     secretDigestKey: input.secretDigestKey,
   });
-  const over = quotaProblems(
-    base.model ? { model: base.model, render: baseRender } : undefined,
-    { model: head.model, render: headRender },
-    headTree,
+  const refused = renderProblems(
+    input,
+    { base, head, model: head.model, headTree, baseRender, headRender },
+    notes,
   );
-  if (over.length > 0) return invalidHead(input, head, over, notes);
-  if (headRender.errors.length > 0)
-    return {
-      error: headRender.errors
-        .map((e) => formatRenderError(e, (at) => locateInTree(headTree, at.origin, at.path)))
-        .join("\n"),
-      notes,
-    };
+  if (refused) return refused;
   const objectsPlan = planChange(
     baseRender,
     headRender,
@@ -131,6 +124,33 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   const hookConflicts = await hooksAgainstLive(input, head.model, headRender, timed);
   const plan = hookConflicts.length > 0 ? { ...timed, hookConflicts } : timed;
   return { plan, notes };
+}
+
+// What the head's render shows the change cannot do: exceed a quota, or render at all.
+function renderProblems(
+  input: PlanRevisionsInput,
+  revisions: {
+    readonly base: LoadResult;
+    readonly head: LoadResult;
+    readonly model: FleetModel;
+    readonly headTree: FileTree;
+    readonly baseRender: RenderResult;
+    readonly headRender: RenderResult;
+  },
+  notes: string[],
+): PlanOutcome | undefined {
+  const { base, head, model, headTree, baseRender, headRender } = revisions;
+  const over = quotaProblems(
+    base.model ? { model: base.model, render: baseRender } : undefined,
+    { model, render: headRender },
+    headTree,
+  );
+  if (over.length > 0) return invalidHead(input, head, over, notes);
+  if (headRender.errors.length === 0) return undefined;
+  const error = headRender.errors
+    .map((e) => formatRenderError(e, (at) => locateInTree(headTree, at.origin, at.path)))
+    .join("\n");
+  return { error, notes };
 }
 
 // The head is invalid for what only the change shows (a version step, a quota it exceeds).

@@ -177,21 +177,7 @@ export function appStatusText(
     sourceCommit,
     ...(notApplied.length > 0 ? { notApplied: [...notApplied] } : {}),
     clusters: sortedRecord(clusters),
-    workloads: output.decisions.map((w) => ({
-      identity: w.identity,
-      resource: w.resource,
-      placement: w.placement,
-      replicas: w.replicas,
-      ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
-      ...(w.scaleDownBy ? { scaleDownBy: w.scaleDownBy } : {}),
-      ...(w.capacityUnknown ? { capacityUnknown: [...w.capacityUnknown] } : {}),
-      ...(w.suspended ? { suspended: w.suspended } : {}),
-      ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
-      ...(w.ordinals ? { ordinals: { ...w.ordinals } } : {}),
-      // Through JSON, so optional fields that are absent stay absent.
-      decision: JSON.parse(JSON.stringify(w.decision)) as Json,
-      ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),
-    })),
+    workloads: output.decisions.map(workloadRecord),
     // Exported services: where from, where imported, where traffic goes (networking.md).
     ...(services.length > 0
       ? { services: services.map(({ app: _, ...view }) => JSON.parse(JSON.stringify(view)) as Json) }
@@ -216,4 +202,24 @@ export function clusterStatusText(cluster: string, objects: readonly RenderedObj
 
 function sortedRecord<T extends Json>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
+}
+
+// One workload's decision as status/apps/ records it.
+function workloadRecord(w: WorkloadDecision): Json {
+  return {
+    identity: w.identity,
+    resource: w.resource,
+    placement: w.placement,
+    replicas: w.replicas,
+    ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
+    ...(w.scaleDownBy ? { scaleDownBy: w.scaleDownBy } : {}),
+    ...(w.capacityUnknown ? { capacityUnknown: [...w.capacityUnknown] } : {}),
+    ...(w.suspended ? { suspended: w.suspended } : {}),
+    ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
+    ...(w.ordinals ? { ordinals: { ...w.ordinals } } : {}),
+    ...(w.state ? { state: JSON.parse(JSON.stringify(w.state)) as Json } : {}),
+    // Through JSON, so optional fields that are absent stay absent.
+    decision: JSON.parse(JSON.stringify(w.decision)) as Json,
+    ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),
+  };
 }

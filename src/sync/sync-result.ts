@@ -44,6 +44,8 @@ export interface ObjectResult {
   readonly degradedReason?: string;
   /** For a LoadBalancer Service: its ingress addresses, the cluster's entry point to it. */
   readonly entryPoint?: readonly string[];
+  /** For a workload whose Placement preserves state: the labels its status gives now. */
+  readonly state?: Readonly<Record<string, string>>;
   /** For a ResourceQuota: its limits and what the namespace uses, as the member counts them. */
   readonly quotaUsage?: QuotaUsage;
 }

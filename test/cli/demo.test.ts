@@ -3,6 +3,7 @@ import { Resolver } from "node:dns/promises";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { gitIn } from "../helpers/git-repo.js";
 import { kubectl } from "../helpers/member.js";
 
@@ -84,14 +85,27 @@ describe("gitfleet demo", () => {
     // The demo drives load on storefront-api's pods: its FederatedHPA scales the global total up,
     // divided by the Placement's weights, as an autoscale commit on the status branch.
     expect(printed).toMatch(/storefront-api's pods now use 450m CPU each/);
-    await waitFor(/\nautoscale: storefront-api: hpa 8 → \d+ \(cpu 90% > 65%\) aws-use1=3→\d+/);
+    // (One autoscale commit may carry orders-worker's total too.)
+    await waitFor(/\nautoscale: [^\n]*storefront-api: hpa 8 → \d+ \(cpu 90% > 65%\) aws-use1=3→\d+/);
     expect(gitIn(String(repo), "log", "--format=%s", "gitfleet/status")).toMatch(
-      /^autoscale: storefront-api: hpa 8 → /m,
+      /^autoscale: [^\n]*storefront-api: hpa 8 → /m,
     );
     // arena divides by free capacity: its first division, made before any member's nodes were
     // read, is made again once they are — idc-east-1 (40 CPUs) takes more than the clouds (24).
     await waitFor(
       /\nfailover: capacity of [^;\n]*idc-east-1[^;\n]* now known; arena \d+ → [^\n]*idc-east-1 \+\d+/,
+    );
+    // orders-worker scales on the depth of its queue (an External metric the members' adapters
+    // serve): 800 orders at one replica per 50 is 16, filling idc-east-1 first (overflow tiers) and
+    // sending what does not fit there to the clouds.
+    expect(printed).toMatch(/queue: 800 orders wait in idc-east-1's partition of orders_queue_depth/);
+    await waitFor(
+      /\nautoscale: [^\n]*orders-worker: hpa \d+ → 16 \(orders_queue_depth [\d.]+\/pod > 50\/pod/,
+    );
+    const status = gitIn(String(repo), "show", `gitfleet/status:${appStatusPath("orders-worker")}`);
+    const tiers = status.slice(status.indexOf("tiers:"));
+    expect(tiers).toMatch(
+      /name: onprem\n\s+clusters:[\s\S]*?replicas: [1-9]\d*\n[\s\S]*name: cloud\n[\s\S]*?replicas: [1-9]/,
     );
     // A person edits the fleet and commits: the loop picks it up.
     const placement = `${repo}/placements/web.yaml`;

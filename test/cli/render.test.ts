@@ -29,7 +29,7 @@ describe("gitfleet render", () => {
   it("writes the example fleet's tree in the status branch layout", () => {
     const out = tempDir();
     const { code, stdout } = gitfleet("render", "example-repo", "--out", out);
-    expect(stdout).toBe(`rendered 219 objects for 7 clusters into ${join(out, "rendered")}\n`);
+    expect(stdout).toBe(`rendered 220 objects for 7 clusters into ${join(out, "rendered")}\n`);
     expect(code).toBe(0);
     expect(readdirSync(join(out, "rendered")).sort()).toEqual([
       "aws-use1",

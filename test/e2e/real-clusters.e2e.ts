@@ -568,7 +568,12 @@ describe("gitfleet against real Kubernetes API servers", () => {
       "aws-use1's ResourceQuota counts ledger's pods",
       async () => asMap(asMap((await get("aws-use1", quotaPath))?.status).used).pods === "2",
       120_000,
-    );
+    ).catch(async (error: unknown) => {
+      const decided = statusFile(repo.dir, appStatusPath("ledger")).workloads;
+      throw new Error(
+        `${String(error)}; quota ${JSON.stringify(await get("aws-use1", quotaPath))}; decided ${JSON.stringify(decided)}; source ${JSON.stringify(statusFile(repo.dir, "status/source.yaml"))}`,
+      );
+    });
     const quota = await get("aws-use1", quotaPath);
     expect(asMap(quota?.spec).hard).toEqual({ pods: "5", "requests.cpu": "250m" });
     expect(asMap(asMap(quota?.status).used)["requests.cpu"]).toBe("200m");
@@ -602,7 +607,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
     );
     const decided = asList(statusFile(repo.dir, appStatusPath("ledger")).workloads)[0];
     console.log(
-      `e2e: ledger decided ${JSON.stringify(asMap(decided).clusters)}; extra pod: ${refused.slice(0, 160)}`,
+      `e2e: ledger decided ${JSON.stringify(asMap(asMap(decided).decision).clusters)}; extra pod: ${refused.slice(0, 200)}`,
     );
   });
 });

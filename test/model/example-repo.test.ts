@@ -44,7 +44,15 @@ describe("example-repo", () => {
     );
     expect(model?.migrations[0]?.spec.batches.map((b) => b.name)).toEqual(["test", "staging", "prod"]);
     expect(model?.cronScales.length).toBe(1);
-    expect(model?.federatedHPAs.length).toBe(1);
+    expect(model?.federatedHPAs.map((h) => h.spec.metrics?.map((m) => m.type))).toEqual([
+      ["External"],
+      ["Resource"],
+    ]);
+    expect(
+      model?.placements
+        .find((p) => p.metadata.name === "orders-worker")
+        ?.spec.overflow?.tiers.map((t) => t.name),
+    ).toEqual(["onprem", "cloud"]);
   });
 
   it("has a game server of about a dozen resources around an OpenKruise CloneSet", () => {

@@ -79,21 +79,42 @@ const SCENARIOS: Record<string, () => void> = {
         .replace("All systems operational", "Degraded: payments"),
     ),
   // The platform app holds every cluster's namespaces: removing it is over any deletion budget.
-  // (storefront-api depends on it: the same commit drops the dependency, or it would not validate.)
+  // (storefront-api and orders-worker depend on it: the same commit drops the dependencies, or it would not validate.)
   "platform-removed": () => {
     rmSync(join(repo, "apps/platform"), { recursive: true });
     rmSync(join(repo, "placements/platform.yaml"));
-    const app = join(repo, "apps/storefront-api/app.yaml");
-    writeFileSync(
-      app,
-      readFileSync(app, "utf8").replace(/\n {2}# In each cluster[^\n]*\n {2}dependsOn: \[platform\]/, ""),
-    );
+    for (const name of ["storefront-api", "orders-worker"]) {
+      const app = join(repo, `apps/${name}/app.yaml`);
+      writeFileSync(
+        app,
+        readFileSync(app, "utf8").replace(
+          /(\n {2}# In each cluster[^\n]*)?\n {2}dependsOn: \[platform\]/,
+          "",
+        ),
+      );
+    }
   },
   "app-removed": () => {
     rmSync(join(repo, "apps/training"), { recursive: true });
     rmSync(join(repo, "placements/training.yaml"));
   },
+  // orders-worker's overflow tiers: the plan says what each tier gets (its autoscaler removed, so
+  // the template's count is the total).
+  "overflow-scaled": () => {
+    rmSync(join(repo, "autoscaling/orders-worker-queue.yaml"));
+    edit("apps/orders-worker/deployment.yaml", (t) => t.replace("replicas: 2", "replicas: 10"));
+  },
+  // A fleet quota for shop: idc-east-1 gets a ResourceQuota with its static assignment.
+  "quota-added": () => {
+    mkdirSync(join(repo, "quotas"));
+    writeFileSync(join(repo, "quotas/shop.yaml"), SHOP_QUOTA);
+  },
 };
+
+// shop's workloads run 52 pods and request 17600m CPU across the fleet (storefront-api at its
+// template's 8), exactly these limits; in idc-east-1 they use 8500m and 17 pods, within its assignment.
+const SHOP_QUOTA =
+  'apiVersion: gitfleet.io/v1alpha1\nkind: FederatedResourceQuota\nmetadata:\n  name: shop\n  namespace: shop\nspec:\n  overall: {pods: "52", requests.cpu: 17600m}\n  staticAssignments:\n    - clusterName: idc-east-1\n      hard: {pods: "20", requests.cpu: 8500m}\n';
 
 beforeAll(() => {
   repo = mkdtempSync(join(tmpdir(), "gitfleet-plan-"));
@@ -117,6 +138,18 @@ describe("gitfleet plan", () => {
     expect(stderr).toBe("");
     await expect(stdout).toMatchFileSnapshot(`../golden/plan/${name}.txt`);
     expect(code).toBe(2);
+  });
+
+  it("refuses a change that grows a namespace past its quota, at the line that grows it (golden)", async () => {
+    sh(["checkout", "-q", "-b", "quota-exceeded", "quota-added"]);
+    edit("apps/web/deployment.yaml", (t) => t.replace("replicas: 12", "replicas: 15"));
+    sh(["commit", "-q", "-am", "web: 15 replicas"]);
+    sh(["checkout", "-q", "main"]);
+    const { code, stdout, stderr } = plan("quota-exceeded", "text", "quota-added");
+    await expect(`${stdout}${stderr}`.replaceAll(repo, "<repo>")).toMatchFileSnapshot(
+      "../golden/plan/quota-exceeded.txt",
+    );
+    expect(code).toBe(1);
   });
 
   it("renders a pull-request comment in markdown (golden)", async () => {

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadFleet } from "../../src/load/load-fleet.js";
 import type { FleetModel } from "../../src/model/types.js";
+import { ALL } from "../../src/reconcile/affected-apps.js";
+import { EMPTY_STATE, reconcileStep } from "../../src/reconcile/reconcile-step.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import type { RenderResult } from "../../src/render/render-result.js";
 import { quotaFile } from "../helpers/fleet-quota.js";
@@ -105,6 +107,42 @@ describe("a static assignment in the render", () => {
     ]);
     expect(quotas[0]?.object.spec).toEqual({ hard: { "requests.cpu": "3", pods: "10" } });
     expect(quotas[0]?.app).toBe("gitfleet-quotas");
+  });
+});
+
+describe("a quota's namespace shared by apps", () => {
+  // web (app web) and api (app api) share shop's 3 CPUs in east; api is placed after web.
+  const files = (api: number) => ({
+    "apps/web/deployment.yaml": webDeployment(2, "1"),
+    "apps/api/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: api\nspec:\n  namespace: shop\n",
+    "apps/api/deployment.yaml": apiDeployment(api, "1"),
+    "placements/api.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: api\nspec:\n  apps: [api]\n  replicaScheduling:\n    type: Divided\n",
+    "quotas/shop.yaml": quotaFile('requests.cpu: "100"', { east: 'requests.cpu: "3"' }),
+  });
+
+  it("serves the apps in order, and a one-app change renders them all again as a full render would", () => {
+    const first = reconcileStep(EMPTY_STATE, {
+      sourceCommit: "a".repeat(40),
+      tree: minimalFleetWith(files(2)),
+      changedPaths: ALL,
+    });
+    // api first (apps by name): 1 of its 2 in east; web then finds 2 CPUs left there.
+    expect(decision(first.state.render, API)?.clusters).toEqual({ east: 1, west: 1 });
+    expect(decision(first.state.render, WEB)?.clusters).toEqual({ east: 1, west: 1 });
+    const next = reconcileStep(first.state, {
+      sourceCommit: "b".repeat(40),
+      tree: minimalFleetWith(files(6)),
+      changedPaths: ["apps/api/deployment.yaml"],
+    });
+    // api grows to 3 in east, which leaves web nothing there: web is rendered again too.
+    expect(decision(next.state.render, API)?.clusters).toEqual({ east: 3, west: 3 });
+    expect(decision(next.state.render, WEB)?.clusters).toEqual({ west: 2 });
+    const full = renderFleet(fleet(files(6)), { previous: first.state.render });
+    expect(next.state.render.decisions.map((d) => d.decision.clusters)).toEqual(
+      full.decisions.map((d) => d.decision.clusters),
+    );
   });
 });
 

@@ -21,6 +21,7 @@ import { demoSigningKey, startAgents } from "../demo/demo-agents.js";
 import { startDemoDns } from "../demo/demo-dns.js";
 import { prepareDemoHelm } from "../demo/demo-helm.js";
 import { hostedClusterPreview } from "../demo/demo-hosted.js";
+import { serveDemoQueue } from "../demo/demo-queue.js";
 import { commitAll, deployByHand } from "../demo/deploy-by-hand.js";
 import { installMcsCrds } from "../demo/mcs-crds.js";
 import { ProgressPrinter } from "../demo/progress-printer.js";
@@ -108,7 +109,9 @@ export async function runDemo(
   });
   const statusReader = new StatusReader(repo, { source: "main", status: "gitfleet/status" });
   const printer = new ProgressPrinter(output, repoDir, statusReader, (subject) => {
-    if (subject.startsWith(`autoscale: ${DEMO_LOAD_APP}: hpa`)) stopDemoLoad(members);
+    // One autoscale commit may carry several workloads' totals: the load stops at storefront-api's.
+    if (subject.startsWith("autoscale: ") && subject.includes(` ${DEMO_LOAD_APP}: hpa`))
+      stopDemoLoad(members);
   });
   const built = buildController({
     logger,
@@ -175,7 +178,9 @@ export async function runDemo(
   output.out(
     `\nkubeconfig: ${kubeconfig}\n  try: kubectl --kubeconfig ${kubeconfig} --context ${members[0]?.name ?? ""} get pods -A\nstatus branch: git -C ${repoDir} log --stat gitfleet/status\n${failoverHint(reconciler, members)}${dns ? `\n${dns.hint}` : ""}\nMembers converge below as pods become ready.\n`,
   );
-  output.out(`${startDemoLoad(model, members) ?? ""}Ctrl-C to stop.\n`);
+  output.out(
+    `${startDemoLoad(model, members) ?? ""}${serveDemoQueue(model, members) ?? ""}Ctrl-C to stop.\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);

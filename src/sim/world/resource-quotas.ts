@@ -12,15 +12,7 @@ export function syncResourceQuotas(world: WorldContext, touched: (object: JsonMa
     if (!touched(quota)) continue;
     const namespace = String(asMap(quota.metadata).namespace);
     const hard = asMap(asMap(quota.spec).hard) as QuotaList;
-    const resources = Object.keys(hard);
-    const totals = new Map(resources.map((r) => [r, 0]));
-    for (const pod of world.list("/api/v1/pods")) {
-      if (asMap(pod.metadata).namespace !== namespace) continue;
-      const phase = asMap(pod.status).phase;
-      if (phase === "Succeeded" || phase === "Failed") continue;
-      for (const [resource, amount] of podAmounts(pod, resources))
-        totals.set(resource, (totals.get(resource) ?? 0) + amount);
-    }
+    const totals = usage(world, namespace, Object.keys(hard));
     const used = Object.fromEntries([...totals].map(([r, milli]) => [r, formatAmount(r, milli)]));
     const limits = Object.fromEntries(
       [...quotaAmounts(hard)].map(([r, milli]) => [r, formatAmount(r, milli)]),
@@ -39,4 +31,17 @@ export function syncResourceQuotas(world: WorldContext, touched: (object: JsonMa
       "resourcequotas",
     );
   }
+}
+
+// What the namespace's pods that have not finished use of each resource, in milli-units.
+function usage(world: WorldContext, namespace: string, resources: readonly string[]): Map<string, number> {
+  const totals = new Map(resources.map((r) => [r, 0]));
+  for (const pod of world.list("/api/v1/pods")) {
+    if (asMap(pod.metadata).namespace !== namespace) continue;
+    const phase = asMap(pod.status).phase;
+    if (phase === "Succeeded" || phase === "Failed") continue;
+    for (const [resource, amount] of podAmounts(pod, resources))
+      totals.set(resource, (totals.get(resource) ?? 0) + amount);
+  }
+  return totals;
 }

@@ -46,6 +46,8 @@ const CONTROLLERS = [
   "pod-garbage-collector-controller",
   // Binds claims to the volumes a provisioner made (the process runtime's, for hosted etcds).
   "persistentvolume-binder-controller",
+  // Counts what each namespace uses against its ResourceQuotas (gitfleet renders them from fleet quotas).
+  "resourcequota-controller",
 ];
 
 const READY_TIMEOUT_MS = 180_000;
