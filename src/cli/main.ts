@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { ReadInput } from "./actions/schedule.js";
 import { registerAgent } from "./commands/agent.js";
+import { registerCodeowners } from "./commands/codeowners.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
@@ -38,6 +39,7 @@ export function buildProgram(
   registerSimulate(program, output, setExit);
   registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);
+  registerCodeowners(program, output, setExit);
   return program;
 }
 

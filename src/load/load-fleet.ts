@@ -439,6 +439,7 @@ function assembleModel(
     cronScales: ofKind("CronScale"),
     scaleDownRequests: ofKind("ScaleDownRequest"),
     federatedResourceQuotas: ofKind("FederatedResourceQuota"),
+    teams: ofKind("Team"),
     migrations: ofKind("Migration"),
     controlPlaneClasses,
     controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),

@@ -23,6 +23,7 @@ export function describeModelContents(result: LoadResult): string {
     ...(model.federatedResourceQuotas.length > 0
       ? [plural(model.federatedResourceQuotas.length, "quota")]
       : []),
+    ...(model.teams.length > 0 ? [plural(model.teams.length, "team")] : []),
   ];
   return `${parts.join(", ")} in ${plural(result.fileCount, "file")}`;
 }

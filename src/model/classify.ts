@@ -16,6 +16,7 @@ const KIND_DIRECTORIES: Readonly<Record<string, readonly GitfleetKind[]>> = {
   autoscaling: ["FederatedHPA", "CronScale", "ScaleDownRequest"],
   migrations: ["Migration"],
   quotas: ["FederatedResourceQuota"],
+  teams: ["Team"],
   controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade", "EtcdRestore"],
 };
 

@@ -36,7 +36,8 @@ export type ProblemCode =
   | "FORBIDDEN_HOOK"
   | "TOO_MANY_OBJECTS"
   | "HELM_RENDER_FAILED"
-  | "QUOTA_EXCEEDED";
+  | "QUOTA_EXCEEDED"
+  | "OUTSIDE_TEAM_BOUNDS";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

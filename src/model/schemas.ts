@@ -14,6 +14,7 @@ import override from "../../schema/override.schema.json" with { type: "json" };
 import placement from "../../schema/placement.schema.json" with { type: "json" };
 import resourceInterpreter from "../../schema/resource-interpreter.schema.json" with { type: "json" };
 import scaleDownRequest from "../../schema/scale-down-request.schema.json" with { type: "json" };
+import team from "../../schema/team.schema.json" with { type: "json" };
 import * as COMPILED from "./compiled-schemas.js";
 import type { GitfleetKind } from "./types.js";
 
@@ -30,6 +31,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "cron-scale.schema.json": cronScale,
   "scale-down-request.schema.json": scaleDownRequest,
   "federated-resource-quota.schema.json": federatedResourceQuota,
+  "team.schema.json": team,
   "migration.schema.json": migration,
   "control-plane-class.schema.json": controlPlaneClass,
   "control-plane-upgrade.schema.json": controlPlaneUpgrade,
@@ -48,6 +50,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   CronScale: cronScale,
   ScaleDownRequest: scaleDownRequest,
   FederatedResourceQuota: federatedResourceQuota,
+  Team: team,
   Migration: migration,
   ControlPlaneClass: controlPlaneClass,
   ControlPlaneUpgrade: controlPlaneUpgrade,

@@ -9,6 +9,7 @@ export type * from "./control-plane-types.js";
 export type * from "./fleet-object.js";
 export type * from "./quota-types.js";
 export type * from "./scaling-types.js";
+export type * from "./team-types.js";
 
 import type { JsonPatchOperation } from "../apimachinery/patch/json-patch-operation.js";
 import type {
@@ -29,6 +30,7 @@ import type {
 } from "./fleet-object.js";
 import type { FederatedResourceQuota } from "./quota-types.js";
 import type { CronScale, FederatedHPA, ScaleDownRequest } from "./scaling-types.js";
+import type { Team } from "./team-types.js";
 
 export interface PluginSet {
   readonly enabled?: readonly string[];
@@ -51,6 +53,7 @@ export interface RolloutSpec {
 export interface FleetSpec {
   /** The Kubernetes minor ("1.36") manifests are validated against. */
   readonly kubernetesVersion?: string;
+  readonly platformOwners?: readonly string[];
   readonly sourceBranch?: string;
   readonly statusBranch?: string;
   readonly reconcileInterval?: string;
@@ -475,6 +478,7 @@ export interface FleetModel {
   readonly cronScales: readonly CronScale[];
   readonly scaleDownRequests: readonly ScaleDownRequest[];
   readonly federatedResourceQuotas: readonly FederatedResourceQuota[];
+  readonly teams: readonly Team[];
   readonly migrations: readonly Migration[];
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
   readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
@@ -498,6 +502,7 @@ export type GitfleetKind =
   | "CronScale"
   | "ScaleDownRequest"
   | "FederatedResourceQuota"
+  | "Team"
   | "Migration"
   | "ControlPlaneClass"
   | "ControlPlaneUpgrade"

@@ -20,7 +20,7 @@ describe("gitfleet validate", () => {
   it("accepts the example fleet with no problems and exits 0", () => {
     const { code, stdout } = gitfleet("validate", "example-repo");
     expect(stdout).toBe(
-      "example-repo: valid: 7 clusters, 11 apps (52 resources), 10 placements, 4 overrides, 1 interpreter, 3 autoscalers, 1 migration in 77 files\n",
+      "example-repo: valid: 7 clusters, 11 apps (52 resources), 10 placements, 4 overrides, 1 interpreter, 3 autoscalers, 1 migration, 2 teams in 79 files\n",
     );
     expect(code).toBe(0);
   });

@@ -163,7 +163,7 @@ const STEPS: readonly Step[] = [
     args: ["create", "clusterrolebinding", "parity-viewers", "--clusterrole=parity-viewer", "--group=dev"],
     compare: "stdout",
   },
-  { args: n("create", "quota", "small", "--hard=pods=20,requests.cpu=4"), compare: "stdout" },
+  { args: n("create", "quota", "small", "--hard=pods=50"), compare: "stdout" },
   {
     args: n("create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=1"),
     compare: "stdout",

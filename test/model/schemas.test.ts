@@ -43,6 +43,7 @@ describe("schemas", () => {
       "placement.schema.json",
       "resource-interpreter.schema.json",
       "scale-down-request.schema.json",
+      "team.schema.json",
     ]);
   });
 

@@ -385,6 +385,46 @@ describe("the world inside a simulated member", () => {
     expect(scaled["requests.cpu"]).toBe("500m");
   });
 
+  it("refuses pods a counted ResourceQuota forbids, with the API server's words, and counts those it admits", async () => {
+    const { core } = await clients({ name: "east", world: { readyDelayMs: 10 } });
+    await core.createNamespacedResourceQuota({
+      namespace: "default",
+      body: { metadata: { name: "small" }, spec: { hard: { "requests.cpu": "250m", pods: "10" } } },
+    });
+    // Admission waits for the quota controller's first count, as a real API server's does.
+    await until(async () => {
+      const quota = await core.readNamespacedResourceQuota({ name: "small", namespace: "default" });
+      return quota.status?.hard ? true : undefined;
+    });
+    const pod = (name: string, cpu?: string): k8s.V1Pod => ({
+      metadata: { name },
+      spec: {
+        containers: [
+          {
+            name: "main",
+            image: "registry.example.com/x:1",
+            ...(cpu ? { resources: { requests: { cpu } } } : {}),
+          },
+        ],
+      },
+    });
+    const create = (body: k8s.V1Pod) =>
+      core.createNamespacedPod({ namespace: "default", body }).then(
+        () => "created",
+        (error: { body?: string }) => String(error.body ?? error),
+      );
+    expect(await create(pod("bare"))).toContain(
+      'pods \\"bare\\" is forbidden: failed quota: small: must specify requests.cpu for: main',
+    );
+    expect(await create(pod("a", "100m"))).toBe("created");
+    expect(await create(pod("b", "100m"))).toBe("created");
+    // At the limit exactly is admitted; one milli-core past it is not.
+    expect(await create(pod("c", "50m"))).toBe("created");
+    expect(await create(pod("d", "1m"))).toContain(
+      "exceeded quota: small, requested: requests.cpu=1m, used: requests.cpu=250m, limited: requests.cpu=250m",
+    );
+  });
+
   it("rolls a new template out without dropping below desired − maxUnavailable, and keeps pods when the template is unchanged", async () => {
     const { core, apps } = await clients({ name: "rolling", world: { readyDelayMs: 30 } });
     await apps.createNamespacedDeployment({ namespace: "default", body: deployment(4, "100m") });

@@ -20,6 +20,7 @@ import { checkSchedulerProfiles } from "./scheduler-profiles.js";
 import { checkSelections } from "./selections.js";
 import { checkServiceExports } from "./service-exports.js";
 import { checkSyncOrder } from "./sync-order.js";
+import { checkTeamBounds } from "./team-bounds.js";
 import { checkUniqueNames } from "./unique-names.js";
 
 /** Every cross-file rule, in a fixed order (problems are sorted afterwards, so order only affects speed). */
@@ -44,6 +45,7 @@ export const RULES: readonly Rule[] = [
   checkSyncOrder,
   checkServiceExports,
   checkFleetQuotas,
+  checkTeamBounds,
 ];
 
 /**

@@ -15,6 +15,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.cronScales,
     model.scaleDownRequests,
     model.federatedResourceQuotas,
+    model.teams,
     model.migrations,
     model.controlPlaneClasses,
     model.controlPlaneUpgrades,

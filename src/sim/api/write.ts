@@ -10,6 +10,7 @@ import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { establish, forget } from "./crd.js";
 import { BUILT_IN_SCALE, checkPreconditions, NAMESPACES, sameContent, timestamp } from "./helpers.js";
 import { existing, keyOf } from "./objects.js";
+import { admitPod } from "./quota-admission.js";
 /** POST: a new object with uid, resourceVersion, generation and defaults; a CRD becomes served. */
 export function createObject(api: ApiContext, target: Target, body: unknown, writer?: Writer): JsonMap {
   if (target.subresource)
@@ -44,6 +45,8 @@ export function createObject(api: ApiContext, target: Target, body: unknown, wri
       ...("spec" in object ? { generation: 1 } : {}),
     },
   };
+  if (namespace !== undefined && target.resource.group === "" && target.resource.kind === "Pod")
+    admitPod(api, namespace, created);
   const allocated = allocatedOnCreate(api, target.resource, created);
   const owned = writer ? recordUpdate(undefined, allocated, writer) : allocated;
   const stored = target.resource.kind === "CustomResourceDefinition" ? establish(api, owned) : owned;

@@ -5,8 +5,8 @@ import type { WorldContext } from "./world-context.js";
 
 // The resource-quota controller: each ResourceQuota's status says its limits (status.hard) and what
 // the namespace's pods that have not finished use of each (status.used), as kube-controller-manager
-// counts them: pods, and the pods' effective requests and limits. (Admission does not refuse pods
-// past a limit here; a real API server does.)
+// counts them: pods, and the pods' effective requests and limits. Admission (api/quota-admission.ts)
+// refuses pods past them once counted.
 export function syncResourceQuotas(world: WorldContext, touched: (object: JsonMap) => boolean): void {
   for (const quota of world.list("/api/v1/resourcequotas")) {
     if (!touched(quota)) continue;
