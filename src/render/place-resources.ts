@@ -79,6 +79,7 @@ export function renderContext(
     const built = buildProfile(spec);
     if (built.ok) profiles.set(spec.name, built.profile);
   }
+  const interpreterFor = indexInterpreters(model);
   const context: RenderContext = {
     model,
     clusters: model.clusters.map((c) =>
@@ -91,7 +92,7 @@ export function renderContext(
     ),
     facts: new Map(model.clusters.map((c) => [c.metadata.name, clusterFacts(c)])),
     selections: indexSelections(model),
-    interpreterFor: indexInterpreters(model),
+    interpreterFor,
     profiles,
     previous: previousPlacement(previous, scope),
     observations,
@@ -99,7 +100,7 @@ export function renderContext(
     quotas: quotaLedger(
       model,
       previous?.decisions ?? [],
-      templatesIn(model),
+      templatesIn(model, interpreterFor),
       (app) => !scope || scope.has(app),
     ),
   };

@@ -1,5 +1,6 @@
 import { preservedLabelsFor, preserveState } from "../failover/state-preservation.js";
 import type { FailoverRecord } from "../failover/workload-failover.js";
+import { compareStrings } from "../model/file-tree.js";
 import type { ObservedReplicas } from "../model/observed-state.js";
 import { type PreservedLabels, stateRules } from "../model/state-preservation.js";
 import type { PlacementSpec } from "../model/types.js";
@@ -37,7 +38,7 @@ export function preservedState(input: StateInputs): {
     const carried = preservedLabelsFor(record, cluster);
     if (carried) labels[cluster] = carried;
   }
-  const state = Object.fromEntries([...known].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const state = Object.fromEntries([...known].sort(([a], [b]) => compareStrings(a, b)));
   return {
     record,
     ...(known.size > 0 ? { state } : {}),

@@ -1,5 +1,5 @@
 import { identityOf } from "../model/identity.js";
-import { indexInterpreters } from "../model/interpreter-index.js";
+import type { InterpreterLookup } from "../model/interpreter-index.js";
 import { podTemplateOf } from "../model/pod-template.js";
 import { podAmounts, podsThatFit, quotaAmounts } from "../model/quota-amounts.js";
 import type { FederatedResourceQuota } from "../model/quota-types.js";
@@ -155,11 +155,13 @@ export function countsOf(clusters: ReadonlyMap<string, number | undefined>): Rec
 }
 
 // The pod templates of the workloads in namespaces a quota limits, by identity, found when asked.
-export function templatesIn(model: FleetModel): (identity: string) => unknown {
+export function templatesIn(
+  model: FleetModel,
+  interpreterFor: InterpreterLookup,
+): (identity: string) => unknown {
   let templates: Map<string, unknown> | undefined;
   return (identity) => {
     if (!templates) {
-      const interpreterFor = indexInterpreters(model);
       const limited = new Set(model.federatedResourceQuotas.map((q) => q.metadata.namespace));
       templates = new Map();
       for (const resource of model.apps.flatMap((app) => app.resources))

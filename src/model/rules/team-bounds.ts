@@ -3,7 +3,7 @@ import { clusterFacts, matchesClusterAffinity } from "../cluster-affinity.js";
 import type { Origin } from "../fleet-object.js";
 import { matchesNamePattern, type PathMatcher, pathMatcher } from "../path-patterns.js";
 import type { Team } from "../team-types.js";
-import type { Override, Placement, Resource } from "../types.js";
+import type { App, Override, Placement, Resource } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 /**
@@ -19,6 +19,7 @@ export function checkTeamBounds(context: RuleContext): void {
   for (const paths of teams) checkPlatformFiles(context, paths);
   const ownerOf = owningTeams(context, teams);
   const owner = (origin: Origin) => ownerOf.get(origin.file);
+  const apps = new Map(context.model.apps.map((app) => [app.name, app]));
   for (const resource of context.model.apps.flatMap((app) => app.resources)) {
     const team = owner(resource.origin);
     if (team) checkResource(context, team, resource);
@@ -26,7 +27,7 @@ export function checkTeamBounds(context: RuleContext): void {
   for (const object of [...context.model.placements, ...context.model.overrides]) {
     const team = owner(object.origin);
     if (!team) continue;
-    if (team.spec.selectOutside !== true) checkSelection(context, team, object, owner);
+    if (team.spec.selectOutside !== true) checkSelection(context, { team, object, owner, apps });
     if (object.kind === "Placement") checkClusters(context, team, object);
   }
 }
@@ -137,10 +138,14 @@ function checkNamespace(context: RuleContext, team: Team, resource: Resource, na
 // A team's Placement or Override selects only apps whose files the team owns.
 function checkSelection(
   context: RuleContext,
-  team: Team,
-  object: Placement | Override,
-  owner: (origin: Origin) => Team | undefined,
+  selecting: {
+    readonly team: Team;
+    readonly object: Placement | Override;
+    readonly owner: (origin: Origin) => Team | undefined;
+    readonly apps: ReadonlyMap<string, App>;
+  },
 ): void {
+  const { team, object, owner, apps } = selecting;
   const { spec } = object;
   const name = team.metadata.name;
   const foreign = (resources: Iterable<Resource>) => [...resources].find((r) => owner(r.origin) !== team);
@@ -153,7 +158,6 @@ function checkSelection(
     });
     return;
   }
-  const apps = new Map(context.model.apps.map((app) => [app.name, app]));
   spec.apps?.forEach((app, i) => {
     const outside = foreign(apps.get(app)?.resources ?? []);
     if (outside)
