@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { defaultBuilders, loadFleetWithBuilds } from "../builds/load-with-builds.js";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../controller/fleet-settings.js";
 import { wantedSource } from "../controller/reconciler.js";
+import type { SopsKeyring } from "../credentials/sops-keyring.js";
 import { agentBranch } from "../git/agent-branches.js";
 import { beat } from "../git/agent-heartbeat.js";
 import type { CommitVerifier } from "../git/commit-verifier.js";
@@ -12,6 +13,7 @@ import type { CommitAuthor } from "../git/status-writer.js";
 import { syncCluster } from "../kube/cluster-sync.js";
 import { detachApp } from "../kube/detach-app.js";
 import type { MemberClient } from "../kube/member-client.js";
+import { openSecrets } from "../kube/open-secrets.js";
 import { CapacityReadings } from "../kube/read-capacity.js";
 import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "../kube/read-served-apis.js";
 import { createParseCache } from "../load/load-fleet.js";
@@ -72,6 +74,8 @@ export interface AgentOptions {
   readonly verify: CommitVerifier;
   /** Tries to publish before giving up when other writers keep moving the branch. Default 6. */
   readonly maxAttempts?: number;
+  /** The age keys that open the fleet's sops-encrypted Secrets (--sops-age-key-file); without them none is applied. */
+  readonly keyring?: SopsKeyring;
 }
 
 /** What one round of the agent did. */
@@ -147,7 +151,8 @@ export class Agent {
     const gates = gatesForCluster(cluster, model.migrations, (name) =>
       statusFromFile(files.get(migrationStatusPath(name))),
     );
-    const gated = applyGates(desiredByCluster(objects, model).get(cluster) ?? [], undefined, gates);
+    const opened = await openSecrets(model, this.options.keyring);
+    const gated = applyGates(desiredByCluster(objects, model, opened).get(cluster) ?? [], undefined, gates);
     // Suspends and sync windows hold apps as the controller's syncer holds them.
     let controls = controlHolds(model, cluster, gated.desired, Date.now(), () => "none");
     const windowed = new Set([...controls.apps].filter(([, h]) => h.by === "window").map(([app]) => app));

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { asMap } from "../apimachinery/json.js";
+import type { SopsKeyring } from "../credentials/sops-keyring.js";
 import { type ClusterHealth, clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { AgentBranches } from "../git/agent-branches.js";
 import { readHeartbeats } from "../git/agent-heartbeat.js";
@@ -36,6 +37,8 @@ export interface SyncingOptions {
   readonly now?: () => number;
   /** One replica of a sharded controller: it probes and syncs only the members of the shards it holds. */
   readonly sharding?: Sharding;
+  /** The age keys that open the fleet's sops-encrypted Secrets at sync (--sops-age-key-file). */
+  readonly keyring?: SopsKeyring;
 }
 
 /**
@@ -67,6 +70,7 @@ export function syncingController(
     ...(options.onSyncProgress ? { onProgress: options.onSyncProgress } : {}),
     capacityIntervalMs: options.statusIntervalMs,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.keyring ? { keyring: options.keyring } : {}),
   });
   const recorded = new RecordedConditions(reconciler);
   const prober = new ClusterProber({

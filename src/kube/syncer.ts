@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { asMap } from "../apimachinery/json.js";
+import type { SopsKeyring } from "../credentials/sops-keyring.js";
 import type { Gate } from "../migrate/migration-state.js";
 import { indexObjectInterpreters } from "../model/interpreter-index.js";
 import { oneLine } from "../model/one-line.js";
@@ -20,6 +21,7 @@ import { desiredByCluster, pruneSettings } from "../sync/desired-objects.js";
 import { INVENTORY_NAMESPACE, type Inventory } from "../sync/inventory.js";
 import { applyGates } from "../sync/migration-gates.js";
 import { RolloutPlanner } from "../sync/rollout-planner.js";
+import type { OpenedSecrets } from "../sync/sealed-secrets.js";
 import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
 import { changedApps, type SyncedSet, syncedSet, withOtherApps } from "../sync/sync-scope.js";
@@ -30,6 +32,7 @@ import { readEtcdRollouts } from "./etcd-rollouts.js";
 import { ensureHostedCredentials, planesHostedBy } from "./hosted-credentials.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
 import { MemberClientPool } from "./member-clients.js";
+import { openSecrets } from "./open-secrets.js";
 import { CapacityReadings } from "./read-capacity.js";
 import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "./read-served-apis.js";
 
@@ -72,6 +75,8 @@ export interface SyncerOptions {
   readonly rollout?: boolean;
   /** The clock rollouts and sync windows read (default Date.now). */
   readonly now?: () => number;
+  /** The age keys that open the fleet's sops-encrypted Secrets; without them none is applied (each is reported). */
+  readonly keyring?: SopsKeyring;
   /** Called with every cluster's result as it comes. */
   readonly onResult?: (result: ClusterSyncResult) => void;
   /** Told as each cluster's sync goes through its objects: how many of how many (progress output). */
@@ -107,22 +112,24 @@ export class Syncer {
 
   /**
    * Queues a sync of every push-mode cluster to the target, once the members' credentials are read
-   * (idle() waits for that too). A newer request supersedes one whose credentials are still being read.
+   * and the fleet's sops-encrypted Secrets opened (idle() waits for that too). A newer request supersedes one whose credentials are still being read.
    */
   request(target: SyncTarget): Promise<void> {
     const generation = ++this.generation;
-    const queued = this.options
-      .connect(target.model)
-      .then((connections) => {
-        if (generation === this.generation) this.enqueue(target, connections);
+    const queued = Promise.all([
+      this.options.connect(target.model),
+      openSecrets(target.model, this.options.keyring),
+    ])
+      .then(([connections, opened]) => {
+        if (generation === this.generation) this.enqueue(target, connections, opened);
       })
       .finally(() => this.reading.delete(queued));
     this.reading.add(queued);
     return queued;
   }
 
-  private enqueue(target: SyncTarget, connections: readonly MemberConnection[]): void {
-    const desired = desiredByCluster(target.objects, target.model);
+  private enqueue(target: SyncTarget, connections: readonly MemberConnection[], opened: OpenedSecrets): void {
+    const desired = desiredByCluster(target.objects, target.model, opened);
     const prune = pruneSettings(target.model, target.decisions);
     const interpreterFor = indexObjectInterpreters(target.model);
     const stateRulesFor = stateRulesByWorkload(target.model, target.decisions ?? []);

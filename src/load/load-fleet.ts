@@ -16,6 +16,7 @@ import { readManifest } from "../model/read-manifest.js";
 import { createReporter, type Reporter } from "../model/reporter.js";
 import { runRules } from "../model/rules/index.js";
 import { indexSelections } from "../model/selection-index.js";
+import { readSopsSecret } from "../model/sops-secret.js";
 import type {
   App,
   AppBuilds,
@@ -198,11 +199,25 @@ function readResources(
       source,
       `manifest\0${app}\0${defaultNamespace}\0${scope}`,
       reporter,
-      () => readManifest(source, { app, defaultNamespace, isClusterScoped }, reporter),
+      () => readAppManifest(source, { app, defaultNamespace, isClusterScoped }, reporter),
     );
     if (resource) reads.resources.push(resource);
   }
   return reads;
+}
+
+// One manifest of an app's directory; a sops-encrypted Secret is read without its sops block and
+// carries its envelope, for the sync to open it.
+function readAppManifest(
+  source: SourceDocument,
+  context: Parameters<typeof readManifest>[1],
+  reporter: Reporter,
+): Resource | undefined {
+  const sops = readSopsSecret(source, reporter);
+  if (sops === undefined) return readManifest(source, context, reporter);
+  if (!sops.sealed) return undefined;
+  const resource = readManifest({ ...source, value: sops.object }, context, reporter);
+  return resource && { ...resource, sealed: sops.sealed };
 }
 
 // The manifests of each app up to the operator's bound; past it, one error and no more of that app.

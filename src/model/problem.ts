@@ -37,7 +37,9 @@ export type ProblemCode =
   | "TOO_MANY_OBJECTS"
   | "HELM_RENDER_FAILED"
   | "QUOTA_EXCEEDED"
-  | "OUTSIDE_TEAM_BOUNDS";
+  | "OUTSIDE_TEAM_BOUNDS"
+  | "SOPS_FORMAT"
+  | "SOPS_RECIPIENTS";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

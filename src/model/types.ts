@@ -30,6 +30,7 @@ import type {
 } from "./fleet-object.js";
 import type { FederatedResourceQuota } from "./quota-types.js";
 import type { CronScale, FederatedHPA, ScaleDownRequest } from "./scaling-types.js";
+import type { SealedSecret } from "./sops-file.js";
 import type { Team } from "./team-types.js";
 
 export interface PluginSet {
@@ -69,6 +70,8 @@ export interface FleetSpec {
   };
   readonly rollout?: RolloutSpec;
   readonly pruning?: { readonly maxDeletionPercent?: number; readonly allowPrune?: string };
+  /** sops-encrypted Secrets: the age recipients every encrypted file must name one of. */
+  readonly sops?: { readonly ageRecipients?: readonly string[] };
   readonly schedulerProfiles?: readonly SchedulerProfile[];
   readonly notifications?: NotificationsSpec;
   readonly syncWindows?: readonly SyncWindowSpec[];
@@ -410,6 +413,8 @@ export interface Resource {
   /** The object exactly as written (the namespace default is applied by the renderer). */
   readonly object: Readonly<Record<string, unknown>>;
   readonly origin: Origin;
+  /** A Secret from a sops-encrypted file: its values in `object` are ciphertexts, opened only at sync. */
+  readonly sealed?: SealedSecret;
 }
 
 /** An app: a directory under apps/ with its optional app.yaml and its resource templates. */

@@ -80,8 +80,9 @@ const kubernetesTags = (tags: Tags): Tags =>
 
 // go-yaml's YAML 1.1 floats need a digit: "e0" and "." are strings to kubectl, while the yaml
 // package reads them as NaN. Its two decimal float tags get go-yaml's patterns.
-const FLOAT_EXP = /^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)[eE][-+]?[0-9]+$/;
-const FLOAT_PLAIN = /^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*\.[0-9_]*)$/;
+// go-yaml drops underscores before it matches, so "._" (a point and no digit) is a string too.
+const FLOAT_EXP = /^[-+]?(?:\.[0-9_]*[0-9][0-9_]*|[0-9][0-9_]*(?:\.[0-9_]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT_PLAIN = /^[-+]?(?:\.[0-9_]*[0-9][0-9_]*|[0-9][0-9_]*\.[0-9_]*)$/;
 
 function goYamlFloat(tag: Tags[number]): Tags[number] {
   if (typeof tag === "string" || tag.tag !== "tag:yaml.org,2002:float" || !(tag.test instanceof RegExp))

@@ -7,6 +7,7 @@ import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js"
 
 /** The object with the server's defaults filled in where it has none. */
 export function withServerDefaults(group: string, kind: string, object: JsonMap): JsonMap {
+  if (group === "" && kind === "Secret") return secretDefaults(object);
   if (group !== "apps" || kind !== "Deployment") return object;
   const spec = asMap(object.spec);
   const strategy = asMap(spec.strategy);
@@ -29,6 +30,23 @@ export function withServerDefaults(group: string, kind: string, object: JsonMap)
       template: podTemplateDefaults(asMap(spec.template)),
     },
     status: isJsonMap(object.status) ? object.status : {},
+  };
+}
+
+// A Secret's stringData is write-only: the API server merges it into data (base64, over any data of
+// the same key) and never stores it; its type defaults to Opaque.
+function secretDefaults(object: JsonMap): JsonMap {
+  const { stringData, ...rest } = object;
+  const written = isJsonMap(stringData)
+    ? Object.fromEntries(
+        Object.entries(stringData).map(([k, v]) => [k, Buffer.from(String(v)).toString("base64")]),
+      )
+    : {};
+  const data = { ...asMap(object.data), ...written };
+  return {
+    ...rest,
+    type: typeof object.type === "string" ? object.type : "Opaque",
+    ...(Object.keys(data).length > 0 || object.data !== undefined ? { data } : {}),
   };
 }
 

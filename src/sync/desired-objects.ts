@@ -2,12 +2,13 @@ import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { identityOf } from "../model/identity.js";
 import { exportedServices } from "../model/service-exports.js";
 import { type SyncRole, syncRoleOf } from "../model/sync-annotations.js";
-import type { FleetModel } from "../model/types.js";
+import type { FleetModel, Resource } from "../model/types.js";
 import type { RenderedObject, WorkloadDecision } from "../render/render-result.js";
 import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
 import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { textDigest } from "./inventory.js";
 import { DEFAULT_MAX_DELETION_PERCENT, type PruneSettings, parseAllowPrune } from "./prune-plan.js";
+import type { OpenedSecret, OpenedSecrets } from "./sealed-secrets.js";
 
 /** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
 export interface ObjectPolicy {
@@ -38,11 +39,13 @@ export interface DesiredObject {
  * The objects each cluster should hold, from the rendered tree and the fleet model it came from:
  * each object's policy (force, adopt, self-heal) from its app's syncPolicy and its Placements, and a
  * Secret's values read back from the source (the rendered tree holds only their digest; a Secret
- * whose values an Override changed cannot be restored and is reported instead). Pure.
+ * whose values an Override changed cannot be restored and is reported instead), a sops-encrypted
+ * one's from what the sync opened (`opened`). Pure.
  */
 export function desiredByCluster(
   objects: readonly RenderedObject[],
   model: FleetModel,
+  opened: OpenedSecrets = new Map(),
 ): Map<string, DesiredObject[]> {
   const policies = policyLookup(model);
   const secrets = secretSources(model);
@@ -53,7 +56,7 @@ export function desiredByCluster(
     const placements = String(asMap(asMap(object.metadata).annotations)[PLACEMENT_ANNOTATION] ?? "")
       .split(",")
       .filter((p) => p !== "");
-    const restored = restoreSecret(object, secrets.get(rendered.identity));
+    const restored = restoreSecret(object, secrets.get(rendered.identity), opened.get(rendered.identity));
     list.push({
       identity: rendered.identity,
       app: rendered.app,
@@ -141,18 +144,23 @@ function policyLookup(model: FleetModel): (app: string, placements: readonly str
 }
 
 // The Secrets of the fleet repo as written, by identity.
-function secretSources(model: FleetModel): Map<string, JsonMap> {
-  const secrets = new Map<string, JsonMap>();
+function secretSources(model: FleetModel): Map<string, Resource> {
+  const secrets = new Map<string, Resource>();
   for (const app of model.apps)
     for (const resource of app.resources)
       if (resource.group === "" && resource.kind === "Secret")
-        secrets.set(identityOf("", "Secret", resource.namespace, resource.name), resource.object as JsonMap);
+        secrets.set(identityOf("", "Secret", resource.namespace, resource.name), resource);
   return secrets;
 }
 
 // A rendered Secret carries a digest of its values, never the values: they are read from the Secret
-// as the source commit writes it (the render refused any Secret an Override changed).
-function restoreSecret(object: JsonMap, source: JsonMap | undefined): { object: JsonMap; error?: string } {
+// as the source commit writes it (the render refused any Secret an Override changed), or, for one
+// from a sops file, from what the sync opened with the operator's keys.
+function restoreSecret(
+  object: JsonMap,
+  source: Resource | undefined,
+  opened: OpenedSecret | undefined,
+): { object: JsonMap; error?: string } {
   const digest = asMap(asMap(object.metadata).annotations)[SECRET_DIGEST_ANNOTATION];
   if (object.kind !== "Secret" || object.apiVersion !== "v1" || digest === undefined) return { object };
   if (!source)
@@ -161,11 +169,19 @@ function restoreSecret(object: JsonMap, source: JsonMap | undefined): { object: 
       error:
         "the Secret is not in the rendered source commit; gitfleet applies Secret values only as written",
     };
+  const values = source.sealed ? opened : (source.object as OpenedSecret);
+  if (values === undefined)
+    return {
+      object,
+      error: `${source.origin.file} is encrypted with sops and this controller holds no age key (--sops-age-key-file)`,
+    };
+  if ("error" in values)
+    return { object, error: `${source.origin.file} cannot be decrypted: ${values.error}` };
   return {
     object: {
       ...object,
-      ...(source.data === undefined ? {} : { data: source.data }),
-      ...(source.stringData === undefined ? {} : { stringData: source.stringData }),
+      ...(values.data === undefined ? {} : { data: values.data }),
+      ...(values.stringData === undefined ? {} : { stringData: values.stringData }),
     },
   };
 }

@@ -53,7 +53,10 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
     kind: "edge",
     imports: [...PURE, "builds", "credentials", "forge", "git", "helm", "kube", "notify", "util", "log"],
   },
-  agent: { kind: "edge", imports: [...PURE, "builds", "git", "helm", "kube", "controller", "util", "log"] },
+  agent: {
+    kind: "edge",
+    imports: [...PURE, "builds", "credentials", "git", "helm", "kube", "controller", "util", "log"],
+  },
   revisions: { kind: "edge", imports: [...PURE, "builds", "git", "helm", "kube", "util"] },
   server: { kind: "edge", imports: [...PURE, "git", "revisions", "util", "log"] },
   cli: {
@@ -63,6 +66,7 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
       "agent",
       "builds",
       "controller",
+      "credentials",
       "forge",
       "git",
       "notify",

@@ -313,6 +313,34 @@ describe("the Helm chart", () => {
       },
     },
     {
+      name: "sops: the age key Secret mounted read-only and given to --sops-age-key-file, only when syncing",
+      sets: ["sops.ageKeySecret=gitfleet-sops"],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toContain("--sops-age-key-file=/etc/gitfleet/sops/keys.txt");
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string }[] }).volumeMounts;
+        expect(mounts).toContainEqual({
+          name: "sops-age-key",
+          mountPath: "/etc/gitfleet/sops",
+          readOnly: true,
+        });
+        const volumes = (podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown }[] })
+          .volumes;
+        expect(volumes.find((v) => v.name === "sops-age-key")?.secret).toEqual({
+          secretName: "gitfleet-sops",
+          items: [{ key: "keys.txt", path: "keys.txt" }],
+        });
+      },
+    },
+    {
+      name: "no sops key without its Secret, nor without sync",
+      sets: [],
+      check: async (docs: Doc[]) => {
+        expect(JSON.stringify(container(docs).args)).not.toContain("--sops");
+        const noSync = await render("sops.ageKeySecret=gitfleet-sops", "sync=false");
+        expect(JSON.stringify(noSync)).not.toContain("sops");
+      },
+    },
+    {
       name: "no forge flags by default",
       sets: [],
       check: (docs: Doc[]) => {
@@ -320,7 +348,7 @@ describe("the Helm chart", () => {
       },
     },
   ])("renders $name", async ({ sets, check }) => {
-    check(await render(...sets));
+    await check(await render(...sets));
   });
 
   it.each([

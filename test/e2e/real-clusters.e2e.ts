@@ -496,7 +496,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
       "apps/journal/app.yaml":
         "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: journal\nspec:\n  namespace: journal\n",
       "apps/journal/statefulset.yaml": statefulSet(replicas),
-      "placements/journal.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: journal\nspec:\n  apps: [journal]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n`,
+      "placements/journal.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: journal\nspec:\n  apps: [journal]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  replicaScheduling:\n    type: Divided\n  # Ordinals, not the rollout, are under test: every cluster takes the change at once, whatever\n  # room the workloads of the tests before left in the first cluster for its pods to get ready.\n  rollout:\n    strategy: Parallel\n    maxUnavailableClusters: 100%\n`,
     });
     const podNames = async (cluster: string) =>
       asList(
@@ -540,7 +540,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
         120_000,
       ).catch((error: unknown) => {
         throw new Error(
-          `${String(error)}; last seen ${seen}; decided ${JSON.stringify(statusFile(repo.dir, appStatusPath("journal")).workloads)}`,
+          `${String(error)}; last seen ${seen}; status ${JSON.stringify(statusFile(repo.dir, appStatusPath("journal")))}`,
         );
       });
     }

@@ -11,6 +11,7 @@ import { AGENT_HEARTBEAT_INTERVAL_MS } from "../../model/heartbeat.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
 import type { CommandOutput } from "../output.js";
+import { readSopsKeyring } from "../sops-keys.js";
 import { syncFailed, syncLine } from "../sync-line.js";
 
 export interface AgentFlags extends GitAuthFlags {
@@ -27,6 +28,7 @@ export interface AgentFlags extends GitAuthFlags {
   readonly logLevel: string;
   readonly trustedKeys?: string;
   readonly trustedKeysFormat: SigningFormat;
+  readonly sopsAgeKeyFile?: string;
 }
 
 export async function runAgent(flags: AgentFlags, output: CommandOutput): Promise<ExitCodeValue> {
@@ -58,7 +60,9 @@ export async function runAgent(flags: AgentFlags, output: CommandOutput): Promis
     );
   });
   if (!verify) throw new CliError("--trusted-keys is required", ExitCode.Usage);
+  const keyring = await readSopsKeyring(flags.sopsAgeKeyFile);
   const agent = new Agent({
+    ...(keyring ? { keyring } : {}),
     repo,
     cluster: flags.cluster,
     branch: flags.branch,

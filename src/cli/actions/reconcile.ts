@@ -13,6 +13,7 @@ import {
 import type { Sharding } from "../../controller/leadership/sharding.js";
 import { snapshotKeyOf } from "../../controller/snapshot/snapshot-codec.js";
 import { SnapshotStore } from "../../controller/snapshot/snapshot-store.js";
+import type { SopsKeyring } from "../../credentials/sops-keyring.js";
 import type { SigningFormat } from "../../git/commit-signer.js";
 import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
@@ -36,6 +37,7 @@ import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
+import { readSopsKeyring } from "../sops-keys.js";
 import { syncLine } from "../sync-line.js";
 
 export interface LoopFlags
@@ -67,6 +69,7 @@ export interface LoopFlags
   readonly trustedKeysFormat?: SigningFormat;
   readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
+  readonly sopsAgeKeyFile?: string;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
   readonly shards?: string;
@@ -107,7 +110,16 @@ export async function runLoop(
       election,
       snapshots: await snapshotStore(flags, repo, statusBranch, persistent ? secretKey : undefined),
     }),
-    ...(flags.sync ? { sync: syncOptions(flags, settings, { progress, election, sharding }) } : {}),
+    ...(flags.sync
+      ? {
+          sync: syncOptions(flags, settings, {
+            progress,
+            election,
+            sharding,
+            keyring: await keyringOf(flags, logger),
+          }),
+        }
+      : {}),
     intervalMs: flags.interval
       ? durationFlag(flags.interval)
       : (settings.reconcileIntervalMs ?? DEFAULT_INTERVAL_MS),
@@ -151,6 +163,14 @@ async function runUntilStopped(
   await built.stop();
   await election?.stop();
   return code;
+}
+
+// The age keys that open sops-encrypted Secrets at sync; how many is said, never what they are.
+async function keyringOf(flags: LoopFlags, logger: Logger): Promise<SopsKeyring | undefined> {
+  const keyring = await readSopsKeyring(flags.sopsAgeKeyFile);
+  if (keyring)
+    logger.info({ identities: keyring.size }, "sops: age keys read; encrypted Secrets are opened at sync");
+  return keyring;
 }
 
 // How the reconciler reads, writes and signs; one replica of several moves the status branch only while it leads.
@@ -256,10 +276,12 @@ function syncOptions(
     progress: ReturnType<typeof loggerWithProgress>["progress"] | undefined;
     election: Election | undefined;
     sharding: Sharding | undefined;
+    keyring: SopsKeyring | undefined;
   },
 ): NonNullable<ControllerConfig["sync"]> {
-  const { progress, election, sharding } = context;
+  const { progress, election, sharding, keyring } = context;
   return {
+    ...(keyring ? { keyring } : {}),
     // One replica of several writes to a member only while it leads — or, sharded, holds the member's
     // shard — and names itself in every request.
     ...(election

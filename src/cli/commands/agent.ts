@@ -47,6 +47,10 @@ export function registerAgent(
         "--no-push",
         "keep the report in the cluster only (a ConfigMap), for agents that may not push their branch",
       )
+      .option(
+        "--sops-age-key-file <file>",
+        "age identities (as age-keygen writes them) that open the fleet's sops-encrypted Secrets; without it such Secrets are reported, never applied",
+      )
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
       .option("--log-level <level>", "trace, debug, info, warn or error", "info")
       .action(async (flags: AgentFlags & BuildFlags) => {

@@ -177,6 +177,10 @@ function loopCommand(name: string): Command {
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
     )
+    .option(
+      "--sops-age-key-file <file>",
+      "age identities (as age-keygen writes them) that open the fleet's sops-encrypted Secrets at sync; without it such Secrets are reported, never applied",
+    )
     .addOption(
       new Option("--controller-id <id>", "names this controller in the Gitfleet-Controller trailer").default(
         `gitfleet@${hostname()}`,

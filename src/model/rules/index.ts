@@ -19,6 +19,7 @@ import { checkScaleTargets } from "./scale-targets.js";
 import { checkSchedulerProfiles } from "./scheduler-profiles.js";
 import { checkSelections } from "./selections.js";
 import { checkServiceExports } from "./service-exports.js";
+import { checkSopsRecipients } from "./sops-recipients.js";
 import { checkSyncOrder } from "./sync-order.js";
 import { checkTeamBounds } from "./team-bounds.js";
 import { checkUniqueNames } from "./unique-names.js";
@@ -46,6 +47,7 @@ export const RULES: readonly Rule[] = [
   checkServiceExports,
   checkFleetQuotas,
   checkTeamBounds,
+  checkSopsRecipients,
 ];
 
 /**

@@ -6,6 +6,7 @@ import {
 } from "../../apimachinery/openapi/kubernetes-schemas.js";
 import { type CrdSchemas, crdSchemas, objectViolations } from "../../apimachinery/openapi/object-schemas.js";
 import type { Violation } from "../../apimachinery/openapi/validate-object.js";
+import { withValuesEmpty } from "../sops-secret.js";
 import type { Resource } from "../types.js";
 import { RememberedFindings } from "./remembered-findings.js";
 import type { RuleContext } from "./rule.js";
@@ -41,7 +42,9 @@ export function checkManifestSchemas(context: RuleContext): void {
 const remembered = new RememberedFindings("manifest-schemas");
 
 function checkSchema(context: RuleContext, minor: string, crds: CrdSchemas, resource: Resource): void {
-  const violations = objectViolations(minor, crds, resource.object as JsonMap);
+  // A sealed Secret's values are ciphertexts: its schema is checked with each value empty.
+  const object = resource.sealed ? withValuesEmpty(resource.object) : resource.object;
+  const violations = objectViolations(minor, crds, object as JsonMap);
   if (violations === undefined && isBuiltInGroup(minor, resource.apiVersion)) {
     const message = `Kubernetes ${releaseOf(minor)} serves no kind ${resource.kind} in ${resource.apiVersion}`;
     context.reporter.report({ origin: resource.origin, path: ["kind"], code: "SCHEMA_VIOLATION", message });
