@@ -16,6 +16,7 @@ import type { MemberClient } from "../kube/member-client.js";
 import { openSecrets } from "../kube/open-secrets.js";
 import { CapacityReadings } from "../kube/read-capacity.js";
 import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "../kube/read-served-apis.js";
+import { ensureTeamAccess } from "../kube/team-access.js";
 import { createParseCache } from "../load/load-fleet.js";
 import { gatesForCluster } from "../migrate/migration-state.js";
 import { parseDuration } from "../model/duration.js";
@@ -171,6 +172,7 @@ export class Agent {
         sourceCommit: renderedCommit,
         knownInventory,
       });
+    await ensureTeamAccess(this.options.client, model, gated.desired, this.options.logger);
     const result = await syncCluster({
       cluster,
       client: this.options.client,

@@ -89,9 +89,11 @@ export async function applyObject(
   correcting: boolean,
   adopting: boolean,
 ): Promise<JsonMap> {
-  const applied = await client.apply(desired.object, desired.policy.force || correcting || adopting);
+  // A team's object is written as its team: the member's RBAC is the last check of its bounds.
+  const writer = desired.asUser ? client.as(desired.asUser) : client;
+  const applied = await writer.apply(desired.object, desired.policy.force || correcting || adopting);
   if (!adopting) return applied;
-  return (await takeOverFields(client, addressOf(desired.object))) ?? applied;
+  return (await takeOverFields(writer, addressOf(desired.object))) ?? applied;
 }
 
 // An object of an app whose rollout has not reached this cluster: left as it runs, reported with why.

@@ -74,12 +74,24 @@ const AUTH_REFRESH_MS = 60_000;
 export class MemberClient {
   private readonly discovery = new Map<string, Promise<Map<string, ServedResource>>>();
   private auth: { init: Promise<RequestInit>; at: number } | undefined;
+  private impersonated: string | undefined;
 
   constructor(
     readonly cluster: string,
     private readonly config: KubeConfig,
     private readonly options: MemberClientOptions = {},
   ) {}
+
+  /**
+   * This client acting as another user of the member (the Impersonate-User header on every request):
+   * a team's ServiceAccount, so the member's RBAC decides what the team's objects may be. Shares this
+   * client's credentials, discovery and bounds; the credentials' user must be allowed to impersonate.
+   */
+  as(user: string): MemberClient {
+    const view = Object.create(this) as MemberClient;
+    view.impersonated = user;
+    return view;
+  }
 
   /** The API server's URL. */
   get server(): string {
@@ -333,6 +345,7 @@ export class MemberClient {
       headers.set(key, value);
     if (body !== undefined) headers.set("content-type", contentType);
     if (this.options.userAgent) headers.set("user-agent", this.options.userAgent);
+    if (this.impersonated) headers.set("impersonate-user", this.impersonated);
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     const maxBytes = isList(method, path)
       ? (this.options.maxListBytes ?? MAX_LIST_BYTES)

@@ -35,6 +35,7 @@ import { MemberClientPool } from "./member-clients.js";
 import { openSecrets } from "./open-secrets.js";
 import { CapacityReadings } from "./read-capacity.js";
 import { SERVED_APIS_INTERVAL_MS, ServedApiReadings } from "./read-served-apis.js";
+import { ensureTeamAccess } from "./team-access.js";
 
 /** What the members should hold: the status branch's rendered tree and the fleet it came from. */
 export interface SyncTarget {
@@ -197,6 +198,8 @@ export class Syncer {
     const previous = this.results.get(cluster);
     const scope =
       target.changesOnly && previous?.reachable ? this.scopeOf(cluster, gated.desired, dependsOn) : undefined;
+    // Teams' objects are applied as their teams: their accounts and RBAC first.
+    await ensureTeamAccess(worker.client, target.model, gated.desired, this.options.logger);
     const synced = await syncCluster({
       cluster,
       client: worker.client,

@@ -9,6 +9,7 @@ import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { textDigest } from "./inventory.js";
 import { DEFAULT_MAX_DELETION_PERCENT, type PruneSettings, parseAllowPrune } from "./prune-plan.js";
 import type { OpenedSecret, OpenedSecrets } from "./sealed-secrets.js";
+import { teamOwners, teamUser } from "./team-users.js";
 
 /** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
 export interface ObjectPolicy {
@@ -33,6 +34,8 @@ export interface DesiredObject {
   readonly role: SyncRole;
   /** Why this object cannot be applied as rendered (reported, not applied). */
   readonly error?: string;
+  /** The user it is applied as: its team's ServiceAccount (sync/team-users.ts); absent, the controller. */
+  readonly asUser?: string;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface DesiredObject {
  * each object's policy (force, adopt, self-heal) from its app's syncPolicy and its Placements, and a
  * Secret's values read back from the source (the rendered tree holds only their digest; a Secret
  * whose values an Override changed cannot be restored and is reported instead), a sops-encrypted
- * one's from what the sync opened (`opened`). Pure.
+ * one's from what the sync opened (`opened`); a team's object applied as its team. Pure.
  */
 export function desiredByCluster(
   objects: readonly RenderedObject[],
@@ -49,6 +52,7 @@ export function desiredByCluster(
 ): Map<string, DesiredObject[]> {
   const policies = policyLookup(model);
   const secrets = secretSources(model);
+  const owners = teamOwners(model);
   const byCluster = new Map<string, DesiredObject[]>();
   for (const rendered of objects) {
     const list = byCluster.get(rendered.cluster) ?? [];
@@ -65,6 +69,7 @@ export function desiredByCluster(
       policy: policies(rendered.app, placements),
       role: syncRoleOf(asMap(asMap(object.metadata).annotations)),
       ...(restored.error ? { error: restored.error } : {}),
+      ...(owners.has(rendered.identity) ? { asUser: teamUser(owners.get(rendered.identity) ?? "") } : {}),
     });
     byCluster.set(rendered.cluster, list);
   }

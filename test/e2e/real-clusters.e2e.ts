@@ -5,10 +5,13 @@ import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
-import { MemberClient } from "../../src/kube/member-client.js";
+import { applyObject } from "../../src/kube/apply-object.js";
+import { MemberApiError, MemberClient } from "../../src/kube/member-client.js";
 import type { FileTree } from "../../src/model/file-tree.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
+import type { DesiredObject } from "../../src/sync/desired-objects.js";
+import { teamUser } from "../../src/sync/team-users.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
@@ -229,6 +232,77 @@ describe("gitfleet against real Kubernetes API servers", () => {
       ).toBeDefined();
     const status = statusFile(repo.dir, appStatusPath("web"));
     for (const cluster of REAL) expect(asMap(asMap(status.observed)[cluster]).health).toBe("Healthy");
+  });
+
+  it("applies each team's objects as the team: the member's RBAC from the team's bounds refuses what the bounds exclude, even past validation", async () => {
+    // The example's games team: namespace games, no cluster-scoped kind but CRDs. Its account and
+    // bindings are in every cluster its apps reached, and its objects there were applied as it.
+    const account = "/api/v1/namespaces/gitfleet-system/serviceaccounts/gitfleet-team-games";
+    const reached = [];
+    for (const cluster of REAL) if (await get(cluster, account)) reached.push(cluster);
+    expect(reached.length).toBeGreaterThan(0);
+    const cluster = reached[0] as string;
+    const binding = asMap(
+      await get(
+        cluster,
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/games/rolebindings/gitfleet-team-games",
+      ),
+    );
+    expect(binding.subjects).toEqual([
+      { kind: "ServiceAccount", name: "gitfleet-team-games", namespace: "gitfleet-system" },
+    ]);
+    expect(
+      await get(
+        cluster,
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/shop/rolebindings/gitfleet-team-games",
+      ),
+    ).toBeUndefined();
+    // What validation would have refused, sent as the sync sends a team's object (a test-only
+    // bypass: the desired object is made here, not loaded): the member refuses it.
+    const asGames = (object: JsonMap) =>
+      applyObject(
+        client(cluster),
+        {
+          identity: "",
+          app: "arena",
+          object,
+          digest: "",
+          policy: { force: true, adopt: false, selfHeal: true },
+          role: { kind: "object", wave: 0 },
+          asUser: teamUser("games"),
+        } as DesiredObject,
+        false,
+        false,
+      );
+    const configMap = (namespace: string) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "team-probe", namespace },
+      data: { by: "games" },
+    });
+    const refused = async (object: JsonMap) => {
+      const error = await asGames(object).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MemberApiError);
+      expect((error as MemberApiError).code).toBe(403);
+      expect((error as MemberApiError).message).toContain(
+        "system:serviceaccount:gitfleet-system:gitfleet-team-games",
+      );
+    };
+    await refused({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "games-takes-over" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ kind: "ServiceAccount", name: "gitfleet-team-games", namespace: "gitfleet-system" }],
+    });
+    await refused(configMap("shop"));
+    await refused({ apiVersion: "v1", kind: "Namespace", metadata: { name: "games-extra" } });
+    // Within its bounds the team writes as itself.
+    expect(asMap((await asGames(configMap("games"))).metadata).namespace).toBe("games");
+    await client(cluster).raw("DELETE", "/api/v1/namespaces/games/configmaps/team-probe");
   });
 
   it("reports a field another manager owns instead of overwriting it, and corrects drift on a field it owns", async () => {

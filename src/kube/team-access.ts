@@ -1,0 +1,64 @@
+import type { Logger } from "pino";
+import { asMap, type JsonMap } from "../apimachinery/json.js";
+import type { FleetModel } from "../model/types.js";
+import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
+import type { DesiredObject } from "../sync/desired-objects.js";
+import { teamAccessObjects } from "../sync/team-access.js";
+import { TEAM_ACCOUNT_NAMESPACE, teamOwners } from "../sync/team-users.js";
+import { type MemberClient, message } from "./member-client.js";
+
+/**
+ * Before a member syncs its teams' objects: each team's ServiceAccount and RBAC there (what
+ * sync/team-access.ts derives from the team's bounds), applied by the controller itself, so that the
+ * team's objects can then be applied as the team. A failure is logged, and the team's objects then
+ * fail on their own with the member's answer.
+ */
+export async function ensureTeamAccess(
+  client: MemberClient,
+  model: FleetModel,
+  desired: readonly DesiredObject[],
+  logger: Logger,
+): Promise<void> {
+  const objects = teamAccessObjects(model, desired, teamOwners(model));
+  if (objects.length === 0) return;
+  const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
+  const own = { apiVersion: "v1", kind: "Namespace", metadata: { name: TEAM_ACCOUNT_NAMESPACE, labels } };
+  // A RoleBinding needs its namespace: the Namespaces this sync is to create for them come first, as
+  // the sync would apply them (it applies them again, unchanged, and records them).
+  const bound = new Set(objects.filter((o) => o.kind === "RoleBinding").map((o) => namespaceOf(o)));
+  const namespaces = desired
+    .filter((d) => d.object.kind === "Namespace" && d.error === undefined && bound.has(nameOf(d.object)))
+    .map((d) => d.object);
+  // Namespaces the rendered tree holds no Namespace for are made as the sync makes them: bare.
+  const explicit = new Set(namespaces.map(nameOf));
+  const implicit = [...bound].filter((n): n is string => n !== undefined && !explicit.has(n));
+  for (const name of implicit) {
+    const address = { apiVersion: "v1", kind: "Namespace", namespace: undefined, name };
+    const missing = !(await client.get(address).catch(() => ({})));
+    if (missing) namespaces.push(implicitNamespace(name));
+  }
+  for (const object of [own, ...namespaces, ...objects])
+    await client.apply(object, true).catch((error: unknown) => {
+      logger.warn(
+        { cluster: client.cluster, kind: object.kind, name: nameOf(object), namespace: namespaceOf(object) },
+        `team access not applied: ${message(error)}`,
+      );
+    });
+}
+
+function nameOf(object: JsonMap): string {
+  return String(asMap(object.metadata).name ?? "");
+}
+
+function namespaceOf(object: JsonMap): string | undefined {
+  const namespace = asMap(object.metadata).namespace;
+  return typeof namespace === "string" ? namespace : undefined;
+}
+
+function implicitNamespace(name: string): JsonMap {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, annotations: { [IMPLICIT_NAMESPACE_ANNOTATION]: "true" } },
+  };
+}
