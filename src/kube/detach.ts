@@ -1,5 +1,5 @@
 import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
-import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
+import { SECRET_DIGEST_ANNOTATION, SECRET_KEYS_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";
 import type { MemberClient, ObjectAddress } from "./member-client.js";
@@ -34,7 +34,11 @@ export function detachPatch(live: JsonMap): JsonMap {
     metadata: {
       resourceVersion: metadata.resourceVersion ?? null,
       labels: { [MANAGED_BY.key]: null, [APP_LABEL]: null },
-      annotations: { [PLACEMENT_ANNOTATION]: null, [SECRET_DIGEST_ANNOTATION]: null },
+      annotations: {
+        [PLACEMENT_ANNOTATION]: null,
+        [SECRET_DIGEST_ANNOTATION]: null,
+        [SECRET_KEYS_ANNOTATION]: null,
+      },
       // [{}] clears managedFields when gitfleet was the only manager.
       managedFields: others.length > 0 ? others : [{}],
     },

@@ -66,7 +66,7 @@ export function formatPlanText(plan: Plan): string {
 
 function clusterLines(cluster: ClusterPlan, conflicts: readonly HookConflict[]): string[] {
   const secretNote = (change: ObjectChange) =>
-    `${change.secret ? " (Secret: values not shown)" : ""}${change.hook ? ` (${change.hook} hook)` : ""}${change.source ? ` (from ${change.source})` : ""}`;
+    `${change.secret ? ` (Secret: values not shown${keysNote(change)})` : ""}${change.hook ? ` (${change.hook} hook)` : ""}${change.source ? ` (from ${change.source})` : ""}`;
   return [
     ...conflicts.map((c) => `  ! ${hookConflictLine(c)}`),
     ...(cluster.pruneBlocked
@@ -150,7 +150,7 @@ function clusterDetails(c: ClusterPlan, conflicts: readonly HookConflict[]): str
     ...objectLines(c.added, "added"),
     ...objectLines(c.removed, "removed"),
     ...c.changed.flatMap((change) => [
-      `- changed: \`${change.object}\`${change.secret ? " (Secret: values not shown)" : ""}${from(change)}`,
+      `- changed: \`${change.object}\`${change.secret ? ` (Secret: values not shown${keysNote(change)})` : ""}${from(change)}`,
       ...(change.diff ? ["", "```diff", change.diff.trimEnd(), "```", ""] : []),
     ]),
     "",
@@ -177,4 +177,19 @@ function indent(text: string, prefix: string): string[] {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/([|*_`<>[\]])/g, "\\$1");
+}
+
+// Which keys of a changed Secret a change touched: "; changed stringData.password; added data.token".
+function keysNote(change: ObjectChange): string {
+  const keys = change.secretKeys;
+  if (!keys) return "";
+  const parts: [string, readonly string[]][] = [
+    ["changed", keys.changed],
+    ["added", keys.added],
+    ["removed", keys.removed],
+  ];
+  return parts
+    .filter(([, list]) => list.length > 0)
+    .map(([what, list]) => `; ${what} ${list.join(", ")}`)
+    .join("");
 }

@@ -11,7 +11,7 @@ import { compareStrings } from "../model/file-tree.js";
 import { describeManifest } from "../model/identity.js";
 import type { FleetModel, Migration, MigrationBatch } from "../model/types.js";
 import type { RenderedObject } from "../render/render-result.js";
-import { SECRET_DIGEST_ANNOTATION } from "../render/secrets.js";
+import { SECRET_DIGEST_ANNOTATION, SECRET_KEYS_ANNOTATION } from "../render/secrets.js";
 import { APP_LABEL, MANAGED_BY, PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { driftedFields } from "../sync/drift.js";
 
@@ -168,7 +168,11 @@ const keyOf = (p: MigrationPair) => pairKey(p.app, p.cluster);
 
 // gitfleet's own labels and annotations: every adopted object gets them, people need not review them.
 const TRACKING_LABELS: readonly string[] = [MANAGED_BY.key, APP_LABEL];
-const TRACKING_ANNOTATIONS: readonly string[] = [PLACEMENT_ANNOTATION, SECRET_DIGEST_ANNOTATION];
+const TRACKING_ANNOTATIONS: readonly string[] = [
+  PLACEMENT_ANNOTATION,
+  SECRET_DIGEST_ANNOTATION,
+  SECRET_KEYS_ANNOTATION,
+];
 
 function withoutTracking(object: JsonMap): JsonMap {
   const metadata = { ...asMap(object.metadata) };

@@ -5,6 +5,7 @@ import { describeManifest } from "../model/identity.js";
 import type { Problem } from "../model/problem.js";
 import { syncRoleOf } from "../model/sync-annotations.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
+import { type SecretKeyChanges, secretKeyChanges } from "../render/secrets.js";
 import { serviceChanges, serviceViews } from "../render/service-discovery/service-views.js";
 import type { ScheduleDecision } from "../schedule/types.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
@@ -20,6 +21,8 @@ export interface ObjectChange {
   /** A unified diff of the rendered file; absent for Secrets, whose values are never shown. */
   readonly diff?: string;
   readonly secret: boolean;
+  /** For a changed Secret: which of its keys were added, removed or changed (never a value). */
+  readonly secretKeys?: SecretKeyChanges;
   /** What built it, for a built app: "kustomize apps/docs/overlays/prod (target prod)", "helm chart …". */
   readonly source?: string;
   /** A hook's phases ("PreSync"): made afresh at each run, replacing only its own earlier run. */
@@ -201,6 +204,8 @@ function describeChange(path: string, object: RenderedObject, old: RenderedObjec
   const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
   const phases = hookPhases(object);
   const source = { ...(object.source ? { source: object.source } : {}), ...(phases ? { hook: phases } : {}) };
+  if (secret && old !== undefined)
+    return { path, object: name, secret, ...source, secretKeys: secretKeyChanges(old.object, object.object) };
   if (old === undefined || secret) return { path, object: name, secret, ...source };
   const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });
   // Drop the "Index:"/"===" header lines; keep the ---/+++ and hunks.

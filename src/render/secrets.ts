@@ -7,6 +7,13 @@ import { compareStrings } from "../model/file-tree.js";
 /** The annotation that replaces a Secret's values in the rendered tree. */
 export const SECRET_DIGEST_ANNOTATION = "gitfleet.io/secret-digest";
 
+/**
+ * The annotation that names a Secret's keys with a short keyed digest of each value
+ * (`data.token=<16 hex>,stringData.password=<16 hex>`): a plan says which keys a change added,
+ * removed or changed, never a value.
+ */
+export const SECRET_KEYS_ANNOTATION = "gitfleet.io/secret-keys";
+
 /** kubectl's client-side apply record: a copy of the whole object as last applied, values included. */
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -16,7 +23,8 @@ export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-confi
  * status branch shows that a Secret changed without ever holding a value, or a hash anyone could
  * check a guessed value against: the digest is an HMAC-SHA256 with the fleet's secret digest key,
  * which only the operator holds. The sync reads the values from the source commit. The digest
- * covers keys and values in a fixed order, so equal Secrets have equal digests under one key.
+ * covers keys and values in a fixed order, so equal Secrets have equal digests under one key; a
+ * short digest per key (SECRET_KEYS_ANNOTATION) tells which keys a change touched.
  */
 export function redactSecretValues(object: JsonMap, key: Uint8Array): JsonMap {
   const { data, stringData, ...rest } = object;
@@ -29,7 +37,11 @@ export function redactSecretValues(object: JsonMap, key: Uint8Array): JsonMap {
     for (const [name, value] of Object.entries(map)) entries.push([`${field}.${name}`, String(value)]);
   }
   entries.sort(([a], [b]) => compareStrings(a, b));
-  const mac = hmac(sha256, key, new TextEncoder().encode(JSON.stringify(entries)));
+  const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+  const mac = hmac(sha256, key, encode(entries));
+  const perKey = entries.map(
+    (entry) => `${entry[0]}=${bytesToHex(hmac(sha256, key, encode(entry))).slice(0, 16)}`,
+  );
   const metadata = isJsonMap(rest.metadata) ? rest.metadata : {};
   const { [LAST_APPLIED_ANNOTATION]: _values, ...annotations } = isJsonMap(metadata.annotations)
     ? metadata.annotations
@@ -38,7 +50,11 @@ export function redactSecretValues(object: JsonMap, key: Uint8Array): JsonMap {
     ...rest,
     metadata: {
       ...metadata,
-      annotations: { ...annotations, [SECRET_DIGEST_ANNOTATION]: `hmac-sha256:${bytesToHex(mac)}` },
+      annotations: {
+        ...annotations,
+        [SECRET_DIGEST_ANNOTATION]: `hmac-sha256:${bytesToHex(mac)}`,
+        ...(perKey.length > 0 ? { [SECRET_KEYS_ANNOTATION]: perKey.join(",") } : {}),
+      },
     },
   };
 }
@@ -48,5 +64,35 @@ export function secretValuesChanged(template: JsonMap, rendered: JsonMap): boole
   return (
     JSON.stringify(template.data ?? null) !== JSON.stringify(rendered.data ?? null) ||
     JSON.stringify(template.stringData ?? null) !== JSON.stringify(rendered.stringData ?? null)
+  );
+}
+
+/** What a change did to a Secret's keys, from the per-key digests of its two renderings. */
+export interface SecretKeyChanges {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+}
+
+export function secretKeyChanges(before: JsonMap, after: JsonMap): SecretKeyChanges {
+  const [old, next] = [keyDigests(before), keyDigests(after)];
+  const sorted = (keys: Iterable<string>) => [...keys].sort(compareStrings);
+  return {
+    added: sorted([...next.keys()].filter((k) => !old.has(k))),
+    removed: sorted([...old.keys()].filter((k) => !next.has(k))),
+    changed: sorted([...next.keys()].filter((k) => old.has(k) && old.get(k) !== next.get(k))),
+  };
+}
+
+function keyDigests(object: JsonMap): Map<string, string> {
+  const metadata = isJsonMap(object.metadata) ? object.metadata : {};
+  const annotations = isJsonMap(metadata.annotations) ? metadata.annotations : {};
+  const text = annotations[SECRET_KEYS_ANNOTATION];
+  if (typeof text !== "string" || text === "") return new Map();
+  return new Map(
+    text.split(",").map((entry) => {
+      const at = entry.lastIndexOf("=");
+      return [entry.slice(0, at), entry.slice(at + 1)] as [string, string];
+    }),
   );
 }

@@ -6,10 +6,12 @@ import { openSecrets } from "../../src/kube/open-secrets.js";
 import { loadFleet } from "../../src/load/load-fleet.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { FleetModel } from "../../src/model/types.js";
+import { formatPlanMarkdown, formatPlanText } from "../../src/plan/format-plan.js";
+import { planChange } from "../../src/plan/plan.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { desiredByCluster } from "../../src/sync/desired-objects.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
-import { type AgeKey, ageKey, ageKeyFile, sopsDecrypt, sopsEncrypt } from "../helpers/sops.js";
+import { type AgeKey, ageKey, ageKeyFile, sopsDecrypt, sopsEncrypt, sopsSet } from "../helpers/sops.js";
 
 /**
  * sops-encrypted Secrets: fixtures encrypted by the real sops (v3.13.3, built from its Go module),
@@ -280,6 +282,41 @@ describe("validation without keys", () => {
     expect(errors(files([other.recipient, key.recipient]))).toEqual([]);
     expect(errors(files([other.recipient]))).toEqual([
       `apps/web/secret.yaml:${lineOf(encrypted, "        - enc:")}:9: error: /sops/age: encrypted to ${key.recipient}, none of which the fleet opens with (fleet.yaml spec.sops.ageRecipients): encrypt it to one of those (sops updatekeys) [SOPS_RECIPIENTS]`,
+    ]);
+  });
+});
+
+describe("in a plan", () => {
+  it("names the keys a change touched, never a value: sops keeps an unchanged value's ciphertext", () => {
+    const digestKey = new TextEncoder().encode("a-test-key-of-32-bytes-not-real!");
+    const render = (text: string) =>
+      renderFleet(modelOf({ "apps/web/secret.yaml": text }), { secretDigestKey: digestKey });
+    const edited = sopsSet(encrypted, [key], '["stringData"]["password"]', "changed-test-only");
+    const added = sopsSet(edited, [key], '["data"]["extra"]', Buffer.from("extra").toString("base64"));
+    const plan = planChange(render(encrypted), render(added));
+    const change = plan.clusters
+      .find((c) => c.cluster === "east")
+      ?.changed.find((c) => c.object === "Secret shop/db");
+    expect(change?.secretKeys).toEqual({
+      added: ["data.extra"],
+      removed: [],
+      changed: ["stringData.password"],
+    });
+    const text = formatPlanText(plan);
+    expect(text).toContain(
+      "~ Secret shop/db (Secret: values not shown; changed stringData.password; added data.extra)",
+    );
+    const markdown = formatPlanMarkdown(plan);
+    expect(markdown).toContain("(Secret: values not shown; changed stringData.password; added data.extra)");
+    for (const value of ["changed-test-only", "hunter2-test-only", Buffer.from("extra").toString("base64")])
+      for (const surface of [text, markdown, JSON.stringify(plan)]) expect(surface).not.toContain(value);
+    // Encrypted again from scratch, every ciphertext changes: every key reads as changed.
+    const again = planChange(render(encrypted), render(sopsEncrypt(SECRET, [key.recipient])));
+    expect(again.clusters[0]?.changed[0]?.secretKeys?.changed).toEqual([
+      "data.token",
+      "stringData.10",
+      "stringData.password",
+      "stringData.port",
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,27 @@ export function sopsDecrypt(encrypted: string, keys: readonly AgeKey[]): string 
       env: { PATH: process.env.PATH, HOME: dir, SOPS_AGE_KEY_FILE: join(dir, "keys.txt") },
       stdio: ["ignore", "pipe", "pipe"],
     });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `sops set`: one value of an encrypted file changed as an operator changes it (the others keep their ciphertexts). */
+export function sopsSet(encrypted: string, keys: readonly AgeKey[], index: string, value: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "gitfleet-sops-"));
+  try {
+    const file = join(dir, "secret.yaml");
+    writeFileSync(file, encrypted);
+    writeFileSync(join(dir, "keys.txt"), ageKeyFile(keys));
+    execFileSync(
+      sopsBinary(),
+      ["set", "--input-type", "yaml", "--output-type", "yaml", file, index, JSON.stringify(value)],
+      {
+        env: { PATH: process.env.PATH, HOME: dir, SOPS_AGE_KEY_FILE: join(dir, "keys.txt") },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    return readFileSync(file, "utf8");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -35,7 +35,7 @@ export function registerPlan(
       )
       .option(
         "--secret-digest-key-file <file>",
-        `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only; a plan shows only that a Secret changed either way)`,
+        `the fleet's key for Secrets' value digests (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this run only; a plan shows only which keys of a Secret changed either way)`,
       )
       .option(
         "--post",
