@@ -4,14 +4,15 @@ import type { FleetModel } from "../model/types.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import { teamAccessObjects } from "../sync/team-access.js";
-import { TEAM_ACCOUNT_NAMESPACE, teamOwners } from "../sync/team-users.js";
-import { type MemberClient, message } from "./member-client.js";
+import { TEAM_ACCOUNT_NAMESPACE, TEAM_LABEL, teamOwners } from "../sync/team-users.js";
+import { addressOf, type MemberClient, message } from "./member-client.js";
 
 /**
  * Before a member syncs its teams' objects: each team's ServiceAccount and RBAC there (what
  * sync/team-access.ts derives from the team's bounds), applied by the controller itself, so that the
- * team's objects can then be applied as the team. A failure is logged, and the team's objects then
- * fail on their own with the member's answer.
+ * team's objects can then be applied as the team; what a team no longer needs there (it left the
+ * member, or a namespace) is deleted. A failure is logged, and the team's objects then fail on their
+ * own with the member's answer.
  */
 export async function ensureTeamAccess(
   client: MemberClient,
@@ -19,7 +20,10 @@ export async function ensureTeamAccess(
   desired: readonly DesiredObject[],
   logger: Logger,
 ): Promise<void> {
+  // A fleet without teams has none to keep or remove (what an earlier fleet's teams left stays).
+  if (model.teams.length === 0) return;
   const objects = teamAccessObjects(model, desired, teamOwners(model));
+  await removeStaleAccess(client, new Set(objects.map(accessKey)), logger);
   if (objects.length === 0) return;
   const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
   const own = { apiVersion: "v1", kind: "Namespace", metadata: { name: TEAM_ACCOUNT_NAMESPACE, labels } };
@@ -61,4 +65,38 @@ function implicitNamespace(name: string): JsonMap {
     kind: "Namespace",
     metadata: { name, annotations: { [IMPLICIT_NAMESPACE_ANNOTATION]: "true" } },
   };
+}
+
+const ACCESS_KINDS: readonly (readonly [string, string])[] = [
+  ["v1", "ServiceAccount"],
+  ["rbac.authorization.k8s.io/v1", "RoleBinding"],
+  ["rbac.authorization.k8s.io/v1", "ClusterRole"],
+  ["rbac.authorization.k8s.io/v1", "ClusterRoleBinding"],
+];
+
+function accessKey(object: JsonMap): string {
+  return `${String(object.kind)}/${namespaceOf(object) ?? ""}/${nameOf(object)}`;
+}
+
+// Deletes the teams' access objects gitfleet made in this member that the teams no longer need.
+async function removeStaleAccess(
+  client: MemberClient,
+  keep: ReadonlySet<string>,
+  logger: Logger,
+): Promise<void> {
+  const selector = `${TEAM_LABEL},${MANAGED_BY.key}=${MANAGED_BY.value}`;
+  for (const [apiVersion, kind] of ACCESS_KINDS) {
+    const live = await client.list(apiVersion, kind, selector).catch(() => undefined);
+    for (const object of live ?? []) {
+      if (keep.has(accessKey(object))) continue;
+      await client
+        .delete(addressOf(object), String(asMap(object.metadata).uid ?? ""))
+        .catch((error: unknown) => {
+          logger.warn(
+            { cluster: client.cluster, kind, name: nameOf(object), namespace: namespaceOf(object) },
+            `stale team access not removed: ${message(error)}`,
+          );
+        });
+    }
+  }
 }
