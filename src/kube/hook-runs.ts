@@ -113,7 +113,7 @@ export async function startHooks(
         ...asMap(metadata.annotations),
         [HOOK_RUN_ANNOTATION]: hookRunValue(run.phase, revisionOf(app)),
       };
-      await client.create({ ...run.object.object, metadata: { ...metadata, annotations } });
+      await writerOf(client, run).create({ ...run.object.object, metadata: { ...metadata, annotations } });
     } catch (error) {
       const exists = error instanceof MemberApiError && error.code === 409;
       // An earlier run of its own still being deleted, or someone else's object made meanwhile.
@@ -155,4 +155,9 @@ export async function deleteFinishedHooks(
     if (!isOwnHook(current, run.object.app)) return;
     await client.delete(addressOf(current), String(asMap(current.metadata).uid ?? "")).catch(() => undefined);
   });
+}
+
+// A team's hook is made as its team, as its other objects are applied.
+function writerOf(client: MemberClient, run: HookRun): MemberClient {
+  return run.object.asUser ? client.as(run.object.asUser) : client;
 }

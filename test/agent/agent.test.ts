@@ -1,16 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { SopsKeyring } from "../../src/credentials/sops-keyring.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { createLogger } from "../../src/log/logger.js";
+import { fileTreeFromText } from "../../src/model/file-tree.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { BASE_SPEC, type FleetSpec, fleetFiles } from "../helpers/fleet-spec.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { ageKey, ageKeyFile, sopsEncrypt } from "../helpers/sops.js";
 import { kubeconfigNextTo, pushController, sshSigningKey, startMembers } from "../helpers/sync-fleet.js";
 
 /**
@@ -42,7 +45,10 @@ function fleetWithNorthIn(mode: "push" | "pull", spec: FleetSpec = BASE_SPEC, re
   return files;
 }
 
-async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?: boolean } = {}) {
+async function setUp(
+  mode: "push" | "pull",
+  options: { push?: boolean; readable?: boolean; files?: Record<string, string>; keyring?: SopsKeyring } = {},
+) {
   const root = tempDir(`gitfleet-agent-${mode}-`);
   roots.push(root);
   const started = await startMembers(
@@ -50,7 +56,13 @@ async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?
     kubeconfigNextTo(root.dir),
   );
   members.push(...started.members);
-  createRepo(root.dir, fleetWithNorthIn(mode, BASE_SPEC, options.readable));
+  createRepo(
+    root.dir,
+    new Map([
+      ...fleetWithNorthIn(mode, BASE_SPEC, options.readable),
+      ...fileTreeFromText(options.files ?? {}),
+    ]),
+  );
   // The controller signs its status commits; the agent applies only what that key signed.
   const signingKey = sshSigningKey(`${root.dir}/..`, `${root.dir.split("/").pop()}.key`);
   const { round, controller } = await pushController(root.dir, started.kubeconfig, {}, { signingKey });
@@ -67,6 +79,7 @@ async function setUp(mode: "push" | "pull", options: { push?: boolean; readable?
     author: { name: "gitfleet agent", email: "agent@example.com" },
     push: options.push ?? true,
     verify,
+    ...(options.keyring ? { keyring: options.keyring } : {}),
   });
   return { dir: root.dir, north, agent, round, controller, signingKey };
 }
@@ -90,6 +103,32 @@ async function objectsIn(member: SimulatedMember): Promise<Record<string, JsonMa
 }
 
 describe("the pull-mode agent", () => {
+  it("opens a sops-encrypted Secret with its own age key, and applies nothing of it without one", async () => {
+    const key = await ageKey();
+    const secret = sopsEncrypt(
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: jobs-token\n  namespace: batch\nstringData:\n  token: agent-test-only\n",
+      [key.recipient],
+    );
+    const files = { "apps/jobs/secret.yaml": secret };
+    const secretIn = async (member: SimulatedMember) => {
+      const response = await fetch(`${member.url}/api/v1/namespaces/batch/secrets/jobs-token`);
+      return response.status === 404 ? undefined : asMap(asMap(await response.json()).data);
+    };
+    const without = await setUp("pull", { files });
+    await without.round();
+    await without.agent.round();
+    expect(await secretIn(without.north)).toBeUndefined();
+    expect(
+      branchFiles(without.dir, "gitfleet/status-agents/north").get("status/agents/north.yaml"),
+    ).toContain("apps/jobs/secret.yaml is encrypted with sops and this controller holds no age key");
+    const opened = await setUp("pull", { files, keyring: SopsKeyring.fromKeyFile(ageKeyFile([key])) });
+    await opened.round();
+    await opened.agent.round();
+    expect(await secretIn(opened.north)).toEqual({
+      token: Buffer.from("agent-test-only").toString("base64"),
+    });
+  });
+
   it("without push rights keeps its report in its cluster, where the controller reads it", async () => {
     const pull = await setUp("pull", { push: false, readable: true });
     await pull.round();
