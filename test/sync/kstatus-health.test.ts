@@ -55,6 +55,41 @@ describe("health by the kstatus conventions", () => {
       "stalled: InstallFailed: chart not found",
     ],
     ["other conditions only", widget({ conditions: [{ type: "Available", status: "False" }] }), "Healthy"],
+    // External Secrets Operator's ExternalSecret, as it reports a store it cannot read (docs/secrets.md).
+    [
+      "an ExternalSecret whose store refused it",
+      {
+        apiVersion: "external-secrets.io/v1",
+        kind: "ExternalSecret",
+        metadata: { name: "db", namespace: "shop", generation: 1 },
+        spec: { secretStoreRef: { name: "vault", kind: "ClusterSecretStore" } },
+        status: {
+          conditions: [
+            {
+              type: "Ready",
+              status: "False",
+              reason: "SecretSyncedError",
+              message: "could not get secret data from provider",
+            },
+          ],
+        },
+      },
+      "Degraded",
+      "not ready: SecretSyncedError: could not get secret data from provider",
+    ],
+    [
+      "an ExternalSecret synced",
+      {
+        apiVersion: "external-secrets.io/v1",
+        kind: "ExternalSecret",
+        metadata: { name: "db", namespace: "shop", generation: 1 },
+        status: {
+          refreshTime: "2026-12-04T10:00:00Z",
+          conditions: [{ type: "Ready", status: "True", reason: "SecretSynced" }],
+        },
+      },
+      "Healthy",
+    ],
   ];
   it.each(cases)("%s", (_name, live, status, reason) => {
     const health = assessHealth(live);
