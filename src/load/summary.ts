@@ -11,6 +11,7 @@ export function describeModelContents(result: LoadResult): string {
   const generated = new Set(model.apps.filter((app) => app.generated).map((app) => app.name));
   const resources = apps.reduce((sum, app) => sum + app.resources.length, 0);
   const hosted = model.clusters.filter((cluster) => cluster.spec.controlPlane).length;
+  const sealed = apps.reduce((sum, app) => sum + app.resources.filter((r) => r.sealed).length, 0);
   const parts = [
     plural(model.clusters.length, "cluster"),
     ...(hosted > 0 ? [`${hosted} hosted`] : []),
@@ -24,6 +25,7 @@ export function describeModelContents(result: LoadResult): string {
       ? [plural(model.federatedResourceQuotas.length, "quota")]
       : []),
     ...(model.teams.length > 0 ? [plural(model.teams.length, "team")] : []),
+    ...(sealed > 0 ? [plural(sealed, "encrypted Secret")] : []),
   ];
   return `${parts.join(", ")} in ${plural(result.fileCount, "file")}`;
 }

@@ -4,6 +4,7 @@ import { parse } from "yaml";
 import { SopsKeyring } from "../../src/credentials/sops-keyring.js";
 import { openSecrets } from "../../src/kube/open-secrets.js";
 import { loadFleet } from "../../src/load/load-fleet.js";
+import { describeModelContents } from "../../src/load/summary.js";
 import { formatProblem } from "../../src/model/problem.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { formatPlanMarkdown, formatPlanText } from "../../src/plan/format-plan.js";
@@ -201,6 +202,9 @@ function swapValues(text: string, a: string, b: string): string {
 describe("validation without keys", () => {
   it("reads an encrypted Secret, and renders only its digest", () => {
     expect(errors({ "apps/web/secret.yaml": encrypted })).toEqual([]);
+    expect(describeModelContents(load({ "apps/web/secret.yaml": encrypted }))).toMatch(
+      /, 1 encrypted Secret in \d+ files$/,
+    );
     const render = renderFleet(modelOf({ "apps/web/secret.yaml": encrypted }), {
       secretDigestKey: new TextEncoder().encode("a-test-key-of-32-bytes-not-real!"),
     });
