@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { SopsKeyring } from "../../src/credentials/sops-keyring.js";
 import { applyObject } from "../../src/kube/apply-object.js";
 import { MemberApiError, MemberClient } from "../../src/kube/member-client.js";
 import type { FileTree } from "../../src/model/file-tree.js";
@@ -14,6 +15,7 @@ import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { teamUser } from "../../src/sync/team-users.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { type AgeKey, ageKey, ageKeyFile, sopsEncrypt } from "../helpers/sops.js";
 import { pushController, startMembers, statusFile } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 import { assignLoadBalancers } from "./cluster/load-balancers.js";
@@ -39,6 +41,7 @@ let simKubeconfig = "";
 let repo: { dir: string; cleanup: () => void };
 let controller: Awaited<ReturnType<typeof pushController>>;
 let example: FileTree;
+let sopsKey: AgeKey;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const client = (cluster: string) => clients.get(cluster) as MemberClient;
@@ -154,7 +157,14 @@ beforeAll(async () => {
   example = quickFailover(await readExampleRepo());
   createRepo(repo.dir, example);
   // idc-west-1's Cluster names its credentials by an environment variable (kubeconfigEnv).
-  controller = await pushController(repo.dir, kubeconfig, { GITFLEET_KUBECONFIG_IDC_WEST_1: kubeconfig });
+  // The controller holds an age key: the sops-encrypted Secret scenario encrypts to it with the real sops.
+  sopsKey = await ageKey();
+  controller = await pushController(
+    repo.dir,
+    kubeconfig,
+    { GITFLEET_KUBECONFIG_IDC_WEST_1: kubeconfig },
+    { keyring: SopsKeyring.fromKeyFile(ageKeyFile([sopsKey])) },
+  );
 }, 900_000);
 
 afterAll(async () => {
@@ -303,6 +313,46 @@ describe("gitfleet against real Kubernetes API servers", () => {
     // Within its bounds the team writes as itself.
     expect(asMap((await asGames(configMap("games"))).metadata).namespace).toBe("games");
     await client(cluster).raw("DELETE", "/api/v1/namespaces/games/configmaps/team-probe");
+  });
+
+  it("applies a Secret the real sops encrypted, opened only at sync: the real clusters hold its value, the repository's history never", async () => {
+    const value = "sealed-e2e-test-only";
+    const files = {
+      "apps/sealed/app.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: sealed\nspec:\n  namespace: sealed\n",
+      "apps/sealed/secret.yaml": sopsEncrypt(
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: ${value}\n`,
+        [sopsKey.recipient],
+      ),
+      // Every real cluster at once: the test is of the Secret, not of the fleet's rollout.
+      "placements/sealed.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: sealed\nspec:\n  apps: [sealed]\n  clusterAffinity:\n    clusterNames: [${REAL.join(", ")}]\n  rollout:\n    strategy: Parallel\n    maxUnavailableClusters: 100%\n`,
+    };
+    let next = example;
+    for (const [path, text] of Object.entries(files)) next = withFile(next, path, text);
+    commitTree(repo.dir, next, "sealed: a Secret encrypted with sops");
+    example = next;
+    const path = "/api/v1/namespaces/sealed/secrets/db";
+    const opened = async () => {
+      const found: string[] = [];
+      for (const cluster of REAL)
+        if (asMap((await get(cluster, path))?.data).password === Buffer.from(value).toString("base64"))
+          found.push(cluster);
+      return found;
+    };
+    await until(
+      "the encrypted Secret opened in every real cluster",
+      async () => (await opened()).length === REAL.length,
+      120_000,
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; status ${JSON.stringify(statusFile(repo.dir, appStatusPath("sealed")))}`,
+      );
+    });
+    // The real API server keeps data only: stringData is write-only.
+    expect(asMap(await get(REAL[0] as string, path)).stringData).toBeUndefined();
+    const history = gitIn(repo.dir, "log", "-p", "--all");
+    expect(history).not.toContain(value);
+    expect(history).not.toContain(Buffer.from(value).toString("base64"));
   });
 
   it("reports a field another manager owns instead of overwriting it, and corrects drift on a field it owns", async () => {

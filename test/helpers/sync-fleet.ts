@@ -4,6 +4,7 @@ import { afterEach, beforeEach } from "vitest";
 import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/controller/reconciler.js";
 import { syncingController } from "../../src/controller/syncing-controller.js";
+import type { SopsKeyring } from "../../src/credentials/sops-keyring.js";
 import { commitSigner } from "../../src/git/commit-signer.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
@@ -51,6 +52,8 @@ export async function pushController(
     readonly onCommit?: ReconcilerOptions["onCommit"];
     /** What the operator bounds and allows (the flags of gitfleet run). */
     readonly policy?: ReconcilerOptions["policy"];
+    /** The age keys that open sops-encrypted Secrets at sync (--sops-age-key-file). */
+    readonly keyring?: SopsKeyring;
   } = {},
 ) {
   const logger = createLogger({ level: "silent" });
@@ -77,6 +80,7 @@ export async function pushController(
     client: { retries: 1, backoffMs: 10, timeoutMs: 2000 },
     autoscaleIntervalMs: options.autoscaleIntervalMs ?? 0,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.keyring ? { keyring: options.keyring } : {}),
   });
   const round = async () => {
     controller.resyncSoon();
