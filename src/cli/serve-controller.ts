@@ -16,6 +16,7 @@ import {
 import { serviceViews } from "../render/service-discovery/service-views.js";
 import { revisionVerdict } from "../revisions/allowed-revision.js";
 import { RevisionError } from "../revisions/plan-revisions.js";
+import { AccessGate, type AccessGateOptions } from "../server/access-gate.js";
 import type { FleetApiSources } from "../server/fleet-api.js";
 import { type ControllerServer, startControllerServer } from "../server/http-server.js";
 import { PlanQueue, type PlanQueueOptions } from "../server/plan-queue.js";
@@ -55,6 +56,8 @@ export interface ServeOptions {
   readonly secretDigestKey?: Uint8Array;
   /** Host names the endpoint answers to (DNS rebinding); default: loopback names when it listens on loopback. */
   readonly allowedHosts?: readonly string[];
+  /** Who may read what (--api-tokens-file, --anonymous-read); without it the endpoint is open. */
+  readonly access?: Omit<AccessGateOptions, "model">;
 }
 
 /**
@@ -115,6 +118,14 @@ export class ControllerEndpoints {
       metrics: this.metrics,
       api: fleetApi(this.repo, options),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+      ...(options.access
+        ? {
+            access: new AccessGate({
+              ...options.access,
+              model: () => parts.reconciler.snapshot().state.model,
+            }),
+          }
+        : {}),
       ...dashboard(options.logger),
     });
     return this.server;

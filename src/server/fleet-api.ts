@@ -1,8 +1,10 @@
 import type { StatusReader } from "../git/status-reader.js";
+import type { FleetView } from "../observe/fleet-view.js";
 import { workloadRoom } from "../observe/workload-room.js";
 import { formatPlanText } from "../plan/format-plan.js";
 import type { Plan } from "../plan/plan.js";
 import { type PlanOutcome, RevisionError } from "../revisions/plan-revisions.js";
+import { type ApiScope, OPEN_SCOPE } from "./access-gate.js";
 
 /** What the JSON API reads from: the status branch, and plans between two revisions. */
 export interface FleetApiSources {
@@ -41,6 +43,7 @@ export async function answerApi(
   path: string,
   query: URLSearchParams,
   signal: AbortSignal = new AbortController().signal,
+  scope: ApiScope = OPEN_SCOPE,
 ): Promise<ApiAnswer> {
   const route = path.replace(/^\/api\/?/, "").replace(/\/$/, "");
   let parts: string[];
@@ -51,13 +54,15 @@ export async function answerApi(
   }
   const [head, name, ...rest] = parts;
   if (rest.length > 0) return notFound(path);
+  const refused = refusal(scope, head, name);
+  if (refused) return refused;
   switch (head) {
     case "fleet":
-      return name === undefined ? ok(await sources.status.view()) : notFound(path);
+      return name === undefined ? ok(scoped(await sources.status.view(), scope)) : notFound(path);
     case "clusters":
       return list(sources, name, "clusters", path);
     case "apps":
-      return name === undefined ? list(sources, undefined, "apps", path) : app(sources, name);
+      return name === undefined ? list(sources, undefined, "apps", path, scope) : app(sources, name);
     case "migrations":
       return list(sources, name, "migrations", path);
     case "history":
@@ -78,8 +83,9 @@ async function list(
   name: string | undefined,
   key: "clusters" | "migrations" | "apps",
   path: string,
+  scope: ApiScope = OPEN_SCOPE,
 ): Promise<ApiAnswer> {
-  const view = await sources.status.view();
+  const view = scoped(await sources.status.view(), scope);
   const items: readonly unknown[] = view[key];
   if (name === undefined) return ok({ statusCommit: view.statusCommit ?? null, [key]: items });
   const found = items.find((item) => {
@@ -148,6 +154,23 @@ async function plan(
   if ("error" in outcome) return { status: 422, body: { error: outcome.error, notes: outcome.notes } };
   const result: Plan = outcome.plan;
   return ok({ base, head, notes: outcome.notes, plan: result, text: formatPlanText(result) });
+}
+
+// What a scope may not ask: another team's app (as if it were not there), the fleet's migrations,
+// history and commits (they name every team's apps), and plans (they render the whole fleet).
+function refusal(scope: ApiScope, head: string | undefined, name: string | undefined): ApiAnswer | undefined {
+  if (head === "apps" && name !== undefined && !scope.seesApp(name))
+    return { status: 404, body: { error: `no app ${name} on the status branch` } };
+  if (!scope.admin && (head === "migrations" || head === "history" || head === "commits"))
+    return { status: 403, body: { error: `${head} are the platform team's to read` } };
+  if (head === "plan" && !scope.mayPlan)
+    return { status: 403, body: { error: "plans render the whole fleet: the platform team's" } };
+  return undefined;
+}
+
+// The fleet view with only the apps the scope sees.
+function scoped(view: FleetView, scope: ApiScope): FleetView {
+  return scope.admin ? view : { ...view, apps: view.apps.filter((a) => scope.seesApp(a.name)) };
 }
 
 function ok(body: unknown): ApiAnswer {

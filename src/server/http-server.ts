@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, isIP } from "node:net";
 import type { Logger } from "pino";
+import { type AccessGate, type ApiScope, OPEN_SCOPE } from "./access-gate.js";
 import { answerApi, type FleetApiSources } from "./fleet-api.js";
 import { serveDashboard } from "./static-files.js";
 import { StatusEvents } from "./status-events.js";
@@ -36,6 +37,8 @@ export interface ControllerServerOptions {
    * otherwise any (put a proxy that checks it in front).
    */
   readonly allowedHosts?: readonly string[];
+  /** Who may read what (bearer tokens); without it the server is open, as before tokens existed. */
+  readonly access?: AccessGate;
   /** Open connections at most (default 512) and live-update streams at most (default 100). */
   readonly maxConnections?: number;
   readonly maxEventStreams?: number;
@@ -138,20 +141,40 @@ async function readOnly(
     response.writeHead(200, { "content-type": options.metrics.contentType }).end(text);
     return;
   }
+  // The API and the dashboard answer whom the tokens name (metrics and probes answer anyone).
+  const scope = options.access?.scopeOf(request) ?? OPEN_SCOPE;
+  if (scope === 401) return unauthorized(response, path);
   if (path === "/api/events" && events) return events.subscribe(response);
-  if (path.startsWith("/api/") && options.api) {
-    // A plan is cancelled when its client leaves before the answer.
-    const left = new AbortController();
-    response.on("close", () => {
-      if (!response.writableFinished) left.abort();
-    });
-    const answer = await answerApi(options.api, path, url.searchParams, left.signal);
-    if (!left.signal.aborted) json(response, answer);
-    return;
-  }
+  if (path.startsWith("/api/") && options.api) return api(options.api, url, response, scope);
   if (options.dashboardDir && !path.startsWith("/api/"))
     return serveDashboard(options.dashboardDir, path, response);
   return send(response, 404, "not found");
+}
+
+async function api(
+  sources: FleetApiSources,
+  url: URL,
+  response: ServerResponse,
+  scope: ApiScope,
+): Promise<void> {
+  // A plan is cancelled when its client leaves before the answer.
+  const left = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) left.abort();
+  });
+  const answer = await answerApi(sources, url.pathname, url.searchParams, left.signal, scope);
+  if (!left.signal.aborted) json(response, answer);
+}
+
+function unauthorized(response: ServerResponse, path: string): void {
+  const message = "a bearer token is needed (Authorization: Bearer …), or an operator's --anonymous-read";
+  if (path.startsWith("/api/")) {
+    json(response, { status: 401, body: { error: message } }, { "www-authenticate": "Bearer" });
+    return;
+  }
+  response
+    .writeHead(401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" })
+    .end(`${message}\n`);
 }
 
 async function webhook(
@@ -209,11 +232,16 @@ function hostName(header: string | undefined): string {
   return value.replace(/:\d+$/, "");
 }
 
-function json(response: ServerResponse, answer: { status: number; body: unknown }): void {
+function json(
+  response: ServerResponse,
+  answer: { status: number; body: unknown },
+  headers: Readonly<Record<string, string>> = {},
+): void {
   response
     .writeHead(answer.status, {
       "content-type": "application/json; charset=utf-8",
       "cache-control": "no-cache",
+      ...headers,
     })
     .end(JSON.stringify(answer.body));
 }

@@ -125,12 +125,13 @@ export async function runController(
 }
 
 /** Waits until the status branch says the app is Healthy: every member synced it and its replicas are ready. */
-export async function appHealthy(controller: RunningController, app: string): Promise<void> {
+export async function appHealthy(controller: RunningController, app: string, token?: string): Promise<void> {
   await until(async () => {
-    const { body } = await getJson<{ apps: { name: string; health: string }[] }>(
+    const { body } = await getJson<{ apps?: { name: string; health: string }[] }>(
       `${controller.url}/api/apps`,
+      token,
     );
-    return body.apps.find((a) => a.name === app)?.health === "Healthy" ? true : undefined;
+    return body.apps?.find((a) => a.name === app)?.health === "Healthy" ? true : undefined;
   }, 30_000);
 }
 
@@ -148,8 +149,9 @@ export function proposeMoreWeb(repo: string, files: Record<string, string> = das
 /** GET a JSON endpoint of the controller. */
 export async function getJson<T = Record<string, unknown>>(
   url: string,
+  token?: string,
 ): Promise<{ status: number; body: T }> {
-  const response = await fetch(url);
+  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   return { status: response.status, body: (await response.json()) as T };
 }
 

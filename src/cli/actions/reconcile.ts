@@ -23,6 +23,8 @@ import type { ConnectionSources, CredentialSource } from "../../kube/connections
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { MAX_SHARDS } from "../../model/shard-assignment.js";
+import { ApiTokens } from "../../server/api-tokens.js";
+import { readBoundedFile } from "../../util/bounded-file.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_DRIFT_INTERVAL_MS,
@@ -70,6 +72,8 @@ export interface LoopFlags
   readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
   readonly sopsAgeKeyFile?: string;
+  readonly apiTokensFile?: string;
+  readonly anonymousRead?: boolean;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
   readonly shards?: string;
@@ -128,7 +132,7 @@ export async function runLoop(
   outbound?.attach(built.reconciler);
   if (flags.once) return reconcileOnce(built, output, () => progress?.stop());
   const server = await endpoints?.serve(
-    serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey }),
+    await withAccess(flags, serveOptions(flags, { statusBranch, logger, secretDigestKey: secretKey })),
     { ...built, ...(election ? { replica: election } : {}) },
   );
   return runUntilStopped(built, { logger, ...(server ? { server } : {}), ...(election ? { election } : {}) });
@@ -320,6 +324,23 @@ function serveOptions(
       timeoutMs: durationFlag(flags.planTimeout ?? "2m", "--plan-timeout"),
     },
   };
+}
+
+// Who may read what: automation tokens (by hash), anonymous reading; without tokens the endpoint is open.
+async function withAccess(flags: LoopFlags, options: ServeOptions): Promise<ServeOptions> {
+  if (!flags.apiTokensFile) return options;
+  const read = await readBoundedFile(flags.apiTokensFile, 1024 * 1024);
+  if (!read.ok) throw new CliError(`--api-tokens-file: the file ${read.reason}`, ExitCode.Usage);
+  let tokens: ApiTokens;
+  try {
+    tokens = ApiTokens.parse(new TextDecoder("utf-8").decode(read.bytes));
+  } catch (error) {
+    throw new CliError(
+      `--api-tokens-file ${flags.apiTokensFile}: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.Usage,
+    );
+  }
+  return { ...options, access: { tokens, anonymousRead: flags.anonymousRead === true } };
 }
 
 // The key of Secrets' digests; a warning when this process had to make one.

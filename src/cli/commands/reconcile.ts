@@ -178,6 +178,11 @@ function loopCommand(name: string): Command {
       `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
     )
     .option(
+      "--api-tokens-file <file>",
+      "bearer tokens of automation (lines `<name> <owner names> sha256:<hash of the token>`): with it, the API and dashboard answer only a token, which sees the apps of the teams whose owners it names (everything for fleet.yaml's platformOwners)",
+    )
+    .option("--anonymous-read", "with --api-tokens-file: anyone may still read (never plan) without a token")
+    .option(
       "--sops-age-key-file <file>",
       "age identities (as age-keygen writes them) that open the fleet's sops-encrypted Secrets at sync; without it such Secrets are reported, never applied",
     )
