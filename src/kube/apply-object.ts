@@ -13,6 +13,7 @@ import type { Hold, ObjectAction, ObjectResult, QuotaUsage } from "../sync/sync-
 import type { ClusterSyncInput } from "./cluster-sync-input.js";
 import { addressOf, MemberApiError, type MemberClient, message } from "./member-client.js";
 import { takeOverFields } from "./take-over.js";
+import { writerOf } from "./team-access.js";
 
 export interface Applied {
   readonly result: ObjectResult;
@@ -90,7 +91,7 @@ export async function applyObject(
   adopting: boolean,
 ): Promise<JsonMap> {
   // A team's object is written as its team: the member's RBAC is the last check of its bounds.
-  const writer = desired.asUser ? client.as(desired.asUser) : client;
+  const writer = writerOf(client, desired);
   const applied = await writer.apply(desired.object, desired.policy.force || correcting || adopting);
   if (!adopting) return applied;
   return (await takeOverFields(writer, addressOf(desired.object))) ?? applied;

@@ -6,6 +6,7 @@ import { INVENTORY_NAMESPACE } from "../sync/inventory.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { writeSystemConfigMap } from "./inventory-store.js";
 import { addressOf, MemberApiError, type MemberClient, message } from "./member-client.js";
+import { writerOf } from "./team-access.js";
 
 /**
  * Hooks in a member: what it keeps of their outcomes (a ConfigMap beside the inventory, one entry per
@@ -113,7 +114,11 @@ export async function startHooks(
         ...asMap(metadata.annotations),
         [HOOK_RUN_ANNOTATION]: hookRunValue(run.phase, revisionOf(app)),
       };
-      await writerOf(client, run).create({ ...run.object.object, metadata: { ...metadata, annotations } });
+      // A team's hook is made as its team, as its other objects are applied.
+      await writerOf(client, run.object).create({
+        ...run.object.object,
+        metadata: { ...metadata, annotations },
+      });
     } catch (error) {
       const exists = error instanceof MemberApiError && error.code === 409;
       // An earlier run of its own still being deleted, or someone else's object made meanwhile.
@@ -155,9 +160,4 @@ export async function deleteFinishedHooks(
     if (!isOwnHook(current, run.object.app)) return;
     await client.delete(addressOf(current), String(asMap(current.metadata).uid ?? "")).catch(() => undefined);
   });
-}
-
-// A team's hook is made as its team, as its other objects are applied.
-function writerOf(client: MemberClient, run: HookRun): MemberClient {
-  return run.object.asUser ? client.as(run.object.asUser) : client;
 }

@@ -4,7 +4,7 @@ import type { FleetModel } from "../model/types.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import { teamAccessObjects } from "../sync/team-access.js";
-import { TEAM_ACCOUNT_NAMESPACE, TEAM_LABEL, teamOwners } from "../sync/team-users.js";
+import { TEAM_ACCOUNT_NAMESPACE, TEAM_LABEL, teamUser } from "../sync/team-users.js";
 import { addressOf, type MemberClient, message } from "./member-client.js";
 
 /**
@@ -22,7 +22,7 @@ export async function ensureTeamAccess(
 ): Promise<void> {
   // A fleet without teams has none to keep or remove (what an earlier fleet's teams left stays).
   if (model.teams.length === 0) return;
-  const objects = teamAccessObjects(model, desired, teamOwners(model));
+  const objects = teamAccessObjects(model, desired);
   await removeStaleAccess(client, new Set(objects.map(accessKey)), logger);
   if (objects.length === 0) return;
   const labels = { [MANAGED_BY.key]: MANAGED_BY.value };
@@ -99,4 +99,9 @@ async function removeStaleAccess(
         });
     }
   }
+}
+
+/** The client a desired object is written with: as its team when it has one (the member's RBAC decides). */
+export function writerOf(client: MemberClient, desired: DesiredObject): MemberClient {
+  return desired.team ? client.as(teamUser(desired.team)) : client;
 }

@@ -1,4 +1,4 @@
-import { pathMatcher } from "./path-patterns.js";
+import { teamOfFile } from "./team-files.js";
 import type { FleetModel } from "./types.js";
 
 /**
@@ -63,16 +63,13 @@ export function accessOf(model: Pick<FleetModel, "fleet" | "teams">, viewer: Vie
  * first manifest). Apps no team owns are the platform team's and absent here.
  */
 export function appTeams(model: Pick<FleetModel, "apps" | "teams">): ReadonlyMap<string, string> {
-  const teams = model.teams.map((team) => ({
-    name: team.metadata.name,
-    matchers: team.spec.paths.map(pathMatcher),
-  }));
   const owned = new Map<string, string>();
-  if (teams.length === 0) return owned;
+  if (model.teams.length === 0) return owned;
+  const teamOf = teamOfFile(model.teams);
   for (const app of model.apps) {
     const file = app.definition?.origin.file ?? app.resources[0]?.origin.file;
-    const team = file ? teams.find((t) => t.matchers.some((match) => match(file))) : undefined;
-    if (team) owned.set(app.name, team.name);
+    const team = file ? teamOf(file) : undefined;
+    if (team) owned.set(app.name, team);
   }
   return owned;
 }

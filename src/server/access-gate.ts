@@ -44,13 +44,24 @@ export class AccessGate {
         : 401;
     const model = this.options.model();
     const access = model ? accessOf(model, viewer) : { admin: false, teams: [] };
-    const owners = model ? appTeams(model) : new Map<string, string>();
+    const owners = model ? this.ownersOf(model) : new Map<string, string>();
     return {
       viewer: viewer.subject,
       admin: access.admin,
       seesApp: (app) => maySeeApp(access, owners, app),
       mayPlan: access.admin,
     };
+  }
+
+  // Each app's team, worked out once per model the reconciler holds, not once per request.
+  private readonly owners = new WeakMap<object, ReadonlyMap<string, string>>();
+  private ownersOf(model: Pick<FleetModel, "teams" | "apps">): ReadonlyMap<string, string> {
+    let owners = this.owners.get(model);
+    if (!owners) {
+      owners = appTeams(model);
+      this.owners.set(model, owners);
+    }
+    return owners;
   }
 
   private viewerOf(authorization: string | undefined): Viewer | undefined {

@@ -9,7 +9,7 @@ import { PLACEMENT_ANNOTATION } from "../render/tracking.js";
 import { textDigest } from "./inventory.js";
 import { DEFAULT_MAX_DELETION_PERCENT, type PruneSettings, parseAllowPrune } from "./prune-plan.js";
 import type { OpenedSecret, OpenedSecrets } from "./sealed-secrets.js";
-import { teamOwners, teamUser } from "./team-users.js";
+import { teamOwners } from "./team-users.js";
 
 /** How gitfleet treats one object, from its app's syncPolicy and its Placement. */
 export interface ObjectPolicy {
@@ -34,8 +34,8 @@ export interface DesiredObject {
   readonly role: SyncRole;
   /** Why this object cannot be applied as rendered (reported, not applied). */
   readonly error?: string;
-  /** The user it is applied as: its team's ServiceAccount (sync/team-users.ts); absent, the controller. */
-  readonly asUser?: string;
+  /** The team whose file it comes from: it is applied as the team (sync/team-users.ts); absent, as the controller. */
+  readonly team?: string;
 }
 
 /**
@@ -61,6 +61,7 @@ export function desiredByCluster(
       .split(",")
       .filter((p) => p !== "");
     const restored = restoreSecret(object, secrets.get(rendered.identity), opened.get(rendered.identity));
+    const team = owners.get(rendered.identity);
     list.push({
       identity: rendered.identity,
       app: rendered.app,
@@ -69,7 +70,7 @@ export function desiredByCluster(
       policy: policies(rendered.app, placements),
       role: syncRoleOf(asMap(asMap(object.metadata).annotations)),
       ...(restored.error ? { error: restored.error } : {}),
-      ...(owners.has(rendered.identity) ? { asUser: teamUser(owners.get(rendered.identity) ?? "") } : {}),
+      ...(team ? { team } : {}),
     });
     byCluster.set(rendered.cluster, list);
   }

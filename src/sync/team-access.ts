@@ -19,14 +19,10 @@ import { TEAM_ACCOUNT_NAMESPACE, TEAM_LABEL, teamAccountName } from "./team-user
  * objects use in this member; and, when the team may hold cluster-scoped kinds, a ClusterRole of
  * those bound cluster-wide. Sorted by team, then as listed. Pure.
  */
-export function teamAccessObjects(
-  model: FleetModel,
-  desired: readonly DesiredObject[],
-  owners: ReadonlyMap<string, string>,
-): JsonMap[] {
+export function teamAccessObjects(model: FleetModel, desired: readonly DesiredObject[]): JsonMap[] {
   const namespaces = new Map<string, Set<string>>();
   for (const object of desired) {
-    const team = owners.get(object.identity);
+    const team = object.team;
     if (!team) continue;
     const used = namespaces.get(team) ?? new Set<string>();
     const namespace = (object.object.metadata as JsonMap | undefined)?.namespace;

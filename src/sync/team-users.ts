@@ -1,5 +1,5 @@
 import { identityOf } from "../model/identity.js";
-import { pathMatcher } from "../model/path-patterns.js";
+import { teamOfFile } from "../model/team-files.js";
 import type { FleetModel } from "../model/types.js";
 import { INVENTORY_NAMESPACE } from "./inventory.js";
 
@@ -24,16 +24,9 @@ export function teamUser(team: string): string {
 export function teamOwners(model: FleetModel): ReadonlyMap<string, string> {
   const owners = new Map<string, string>();
   if (model.teams.length === 0) return owners;
-  const teams = model.teams.map((team) => ({
-    name: team.metadata.name,
-    matchers: team.spec.paths.map(pathMatcher),
-  }));
-  const ownerOf = new Map<string, string | undefined>();
+  const teamOf = teamOfFile(model.teams);
   for (const resource of model.apps.flatMap((app) => app.resources)) {
-    const file = resource.origin.file;
-    if (!ownerOf.has(file))
-      ownerOf.set(file, teams.find((t) => t.matchers.some((match) => match(file)))?.name);
-    const team = ownerOf.get(file);
+    const team = teamOf(resource.origin.file);
     if (team) owners.set(identityOf(resource.group, resource.kind, resource.namespace, resource.name), team);
   }
   return owners;

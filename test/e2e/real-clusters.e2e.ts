@@ -12,7 +12,6 @@ import type { FileTree } from "../../src/model/file-tree.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import type { DesiredObject } from "../../src/sync/desired-objects.js";
-import { teamUser } from "../../src/sync/team-users.js";
 import { readExampleRepo } from "../helpers/example-repo.js";
 import { branchFiles, commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { type AgeKey, ageKey, ageKeyFile, sopsEncrypt } from "../helpers/sops.js";
@@ -279,7 +278,7 @@ describe("gitfleet against real Kubernetes API servers", () => {
           digest: "",
           policy: { force: true, adopt: false, selfHeal: true },
           role: { kind: "object", wave: 0 },
-          asUser: teamUser("games"),
+          team: "games",
         } as DesiredObject,
         false,
         false,

@@ -7,7 +7,6 @@ import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { desiredByCluster } from "../../src/sync/desired-objects.js";
 import { teamAccessObjects } from "../../src/sync/team-access.js";
-import { teamOwners, teamUser } from "../../src/sync/team-users.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
 /**
@@ -31,7 +30,7 @@ function desiredIn(model: FleetModel, cluster = "east") {
 
 function access(spec: string) {
   const model = modelOf({ "teams/web-team.yaml": TEAM(spec) });
-  return teamAccessObjects(model, desiredIn(model), teamOwners(model));
+  return teamAccessObjects(model, desiredIn(model));
 }
 
 const byKind = (objects: readonly JsonMap[], kind: string) => objects.filter((o) => o.kind === kind);
@@ -46,16 +45,16 @@ describe("who a team's objects are applied as", () => {
       "placements/ops.yaml":
         "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: ops\nspec:\n  apps: [ops]\n",
     });
-    const users = Object.fromEntries(desiredIn(model).map((d) => [d.identity, d.asUser]));
+    const users = Object.fromEntries(desiredIn(model).map((d) => [d.identity, d.team]));
     expect(users).toEqual({
-      "apps/Deployment/shop/web": "system:serviceaccount:gitfleet-system:gitfleet-team-web-team",
-      "/ConfigMap/shop/web-config": "system:serviceaccount:gitfleet-system:gitfleet-team-web-team",
+      "apps/Deployment/shop/web": "web-team",
+      "/ConfigMap/shop/web-config": "web-team",
       "/ConfigMap/ops/ops": undefined,
     });
   });
 
   it("applies everything as the controller in a fleet without teams", () => {
-    expect(desiredIn(modelOf({})).every((d) => d.asUser === undefined)).toBe(true);
+    expect(desiredIn(modelOf({})).every((d) => d.team === undefined)).toBe(true);
   });
 });
 
@@ -143,11 +142,9 @@ describe("a team's RBAC in a member", () => {
         const model = modelOf(files);
         const desired = desiredIn(model);
         const used = new Set(
-          desired
-            .filter((d) => d.asUser === teamUser("web-team"))
-            .map((d) => asMap(d.object.metadata).namespace),
+          desired.filter((d) => d.team === "web-team").map((d) => asMap(d.object.metadata).namespace),
         );
-        const bound = byKind(teamAccessObjects(model, desired, teamOwners(model)), "RoleBinding").map(
+        const bound = byKind(teamAccessObjects(model, desired), "RoleBinding").map(
           (o) => asMap(o.metadata).namespace,
         );
         expect(new Set(bound)).toEqual(used);
