@@ -20,8 +20,12 @@ export async function ensureTeamAccess(
   desired: readonly DesiredObject[],
   logger: Logger,
 ): Promise<void> {
-  // A fleet without teams has none to keep or remove (what an earlier fleet's teams left stays).
-  if (model.teams.length === 0) return;
+  // A fleet without teams keeps none; what its last Team had here goes, once (one list says whether
+  // anything is left).
+  if (model.teams.length === 0) {
+    if (await anyTeamAccount(client)) await removeStaleAccess(client, new Set(), logger);
+    return;
+  }
   const objects = teamAccessObjects(model, desired);
   await removeStaleAccess(client, new Set(objects.map(accessKey)), logger);
   if (objects.length === 0) return;
@@ -78,15 +82,22 @@ function accessKey(object: JsonMap): string {
   return `${String(object.kind)}/${namespaceOf(object) ?? ""}/${nameOf(object)}`;
 }
 
+const TEAM_ACCESS_SELECTOR = `${TEAM_LABEL},${MANAGED_BY.key}=${MANAGED_BY.value}`;
+
+// Whether gitfleet made a team's account in this member (and so, maybe, more of its access).
+async function anyTeamAccount(client: MemberClient): Promise<boolean> {
+  const accounts = await client.list("v1", "ServiceAccount", TEAM_ACCESS_SELECTOR).catch(() => undefined);
+  return (accounts ?? []).length > 0;
+}
+
 // Deletes the teams' access objects gitfleet made in this member that the teams no longer need.
 async function removeStaleAccess(
   client: MemberClient,
   keep: ReadonlySet<string>,
   logger: Logger,
 ): Promise<void> {
-  const selector = `${TEAM_LABEL},${MANAGED_BY.key}=${MANAGED_BY.value}`;
   for (const [apiVersion, kind] of ACCESS_KINDS) {
-    const live = await client.list(apiVersion, kind, selector).catch(() => undefined);
+    const live = await client.list(apiVersion, kind, TEAM_ACCESS_SELECTOR).catch(() => undefined);
     for (const object of live ?? []) {
       if (keep.has(accessKey(object))) continue;
       await client

@@ -8,7 +8,7 @@ import { formatProblem } from "../../src/model/problem.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { renderFleet } from "../../src/render/render-fleet.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
-import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { desiredByCluster } from "../../src/sync/desired-objects.js";
 import { minimalFleetWith } from "../helpers/minimal-fleet.js";
 
@@ -37,9 +37,12 @@ data: {a: b}
 
 let member: SimulatedMember;
 let client: MemberClient;
+/** Every request the member received, in order. */
+let requests: MemberRequest[] = [];
 const logger = pino({ level: "silent" });
 beforeEach(async () => {
-  member = await startMember({ name: "east" });
+  requests = [];
+  member = await startMember({ name: "east", onRequest: (request) => requests.push(request) });
   client = new MemberClient("east", memberClientConfig(member), { retries: 0 });
 });
 afterEach(() => member.close());
@@ -113,5 +116,18 @@ describe("a team's access in a member", () => {
       }),
     );
     expect(await access()).toEqual(["ClusterRole -/ops-reader"]);
+  });
+
+  it("goes with the fleet's last Team, and is not looked for again once gone", async () => {
+    await keep(modelOf({ "teams/web-team.yaml": TEAM, "apps/web/extra.yaml": EXTRA }));
+    expect((await access()).length).toBe(4);
+    await keep(modelOf({ "apps/web/extra.yaml": EXTRA }));
+    expect(await access()).toEqual([]);
+    // Without teams and with nothing left, a sync asks one list of ServiceAccounts and nothing more.
+    const before = requests.length;
+    await keep(modelOf({ "apps/web/extra.yaml": EXTRA }));
+    const asked = requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^GET \/api\/v1\/serviceaccounts\?/);
   });
 });
