@@ -16,6 +16,8 @@ import type { MigrationPlan } from "./migration-plan.js";
 /** One object that a cluster gains, loses or sees changed. */
 export interface ObjectChange {
   readonly path: string;
+  /** The app the object belongs to. */
+  readonly app: string;
   /** "Deployment shop/web". */
   readonly object: string;
   /** A unified diff of the rendered file; absent for Secrets, whose values are never shown. */
@@ -56,6 +58,7 @@ export interface ClusterPlan {
 
 /** A workload and why the scheduler treats the cluster as it does. */
 export interface WorkloadNote {
+  readonly app: string;
   readonly workload: string;
   readonly reason: string;
 }
@@ -203,13 +206,14 @@ function describeChange(path: string, object: RenderedObject, old: RenderedObjec
   const name = describeManifest(object.object);
   const secret = object.object.kind === "Secret" && !String(object.object.apiVersion).includes("/");
   const phases = hookPhases(object);
+  const about = { path, app: object.app, object: name, secret };
   const source = { ...(object.source ? { source: object.source } : {}), ...(phases ? { hook: phases } : {}) };
   if (secret && old !== undefined)
-    return { path, object: name, secret, ...source, secretKeys: secretKeyChanges(old.object, object.object) };
-  if (old === undefined || secret) return { path, object: name, secret, ...source };
+    return { ...about, ...source, secretKeys: secretKeyChanges(old.object, object.object) };
+  if (old === undefined || secret) return { ...about, ...source };
   const diff = createTwoFilesPatch(path, path, old.text, object.text, "", "", { context: 3 });
   // Drop the "Index:"/"===" header lines; keep the ---/+++ and hunks.
-  return { path, object: name, secret, ...source, diff: diff.split("\n").slice(2).join("\n") };
+  return { ...about, ...source, diff: diff.split("\n").slice(2).join("\n") };
 }
 
 // Workloads that ran on the cluster and are now filtered out there, or newly frozen there.
@@ -230,9 +234,9 @@ function schedulingNotes(
     const removed = d.decision.diagnosis.filtered[cluster] ?? unselected(d.decision, cluster);
     const kept = d.decision.diagnosis.frozen[cluster];
     if (removed !== undefined && ranBefore.has(d.identity))
-      filteredOut.push({ workload: d.resource, reason: removed + keptNote(d, cluster) });
+      filteredOut.push({ app: d.app, workload: d.resource, reason: removed + keptNote(d, cluster) });
     if (kept !== undefined && !frozenBefore.has(d.identity))
-      frozen.push({ workload: d.resource, reason: kept });
+      frozen.push({ app: d.app, workload: d.resource, reason: kept });
   }
   return { filteredOut, frozen };
 }
@@ -300,7 +304,8 @@ function tierChanges(
   }));
 }
 
-function hasChanges(plan: ClusterPlan): boolean {
+/** Whether a cluster's plan changes anything there. */
+export function hasChanges(plan: ClusterPlan): boolean {
   return (
     plan.added.length +
       plan.changed.length +

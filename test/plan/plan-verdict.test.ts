@@ -4,6 +4,7 @@ import { formatInvalidHeadMarkdown, planVerdict } from "../../src/plan/plan-verd
 
 const object = {
   path: "rendered/east/shop/apps.Deployment.web.yaml",
+  app: "web",
   object: "Deployment shop/web",
   secret: false,
 };
