@@ -9,6 +9,7 @@
 //   node scripts/image-check.mjs run <root>       → runs the image's command from it (use a private
 //                                                   network namespace: it listens on 0.0.0.0:8080)
 import { execFileSync, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
   chownSync,
@@ -162,16 +163,26 @@ async function surroundings(image, uid, gid) {
   const home = join(image.root, image.env.HOME ?? "/home/node");
   mkdirSync(home, { recursive: true });
   chownTree(home, uid, gid);
-  return { fleet, kubeconfig, members };
+  // An automation token for the checks, its hash in a tokens file the controller reads.
+  const token = randomBytes(24).toString("hex");
+  const tokens = join(work, "api-tokens");
+  writeFileSync(
+    tokens,
+    `image-check @example-shop/platform sha256:${createHash("sha256").update(token).digest("hex")}\n`,
+  );
+  chmodSync(tokens, 0o444);
+  return { fleet, kubeconfig, members, token, tokens };
 }
 
 // Starts the image's exact ENTRYPOINT + CMD with its ENV (paths inside the image mapped to its root).
-function start(image, uid, gid, { fleet, kubeconfig }) {
+function start(image, uid, gid, { fleet, kubeconfig, tokens }) {
   const inImage = (path) => join(image.root, path);
   const env = {
     PATH: process.env.PATH,
     ...Object.fromEntries(Object.entries(image.env).map(([k, v]) => [k, v.startsWith("/") ? inImage(v) : v])),
     GITFLEET_REPO: fleet,
+    // The API and dashboard answer a listen on every address only to someone: an automation token.
+    GITFLEET_API_TOKENS_FILE: tokens,
     // example-repo's idc-west-1 names its kubeconfig by this variable.
     GITFLEET_KUBECONFIG_IDC_WEST_1: kubeconfig,
   };
@@ -201,7 +212,8 @@ function start(image, uid, gid, { fleet, kubeconfig }) {
 }
 
 // What a person relies on: ready, the right user, metrics, the API, the dashboard, a clean stop.
-async function check(image, uid, { child, exited, state }) {
+async function check(image, uid, { child, exited, state }, token) {
+  const asked = { headers: { authorization: `Bearer ${token}` } };
   const listen = image.cmd[image.cmd.indexOf("--listen") + 1];
   const base = `http://127.0.0.1:${listen.split(":").pop()}`;
   await until(
@@ -220,22 +232,24 @@ async function check(image, uid, { child, exited, state }) {
     throw new Error("image-check: /metrics does not say gitfleet_ready 1");
   const clusters = await until(
     async () => {
-      const body = await (await fetch(`${base}/api/clusters`)).json();
+      const body = await (await fetch(`${base}/api/clusters`, asked)).json();
       return body.clusters.some((c) => c.synced?.reachable) ? body.clusters : undefined;
     },
     60_000,
     "a synced cluster in /api/clusters",
   );
-  const html = await (await fetch(`${base}/`)).text();
+  if ((await fetch(`${base}/api/clusters`)).status !== 401 || (await fetch(`${base}/`)).status !== 401)
+    throw new Error("image-check: the API or the dashboard answers a request that shows no token");
+  const html = await (await fetch(`${base}/`, asked)).text();
   const script = /<script type="module"[^>]*src="([^"]+)"/.exec(html)?.[1];
-  if (!script || (await fetch(`${base}${script}`)).status !== 200)
+  if (!script || (await fetch(`${base}${script}`, asked)).status !== 200)
     throw new Error("image-check: the dashboard's assets are not served");
   child.kill("SIGTERM");
   const timeout = new Promise((resolve) => setTimeout(() => resolve({ code: "a timeout" }), 15_000));
   const { code, signal } = await Promise.race([exited, timeout]);
   if (code !== 0)
     throw new Error(`image-check: gitfleet run did not stop cleanly on SIGTERM (${code ?? signal})`);
-  return `ready, uid ${uid}, ${clusters.length} clusters in /api/clusters, dashboard served, stopped cleanly on SIGTERM`;
+  return `ready, uid ${uid}, ${clusters.length} clusters in /api/clusters for a token (401 without one), dashboard served, stopped cleanly on SIGTERM`;
 }
 
 async function run(root) {
@@ -245,7 +259,7 @@ async function run(root) {
   const around = await surroundings(image, uid, gid);
   const running = start(image, uid, gid, around);
   try {
-    console.error(`image-check: ok — ${await check(image, uid, running)}`);
+    console.error(`image-check: ok — ${await check(image, uid, running, around.token)}`);
   } catch (error) {
     console.error(running.state.log.split("\n").slice(-20).join("\n"));
     throw error;

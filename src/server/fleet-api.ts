@@ -3,6 +3,7 @@ import type { FleetView } from "../observe/fleet-view.js";
 import { workloadRoom } from "../observe/workload-room.js";
 import { formatPlanText } from "../plan/format-plan.js";
 import type { Plan } from "../plan/plan.js";
+import { planForApps } from "../plan/plan-for-apps.js";
 import { type PlanOutcome, RevisionError } from "../revisions/plan-revisions.js";
 import { type ApiScope, OPEN_SCOPE } from "./access-gate.js";
 
@@ -72,7 +73,7 @@ export async function answerApi(
       return commit ? ok(commit) : { status: 404, body: { error: `no commit ${name ?? ""}` } };
     }
     case "plan":
-      return plan(sources, query, signal);
+      return plan(sources, query, signal, scope);
     default:
       return notFound(path);
   }
@@ -127,6 +128,7 @@ async function plan(
   sources: FleetApiSources,
   query: URLSearchParams,
   signal: AbortSignal,
+  scope: ApiScope,
 ): Promise<ApiAnswer> {
   const base = query.get("base");
   const head = query.get("head");
@@ -152,19 +154,20 @@ async function plan(
   if ("cancelled" in answer) return { status: 499, body: { error: "the client left" } };
   const outcome = answer.outcome;
   if ("error" in outcome) return { status: 422, body: { error: outcome.error, notes: outcome.notes } };
-  const result: Plan = outcome.plan;
+  // A team's member sees what changes for their teams' apps; the platform team everything.
+  const result: Plan = scope.admin ? outcome.plan : planForApps(outcome.plan, scope.seesApp);
   return ok({ base, head, notes: outcome.notes, plan: result, text: formatPlanText(result) });
 }
 
 // What a scope may not ask: another team's app (as if it were not there), the fleet's migrations,
-// history and commits (they name every team's apps), and plans (they render the whole fleet).
+// history and commits (they name every team's apps), and plans for those who own no app.
 function refusal(scope: ApiScope, head: string | undefined, name: string | undefined): ApiAnswer | undefined {
   if (head === "apps" && name !== undefined && !scope.seesApp(name))
     return { status: 404, body: { error: `no app ${name} on the status branch` } };
   if (!scope.admin && (head === "migrations" || head === "history" || head === "commits"))
     return { status: 403, body: { error: `${head} are the platform team's to read` } };
   if (head === "plan" && !scope.mayPlan)
-    return { status: 403, body: { error: "plans render the whole fleet: the platform team's" } };
+    return { status: 403, body: { error: "plans are for the platform team and the teams' members" } };
   return undefined;
 }
 

@@ -123,6 +123,8 @@ async function route(
           `not ready: ${options.notReadyBecause?.() ?? "the first reconcile has not finished"}`,
         );
   if (path === "/webhook") return webhook(options, request, response);
+  const signIn = options.access?.signIn;
+  if (path.startsWith("/auth/") && signIn && (await signIn.route(url, request, response))) return;
   return readOnly(options, events, url, request, response);
 }
 
@@ -141,10 +143,11 @@ async function readOnly(
     response.writeHead(200, { "content-type": options.metrics.contentType }).end(text);
     return;
   }
-  // The API and the dashboard answer whom the tokens name (metrics and probes answer anyone).
+  // The API and the dashboard answer whom a token or a session names (metrics and probes answer anyone).
   const scope = options.access?.scopeOf(request) ?? OPEN_SCOPE;
-  if (scope === 401) return unauthorized(response, path);
+  if (scope === 401) return unauthorized(options.access, response, path);
   if (path === "/api/events" && events) return events.subscribe(response);
+  if (path === "/api/whoami") return json(response, { status: 200, body: whoami(options.access, scope) });
   if (path.startsWith("/api/") && options.api) return api(options.api, url, response, scope);
   if (options.dashboardDir && !path.startsWith("/api/"))
     return serveDashboard(options.dashboardDir, path, response);
@@ -166,10 +169,27 @@ async function api(
   if (!left.signal.aborted) json(response, answer);
 }
 
-function unauthorized(response: ServerResponse, path: string): void {
-  const message = "a bearer token is needed (Authorization: Bearer …), or an operator's --anonymous-read";
+// Who the dashboard shows as signed in, and whether it can offer signing in.
+function whoami(access: AccessGate | undefined, scope: ApiScope) {
+  return {
+    viewer: scope.viewer,
+    via: scope.via,
+    admin: scope.admin,
+    teams: scope.teams,
+    signIn: access?.signIn !== undefined,
+  };
+}
+
+// The API says why in JSON; a page of the dashboard goes to sign in when people can.
+function unauthorized(access: AccessGate | undefined, response: ServerResponse, path: string): void {
+  const message = access?.refusal() ?? "who is asking?";
   if (path.startsWith("/api/")) {
     json(response, { status: 401, body: { error: message } }, { "www-authenticate": "Bearer" });
+    return;
+  }
+  if (access?.signIn) {
+    const location = `/auth/login?return=${encodeURIComponent(path)}`;
+    response.writeHead(302, { location, "cache-control": "no-store" }).end();
     return;
   }
   response
@@ -219,6 +239,11 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
 const DRAIN_BYTES = 8 * MAX_BODY_BYTES;
 
 const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1"];
+
+/** Whether a --listen address (host:port) is on loopback only. */
+export function listensOnLoopback(listen: string): boolean {
+  return isLoopback(splitListen(listen)[0]);
+}
 
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);

@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap } from "../../src/apimachinery/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { appStatusPath } from "../../src/status/status-files.js";
+import { launchBrowser } from "../helpers/browser.js";
 import { gitIn } from "../helpers/git-repo.js";
 import { until } from "../helpers/member.js";
 import {
@@ -20,7 +21,6 @@ import {
 // run` syncing simulated members: what a person sees. Screenshots go to test-artifacts/dashboard/.
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/dashboard/", import.meta.url));
-const CHROMIUM = process.env.GITFLEET_CHROMIUM ?? "/usr/bin/chromium";
 
 let controller: RunningController;
 let browser: Browser;
@@ -31,19 +31,7 @@ let pageErrors: string[] = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   controller = await runController(exportingDashboardFleet(), "gitfleet-dashboard-");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchBrowser();
   await appHealthy(controller, "web");
 }, 60_000);
 

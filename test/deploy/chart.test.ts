@@ -167,6 +167,22 @@ describe("the Helm chart", () => {
     await expect(render("ingress.enabled=true")).rejects.toThrow(/ingress.enabled needs ingress.host/);
   });
 
+  it("refuses OIDC sign-in without its client id, public URL or Secret", async () => {
+    await expect(render("access.oidc.issuer=https://idp.example.com/")).rejects.toThrow(
+      /access.oidc.clientId is required/,
+    );
+    await expect(
+      render("access.oidc.issuer=https://idp.example.com/", "access.oidc.clientId=gitfleet"),
+    ).rejects.toThrow(/access.publicUrl \(or dashboardUrl\) is required/);
+    await expect(
+      render(
+        "access.oidc.issuer=https://idp.example.com/",
+        "access.oidc.clientId=gitfleet",
+        "access.publicUrl=https://fleet.example.com",
+      ),
+    ).rejects.toThrow(/access.oidc.existingSecret is required/);
+  });
+
   it.each([
     {
       name: "a ServiceMonitor when asked",
@@ -338,6 +354,55 @@ describe("the Helm chart", () => {
         expect(JSON.stringify(container(docs).args)).not.toContain("--sops");
         const noSync = await render("sops.ageKeySecret=gitfleet-sops", "sync=false");
         expect(JSON.stringify(noSync)).not.toContain("sops");
+      },
+    },
+    {
+      name: "access: OIDC sign-in from a Secret's client secret and session key, tokens, anonymous reading",
+      sets: [
+        "access.oidc.issuer=https://gitea.example.com",
+        "access.oidc.clientId=gitfleet",
+        "access.oidc.existingSecret=gitfleet-oidc",
+        "access.oidc.scopes={openid,profile,groups}",
+        "dashboardUrl=https://fleet.example.com",
+        "access.apiTokensSecret=gitfleet-tokens",
+        "access.anonymousRead=true",
+      ],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--oidc-issuer=https://gitea.example.com",
+            "--oidc-client-id=gitfleet",
+            "--oidc-client-secret-file=/etc/gitfleet/oidc/client-secret",
+            "--session-key-file=/etc/gitfleet/oidc/session-key",
+            "--public-url=https://fleet.example.com",
+            "--oidc-scopes=openid,profile,groups",
+            "--api-tokens-file=/etc/gitfleet/api-tokens/api-tokens",
+            "--anonymous-read",
+          ]),
+        );
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string }[] }).volumeMounts;
+        expect(mounts).toContainEqual({ name: "oidc", mountPath: "/etc/gitfleet/oidc", readOnly: true });
+        expect(mounts).toContainEqual({
+          name: "api-tokens",
+          mountPath: "/etc/gitfleet/api-tokens",
+          readOnly: true,
+        });
+        const volumes = (podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown }[] })
+          .volumes;
+        expect(volumes.find((v) => v.name === "oidc")?.secret).toEqual({
+          secretName: "gitfleet-oidc",
+          items: [
+            { key: "client-secret", path: "client-secret" },
+            { key: "session-key", path: "session-key" },
+          ],
+        });
+      },
+    },
+    {
+      name: "no way in by default: no access flags, so nobody may read the API",
+      sets: [],
+      check: (docs: Doc[]) => {
+        expect(JSON.stringify(container(docs).args)).not.toMatch(/--oidc|--api-tokens|--anonymous|--session/);
       },
     },
     {

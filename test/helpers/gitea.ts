@@ -11,7 +11,7 @@ export interface Gitea {
   /** http://127.0.0.1:PORT */
   readonly url: string;
   readonly user: string;
-  /** An access token of the admin user (repository and issue scopes). */
+  /** An access token of the admin user (repository, issue, user, organization and admin scopes). */
   readonly token: string;
   /** Gitea's own SSH server (git@127.0.0.1:PORT): its port, and its host key as a known_hosts line. */
   readonly ssh: { readonly port: number; readonly knownHosts: string };
@@ -98,7 +98,7 @@ export async function startGitea(dir: string): Promise<Gitea> {
   const basic = `Basic ${Buffer.from(`${user}:${PASSWORD}`).toString("base64")}`;
   const made = await call<{ sha1: string }>(url, basic, "POST", `/users/${user}/tokens`, {
     name: "gitfleet-tests",
-    scopes: ["write:repository", "write:issue", "write:user"],
+    scopes: ["write:repository", "write:issue", "write:user", "write:admin", "write:organization"],
   });
   const token = made.sha1;
   return {

@@ -64,6 +64,24 @@ export function dashboardFleet(): Record<string, string> {
 }
 
 /**
+ * The dashboard's fleet with two owners: fleet.yaml's platformOwners @shop/platform, and the Team web
+ * (owners @shop/web) owning web, beside docs, the platform team's app.
+ */
+export function teamsFleet(): Record<string, string> {
+  return {
+    ...dashboardFleet(),
+    "fleet.yaml": `${FAST_FLEET_YAML}  platformOwners: ["@shop/platform"]\n`,
+    "teams/web.yaml":
+      'apiVersion: gitfleet.io/v1alpha1\nkind: Team\nmetadata:\n  name: web\nspec:\n  paths: [apps/web/**, placements/web.yaml]\n  owners: ["@shop/web"]\n  namespaces: [shop]\n',
+    "apps/docs/app.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: docs\nspec:\n  namespace: docs\n",
+    "apps/docs/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: docs\ndata: {a: b}\n",
+    "placements/docs.yaml":
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: docs\nspec:\n  apps: [docs]\n",
+  };
+}
+
+/**
  * The dashboard's fleet with web exported in the endpoints mode: its LoadBalancer address is each
  * producing cluster's entry point, and every cluster gets its EndpointSlices (docs/networking.md).
  */

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/git-repo.js";
 import {
   appHealthy,
-  dashboardFleet,
-  FAST_FLEET_YAML,
+  proposeMoreWeb,
   type RunningController,
   runController,
+  teamsFleet,
 } from "../helpers/running-controller.js";
 
 /**
@@ -27,26 +27,18 @@ afterEach(async () => {
   controller = undefined;
 });
 
-function fleet(): Record<string, string> {
-  return {
-    ...dashboardFleet(),
-    "fleet.yaml": `${FAST_FLEET_YAML}  platformOwners: ["@shop/platform"]\n`,
-    "teams/web.yaml":
-      'apiVersion: gitfleet.io/v1alpha1\nkind: Team\nmetadata:\n  name: web\nspec:\n  paths: [apps/web/**, placements/web.yaml]\n  owners: ["@shop/web"]\n  namespaces: [shop]\n',
-    "apps/docs/app.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: App\nmetadata:\n  name: docs\nspec:\n  namespace: docs\n",
-    "apps/docs/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: docs\ndata: {a: b}\n",
-    "placements/docs.yaml":
-      "apiVersion: gitfleet.io/v1alpha1\nkind: Placement\nmetadata:\n  name: docs\nspec:\n  apps: [docs]\n",
-  };
-}
-
 async function start(...extra: string[]): Promise<RunningController> {
   const dir = tempDir("gitfleet-access-");
   cleanup = dir.cleanup;
   const tokens = join(dir.dir, "tokens");
   writeFileSync(tokens, `ci @shop/platform ${hash(ADMIN)}\nweb-bot @shop/web ${hash(TEAM)}\n`);
-  controller = await runController(fleet(), "gitfleet-access-run-", ["--api-tokens-file", tokens, ...extra]);
+  controller = await runController(teamsFleet(), "gitfleet-access-run-", [
+    "--api-tokens-file",
+    tokens,
+    "--plan-revisions",
+    "more-web",
+    ...extra,
+  ]);
   return controller;
 }
 
@@ -80,7 +72,36 @@ describe("the API with tokens", () => {
     expect((await get(`${running.url}/api/apps/docs`, TEAM)).status).toBe(404);
     expect((await get(`${running.url}/api/history`, TEAM)).status).toBe(403);
     expect((await get(`${running.url}/api/history`, ADMIN)).status).toBe(200);
-    expect((await get(`${running.url}/api/plan?base=main&head=main`, TEAM)).status).toBe(403);
+  }, 90_000);
+
+  it("plans a change for a team's token as it touches the team's apps, and the whole of it for the platform", async () => {
+    const running = await start();
+    await appHealthy(running, "web", ADMIN);
+    // One change to both teams' apps: web to 9 replicas, docs' ConfigMap.
+    proposeMoreWeb(running.repo, {
+      ...teamsFleet(),
+      "apps/docs/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: docs\ndata: {a: c}\n",
+    });
+    const appsOf = (body: Record<string, unknown>) => {
+      const plan = body.plan as {
+        clusters: { changed: { app: string }[] }[];
+        distributions: { app: string }[];
+      };
+      return [
+        ...new Set([
+          ...plan.clusters.flatMap((c) => c.changed.map((o) => o.app)),
+          ...plan.distributions.map((d) => d.app),
+        ]),
+      ].sort();
+    };
+    const path = `${running.url}/api/plan?base=main&head=more-web`;
+    const platform = await get(path, ADMIN);
+    expect(platform.status).toBe(200);
+    expect(appsOf(platform.body)).toEqual(["docs", "web"]);
+    const team = await get(path, TEAM);
+    expect(team.status).toBe(200);
+    expect(appsOf(team.body)).toEqual(["web"]);
+    expect(String(team.body.text)).not.toContain("docs");
   }, 90_000);
 
   it("with --anonymous-read lets anyone read, never plan", async () => {

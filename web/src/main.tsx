@@ -9,6 +9,7 @@ import { MigrationBoard } from "./views/migration-board.js";
 import { Overview } from "./views/overview.js";
 import { PlanPage } from "./views/plan-page.js";
 import { Timeline } from "./views/timeline.js";
+import { Who } from "./who.js";
 
 /** The route from the URL's hash: #/, #/apps/web, #/timeline, #/migrations, #/plan?base=…&head=…, #/commits/<id>. */
 function useRoute(): { path: string[]; query: URLSearchParams } {
@@ -72,6 +73,7 @@ function App() {
             </>
           ) : null}
         </div>
+        <Who />
       </header>
       <main>{pageFor(page, path, query, fleet, commit)}</main>
     </>

@@ -23,8 +23,6 @@ import type { ConnectionSources, CredentialSource } from "../../kube/connections
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { MAX_SHARDS } from "../../model/shard-assignment.js";
-import { ApiTokens } from "../../server/api-tokens.js";
-import { readBoundedFile } from "../../util/bounded-file.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_DRIFT_INTERVAL_MS,
@@ -38,6 +36,7 @@ import { Outbound, type OutboundFlags } from "../outbound.js";
 import type { CommandOutput } from "../output.js";
 import { loggerWithProgress, reconcileProgress, syncProgress } from "../progress.js";
 import { readSecretDigestKey, SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
+import { type AccessFlags, accessFromFlags } from "../serve-access.js";
 import { ControllerEndpoints, type ServeOptions } from "../serve-controller.js";
 import { readSopsKeyring } from "../sops-keys.js";
 import { syncLine } from "../sync-line.js";
@@ -45,7 +44,8 @@ import { syncLine } from "../sync-line.js";
 export interface LoopFlags
   extends Partial<Omit<ElectionFlags, "controllerId" | "logLevel" | "shards">>,
     GitAuthFlags,
-    OutboundFlags {
+    OutboundFlags,
+    AccessFlags {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch?: string;
@@ -72,8 +72,6 @@ export interface LoopFlags
   readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
   readonly sopsAgeKeyFile?: string;
-  readonly apiTokensFile?: string;
-  readonly anonymousRead?: boolean;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
   readonly shards?: string;
@@ -326,21 +324,10 @@ function serveOptions(
   };
 }
 
-// Who may read what: automation tokens (by hash), anonymous reading; without tokens the endpoint is open.
+// Who may read what: automation tokens, people's sign-in, anonymous reading (serve-access.ts).
 async function withAccess(flags: LoopFlags, options: ServeOptions): Promise<ServeOptions> {
-  if (!flags.apiTokensFile) return options;
-  const read = await readBoundedFile(flags.apiTokensFile, 1024 * 1024);
-  if (!read.ok) throw new CliError(`--api-tokens-file: the file ${read.reason}`, ExitCode.Usage);
-  let tokens: ApiTokens;
-  try {
-    tokens = ApiTokens.parse(new TextDecoder("utf-8").decode(read.bytes));
-  } catch (error) {
-    throw new CliError(
-      `--api-tokens-file ${flags.apiTokensFile}: ${error instanceof Error ? error.message : String(error)}`,
-      ExitCode.Usage,
-    );
-  }
-  return { ...options, access: { tokens, anonymousRead: flags.anonymousRead === true } };
+  const access = await accessFromFlags(flags, options.logger);
+  return access ? { ...options, access } : options;
 }
 
 // The key of Secrets' digests; a warning when this process had to make one.

@@ -177,11 +177,38 @@ function loopCommand(name: string): Command {
       "--secret-digest-key-file <file>",
       `the fleet's key for Secrets' value digests on the status branch (default: ${SECRET_DIGEST_KEY_ENV}, else a key for this process only)`,
     )
-    .option(
-      "--api-tokens-file <file>",
-      "bearer tokens of automation (lines `<name> <owner names> sha256:<hash of the token>`): with it, the API and dashboard answer only a token, which sees the apps of the teams whose owners it names (everything for fleet.yaml's platformOwners)",
+    .addOption(
+      new Option(
+        "--api-tokens-file <file>",
+        "bearer tokens of automation (lines `<name> <owner names> sha256:<hash of the token>`): each sees the apps of the teams whose owners it names (everything for fleet.yaml's platformOwners). Without this, --oidc-issuer or --anonymous-read, the API and dashboard answer anyone only on a loopback --listen, and nobody on any other address",
+      ).env("GITFLEET_API_TOKENS_FILE"),
     )
-    .option("--anonymous-read", "with --api-tokens-file: anyone may still read (never plan) without a token")
+    .option(
+      "--anonymous-read",
+      "anyone may read the API and the dashboard (never plan) without a token or a sign-in",
+    )
+    .option(
+      "--oidc-issuer <url>",
+      "people sign in to the dashboard and API with this OpenID Connect provider (its issuer URL exactly as its discovery document names it); each sees the apps of the teams whose owners name them (@user, a verified e-mail, @org/team from an org:team group)",
+    )
+    .option("--oidc-client-id <id>", "with --oidc-issuer: gitfleet's client id at the provider")
+    .option(
+      "--oidc-client-secret-file <file>",
+      "with --oidc-issuer: a file holding gitfleet's client secret at the provider",
+    )
+    .option(
+      "--oidc-scopes <scopes>",
+      "with --oidc-issuer: the scopes asked for, comma-separated (default openid,profile,email,groups)",
+      (value: string) => value.split(",").filter((s) => s !== ""),
+    )
+    .option(
+      "--public-url <url>",
+      "the address people reach gitfleet at (the provider sends them back to <url>/auth/callback; https makes the session cookie Secure)",
+    )
+    .option(
+      "--session-key-file <file>",
+      "with --oidc-issuer: at least 32 bytes that seal people's session cookies (default: a key for this process only, so people sign in again after a restart)",
+    )
     .option(
       "--sops-age-key-file <file>",
       "age identities (as age-keygen writes them) that open the fleet's sops-encrypted Secrets at sync; without it such Secrets are reported, never applied",
