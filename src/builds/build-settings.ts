@@ -10,6 +10,8 @@ export interface BuildSettings {
   readonly policy: LoadPolicy;
   /** The operator's allow-list of chart sources (URL prefixes); empty: any public address. */
   readonly chartSources: readonly string[];
+  /** The repositories Teams may pin (--team-source: `<URL or prefix/>[=<token file>]`); empty: none. */
+  readonly teamSources?: readonly string[];
 }
 
 export const DEFAULT_BUILD_SETTINGS: BuildSettings = { policy: DEFAULT_LOAD_POLICY, chartSources: [] };

@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { configureBuilds } from "../builds/build-settings.js";
+import { parseTeamSources } from "../builds/team-source-fetcher.js";
 import { ChartSources } from "../helm/chart-sources.js";
 import { DEFAULT_MAX_APP_OBJECTS, parseKindName } from "../model/load-policy.js";
 import { CliError, ExitCode } from "./exit-codes.js";
@@ -9,6 +10,7 @@ export interface BuildFlags {
   readonly maxAppObjects?: string;
   readonly allowHookKind?: string | readonly string[];
   readonly chartSource?: string | readonly string[];
+  readonly teamSource?: string | readonly string[];
 }
 
 /** Adds the build flags to a command that loads a fleet repo. */
@@ -33,6 +35,12 @@ export function withBuildOptions(command: Command): Command {
         "--chart-source <urls...>",
         "chart repositories and registries Helm apps may be fetched from, as URL prefixes (https://charts.example.com/stable, oci://ghcr.io/org); default: any public address, never loopback, link-local, private or cluster-internal ones (env: comma-separated)",
       ).env("GITFLEET_CHART_SOURCES"),
+    )
+    .addOption(
+      new Option(
+        "--team-source <entries...>",
+        "repositories Teams may pin (spec.source): a repository URL or a prefix ending in /, each optionally =<token file> (a token for HTTP basic auth, read at each fetch); default: none (env: comma-separated)",
+      ).env("GITFLEET_TEAM_SOURCES"),
     );
 }
 
@@ -54,7 +62,13 @@ export function configureBuildsFrom(flags: BuildFlags): void {
   const chartSources = listOf(flags.chartSource);
   const sources = ChartSources.parse(chartSources);
   if ("error" in sources) throw new CliError(sources.error, ExitCode.Usage);
-  configureBuilds({ policy: { maxAppObjects: max, hookKinds }, chartSources });
+  const teamSources = listOf(flags.teamSource);
+  try {
+    parseTeamSources(teamSources);
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.Usage);
+  }
+  configureBuilds({ policy: { maxAppObjects: max, hookKinds }, chartSources, teamSources });
 }
 
 // A flag's values, or its variable's comma-separated list.

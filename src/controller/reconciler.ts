@@ -4,6 +4,7 @@ import {
   type AppBuildOutputs,
   appBuildsFor,
   defaultBuilders,
+  defaultTeamSources,
   loadFleetWithBuilds,
 } from "../builds/load-with-builds.js";
 import type { FleetRepo } from "../git/fleet-repo.js";
@@ -319,7 +320,10 @@ export class Reconciler {
     observations: ObservedState,
   ): Promise<{ outcome: ReconcileOutcome; headTree: string }> {
     const read = await readSource(this.options.repo, state, this.branch.renderedTree, head);
-    const { charts, kustomize } = await this.appBuilds(read.tree);
+    const { charts, kustomize, teamSources } = await this.appBuilds(read.tree);
+    // A team's repository that could not be fetched now is tried again, not recorded as invalid.
+    if (teamSources && teamSources.unavailable.length > 0)
+      throw new ReconcileError(`a team's repository is unavailable: ${teamSources.unavailable.join("; ")}`);
     watch.lap("read");
     const outcome = reconcileStep(state, {
       sourceCommit: head,
@@ -328,6 +332,7 @@ export class Reconciler {
       cache: this.parseCache,
       ...(charts ? { charts } : {}),
       ...(kustomize ? { kustomize } : {}),
+      ...(teamSources ? { teamSources } : {}),
       policy: this.policy(),
       observations,
       ...(this.options.secretDigestKey ? { secretDigestKey: this.options.secretDigestKey } : {}),
@@ -399,6 +404,7 @@ export class Reconciler {
     return {
       charts: this.options.charts ?? defaults.charts,
       kustomize: this.options.kustomize ?? defaults.kustomize,
+      teamSources: defaults.teamSources ?? defaultTeamSources(),
     };
   }
 

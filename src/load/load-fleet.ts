@@ -17,6 +17,7 @@ import { createReporter, type Reporter } from "../model/reporter.js";
 import { runRules } from "../model/rules/index.js";
 import { indexSelections } from "../model/selection-index.js";
 import { readSopsSecret } from "../model/sops-secret.js";
+import type { Team } from "../model/team-types.js";
 import type {
   App,
   AppBuilds,
@@ -31,6 +32,7 @@ import type {
 } from "../model/types.js";
 import type { SourceDocument } from "../model/yaml-source.js";
 import { forgetRemoved, memoRead, orderedPaths, type ParseCache, parseCached } from "./parse-cache.js";
+import { sourceKey, type TeamSourceMounts, withMounts } from "./team-sources.js";
 
 export { createParseCache, type ParseCache } from "./parse-cache.js";
 
@@ -57,16 +59,20 @@ export interface LoadResult {
  * (src/builds/load-with-builds.ts runs helm between the two). `policy` is what the operator bounds and
  * allows (the objects an app may build, the kinds allowed as hooks). Kustomize apps are built here
  * unless `kustomize` gives their builds (made off the event loop by the edge): then a build that is
- * missing is listed in `kustomizations` and reported as not built yet.
+ * missing is listed in `kustomizations` and reported as not built yet. A Team that pins its own
+ * repository needs `teamSources`, its files as the edge fetched them (load/team-sources.ts).
  */
 export function loadFleet(
-  tree: FileTree,
+  fleetTree: FileTree,
   cache?: ParseCache,
   charts?: ChartRenders,
   policy: LoadPolicy = DEFAULT_LOAD_POLICY,
   kustomize?: KustomizeBuilds,
+  teamSources?: TeamSourceMounts,
 ): LoadResult {
   const reporter = createReporter();
+  // 0. The teams' own repositories' files, laid over the fleet repo's (fetched by the edge).
+  const tree = withMounts(fleetTree, teamSources);
   // 1. Parse every file the layout knows about; YAML and encoding errors become problems.
   const parsed = parseTree(tree, reporter, cache);
   // 2. Read gitfleet objects against their schemas.
@@ -79,6 +85,7 @@ export function loadFleet(
     if (result.object) objects.push(result.object);
     if (result.declared) addName(declared, result.declared.kind, result.declared.name);
   }
+  reportTeamSources(typedObjects<Team>(objects, "Team"), teamSources, reporter);
   // 3. Read app definitions, build the apps that are built (Helm, kustomize), then read every other
   // manifest (CRDs in the repo decide which kinds are cluster-scoped).
   const definitions = readAppDefinitions(parsed.appDefinitions, reporter, declared, cache);
@@ -114,6 +121,33 @@ export function loadFleet(
     charts: requests,
     kustomizations,
   };
+}
+
+// What the teams' repositories did not bring, at each Team's spec.source: a pin nobody fetched (a
+// load without the edge's fetches, or a Team the lenient read of pins could not read), a fetch that
+// failed, a file outside the team's paths or over a fleet repo file.
+function reportTeamSources(
+  teams: readonly Team[],
+  mounts: TeamSourceMounts | undefined,
+  reporter: Reporter,
+): void {
+  for (const team of teams) {
+    const source = team.spec.source;
+    if (!source) continue;
+    const at = (field: string) => ({
+      origin: team.origin,
+      // A path the Team does not give is the whole source's (its repository's root).
+      path: field === "path" && source.path === undefined ? ["spec", "source"] : ["spec", "source", field],
+    });
+    for (const issue of mounts?.issues.filter((i) => i.team === team.metadata.name) ?? [])
+      reporter.report({ ...at(issue.field), code: "TEAM_SOURCE", message: issue.message });
+    if (!mounts?.pins.has(sourceKey(source)))
+      reporter.report({
+        ...at("url"),
+        code: "TEAM_SOURCE",
+        message: `the team's repository ${source.url} was not fetched: gitfleet fetches it from a URL the operator allows (--team-source)`,
+      });
+  }
 }
 
 // The objects of one kind, sorted by name. Schema validation is what makes the cast safe: each value

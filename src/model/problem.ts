@@ -39,7 +39,8 @@ export type ProblemCode =
   | "QUOTA_EXCEEDED"
   | "OUTSIDE_TEAM_BOUNDS"
   | "SOPS_FORMAT"
-  | "SOPS_RECIPIENTS";
+  | "SOPS_RECIPIENTS"
+  | "TEAM_SOURCE";
 
 /** A place in the fleet repo: a file, a 1-based line and column, and a JSON pointer inside the document. */
 export interface SourceLocation {

@@ -13,5 +13,14 @@ export type Team = FleetObject<
     readonly namespacedKinds?: readonly string[];
     readonly clusterScopedKinds?: readonly string[];
     readonly selectOutside?: boolean;
+    readonly source?: TeamSource;
   }
 >;
+
+/** A team's own repository, pinned from the fleet repo: its files under `path` laid over the fleet's root. */
+export interface TeamSource {
+  readonly url: string;
+  /** A full commit id. */
+  readonly commit: string;
+  readonly path?: string;
+}

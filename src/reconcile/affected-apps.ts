@@ -77,6 +77,8 @@ function addAffected(affected: Set<string>, path: string, before: FleetModel, af
     kind === "interpreters" ||
     kind === "autoscaling" ||
     kind === "quotas" ||
+    // A Team's pinned repository lays files anywhere in its paths.
+    kind === "teams" ||
     path === "fleet.yaml"
   )
     return ALL;

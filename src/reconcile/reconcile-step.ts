@@ -1,5 +1,6 @@
 import { scaleLines } from "../autoscale/autoscale-step.js";
 import { type LoadResult, loadFleet, type ParseCache } from "../load/load-fleet.js";
+import { type TeamSourceMounts, withMounts } from "../load/team-sources.js";
 import { withControlPlaneVersions } from "../manifests/controlplane/generated-apps.js";
 import type { ChartRenders } from "../manifests/helm/chart-request.js";
 import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
@@ -89,6 +90,8 @@ export interface ReconcileInput {
   readonly policy?: LoadPolicy;
   /** The builds of the tree's kustomizations, made off the event loop (loadFleet's fifth input). */
   readonly kustomize?: KustomizeBuilds;
+  /** The teams' repositories' files, as the edge fetched them (loadFleet's sixth input). */
+  readonly teamSources?: TeamSourceMounts | undefined;
   /** What the members report and the time: cluster conditions and taints, workloads' replicas. */
   readonly observations?: ObservedState;
   /** The key of Secrets' value digests (see render/secrets.ts). */
@@ -119,11 +122,20 @@ export interface ReconcileOutcome {
  * the loading of the fleet plus that app, not a full render.
  */
 export function reconcileStep(state: ReconcileState, input: ReconcileInput): ReconcileOutcome {
-  const loaded = loadFleet(input.tree, input.cache, input.charts, input.policy, input.kustomize);
+  const loaded = loadFleet(
+    input.tree,
+    input.cache,
+    input.charts,
+    input.policy,
+    input.kustomize,
+    input.teamSources,
+  );
+  // Where a file is, for what is said at one: the fleet repo's files and the teams' repositories'.
+  const files = withMounts(input.tree, input.teamSources);
   if (!loaded.model) return invalidOutcome(state, input, loaded);
   const { model, planes } = effectiveModel(loaded.model, input.observations);
   // A hosted control plane may not step its versions where Kubernetes and etcd cannot follow.
-  const steps = versionStepProblems(state.model, model, input.tree, state.planes, planes);
+  const steps = versionStepProblems(state.model, model, files, state.planes, planes);
   if (steps.length > 0)
     return invalidOutcome(state, input, {
       ...loaded,
@@ -131,7 +143,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
       problems: [...loaded.problems, ...steps],
     });
   // A replicas change under an autoscaler is said where it was made; it changes nothing.
-  const problems = [...loaded.problems, ...replicasUnderAutoscalers(state.model, model, input.tree)];
+  const problems = [...loaded.problems, ...replicasUnderAutoscalers(state.model, model, files)];
   const sourceScope =
     state.model && input.changedPaths !== ALL ? affectedApps(input.changedPaths, state.model, model) : ALL;
   const observed = input.observations
@@ -162,7 +174,7 @@ export function reconcileStep(state: ReconcileState, input: ReconcileInput): Rec
   const over = quotaProblems(
     state.model ? { model: state.model, render: state.render } : undefined,
     { model, render },
-    input.tree,
+    files,
   );
   if (over.length > 0)
     return invalidOutcome(state, input, { ...loaded, model: undefined, problems: [...problems, ...over] });

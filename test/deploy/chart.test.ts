@@ -399,6 +399,34 @@ describe("the Helm chart", () => {
       },
     },
     {
+      name: "team sources: each allowed repository, with its token from a mounted Secret's key",
+      sets: [
+        "builds.teamSources[0].url=https://git.example.com/games/",
+        "builds.teamSources[0].tokenKey=games",
+        "builds.teamSources[1].url=https://git.example.com/public.git",
+        "builds.teamSourceTokensSecret=gitfleet-team-sources",
+      ],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--team-source=https://git.example.com/games/=/etc/gitfleet/team-sources/games",
+            "--team-source=https://git.example.com/public.git",
+          ]),
+        );
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string }[] }).volumeMounts;
+        expect(mounts).toContainEqual({
+          name: "team-source-tokens",
+          mountPath: "/etc/gitfleet/team-sources",
+          readOnly: true,
+        });
+        const volumes = (podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown }[] })
+          .volumes;
+        expect(volumes.find((v) => v.name === "team-source-tokens")?.secret).toEqual({
+          secretName: "gitfleet-team-sources",
+        });
+      },
+    },
+    {
       name: "no way in by default: no access flags, so nobody may read the API",
       sets: [],
       check: (docs: Doc[]) => {

@@ -61,6 +61,8 @@ function serveCgi(root: string, request: IncomingMessage, response: ServerRespon
       CONTENT_LENGTH: request.headers["content-length"] ?? "",
       HTTP_CONTENT_ENCODING: request.headers["content-encoding"] ?? "",
       GIT_HTTP_MAX_REQUEST_BUFFER: "100M",
+      // The protocol the client asks for (Git-Protocol: version=2), as web servers in front of git pass it.
+      GIT_PROTOCOL: String(request.headers["git-protocol"] ?? ""),
     },
   });
   request.pipe(child.stdin);
