@@ -8,6 +8,10 @@ export const ExitCode = {
   Changes: 2,
   /** Some replicas could not be scheduled. */
   Unschedulable: 3,
+  /** `plan`: the head revision does not validate (its problems are printed). */
+  InvalidHead: 4,
+  /** `plan`: the change removes more than the deletion budget allows; the sync holds it until a commit allows the token. */
+  OverBudget: 5,
   /** The command line was wrong: unknown command, flag or argument. */
   Usage: 64,
   /** A bug in gitfleet: an unexpected exception. */

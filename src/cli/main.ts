@@ -40,7 +40,14 @@ export function buildProgram(
   registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);
   registerCodeowners(program, output, setExit);
+  // Every command's usage errors reach the one error boundary (exit 64), not process.exit(1).
+  for (const command of descendants(program))
+    command.exitOverride().configureOutput({ writeOut: output.out, writeErr: output.err });
   return program;
+}
+
+function descendants(command: Command): Command[] {
+  return command.commands.flatMap((sub) => [sub, ...descendants(sub)]);
 }
 
 /**

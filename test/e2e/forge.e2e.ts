@@ -193,7 +193,7 @@ describe("a pull request on Gitea", () => {
 
     const planned = await planPost(pr);
     expect(planned.stderr).toContain(`commented on ${gitea.user}/fleet#${pr}`);
-    expect(planned.code).toBe(2);
+    expect(planned.code).toBe(5); // over the deletion budget
     let [comment] = await comments(pr);
     expect(await comments(pr)).toHaveLength(1);
     expect(comment?.body).toMatch(/^<!-- gitfleet:plan gitfleet\/plan -->\n### gitfleet plan/);
@@ -207,7 +207,7 @@ describe("a pull request on Gitea", () => {
     // A push that breaks the fleet: the same comment says why, and the status fails.
     const second = push({ ...east, broken: "web" }, "web: typo");
     const broken = await planPost(pr);
-    expect(broken.code).toBe(1);
+    expect(broken.code).toBe(4); // an invalid head
     expect(broken.stderr).toContain("updated the comment");
     [comment] = await comments(pr);
     expect(await comments(pr)).toHaveLength(1);

@@ -125,7 +125,7 @@ describe("gitfleet plan: hosted control planes", () => {
 
   it.each(Object.keys(REFUSED))("refuses %s at the line that asks for it", (name) => {
     const { code, stdout, stderr } = plan(name);
-    expect(code).toBe(1);
+    expect(code).toBe(4); // an invalid head
     expect(`${stdout}${stderr}`).toContain((REFUSED[name] as { error: string }).error);
   });
 

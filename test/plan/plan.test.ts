@@ -137,7 +137,8 @@ describe("gitfleet plan", () => {
     const { code, stdout, stderr } = plan(name);
     expect(stderr).toBe("");
     await expect(stdout).toMatchFileSnapshot(`../golden/plan/${name}.txt`);
-    expect(code).toBe(2);
+    // Changes (2), or changes that delete past the deletion budget (5).
+    expect(code).toBe(name === "platform-removed" ? 5 : 2);
   });
 
   it("refuses a change that grows a namespace past its quota, at the line that grows it (golden)", async () => {
@@ -149,7 +150,8 @@ describe("gitfleet plan", () => {
     await expect(`${stdout}${stderr}`.replaceAll(repo, "<repo>")).toMatchFileSnapshot(
       "../golden/plan/quota-exceeded.txt",
     );
-    expect(code).toBe(1);
+    // An invalid head, told apart from a plan that could not run (1).
+    expect(code).toBe(4);
   });
 
   it("renders a pull-request comment in markdown (golden)", async () => {
@@ -170,6 +172,8 @@ describe("gitfleet plan", () => {
       expect(c.pruneBlocked?.reasons.join("; ")).toMatch(/would delete .*Namespace/);
     }
     expect(plan("platform-removed", "markdown").stdout).toContain("⛔ prune blocked");
+    // Over the budget, told apart from changes the sync applies (2).
+    expect(plan("platform-removed").code).toBe(5);
   });
 
   it("prints machine-readable JSON", () => {

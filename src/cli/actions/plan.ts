@@ -42,7 +42,7 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
   if (options.post) await postPlan(options, outcome, output);
   if ("error" in outcome) {
     output.err(outcome.error.endsWith("\n") ? outcome.error : `${outcome.error}\n`);
-    return ExitCode.Failed;
+    return ExitCode.InvalidHead;
   }
   const { plan } = outcome;
   const text =
@@ -52,6 +52,7 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
         ? formatPlanMarkdown(plan)
         : formatPlanText(plan);
   output.out(text);
+  if (plan.clusters.some((cluster) => cluster.pruneBlocked)) return ExitCode.OverBudget;
   return plan.changed ? ExitCode.Changes : ExitCode.Ok;
 }
 
