@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dirs: string[] = [];
@@ -60,6 +61,34 @@ describe("gitfleet render", () => {
     const { code } = gitfleet("render", "example-repo", "--out", out, "--cluster", "idc-west-1");
     expect(code).toBe(0);
     expect(readdirSync(join(out, "rendered"))).toEqual(["idc-west-1"]);
+  });
+
+  it("prints one YAML stream with --out -: the same objects as the files, each after its path", () => {
+    const out = tempDir();
+    // One digest key for both runs, so that Secrets' digests agree.
+    const key = join(out, "digest-key");
+    writeFileSync(key, "a-secret-digest-key-for-this-test-only-32+");
+    const common = ["example-repo", "--cluster", "aws-use1", "--secret-digest-key-file", key];
+    gitfleet("render", ...common, "--out", out);
+    const { code, stdout, stderr } = gitfleet("render", ...common, "--out", "-");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const documents = stdout.split(/^---\n/m).filter((d) => d !== "");
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+      );
+    const written = files(join(out, "rendered")).sort();
+    expect(documents).toHaveLength(written.length);
+    for (const document of documents) {
+      const [comment = "", ...text] = document.split("\n");
+      const path = comment.replace(/^# /, "");
+      expect(readFileSync(join(out, path), "utf8"), path).toBe(text.join("\n"));
+    }
+    // A YAML reader takes the stream as the documents the files hold.
+    const parsed = parseAllDocuments(stdout);
+    expect(parsed.flatMap((d) => d.errors)).toEqual([]);
+    expect(parsed.map((d) => (d.toJS() as { kind: string }).kind)).toHaveLength(written.length);
   });
 
   it("writes nothing for an invalid fleet and prints the problems", () => {

@@ -53,7 +53,12 @@ export async function runRender(
   );
   if (unknown.length > 0) throw new CliError(`unknown cluster ${unknown.join(", ")}`, ExitCode.Usage);
   const objects = rendered.objects.filter((o) => wanted === undefined || wanted.includes(o.cluster));
-  // 3. Replace OUT/rendered with the new tree; every file stays inside it, whatever the objects are named.
+  // 3. To stdout: one YAML stream, each object after a comment naming its file (as helm template does).
+  if (options.out === "-") {
+    output.out(objects.map((object) => `---\n# ${object.path}\n${object.text}`).join(""));
+    return ExitCode.Ok;
+  }
+  // 4. Replace OUT/rendered with the new tree; every file stays inside it, whatever the objects are named.
   const root = resolve(options.out, "rendered");
   const outside = objects.find((o) => !isInside(root, resolve(options.out, o.path)));
   if (outside) throw new CliError(`refusing to write ${outside.path}: it is not inside ${root}`);

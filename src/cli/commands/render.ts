@@ -19,7 +19,7 @@ export function registerRender(
     .argument("[dir]", "the fleet repo directory", ".")
     .requiredOption(
       "--out <dir>",
-      "where to write rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml",
+      "where to write rendered/<cluster>/<namespace|_cluster>/<group>.<kind>.<name>.yaml; - prints one YAML stream to stdout instead (with --cluster, what kubectl apply -f - takes)",
     )
     .option("--cluster <name...>", "only these clusters")
     .option(
