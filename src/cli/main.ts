@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import type { ReadInput } from "./actions/schedule.js";
 import { registerAgent } from "./commands/agent.js";
 import { registerCodeowners } from "./commands/codeowners.js";
+import { registerCompletion } from "./commands/completion.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
@@ -40,6 +41,7 @@ export function buildProgram(
   registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);
   registerCodeowners(program, output, setExit);
+  registerCompletion(program, output);
   // Every command's usage errors reach the one error boundary (exit 64), not process.exit(1).
   for (const command of descendants(program))
     command.exitOverride().configureOutput({ writeOut: output.out, writeErr: output.err });
