@@ -427,6 +427,44 @@ describe("the Helm chart", () => {
       },
     },
     {
+      name: "signing: the key signs status commits, trusted keys are read, a kubeconfig directory and extra volumes are mounted",
+      sets: [
+        "signing.keySecret=gitfleet-signing",
+        "signing.trustedKeysSecret=gitfleet-trusted",
+        "members.kubeconfigDirSecret=gitfleet-members",
+        "extraVolumes[0].name=ca",
+        "extraVolumes[0].configMap.name=corporate-ca",
+        "extraVolumeMounts[0].name=ca",
+        "extraVolumeMounts[0].mountPath=/etc/ssl/corporate",
+      ],
+      check: (docs: Doc[]) => {
+        expect(container(docs).args).toEqual(
+          expect.arrayContaining([
+            "--signing-key=/etc/gitfleet/signing/signing-key",
+            "--trusted-keys=/etc/gitfleet/trusted/trusted-keys",
+            "--kubeconfig-dir=/etc/gitfleet/member-kubeconfigs",
+          ]),
+        );
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string }[] }).volumeMounts;
+        for (const [name, mountPath] of [
+          ["signing-key", "/etc/gitfleet/signing"],
+          ["trusted-keys", "/etc/gitfleet/trusted"],
+          ["member-kubeconfigs", "/etc/gitfleet/member-kubeconfigs"],
+        ])
+          expect(mounts).toContainEqual({ name, mountPath, readOnly: true });
+        expect(mounts).toContainEqual({ name: "ca", mountPath: "/etc/ssl/corporate" });
+        const volumes = (
+          podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown; configMap?: unknown }[] }
+        ).volumes;
+        expect(volumes.find((v) => v.name === "signing-key")?.secret).toEqual({
+          secretName: "gitfleet-signing",
+          defaultMode: 0o440,
+          items: [{ key: "signing-key", path: "signing-key" }],
+        });
+        expect(volumes.find((v) => v.name === "ca")?.configMap).toEqual({ name: "corporate-ca" });
+      },
+    },
+    {
       name: "no way in by default: no access flags, so nobody may read the API",
       sets: [],
       check: (docs: Doc[]) => {
