@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -165,6 +165,34 @@ describe("the Helm chart", () => {
 
   it("refuses an Ingress without a host", async () => {
     await expect(render("ingress.enabled=true")).rejects.toThrow(/ingress.enabled needs ingress.host/);
+  });
+
+  it("keeps values.schema.json what values.yaml gives (node scripts/chart-values-schema.mjs)", () => {
+    const check = spawnSync(process.execPath, [join(root, "scripts/chart-values-schema.mjs"), "--check"], {
+      encoding: "utf8",
+    });
+    expect(check.stderr).toBe("");
+    expect(check.status).toBe(0);
+  });
+
+  it.each([
+    ["a count that is not a number", "replicaCount=two", "at '/replicaCount': got string, want integer"],
+    ["a switch that is not a boolean", "sync=yes", "at '/sync': got string, want boolean"],
+    [
+      "a Git authentication it does not know",
+      "credentials.gitAuth=password",
+      "at '/credentials/gitAuth': value must be one of",
+    ],
+    ["a misspelled value", "replicaCont=3", "additional properties 'replicaCont' not allowed"],
+    [
+      "a misspelled value in a section",
+      "signing.keySecrets=x",
+      "additional properties 'keySecrets' not allowed",
+    ],
+    ["a log level it does not know", "logLevel=loud", "at '/logLevel': value must be one of"],
+    ["a team source without its URL", "builds.teamSources[0].tokenKey=games", "missing property 'url'"],
+  ])("refuses %s before rendering anything", async (_, set, message) => {
+    await expect(render(set)).rejects.toThrow(message);
   });
 
   it("refuses OIDC sign-in without its client id, public URL or Secret", async () => {
@@ -488,7 +516,10 @@ describe("the Helm chart", () => {
     [["replicaCount=1", "leaderElection.enabled=false", "shards=2"], /shards need leaderElection.enabled/],
     [["shards=2", "sync=false"], /shards divide the members' sync/],
     [["shards=65"], /shards: at most 64/],
-    [["credentials.gitAuth=token"], /credentials.gitAuth: env, file, githubApp or ssh/],
+    [
+      ["credentials.gitAuth=token"],
+      /credentials\/gitAuth': value must be one of 'env', 'file', 'githubApp', 'ssh'/,
+    ],
     [["credentials.gitAuth=githubApp"], /needs credentials.githubApp.appId and installationId/],
   ])("refuses %j", async (sets, message) => {
     const args = ["template", "gitfleet", CHART];
