@@ -24,6 +24,7 @@ const OPEN = new Set([
   "service.annotations",
   "ingress.annotations",
   "serviceMonitor.labels",
+  "prometheusRule.labels",
 ]);
 
 /** What a default cannot say: choices, the items of lists that default to empty, unions. */

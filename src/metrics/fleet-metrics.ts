@@ -4,6 +4,7 @@ import { EVENT_KINDS, type EventKind } from "../model/trailers.js";
 import type { Recomputed } from "../reconcile/recomputed.js";
 import type { ServiceView } from "../render/service-discovery/service-views.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
+import { registerAppMetrics } from "./app-metrics.js";
 
 /** What the gauges read at scrape time: the controller's current state. */
 export interface MetricsSnapshot {
@@ -129,6 +130,7 @@ export class FleetMetrics {
       registers,
     });
     this.gauges(snapshot, registers);
+    registerAppMetrics(registers, () => snapshot().synced);
   }
 
   /** A finished reconcile. */

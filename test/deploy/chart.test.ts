@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { FleetMetrics } from "../../src/metrics/fleet-metrics.js";
 import { helm, helmBinary } from "../helpers/helm.js";
 import { startProbedServer, statusOf } from "../helpers/probed-server.js";
 
@@ -165,6 +166,50 @@ describe("the Helm chart", () => {
 
   it("refuses an Ingress without a host", async () => {
     await expect(render("ingress.enabled=true")).rejects.toThrow(/ingress.enabled needs ingress.host/);
+  });
+
+  it("alerts and charts only on metrics the controller exports", async () => {
+    const docs = await render("prometheusRule.enabled=true", "grafanaDashboard.enabled=true");
+    const rule = byKind(docs, "PrometheusRule")[0] as unknown as {
+      spec: { groups: { rules: { alert: string; expr: string }[] }[] };
+    };
+    const rules = rule.spec.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert)).toEqual([
+      "GitfleetMemberNotReady",
+      "GitfleetReconcileFailing",
+      "GitfleetNotReady",
+      "GitfleetPruneBlocked",
+      "GitfleetAppDegraded",
+      "GitfleetLeaderChurn",
+      "GitfleetDeliveryBacklog",
+    ]);
+    const dashboard = byKind(docs, "ConfigMap").find((d) =>
+      d.metadata.name.endsWith("-dashboard"),
+    ) as unknown as {
+      metadata: { labels: Record<string, string> };
+      data: Record<string, string>;
+    };
+    expect(dashboard.metadata.labels.grafana_dashboard).toBe("1");
+    const panels = (
+      JSON.parse(dashboard.data["gitfleet.json"] ?? "") as { panels: { targets: { expr: string }[] }[] }
+    ).panels;
+    const queries = [...rules.map((r) => r.expr), ...panels.flatMap((p) => p.targets.map((t) => t.expr))];
+    // The names the controller's registry exports (a histogram as its _bucket, _sum and _count series).
+    const metrics = new FleetMetrics(() => ({
+      ready: true,
+      leading: true,
+      clusters: new Map(),
+      synced: new Map(),
+      decisions: [],
+    }));
+    const exported = new Set(
+      (await metrics.registry.getMetricsAsJSON()).flatMap((m) =>
+        String(m.type) === "histogram" ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name],
+      ),
+    );
+    const used = new Set(queries.flatMap((q) => q.match(/\bgitfleet_[a-z_]+/g) ?? []));
+    expect(used.size).toBeGreaterThan(10);
+    expect([...used].filter((name) => !exported.has(name))).toEqual([]);
   });
 
   it("keeps values.schema.json what values.yaml gives (node scripts/chart-values-schema.mjs)", () => {

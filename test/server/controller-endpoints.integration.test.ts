@@ -288,6 +288,18 @@ describe("/metrics", () => {
       expect(value(series, "gitfleet_app_ready_replicas", { ...web, cluster }), cluster).toBe(
         value(series, "gitfleet_app_desired_replicas", { ...web, cluster }),
       );
+    // web's health in each cluster it runs in: one series per state, 1 for the one it is in.
+    for (const cluster of ["east", "west", "north"]) {
+      expect(value(series, "gitfleet_app_health", { app: "web", cluster, health: "Healthy" }), cluster).toBe(
+        1,
+      );
+      expect(value(series, "gitfleet_app_health", { app: "web", cluster, health: "Degraded" }), cluster).toBe(
+        0,
+      );
+      expect(value(series, "gitfleet_app_failed_objects", { app: "web", cluster }), cluster).toBe(0);
+    }
+    for (const cluster of ["east", "west", "north", "lab"])
+      expect(value(series, "gitfleet_cluster_prune_blocked", { cluster }), cluster).toBe(0);
     expect(value(series, "process_resident_memory_bytes")).toBeGreaterThan(0);
   });
 });
