@@ -61,7 +61,7 @@ describe("shell completion", () => {
     ],
     [
       ["gitfleet", "plan", "--format", ""],
-      ["text", "markdown", "json"],
+      ["text", "markdown", "json", "yaml"],
     ],
     [["gitfleet", "migrate", "st"], ["status"]],
     [["gitfleet", "migrate", "status", "--re"], ["--repo"]],
@@ -73,7 +73,7 @@ describe("shell completion", () => {
 
   it.each([
     ["gitfleet pl", ["plan"]],
-    ["gitfleet plan --format ", ["json", "markdown", "text"]],
+    ["gitfleet plan --format ", ["json", "markdown", "text", "yaml"]],
     ["gitfleet migrate st", ["status"]],
     ["gitfleet completion ", ["bash", "fish", "zsh"]],
     ["gitfleet run --sig", ["--signing-format", "--signing-key"]],

@@ -3,11 +3,12 @@ import type { MigrationStatus } from "../../migrate/migration-state.js";
 import { textTable } from "../../observe/text-table.js";
 import { statusFromFile } from "../../policy/migrations.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import type { CommandOutput } from "../output.js";
+import { type CommandOutput, structured } from "../output.js";
 
 export interface StatusOptions {
   readonly repo: string;
   readonly statusBranch: string;
+  readonly format?: "text" | "json" | "yaml";
 }
 
 export async function runStatus(
@@ -34,7 +35,10 @@ export async function runStatus(
     );
     return ExitCode.Failed;
   }
-  output.out(statuses.map(formatStatus).join("\n"));
+  const format = options.format ?? "text";
+  output.out(
+    format === "text" ? statuses.map(formatStatus).join("\n") : structured({ migrations: statuses }, format),
+  );
   return ExitCode.Ok;
 }
 

@@ -7,14 +7,14 @@ import { formatInvalidHeadMarkdown, planVerdict } from "../../plan/plan-verdict.
 import { type PlanOutcome, planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { ciPullRequest, type ForgeFlags, forgeFromFlags } from "../forge-flags.js";
-import type { CommandOutput } from "../output.js";
+import { type CommandOutput, structured } from "../output.js";
 import { readSecretDigestKey } from "../secret-digest-key.js";
 
 export interface PlanOptions extends ForgeFlags {
   readonly repo: string;
   readonly base: string;
   readonly head: string;
-  readonly format: "text" | "markdown" | "json";
+  readonly format: "text" | "markdown" | "json" | "yaml";
   readonly statusBranch: string;
   readonly kubeconfig?: string;
   readonly kubeconfigDir?: string;
@@ -46,8 +46,8 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
   }
   const { plan } = outcome;
   const text =
-    options.format === "json"
-      ? `${JSON.stringify(plan, null, 2)}\n`
+    options.format === "json" || options.format === "yaml"
+      ? structured(plan, options.format)
       : options.format === "markdown"
         ? formatPlanMarkdown(plan)
         : formatPlanText(plan);

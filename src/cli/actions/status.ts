@@ -4,13 +4,13 @@ import { StatusReader } from "../../git/status-reader.js";
 import { clustersBelowJson, formatClustersBelow, formatStatus } from "../../observe/format-status.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type GitAuthFlags, withGitAccess } from "../git-auth.js";
-import type { CommandOutput } from "../output.js";
+import { type CommandOutput, structured } from "../output.js";
 
 export interface StatusOptions extends GitAuthFlags {
   readonly repo: string;
   readonly branch: string;
   readonly statusBranch: string;
-  readonly format: "text" | "json";
+  readonly format: "text" | "json" | "yaml";
   readonly cacheDir?: string;
   /** List the clusters below this Kubernetes version instead of the overview. */
   readonly below?: string;
@@ -40,13 +40,11 @@ export async function runStatus(options: StatusOptions, output: CommandOutput): 
   if (below) {
     const listed = formatClustersBelow(view, below);
     output.out(
-      options.format === "json"
-        ? `${JSON.stringify(clustersBelowJson(view, below), null, 2)}\n`
-        : listed.text,
+      options.format === "text" ? listed.text : structured(clustersBelowJson(view, below), options.format),
     );
     return listed.below > 0 ? ExitCode.Changes : ExitCode.Ok;
   }
-  output.out(options.format === "json" ? `${JSON.stringify(view, null, 2)}\n` : formatStatus(view));
+  output.out(options.format === "text" ? formatStatus(view) : structured(view, options.format));
   const healthy =
     view.source.valid &&
     view.clusters.every((c) => c.state === "Healthy") &&

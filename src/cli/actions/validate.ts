@@ -7,7 +7,7 @@ import { quotaProblems } from "../../plan/quota-check.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import type { CommandOutput } from "../output.js";
+import { type CommandOutput, structured } from "../output.js";
 
 // A fleet that loads is rendered once (no status: every cluster as its file says) to check its
 // namespaces' quotas, as plan does.
@@ -20,7 +20,7 @@ function withQuotaProblems(result: LoadResult, tree: FileTree): LoadResult {
 }
 
 export interface ValidateOptions {
-  readonly format: "text" | "json";
+  readonly format: "text" | "json" | "yaml";
   readonly strict: boolean;
 }
 
@@ -34,7 +34,13 @@ export async function runValidate(
     throw new CliError(`cannot read fleet repo ${dir}: ${reason}`);
   });
   const result = withQuotaProblems(await loadFleetWithBuilds(tree), tree);
-  output.out(options.format === "json" ? validationReportJson(result) : formatValidationReport(dir, result));
+  output.out(
+    options.format === "text"
+      ? formatValidationReport(dir, result)
+      : options.format === "json"
+        ? validationReportJson(result)
+        : structured(JSON.parse(validationReportJson(result)), "yaml"),
+  );
   const failed = result.model === undefined || (options.strict && result.problems.length > 0);
   return failed ? ExitCode.Failed : ExitCode.Ok;
 }

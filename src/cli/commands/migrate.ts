@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { StatusOptions } from "../actions/migrate.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
@@ -16,6 +16,11 @@ export function registerMigrate(
       .argument("[name]", "one Migration (default: all)")
       .requiredOption("--repo <dir>", "the fleet repo (a work tree or a bare repository)")
       .option("--status-branch <branch>", "the branch gitfleet writes", "gitfleet/status")
+      .addOption(
+        new Option("-o, --format <format>", "output format")
+          .choices(["text", "json", "yaml"])
+          .default("text"),
+      )
       .addHelpText("after", "\nExit codes: 0 printed, 1 no such migration or no status branch.")
       .action(async (name: string | undefined, options: StatusOptions) => {
         setExit(await (await import("../actions/migrate.js")).runStatus(name, options, output));

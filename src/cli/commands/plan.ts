@@ -48,8 +48,8 @@ export function registerPlan(
       .option("--status-context <name>", "with --post: the commit status's name", "gitfleet/plan")
       .option("--details-url <url>", "with --post: where the commit status links (the CI job, the dashboard)")
       .addOption(
-        new Option("--format <format>", "output format")
-          .choices(["text", "markdown", "json"])
+        new Option("-o, --format <format>", "output format")
+          .choices(["text", "markdown", "json", "yaml"])
           .default("text"),
       )
       .addHelpText(

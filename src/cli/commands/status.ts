@@ -21,7 +21,11 @@ export function registerStatus(
       )
       .option("--branch <name>", "the source branch (its Cluster files name regions and providers)", "main")
       .option("--status-branch <name>", "the branch gitfleet writes", "gitfleet/status")
-      .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+      .addOption(
+        new Option("-o, --format <format>", "output format")
+          .choices(["text", "json", "yaml"])
+          .default("text"),
+      )
       .option("--cache-dir <dir>", "for a URL: where the local cache repository lives")
       .option(
         "--below <version>",

@@ -17,7 +17,9 @@ export function registerValidate(
       "check a fleet repo: schemas, manifests and cross-file rules, with file:line:column for every problem",
     )
     .argument("[dir]", "the fleet repo directory", ".")
-    .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+    .addOption(
+      new Option("-o, --format <format>", "output format").choices(["text", "json", "yaml"]).default("text"),
+    )
     .option("--strict", "treat warnings as errors", false)
     .action(async (dir: string, options: ValidateOptions & BuildFlags) => {
       configureBuildsFrom(options);
