@@ -10,6 +10,8 @@ export interface ApiResource {
   readonly namespaced: boolean;
   readonly verbs: readonly string[];
   readonly shortNames?: readonly string[];
+  /** The categories it belongs to (`all`: what `kubectl get all` lists). */
+  readonly categories?: readonly string[];
   /** Subresources served, e.g. ["status", "scale"]. */
   readonly subresources?: readonly string[];
   /** Where the scale subresource reads and writes; the built-in workloads' paths when absent. */
@@ -46,6 +48,9 @@ export function groupVersions(resources: readonly ApiResource[]): { group: strin
   return [...seen.values()];
 }
 
+/** The category `kubectl get all` lists, as a real API server puts its workloads in it. */
+const ALL = ["all"];
+
 const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 function resource(
@@ -53,7 +58,13 @@ function resource(
   version: string,
   kind: string,
   namespaced: boolean,
-  options: { name?: string; shortNames?: string[]; subresources?: string[]; verbs?: string[] } = {},
+  options: {
+    name?: string;
+    shortNames?: string[];
+    categories?: string[];
+    subresources?: string[];
+    verbs?: string[];
+  } = {},
 ): ApiResource {
   const singularName = kind.toLowerCase();
   const name =
@@ -72,6 +83,7 @@ function resource(
     namespaced,
     verbs: options.verbs ?? ALL_VERBS,
     ...(options.shortNames ? { shortNames: options.shortNames } : {}),
+    ...(options.categories ? { categories: options.categories } : {}),
     ...(options.subresources ? { subresources: options.subresources } : {}),
   };
 }
@@ -85,9 +97,10 @@ export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("", "v1", "Node", false, { shortNames: ["no"], subresources: ["status"] }),
   resource("", "v1", "Pod", true, {
     shortNames: ["po"],
+    categories: ALL,
     subresources: ["status", "log", "exec", "attach", "portforward", "binding", "eviction"],
   }),
-  resource("", "v1", "Service", true, { shortNames: ["svc"], subresources: ["status"] }),
+  resource("", "v1", "Service", true, { shortNames: ["svc"], categories: ALL, subresources: ["status"] }),
   resource("", "v1", "ConfigMap", true, { shortNames: ["cm"] }),
   resource("", "v1", "Secret", true),
   resource("", "v1", "ServiceAccount", true, { shortNames: ["sa"], subresources: ["token"] }),
@@ -97,15 +110,32 @@ export const BUILT_IN_RESOURCES: readonly ApiResource[] = [
   resource("", "v1", "Event", true, { shortNames: ["ev"] }),
   resource("", "v1", "LimitRange", true, { shortNames: ["limits"] }),
   resource("", "v1", "ResourceQuota", true, { shortNames: ["quota"], subresources: ["status"] }),
-  resource("apps", "v1", "Deployment", true, { shortNames: ["deploy"], subresources: ["status", "scale"] }),
-  resource("apps", "v1", "ReplicaSet", true, { shortNames: ["rs"], subresources: ["status", "scale"] }),
-  resource("apps", "v1", "StatefulSet", true, { shortNames: ["sts"], subresources: ["status", "scale"] }),
-  resource("apps", "v1", "DaemonSet", true, { shortNames: ["ds"], subresources: ["status"] }),
+  resource("apps", "v1", "Deployment", true, {
+    shortNames: ["deploy"],
+    categories: ALL,
+    subresources: ["status", "scale"],
+  }),
+  resource("apps", "v1", "ReplicaSet", true, {
+    shortNames: ["rs"],
+    categories: ALL,
+    subresources: ["status", "scale"],
+  }),
+  resource("apps", "v1", "StatefulSet", true, {
+    shortNames: ["sts"],
+    categories: ALL,
+    subresources: ["status", "scale"],
+  }),
+  resource("apps", "v1", "DaemonSet", true, {
+    shortNames: ["ds"],
+    categories: ALL,
+    subresources: ["status"],
+  }),
   resource("apps", "v1", "ControllerRevision", true),
-  resource("batch", "v1", "Job", true, { subresources: ["status"] }),
-  resource("batch", "v1", "CronJob", true, { shortNames: ["cj"], subresources: ["status"] }),
+  resource("batch", "v1", "Job", true, { categories: ALL, subresources: ["status"] }),
+  resource("batch", "v1", "CronJob", true, { shortNames: ["cj"], categories: ALL, subresources: ["status"] }),
   resource("autoscaling", "v2", "HorizontalPodAutoscaler", true, {
     shortNames: ["hpa"],
+    categories: ALL,
     subresources: ["status"],
   }),
   resource("rbac.authorization.k8s.io", "v1", "Role", true),

@@ -70,6 +70,7 @@ export function resourceListBody(
       kind: resource.kind,
       verbs: resource.verbs,
       ...(resource.shortNames ? { shortNames: resource.shortNames } : {}),
+      ...(resource.categories ? { categories: resource.categories } : {}),
     });
     for (const sub of resource.subresources ?? []) {
       entries.push({

@@ -81,6 +81,23 @@ describe("Tables", () => {
     expect(headerOf(result.stdout)).toEqual(header);
   });
 
+  it("lists every workload kind for kubectl get all, by discovery's all category", async () => {
+    const { code, stdout, stderr } = await kubectl("get", "all", "-o", "name");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const kinds = new Set(
+      stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split("/")[0]),
+    );
+    // The deployment, its ReplicaSet and pods, and the default namespace's kubernetes Service if any.
+    for (const kind of ["deployment.apps", "replicaset.apps", "pod"]) expect(kinds, kind).toContain(kind);
+    // Never what is not a workload (ConfigMaps, Secrets, roles).
+    for (const kind of ["configmap", "secret", "role.rbac.authorization.k8s.io"])
+      expect(kinds).not.toContain(kind);
+  });
+
   it("prints rows from the objects: ready counts and selectors", async () => {
     const deployments = (await kubectl("get", "deploy", "-o", "wide", "--no-headers")).stdout
       .trim()

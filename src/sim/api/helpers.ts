@@ -112,6 +112,7 @@ export function customResource(spec: JsonMap, version: JsonMap): ApiResource {
     namespaced: spec.scope !== "Cluster",
     verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
     ...(Array.isArray(names.shortNames) ? { shortNames: names.shortNames.map(String) } : {}),
+    ...(Array.isArray(names.categories) ? { categories: names.categories.map(String) } : {}),
     subresources: [
       ...("status" in subresources ? ["status"] : []),
       ...("scale" in subresources ? ["scale"] : []),
