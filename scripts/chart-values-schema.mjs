@@ -57,6 +57,8 @@ const SHAPES = {
   "http.allowedHosts": { type: "array", items: { type: "string" } },
   "podDisruptionBudget.maxUnavailable": { type: ["integer", "string"] },
   tolerations: { type: "array", items: { type: "object" } },
+  topologySpreadConstraints: { type: "array", items: { type: "object" } },
+  "networkPolicy.ingressFrom": { type: "array", items: { type: "object" } },
 };
 
 function schemaOf(value, path) {

@@ -538,6 +538,50 @@ describe("the Helm chart", () => {
       },
     },
     {
+      name: "probes' timings, zone spread with the chart's selector, and a NetworkPolicy on the port",
+      sets: [
+        "probes.startup.failureThreshold=90",
+        "topologySpreadConstraints[0].maxSkew=1",
+        "topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone",
+        "topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway",
+        "networkPolicy.enabled=true",
+        "networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.team=ingress",
+      ],
+      check: (docs: Doc[]) => {
+        const probe = (container(docs) as unknown as { startupProbe: unknown }).startupProbe;
+        expect(probe).toEqual({
+          httpGet: { path: "/healthz", port: "http" },
+          periodSeconds: 2,
+          failureThreshold: 90,
+        });
+        const spread = (podSpec(docs) as unknown as { topologySpreadConstraints: unknown[] })
+          .topologySpreadConstraints;
+        expect(spread).toEqual([
+          {
+            maxSkew: 1,
+            topologyKey: "topology.kubernetes.io/zone",
+            whenUnsatisfiable: "ScheduleAnyway",
+            labelSelector: {
+              matchLabels: { "app.kubernetes.io/name": "gitfleet", "app.kubernetes.io/instance": "gitfleet" },
+            },
+          },
+        ]);
+        const policy = byKind(docs, "NetworkPolicy")[0] as unknown as { spec: unknown };
+        expect(policy.spec).toEqual({
+          podSelector: {
+            matchLabels: { "app.kubernetes.io/name": "gitfleet", "app.kubernetes.io/instance": "gitfleet" },
+          },
+          policyTypes: ["Ingress"],
+          ingress: [
+            {
+              from: [{ namespaceSelector: { matchLabels: { team: "ingress" } } }],
+              ports: [{ port: "http", protocol: "TCP" }],
+            },
+          ],
+        });
+      },
+    },
+    {
       name: "no way in by default: no access flags, so nobody may read the API",
       sets: [],
       check: (docs: Doc[]) => {
