@@ -7,3 +7,6 @@ export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
 export const DEFAULT_INTERVAL_MS = 3 * 60_000;
 
 export const DEFAULT_STATUS_BRANCH = "gitfleet/status";
+
+/** How often a standby brings its state up to the status branch's tip (--standby-follow-interval). */
+export const DEFAULT_FOLLOW_INTERVAL = "10s";

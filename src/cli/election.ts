@@ -7,6 +7,7 @@ import { Sharding } from "../controller/leadership/sharding.js";
 import type { ShardBranches } from "../git/shard-branches.js";
 import { type LeaseTimings, timingsProblem } from "../kube/leader-election.js";
 import { parseDuration } from "../model/duration.js";
+import { DEFAULT_FOLLOW_INTERVAL } from "./defaults.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
 
 /** `gitfleet run --leader-elect` and its settings. */
@@ -17,6 +18,8 @@ export interface ElectionFlags {
   readonly leaderElectLeaseDuration: string;
   readonly leaderElectRenewDeadline: string;
   readonly leaderElectRetryPeriod: string;
+  /** How often a standby brings its state up to the status branch's tip (default FOLLOW_INTERVAL). */
+  readonly standbyFollowInterval?: string;
   readonly managementKubeconfig?: string;
   readonly managementContext?: string;
   readonly controllerId: string;
@@ -24,9 +27,6 @@ export interface ElectionFlags {
   /** Shards of the push-mode members (0 or absent: none, the leader syncs every member). */
   readonly shards?: number;
 }
-
-/** How often a standby brings its state up to the status branch's tip. */
-export const FOLLOW_INTERVAL_MS = 10_000;
 
 /**
  * One replica of a highly available controller: it stands by — following the status branch so its
@@ -49,12 +49,17 @@ export class Election {
   private leading = false;
   /** The sharded controller's view of this replica, once made (`sharding`). */
   private sharded: Sharding | undefined;
+  private readonly followIntervalMs: number;
 
   constructor(
     flags: ElectionFlags,
     private readonly logger: Logger,
   ) {
     const timings = timingsOf(flags);
+    this.followIntervalMs = duration(
+      flags.standbyFollowInterval ?? DEFAULT_FOLLOW_INTERVAL,
+      "--standby-follow-interval",
+    );
     let lose: (code: ExitCodeValue) => void = () => undefined;
     this.lost = new Promise((resolve) => {
       lose = resolve;
@@ -167,7 +172,7 @@ export class Election {
         });
     };
     follow();
-    this.follower = setInterval(follow, FOLLOW_INTERVAL_MS);
+    this.follower = setInterval(follow, this.followIntervalMs);
     this.follower.unref();
   }
 

@@ -140,6 +140,7 @@ describe("gitfleet run --leader-elect", () => {
     [["--leader-elect-renew-deadline", "20s"], /the lease duration must be longer than the renew deadline/],
     [["--leader-elect-retry-period", "9s"], /the renew deadline must be longer than 1.2 × the retry period/],
     [["--leader-elect-lease-duration", "soon"], /--leader-elect-lease-duration soon: expected a duration/],
+    [["--standby-follow-interval", "often"], /--standby-follow-interval often: expected a duration/],
     [["--shards", "2"], /--shards divides the members' sync: it cannot go with --no-sync/],
     [["--shards", "65"], /--shards 65: expected a whole number from 0 to 64/],
     [["--shards", "1.5"], /--shards 1.5: expected a whole number from 0 to 64/],

@@ -102,6 +102,7 @@ describe("the Helm chart", () => {
         "--leader-elect-lease-duration=15s",
         "--leader-elect-renew-deadline=10s",
         "--leader-elect-retry-period=2s",
+        "--standby-follow-interval=10s",
         "--repo=https://git.example.com/platform/fleet.git",
         "--controller-id=gitfleet@$(POD_NAME)",
       ]),

@@ -231,6 +231,7 @@ function electionFlags(flags: LoopFlags, shards: number): ElectionFlags {
     leaderElectLeaseDuration: flags.leaderElectLeaseDuration ?? "15s",
     leaderElectRenewDeadline: flags.leaderElectRenewDeadline ?? "10s",
     leaderElectRetryPeriod: flags.leaderElectRetryPeriod ?? "2s",
+    ...(flags.standbyFollowInterval ? { standbyFollowInterval: flags.standbyFollowInterval } : {}),
     ...(flags.managementKubeconfig ? { managementKubeconfig: flags.managementKubeconfig } : {}),
     ...(flags.managementContext ? { managementContext: flags.managementContext } : {}),
     controllerId: flags.controllerId,

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { Command, Option } from "commander";
 import type { LoopFlags } from "../actions/reconcile.js";
 import { type BuildFlags, configureBuildsFrom, withBuildOptions } from "../build-flags.js";
-import { DEFAULT_STATUS_BRANCH } from "../defaults.js";
+import { DEFAULT_FOLLOW_INTERVAL, DEFAULT_STATUS_BRANCH } from "../defaults.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import { withForgeOptions } from "../forge-flags.js";
 import { withGitAuthOptions } from "../git-auth.js";
@@ -84,6 +84,11 @@ export function registerReconcile(
         "--leader-elect-retry-period <duration>",
         "how often candidates try and the leader renews",
         "2s",
+      )
+      .option(
+        "--standby-follow-interval <duration>",
+        "with --leader-elect: how often a standby brings its state up to the status branch's tip (a shorter one makes a takeover replay less, a longer one reads the branch less)",
+        DEFAULT_FOLLOW_INTERVAL,
       )
       .option(
         "--shards <n>",
