@@ -13,6 +13,7 @@ import { registerSimulate } from "./commands/simulate.js";
 import { registerStatus } from "./commands/status.js";
 import { registerValidate } from "./commands/validate.js";
 import { CliError, ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import { addHelpExamples } from "./help-examples.js";
 import { type CommandOutput, processOutput } from "./output.js";
 
 /** The CLI version, kept equal to package.json's by a test. */
@@ -43,12 +44,15 @@ export function buildProgram(
   registerCodeowners(program, output, setExit);
   registerCompletion(program, output);
   // Every command's usage errors reach the one error boundary (exit 64), not process.exit(1).
-  for (const command of descendants(program))
+  const commands = descendants(program);
+  for (const command of commands)
     command.exitOverride().configureOutput({ writeOut: output.out, writeErr: output.err });
+  addHelpExamples(commands);
   return program;
 }
 
-function descendants(command: Command): Command[] {
+/** Every command below the program, depth first. */
+export function descendants(command: Command): Command[] {
   return command.commands.flatMap((sub) => [sub, ...descendants(sub)]);
 }
 
