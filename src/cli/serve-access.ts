@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { AccessGateOptions } from "../server/access-gate.js";
 import { ApiTokens } from "../server/api-tokens.js";
-import { listensOnLoopback } from "../server/http-server.js";
+import { isLoopback, listensOnLoopback } from "../server/http-server.js";
 import { SignIn } from "../server/sign-in.js";
 import { readBoundedFile } from "../util/bounded-file.js";
 import { CliError, ExitCode } from "./exit-codes.js";
@@ -68,7 +68,7 @@ async function tokensOf(file: string): Promise<ApiTokens> {
 
 async function signInOf(flags: AccessFlags, logger: Logger): Promise<SignIn> {
   const issuer = urlFlag("--oidc-issuer", flags.oidcIssuer ?? "");
-  if (issuer.protocol !== "https:" && !isLoopbackHost(issuer.hostname))
+  if (issuer.protocol !== "https:" && !isLoopback(issuer.hostname))
     throw new CliError(
       "--oidc-issuer: an identity provider is reached over https (plain http only on loopback)",
       ExitCode.Usage,
@@ -139,10 +139,6 @@ function urlFlag(flag: string, value: string): URL {
       ExitCode.Usage,
     );
   return url;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
 
 function messageOf(error: unknown): string {

@@ -245,8 +245,10 @@ export function listensOnLoopback(listen: string): boolean {
   return isLoopback(splitListen(listen)[0]);
 }
 
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\./.test(host);
+/** Whether a host name or address (an IPv6 one bracketed or not) is this machine's loopback. */
+export function isLoopback(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, "$1");
+  return name === "localhost" || name === "::1" || /^127\./.test(name);
 }
 
 // The host name of a Host header, without its port ("[::1]:8080" → "::1").

@@ -95,6 +95,13 @@ describe("who may read, from the flags", () => {
     await expect(accessFromFlags(flags as AccessFlags, logger)).rejects.toThrow(message);
   });
 
+  it.each(["http://localhost:3000/", "http://[::1]:3000/", "http://127.0.0.2/"])(
+    "takes plain http on the loopback issuer %s",
+    async (issuer) => {
+      expect((await accessFromFlags({ ...OIDC, oidcIssuer: issuer }, logger))?.signIn).toBeDefined();
+    },
+  );
+
   it("takes a session key of exactly 32 bytes, and plain http on a loopback issuer", async () => {
     const access = await accessFromFlags(
       { ...OIDC, oidcIssuer: "http://127.0.0.1:3000/", sessionKeyFile: file("k32", randomBytes(32)) },
