@@ -28,6 +28,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   agent: [
     "gitfleet agent --repo https://github.com/example/fleet.git --cluster idc-west-1 --trusted-keys /etc/gitfleet/allowed-signers",
   ],
+  import: [
+    "gitfleet import checkout --repo . --namespace shop --kubeconfig ~/.kube/members",
+    "gitfleet import checkout --repo . -n shop -l app=checkout --cluster test-1,staging-1 --patch > import.patch",
+  ],
   migrate: ["gitfleet migrate status --repo ."],
   "migrate status": ["gitfleet migrate status --repo . shop", "gitfleet migrate status --repo . -o yaml"],
   simulate: ["gitfleet simulate --from-repo example-repo --kubeconfig-out /tmp/fleet.kubeconfig"],

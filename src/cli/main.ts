@@ -4,6 +4,7 @@ import { registerAgent } from "./commands/agent.js";
 import { registerCodeowners } from "./commands/codeowners.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerImport } from "./commands/import.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
@@ -38,6 +39,7 @@ export function buildProgram(
   registerReconcile(program, output, setExit);
   registerAgent(program, output, setExit);
   registerMigrate(program, output, setExit);
+  registerImport(program, output, setExit);
   registerSimulate(program, output, setExit);
   registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);

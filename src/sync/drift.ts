@@ -1,15 +1,8 @@
 import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
+import { SERVER_SET_METADATA } from "../apimachinery/server-metadata.js";
 
 // Fields the server sets or that are write-only: never drift.
 const IGNORED_TOP = new Set(["status"]);
-const IGNORED_METADATA = new Set([
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "managedFields",
-  "selfLink",
-]);
 
 /** One field where a live object departs from the rendered one. */
 export interface DriftedField {
@@ -35,7 +28,7 @@ export function driftedFields(rendered: JsonMap, live: JsonMap, limit = 5): Drif
     if (IGNORED_TOP.has(key) || (key === "stringData" && rendered.kind === "Secret")) continue;
     if (key === "metadata" && isJsonMap(value) && isJsonMap(live.metadata)) {
       for (const [field, inner] of Object.entries(value))
-        if (!IGNORED_METADATA.has(field))
+        if (!SERVER_SET_METADATA.has(field))
           compare(inner, live.metadata[field], `metadata.${field}`, found, limit);
       continue;
     }
