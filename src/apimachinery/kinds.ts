@@ -92,3 +92,16 @@ export const PATH_SEGMENT_NAMED_KINDS: ReadonlySet<GroupKind> = new Set([
 
 /** Kinds whose names must be DNS-1123 labels rather than subdomains. */
 export const LABEL_NAMED_KINDS: ReadonlySet<GroupKind> = new Set(["/Namespace", "/Service"]);
+
+/**
+ * A kind's resource name as Kubernetes guesses it for built-in and conventional custom resources
+ * (client-go's UnsafeGuessKindToResource, with Endpoints which is its own plural): for when neither
+ * discovery nor a CustomResourceDefinition says.
+ */
+export function guessResource(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower === "endpoints") return lower;
+  if (/(?:s|x|z|ch|sh)$/.test(lower)) return `${lower}es`;
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}

@@ -23,16 +23,38 @@ export async function deliverFleetChange(
   output: CommandOutput,
 ): Promise<void> {
   for (const path of files.keys()) checkRepoPath(path);
+  const changed = new Map<string, { before: string | undefined; after: string }>();
+  for (const [path, after] of files) {
+    const before = await readFile(join(repo, path), "utf8").catch(() => undefined);
+    if (before !== after) changed.set(path, { before, after });
+  }
   if (delivery === "patch") {
-    for (const [path, text] of files) {
-      const current = await readFile(join(repo, path), "utf8").catch(() => undefined);
-      if (current === text) continue;
-      output.out(patchOf(path, current, text));
-    }
+    for (const [path, { before, after }] of changed) output.out(patchOf(path, before, after));
     return;
   }
-  const staged = await stagedPaths(repo);
-  const others = staged.filter((path) => !files.has(path));
+  if (changed.size === 0) {
+    output.err(
+      `gitfleet: ${repo} already holds ${[...files.keys()].join(", ")} as written: nothing to commit\n`,
+    );
+    return;
+  }
+  const sha = await commitFiles(
+    repo,
+    new Map([...changed].map(([path, { after }]) => [path, after])),
+    message,
+  );
+  output.err(
+    `gitfleet: committed ${changed.size} file(s) as ${sha.slice(0, 12)}: ${message.split("\n")[0]}\n`,
+  );
+}
+
+// Writes the files into the work tree and commits exactly them, refusing while anything else is staged.
+async function commitFiles(
+  repo: string,
+  files: ReadonlyMap<string, string>,
+  message: string,
+): Promise<string> {
+  const others = (await stagedPaths(repo)).filter((path) => !files.has(path));
   if (others.length > 0)
     throw new CliError(
       `${repo} has other staged changes (${others.slice(0, 3).join(", ")}${others.length > 3 ? ", …" : ""}): commit or unstage them first, or use --patch`,
@@ -43,10 +65,7 @@ export async function deliverFleetChange(
     await git.add({ fs: nodeFs, dir: repo, filepath: path });
   }
   try {
-    const sha = await git.commit({ fs: nodeFs, dir: repo, message });
-    output.err(
-      `gitfleet: committed ${files.size} file(s) as ${sha.slice(0, 12)}: ${message.split("\n")[0]}\n`,
-    );
+    return await git.commit({ fs: nodeFs, dir: repo, message });
   } catch (error) {
     if ((error as { code?: string }).code === "MissingNameError")
       throw new CliError(`cannot commit in ${repo}: set git's user.name and user.email, or use --patch`);

@@ -28,6 +28,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   agent: [
     "gitfleet agent --repo https://github.com/example/fleet.git --cluster idc-west-1 --trusted-keys /etc/gitfleet/allowed-signers",
   ],
+  join: [
+    "gitfleet join idc-west-1 --repo . --admin-kubeconfig ~/.kube/idc-west-1-admin --kubeconfig-dir /etc/gitfleet/members",
+    "gitfleet join aws-use2 --repo . --admin-kubeconfig admin.yaml --context aws-use2 --kubeconfig-dir members --label env=prod --patch",
+  ],
   import: [
     "gitfleet import checkout --repo . --namespace shop --kubeconfig ~/.kube/members",
     "gitfleet import checkout --repo . -n shop -l app=checkout --cluster test-1,staging-1 --patch > import.patch",

@@ -5,6 +5,7 @@ import { registerCodeowners } from "./commands/codeowners.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerImport } from "./commands/import.js";
+import { registerJoin } from "./commands/join.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
@@ -39,6 +40,7 @@ export function buildProgram(
   registerReconcile(program, output, setExit);
   registerAgent(program, output, setExit);
   registerMigrate(program, output, setExit);
+  registerJoin(program, output, setExit);
   registerImport(program, output, setExit);
   registerSimulate(program, output, setExit);
   registerStatus(program, output, setExit);

@@ -1,4 +1,5 @@
 import type { JsonMap } from "../apimachinery/json.js";
+import { guessResource } from "../apimachinery/kinds.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Team } from "../model/team-types.js";
 import type { FleetModel } from "../model/types.js";
@@ -82,6 +83,22 @@ function accessOf(team: Team, namespaces: readonly string[]): JsonMap[] {
   ];
 }
 
+/**
+ * Every rule any team's RBAC grants in a member: gitfleet must hold them itself to create the teams'
+ * roles (a member refuses a role that grants more than its creator holds).
+ */
+export function teamGrantRules(model: FleetModel): JsonMap[] {
+  const rules = model.teams.flatMap((team) => [
+    ...rulesOf(team.spec.namespacedKinds ?? ["*"]),
+    ...rulesOf(team.spec.clusterScopedKinds ?? []),
+  ]);
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    const key = JSON.stringify(rule);
+    return !seen.has(key) && seen.add(key) !== undefined;
+  });
+}
+
 const WRITE_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 
 // RBAC rules from a Team's kind patterns (`Kind`, `group/Kind`, `*`): write access to each.
@@ -90,16 +107,6 @@ function rulesOf(patterns: readonly string[]): JsonMap[] {
   return patterns.map((pattern) => {
     const slash = pattern.lastIndexOf("/");
     const group = slash < 0 ? "*" : pattern.slice(0, slash);
-    return { apiGroups: [group], resources: [resourceOf(pattern.slice(slash + 1))], verbs: WRITE_VERBS };
+    return { apiGroups: [group], resources: [guessResource(pattern.slice(slash + 1))], verbs: WRITE_VERBS };
   });
-}
-
-// A kind's resource name as Kubernetes names its built-in and conventional custom resources
-// (client-go's UnsafeGuessKindToResource, with Endpoints which is its own plural).
-function resourceOf(kind: string): string {
-  const lower = kind.toLowerCase();
-  if (lower === "endpoints") return lower;
-  if (/(?:s|x|z|ch|sh)$/.test(lower)) return `${lower}es`;
-  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
-  return `${lower}s`;
 }
