@@ -4,6 +4,8 @@ import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { parseGitVersion } from "../apimachinery/kube-version.js";
 import { MAX_MESSAGE, oneLine } from "../model/one-line.js";
 import { FIELD_MANAGER } from "../sync/field-manager.js";
+import type { MemberCredential } from "../sync/sync-result.js";
+import { credentialOf } from "./member-credential.js";
 
 /** A Kubernetes API error: the Status a member answered with, or a failure to reach it (code 0). */
 export class MemberApiError extends Error {
@@ -91,6 +93,11 @@ export class MemberClient {
     const view = Object.create(this) as MemberClient;
     view.impersonated = user;
     return view;
+  }
+
+  /** When the credential this client asks with stops working, if it says (see member-credential.ts). */
+  credential(now: number): MemberCredential | undefined {
+    return credentialOf(this.config, now);
   }
 
   /** The API server's URL. */

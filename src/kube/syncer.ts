@@ -220,7 +220,10 @@ export class Syncer {
     });
     const whole = scope && previous ? withOtherApps(synced, previous, scope) : synced;
     this.remember(cluster, gated.desired, whole);
-    return withHostedCredentials(whole, worker.client, target);
+    // A direct member's own credential (a hosted cluster's are its host's to report).
+    const direct = !target.model.clusters.find((c) => c.metadata.name === cluster)?.spec.controlPlane;
+    const credential = direct ? worker.client.credential(this.now()) : undefined;
+    return withHostedCredentials(credential ? { ...whole, credential } : whole, worker.client, target);
   }
 
   // The apps a sync for a new render takes in a member whose last sync was complete; undefined: all.

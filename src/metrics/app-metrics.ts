@@ -44,6 +44,18 @@ export function registerAppMetrics(
     },
   });
   new Gauge({
+    name: "gitfleet_member_credential_expiry_timestamp_seconds",
+    help: "When the credential gitfleet reaches a direct member with stops working (a client certificate's notAfter, a token's exp), as the last sync read it; absent when it does not say.",
+    labelNames: ["cluster", "kind"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [cluster, result] of synced())
+        if (result.credential)
+          this.set({ cluster, kind: result.credential.kind }, Date.parse(result.credential.notAfter) / 1000);
+    },
+  });
+  new Gauge({
     name: "gitfleet_cluster_prune_blocked",
     help: "1 while a cluster's deletions exceed the deletion budget and wait for a commit that allows them.",
     labelNames: ["cluster"],

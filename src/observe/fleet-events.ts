@@ -1,5 +1,6 @@
 import { asList, asMap, type Json } from "../apimachinery/json.js";
 import { readStatusYaml } from "../status/status-yaml.js";
+import { CERTIFICATE_WARNING_MS } from "../sync/sync-result.js";
 import { timelineEvent } from "./timeline.js";
 
 /** What people are told about: each is a fact a status commit recorded. */
@@ -48,9 +49,6 @@ export interface StatusCommitChange {
   readonly message: string;
   readonly files: readonly StatusFileChange[];
 }
-
-/** A credential expiring sooner than this after the commit that records it is reported. */
-export const CERTIFICATE_WARNING_MS = 14 * 24 * 3600_000;
 
 type Base = Pick<FleetEvent, "time" | "statusCommit" | "sourceCommit">;
 
@@ -121,7 +119,32 @@ function clusterEvents(cluster: string, file: StatusFileChange, base: Base): Fle
       summary: `prune blocked in ${cluster}: ${asList(asMap(after.pruneBlocked).reasons).map(String).join("; ")}; allow it with ${token} in spec.pruning.allowPrune`,
     });
   events.push(...certificateEvents(cluster, before, after, base));
+  events.push(...memberCredentialEvents(cluster, before, after, base));
   return events;
+}
+
+// The member's own credential, when a sync first finds it expiring (or a renewed one still is).
+function memberCredentialEvents(
+  cluster: string,
+  before: Record<string, Json>,
+  after: Record<string, Json>,
+  base: Base,
+): FleetEvent[] {
+  const now = asMap(after.credential);
+  const then = asMap(before.credential);
+  const fingerprint = text(now.fingerprint);
+  const notAfter = text(now.notAfter);
+  if (now.expiring !== true || !fingerprint || !notAfter) return [];
+  if (then.expiring === true && text(then.fingerprint) === fingerprint) return [];
+  return [
+    {
+      ...base,
+      id: `${base.statusCommit}/certificateExpiring/${fingerprint}`,
+      type: "certificateExpiring" as const,
+      cluster,
+      summary: `${cluster}: gitfleet's ${text(now.kind) === "token" ? "token" : "client certificate"} expires ${notAfter}; renew it (gitfleet join ${cluster})`,
+    },
+  ];
 }
 
 // Credentials of hosted control planes newly recorded (by fingerprint) that expire within two weeks.

@@ -59,6 +59,12 @@ export interface ClusterView extends ClusterFacts {
   };
   /** The Kubernetes version the member reported at its last sync. */
   readonly version?: string;
+  /** When the credential gitfleet reaches the member with stops working, as its last sync read it. */
+  readonly credential?: {
+    readonly kind: "client-certificate" | "token";
+    readonly notAfter: string;
+    readonly expiring: boolean;
+  };
   /** A hosted cluster's control plane: its host, and each component's health as the host's last sync saw it. */
   readonly controlPlane?: {
     readonly host: string;
@@ -284,6 +290,7 @@ function clusterView(facts: ClusterFacts, file: JsonMap | undefined): ClusterVie
       : {}),
     ...(synced ? { synced } : {}),
     ...versionView(observed.kubernetesVersion),
+    ...credentialView(observed.credential),
     ...capacityView(observed.capacity, observed.staleSince),
   };
   return { ...view, ...clusterState(view) };
@@ -304,6 +311,16 @@ function hostedComponents(
         planes.set(cluster, { host, components: Object.fromEntries(components) });
     }
   return planes;
+}
+
+// The member's credential as a sync recorded it, when it reads (the status branch is untrusted input).
+function credentialView(value: Json | undefined): Pick<ClusterView, "credential"> {
+  const record = asMap(value);
+  const kind = record.kind === "token" || record.kind === "client-certificate" ? record.kind : undefined;
+  const notAfter = record.notAfter;
+  if (!kind || typeof notAfter !== "string" || notAfter.length > 40 || Number.isNaN(Date.parse(notAfter)))
+    return {};
+  return { credential: { kind, notAfter, expiring: record.expiring === true } };
 }
 
 // The version a sync recorded, when it is one (the status branch is untrusted input).

@@ -130,9 +130,17 @@ function replicas(app: AppView, cluster: string): string | undefined {
 }
 
 function clusterTroubles(clusters: readonly ClusterView[]): string[] {
-  return clusters
-    .filter((c) => c.state !== "Healthy" && c.state !== "Progressing")
-    .map((c) => `cluster ${c.name}: ${c.state}${c.reason ? ` — ${c.reason}` : ""}`);
+  return [
+    ...clusters
+      .filter((c) => c.state !== "Healthy" && c.state !== "Progressing")
+      .map((c) => `cluster ${c.name}: ${c.state}${c.reason ? ` — ${c.reason}` : ""}`),
+    ...clusters
+      .filter((c) => c.credential?.expiring)
+      .map(
+        (c) =>
+          `cluster ${c.name}: gitfleet's ${c.credential?.kind === "token" ? "token" : "client certificate"} expires ${c.credential?.notAfter} — renew it: gitfleet join ${c.name}`,
+      ),
+  ];
 }
 
 function appTroubles(apps: readonly AppView[]): string[] {

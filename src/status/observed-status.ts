@@ -275,8 +275,36 @@ function entryPointsRecord(result: ClusterSyncResult): JsonMap | undefined {
   );
 }
 
+// The member's own credential: its kind, when it stops working, a fingerprint; never its value.
+function credentialRecord(result: ClusterSyncResult): JsonMap | undefined {
+  const credential = result.credential;
+  if (!credential) return undefined;
+  return {
+    kind: credential.kind,
+    notAfter: credential.notAfter,
+    fingerprint: credential.fingerprint,
+    ...(credential.expiring ? { expiring: true } : {}),
+  };
+}
+
+// What a sync read of the member besides its objects: credential, hosted planes, APIs, entry points, quotas.
+function readingsRecord(result: ClusterSyncResult, credential: JsonMap | undefined): JsonMap {
+  const readings: JsonMap = {};
+  if (credential) readings.credential = credential;
+  const planes = hostedControlPlanesRecord(result);
+  if (planes) readings.hostedControlPlanes = planes;
+  if (result.served) readings.apis = servedApisRecord(result.served);
+  const entryPoints = entryPointsRecord(result);
+  if (entryPoints) readings.services = entryPoints;
+  const quotas = quotaUsageRecord(result);
+  if (quotas) readings.quotas = quotas;
+  return readings;
+}
+
 function clusterObservedValue(result: ClusterSyncResult): JsonMap {
-  if (!result.reachable) return { reachable: false, error: result.error ?? "no answer" };
+  const credential = credentialRecord(result);
+  if (!result.reachable)
+    return { reachable: false, error: result.error ?? "no answer", ...(credential ? { credential } : {}) };
   const health: Partial<Record<HealthStatus, number>> = {};
   for (const o of result.objects) health[o.health.status] = (health[o.health.status] ?? 0) + 1;
   const count = (action: string) => result.objects.filter((o) => o.action === action).length;
@@ -293,13 +321,7 @@ function clusterObservedValue(result: ClusterSyncResult): JsonMap {
   if (result.error) observed.error = result.error;
   if (result.capacity) observed.capacity = capacityRecord(result.capacity);
   if (result.version) observed.kubernetesVersion = result.version;
-  const planes = hostedControlPlanesRecord(result);
-  if (planes) observed.hostedControlPlanes = planes;
-  if (result.served) observed.apis = servedApisRecord(result.served);
-  const entryPoints = entryPointsRecord(result);
-  if (entryPoints) observed.services = entryPoints;
-  const quotas = quotaUsageRecord(result);
-  if (quotas) observed.quotas = quotas;
+  Object.assign(observed, readingsRecord(result, credential));
   if (result.retained.length > 0) observed.retained = result.retained.map(describeIdentity);
   if (result.pruneBlocked)
     observed.pruneBlocked = {

@@ -5,7 +5,7 @@ import { readEmittedYaml } from "../render/yaml-reader.js";
 import { readEntryPoints } from "../sync/entry-points.js";
 
 // A member's last readings — its capacity (node pools), the APIs it serves, its exported services'
-// entry points — outlive an outage: while it does not answer, its status file keeps what it last
+// entry points, when its credential stops working — outlive an outage: while it does not answer, its status file keeps what it last
 // reported, marked `staleSince` from the first sync that found it unreachable. Scheduling divides by
 // them as by any reading (the member was read: nothing is provisional), and a reading that differs
 // when it answers again is a fluctuation like any other (docs/scheduling.md, the Steady rules).
@@ -24,6 +24,10 @@ export function carriedReadings(previousBlock: string | undefined, staleAt?: num
   if (readServedApis(previous.apis) && isJsonMap(previous.apis)) carried.apis = previous.apis;
   if (readEntryPoints(previous.services) && isJsonMap(previous.services))
     carried.services = previous.services;
+  // The credential too: a member that stops answering because its credential expired says so.
+  const credential = asMap(previous.credential);
+  if (typeof credential.notAfter === "string" && typeof credential.fingerprint === "string")
+    carried.credential = previous.credential as JsonMap;
   if (Object.keys(carried).length === 0) return {};
   const since =
     readSince(previous.staleSince) ?? (staleAt === undefined ? undefined : new Date(staleAt).toISOString());

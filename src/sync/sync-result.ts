@@ -66,6 +66,23 @@ export interface PruneResult {
 }
 
 /** What one sync of one cluster did. */
+/** A credential expiring sooner than this is reported: a member's own, or a hosted control plane's. */
+export const CERTIFICATE_WARNING_MS = 14 * 24 * 3600_000;
+
+/**
+ * The credential gitfleet reaches a direct member with, as far as it says when it stops working (a
+ * client certificate's notAfter, a JWT's exp): never its value, only a fingerprint of it.
+ */
+export interface MemberCredential {
+  readonly kind: "client-certificate" | "token";
+  /** When it stops working (RFC 3339, UTC). */
+  readonly notAfter: string;
+  /** The first 16 hex digits of its SHA-256: which credential, never the credential. */
+  readonly fingerprint: string;
+  /** It stops working within CERTIFICATE_WARNING_MS of the sync that read it (or already has). */
+  readonly expiring: boolean;
+}
+
 export interface ClusterSyncResult {
   readonly cluster: string;
   readonly sourceCommit: string;
@@ -90,6 +107,8 @@ export interface ClusterSyncResult {
   readonly served?: ServedApis;
   /** The Kubernetes version the member's /version reports (absent when it was not read). */
   readonly version?: string;
+  /** For a direct member: when the credential gitfleet reaches it with stops working, if it says. */
+  readonly credential?: MemberCredential;
   /** The hooks of the apps' renderings and how each stands. */
   readonly hooks?: readonly HookReport[];
   /** A hook, a sync wave or a dependency is in progress: the controller comes back soon. */

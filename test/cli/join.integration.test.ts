@@ -105,7 +105,11 @@ describe("gitfleet join", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const kubeconfig = parse(readFileSync(path, "utf8"));
     expect(kubeconfig["current-context"]).toBe("west");
-    expect(kubeconfig.users[0].user.token).toMatch(/^gitfleet-simulated-token\.gitfleet-system\.gitfleet\./);
+    const claims = JSON.parse(
+      Buffer.from(String(kubeconfig.users[0].user.token).split(".")[1] ?? "", "base64url").toString("utf8"),
+    );
+    expect(claims.sub).toBe("system:serviceaccount:gitfleet-system:gitfleet");
+    expect(claims.exp - claims.iat).toBe(48 * 3600);
     expect(Object.keys(kubeconfig.users[0].user)).toEqual(["token"]);
     expect(result.stderr).toMatch(/token valid until \d{4}-\d\d-\d\dT/);
 
@@ -130,6 +134,21 @@ describe("gitfleet join", () => {
     expect(sync.code, sync.stdout + sync.stderr).toBe(0);
     const config = await liveObject(west, "/api/v1/namespaces/shop/configmaps/web");
     expect(asMap(config?.data).greeting).toBe("hello");
+
+    // A token of 48 hours expires within two weeks: the status branch and gitfleet status say so.
+    const observed = asMap(
+      asMap(parse(gitIn(fleet(), "show", "gitfleet/status:status/clusters/west.yaml"))).observed,
+    );
+    expect(observed.credential).toEqual({
+      kind: "token",
+      notAfter: new Date(claims.exp * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
+      expiring: true,
+    });
+    const status = await cli(["status", "--repo", fleet()]);
+    expect(status.stdout).toContain(
+      `cluster west: gitfleet's token expires ${String(asMap(observed.credential).notAfter)} — renew it: gitfleet join west`,
+    );
   });
 
   it("prints the Cluster as a patch with --patch, and renews the token when joined again", async () => {

@@ -180,6 +180,7 @@ describe("the Helm chart", () => {
       "GitfleetReconcileFailing",
       "GitfleetNotReady",
       "GitfleetPruneBlocked",
+      "GitfleetMemberCredentialExpiring",
       "GitfleetAppDegraded",
       "GitfleetLeaderChurn",
       "GitfleetDeliveryBacklog",

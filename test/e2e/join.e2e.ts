@@ -118,6 +118,16 @@ describe("gitfleet join against a real API server", () => {
     expect(asMap(config?.data).greeting).toBe("hello");
     expect(asMap(asMap(config?.metadata).labels)["app.kubernetes.io/managed-by"]).toBe("gitfleet");
 
+    // The token is a real JWT: the status branch records when it stops working (90 days, unless capped).
+    const credential = asMap(
+      asMap(statusFile(fleet(), `status/clusters/${CLUSTER}.yaml`).observed).credential,
+    );
+    expect(credential.kind).toBe("token");
+    const days = (Date.parse(String(credential.notAfter)) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(14);
+    expect(days).toBeLessThanOrEqual(90);
+    expect(credential.expiring).toBeUndefined();
+
     // Least privilege: the token reads no Secret and writes no kind the fleet does not apply.
     const own = new k8s.KubeConfig();
     own.loadFromFile(join(members(), `${CLUSTER}.yaml`));

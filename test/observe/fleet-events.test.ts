@@ -150,6 +150,65 @@ describe("fleetEvents", () => {
       events: [["certificateExpiring", "tenant: cp/serving (hosted on host) expires 2026-12-10T00:00:00Z"]],
     },
     {
+      name: "a member's own credential found expiring, then the same one again (no second event), then a renewed one not expiring",
+      change: change(`sync: east west north${trailers("sync")}`, [
+        {
+          path: "status/clusters/east.yaml",
+          before: withObserved({
+            credential: { kind: "token", notAfter: "2026-12-20T00:00:00Z", fingerprint: "e1" },
+          }),
+          after: withObserved({
+            credential: {
+              kind: "token",
+              notAfter: "2026-12-20T00:00:00Z",
+              fingerprint: "e1",
+              expiring: true,
+            },
+          }),
+        },
+        {
+          path: "status/clusters/west.yaml",
+          before: withObserved({
+            credential: {
+              kind: "client-certificate",
+              notAfter: "2026-12-09T00:00:00Z",
+              fingerprint: "w1",
+              expiring: true,
+            },
+          }),
+          after: withObserved({
+            credential: {
+              kind: "client-certificate",
+              notAfter: "2026-12-09T00:00:00Z",
+              fingerprint: "w1",
+              expiring: true,
+            },
+            conflicts: 1,
+          }),
+        },
+        {
+          path: "status/clusters/north.yaml",
+          before: withObserved({
+            credential: {
+              kind: "token",
+              notAfter: "2026-12-09T00:00:00Z",
+              fingerprint: "n1",
+              expiring: true,
+            },
+          }),
+          after: withObserved({
+            credential: { kind: "token", notAfter: "2027-03-09T00:00:00Z", fingerprint: "n2" },
+          }),
+        },
+      ]),
+      events: [
+        [
+          "certificateExpiring",
+          "east: gitfleet's token expires 2026-12-20T00:00:00Z; renew it (gitfleet join east)",
+        ],
+      ],
+    },
+    {
       name: "status files that do not read",
       change: change(`sync: east Healthy${trailers("sync")}`, [
         { path: "status/clusters/east.yaml", before: "observed: [", after: "observed:\n  - ]" },

@@ -217,8 +217,12 @@ describe("kubectl against a simulated member", () => {
     const token = await kubectl("create", "token", "bot", "--duration=10m");
     expect(token).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/^gitfleet-simulated-token\.default\.bot\.[0-9a-f]{16}$/),
+      stdout: expect.stringMatching(/^[\w-]+\.[\w-]+\.simulated-[0-9a-f]{16}$/),
     });
+    // A JWT's shape, as the API server's: the account and an expiry ten minutes on.
+    const claims = JSON.parse(Buffer.from(token.stdout.split(".")[1] ?? "", "base64url").toString("utf8"));
+    expect(claims.sub).toBe("system:serviceaccount:default:bot");
+    expect(claims.exp - claims.iat).toBe(600);
     writeFileSync(
       `${dir}/csr.json`,
       JSON.stringify({

@@ -6,8 +6,10 @@ import { existing, keyOf } from "./objects.js";
 
 /**
  * `serviceaccounts/token` (`kubectl create token`): a TokenRequest answered with a token for the
- * ServiceAccount and its expiry (the asked expirationSeconds, an hour by default). A simulated member
- * authenticates nobody, so the token is an opaque, visibly simulated string, good for nothing.
+ * ServiceAccount and its expiry (the asked expirationSeconds, an hour by default). Shaped as the API
+ * server's — a JWT whose claims name the account and its expiry (`exp`), so a client can tell when it
+ * ends — but unsigned (`alg: none`, a visibly simulated signature): a simulated member authenticates
+ * nobody, and the token is good for nothing else.
  */
 export function tokenAnswer(api: ApiContext, request: ApiRequest, target: Target): ApiResponse {
   if (request.method !== "POST")
@@ -19,7 +21,19 @@ export function tokenAnswer(api: ApiContext, request: ApiRequest, target: Target
   existing(api, keyOf(target));
   const spec = asMap(asMap(request.body).spec);
   const seconds = typeof spec.expirationSeconds === "number" ? spec.expirationSeconds : 3600;
-  const expires = new Date(api.now().getTime() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const issued = Math.floor(api.now().getTime() / 1000);
+  const expires = new Date((issued + seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const token = [
+    part({ alg: "none", typ: "JWT" }),
+    part({
+      iss: "gitfleet-simulated-member",
+      sub: `system:serviceaccount:${target.namespace ?? ""}:${target.name ?? ""}`,
+      iat: issued,
+      exp: issued + seconds,
+    }),
+    `simulated-${randomBytes(8).toString("hex")}`,
+  ].join(".");
   return {
     status: 201,
     body: {
@@ -28,7 +42,7 @@ export function tokenAnswer(api: ApiContext, request: ApiRequest, target: Target
       metadata: { name: target.name ?? "", namespace: target.namespace ?? "", creationTimestamp: null },
       spec: { ...spec, expirationSeconds: seconds },
       status: {
-        token: `gitfleet-simulated-token.${target.namespace ?? ""}.${target.name ?? ""}.${randomBytes(8).toString("hex")}`,
+        token,
         expirationTimestamp: expires,
       },
     },
