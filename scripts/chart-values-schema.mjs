@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes charts/gitfleet/values.schema.json from the chart's values.yaml: every value typed as its
+// Writes each chart's values.schema.json (charts/gitfleet, charts/gitfleet-agent) from its values.yaml: every value typed as its
 // default is (helm then refuses `--set replicaCount=two` or `sync: "yes"` before rendering), the
 // sections gitfleet defines closed to unknown keys (a typo such as `replicaCont` is an error, not
 // ignored), and the choices and item types below that a default cannot show. Sections that are
@@ -8,8 +8,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-
-const chart = fileURLToPath(new URL("../charts/gitfleet/", import.meta.url));
 
 /** Values Kubernetes defines: any object (or list of objects) is taken as it is. */
 const OPEN = new Set([
@@ -61,8 +59,21 @@ const SHAPES = {
   "networkPolicy.ingressFrom": { type: "array", items: { type: "object" } },
 };
 
-function schemaOf(value, path) {
-  if (SHAPES[path]) return SHAPES[path];
+/** The agent chart's: its own choices, the rest as the controller chart's. */
+const AGENT_SHAPES = {
+  ...SHAPES,
+  "credentials.gitAuth": { type: "string", enum: ["file", "ssh", "none"] },
+  "credentials.trustedKeysFormat": { type: "string", enum: ["ssh", "openpgp"] },
+  "rbac.rules": { type: "array", items: { type: "object" } },
+};
+
+const CHARTS = [
+  { name: "gitfleet", shapes: SHAPES, title: "gitfleet chart values" },
+  { name: "gitfleet-agent", shapes: AGENT_SHAPES, title: "gitfleet-agent chart values" },
+];
+
+function schemaOf(value, path, shapes) {
+  if (shapes[path]) return shapes[path];
   if (OPEN.has(path)) return { type: "object" };
   if (typeof value === "boolean") return { type: "boolean" };
   if (typeof value === "number") return { type: Number.isInteger(value) ? "integer" : "number" };
@@ -73,30 +84,38 @@ function schemaOf(value, path) {
       type: "object",
       additionalProperties: false,
       properties: Object.fromEntries(
-        Object.entries(value).map(([key, child]) => [key, schemaOf(child, path ? `${path}.${key}` : key)]),
+        Object.entries(value).map(([key, child]) => [
+          key,
+          schemaOf(child, path ? `${path}.${key}` : key, shapes),
+        ]),
       ),
     };
   throw new Error(`${path}: a null default says nothing of its type`);
 }
 
-const values = parse(readFileSync(`${chart}values.yaml`, "utf8"));
-const schema = {
-  $schema: "https://json-schema.org/draft-07/schema#",
-  title: "gitfleet chart values",
-  description: "Generated from values.yaml by scripts/chart-values-schema.mjs.",
-  ...schemaOf(values, ""),
-};
-const text = `${JSON.stringify(schema, null, 2)}\n`;
-const file = `${chart}values.schema.json`;
-if (process.argv.includes("--check")) {
-  let current = "";
-  try {
-    current = readFileSync(file, "utf8");
-  } catch {}
-  if (current !== text) {
-    console.error(
-      "charts/gitfleet/values.schema.json is not what values.yaml gives: run node scripts/chart-values-schema.mjs",
-    );
-    process.exit(1);
-  }
-} else writeFileSync(file, text);
+let stale = false;
+for (const { name, shapes, title } of CHARTS) {
+  const chart = fileURLToPath(new URL(`../charts/${name}/`, import.meta.url));
+  const values = parse(readFileSync(`${chart}values.yaml`, "utf8"));
+  const schema = {
+    $schema: "https://json-schema.org/draft-07/schema#",
+    title,
+    description: "Generated from values.yaml by scripts/chart-values-schema.mjs.",
+    ...schemaOf(values, "", shapes),
+  };
+  const text = `${JSON.stringify(schema, null, 2)}\n`;
+  const file = `${chart}values.schema.json`;
+  if (process.argv.includes("--check")) {
+    let current = "";
+    try {
+      current = readFileSync(file, "utf8");
+    } catch {}
+    if (current !== text) {
+      console.error(
+        `charts/${name}/values.schema.json is not what values.yaml gives: run node scripts/chart-values-schema.mjs`,
+      );
+      stale = true;
+    }
+  } else writeFileSync(file, text);
+}
+if (stale) process.exit(1);

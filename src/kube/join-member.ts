@@ -18,7 +18,7 @@ export const JOIN_FIELD_MANAGER = "gitfleet-join";
  * Kubernetes guesses a kind's resource. Reads only.
  */
 export async function resolveResources(
-  client: MemberClient,
+  client: MemberClient | undefined,
   kinds: readonly { apiVersion: string; kind: string }[],
   crds: readonly JsonMap[],
 ): Promise<AppliedResource[]> {
@@ -32,7 +32,7 @@ export async function resolveResources(
   const resolved: AppliedResource[] = [];
   for (const { apiVersion, kind } of kinds) {
     const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] as string) : "";
-    const served = await client.resource(apiVersion, kind).catch(() => undefined);
+    const served = await client?.resource(apiVersion, kind).catch(() => undefined);
     resolved.push({
       group,
       resource: served?.plural ?? declared.get(`${group}/${kind}`) ?? guessResource(kind),

@@ -176,6 +176,37 @@ describe("gitfleet join", () => {
     expect(token()).not.toBe(before);
   });
 
+  it("prints the access it would make from the fleet alone with --print-rbac, touching no member", async () => {
+    const result = await cli(["join", "west", "--repo", fleet(), "--print-rbac"]);
+    expect(result.code, result.stderr).toBe(0);
+    const docs = result.stdout
+      .split(/^---\n/m)
+      .filter(Boolean)
+      .map((doc) => parse(doc) as JsonMap);
+    expect(docs.map((d) => d.kind)).toEqual([
+      "Namespace",
+      "ServiceAccount",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Role",
+      "RoleBinding",
+    ]);
+    expect(JSON.stringify(docs[2]?.rules)).toContain(
+      '"apiGroups":["apiextensions.k8s.io"],"resources":["customresourcedefinitions"]',
+    );
+    expect(
+      await liveObject(members[0] as SimulatedMember, "/api/v1/namespaces/gitfleet-system"),
+    ).toBeUndefined();
+    expect(gitIn(fleet(), "log", "--format=%s")).toBe("Initial fleet");
+  });
+
+  it("needs the admin kubeconfig to join (exit 64), changing nothing", async () => {
+    const result = await cli(["join", "west", "--repo", fleet(), "--kubeconfig-dir", membersDir()]);
+    expect(result.stderr).toContain("required option '--admin-kubeconfig <file>' not specified");
+    expect(result.code).toBe(64);
+    expect(gitIn(fleet(), "log", "--format=%s")).toBe("Initial fleet");
+  });
+
   it.each([
     [["join", "West_1"], 64, 'cluster name "West_1"'],
     [["join", "west", "--token-expiration", "5m"], 64, '--token-expiration "5m"'],

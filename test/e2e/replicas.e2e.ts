@@ -24,6 +24,7 @@ import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.
 const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
 const MANIFESTS = fileURLToPath(new URL("../../deploy/gitfleet.yaml", import.meta.url));
 const CHART = fileURLToPath(new URL("../../charts/gitfleet", import.meta.url));
+const AGENT_CHART = fileURLToPath(new URL("../../charts/gitfleet-agent", import.meta.url));
 const NAMESPACE = "gitfleet-system";
 const run = promisify(execFile);
 
@@ -52,10 +53,10 @@ afterAll(async () => {
   work?.cleanup();
 });
 
-// A kubeconfig for the chart's ServiceAccount: the server's entry, and a token the API server issued for it.
-async function serviceAccountKubeconfig(): Promise<string> {
+// A kubeconfig for a chart's ServiceAccount: the server's entry, and a token the API server issued for it.
+async function serviceAccountKubeconfig(account = "gitfleet"): Promise<string> {
   const answer = asMap(
-    await admin.raw("POST", `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/gitfleet/token`, {
+    await admin.raw("POST", `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${account}/token`, {
       apiVersion: "authentication.k8s.io/v1",
       kind: "TokenRequest",
       spec: { expirationSeconds: 3600 },
@@ -66,7 +67,7 @@ async function serviceAccountKubeconfig(): Promise<string> {
     clusters: { name: string }[];
   };
   const cluster = adminConfig.clusters.find((c) => c.name === "management");
-  const file = join(work.dir, "gitfleet-sa.kubeconfig");
+  const file = join(work.dir, `${account}-sa.kubeconfig`);
   writeFileSync(
     file,
     JSON.stringify({
@@ -182,6 +183,63 @@ describe("gitfleet installed on a real management cluster", () => {
     );
     expect(Number(asMap(lease.spec).leaseTransitions)).toBeGreaterThanOrEqual(2);
   }, 240_000);
+
+  it("the chart's optional manifests and the agent's chart are accepted by the API server, strictly validated", async () => {
+    const home = join(work.dir, "helm-home");
+    mkdirSync(home, { recursive: true });
+    // A dry run first, then for real, as a user applies a file: kubectl fails on any refusal.
+    const apply = async (name: string, text: string) => {
+      const file = join(work.dir, `${name}.yaml`);
+      writeFileSync(file, text);
+      const strict = ["apply", "--server-side", "--validate=strict", "-f", file];
+      await kubectl(planes.kubeconfig, ...strict, "--dry-run=server");
+      return (await kubectl(planes.kubeconfig, ...strict)).stdout;
+    };
+    // The controller's chart with what is off by default (the Prometheus Operator's kinds need its CRDs).
+    const optional = await helm(helmBinary(), home, [
+      "template",
+      "gitfleet",
+      CHART,
+      "--namespace",
+      NAMESPACE,
+      ...["repo.url=https://git.example.com/fleet.git", "networkPolicy.enabled=true", "ingress.enabled=true"]
+        .concat([
+          "ingress.host=fleet.example.com",
+          "grafanaDashboard.enabled=true",
+          "priorityClassName=system-cluster-critical",
+        ])
+        .flatMap((set) => ["--set", set]),
+    ]);
+    const stored = await apply("optional", optional);
+    for (const object of [
+      "networkpolicy.networking.k8s.io/gitfleet",
+      "ingress.networking.k8s.io/gitfleet",
+      "configmap/gitfleet-dashboard",
+    ])
+      expect(stored).toContain(`${object} serverside-applied`);
+    // The agent's chart, as a pull-mode member installs it; its account may apply and report.
+    const agent = await helm(helmBinary(), home, [
+      "template",
+      "agent",
+      AGENT_CHART,
+      "--namespace",
+      NAMESPACE,
+      ...["cluster=idc-west-1", "repo.url=https://git.example.com/fleet.git"].flatMap((set) => [
+        "--set",
+        set,
+      ]),
+    ]);
+    expect(await apply("agent", agent)).toContain("deployment.apps/agent-gitfleet-agent serverside-applied");
+    const kubeconfig = await serviceAccountKubeconfig("agent-gitfleet-agent");
+    const can = async (...args: string[]) =>
+      (
+        await kubectl(kubeconfig, "auth", "can-i", ...args).catch((error: { stdout?: string }) => ({
+          stdout: String(error.stdout),
+        }))
+      ).stdout.trim();
+    expect(await can("create", "deployments.apps", "-n", "shop")).toBe("yes");
+    expect(await can("update", "configmaps", "-n", NAMESPACE)).toBe("yes");
+  });
 
   it("two shard holders with the chart's sharded RBAC: each member synced by one, a killed holder's shard taken over", async () => {
     // The chart with shards: 2 adds each shard's Lease to its Role; that Role replaces the installed one.

@@ -31,9 +31,9 @@ import type { CommandOutput } from "../output.js";
 
 export interface JoinOptions {
   readonly repo: string;
-  readonly adminKubeconfig: string;
+  readonly adminKubeconfig?: string;
   readonly context?: string;
-  readonly kubeconfigDir: string;
+  readonly kubeconfigDir?: string;
   readonly server?: string;
   readonly tokenExpiration: string;
   readonly provider?: string;
@@ -41,6 +41,7 @@ export interface JoinOptions {
   readonly zone?: string;
   readonly label?: readonly string[];
   readonly patch?: boolean;
+  readonly printRbac?: boolean;
 }
 
 /**
@@ -54,12 +55,29 @@ export async function runJoin(
   options: JoinOptions,
   output: CommandOutput,
 ): Promise<ExitCodeValue> {
-  const { seconds, labels } = checkArguments(cluster, options);
   const tree = await readDirectoryTree(options.repo).catch((error: unknown) => {
     throw new CliError(
       `cannot read fleet repo ${options.repo}: ${(error as { code?: string }).code ?? String(error)}`,
     );
   });
+  if (options.printRbac) return printRbac(tree, options, output);
+  const { adminKubeconfig, kubeconfigDir } = options;
+  if (!adminKubeconfig)
+    throw new CliError("required option '--admin-kubeconfig <file>' not specified", ExitCode.Usage);
+  if (!kubeconfigDir)
+    throw new CliError("required option '--kubeconfig-dir <dir>' not specified", ExitCode.Usage);
+  return joinMember(cluster, tree, { ...options, adminKubeconfig, kubeconfigDir }, output);
+}
+
+// The join itself, once the flags it needs are there.
+async function joinMember(
+  cluster: string,
+  tree: FileTree,
+  options: JoinOptions & { readonly adminKubeconfig: string; readonly kubeconfigDir: string },
+  output: CommandOutput,
+): Promise<ExitCodeValue> {
+  const { seconds, labels } = checkArguments(cluster, options);
+
   const path = `clusters/${cluster}.yaml`;
   const admin = adminClient(cluster, options);
   const topology = await readTopology(admin).catch((error: unknown) => {
@@ -111,6 +129,31 @@ export async function runJoin(
   return ExitCode.Ok;
 }
 
+// The access a joined member gets, as manifests, from the fleet alone (resource names from its CRDs,
+// else as Kubernetes guesses them): for members given access by hand or by GitOps, and the agent
+// chart's rules.
+async function printRbac(
+  tree: FileTree,
+  options: JoinOptions,
+  output: CommandOutput,
+): Promise<ExitCodeValue> {
+  const loaded = await loadFleetWithBuilds(tree);
+  if (!loaded.model) {
+    output.err(formatValidationReport(options.repo, loaded));
+    return ExitCode.Failed;
+  }
+  const model = loaded.model;
+  const rendered = renderFleet(model).objects;
+  const crds = rendered.map((o) => o.object).filter((o) => o.kind === "CustomResourceDefinition");
+  const declared = await resolveResources(undefined, appliedKinds(model, rendered), crds);
+  output.out(
+    memberAccessObjects(model, declared)
+      .map((o) => `---\n${stringify(o, { lineWidth: 0 })}`)
+      .join(""),
+  );
+  return ExitCode.Ok;
+}
+
 function checkArguments(
   cluster: string,
   options: JoinOptions,
@@ -138,7 +181,7 @@ function checkArguments(
   return { seconds: Math.floor(ms / 1000), labels };
 }
 
-function adminConfig(options: JoinOptions): KubeConfig {
+function adminConfig(options: { readonly adminKubeconfig: string; readonly context?: string }): KubeConfig {
   const config = new KubeConfig();
   try {
     config.loadFromFile(options.adminKubeconfig);
@@ -155,7 +198,10 @@ function adminConfig(options: JoinOptions): KubeConfig {
   return config;
 }
 
-function adminClient(cluster: string, options: JoinOptions): MemberClient {
+function adminClient(
+  cluster: string,
+  options: { readonly adminKubeconfig: string; readonly context?: string },
+): MemberClient {
   return new MemberClient(cluster, adminConfig(options), { retries: 1, fieldManager: "gitfleet-join" });
 }
 

@@ -18,14 +18,14 @@ export function registerJoin(
     )
     .argument("<cluster>", "the cluster's name in the fleet (clusters/CLUSTER.yaml)")
     .requiredOption("--repo <dir>", "the fleet repo's work tree")
-    .requiredOption(
+    .option(
       "--admin-kubeconfig <file>",
-      "a kubeconfig that may create RBAC in the member: used once, never written anywhere",
+      "required: a kubeconfig that may create RBAC in the member: used once, never written anywhere",
     )
     .option("--context <name>", "the admin kubeconfig's context (default: its current context)")
-    .requiredOption(
+    .option(
       "--kubeconfig-dir <dir>",
-      "the controller's kubeconfig directory (--kubeconfig-dir of gitfleet run): CLUSTER.yaml is written there, mode 0600",
+      "required: the controller's kubeconfig directory (--kubeconfig-dir of gitfleet run): CLUSTER.yaml is written there, mode 0600",
     )
     .option(
       "--server <url>",
@@ -41,6 +41,10 @@ export function registerJoin(
     .option("--zone <name>", "the Cluster's zone (default: the nodes' zone, when they share one)")
     .option("--label <key=value>", "a label of the Cluster (repeat)", collect)
     .option("--patch", "print the Cluster file as a patch (git apply) instead of committing it")
+    .option(
+      "--print-rbac",
+      "print the access join would make (ServiceAccount, ClusterRole, Role and bindings) from the fleet alone, and change nothing: for members given access by hand or by GitOps, and the agent chart's rbac.rules",
+    )
     .addHelpText("after", "\nExit codes: 0 joined, 1 the member or the fleet refused, 64 a usage error.")
     .action(async (cluster: string, options: JoinOptions) => {
       setExit(await (await import("../actions/join.js")).runJoin(cluster, options, output));
