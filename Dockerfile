@@ -1,4 +1,5 @@
-# gitfleet controller image: `gitfleet run` on Node.js 20, as a non-root user, no build tools.
+# gitfleet controller image: `gitfleet run` on Node.js 24 (the supported LTS), as a non-root user, no
+# build tools.
 #
 # Build:  docker build -t gitfleet .
 # Run:    docker run -p 8080:8080 \
@@ -19,7 +20,7 @@ COPY tools/helm tools/helm
 COPY scripts/build-helm.sh scripts/build-helm.sh
 RUN GITFLEET_HELM_BIN=out bash scripts/build-helm.sh
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin bin
@@ -30,7 +31,7 @@ COPY web web
 # benchmarks are not copied: the image runs gitfleet, not them (some drive the test tier's servers).
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOME=/home/node \
     KUBECONFIG=/etc/gitfleet/kubeconfig \

@@ -108,7 +108,7 @@ function build() {
   for (const stage of stages) {
     const root = mkdtempSync(join(tmpdir(), `gitfleet-image-${stage.alias ?? "final"}-`));
     chmodSync(root, 0o755);
-    image = { root, workdir: "/", env: {}, user: "0:0", entrypoint: [], cmd: [] };
+    image = { root, base: stage.image, workdir: "/", env: {}, user: "0:0", entrypoint: [], cmd: [] };
     for (const { keyword, rest } of stage.instructions) INSTRUCTIONS[keyword]?.(image, rest, roots);
     roots.set(stage.alias, root);
   }
@@ -187,7 +187,10 @@ function start(image, uid, gid, { fleet, kubeconfig, tokens }) {
     GITFLEET_KUBECONFIG_IDC_WEST_1: kubeconfig,
   };
   const exact = [...image.entrypoint, ...image.cmd];
-  const command = exact.map((arg) => (arg.startsWith("/") && existsSync(inImage(arg)) ? inImage(arg) : arg));
+  const node = nodeOf(image.base);
+  const command = exact.map((arg, i) =>
+    i === 0 && arg === "node" ? node : arg.startsWith("/") && existsSync(inImage(arg)) ? inImage(arg) : arg,
+  );
   console.error(`image-check: as ${uid}:${gid}: ${exact.join(" ")}`);
   const asUser =
     process.getuid?.() === 0 ? ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--"] : [];
@@ -250,6 +253,25 @@ async function check(image, uid, { child, exited, state }, token) {
   if (code !== 0)
     throw new Error(`image-check: gitfleet run did not stop cleanly on SIGTERM (${code ?? signal})`);
   return `ready, uid ${uid}, ${clusters.length} clusters in /api/clusters for a token (401 without one), dashboard served, stopped cleanly on SIGTERM`;
+}
+
+// The Node.js the image's base ships (node:24-bookworm-slim: 24), as the npm registry publishes it
+// (scripts/node-binary.sh), so the image's command runs on the image's runtime, not this machine's.
+function nodeOf(base) {
+  const major = /^node:(\d+)/.exec(base ?? "")?.[1];
+  if (!major) throw new Error(`image-check: the final stage is ${base}, not a node:<major> image`);
+  if (process.versions.node.split(".")[0] === major) return process.execPath;
+  const binary = execFileSync("bash", [join(CONTEXT, "scripts/node-binary.sh"), major], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .pop();
+  console.error(
+    `image-check: ${base} runs Node.js ${execFileSync(binary, ["--version"], { encoding: "utf8" }).trim()}`,
+  );
+  return binary;
 }
 
 async function run(root) {
