@@ -149,6 +149,23 @@ describe("gitfleet join", () => {
     expect(status.stdout).toContain(
       `cluster west: gitfleet's token expires ${String(asMap(observed.credential).notAfter)} — renew it: gitfleet join west`,
     );
+
+    // Joined again: a new token, the Cluster file left as it is (no commit).
+    const head = gitIn(fleet(), "rev-parse", "HEAD");
+    const again = await cli([
+      "join",
+      "west",
+      "--repo",
+      fleet(),
+      "--admin-kubeconfig",
+      adminKubeconfig,
+      "--kubeconfig-dir",
+      membersDir(),
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("clusters/west.yaml is already in the fleet repo: left as it is");
+    expect(gitIn(fleet(), "rev-parse", "HEAD")).toBe(head);
+    expect(parse(readFileSync(path, "utf8")).users[0].user.token).not.toBe(kubeconfig.users[0].user.token);
   });
 
   it("prints the Cluster as a patch with --patch, and renews the token when joined again", async () => {

@@ -117,6 +117,8 @@ function fleetRepo(): void {
       "clusters/east.yaml": cluster("east"),
       "clusters/west.yaml": cluster("west"),
       "clusters/north.yaml": cluster("north"),
+      // A pull-mode member gitfleet holds no credentials for: an import passes it over unless named.
+      "clusters/far.yaml": `${cluster("far")}  connection:\n    mode: pull\n`,
     }),
   );
   gitIn(fleet.dir, "config", "user.name", "Pat Platform");
@@ -156,6 +158,7 @@ describe("gitfleet import", () => {
     ]);
     expect(imported.stderr).toContain("Secret checkout-db not imported: a Secret's values never go to Git");
     expect(imported.stderr).toContain("ConfigMap east-only runs in only some of east, north, west");
+    expect(imported.stderr).toContain("gitfleet: far not read: a pull-mode cluster without credentials");
     expect(imported.code, imported.stderr).toBe(0);
     expect(gitIn(fleet.dir, "status", "--porcelain")).toBe("");
     expect(gitIn(fleet.dir, "show", "--name-only", "--format=%s", "HEAD").split("\n")).toEqual([
@@ -273,6 +276,11 @@ describe("gitfleet import", () => {
     [["import", "checkout", "-n", "shop", "-l", "a in (b"], 64, "--selector"],
     [["import", "checkout", "-n", "shop", "--kind", "Widget"], 64, '--kind "Widget"'],
     [["import", "checkout", "-n", "shop", "--observe", "soon"], 64, '--observe "soon"'],
+    [
+      ["import", "checkout", "-n", "shop", "--cluster", "far"],
+      1,
+      "cannot read far: a pull-mode cluster without credentials",
+    ],
     [["import", "checkout", "-n", "empty"], 1, "nothing to import: no object of namespace empty"],
   ])("refuses %j with exit %i", async (args, code, message) => {
     fleetRepo();

@@ -55,7 +55,7 @@ export async function runImport(
       throw new CliError(`${taken} already exists in ${options.repo}: choose another app name`);
   if (model.apps.some((a) => a.name === app))
     throw new CliError(`the fleet already has an app named ${app}: choose another app name`);
-  const live = await readMembers(model, chosenClusters(model, options.cluster), kinds, options);
+  const live = await readMembers(model, chosenClusters(model, options.cluster), kinds, options, output);
   const result = importApp({
     app,
     namespace: options.namespace,
@@ -138,6 +138,7 @@ async function readMembers(
   clusters: readonly string[],
   kinds: readonly ImportKind[],
   options: ImportOptions,
+  output: CommandOutput,
 ): Promise<LiveCluster[]> {
   const connections = await resolveConnections(
     clusters.map(
@@ -149,7 +150,17 @@ async function readMembers(
       env: process.env,
     },
   );
-  return mapConcurrently(connections, 4, async (connection) => {
+  // Without --cluster, the clusters gitfleet has no credentials for (pull-mode members whose agent
+  // reports by Git) are passed over, said on stderr; a cluster asked for by name must be read.
+  const explicit = (options.cluster ?? []).length > 0;
+  const readable = connections.filter((connection) => {
+    if (explicit || ("config" in connection && connection.config)) return true;
+    output.err(
+      `gitfleet: ${connection.cluster} not read: ${"error" in connection ? connection.error : "a pull-mode cluster without credentials"}\n`,
+    );
+    return false;
+  });
+  return mapConcurrently(readable, 4, async (connection) => {
     if (!("config" in connection) || !connection.config)
       throw new CliError(
         `cannot read ${connection.cluster}: ${"error" in connection ? connection.error : "a pull-mode cluster without credentials"} (leave it out with --cluster)`,

@@ -83,9 +83,11 @@ async function joinMember(
   const topology = await readTopology(admin).catch((error: unknown) => {
     throw new CliError(`cannot read ${cluster}'s nodes with the admin kubeconfig: ${message(error)}`);
   });
+  // Joined again (a token to renew, RBAC to follow the fleet): the Cluster file stays as it is.
+  const again = tree.has(path);
   const file = clusterFile(cluster, { ...topology, ...given(options) }, labels);
   // The fleet with the new Cluster must be valid before anything in the member changes.
-  const joined: FileTree = new Map([...tree, [path, new TextEncoder().encode(file)]]);
+  const joined: FileTree = again ? tree : new Map([...tree, [path, new TextEncoder().encode(file)]]);
   const loaded = await loadFleetWithBuilds(joined);
   if (!loaded.model) {
     output.err(formatValidationReport(options.repo, loaded));
@@ -119,6 +121,15 @@ async function joinMember(
   output.err(
     `gitfleet: ${cluster}: ServiceAccount ${INVENTORY_NAMESPACE}/${MEMBER_ACCOUNT} and ClusterRole gitfleet-member (${access.length} objects); token valid until ${expires}, in ${join(options.kubeconfigDir, `${cluster}.yaml`)}\n`,
   );
+  if (again) {
+    const named = model.clusters.find((c) => c.metadata.name === cluster)?.spec.connection?.kubeconfigFile;
+    output.err(
+      named === `${cluster}.yaml`
+        ? `gitfleet: ${path} is already in the fleet repo: left as it is\n`
+        : `gitfleet: ${path} is already in the fleet repo and reaches the member otherwise: gitfleet uses the new kubeconfig once it says connection.kubeconfigFile: ${cluster}.yaml\n`,
+    );
+    return ExitCode.Ok;
+  }
   await deliverFleetChange(
     options.repo,
     new Map([[path, file]]),

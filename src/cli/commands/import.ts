@@ -21,7 +21,7 @@ export function registerImport(
     .requiredOption("-n, --namespace <namespace>", "the namespace the app runs in")
     .option(
       "--cluster <name>",
-      "read this member (repeat, or separate with commas; default: every cluster of the fleet)",
+      "read this member (repeat, or separate with commas; default: every cluster gitfleet has credentials for)",
       collect,
     )
     .option("-l, --selector <labels>", "only objects matching this label selector (app=checkout)")
