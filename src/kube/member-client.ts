@@ -174,25 +174,36 @@ export class MemberClient {
   }
 
   /**
-   * Every object of a kind in all namespaces, a page of at most `limit` at a time (the API's
+   * Every object of a kind in all namespaces (or one), a page of at most `limit` at a time (the API's
    * limit/continue chunking, so a 150,000-pod member is never one answer); undefined when the kind is
    * not served. A continue token that expired mid-way (410) fails the listing: it cannot be consistent.
    */
   async pages(
     apiVersion: string,
     kind: string,
-    options: { readonly fieldSelector?: string; readonly limit?: number },
+    options: {
+      readonly fieldSelector?: string;
+      readonly labelSelector?: string;
+      /** Only this namespace's objects (for a namespaced kind). */
+      readonly namespace?: string;
+      readonly limit?: number;
+    },
     each: (items: JsonMap[]) => void,
   ): Promise<boolean> {
     const resource = await this.resource(apiVersion, kind);
     if (!resource) return false;
+    const scope =
+      options.namespace !== undefined && resource.namespaced
+        ? `/namespaces/${encodeURIComponent(options.namespace)}`
+        : "";
     let token = "";
     do {
       const query = new URLSearchParams({ limit: String(options.limit ?? 500) });
       if (options.fieldSelector) query.set("fieldSelector", options.fieldSelector);
+      if (options.labelSelector) query.set("labelSelector", options.labelSelector);
       if (token) query.set("continue", token);
       const list = asMap(
-        await this.request("GET", `${prefix(apiVersion)}/${resource.plural}?${query.toString()}`),
+        await this.request("GET", `${prefix(apiVersion)}${scope}/${resource.plural}?${query.toString()}`),
       );
       each(asList(list.items).map((item) => asMap(item)));
       const next = asMap(list.metadata).continue;

@@ -1,4 +1,4 @@
-import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import type { JsonMap } from "../apimachinery/json.js";
 import type { MemberClient } from "./member-client.js";
 
 /** A kind `gitfleet import` reads, as apiVersion and kind. */
@@ -49,9 +49,8 @@ export async function readNamespace(
   for (const { apiVersion, kind } of kinds) {
     const resource = await client.resource(apiVersion, kind);
     if (!resource?.namespaced) continue;
-    const base = `${apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`;
-    await readPages(client, base, labelSelector, (items) => {
-      for (const item of items) objects.push({ ...asMap(item), apiVersion, kind });
+    await client.pages(apiVersion, kind, { namespace, labelSelector }, (items) => {
+      for (const item of items) objects.push({ ...item, apiVersion, kind });
       if (objects.length > MAX_IMPORT_OBJECTS)
         throw new Error(
           `${client.cluster} holds more than ${MAX_IMPORT_OBJECTS} objects to import in namespace ${namespace}: narrow it with --selector`,
@@ -59,23 +58,4 @@ export async function readNamespace(
     });
   }
   return objects;
-}
-
-// A list, a page at a time (the API's limit/continue chunking).
-async function readPages(
-  client: MemberClient,
-  path: string,
-  labelSelector: string,
-  each: (items: unknown[]) => void,
-): Promise<void> {
-  let token = "";
-  do {
-    const query = new URLSearchParams({ limit: "500" });
-    if (labelSelector) query.set("labelSelector", labelSelector);
-    if (token) query.set("continue", token);
-    const list = asMap(await client.raw("GET", `${path}?${query.toString()}`));
-    each(asList(list.items));
-    const next = asMap(list.metadata).continue;
-    token = typeof next === "string" ? next : "";
-  } while (token !== "");
 }

@@ -2,6 +2,7 @@ import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { stringify } from "yaml";
+import type { JsonMap } from "../../apimachinery/json.js";
 import {
   explainInvalidFleetName,
   explainInvalidLabelKey,
@@ -21,6 +22,7 @@ import { MemberApiError, MemberClient, message } from "../../kube/member-client.
 import { formatValidationReport } from "../../load/summary.js";
 import { parseDuration } from "../../model/duration.js";
 import type { FileTree } from "../../model/file-tree.js";
+import type { FleetModel } from "../../model/types.js";
 import { renderFleet } from "../../render/render-fleet.js";
 import { readDirectoryTree } from "../../source/read-directory.js";
 import { INVENTORY_NAMESPACE } from "../../sync/inventory.js";
@@ -79,7 +81,8 @@ async function joinMember(
   const { seconds, labels } = checkArguments(cluster, options);
 
   const path = `clusters/${cluster}.yaml`;
-  const admin = adminClient(cluster, options);
+  const config = adminConfig(options);
+  const admin = new MemberClient(cluster, config, { retries: 1, fieldManager: "gitfleet-join" });
   const topology = await readTopology(admin).catch((error: unknown) => {
     throw new CliError(`cannot read ${cluster}'s nodes with the admin kubeconfig: ${message(error)}`);
   });
@@ -94,12 +97,7 @@ async function joinMember(
     throw new CliError(`the fleet repo with ${path} added is invalid: nothing was changed`);
   }
   const model = loaded.model;
-  const rendered = renderFleet(model).objects;
-  const crds = rendered.map((o) => o.object).filter((o) => o.kind === "CustomResourceDefinition");
-  const access = memberAccessObjects(
-    model,
-    await resolveResources(admin, appliedKinds(model, rendered), crds),
-  );
+  const access = await accessFor(model, admin);
   try {
     await applyAccess(admin, access);
   } catch (error) {
@@ -110,7 +108,7 @@ async function joinMember(
       `cannot mint a token for ${INVENTORY_NAMESPACE}/${MEMBER_ACCOUNT} in ${cluster}: ${message(error)}`,
     );
   });
-  const endpoint = await endpointOf(adminConfig(options));
+  const endpoint = await endpointOf(config);
   const kubeconfig = memberKubeconfig(
     cluster,
     options.server ? { ...endpoint, server: options.server } : endpoint,
@@ -154,15 +152,18 @@ async function printRbac(
     return ExitCode.Failed;
   }
   const model = loaded.model;
-  const rendered = renderFleet(model).objects;
-  const crds = rendered.map((o) => o.object).filter((o) => o.kind === "CustomResourceDefinition");
-  const declared = await resolveResources(undefined, appliedKinds(model, rendered), crds);
   output.out(
-    memberAccessObjects(model, declared)
-      .map((o) => `---\n${stringify(o, { lineWidth: 0 })}`)
-      .join(""),
+    (await accessFor(model, undefined)).map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join(""),
   );
   return ExitCode.Ok;
+}
+
+// What gitfleet needs in a member of this fleet: the kinds it renders, resolved by the member's
+// discovery when a client is given, else by the fleet's CRDs and Kubernetes' guess.
+async function accessFor(model: FleetModel, client: MemberClient | undefined): Promise<JsonMap[]> {
+  const rendered = renderFleet(model).objects;
+  const crds = rendered.map((o) => o.object).filter((o) => o.kind === "CustomResourceDefinition");
+  return memberAccessObjects(model, await resolveResources(client, appliedKinds(model, rendered), crds));
 }
 
 function checkArguments(
@@ -207,13 +208,6 @@ function adminConfig(options: { readonly adminKubeconfig: string; readonly conte
     config.setCurrentContext(options.context);
   }
   return config;
-}
-
-function adminClient(
-  cluster: string,
-  options: { readonly adminKubeconfig: string; readonly context?: string },
-): MemberClient {
-  return new MemberClient(cluster, adminConfig(options), { retries: 1, fieldManager: "gitfleet-join" });
 }
 
 function given(options: JoinOptions): Topology {
