@@ -25,6 +25,7 @@ const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
 const MANIFESTS = fileURLToPath(new URL("../../deploy/gitfleet.yaml", import.meta.url));
 const CHART = fileURLToPath(new URL("../../charts/gitfleet", import.meta.url));
 const AGENT_CHART = fileURLToPath(new URL("../../charts/gitfleet-agent", import.meta.url));
+const PROMETHEUS_BUILD = fileURLToPath(new URL("./prometheus/build.sh", import.meta.url));
 const NAMESPACE = "gitfleet-system";
 const run = promisify(execFile);
 
@@ -195,7 +196,24 @@ describe("gitfleet installed on a real management cluster", () => {
       await kubectl(planes.kubeconfig, ...strict, "--dry-run=server");
       return (await kubectl(planes.kubeconfig, ...strict)).stdout;
     };
-    // The controller's chart with what is off by default (the Prometheus Operator's kinds need its CRDs).
+    // The Prometheus Operator's CRDs (from its Go module), so its kinds are validated by their schemas.
+    const monitoring = execFileSync("bash", [PROMETHEUS_BUILD], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    })
+      .trim()
+      .split("\n")
+      .pop() as string;
+    await kubectl(planes.kubeconfig, "apply", "--server-side", "-f", join(monitoring, "crds"));
+    for (const crd of ["prometheusrules", "servicemonitors"])
+      await kubectl(
+        planes.kubeconfig,
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        `crd/${crd}.monitoring.coreos.com`,
+      );
+    // The controller's chart with everything that is off by default.
     const optional = await helm(helmBinary(), home, [
       "template",
       "gitfleet",
@@ -207,6 +225,8 @@ describe("gitfleet installed on a real management cluster", () => {
           "ingress.host=fleet.example.com",
           "grafanaDashboard.enabled=true",
           "priorityClassName=system-cluster-critical",
+          "serviceMonitor.enabled=true",
+          "prometheusRule.enabled=true",
         ])
         .flatMap((set) => ["--set", set]),
     ]);
@@ -215,6 +235,8 @@ describe("gitfleet installed on a real management cluster", () => {
       "networkpolicy.networking.k8s.io/gitfleet",
       "ingress.networking.k8s.io/gitfleet",
       "configmap/gitfleet-dashboard",
+      "servicemonitor.monitoring.coreos.com/gitfleet",
+      "prometheusrule.monitoring.coreos.com/gitfleet",
     ])
       expect(stored).toContain(`${object} serverside-applied`);
     // The agent's chart, as a pull-mode member installs it; its account may apply and report.
