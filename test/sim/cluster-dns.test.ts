@@ -42,7 +42,10 @@ describe("the cluster DNS answers the rendered clusterset.local zone", () => {
     expect(await resolver.resolve4("east.web.shop.svc.clusterset.local")).toEqual(["198.51.100.1"]);
     // Case does not matter in DNS names.
     expect(await resolver.resolve4("WEST.Web.shop.svc.clusterset.local")).toEqual(["198.51.100.2"]);
-    const srv = await resolver.resolveSrv("_http._tcp.web.shop.svc.clusterset.local");
+    // The record's fields (Node 24's resolver also names the type on each).
+    const srv = (await resolver.resolveSrv("_http._tcp.web.shop.svc.clusterset.local")).map(
+      ({ name, port, priority, weight }) => ({ name, port, priority, weight }),
+    );
     expect(srv.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       { name: "east.web.shop.svc.clusterset.local", port: 80, priority: 0, weight: 2 },
       { name: "west.web.shop.svc.clusterset.local", port: 80, priority: 0, weight: 4 },
