@@ -185,7 +185,7 @@ export class Agent {
       heldObjects: controls.objects,
       dependsOn: dependenciesOf(model),
       // Its report is committed at most once per status interval: nodes and pods are listed as often.
-      capacity: (client) => this.capacities.read(client, statusIntervalMs(model)),
+      capacity: (client, workloads) => this.capacities.read(client, statusIntervalMs(model), workloads),
       served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
     });
     return { result, report: await this.report(result, ownFiles) };

@@ -191,6 +191,7 @@ function metricsSnapshot(parts: ServedParts | undefined): MetricsSnapshot {
       app: d.app,
       identity: d.identity,
       clusters: d.decision.clusters,
+      unplaced: d.decision.unschedulable,
     })),
     services: serviceViews(parts?.reconciler.snapshot().state.render.objects ?? []),
   };

@@ -2,6 +2,7 @@ import type { ObjectInterpreterLookup } from "../model/interpreter-index.js";
 import type { ClusterCapacity } from "../model/node-capacity.js";
 import type { ServedApis } from "../model/served-apis.js";
 import type { StateRule } from "../model/state-preservation.js";
+import type { CountedWorkload } from "../sync/cluster-capacity.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import type { Inventory } from "../sync/inventory.js";
 import type { PruneSettings } from "../sync/prune-plan.js";
@@ -25,7 +26,10 @@ export interface ClusterSyncInput {
   /** How long to wait for applied CRDs to be Established (default 30 s). */
   readonly crdTimeoutMs?: number;
   /** Reads the member's capacity after the sync (default: list its nodes and pods every time). */
-  readonly capacity?: (client: MemberClient) => Promise<ClusterCapacity | undefined>;
+  readonly capacity?: (
+    client: MemberClient,
+    workloads: readonly CountedWorkload[],
+  ) => Promise<ClusterCapacity | undefined>;
   /** Reads what the member serves after the sync; `fresh` when this sync applied CRDs. */
   readonly served?: (client: MemberClient, fresh: boolean) => Promise<ServedApis | undefined>;
   /** Told after each object is applied or compared (progress of a large sync). */

@@ -6,6 +6,7 @@ import { syncWaveOf } from "../model/sync-annotations.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import type { HookRecord } from "../sync/app-pass.js";
 import { applyPlan } from "../sync/apply-order.js";
+import { type CountedWorkload, countedWorkloads } from "../sync/cluster-capacity.js";
 import { type ClusterPass, planClusterPass } from "../sync/cluster-pass.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
 import { assessHealth } from "../sync/health.js";
@@ -21,7 +22,7 @@ import { deleteFinishedHooks, readHookRecords, startHooks, writeHookRecords } fr
 import { readInventory, writeInventory } from "./inventory-store.js";
 import type { MemberClient } from "./member-client.js";
 import { addressOf, message } from "./member-client.js";
-import { readCapacity } from "./read-capacity.js";
+import { CAPACITY_PAGE, readCapacity } from "./read-capacity.js";
 import { withUnschedulable } from "./unschedulable-pods.js";
 
 /** The annotation that keeps an object when it leaves the rendered tree. */
@@ -87,7 +88,9 @@ export async function syncCluster(whole: ClusterSyncInput): Promise<ClusterSyncR
     () => undefined,
     (failure: unknown) => `the inventory could not be written: ${message(failure)}`,
   );
-  const done = await finished(input, { objects, pruned, prune, inventory, pruneBase, error });
+  // Capacity counts the pods of every workload the member should run, not only this pass's.
+  const workloads = countedWorkloads(whole.desired);
+  const done = await finished(input, workloads, { objects, pruned, prune, inventory, pruneBase, error });
   return { ...done, ...(hooks.length > 0 ? { hooks } : {}), ...(pass.waiting ? { waiting: true } : {}) };
 }
 
@@ -147,6 +150,7 @@ async function pruneByWave(
 // The result of a sync that reached its member: what it did, read its capacity with.
 async function finished(
   input: ClusterSyncInput,
+  workloads: readonly CountedWorkload[],
   done: {
     objects: ObjectResult[];
     pruned: PruneResult[];
@@ -167,8 +171,8 @@ async function finished(
   const served = await input.served?.(client, crdsApplied);
   const version = await client.version().catch(() => undefined);
   const capacity = input.capacity
-    ? await input.capacity(client)
-    : await readCapacity(client).then((r) => r?.capacity);
+    ? await input.capacity(client, workloads)
+    : await readCapacity(client, undefined, CAPACITY_PAGE, workloads).then((r) => r?.capacity);
   return {
     cluster,
     sourceCommit,

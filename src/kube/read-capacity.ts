@@ -1,5 +1,13 @@
 import type { ClusterCapacity } from "../model/node-capacity.js";
-import { addPods, type RecordedFree, readNodes, settleCapacity } from "../sync/cluster-capacity.js";
+import {
+  addPods,
+  type CountedWorkload,
+  type RecordedFree,
+  type RecordedNode,
+  readNodes,
+  settleCapacity,
+  WorkloadIndex,
+} from "../sync/cluster-capacity.js";
 import type { MemberClient } from "./member-client.js";
 
 /** Objects per page when nodes and pods are listed: small answers, bounded memory per request. */
@@ -11,7 +19,7 @@ const BOUND_UNFINISHED = "status.phase!=Succeeded,status.phase!=Failed,spec.node
 /** What one reading did: the capacity, each node's recorded free amounts, and how much was read. */
 export interface CapacityReading {
   readonly capacity: ClusterCapacity;
-  readonly recorded: Map<string, Readonly<Record<string, number>>>;
+  readonly recorded: Map<string, RecordedNode>;
   readonly nodes: number;
   readonly pods: number;
 }
@@ -19,13 +27,15 @@ export interface CapacityReading {
 /**
  * Lists a member's nodes and its bound, unfinished pods a page at a time and settles them into
  * pools; undefined when nodes are not served (or cannot be listed: no permission). Only per-node
- * sums are kept while pages arrive, never the pods.
+ * sums are kept while pages arrive, never the pods; the given workloads' pods are counted per node.
  */
 export async function readCapacity(
   client: Pick<MemberClient, "pages">,
   recorded?: RecordedFree,
   limit = CAPACITY_PAGE,
+  workloads: readonly CountedWorkload[] = [],
 ): Promise<CapacityReading | undefined> {
+  const index = new WorkloadIndex(workloads);
   const readings = new Map();
   let nodes = 0;
   let pods = 0;
@@ -36,9 +46,9 @@ export async function readCapacity(
   if (!listed) return undefined;
   await client.pages("v1", "Pod", { limit, fieldSelector: BOUND_UNFINISHED }, (page) => {
     pods += page.length;
-    addPods(readings, page);
+    addPods(readings, page, index);
   });
-  const settled = settleCapacity(readings, recorded);
+  const settled = settleCapacity(readings, recorded, index.key);
   return { ...settled, nodes, pods };
 }
 
@@ -54,15 +64,17 @@ export class CapacityReadings {
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  /** The member's capacity, at most `intervalMs` old. */
+  /** The member's capacity, at most `intervalMs` old, with the given workloads' pods counted. */
   read(
     client: Pick<MemberClient, "cluster" | "pages">,
     intervalMs: number,
+    workloads: readonly CountedWorkload[] = [],
   ): Promise<ClusterCapacity | undefined> {
     const now = this.now();
     const last = this.last.get(client.cluster);
     if (last && now - last.at < intervalMs) return last.value;
-    const value = readCapacity(client, this.recorded.get(client.cluster)).then(
+    const recorded = this.recorded.get(client.cluster);
+    const value = readCapacity(client, recorded, CAPACITY_PAGE, workloads).then(
       (reading) => {
         if (!reading) return undefined;
         this.recorded.set(client.cluster, reading.recorded);

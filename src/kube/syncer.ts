@@ -215,7 +215,8 @@ export class Syncer {
       dependsOn,
       ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
       ...(this.options.onProgress ? { onObject: this.progressOf(cluster) } : {}),
-      capacity: (client) => this.capacities.read(client, this.options.capacityIntervalMs ?? 0),
+      capacity: (client, workloads) =>
+        this.capacities.read(client, this.options.capacityIntervalMs ?? 0, workloads),
       served: (client, fresh) => this.servedApis.read(client, SERVED_APIS_INTERVAL_MS, fresh),
     });
     const whole = scope && previous ? withOtherApps(synced, previous, scope) : synced;

@@ -25,6 +25,8 @@ export interface MetricsSnapshot {
     readonly app: string;
     readonly identity: string;
     readonly clusters: Readonly<Record<string, number>>;
+    /** Replicas the scheduler could place nowhere. */
+    readonly unplaced?: number;
   }[];
   /** Each exported service as the current render gives it. */
   readonly services?: readonly ServiceView[];
@@ -279,6 +281,20 @@ export class FleetMetrics {
         for (const decision of snapshot().decisions)
           for (const [cluster, replicas] of Object.entries(decision.clusters))
             this.set({ app: decision.app, workload: describeIdentity(decision.identity), cluster }, replicas);
+      },
+    });
+    new Gauge({
+      name: "gitfleet_app_unplaced_replicas",
+      help: "Replicas of a workload the scheduler could place in no cluster (capacity, limits or quota leave no room).",
+      labelNames: ["app", "workload"],
+      registers,
+      collect() {
+        this.reset();
+        for (const decision of snapshot().decisions)
+          this.set(
+            { app: decision.app, workload: describeIdentity(decision.identity) },
+            decision.unplaced ?? 0,
+          );
       },
     });
     new Gauge({

@@ -38,6 +38,12 @@ export interface ClusterCapacity {
   readonly allocatable: Readonly<Record<CapacityResource, number>>;
   readonly requested: Readonly<Record<CapacityResource, number>>;
   readonly pools: readonly NodePool[];
+  /**
+   * Per workload identity ("apps/Deployment/shop/web"), its pods on Ready, schedulable nodes when
+   * the pools' free amounts were recorded: the room the scheduler may add back for it. Absent in a
+   * reading that did not count them.
+   */
+  readonly running?: Readonly<Record<string, number>>;
 }
 
 /** At most this many pools are recorded or read back: pools beyond it are the smallest, and dropped. */
@@ -46,6 +52,8 @@ const MAX_LABELS = 64;
 const MAX_TAINTS = 32;
 const MAX_RESOURCES = 32;
 const MAX_NODES = 1_000_000;
+/** At most this many workloads' counted pods are read back per member. */
+export const MAX_RUNNING = 5_000;
 
 /** The capacity as status/clusters/<cluster>.yaml records it under observed.capacity. */
 export function capacityRecord(capacity: ClusterCapacity): JsonMap {
@@ -56,6 +64,12 @@ export function capacityRecord(capacity: ClusterCapacity): JsonMap {
       requested: round(capacity.requested[resource]),
     };
   record.pools = capacity.pools.slice(0, MAX_POOLS).map(poolRecord);
+  if (capacity.running) {
+    const running: JsonMap = {};
+    for (const [identity, pods] of Object.entries(capacity.running).sort(([a], [b]) => (a < b ? -1 : 1)))
+      if (pods > 0) running[identity] = pods;
+    record.running = running;
+  }
   return record;
 }
 
@@ -98,13 +112,29 @@ export function readCapacityRecord(value: Json | undefined): ClusterCapacity | u
     }
     return out;
   };
+  const running = readRunning(value.running);
   return {
     nodes: count(value.nodes) ?? pools.reduce((sum, p) => sum + p.count, 0),
     readyNodes: count(value.readyNodes) ?? 0,
     allocatable: totals("allocatable"),
     requested: totals("requested"),
     pools,
+    ...(running ? { running } : {}),
   };
+}
+
+// Workload identities as gitfleet writes them: group/Kind/namespace/name.
+const IDENTITY = /^[a-z0-9.-]{0,253}\/[A-Za-z][A-Za-z0-9]{0,62}\/[a-z0-9-]{1,63}\/[a-z0-9.-]{1,253}$/;
+
+// Counted pods per workload, bounded: at most MAX_RUNNING entries, identities as gitfleet writes them.
+function readRunning(value: Json | undefined): Record<string, number> | undefined {
+  if (!isJsonMap(value)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [identity, pods] of Object.entries(value).slice(0, MAX_RUNNING)) {
+    const n = count(pods);
+    if (n !== undefined && n > 0 && IDENTITY.test(identity)) out[identity] = n;
+  }
+  return out;
 }
 
 function readPool(value: Json | undefined): NodePool | undefined {

@@ -70,6 +70,8 @@ export interface FleetSpec {
   };
   readonly rollout?: RolloutSpec;
   readonly pruning?: { readonly maxDeletionPercent?: number; readonly allowPrune?: string };
+  /** What a pull request's plan fails on: replicas that fit nowhere fail it, or only warn (default). */
+  readonly plan?: { readonly unplacedReplicas?: "Warn" | "Fail" };
   /** sops-encrypted Secrets: the age recipients every encrypted file must name one of. */
   readonly sops?: { readonly ageRecipients?: readonly string[] };
   readonly schedulerProfiles?: readonly SchedulerProfile[];

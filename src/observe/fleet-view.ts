@@ -4,6 +4,7 @@ import type { UpgradeStatus } from "../migrate/control-plane-upgrade.js";
 import type { MigrationStatus } from "../migrate/migration-state.js";
 import { compareStrings } from "../model/file-tree.js";
 import { type NodePool, readCapacityRecord } from "../model/node-capacity.js";
+import { oneLine } from "../model/one-line.js";
 import { type ServiceView, serviceLine } from "../render/service-discovery/service-views.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
 import { UPGRADES_DIRECTORY } from "../status/layout.js";
@@ -115,6 +116,8 @@ export interface WorkloadView {
   readonly scaleDownBy?: string;
   readonly clusters: Readonly<Record<string, ReplicaCell>>;
   readonly unschedulable: number;
+  /** "12 of 60 replicas of Deployment games/game fit nowhere: the selected clusters fit 48 (cpu)". */
+  readonly shortfall?: string;
   /** The scheduler's one-line diagnosis. */
   readonly summary: string;
   /** Every cluster left out, and why (filtered, frozen or not selected). */
@@ -486,6 +489,7 @@ function workloadView(entry: JsonMap, readyOf: ReadonlyMap<string, Record<string
     ...text("scaleDownBy"),
     clusters,
     unschedulable: Number(decision.unschedulable ?? 0),
+    ...(typeof entry.shortfall === "string" ? { shortfall: oneLine(entry.shortfall, 500) } : {}),
     summary: String(diagnosis.summary ?? ""),
     leftOut,
     ...(entry.failover !== undefined ? { failover: entry.failover } : {}),

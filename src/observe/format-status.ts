@@ -51,6 +51,10 @@ export function formatStatus(view: FleetView): string {
   if (services.length > 0) lines.push("", "Services:", ...services.map((s) => `  ${s.summary}`));
   const troubles = [...clusterTroubles(view.clusters), ...appTroubles(view.apps)];
   if (troubles.length > 0) lines.push("", "Not Healthy:", ...troubles.map((t) => `  ${t}`));
+  const shortfalls = view.apps.flatMap((app) =>
+    app.workloads.flatMap((w) => (w.shortfall ? [`${app.name}: ${w.shortfall}`] : [])),
+  );
+  if (shortfalls.length > 0) lines.push("", "Fit nowhere:", ...shortfalls.map((s) => `  ${s}`));
   if (view.migrations.length > 0) {
     lines.push("", "Migrations:");
     for (const migration of view.migrations)

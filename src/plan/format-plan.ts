@@ -25,6 +25,30 @@ export function formatDistribution(change: DistributionChange): string {
   return `${change.workload} (app ${change.app}): ${moves.join(", ")}${tiers ? `; tiers ${tiers.join(", ")}` : ""}`;
 }
 
+/** "fits a 8 (cpu, 0 left), b 24 (cpu, 0 left)": each bounded cluster's room after the change. */
+export function formatRoom(change: DistributionChange): string | undefined {
+  const room = change.room;
+  if (!room || Object.keys(room).length === 0) return undefined;
+  const clusters = Object.keys(room).sort(compareStrings);
+  const parts = clusters.map((c) => {
+    const { holds, by } = room[c] as { holds: number; by: string };
+    const left = holds - (change.after[c] ?? 0);
+    return `${c} ${holds} (${by}, ${left} left)`;
+  });
+  return `fits ${parts.join(", ")}`;
+}
+
+// The lines no reviewer may miss: replicas the change leaves with nowhere to run.
+function unplacedLines(plan: Plan): { mark: "!" | "✓"; line: string }[] {
+  const fails = plan.unplacedPolicy === "Fail";
+  return (plan.unplaced ?? []).map((u) => {
+    if (u.unplaced === 0) return { mark: "✓", line: u.message };
+    const was = u.before > 0 && u.before !== u.unplaced ? ` (was ${u.before})` : "";
+    const verdict = fails ? " — fails this plan (spec.plan.unplacedReplicas: Fail)" : "";
+    return { mark: "!", line: `${u.message}${was}${verdict}` };
+  });
+}
+
 function totals(plan: Plan): string {
   const count = (pick: (c: ClusterPlan) => readonly unknown[]) =>
     plan.clusters.reduce((n, c) => n + pick(c).length, 0);
@@ -44,11 +68,19 @@ export function formatPlanText(plan: Plan): string {
   const warned = warnings.length > 0 ? ["", "Warnings:", ...warnings] : [];
   if (!plan.changed)
     return `${["No changes: every cluster gets exactly what it gets now.", ...warned].join("\n")}\n`;
-  const lines = [`Plan: ${totals(plan)}`, ...warned];
+  const unplaced = unplacedLines(plan).map((u) => `${u.mark} ${u.line}`);
+  const lines = [`Plan: ${totals(plan)}`, ...unplaced, ...warned];
   if (plan.services?.length) lines.push("", "Services:", ...plan.services.map((l) => `  ${l}`));
   if (plan.timing?.length) lines.push("", "When it applies:", ...plan.timing.map((l) => `  ${l}`));
   if (plan.distributions.length > 0)
-    lines.push("", "Replicas:", ...plan.distributions.map((d) => `  ${formatDistribution(d)}`));
+    lines.push(
+      "",
+      "Replicas:",
+      ...plan.distributions.flatMap((d) => {
+        const room = formatRoom(d);
+        return [`  ${formatDistribution(d)}`, ...(room ? [`    ${room}`] : [])];
+      }),
+    );
   if (plan.controlPlanes)
     lines.push("", "Control planes:", ...controlPlaneLines(plan.controlPlanes).map((l) => `  ${l}`));
   if (plan.migrations && plan.migrations.batches.length > 0)
@@ -105,7 +137,10 @@ export function formatPlanMarkdown(plan: Plan): string {
     "| cluster | added | changed | removed | no longer placed | frozen |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
   ];
-  lines.splice(3, 0, ...warned);
+  const unplaced = unplacedLines(plan).map((u) =>
+    u.mark === "!" ? `> ⚠ **${escapeMarkdown(u.line)}**` : `> ✓ ${escapeMarkdown(u.line)}`,
+  );
+  lines.splice(3, 0, ...(unplaced.length > 0 ? ["", ...unplaced] : []), ...warned);
   for (const c of plan.clusters) {
     lines.push(
       `| ${c.cluster} | ${c.added.length} | ${c.changed.length} | ${c.removed.length} | ${c.filteredOut.length} | ${c.frozen.length} |`,
@@ -116,7 +151,13 @@ export function formatPlanMarkdown(plan: Plan): string {
       "",
       "**Replicas**",
       "",
-      ...plan.distributions.map((d) => `- ${escapeMarkdown(formatDistribution(d))}`),
+      ...plan.distributions.flatMap((d) => {
+        const room = formatRoom(d);
+        return [
+          `- ${escapeMarkdown(formatDistribution(d))}`,
+          ...(room ? [`  - ${escapeMarkdown(room)}`] : []),
+        ];
+      }),
     );
   if (plan.controlPlanes)
     lines.push("", "**Control planes**", "", "```", ...controlPlaneLines(plan.controlPlanes), "```");

@@ -1,4 +1,4 @@
-import type { Plan } from "./plan.js";
+import { type Plan, stillUnplaced, type UnplacedReplicas } from "./plan.js";
 
 /** What a commit status says of a proposed change: it may merge, or it must not as it stands. */
 export interface PlanVerdict {
@@ -24,11 +24,29 @@ export function planVerdict(outcome: { readonly plan: Plan } | { readonly error:
       ok: false,
       description: `prune blocked in ${blocked.join(", ")}: over the deletion budget, allow it in fleet.yaml`,
     };
+  const unplaced = stillUnplaced(plan);
+  if (unplaced.length > 0 && plan.unplacedPolicy === "Fail")
+    return { ok: false, description: oneStatusLine(unplacedSummary(unplaced)) };
   if (!plan.changed) return { ok: true, description: "no changes: every cluster gets what it gets now" };
   const touched = plan.clusters.filter(
     (c) => c.added.length + c.changed.length + c.removed.length > 0,
   ).length;
-  return { ok: true, description: `${touched} cluster${touched === 1 ? "" : "s"} change` };
+  const change = `${touched} cluster${touched === 1 ? "" : "s"} change`;
+  const warning = unplaced.length > 0 ? `; ${unplacedSummary(unplaced)}` : "";
+  return { ok: true, description: oneStatusLine(`${change}${warning}`) };
+}
+
+// "12 of 60 replicas of Deployment games/game fit nowhere…", or how many for several workloads.
+function unplacedSummary(unplaced: readonly UnplacedReplicas[]): string {
+  const [first] = unplaced;
+  if (unplaced.length === 1 && first) return first.message;
+  const replicas = unplaced.reduce((n, u) => n + u.unplaced, 0);
+  return `${replicas} replicas of ${unplaced.length} workloads fit nowhere`;
+}
+
+// Forges show about 140 characters of a status.
+function oneStatusLine(text: string): string {
+  return text.length <= 140 ? text : `${text.slice(0, 139)}…`;
 }
 
 /** The plan comment's text when the head cannot be planned: why, as the validation report says. */

@@ -7,7 +7,8 @@ import { syncRoleOf } from "../model/sync-annotations.js";
 import type { RenderedObject, RenderResult } from "../render/render-result.js";
 import { type SecretKeyChanges, secretKeyChanges } from "../render/secrets.js";
 import { serviceChanges, serviceViews } from "../render/service-discovery/service-views.js";
-import type { ScheduleDecision } from "../schedule/types.js";
+import { describeShortfall, type Shortfall, shortfallOf } from "../schedule/shortfall.js";
+import type { ClusterRoom, ScheduleDecision } from "../schedule/types.js";
 import type { InventoryEntry, InventoryRecord } from "../sync/inventory.js";
 import { type PruneSettings, planPrune } from "../sync/prune-plan.js";
 import { type ControlPlaneChange, controlPlaneChanges } from "./control-plane-changes.js";
@@ -69,14 +70,33 @@ export interface DistributionChange {
   readonly workload: string;
   readonly before: Readonly<Record<string, number>>;
   readonly after: Readonly<Record<string, number>>;
+  /** Per cluster with a bound, the most replicas of it the cluster can hold after the change, and what sets it. */
+  readonly room?: Readonly<Record<string, ClusterRoom>>;
   /** A Placement with overflow tiers: each tier's replicas before and after, in the tiers' order. */
   readonly tiers?: readonly { readonly name: string; readonly before: number; readonly after: number }[];
 }
+
+/** A workload the change leaves with replicas that fit nowhere, or lets fit where some did not (unplaced 0). */
+export interface UnplacedReplicas extends Shortfall {
+  readonly app: string;
+  readonly workload: string;
+  /** What the base left unplaced of it (0 when all fit, or it is new). */
+  readonly before: number;
+  /** "12 of 60 replicas of Deployment games/game fit nowhere: the selected clusters fit 48 (cpu)". */
+  readonly message: string;
+}
+
+/** What the plan's verdict does with replicas that fit nowhere (fleet.yaml spec.plan.unplacedReplicas). */
+export type UnplacedPolicy = "Warn" | "Fail";
 
 /** The exact per-cluster effect of going from one revision's render to another's. */
 export interface Plan {
   readonly clusters: readonly ClusterPlan[];
   readonly distributions: readonly DistributionChange[];
+  /** Workloads whose decision the change touches that have replicas placed nowhere before or after it. */
+  readonly unplaced?: readonly UnplacedReplicas[];
+  /** Whether unplaced replicas fail the plan's status (the base's fleet.yaml says; default Warn). */
+  readonly unplacedPolicy?: UnplacedPolicy;
   /** Hosted control planes' components whose images, flags or pods change, per host. */
   readonly controlPlanes?: readonly ControlPlaneChange[];
   /** Batches the change approves or rolls back, and what adopting changes in what runs. */
@@ -121,14 +141,16 @@ export function planChange(
     )
     .filter(hasChanges);
   const distributions = distributionChanges(base, head);
+  const unplaced = unplacedReplicas(base, head);
   const controlPlanes = controlPlaneChanges(base, head);
   const services = serviceChanges(serviceViews(base.objects), serviceViews(head.objects));
   return {
     clusters: plans,
     distributions,
+    ...(unplaced.length > 0 ? { unplaced } : {}),
     ...(controlPlanes.length > 0 ? { controlPlanes } : {}),
     ...(services.length > 0 ? { services } : {}),
-    changed: plans.length > 0 || distributions.length > 0,
+    changed: plans.length > 0 || distributions.length > 0 || unplaced.some((u) => u.unplaced !== u.before),
   };
 }
 
@@ -261,8 +283,42 @@ function keptNote(decision: RenderResult["decisions"][number], cluster: string):
   return `; its ${kept.replicas} replicas stay ${until} (purgeMode ${kept.purgeMode})`;
 }
 
+const keyOf = (d: RenderResult["decisions"][number]) => `${d.app}\0${d.resource}`;
+
+// Workloads whose decision the change touches (its counts or what fits nowhere) and that have
+// replicas placed nowhere in the head, as the head's decisions say, in app and workload order.
+function unplacedReplicas(base: RenderResult, head: RenderResult): UnplacedReplicas[] {
+  const before = new Map(base.decisions.map((d) => [keyOf(d), d]));
+  const out: UnplacedReplicas[] = [];
+  for (const d of [...head.decisions].sort((a, b) => compareStrings(keyOf(a), keyOf(b)))) {
+    const was = before.get(keyOf(d));
+    const wasShort = was?.decision.unschedulable ?? 0;
+    // A change that lets every replica fit where some did not says so too.
+    const shortfall =
+      shortfallOf(d.replicas, d.decision) ??
+      (wasShort > 0 ? { unplaced: 0, replicas: d.replicas, fits: d.replicas, bounds: [] } : undefined);
+    if (!shortfall) continue;
+    const same =
+      was !== undefined &&
+      was.decision.unschedulable === d.decision.unschedulable &&
+      was.replicas === d.replicas &&
+      JSON.stringify(was.decision.clusters) === JSON.stringify(d.decision.clusters);
+    if (same) continue;
+    out.push({
+      app: d.app,
+      workload: d.resource,
+      ...shortfall,
+      before: wasShort,
+      message:
+        shortfall.unplaced > 0
+          ? describeShortfall(d.resource, shortfall)
+          : `all ${d.replicas} replicas of ${d.resource} fit (${wasShort} fit nowhere before)`,
+    });
+  }
+  return out;
+}
+
 function distributionChanges(base: RenderResult, head: RenderResult): DistributionChange[] {
-  const keyOf = (d: RenderResult["decisions"][number]) => `${d.app}\0${d.resource}`;
   const before = new Map(base.decisions.map((d) => [keyOf(d), d]));
   const after = new Map(head.decisions.map((d) => [keyOf(d), d]));
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort(compareStrings);
@@ -273,12 +329,14 @@ function distributionChanges(base: RenderResult, head: RenderResult): Distributi
     const decision = after.get(key) ?? before.get(key);
     if (!decision) return [];
     const tiers = tierChanges(before.get(key), after.get(key));
+    const room = after.get(key)?.decision.diagnosis.room;
     return [
       {
         app: decision.app,
         workload: decision.resource,
         before: old,
         after: now,
+        ...(room && Object.keys(room).length > 0 ? { room } : {}),
         ...(tiers ? { tiers } : {}),
       },
     ];
@@ -320,4 +378,9 @@ export function hasChanges(plan: ClusterPlan): boolean {
 export function hookPhases(object: RenderedObject): string | undefined {
   const role = syncRoleOf(asMap(asMap(object.object.metadata).annotations));
   return role.kind === "hook" ? role.hook.phases.join(", ") : undefined;
+}
+
+/** The plan's workloads that still have replicas placed nowhere after the change. */
+export function stillUnplaced(plan: Plan): UnplacedReplicas[] {
+  return (plan.unplaced ?? []).filter((u) => u.unplaced > 0);
 }

@@ -155,6 +155,7 @@ function clusterState(
     unschedulable: cluster.spec.unschedulable === true,
     ready: observed?.ready ?? true,
     ...(capacity ? { nodes: capacity.pools.map(poolNode) } : {}),
+    ...(capacity?.running ? { running: new Map(Object.entries(capacity.running)) } : {}),
     ...(served ? { apiEnablements: [...servedKinds(served)] } : {}),
   };
 }

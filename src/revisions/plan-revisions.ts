@@ -111,7 +111,10 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
   );
   const migrations = await migrationsAgainstLive(input, base.model, head.model, headRender, statusTree);
   const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
-  const planned = warnings.length > 0 ? { ...objectsPlan, warnings } : objectsPlan;
+  // The base's policy: a change cannot loosen the check it is held to.
+  const policy = base.model?.fleet?.spec.plan?.unplacedReplicas;
+  const withPolicy = policy ? { ...objectsPlan, unplacedPolicy: policy } : objectsPlan;
+  const planned = warnings.length > 0 ? { ...withPolicy, warnings } : withPolicy;
   const withMigrations = migrations
     ? { ...planned, migrations, changed: planned.changed || migrations.batches.length > 0 }
     : planned;

@@ -53,6 +53,55 @@ export function estimateFreeReplicas(
   return Number.isFinite(total) ? total : undefined;
 }
 
+/** How many more replicas fit (undefined: unlimited) and the resource that bounds them. */
+export interface FreeEstimate {
+  readonly fits: number | undefined;
+  /** cpu, memory, pods, nvidia.com/gpu…: what bounds most usable nodes; undefined when nothing does. */
+  readonly limit: string | undefined;
+}
+
+/**
+ * estimateFreeReplicas with what bounds the estimate, from the cluster's nodes or its summary;
+ * undefined without either. As fast as the estimate alone: one pass, a tally of a few resources.
+ */
+export function estimateFit(cluster: ClusterState, pod: PodRequirements): FreeEstimate | undefined {
+  if (cluster.nodes !== undefined) return nodesFit(cluster.nodes, pod);
+  if (cluster.summary === undefined) return undefined;
+  // Totals know no node boundaries, taints or labels: this can over-promise, as Karmada's does.
+  const { fit, limit } = boundedFit(cluster.summary, pod);
+  return Number.isFinite(fit) ? { fits: fit, limit } : UNLIMITED;
+}
+
+const UNLIMITED: FreeEstimate = Object.freeze({ fits: undefined, limit: undefined });
+
+// Summed over usable nodes, with a tally of what bounds each (a pod requests a few resources).
+function nodesFit(nodes: readonly NodeState[], pod: PodRequirements): FreeEstimate {
+  let total = 0;
+  const tally: [string, number][] = [];
+  for (const node of nodes) {
+    if (node.unschedulable || node.ready === false || !fitsPlacement(node, pod)) continue;
+    const count = node.count ?? 1;
+    const { fit, limit } = boundedFit(node, pod);
+    if (fit > 0) total += fit * count;
+    if (limit !== undefined) countInto(tally, limit, count);
+  }
+  return Number.isFinite(total) ? { fits: total, limit: mostCounted(tally) } : UNLIMITED;
+}
+
+function countInto(tally: [string, number][], key: string, count: number): void {
+  const entry = tally.find(([resource]) => resource === key);
+  if (entry) entry[1] += count;
+  else tally.push([key, count]);
+}
+
+// The key counted most; a tie goes to the first by name.
+function mostCounted(tally: readonly [string, number][]): string | undefined {
+  let best: readonly [string, number] | undefined;
+  for (const entry of tally)
+    if (!best || entry[1] > best[1] || (entry[1] === best[1] && entry[0] < best[0])) best = entry;
+  return best?.[0];
+}
+
 // Parsed free amounts per node: quantities are parsed once, not once per workload.
 const freeByNode = new WeakMap<object, Map<string, number>>();
 

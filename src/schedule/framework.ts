@@ -1,5 +1,5 @@
 import type { NameOrder } from "./division/fnv.js";
-import type { ClusterState, SchedulingProblem } from "./types.js";
+import type { ClusterRoom, ClusterState, SchedulingProblem } from "./types.js";
 
 /** A filter's verdict on one cluster. */
 export type FilterResult =
@@ -20,6 +20,8 @@ export interface Candidate {
   readonly frozenReason: string | undefined;
   /** Replicas it can still fit beyond its current ones (estimator or input); undefined = unlimited. */
   readonly free: number | undefined;
+  /** What bounds the estimate (cpu, memory, pods, a device), when the cluster's nodes were read. */
+  readonly limit?: string | undefined;
 }
 
 /** A candidate with its summed score. */
@@ -48,6 +50,8 @@ export type ReplicasResult =
       readonly reason?: string;
       /** Selected clusters the division could not use (no static weight), with the reason. */
       readonly excluded?: Readonly<Record<string, string>>;
+      /** Per selected cluster with a bound, the most replicas it can hold and what sets it. */
+      readonly room?: Readonly<Record<string, ClusterRoom>>;
     }
   | { readonly status: "Error"; readonly message: string };
 

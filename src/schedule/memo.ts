@@ -2,6 +2,7 @@
  * Tables that let one reconcile share work between workloads: filter verdicts per Placement and
  * node-level estimates per pod shape, both per list of cluster states.
  */
+import type { FreeEstimate } from "./estimator.js";
 import type { FilterResult, Profile } from "./framework.js";
 import type { ClusterState } from "./types.js";
 
@@ -36,13 +37,16 @@ export function verdictTable(
 }
 
 // Node-level estimates per cluster list and pod shape: every workload of a reconcile sees the same nodes.
-const estimateTables = new WeakMap<readonly ClusterState[], Map<string, (number | undefined)[]>>();
+const estimateTables = new WeakMap<readonly ClusterState[], Map<string, (FreeEstimate | undefined)[]>>();
 
 /** The remembered free-replica estimates (per cluster) for a cluster list and a pod shape. */
-export function estimateTable(clusters: readonly ClusterState[], podKey: string): (number | undefined)[] {
-  const byShape = estimateTables.get(clusters) ?? new Map<string, (number | undefined)[]>();
+export function estimateTable(
+  clusters: readonly ClusterState[],
+  podKey: string,
+): (FreeEstimate | undefined)[] {
+  const byShape = estimateTables.get(clusters) ?? new Map<string, (FreeEstimate | undefined)[]>();
   estimateTables.set(clusters, byShape);
-  const table = byShape.get(podKey) ?? new Array<number | undefined>(clusters.length);
+  const table = byShape.get(podKey) ?? new Array<FreeEstimate | undefined>(clusters.length);
   byShape.set(podKey, table);
   return table;
 }

@@ -1,7 +1,8 @@
 import { compareStrings } from "../model/file-tree.js";
+import { identityOf } from "../model/identity.js";
 import { summarizeFilters } from "./diagnosis.js";
 import { tieBreakOrder } from "./division/fnv.js";
-import { estimateFreeReplicas, podRequirements } from "./estimator.js";
+import { estimateFit, podRequirements } from "./estimator.js";
 import type {
   Candidate,
   FilterPlugin,
@@ -14,7 +15,13 @@ import type {
 import { estimateTable, remember, verdictTable } from "./memo.js";
 import { DEFAULT_PROFILE } from "./profile.js";
 import { scheduleTiers } from "./tiers.js";
-import type { ClusterState, ScheduleDecision, ScheduleResult, SchedulingProblem } from "./types.js";
+import type {
+  ClusterRoom,
+  ClusterState,
+  ScheduleDecision,
+  ScheduleResult,
+  SchedulingProblem,
+} from "./types.js";
 
 export type { ScheduleResult } from "./types.js";
 
@@ -100,6 +107,7 @@ function filterClusters(
   // Maps, not the input records: looking up a missing key in a record with computed keys is slow.
   const currentOf = new Map(Object.entries(problem.current ?? {}));
   const availableOf = new Map(Object.entries(problem.available ?? {}));
+  const identity = workloadIdentity(problem);
   const candidates: RankedCandidate[] = [];
   const out = { removed: {}, reasons: new Map<string, number>() };
   for (const [index, cluster] of clusters.entries()) {
@@ -112,13 +120,38 @@ function filterClusters(
       continue;
     }
     const measured = cluster.nodes !== undefined || cluster.summary !== undefined;
-    const free = measured
-      ? remember(estimates, index, () => estimateFreeReplicas(cluster, pod, undefined))
+    const estimate = measured ? remember(estimates, index, () => estimateFit(cluster, pod)) : undefined;
+    const free = estimate
+      ? freeBeyond(estimate.fits, cluster, identity, current)
       : availableOf.get(cluster.name);
     const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
-    candidates.push({ cluster, current, free, frozenReason: verdict.frozen, score: 0, room });
+    const limit = estimate?.limit;
+    candidates.push({ cluster, current, free, limit, frozenReason: verdict.frozen, score: 0, room });
   }
   return { ok: true, candidates, ...out };
+}
+
+// Replicas a cluster can take beyond its current count. What the reading counted of this workload's
+// own pods is room it may keep: add back exactly those (a reading without counts is an old one: add
+// back the decision's), never more, so a cluster read mid-rollout is not promised the replicas it
+// was still starting. A cluster that holds more than that room keeps its count but takes no more:
+// replicas that stay Unschedulable there are failover's to move, after unschedulableSeconds.
+function freeBeyond(
+  fits: number | undefined,
+  cluster: ClusterState,
+  identity: string,
+  current: number,
+): number | undefined {
+  if (fits === undefined) return undefined;
+  const counted = cluster.running ? (cluster.running.get(identity) ?? 0) : current;
+  return Math.max(0, fits + counted - current);
+}
+
+/** "apps/Deployment/shop/web": how capacity readings name the workload whose pods they counted. */
+export function workloadIdentity(problem: Pick<SchedulingProblem, "workload">): string {
+  const { apiVersion = "", kind = "", namespace, name = "" } = problem.workload;
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  return identityOf(group, kind, namespace, name);
 }
 
 // A removed cluster counts towards its reason; it is listed when the Placement asks for it. Whether it
@@ -298,6 +331,7 @@ interface Assigned {
   readonly unschedulable: number;
   readonly reason: string | undefined;
   readonly excluded: Readonly<Record<string, string>>;
+  readonly room?: Readonly<Record<string, ClusterRoom>> | undefined;
 }
 
 function assignReplicas(
@@ -311,8 +345,8 @@ function assignReplicas(
   for (const plugin of profile.replicas) {
     const result = plugin.assign(context, selected.clusters);
     if (result.status === "Error") return { ok: false, error: `${plugin.name}: ${result.message}` };
-    const { assignment, unschedulable, reason, excluded = {} } = result;
-    assigned = { ok: true, assignment, unschedulable, reason, excluded };
+    const { assignment, unschedulable, reason, excluded = {}, room } = result;
+    assigned = { ok: true, assignment, unschedulable, reason, excluded, room };
   }
   return assigned;
 }
@@ -345,6 +379,14 @@ function explain(
       notSelected,
       selected: namesInOrder(filtered.candidates, selected.clusters, assigned.excluded),
       ...(reason === undefined ? {} : { unschedulableReason: `${summary}; ${reason}` }),
+      ...(assigned.room ? { room: sortedRoom(assigned.room) } : {}),
     },
   };
+}
+
+// Room by cluster name, so a status file lists it the same way every time.
+function sortedRoom(room: Readonly<Record<string, ClusterRoom>>): Record<string, ClusterRoom> {
+  const out: Record<string, ClusterRoom> = {};
+  for (const name of Object.keys(room).sort(compareStrings)) out[name] = room[name] as ClusterRoom;
+  return out;
 }

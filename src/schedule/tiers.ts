@@ -3,6 +3,7 @@ import { compareStrings } from "../model/file-tree.js";
 import type { OverflowSpec } from "../model/types.js";
 import type { Profile } from "./framework.js";
 import type {
+  ClusterRoom,
   ClusterState,
   ScheduleDecision,
   ScheduleResult,
@@ -124,7 +125,9 @@ function merged(
     notSelected: {} as Record<string, string>,
     selected: [] as string[],
   };
+  const room: Record<string, ClusterRoom> = {};
   for (const [i, decision] of decisions.entries()) {
+    Object.assign(room, decision.diagnosis.room);
     Object.assign(clusters, decision.clusters);
     Object.assign(diagnosis.filtered, decision.diagnosis.filtered);
     Object.assign(diagnosis.frozen, decision.diagnosis.frozen);
@@ -147,6 +150,9 @@ function merged(
       summary: `${summary}${unschedulable > 0 ? `; ${unschedulable} fit in no tier` : ""}`,
       ...diagnosis,
       tiers,
+      ...(Object.keys(room).length > 0
+        ? { room: Object.fromEntries(Object.entries(room).sort(([a], [b]) => compareStrings(a, b))) }
+        : {}),
       ...(unschedulable > 0
         ? {
             unschedulableReason:

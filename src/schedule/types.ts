@@ -39,6 +39,12 @@ export interface ClusterState extends ClusterFacts {
   readonly summary?: { readonly allocatable: ResourceList; readonly requested?: ResourceList };
   /** Nodes, when known: the estimator computes how many replicas of a workload fit from them. */
   readonly nodes?: readonly NodeState[];
+  /**
+   * Per workload identity ("apps/Deployment/shop/web"), its pods the capacity reading counted as
+   * taking the nodes' room; the scheduler adds back exactly these. Undefined for a reading that did
+   * not count them (one from before they were counted): the previous decision's counts are added back.
+   */
+  readonly running?: ReadonlyMap<string, number>;
   /** The group/version/kinds the cluster serves ("apps/v1/Deployment", "v1/ConfigMap"); undefined = unknown = all. */
   readonly apiEnablements?: readonly string[];
 }
@@ -108,6 +114,18 @@ export interface Diagnosis {
   readonly unschedulableReason?: string;
   /** A Placement with overflow tiers: each tier's clusters and the replicas it got, in order. */
   readonly tiers?: readonly TierShare[];
+  /**
+   * Divided workloads: per selected cluster with a bound, the most replicas of the workload it can
+   * hold and what sets that number. Clusters whose room is unknown (unlimited) are not listed.
+   */
+  readonly room?: Readonly<Record<string, ClusterRoom>>;
+}
+
+/** The most replicas of a workload one cluster can hold, and what sets it. */
+export interface ClusterRoom {
+  readonly holds: number;
+  /** cpu, memory, pods or a device (its nodes' room), maxReplicas, a quota's name, failover, frozen, capacity. */
+  readonly by: string;
 }
 
 /** One overflow tier's part of a decision. */

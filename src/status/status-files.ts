@@ -7,6 +7,8 @@ import type { RenderError, RenderedObject, WorkloadDecision } from "../render/re
 import { serviceViews } from "../render/service-discovery/service-views.js";
 import { emitYaml } from "../render/yaml-emitter.js";
 import { readEmittedYaml } from "../render/yaml-reader.js";
+import { describeShortfall, shortfallOf } from "../schedule/shortfall.js";
+import type { ScheduleDecision } from "../schedule/types.js";
 
 // The files under status/ on the status branch (DESIGN.md §3). Each is a function of the render and,
 // for an app, of the source commit that last changed it — never of the time or of the fleet's size,
@@ -204,13 +206,17 @@ function sortedRecord<T extends Json>(record: Record<string, T>): Record<string,
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }
 
-// One workload's decision as status/apps/ records it.
+// One workload's decision as status/apps/ records it; replicas that fit nowhere said in one line.
 function workloadRecord(w: WorkloadDecision): Json {
+  const shortfall = shortfallOf(w.replicas, w.decision);
   return {
     identity: w.identity,
     resource: w.resource,
     placement: w.placement,
     replicas: w.replicas,
+    ...(shortfall
+      ? { unplaced: shortfall.unplaced, shortfall: describeShortfall(w.resource, shortfall) }
+      : {}),
     ...(w.autoscaledBy ? { autoscaledBy: w.autoscaledBy } : {}),
     ...(w.scaleDownBy ? { scaleDownBy: w.scaleDownBy } : {}),
     ...(w.capacityUnknown ? { capacityUnknown: [...w.capacityUnknown] } : {}),
@@ -218,8 +224,15 @@ function workloadRecord(w: WorkloadDecision): Json {
     ...(w.memberHpas ? { memberHpas: JSON.parse(JSON.stringify(w.memberHpas)) as Json } : {}),
     ...(w.ordinals ? { ordinals: { ...w.ordinals } } : {}),
     ...(w.state ? { state: JSON.parse(JSON.stringify(w.state)) as Json } : {}),
-    // Through JSON, so optional fields that are absent stay absent.
-    decision: JSON.parse(JSON.stringify(w.decision)) as Json,
+    // Through JSON, so optional fields that are absent stay absent. Each cluster's room is left out:
+    // it moves with every capacity step, and the plan and the dashboard compute it where they show it.
+    decision: JSON.parse(JSON.stringify(withoutRoom(w.decision))) as Json,
     ...(w.failover ? { failover: JSON.parse(JSON.stringify(w.failover)) as Json } : {}),
   };
+}
+
+function withoutRoom(decision: ScheduleDecision): ScheduleDecision {
+  if (decision.diagnosis.room === undefined) return decision;
+  const { room: _, ...diagnosis } = decision.diagnosis;
+  return { ...decision, diagnosis };
 }

@@ -182,6 +182,7 @@ describe("the Helm chart", () => {
       "GitfleetPruneBlocked",
       "GitfleetMemberCredentialExpiring",
       "GitfleetAppDegraded",
+      "GitfleetReplicasUnplaced",
       "GitfleetLeaderChurn",
       "GitfleetDeliveryBacklog",
     ]);

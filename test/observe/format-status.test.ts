@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseKubeVersion } from "../../src/apimachinery/kube-version.js";
 import { type ClusterFacts, fleetView } from "../../src/observe/fleet-view.js";
 import { amount, formatClustersBelow, formatStatus } from "../../src/observe/format-status.js";
+import { appStatusPath } from "../../src/status/status-files.js";
 import { upgradeStatusText } from "../../src/status/upgrade-file.js";
 import { fleetFiles } from "../helpers/status-files.js";
 
@@ -23,6 +24,20 @@ describe("gitfleet status's text", () => {
       lines.findIndex((l) => l.startsWith("api ")),
     );
     expect(text).toContain("web in west: Degraded — Deployment shop/web: 1 of 2 replicas ready");
+  });
+
+  it("lists the workloads whose replicas fit nowhere, each on one bounded line", () => {
+    const files = new Map(fleetFiles());
+    const api = files.get(appStatusPath("api")) ?? "";
+    const line = "2 of 4 replicas of Deployment shop/api fit nowhere: the selected clusters fit 2 (pods)";
+    files.set(
+      appStatusPath("api"),
+      api.replace("  replicas: 2\n", `  replicas: 4\n  unplaced: 2\n  shortfall: "${line}\\nforged: line"\n`),
+    );
+    const view = fleetView(files, FACTS);
+    expect(view.apps.find((a) => a.name === "api")?.workloads[0]?.shortfall).toBe(`${line} forged: line`);
+    expect(formatStatus(view)).toContain(`\nFit nowhere:\n  api: ${line} forged: line\n`);
+    expect(formatStatus(fleetView(fleetFiles(), FACTS))).not.toContain("Fit nowhere:");
   });
 
   it("lists control-plane upgrades with each batch's state, and why a batch failed", () => {

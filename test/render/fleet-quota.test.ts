@@ -56,7 +56,7 @@ describe("a static assignment in the render", () => {
     expect(placed?.clusters).toEqual({ east: 1, west: 2 });
     expect(placed?.unschedulable).toBe(1);
     expect(placed?.diagnosis.unschedulableReason).toContain(
-      "the selected clusters fit 3 in all (capacity, maxReplicas and FederatedResourceQuota shop/shop)",
+      "the selected clusters fit 3 in all (FederatedResourceQuota shop/shop)",
     );
   });
 

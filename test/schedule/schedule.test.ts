@@ -243,7 +243,7 @@ describe("scheduling decisions", () => {
     expect(decision.clusters).toEqual({ a: 3, b: 4 });
     expect(decision.unschedulable).toBe(3);
     expect(decision.diagnosis.unschedulableReason).toBe(
-      "2/2 clusters available; 3 replicas unschedulable: the selected clusters fit 7 in all (capacity and maxReplicas)",
+      "2/2 clusters available; 3 replicas unschedulable: the selected clusters fit 7 in all (capacity)",
     );
   });
 

@@ -284,6 +284,10 @@ describe("/metrics", () => {
     const web = { app: "web", workload: "Deployment shop/web" };
     expect(value(series, "gitfleet_app_desired_replicas", web)).toBe(6);
     expect(value(series, "gitfleet_app_desired_replicas", { ...web, cluster: "lab" })).toBe(0);
+    // Every replica of web has a cluster: none placed nowhere.
+    expect(
+      series.filter((s) => s.name === "gitfleet_app_unplaced_replicas" && s.labels.app === "web"),
+    ).toEqual([{ name: "gitfleet_app_unplaced_replicas", labels: web, value: 0 }]);
     for (const cluster of ["east", "west", "north"])
       expect(value(series, "gitfleet_app_ready_replicas", { ...web, cluster }), cluster).toBe(
         value(series, "gitfleet_app_desired_replicas", { ...web, cluster }),

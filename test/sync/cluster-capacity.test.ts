@@ -1,14 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { CapacityReadings } from "../../src/kube/read-capacity.js";
-import { capacityRecord, readCapacityRecord } from "../../src/model/node-capacity.js";
+import { capacityRecord, MAX_RUNNING, readCapacityRecord } from "../../src/model/node-capacity.js";
 import {
   addPods,
+  type CountedWorkload,
+  countedWorkloads,
+  MAX_COUNTED_WORKLOADS,
   type RecordedFree,
   readNodes,
   settleCapacity,
   summarizeCapacity,
+  WorkloadIndex,
 } from "../../src/sync/cluster-capacity.js";
+import type { DesiredObject } from "../../src/sync/desired-objects.js";
 
 const node = (name: string, ready: boolean, allocatable: Record<string, string>): JsonMap => ({
   metadata: { name },
@@ -160,5 +165,152 @@ describe("capacity readings", () => {
     expect((await readings.read(member([]), 0))?.allocatable.cpu).toBe(1);
     const failing = { cluster: "east", pages: async () => Promise.reject(new Error("down")) };
     expect((await readings.read(failing, 0))?.allocatable.cpu).toBe(1);
+  });
+});
+
+describe("a workload's pods counted by a reading", () => {
+  const web: CountedWorkload = {
+    identity: "apps/Deployment/shop/web",
+    namespace: "shop",
+    selector: {
+      matchLabels: { app: "web" },
+      matchExpressions: [{ key: "tier", operator: "NotIn", values: ["canary"] }],
+    },
+  };
+  const api: CountedWorkload = {
+    identity: "apps/Deployment/shop/api",
+    namespace: "shop",
+    selector: { matchLabels: { app: "api" } },
+  };
+  const labelled = (
+    nodeName: string | undefined,
+    namespace: string,
+    labels: Record<string, string>,
+    phase = "Running",
+  ): JsonMap => ({
+    metadata: { name: "p", namespace, labels },
+    spec: {
+      ...(nodeName ? { nodeName } : {}),
+      containers: [{ name: "c", resources: { requests: { cpu: "1" } } }],
+    },
+    status: { phase },
+  });
+  const nodes = [
+    node("a", true, { cpu: "8", pods: "110" }),
+    node("b", false, { cpu: "8", pods: "110" }),
+    { ...node("c", true, { cpu: "8", pods: "110" }), spec: { unschedulable: true } },
+  ];
+
+  it.each([
+    [
+      "a bound pod its selector matches",
+      [labelled("a", "shop", { app: "web" })],
+      { "apps/Deployment/shop/web": 1 },
+    ],
+    [
+      "two workloads' pods apart",
+      [labelled("a", "shop", { app: "web" }), labelled("a", "shop", { app: "api" })],
+      { "apps/Deployment/shop/api": 1, "apps/Deployment/shop/web": 1 },
+    ],
+    ["a pod of another namespace", [labelled("a", "blog", { app: "web" })], {}],
+    ["a pod its expressions leave out", [labelled("a", "shop", { app: "web", tier: "canary" })], {}],
+    ["a pod not bound yet", [labelled(undefined, "shop", { app: "web" }, "Pending")], {}],
+    ["a finished pod", [labelled("a", "shop", { app: "web" }, "Succeeded")], {}],
+    ["a pod on a NotReady node", [labelled("b", "shop", { app: "web" })], {}],
+    ["a pod on a cordoned node", [labelled("c", "shop", { app: "web" })], {}],
+  ])("%s", (_case, pods, running) => {
+    expect(summarizeCapacity(nodes, pods, [web, api]).running).toEqual(running);
+  });
+
+  it("is absent from a reading that counted no workloads, and recorded and read back, bounded", () => {
+    const pods = [labelled("a", "shop", { app: "web" })];
+    expect(summarizeCapacity(nodes, pods).running).toBeUndefined();
+    const summary = summarizeCapacity(nodes, pods, [web]);
+    const record = capacityRecord(summary);
+    expect(record.running).toEqual({ "apps/Deployment/shop/web": 1 });
+    expect(readCapacityRecord(JSON.parse(JSON.stringify(record)))).toEqual(summary);
+    const hostile = {
+      ...record,
+      running: {
+        "apps/Deployment/shop/web": 2,
+        "../../etc/passwd": 1,
+        "apps/Deployment//cluster-scoped": 1,
+        "apps/Deployment/shop/negative": -1,
+        "apps/Deployment/shop/fraction": 1.5,
+        "apps/Deployment/shop/text": "3",
+      },
+    };
+    expect(readCapacityRecord(hostile)?.running).toEqual({ "apps/Deployment/shop/web": 2 });
+    const many = Object.fromEntries(
+      Array.from({ length: MAX_RUNNING + 1 }, (_, i) => [`apps/Deployment/shop/w${i}`, 1]),
+    );
+    expect(Object.keys(readCapacityRecord({ ...record, running: many })?.running ?? {})).toHaveLength(
+      MAX_RUNNING,
+    );
+  });
+
+  it("counts at most MAX_COUNTED_WORKLOADS workloads, each with a pod template and a selector", () => {
+    const desired = (name: string, spec: JsonMap, namespace: string | null = "shop") => ({
+      identity: `apps/Deployment/${namespace ?? ""}/${name}`,
+      object: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name, ...(namespace ? { namespace } : {}) },
+        spec,
+      },
+    });
+    const template = { metadata: { labels: { app: "x" } }, spec: { containers: [] } };
+    const picked = countedWorkloads([
+      desired("web", { selector: { matchLabels: { app: "web" } }, template }),
+      desired("no-selector", { template }),
+      desired("empty-selector", { selector: {}, template }),
+      desired("no-template", { selector: { matchLabels: { app: "x" } } }),
+      desired("cluster-wide", { selector: { matchLabels: { app: "x" } }, template }, null),
+    ] as unknown as DesiredObject[]);
+    expect(picked.map((w) => w.identity)).toEqual(["apps/Deployment/shop/web"]);
+    const lots = Array.from({ length: MAX_COUNTED_WORKLOADS + 1 }, (_, i) =>
+      desired(`w${i}`, { selector: { matchLabels: { app: `w${i}` } }, template }),
+    ) as unknown as DesiredObject[];
+    expect(countedWorkloads(lots)).toHaveLength(MAX_COUNTED_WORKLOADS);
+  });
+});
+
+describe("a node's record, kept whole", () => {
+  const web: CountedWorkload = {
+    identity: "apps/Deployment/shop/web",
+    namespace: "shop",
+    selector: { matchLabels: { app: "web" } },
+  };
+  const one = [node("a", true, { cpu: "10", pods: "100" })];
+  const webPods = (n: number, cpu = "100m") =>
+    Array.from({ length: n }, () => ({
+      metadata: { name: "w", namespace: "shop", labels: { app: "web" } },
+      spec: { nodeName: "a", containers: [{ name: "c", resources: { requests: { cpu } } }] },
+      status: { phase: "Running" },
+    }));
+  const settle = (pods: JsonMap[], recorded?: RecordedFree, workloads = [web]) => {
+    const readings = readNodes(one);
+    const index = new WorkloadIndex(workloads);
+    addPods(readings, pods, index);
+    return settleCapacity(readings, recorded, index.key);
+  };
+
+  it("keeps the free amounts and the pods counted with them while the node moves less than a step", () => {
+    const first = settle(webPods(2));
+    // Two more pods of 100m: 0.2 cores, under a step of 0.5: the record, counts too, stays as it was.
+    const second = settle(webPods(4), first.recorded);
+    expect(second.capacity.pools[0]?.free.cpu).toBe(9.5);
+    expect(second.capacity.running).toEqual({ "apps/Deployment/shop/web": 2 });
+    // Six more: a full step; both are recorded afresh, together.
+    const third = settle(webPods(10), second.recorded);
+    expect(third.capacity.pools[0]?.free.cpu).toBe(9);
+    expect(third.capacity.running).toEqual({ "apps/Deployment/shop/web": 10 });
+  });
+
+  it("is recorded afresh when the workloads counted change", () => {
+    const first = settle(webPods(2), undefined, []);
+    expect(first.capacity.running).toEqual({});
+    const second = settle(webPods(2), first.recorded, [web]);
+    expect(second.capacity.running).toEqual({ "apps/Deployment/shop/web": 2 });
   });
 });

@@ -40,6 +40,9 @@ export interface PlanAnswer {
       before?: Record<string, number>;
       after?: Record<string, number>;
     }[];
+    /** Workloads left with replicas that fit nowhere (or that fit again): the plan's verdict lines. */
+    readonly unplaced?: readonly { unplaced: number; message: string }[];
+    readonly unplacedPolicy?: "Warn" | "Fail";
   };
 }
 

@@ -3,6 +3,7 @@ import { resolveRevision } from "../../git/read-tree.js";
 import { remoteUrl } from "../../git/remote-url.js";
 import { escapeHtml } from "../../model/one-line.js";
 import { formatPlanMarkdown, formatPlanText } from "../../plan/format-plan.js";
+import { stillUnplaced } from "../../plan/plan.js";
 import { formatInvalidHeadMarkdown, planVerdict } from "../../plan/plan-verdict.js";
 import { type PlanOutcome, planRevisions, RevisionError } from "../../revisions/plan-revisions.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -53,6 +54,7 @@ export async function runPlan(options: PlanOptions, output: CommandOutput): Prom
         : formatPlanText(plan);
   output.out(text);
   if (plan.clusters.some((cluster) => cluster.pruneBlocked)) return ExitCode.OverBudget;
+  if (plan.unplacedPolicy === "Fail" && stillUnplaced(plan).length > 0) return ExitCode.Unschedulable;
   return plan.changed ? ExitCode.Changes : ExitCode.Ok;
 }
 

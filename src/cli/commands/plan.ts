@@ -6,7 +6,7 @@ import { withForgeOptions } from "../forge-flags.js";
 import type { CommandOutput } from "../output.js";
 import { SECRET_DIGEST_KEY_ENV } from "../secret-digest-key.js";
 
-/** `gitfleet plan`: what every cluster gets from going from BASE to HEAD; exit 0 no changes, 2 changes, 4 invalid head, 5 over budget, 1 error. */
+/** `gitfleet plan`: what every cluster gets from going from BASE to HEAD; exit 0 no changes, 2 changes, 3 unplaced replicas under a Fail policy, 4 invalid head, 5 over budget, 1 error. */
 export function registerPlan(
   program: Command,
   output: CommandOutput,
@@ -54,7 +54,7 @@ export function registerPlan(
       )
       .addHelpText(
         "after",
-        "\nExit codes: 0 no changes, 2 changes, 4 the head revision is invalid, 5 a prune is over the deletion budget, 1 a revision cannot be read, 64 a usage error.",
+        "\nExit codes: 0 no changes, 2 changes, 3 replicas fit nowhere and fleet.yaml spec.plan.unplacedReplicas is Fail, 4 the head revision is invalid, 5 a prune is over the deletion budget, 1 a revision cannot be read, 64 a usage error.",
       )
       .action(async (options: PlanOptions & BuildFlags) => {
         configureBuildsFrom(options);

@@ -5,7 +5,7 @@ import { divideByCapacity } from "../division/dynamic-weight.js";
 import { capOf, floorOf, type Slot, sumOf } from "../division/slots.js";
 import { divideByStaticWeight } from "../division/static-weight.js";
 import type { ReplicasPlugin, SchedulingContext, ScoredCandidate } from "../framework.js";
-import type { QuotaCaps } from "../types.js";
+import type { ClusterRoom, QuotaCaps } from "../types.js";
 
 /**
  * Assigns replicas to the selected clusters: Duplicated gives each the full count; Divided splits it
@@ -23,7 +23,8 @@ export const ReplicaDivision: ReplicasPlugin = {
     if (!context.divided) {
       return duplicate(selected, total, problem.quota);
     }
-    const slots = toSlots(selected, scheduling, withQuota(problem.caps ?? {}, problem.quota));
+    const caps = withQuota(problem.caps ?? {}, problem.quota);
+    const slots = toSlots(selected, scheduling, caps.caps);
     const division = divide(context, slots, scheduling);
     // A rebalance recomputes from scratch: avoidDisruption does not hold it back.
     const assignment =
@@ -31,12 +32,22 @@ export const ReplicaDivision: ReplicasPlugin = {
         ? avoidDisruption(division, clampedCurrent(slots), order)
         : division;
     const unschedulable = total - sumOf(assignment.values());
-    const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots, problem.quota) : undefined;
+    // Every selected cluster's room when some replicas fit nowhere (each is at its cap, and says why).
+    const listed = unschedulable > 0 ? undefined : assignment;
+    const room = roomOf(slots, selected, listed, { scheduling, caps: caps.by });
+    const reason = unschedulable > 0 ? shortfallReason(unschedulable, slots, room) : undefined;
     const used = new Set(slots.map((s) => s.name));
     const excluded = Object.fromEntries(
       selected.filter((c) => !used.has(c.cluster.name)).map((c) => [c.cluster.name, "no static weight"]),
     );
-    return { status: "Success", assignment, unschedulable, excluded, ...(reason ? { reason } : {}) };
+    return {
+      status: "Success",
+      assignment,
+      unschedulable,
+      excluded,
+      ...(reason ? { reason } : {}),
+      ...(Object.keys(room).length > 0 ? { room } : {}),
+    };
   },
 };
 
@@ -63,16 +74,59 @@ function duplicate(
   return { status: "Success", assignment, unschedulable: short, reason };
 }
 
-// Failover's caps and the quota's, the lower of the two per cluster.
+// Failover's caps and the quota's, the lower of the two per cluster, and which of them sets each.
 function withQuota(
   caps: Readonly<Record<string, number>>,
   quota: QuotaCaps | undefined,
-): Readonly<Record<string, number>> {
-  if (!quota) return caps;
+): { caps: Readonly<Record<string, number>>; by: Readonly<Record<string, string>> } {
+  const by: Record<string, string> = {};
+  for (const cluster of Object.keys(caps)) by[cluster] = "failover";
+  if (!quota) return { caps, by };
   const merged: Record<string, number> = { ...caps };
-  for (const [cluster, cap] of Object.entries(quota.caps))
+  for (const [cluster, cap] of Object.entries(quota.caps)) {
+    if (cap < (merged[cluster] ?? Number.POSITIVE_INFINITY)) by[cluster] = quota.by;
     merged[cluster] = Math.min(cap, merged[cluster] ?? cap);
-  return merged;
+  }
+  return { caps: merged, by };
+}
+
+interface Bounds {
+  readonly scheduling: ReplicaScheduling | undefined;
+  /** Per cluster, what sets its cap (failover, a quota's name). */
+  readonly caps: Readonly<Record<string, string>>;
+}
+
+// Per cluster the division gives replicas (every selected one without `assignment`), when bounded:
+// the most replicas of the workload it can hold and what sets that number — capacity (the resource
+// that bounds its nodes), clusterLimits' maxReplicas, a quota, failover's cap, or a frozen cluster's
+// current count. (Only those clusters: a workload selecting 500 clusters keeps a handful of entries.)
+function roomOf(
+  slots: readonly Slot[],
+  selected: readonly ScoredCandidate[],
+  assignment: ReadonlyMap<string, number> | undefined,
+  bounds: Bounds,
+): Record<string, ClusterRoom> {
+  const byName = new Map<string, ScoredCandidate>();
+  const room: Record<string, ClusterRoom> = {};
+  for (const slot of slots) {
+    const holds = capOf(slot);
+    if (!Number.isFinite(holds) || (assignment && (assignment.get(slot.name) ?? 0) === 0)) continue;
+    if (byName.size === 0) for (const c of selected) byName.set(c.cluster.name, c);
+    room[slot.name] = { holds, by: boundOf(slot, byName.get(slot.name), bounds) };
+  }
+  return room;
+}
+
+function boundOf(slot: Slot, candidate: ScoredCandidate | undefined, bounds: Bounds): string {
+  if (slot.current + slot.free <= slot.max) return candidate?.limit ?? "capacity";
+  if (candidate?.frozenReason && slot.max === slot.current) return "frozen";
+  const limit = Math.min(
+    Number.POSITIVE_INFINITY,
+    ...(bounds.scheduling?.clusterLimits ?? [])
+      .filter((l) => candidate && matchesClusterAffinity(l.targetCluster, candidate.cluster))
+      .map((l) => l.maxReplicas ?? Number.POSITIVE_INFINITY),
+  );
+  return limit === slot.max ? "maxReplicas" : (bounds.caps[slot.name] ?? "maxReplicas");
 }
 
 function divide(
@@ -144,10 +198,10 @@ function clampedCurrent(slots: readonly Slot[]): Map<string, number> {
 function shortfallReason(
   unschedulable: number,
   slots: readonly Slot[],
-  quota: QuotaCaps | undefined,
+  room: Readonly<Record<string, ClusterRoom>>,
 ): string {
   if (slots.length === 0) return `${unschedulable} replicas unschedulable: no selected cluster has a weight`;
-  const room = sumOf(slots.map(capOf));
-  const bounds = quota ? `capacity, maxReplicas and ${quota.by}` : "capacity and maxReplicas";
-  return `${unschedulable} replicas unschedulable: the selected clusters fit ${room} in all (${bounds})`;
+  const fit = sumOf(slots.map(capOf));
+  const by = [...new Set(Object.values(room).map((r) => r.by))].sort();
+  return `${unschedulable} replicas unschedulable: the selected clusters fit ${fit} in all (${by.join(", ") || "capacity"})`;
 }

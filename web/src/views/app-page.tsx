@@ -35,6 +35,7 @@ export function AppPage({ name, version }: { name: string; version: string | nul
             {workload.scaleDownBy ? ` · division held by ${workload.scaleDownBy}` : ""}
             {workload.unschedulable > 0 ? ` · ${workload.unschedulable} unschedulable` : ""}
           </p>
+          {workload.shortfall ? <Problem message={workload.shortfall} /> : null}
           <p class="diagnosis">{workload.summary}</p>
           <Room workload={workload} index={index} />
           <LeftOut workload={workload} index={index} />

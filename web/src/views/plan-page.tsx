@@ -62,6 +62,11 @@ export function PlanPage({
             <strong>{answer.plan.changed ? "Changes" : "No changes"}</strong> from <code>{answer.base}</code>{" "}
             to <code>{answer.head}</code>
           </p>
+          {(answer.plan.unplaced ?? [])
+            .filter((u) => u.unplaced > 0)
+            .map((u) => (
+              <Problem key={u.message} message={u.message} />
+            ))}
           {answer.plan.clusters.length > 0 ? (
             <table>
               <thead>
