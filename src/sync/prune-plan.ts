@@ -78,7 +78,8 @@ export function planPrune(
       !settings.failedOver?.(cluster, entry.app) && !settings.trafficObject?.(entry.identity, entry.app),
   );
   const share = (counted.length / inventory.size) * 100;
-  if (counted.length > 0 && share > settings.maxDeletionPercent)
+  // In whole numbers: (11 / 20) * 100 is 55.00000000000001 in floating point, over a 55% budget it is not.
+  if (counted.length > 0 && counted.length * 100 > settings.maxDeletionPercent * inventory.size)
     reasons.push(
       `would delete ${counted.length} of ${inventory.size} objects (${Math.round(share)}%), more than the ${settings.maxDeletionPercent}% budget`,
     );

@@ -106,6 +106,41 @@ describe("planPrune", () => {
     expect(plan.retained.map((e) => e.name)).toEqual(["api-0"]);
   });
 
+  it.each([
+    // deleting, of, budget %, blocked
+    [3, 10, 30, false],
+    [4, 10, 30, true],
+    [2, 10, 30, false],
+    [1, 2, 50, false],
+    [2, 3, 66, true],
+    [2, 3, 67, false],
+    // Shares floating point puts just above the budget: (11 / 20) * 100 is 55.00000000000001.
+    [11, 20, 55, false],
+    [12, 20, 55, true],
+    [7, 25, 28, false],
+    [8, 25, 28, true],
+    [1, 1, 100, false],
+    [1, 1, 99, true],
+  ])("deleting %i of %i at a %i%% budget: blocked %s", (count, size, percent, blocked) => {
+    const inventory = inventoryOf(...Array.from({ length: size }, (_, i) => entry("ConfigMap", `c${i}`)));
+    const desired = new Set([...inventory.keys()].slice(count));
+    const plan = planPrune("east", inventory, desired, settings({ maxDeletionPercent: percent }));
+    expect(plan.blocked !== undefined).toBe(blocked);
+    expect(plan.delete).toHaveLength(blocked ? 0 : count);
+  });
+
+  it("does not count a failed-over app's objects against the budget", () => {
+    const leaving = without("web-0", "web-1", "web-2", "web-3");
+    const failedOver = (cluster: string, app: string) => cluster === "east" && app === "web";
+    const plan = planPrune("east", TEN, leaving, settings({ failedOver }));
+    expect(plan.blocked).toBeUndefined();
+    expect(plan.delete).toHaveLength(4);
+    // The same deletion where web did not fail over is over the budget.
+    expect(planPrune("west", TEN, leaving, settings({ failedOver })).blocked?.reasons).toEqual([
+      "would delete 4 of 10 objects (40%), more than the 30% budget",
+    ]);
+  });
+
   it("a larger budget allows more", () => {
     const plan = planPrune(
       "east",
@@ -137,7 +172,10 @@ describe("planPrune", () => {
           const leaving = [...inventory.keys()].filter((identity) => !desired.has(identity));
           if (plan.blocked) expect(plan.delete).toEqual([]);
           else expect(plan.delete.length).toBe(leaving.length);
-          if (leaving.length / inventory.size > percent / 100) expect(plan.blocked).toBeDefined();
+          // Both ways, in whole numbers: over the budget blocks, at or under it deletes (ConfigMaps
+          // only: nothing protected, nothing adopted).
+          if (leaving.length * 100 > percent * inventory.size) expect(plan.blocked).toBeDefined();
+          else expect(plan.blocked).toBeUndefined();
         },
       ),
     );
