@@ -381,6 +381,22 @@ describe("application failover", () => {
     expect(webOf(later).failover?.capped).toEqual([]);
   });
 
+  it.each([
+    // ms after the pods became Unschedulable, moved
+    [59_999, false],
+    [60_000, true],
+    [60_001, true],
+  ])("at %i ms of unschedulableSeconds 60 moves: %s (it wakes at the threshold and acts)", (after, moves) => {
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + after, new Map(), { east: ready(2), north: ready(2), west: pending(T0) }),
+    });
+    expect(webOf(render).decision.clusters).toEqual(
+      moves ? { east: 3, north: 3 } : { east: 2, north: 2, west: 2 },
+    );
+    if (!moves) expect(webOf(render).wakeAt).toBe(T0 + 60_000);
+  });
+
   it("is off unless the Placement asks for it", () => {
     const plain = fleet(DIVIDED);
     const before = renderFleet(plain, { observations: observe(T0) });
@@ -435,6 +451,35 @@ describe("application failover beyond Unschedulable", () => {
       expect(webOf(moved).failover?.capped[0]?.reason).toBe(`2 replicas ${reason} for 121s`);
     },
   );
+
+  it.each([
+    // ms after the pods got stuck, moved
+    [119_999, false],
+    [120_000, true],
+    [120_001, true],
+  ])("at %i ms of degradedSeconds 120 moves: %s (it wakes at the threshold and acts)", (after, moves) => {
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + after, new Map(), { east: ready(2), north: ready(2), west: crashing(T0) }),
+    });
+    expect(webOf(render).decision.clusters).toEqual(
+      moves ? { east: 3, north: 3 } : { east: 2, north: 2, west: 2 },
+    );
+    if (!moves) expect(webOf(render).wakeAt).toBe(T0 + 120_000);
+  });
+
+  it("moves nothing while another cluster runs its replicas only partly ready", () => {
+    const render = renderFleet(placed, {
+      previous: first,
+      observations: observe(T0 + 3_600_000, new Map(), {
+        east: ready(2),
+        north: { desired: 2, ready: 1, unschedulable: 0 },
+        west: crashing(T0),
+      }),
+    });
+    expect(renderedReplicas(render)).toEqual({ east: 2, north: 2, west: 2 });
+    expect(webOf(render).failover).toBeUndefined();
+  });
 
   it("moves nothing when the same template fails everywhere: the rollout halts instead", () => {
     const render = renderFleet(placed, {

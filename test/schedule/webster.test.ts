@@ -30,6 +30,8 @@ describe("Webster division (Karmada ≥ 1.16 dispenser vectors)", () => {
     ["8 at 2:1:1:1", 8, [2, 1, 1, 1], [3, 2, 2, 1]],
     ["5 at 170:110:60", 5, [170, 110, 60], [2, 2, 1]],
     ["2 at 2:1 (HA first)", 2, [2, 1], [1, 1]],
+    // The second seat ties at 3/3 = 1/1: it goes to the share with fewer seats, ahead of name order.
+    ["2 at 3:1 (a tie goes to fewer seats first)", 2, [3, 1], [1, 1]],
     ["10 at 1:1:1, empty uid", 10, [1, 1, 1], [4, 3, 3]],
     ["0 replicas", 0, [1, 2], [0, 0]],
   ])("%s", (_name, total, w, expected) => {

@@ -112,6 +112,18 @@ describe("one app's pass", () => {
     expect(pass.record).toEqual({ revision: app.revision, commit: "c0ffee", outcomes: {} });
   });
 
+  it("starts a phase's hooks wave by wave, lowest first", () => {
+    const early = desired("Job", "early", { "gitfleet.io/hook": "PreSync", "gitfleet.io/sync-wave": "-1" });
+    const late = desired("Job", "late", { "gitfleet.io/hook": "PreSync", "gitfleet.io/sync-wave": "2" });
+    const waves = appOf([late, early, WEB]);
+    expect(planAppPass(waves, view(waves, {})).start.map((r) => r.object.identity)).toEqual([early.identity]);
+    // While wave -1 runs, wave 2 waits; once it succeeded, wave 2 starts.
+    const running = view(waves, { jobs: [{ hook: early, phase: "PreSync", outcome: "Running" }] });
+    expect(planAppPass(waves, running).start).toEqual([]);
+    const done = view(waves, { jobs: [{ hook: early, phase: "PreSync", outcome: "Complete" }] });
+    expect(planAppPass(waves, done).start.map((r) => r.object.identity)).toEqual([late.identity]);
+  });
+
   it("waits while the hook runs, without starting it again", () => {
     const pass = planAppPass(
       app,

@@ -184,6 +184,19 @@ const EXAMPLES: Record<
     },
     target: "overlays/pinned",
   },
+  "images: references with a registry port, no tag, a tag or a digest": {
+    files: {
+      "ported/deployment.yaml": DEPLOYMENT.replace(
+        "          image: monopole/hello:1\n",
+        "          image: registry.example.com:5000/team/app\n",
+      ).replace(
+        "      containers:\n",
+        `      initContainers:\n        - name: init\n          image: registry.example.com:5000/team/init:1.0\n        - name: pinned\n          image: localhost:5000/pinned@sha256:${"c".repeat(64)}\n      containers:\n`,
+      ),
+      "ported/kustomization.yaml": `resources: [deployment.yaml]\nimages:\n  - name: registry.example.com:5000/team/app\n    newTag: "2.0"\n  - name: registry.example.com:5000/team/init\n    newName: mirror.example.com:5001/team/init\n  - name: localhost:5000/pinned\n    newTag: "3"\n`,
+    },
+    target: "ported",
+  },
   "namespace and RBAC: subjects and role references follow the rename": {
     files: {
       "rbac/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: deployer\n",

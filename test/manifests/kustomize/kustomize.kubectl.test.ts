@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -18,12 +19,19 @@ const run = promisify(execFile);
 // overlay on top of the base half the time; both must build the same objects.
 
 const root = mkdtempSync(join(tmpdir(), "gitfleet-kustomize-"));
-afterAll(() => (process.env.KEEP_KUSTOMIZE ? undefined : rmSync(root, { recursive: true, force: true })));
+// Five hundred cases' directories: removed asynchronously, with time for a loaded machine.
+afterAll(
+  () => (process.env.KEEP_KUSTOMIZE ? undefined : rm(root, { recursive: true, force: true })),
+  120_000,
+);
 
 const IMAGES = [
   "nginx",
   "nginx:1.25",
   "registry.example.com:5000/team/app:2.0",
+  // A registry port and no tag: the port's colon is not a tag's.
+  "registry.example.com:5000/team/app",
+  `registry.example.com:5000/team/app@sha256:${"a".repeat(64)}`,
   `busybox@sha256:${"a".repeat(64)}`,
 ];
 // The Deployment is "web" and the StatefulSet "db"; "api" names nothing, so a few cases check that
@@ -59,7 +67,10 @@ const replicasArb = fc.array(fc.record({ name: nameArb, count: fc.integer({ min:
 });
 const imagesArb = fc.array(
   fc.oneof(
-    fc.record({ name: fc.constantFrom("nginx", "busybox"), newTag: fc.constantFrom("1.26", "stable") }),
+    fc.record({
+      name: fc.constantFrom("nginx", "busybox", "registry.example.com:5000/team/app"),
+      newTag: fc.constantFrom("1.26", "stable"),
+    }),
     fc.record({
       name: fc.constantFrom("nginx", "registry.example.com:5000/team/app"),
       newName: fc.constantFrom("mirror.example.com/nginx", "local/app"),
