@@ -33,10 +33,12 @@ describe("the reconcile loop", () => {
     const reconciler = scripted(["ok"]);
     const loop = new ReconcileLoop(reconciler, { intervalMs: 10, logger });
     loop.trigger("webhook:github");
+    // A fixed wait: four intervals pass and nothing may run, which no condition can poll for.
     await sleep(40);
     expect(reconciler.calls).toHaveLength(0);
     loop.start();
-    await sleep(5);
+    const deadline = Date.now() + 5000;
+    while (reconciler.calls.length === 0 && Date.now() < deadline) await sleep(5);
     await loop.idle();
     expect(reconciler.calls.length).toBeGreaterThan(0);
     await loop.stop();
@@ -46,6 +48,7 @@ describe("the reconcile loop", () => {
     const reconciler = scripted([new TerminalError("branch nope not found in /fleet"), "ok"]);
     const loop = new ReconcileLoop(reconciler, { intervalMs: 10, logger, backoffMs: 5 });
     loop.start();
+    // A fixed wait: twelve intervals pass and no retry may come, which no condition can poll for.
     await sleep(120);
     await loop.idle();
     expect(reconciler.calls.length).toBe(1);
@@ -113,6 +116,7 @@ describe("the reconcile loop", () => {
     loop.start();
     const deadline = Date.now() + 5000;
     while (calls < 3 && Date.now() < deadline) await sleep(5);
+    // A fixed wait past the first round's 30 ms ask: it was replaced, so no fourth round may come.
     await sleep(60);
     await loop.stop();
     expect(reasons).toEqual(["start", "deadline", "progress"]);

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { memberClientConfig, simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
@@ -32,6 +32,35 @@ export function kubectl(
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
+}
+
+/**
+ * A long-running kubectl (`get -w`, `logs -f`) whose output is read as it comes: the test waits for
+ * what it expects to appear, never for a fixed time, then stops it.
+ */
+export function kubectlStream(kubeconfig: string, ...args: string[]) {
+  const child = spawn("kubectl", ["--kubeconfig", kubeconfig, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const closed = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, output })),
+  );
+  return {
+    output: () => output,
+    /** Resolves when kubectl ends by itself (a followed pod deleted), with its exit code and output. */
+    closed: () => closed,
+    /** Waits until the output holds `text` (at most `timeoutMs`), and returns the output so far. */
+    seen: (text: string, timeoutMs = 10_000) =>
+      until(() => (output.includes(text) ? output : undefined), timeoutMs),
+    stop: async () => {
+      child.kill();
+      return (await closed).output;
+    },
+  };
 }
 
 /** Polls until `probe` gives a value (every 25 ms, for at most `timeoutMs`). */

@@ -57,6 +57,7 @@ describe("the simulated HPA controller", () => {
     const replicas = async () =>
       Number(asMap((await get("/apis/apps/v1/namespaces/shop/deployments/web")).spec).replicas);
     // Idle pods (10% of the request) below target: the stabilization window (300 s) holds the count.
+    // (A fixed wait: several HPA periods pass and nothing may change, which no condition can poll for.)
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await replicas()).toBe(2);
     member.faults.load([{ namespace: "shop", selector: { app: "web" }, cpu: "90m" }]);

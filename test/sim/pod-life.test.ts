@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
-import { kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";
+import { kubectlStream, kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";
 
 /**
  * What happens inside a simulated member's pods, as kubectl shows it: events with counts, container
@@ -220,15 +219,8 @@ describe("container logs", () => {
   it("follows a log until the pod is gone", async () => {
     expect((await kubectl("run", "tail", "--image=registry.example.com/tail:1")).code).toBe(0);
     await readyPod("run=tail");
-    const following = new Promise<{ code: number; stdout: string }>((resolve) =>
-      execFile(
-        "kubectl",
-        ["--kubeconfig", `${dir}/kubeconfig`, "logs", "-f", "tail"],
-        { encoding: "utf8", timeout: 10_000 },
-        (error, stdout) => resolve({ code: error ? 1 : 0, stdout }),
-      ),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const following = kubectlStream(`${dir}/kubeconfig`, "logs", "-f", "tail");
+    await following.seen("container tail started");
     // A readiness change writes a line; deleting the pod ends the stream.
     member.faults.podFaults([{ namespace: "default", selector: { run: "tail" }, crashLoop: true }]);
     await until(async () =>
@@ -239,9 +231,9 @@ describe("container logs", () => {
     );
     member.faults.podFaults([]);
     expect((await kubectl("delete", "pod", "tail", "--wait=false")).code).toBe(0);
-    const followed = await following;
+    const followed = await following.closed();
     expect(followed.code).toBe(0);
-    expect(followed.stdout).toMatch(/container tail started[\s\S]*the process exited with code 1/);
+    expect(followed.output).toMatch(/container tail started[\s\S]*the process exited with code 1/);
   });
 });
 

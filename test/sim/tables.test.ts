@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
-import { kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";
+import { kubectlStream, kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";
 
 /** Server-side printing: what `kubectl get` shows comes from the member's Tables. */
 let member: SimulatedMember;
@@ -226,17 +225,12 @@ describe("Tables", () => {
   });
 
   it("kubectl get -w prints the header once and a row per change", async () => {
-    const watching = new Promise<string>((resolve) =>
-      execFile(
-        "kubectl",
-        ["--kubeconfig", `${dir}/kubeconfig`, "get", "cm", "-w"],
-        { encoding: "utf8", timeout: 1500 },
-        (_e, stdout) => resolve(stdout),
-      ),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const watching = kubectlStream(`${dir}/kubeconfig`, "get", "cm", "-w");
+    // The list first (its header), then the change.
+    await watching.seen("NAME");
     await kubectl("create", "configmap", "third", "--from-literal=a=1");
-    const lines = (await watching).trim().split("\n");
+    await watching.seen("\nthird ");
+    const lines = (await watching.stop()).trim().split("\n");
     expect(headerOf(lines[0] ?? "")).toEqual(["NAME", "DATA", "AGE"]);
     expect(lines.filter((line) => line.startsWith("NAME"))).toHaveLength(1);
     expect(lines.some((line) => line.startsWith("third "))).toBe(true);

@@ -2,7 +2,7 @@ import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
-import { clientConfig, kubectl, writeKubeconfig } from "../helpers/member.js";
+import { clientConfig, kubectlStream, writeKubeconfig } from "../helpers/member.js";
 
 /** Watches over HTTP: client-node's Watch, raw streams for 410 and bookmarks, and `kubectl get -w`. */
 let member: SimulatedMember;
@@ -31,8 +31,9 @@ async function events(
 ) {
   const seen: { type: string; name: string; version: string }[] = [];
   let stop: (() => void) | undefined;
+  let connected: Promise<unknown> = Promise.resolve();
   const done = new Promise<void>((resolve, reject) => {
-    new k8s.Watch(config)
+    connected = new k8s.Watch(config)
       .watch(
         path,
         query,
@@ -50,7 +51,8 @@ async function events(
         stop = () => controller.abort();
       }, reject);
   });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The watch's answer has started (its headers came): changes made now are in it.
+  await connected;
   await during();
   await done;
   stop?.();
@@ -125,11 +127,12 @@ describe("watching a simulated member", () => {
 
   it("works with kubectl get -w", async () => {
     const kubeconfig = writeKubeconfig(`${dir}/kubeconfig`, [member]);
-    // kubectl watches until the timeout ends it; what it printed by then is what it saw.
-    const output = kubectl(kubeconfig, "get", "namespaces", "-w", "-o", "name", "--request-timeout=3s");
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The list first, then the change as it comes.
+    const watching = kubectlStream(kubeconfig, "get", "namespaces", "-w", "-o", "name");
+    await watching.seen("namespace/default\n");
     await core().createNamespace({ body: { metadata: { name: "watched" } } });
-    expect((await output).stdout.split("\n")).toEqual(
+    await watching.seen("namespace/watched\n");
+    expect((await watching.stop()).split("\n")).toEqual(
       expect.arrayContaining(["namespace/default", "namespace/watched"]),
     );
   });

@@ -62,7 +62,8 @@ describe("the world inside a simulated member", () => {
       return d.status?.replicas === 1 ? d : undefined;
     });
     expect(scaled.status).toMatchObject({ readyReplicas: 1, availableReplicas: 1 });
-    // Converged: the controllers write nothing more.
+    // Converged: the controllers write nothing more. (A fixed wait: many controller passes, 10 ms
+    // each, and no write — a check that nothing happens, which no condition can poll for.)
     const version = member?.api.store.currentVersion();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(member?.api.store.currentVersion()).toBe(version);
@@ -437,7 +438,8 @@ describe("the world inside a simulated member", () => {
     const uids = async () =>
       (await core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.metadata?.uid).sort();
     const before = await uids();
-    // The same spec again: nothing to roll out, the pods stay.
+    // The same spec again: nothing to roll out, the pods stay. (A fixed wait below: the controllers
+    // get many passes, and no pod may change.)
     await apps.replaceNamespacedDeployment({
       name: "web",
       namespace: "default",
