@@ -110,6 +110,7 @@ describe("the README's example", () => {
         frozen: {},
         notSelected: {},
         selected: ["aws-use1", "idc-east-1"],
+        room: { "aws-use1": { holds: 20, by: "capacity" }, "idc-east-1": { holds: 11, by: "cpu" } },
       },
     });
     expect(code).toBe(0);
