@@ -157,7 +157,18 @@ describe("the dashboard", () => {
     const text = await plan.innerText();
     expect(text).toMatch(/Changes from main to more-web/);
     expect(text).toMatch(/Deployment shop\/web/);
+    expect(await plan.getByRole("alert").count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}plan.png`, fullPage: true });
+    // Far more than the members' nodes hold, asked again for the moved branch: the plan says how
+    // many fit nowhere, first.
+    proposeMoreWeb(controller.repo, exportingDashboardFleet(), 2000);
+    await page.getByRole("button", { name: "Plan" }).click();
+    const alert = plan.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(
+      /^\d+ of 2000 replicas of Deployment shop\/web fit nowhere: the selected clusters fit \d+ \((cpu|memory|pods)(, [a-z]+)*\)$/,
+    );
+    await page.screenshot({ path: `${ARTIFACTS}plan-unplaced.png`, fullPage: true });
   });
 
   it("reads well in a narrow window", async () => {

@@ -153,12 +153,16 @@ export async function appHealthy(controller: RunningController, app: string, tok
   }, 30_000);
 }
 
-/** A proposed change on branch more-web (web at 9 replicas), main left as it is: for plans. */
-export function proposeMoreWeb(repo: string, files: Record<string, string> = dashboardFleet()): void {
+/** A proposed change on branch more-web (web at 9 replicas, or `replicas`), main left as it is: for plans. */
+export function proposeMoreWeb(
+  repo: string,
+  files: Record<string, string> = dashboardFleet(),
+  replicas = 9,
+): void {
   commitTree(
     repo,
-    fileTreeFromText({ ...files, "apps/web/deployment.yaml": webDeployment(9, "100m") }),
-    "web: 9 replicas",
+    fileTreeFromText({ ...files, "apps/web/deployment.yaml": webDeployment(replicas, "100m") }),
+    `web: ${replicas} replicas`,
   );
   gitIn(repo, "branch", "-f", "more-web", "HEAD");
   gitIn(repo, "reset", "-q", "--hard", "HEAD~1");

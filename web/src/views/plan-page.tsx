@@ -15,6 +15,8 @@ export function PlanPage({
   const [answer, setAnswer] = useState<PlanAnswer>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // Asking again for the same revisions plans again: a branch may have moved since.
+  const [asked, setAsked] = useState(0);
   const defaultBase = base || fleet?.source.renderedCommit?.slice(0, 12) || "main";
   const defaultHead = head || "main";
   useEffect(() => {
@@ -27,11 +29,13 @@ export function PlanPage({
         setError(String((e as Error).message));
       })
       .finally(() => setBusy(false));
-  }, [base, head]);
+  }, [base, head, asked]);
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    window.location.hash = `#/plan?base=${encodeURIComponent(String(form.get("base")))}&head=${encodeURIComponent(String(form.get("head")))}`;
+    const hash = `#/plan?base=${encodeURIComponent(String(form.get("base")))}&head=${encodeURIComponent(String(form.get("head")))}`;
+    if (window.location.hash === hash) setAsked((n) => n + 1);
+    else window.location.hash = hash;
   };
   return (
     <Section title="Plan">
