@@ -102,6 +102,17 @@ describe("the next step on a Lease", () => {
     expect(readLeaseRecord("not an object")).toMatchObject({ holder: "", durationSeconds: 0 });
   });
 
+  it.each([
+    ["holder", { holder: "c_1" }],
+    ["renewTime", { renewTime: "2026-12-02T10:00:02.000000Z" }],
+    ["acquireTime", { acquireTime: "2026-12-02T09:30:00.000000Z" }],
+    ["transitions", { transitions: 4 }],
+    ["durationSeconds", { durationSeconds: 16 }],
+  ])("tells a record whose %s differs from the last one read", (_field, change) => {
+    const a = record({});
+    expect(sameLeaseRecord(a, { ...a, ...change })).toBe(false);
+  });
+
   it("tells a renewal from the same record, and writes MicroTime with microseconds", () => {
     const a = record({});
     expect(sameLeaseRecord(a, { ...a, resourceVersion: "42" })).toBe(true);

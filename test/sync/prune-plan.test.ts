@@ -141,6 +141,59 @@ describe("planPrune", () => {
     ]);
   });
 
+  it("deletes namespaced objects first, then cluster-scoped ones, then Namespaces, CRDs last", () => {
+    const clusterScoped = (kind: string, name: string, group: string): InventoryEntry => ({
+      ...entry(kind, name),
+      apiVersion: group ? `${group}/v1` : "v1",
+      namespace: undefined,
+      identity: `${group}/${kind}//${name}`,
+    });
+    const crd = clusterScoped("CustomResourceDefinition", "widgets.example.com", "apiextensions.k8s.io");
+    const namespace = clusterScoped("Namespace", "team", "");
+    const role = clusterScoped("ClusterRole", "reader", "rbac.authorization.k8s.io");
+    const volume = clusterScoped("ValidatingWebhookConfiguration", "data", "admissionregistration.k8s.io");
+    const config = entry("ConfigMap", "settings");
+    const deployment = entry("Deployment", "api");
+    const inventory = inventoryOf(crd, namespace, role, volume, config, deployment);
+    const plan = planPrune("east", inventory, new Set(), settings({ maxDeletionPercent: 100 }));
+    expect(plan.blocked?.reasons).toEqual([
+      "would delete Namespace team, CustomResourceDefinition widgets.example.com",
+    ]);
+    const allowed = planPrune(
+      "east",
+      inventory,
+      new Set(),
+      settings({ maxDeletionPercent: 100, allowedTokens: new Set([plan.blocked?.token ?? ""]) }),
+    );
+    expect(allowed.delete.map((e) => e.name)).toEqual([
+      "settings",
+      "api",
+      "data",
+      "reader",
+      "team",
+      "widgets.example.com",
+    ]);
+  });
+
+  it.each([
+    ["a hosted control plane's Secret", "v1", "gitfleet-cp-pc-1", true],
+    ["a shared etcd's Secret", "v1", "gitfleet-etcd-main", true],
+    ["an app's Secret", "v1", "web", false],
+    ["a Secret kind of another group", "example.com/v1", "gitfleet-cp-pc-1", false],
+    ["a hosted control plane's ConfigMap", "v1", "gitfleet-cp-pc-1", false, "ConfigMap"],
+  ])("protects %s whatever the share: %s", (_case, apiVersion, app, blocked, kind = "Secret") => {
+    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+    const secret: InventoryEntry = {
+      ...entry(kind, "tls", "pc-1", app),
+      apiVersion,
+      identity: `${group}/${kind}/pc-1/tls`,
+    };
+    const inventory = inventoryOf(secret, ...[...TEN.values()]);
+    const plan = planPrune("east", inventory, all, settings());
+    expect(plan.blocked !== undefined).toBe(blocked);
+    expect(plan.delete).toHaveLength(blocked ? 0 : 1);
+  });
+
   it("a larger budget allows more", () => {
     const plan = planPrune(
       "east",
@@ -183,6 +236,15 @@ describe("planPrune", () => {
 });
 
 describe("pruneToken and parseAllowPrune", () => {
+  it("binds a token to the cluster and to the source commit the deletion was reviewed against", () => {
+    const set = [entry("ConfigMap", "a")];
+    const token = pruneToken("east", set, "c0ffee");
+    expect(pruneToken("east", set, "c0ffee")).toBe(token);
+    expect(pruneToken("west", set, "c0ffee")).not.toBe(token);
+    expect(pruneToken("east", set, "decade")).not.toBe(token);
+    expect(pruneToken("east", set)).not.toBe(token);
+  });
+
   it("a token does not depend on the order of the set", () => {
     const a = entry("ConfigMap", "a");
     const b = entry("ConfigMap", "b");
