@@ -172,7 +172,11 @@ describe("opening what the real sops encrypted", () => {
   });
 
   it("agrees with sops decrypt on random Secrets", async () => {
-    const keyName = fc.stringMatching(/^[A-Za-z0-9._-]{1,20}$/);
+    // Key names a Secret may have: fast-check also offers "__proto__", which validation refuses
+    // (FORBIDDEN_KEY) before anything is opened (seed -683421191), and "." and ".." are not keys.
+    const keyName = fc
+      .stringMatching(/^[A-Za-z0-9._-]{1,20}$/)
+      .filter((k) => k !== "__proto__" && k !== "." && k !== "..");
     const value = fc
       .string({ minLength: 1, maxLength: 40 })
       .filter((v) => [...v].every((c) => c >= " " && c !== "\u007f"));
