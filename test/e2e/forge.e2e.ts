@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +38,8 @@ beforeAll(async () => {
 }, 30 * 60_000);
 afterAll(async () => {
   await gitea?.close();
-  rmSync(dir, { recursive: true, force: true });
+  // Gitea's git children may still be writing as it exits: retried removal, not a race.
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 async function controller(name: string, token: string): Promise<Reconciler> {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -83,7 +84,8 @@ afterAll(async () => {
   await browser?.close();
   await controller?.stop();
   await gitea?.close();
-  rmSync(dir, { recursive: true, force: true });
+  // Gitea's git children may still be writing as it exits: retried removal, not a race.
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 /** Signs a person in through Gitea's form (and consent page); the page ends on the dashboard. */
