@@ -1,3 +1,4 @@
+import { groupOf } from "../apimachinery/kinds.js";
 import { compareStrings } from "../model/file-tree.js";
 import { identityOf } from "../model/identity.js";
 import { summarizeFilters } from "./diagnosis.js";
@@ -150,8 +151,7 @@ function freeBeyond(
 /** "apps/Deployment/shop/web": how capacity readings name the workload whose pods they counted. */
 export function workloadIdentity(problem: Pick<SchedulingProblem, "workload">): string {
   const { apiVersion = "", kind = "", namespace, name = "" } = problem.workload;
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  return identityOf(group, kind, namespace, name);
+  return identityOf(groupOf(apiVersion), kind, namespace, name);
 }
 
 // A removed cluster counts towards its reason; it is listed when the Placement asks for it. Whether it
