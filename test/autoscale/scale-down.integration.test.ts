@@ -136,6 +136,7 @@ describe("targeted scale-down on simulated members", () => {
     const second = await pushController(fleet.dir, fleet.kubeconfig);
     for (let i = 0; i < 3; i++) {
       await second.round();
+      // A fixed wait: the members get time to act on anything repeated, and nothing may change.
       await sleep(100);
     }
     expect((await pods("east")).size).toBe(1);

@@ -304,6 +304,7 @@ describe("decisions from observed state on simulated members", () => {
     // Well past degradedSeconds, with every cluster's pods in ImagePullBackOff.
     for (let i = 0; i < 25; i++) {
       await controller.round();
+      // A fixed wait: time must pass degradedSeconds with no failover, which no condition can poll for.
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const observed = JSON.stringify(statusFile(dir, appStatusPath("web")).observed);

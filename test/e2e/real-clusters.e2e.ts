@@ -693,8 +693,16 @@ describe("gitfleet against real Kubernetes API servers", () => {
       120_000,
     ).catch(async (error: unknown) => {
       const decided = statusFile(repo.dir, appStatusPath("ledger")).workloads;
+      // What the member's own controllers did: the Deployment, its ReplicaSets and the namespace's events.
+      const live = asMap(await get("aws-use1", "/apis/apps/v1/namespaces/ledger/deployments/ledger"));
+      const sets = asList(
+        asMap(await get("aws-use1", "/apis/apps/v1/namespaces/ledger/replicasets")).items,
+      ).map((r) => ({ spec: asMap(asMap(r).spec).replicas, status: asMap(r).status }));
+      const events = asList(asMap(await get("aws-use1", "/api/v1/namespaces/ledger/events")).items).map(
+        (e) => `${asMap(e).reason}: ${asMap(e).message}`,
+      );
       throw new Error(
-        `${String(error)}; quota ${JSON.stringify(await get("aws-use1", quotaPath))}; decided ${JSON.stringify(decided)}; source ${JSON.stringify(statusFile(repo.dir, "status/source.yaml"))}`,
+        `${String(error)}; quota ${JSON.stringify(await get("aws-use1", quotaPath))}; deployment ${JSON.stringify({ spec: asMap(live.spec).replicas, status: live.status })}; replicasets ${JSON.stringify(sets)}; events ${JSON.stringify(events)}; decided ${JSON.stringify(decided)}; ledger status ${JSON.stringify(statusFile(repo.dir, appStatusPath("ledger")).observed)}`,
       );
     });
     const quota = await get("aws-use1", quotaPath);

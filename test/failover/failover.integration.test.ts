@@ -282,6 +282,7 @@ describe("failover on simulated members", () => {
         await controller.prober.probeOnce();
         await controller.round();
         seen.push(JSON.stringify(decided()));
+        // A fixed wait: the flap is timed (two probes down, two up), and nothing may move.
         await sleep(150);
       }
       await west.faults.up();
@@ -289,6 +290,7 @@ describe("failover on simulated members", () => {
         await controller.prober.probeOnce();
         await controller.round();
         seen.push(JSON.stringify(decided()));
+        // A fixed wait: the flap is timed (two probes down, two up), and nothing may move.
         await sleep(150);
       }
     }

@@ -158,9 +158,11 @@ async function restart(_controller: Awaited<ReturnType<typeof pushController>>) 
   return pushController(fleet.dir, fleet.kubeconfig);
 }
 
+/** Rounds in which nothing may happen: the callers check that nothing changed afterwards. */
 async function rounds(controller: Awaited<ReturnType<typeof pushController>>, count: number) {
   for (let i = 0; i < count; i++) {
     await controller.round();
+    // A fixed wait: the members get time to act on anything written, and nothing may change.
     await sleep(100);
   }
 }

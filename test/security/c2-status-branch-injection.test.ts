@@ -153,6 +153,7 @@ describe("C2: the status branch cannot inject desired state", () => {
           "ghcr.io/example/web:1.0.0",
         ]);
         expect(await liveObject(west, "/api/v1/namespaces/kube-system/configmaps/injected")).toBeUndefined();
+        // A fixed wait: the running controller gets time to act, and nothing may reach west.
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const messages = run.records.map((r) => String(r.msg));

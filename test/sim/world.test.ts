@@ -438,13 +438,13 @@ describe("the world inside a simulated member", () => {
     const uids = async () =>
       (await core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.metadata?.uid).sort();
     const before = await uids();
-    // The same spec again: nothing to roll out, the pods stay. (A fixed wait below: the controllers
-    // get many passes, and no pod may change.)
+    // The same spec again: nothing to roll out, the pods stay.
     await apps.replaceNamespacedDeployment({
       name: "web",
       namespace: "default",
       body: { ...deployment(4, "100m"), metadata: { name: "web", namespace: "default" } },
     });
+    // A fixed wait: the controllers get many passes, and no pod may change.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await uids()).toEqual(before);
     const next = deployment(4, "100m");
