@@ -30,7 +30,7 @@ import type {
   Placement,
   Resource,
 } from "../model/types.js";
-import type { SourceDocument } from "../model/yaml-source.js";
+import { encodingProblem, type SourceDocument } from "../model/yaml-source.js";
 import { forgetRemoved, memoRead, orderedPaths, type ParseCache, parseCached } from "./parse-cache.js";
 import { sourceKey, type TeamSourceMounts, withMounts } from "./team-sources.js";
 
@@ -315,6 +315,7 @@ function parseTree(tree: FileTree, reporter: Reporter, cache: ParseCache | undef
     out.fileCount++;
     if (isBuildInput(path, role, withKustomization, chartDirectories)) {
       out.appNames.add((role as { app: string }).app);
+      reportUnreadableInput(path, tree, chartDirectories, reporter);
       continue;
     }
     if (role.role === "stray") {
@@ -347,6 +348,21 @@ function parseInto(
     addDocument(out, role, source);
   }
   return fresh;
+}
+
+// A kustomize app's YAML file that is not UTF-8 text is reported here, whether or not a build reads
+// it: a broken app.yaml that hides the overlays it names must not hide their own defects too. (The
+// build reports the same problem when it reads the file; identical problems are reported once.) A
+// chart's files are Helm's, reported by the chart's render; a generator's data files need not be text.
+function reportUnreadableInput(
+  path: string,
+  tree: FileTree,
+  chartDirectories: readonly string[],
+  reporter: Reporter,
+): void {
+  if (!/\.ya?ml$/.test(path) || chartDirectories.some((directory) => path.startsWith(directory))) return;
+  const problem = encodingProblem(path, tree.get(path) ?? new Uint8Array());
+  if (problem) reporter.problems.push(problem);
 }
 
 // Directories under apps/ holding a Chart.yaml (known from paths alone, before parsing).

@@ -112,6 +112,15 @@ const TOO_LARGE_DOCUMENT = `the document is larger than ${MAX_DOCUMENT_BYTES / 2
  */
 export type YamlDialect = "kubectl" | "kustomize";
 
+/** The file's NOT_UTF8 problem, at its first byte that is not UTF-8; undefined when it is UTF-8 text. */
+export function encodingProblem(file: string, bytes: Uint8Array): Problem | undefined {
+  const invalid = findInvalidUtf8(bytes);
+  if (invalid < 0) return undefined;
+  const pos = byteOffsetToLinePos(bytes, invalid);
+  const message = `file is not valid UTF-8 (byte 0x${(bytes[invalid] ?? 0).toString(16).padStart(2, "0")}); save it as UTF-8 text`;
+  return { file, ...pos, path: "", severity: "error", code: "NOT_UTF8", message };
+}
+
 /** Parses a file into its non-empty documents; syntax errors become problems, never exceptions. */
 export function parseSourceFile(
   file: string,
@@ -125,15 +134,8 @@ export function parseSourceFile(
       problems: [{ file, line: 1, column: 1, path: "", severity: "error", code: "TOO_LARGE", message }],
     };
   }
-  const invalid = findInvalidUtf8(bytes);
-  if (invalid >= 0) {
-    const pos = byteOffsetToLinePos(bytes, invalid);
-    const message = `file is not valid UTF-8 (byte 0x${(bytes[invalid] ?? 0).toString(16).padStart(2, "0")}); save it as UTF-8 text`;
-    return {
-      documents: [],
-      problems: [{ file, ...pos, path: "", severity: "error", code: "NOT_UTF8", message }],
-    };
-  }
+  const notUtf8 = encodingProblem(file, bytes);
+  if (notUtf8) return { documents: [], problems: [notUtf8] };
   const parsed = parseSyntax(new TextDecoder("utf-8").decode(bytes), dialect);
   const { lineCounter } = parsed;
   const syntax: FileSyntax = { bytes, dialect };

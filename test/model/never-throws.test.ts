@@ -181,6 +181,25 @@ describe("validation never throws", () => {
     expect(invalid).toBeGreaterThan(runs / 4);
   }, 180_000);
 
+  // Found by fast-check (seed 1571509676): the App's first line doubled broke its definition, and the
+  // overlay it names was never built, so the 0xFF at the start of that overlay's kustomization went
+  // unreported. Every YAML file of a kustomize app is now checked for its encoding, built or not.
+  it.each([
+    ["the App is broken", "apiVersion: gitfleet.io/v1alpha1\napiVersion: gitfleet.io/v1alpha1\n", 1],
+    ["the App is sound", "apiVersion: gitfleet.io/v1alpha1\n", 1],
+  ])("reports an overlay's kustomization that is not UTF-8 when %s", (_name, firstLines, reported) => {
+    const tree = new Map(example);
+    const app = decoder.decode(tree.get("apps/handbook/app.yaml"));
+    tree.set("apps/handbook/app.yaml", encoder.encode(app.replace(/^apiVersion: .*\n/, firstLines)));
+    const overlay = "apps/handbook/overlays/prod/kustomization.yaml";
+    tree.set(overlay, Uint8Array.from([0xff, ...(tree.get(overlay) ?? [])]));
+    const result = loadFleet(tree, undefined, charts);
+    expect(result.model).toBeUndefined();
+    const notUtf8 = result.problems.filter((p) => p.file === overlay && p.code === "NOT_UTF8");
+    expect(notUtf8).toHaveLength(reported);
+    expect(notUtf8[0]).toMatchObject({ line: 1, column: 1, message: expect.stringContaining("byte 0xff") });
+  });
+
   it.each([
     ["wrong type for kind", "clusters/aws-use1.yaml", "kind: Cluster", "kind: [1, 2]", "WRONG_KIND"],
     ["apiVersion removed", "placements/web.yaml", "apiVersion: gitfleet.io/v1alpha1\n", "", "MISSING_FIELD"],
