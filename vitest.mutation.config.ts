@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 // command line could never kill it).
 export default defineConfig({
   test: {
+    setupFiles: ["test/helpers/property-seed.ts"],
     include: [
       "test/sync/prune-plan.test.ts",
       "test/security/m3-deletion-budget-bypass.test.ts",

@@ -9,6 +9,11 @@ helm=$(sed -n 's/^[[:space:]]*helm.sh\/helm\/v3 \(v[0-9.]*\).*$/\1/p' "$here/go.
 client=$(sed -n 's/^[[:space:]]*k8s.io\/client-go v0\.\([0-9]*\)\..*$/\1/p' "$here/go.mod" | head -1)
 [ -n "$helm" ] && [ -n "$client" ] || { echo "build-helm.sh: cannot read the versions from tools/helm/go.mod" >&2; exit 1; }
 out=${GITFLEET_HELM_BIN:-$HOME/.cache/gitfleet/helm-$helm}
+# A helm on PATH at the pinned version is used as it is.
+if on_path=$(command -v helm) && [ "$("$on_path" version --template '{{.Version}}' 2>/dev/null)" = "$helm" ]; then
+  echo "$on_path"
+  exit 0
+fi
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 marker="$out/.built"
 want="helm $helm $(sha256sum < "$here/go.sum" | cut -c1-16)"

@@ -8,6 +8,11 @@ here=$(cd "$(dirname "$0")/../tools/sops" && pwd)
 sops=$(sed -n 's/^.*github.com\/getsops\/sops\/v3 \(v[0-9.]*\).*$/\1/p' "$here/go.mod" | head -1)
 [ -n "$sops" ] || { echo "build-sops.sh: cannot read the version from tools/sops/go.mod" >&2; exit 1; }
 out=${GITFLEET_SOPS_BIN:-$HOME/.cache/gitfleet/sops-$sops}
+# A sops on PATH at the pinned version is used as it is.
+if on_path=$(command -v sops) && [ "$("$on_path" --version --disable-version-check 2>/dev/null | head -1)" = "sops ${sops#v}" ]; then
+  echo "$on_path"
+  exit 0
+fi
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 marker="$out/.built"
 want="sops $sops $(sha256sum < "$here/go.sum" | cut -c1-16)"

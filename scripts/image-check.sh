@@ -7,6 +7,7 @@
 #      fleet on simulated members (image-check.mjs run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/prerequisites.sh image
 HADOLINT_VERSION=2.15.1
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/gitfleet-tools/hadolint-$HADOLINT_VERSION"
 if [ ! -x "$venv/bin/hadolint" ]; then

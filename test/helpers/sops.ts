@@ -8,8 +8,12 @@ import { generateIdentity, identityToRecipient } from "age-encryption";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let built: string | undefined;
 
-/** The pinned sops, built from Go modules by scripts/build-sops.sh (cached after the first build). */
+/**
+ * The pinned sops: the one `npm test` brought (GITFLEET_SOPS), or built from Go modules by
+ * scripts/build-sops.sh (cached after the first build).
+ */
 export function sopsBinary(): string {
+  built ??= process.env.GITFLEET_SOPS;
   built ??= execFileSync("bash", [join(root, "scripts/build-sops.sh")], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
