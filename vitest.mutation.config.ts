@@ -12,6 +12,7 @@ export default defineConfig({
       "test/security/m5-adopt-then-remove.test.ts",
       "test/render/render-failover.test.ts",
       "test/failover/cluster-health.test.ts",
+      "test/failover/workload-failover.test.ts",
       "test/failover/failover.property.test.ts",
       "test/schedule/division.test.ts",
       "test/schedule/webster.test.ts",

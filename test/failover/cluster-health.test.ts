@@ -8,6 +8,7 @@ import {
   healthTaints,
   initialHealth,
   type Probe,
+  recordedHealth,
 } from "../../src/failover/cluster-health.js";
 
 const settings = {
@@ -94,6 +95,11 @@ describe("health taints", () => {
   it("adds NoSchedule when NotReady and NoExecute after the grace period, keyed by why", () => {
     const down = run(["unreachable", "unreachable", "unreachable"]);
     expect(healthTaints(initialHealth(0), 0, settings)).toEqual([]);
+    // At exactly the grace period's end the NoExecute taint is there; a millisecond before, not.
+    expect(healthTaints(down, down.since + 60_000, settings)).toEqual([
+      { key: "gitfleet.io/unreachable", effect: "NoSchedule", addedAt: down.since },
+      { key: "gitfleet.io/unreachable", effect: "NoExecute", addedAt: down.since + 60_000 },
+    ]);
     expect(healthTaints(down, down.since + 59_999, settings)).toEqual([
       { key: "gitfleet.io/unreachable", effect: "NoSchedule", addedAt: down.since },
     ]);
@@ -106,6 +112,45 @@ describe("health taints", () => {
     expect(healthTaints(unready, unready.since, settings)).toEqual([
       { key: "gitfleet.io/not-ready", effect: "NoSchedule", addedAt: unready.since },
     ]);
+  });
+
+  it.each([
+    ["no condition", undefined, undefined],
+    ["a scalar", "Ready", undefined],
+    ["null", null, undefined],
+    ["no since", { ready: true }, undefined],
+    ["a since that is no time", { ready: false, since: "yesterday" }, undefined],
+    ["ready not a boolean", { ready: "true", since: "2026-12-01T00:00:00Z" }, undefined],
+    [
+      "Ready",
+      { ready: true, since: "2026-12-01T00:00:00Z" },
+      { ready: true, since: Date.parse("2026-12-01T00:00:00Z"), failures: 0, successes: 2 },
+    ],
+    [
+      "NotReady, with its last error",
+      { ready: false, reason: "NotReady", since: "2026-12-01T00:00:00Z", lastError: "503" },
+      {
+        ready: false,
+        since: Date.parse("2026-12-01T00:00:00Z"),
+        reason: "NotReady",
+        failures: 3,
+        successes: 0,
+        lastError: "503",
+      },
+    ],
+    [
+      "any other reason reads as Unreachable; a last error that is no string is left out",
+      { ready: false, reason: "Gone", since: "2026-12-01T00:00:00Z", lastError: 7 },
+      {
+        ready: false,
+        since: Date.parse("2026-12-01T00:00:00Z"),
+        reason: "Unreachable",
+        failures: 3,
+        successes: 0,
+      },
+    ],
+  ])("reads a recorded condition back: %s", (_name, condition, health) => {
+    expect(recordedHealth(condition, settings)).toEqual(health);
   });
 
   it("reads fleet.yaml's clusterHealth with defaults", () => {
