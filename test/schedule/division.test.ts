@@ -230,3 +230,47 @@ describe("avoidDisruption (KubeAdmiral)", () => {
     expect(Object.fromEntries(avoidDisruption(desired, current, "ascending"))).toEqual(expected);
   });
 });
+
+describe("divisions at their bounds", () => {
+  const steady = { aggregated: false, fresh: false, order: "ascending" as const };
+  const aggregated = { aggregated: true, fresh: false, order: "ascending" as const };
+
+  it("places again what a cluster holds above its new maximum", () => {
+    const slots = [slot("a", { current: 8, max: 5 }), slot("b", { free: 10 })];
+    expect(asObject(divideByCapacity(8, slots, steady))).toEqual({ a: 5, b: 3 });
+  });
+
+  it("raises a cluster to its minimum though the total stays the same", () => {
+    const slots = [slot("a", { current: 1, min: 3, free: 10 }), slot("b", { current: 5, free: 10 })];
+    const division = divideByCapacity(6, slots, steady);
+    expect(asObject(division)).toEqual({ a: 3, b: 3 });
+  });
+
+  it("deals minimums above the total by weight, at least one each, within the minimums", () => {
+    const slots = [slot("a", { min: 3, free: 10 }), slot("b", { min: 3, free: 10 })];
+    const division = divideByCapacity(4, slots, steady);
+    expect(asObject(division)).toEqual({ a: 2, b: 2 });
+    expect(division.unplaced).toBe(0);
+  });
+
+  it.each([
+    ["listed a, b", ["a", "b"]],
+    ["listed b, a", ["b", "a"]],
+  ])("an Aggregated scale-down keeps the first name among equal holders (%s)", (_name, names) => {
+    const slots = names.map((name) => slot(name, { current: 5, free: 10 }));
+    expect(asObject(divideByCapacity(4, slots, aggregated))).toEqual({ a: 4, b: 0 });
+  });
+
+  it.each([
+    ["listed a, b", ["a", "b"]],
+    ["listed b, a", ["b", "a"]],
+  ])("an Aggregated rebalance fills the first name among equal rooms (%s)", (_name, names) => {
+    const slots = names.map((name) => slot(name, { free: 10 }));
+    expect(asObject(divideByCapacity(5, slots, { ...aggregated, fresh: true }))).toEqual({ a: 5, b: 0 });
+  });
+
+  it("a static minimum is counted against the cluster's maximum", () => {
+    const slots = [slot("a", { weight: 10, min: 2, max: 3 }), slot("b", { weight: 1 })];
+    expect(asObject(divideByStaticWeight(10, slots, "ascending"))).toEqual({ a: 3, b: 7 });
+  });
+});

@@ -86,3 +86,39 @@ describe("Webster division (Karmada ≥ 1.16 dispenser vectors)", () => {
     expect(seats(big)).toEqual([100000, 200000, 300000, 400000]);
   });
 });
+
+describe("Webster at its ties and bounds", () => {
+  it.each([
+    ["ascending: the first name", "ascending", { a: 1, b: 0 }],
+    ["descending: the last name", "descending", { a: 0, b: 1 }],
+  ] as const)("an exact tie goes by name, %s", (_name, order, expected) => {
+    for (const shares of [weights(1, 1), [...weights(1, 1)].reverse()])
+      expect(Object.fromEntries(dealByWebster(1, shares, order).seats)).toEqual(expected);
+  });
+
+  it("an equal priority goes to the share holding fewer seats, before any name", () => {
+    // a: 3/(2·1+1) = 1 and b: 1/(2·0+1) = 1; b holds none yet.
+    const division = dealByWebster(
+      2,
+      [
+        { name: "a", weight: 3, seed: 1 },
+        { name: "b", weight: 1 },
+      ],
+      "ascending",
+    );
+    expect(Object.fromEntries(division.seats)).toEqual({ a: 1, b: 1 });
+  });
+
+  it("never deals a seat to a share of weight zero, even when the others are full", () => {
+    const division = dealByWebster(
+      5,
+      [
+        { name: "a", weight: 1, cap: 2 },
+        { name: "b", weight: 0, cap: 10 },
+      ],
+      "ascending",
+    );
+    expect(Object.fromEntries(division.seats)).toEqual({ a: 2, b: 0 });
+    expect(division.unplaced).toBe(3);
+  });
+});

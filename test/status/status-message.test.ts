@@ -118,3 +118,21 @@ describe("status messages", () => {
     expect(headedBySteps(sync, [])).toBe(sync);
   });
 });
+
+describe("carrying and steps at their edges", () => {
+  it("carrying no events leaves the message as it is: no empty paragraph", () => {
+    const message = statusMessage("sync", "sync: east Healthy");
+    expect(carrying(message, [])).toBe(message);
+    expect(messageText(carrying(message, []))).toBe("sync: east Healthy");
+  });
+
+  it("joins several steps of one kind with semicolons in the subject", () => {
+    const message = headedBySteps(statusMessage("sync", "sync: east Healthy"), [
+      { kind: "migration", line: "m/b1: Syncing → Observing" },
+      { kind: "migration", line: "m/b2: Pending → Syncing" },
+    ]);
+    expect(message.head.line).toBe(
+      "sync: east Healthy; migration: m/b1: Syncing → Observing; m/b2: Pending → Syncing",
+    );
+  });
+});

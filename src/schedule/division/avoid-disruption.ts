@@ -16,16 +16,14 @@ export function avoidDisruption(
 ): Map<string, number> {
   const names = [...desired.keys()];
   const now = (name: string) => current.get(name) ?? 0;
-  const want = (name: string) => desired.get(name) ?? 0;
-  const target = sumOf(desired.values());
-  const held = sumOf(names.map(now));
-  if (target === held) return new Map(names.map((name) => [name, now(name)]));
-  const growing = target > held;
-  const gap = (name: string) => Math.max(0, growing ? want(name) - now(name) : now(name) - want(name));
+  const change = sumOf(desired.values()) - sumOf(names.map(now));
+  // +1 while the total grows, -1 while it shrinks; 0 when it stays, and then nothing moves.
+  const direction = Math.sign(change);
+  const gap = (name: string) => Math.max(0, direction * ((desired.get(name) ?? 0) - now(name)));
   const moved = dealByWebster(
-    Math.abs(target - held),
-    names.filter((name) => gap(name) > 0).map((name) => ({ name, weight: gap(name), cap: gap(name) })),
+    Math.abs(change),
+    names.map((name) => ({ name, weight: gap(name), cap: gap(name) })),
     order,
   );
-  return new Map(names.map((name) => [name, now(name) + (growing ? 1 : -1) * (moved.seats.get(name) ?? 0)]));
+  return new Map(names.map((name) => [name, now(name) + direction * (moved.seats.get(name) ?? 0)]));
 }
