@@ -99,7 +99,11 @@ describe("the next step on a Lease", () => {
     expect(read.transitions).toBe(0);
     expect(read.resourceVersion).toBe("7");
     expect(read.relayed).toBe("webhook:github 2026-12-02T10:00:00.000Z");
-    expect(readLeaseRecord("not an object")).toMatchObject({ holder: "", durationSeconds: 0 });
+    expect(readLeaseRecord("not an object")).toMatchObject({
+      holder: "",
+      durationSeconds: 0,
+      resourceVersion: "",
+    });
   });
 
   it.each([

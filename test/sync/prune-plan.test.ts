@@ -245,6 +245,30 @@ describe("pruneToken and parseAllowPrune", () => {
     expect(pruneToken("east", set)).not.toBe(token);
   });
 
+  it("a token tells identities apart however their characters split", () => {
+    const split = (first: string, second: string) => [
+      { ...entry("ConfigMap", "x"), identity: first },
+      { ...entry("ConfigMap", "y"), identity: second },
+    ];
+    expect(pruneToken("east", split("/ConfigMap/shop/ab", "c"))).not.toBe(
+      pruneToken("east", split("/ConfigMap/shop/a", "bc")),
+    );
+  });
+
+  it("names every adopted object a blocked deletion would remove, comma-separated", () => {
+    const adopted = (name: string) => ({ ...entry("ConfigMap", name), adopted: true });
+    const inventory = inventoryOf(
+      ...Array.from({ length: 10 }, (_, i) => entry("ConfigMap", `keep-${i}`)),
+      adopted("a"),
+      adopted("b"),
+    );
+    const rendered = new Set([...inventory.keys()].filter((id) => id.includes("keep-")));
+    const plan = planPrune("east", inventory, rendered, settings());
+    expect(plan.blocked?.reasons).toContain(
+      "would delete what gitfleet adopted and did not create: ConfigMap shop/a, ConfigMap shop/b",
+    );
+  });
+
   it("a token does not depend on the order of the set", () => {
     const a = entry("ConfigMap", "a");
     const b = entry("ConfigMap", "b");
