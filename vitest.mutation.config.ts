@@ -19,6 +19,7 @@ export default defineConfig({
       "test/schedule/steady-division.property.test.ts",
       "test/schedule/counted-room.test.ts",
       "test/apimachinery/patch/strategic-merge.test.ts",
+      "test/apimachinery/patch/strategic-merge.recorded.test.ts",
       "test/render/secrets.test.ts",
       "test/security/m10-secret-values.test.ts",
       "test/kube/lease-record.test.ts",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import type { Json } from "../../src/apimachinery/json.js";
 
@@ -228,4 +229,30 @@ export function patchArb(podSpecPath: string[] | undefined): fc.Arbitrary<Json> 
 
 function nest(path: string[], value: Json): Json {
   return path.reduceRight<Json>((inner, key) => ({ [key]: inner }), value);
+}
+
+/** The differential cases of one seed: an object and a patch each, the same on every run. */
+export function smpCases(count: number, seed: number): [Json, Json][] {
+  return fc.sample(
+    objectArb.chain(({ object, podSpecPath }) => fc.tuple(fc.constant(object), patchArb(podSpecPath))),
+    { numRuns: count, seed },
+  );
+}
+
+/** A short digest of a JSON value with its keys sorted: kubectl's answer, recorded without its bulk. */
+export function jsonDigest(value: Json): string {
+  const canonical = (v: Json): Json =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, Json>)[k] as Json)]),
+          )
+        : v;
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(value)))
+    .digest("hex")
+    .slice(0, 16);
 }

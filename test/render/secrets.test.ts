@@ -5,6 +5,8 @@ import {
   redactSecretValues,
   SECRET_DIGEST_ANNOTATION,
   SECRET_KEYS_ANNOTATION,
+  secretKeyChanges,
+  secretValuesChanged,
 } from "../../src/render/secrets.js";
 
 const KEY = new TextEncoder().encode("a-test-digest-key-of-32-bytes-ok");
@@ -54,5 +56,60 @@ describe("a Secret's digest", () => {
     expect(annotationsOf(redacted)[SECRET_KEYS_ANNOTATION]).toMatch(
       /^data\.password=[0-9a-f]{16},stringData\.token=[0-9a-f]{16}$/,
     );
+  });
+});
+
+describe("what a change did to a Secret's keys", () => {
+  const redacted = (fields: JsonMap) => redactSecretValues(secret(fields), KEY);
+
+  it.each([
+    ["nothing", { data: { a: "MQ==", b: "Mg==" } }, { data: { a: "MQ==", b: "Mg==" } }, [], [], []],
+    ["a key added", { data: { a: "MQ==" } }, { data: { a: "MQ==", c: "Mw==" } }, ["data.c"], [], []],
+    ["a key removed", { data: { a: "MQ==", b: "Mg==" } }, { data: { a: "MQ==" } }, [], ["data.b"], []],
+    ["a value changed", { data: { a: "MQ==" } }, { data: { a: "OQ==" } }, [], [], ["data.a"]],
+    [
+      "all at once, each list sorted",
+      { data: { z: "MQ==", y: "Mg==", b: "Mw==" }, stringData: { p: "x" } },
+      { data: { z: "MA==", b: "Mw==", x: "NA==", c: "NQ==" }, stringData: { p: "y" } },
+      ["data.c", "data.x"],
+      ["data.y"],
+      ["data.z", "stringData.p"],
+    ],
+    ["every key from none", {}, { data: { b: "Mg==", a: "MQ==" } }, ["data.a", "data.b"], [], []],
+    ["every key to none", { data: { b: "Mg==", a: "MQ==" } }, {}, [], ["data.a", "data.b"], []],
+  ] as [string, JsonMap, JsonMap, string[], string[], string[]][])(
+    "%s",
+    (_name, before, after, added, removed, changed) => {
+      expect(secretKeyChanges(redacted(before), redacted(after))).toEqual({ added, removed, changed });
+    },
+  );
+
+  it("reads no keys from an object without the annotation, or with an empty one", () => {
+    const empty = { kind: "Secret", metadata: { annotations: { [SECRET_KEYS_ANNOTATION]: "" } } };
+    expect(secretKeyChanges({ kind: "Secret" }, empty)).toEqual({ added: [], removed: [], changed: [] });
+    expect(secretKeyChanges(empty, redacted({ data: { a: "MQ==" } })).added).toEqual(["data.a"]);
+  });
+
+  it("gives a Secret without values a digest and no keys annotation", () => {
+    const annotations = annotationsOf(redactSecretValues(secret({}), KEY));
+    expect(annotations[SECRET_DIGEST_ANNOTATION]).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(Object.keys(annotations)).not.toContain(SECRET_KEYS_ANNOTATION);
+  });
+});
+
+describe("whether an Override changed a Secret's values", () => {
+  it.each([
+    ["nothing", { data: { a: "MQ==" } }, { data: { a: "MQ==" } }, false],
+    ["data", { data: { a: "MQ==" } }, { data: { a: "Mg==" } }, true],
+    ["stringData", { stringData: { a: "x" } }, { stringData: { a: "y" } }, true],
+    ["stringData added", { data: { a: "MQ==" } }, { data: { a: "MQ==" }, stringData: { b: "y" } }, true],
+    [
+      "only labels",
+      { data: { a: "MQ==" } },
+      { data: { a: "MQ==" }, metadata: { labels: { x: "y" } } },
+      false,
+    ],
+  ] as [string, JsonMap, JsonMap, boolean][])("%s", (_name, template, rendered, changed) => {
+    expect(secretValuesChanged(secret(template), secret(rendered))).toBe(changed);
   });
 });
