@@ -25,9 +25,8 @@ export function divideByCapacity(total: number, given: readonly Slot[], options:
   const slots = given.map((s) => (s.current > s.max ? { ...s, current: s.max } : s));
   if (options.fresh) return divideFresh(total, slots, options);
   const current = sumOf(slots.map((s) => s.current));
-  const withinLimits = slots.every((s) => s.current >= floorOf(s) && s.current <= capOf(s));
-  if (total === current && withinLimits)
-    return { seats: new Map(slots.map((s) => [s.name, s.current])), unplaced: 0 };
+  // An equal total is a scale-down to the same total: weighted and capped by the current counts, it
+  // keeps them, unless a cluster is below its minimum.
   // Minimums are hard: when raising clusters to them takes more than the increment, the others give
   // way as in a scale-down (which seeds every minimum) instead of the minimums going unmet.
   const raise = sumOf(slots.map((s) => Math.max(0, floorOf(s) - s.current)));
@@ -79,11 +78,11 @@ function scaleUp(increment: number, slots: readonly Slot[], options: DynamicOpti
 }
 
 function scaleDown(total: number, slots: readonly Slot[], options: DynamicOptions): Division {
-  const holders = slots.filter((s) => s.current > 0);
-  const ranked = [...holders].sort((a, b) => b.current - a.current || (a.name < b.name ? -1 : 1));
+  // Holders by count, the most first; a cluster holding none has no weight, wherever it ranks.
+  const ranked = [...slots].sort((a, b) => b.current - a.current || (a.name < b.name ? -1 : 1));
   const used = options.aggregated
     ? coveringPrefix(ranked, total, (s) => s.current)
-    : new Set(holders.map((s) => s.name));
+    : new Set(slots.map((s) => s.name));
   // Minimums are hard: a cluster below its minimum is raised to it even while the total shrinks.
   const shares = slots.map((s) => ({
     name: s.name,
