@@ -126,8 +126,8 @@ function applyRetainKeys(original: JsonMap, patch: JsonMap): void {
 
 function deleteFromPrimitiveList(original: JsonMap, key: string, values: Json): void {
   const list = ownValue(original, key);
-  if (!Array.isArray(list)) return;
-  if (!Array.isArray(values)) throw new PatchError(`${DELETE_FROM}${key} must be a list`);
+  // kubectl leaves the list as it is when either is no list (a directive it cannot read is ignored).
+  if (!Array.isArray(list) || !Array.isArray(values)) return;
   setOwn(
     original,
     key,

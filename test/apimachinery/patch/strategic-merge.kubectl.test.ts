@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -85,4 +85,18 @@ describe("strategic merge patch matches kubectl", () => {
       );
     }
   }, 600_000);
+
+  it("answers the recorded edge cases (test/golden/smp-edge-cases.json) as the record says", async () => {
+    const edges = JSON.parse(
+      readFileSync(new URL("../../golden/smp-edge-cases.json", import.meta.url), "utf8"),
+    ) as { name: string; object: Json; patch: Json; result?: Json; refused?: string }[];
+    const answers = await mapConcurrently(edges, 4, (edge, index) =>
+      kubectl(edge.object, edge.patch, 10_000 + index),
+    );
+    edges.forEach((edge, index) => {
+      const answer = answers[index];
+      if (edge.refused !== undefined) expect(answer?.ok, edge.name).toBe(false);
+      else expect(answer, edge.name).toEqual({ ok: true, value: edge.result });
+    });
+  }, 120_000);
 });

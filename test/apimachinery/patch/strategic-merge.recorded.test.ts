@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { Json } from "../../../src/apimachinery/json.js";
 import { schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../../src/apimachinery/patch/strategic-merge.js";
 import { jsonDigest, smpCases } from "../../helpers/smp-generators.js";
@@ -31,5 +32,30 @@ describe("strategic merge patch against kubectl's recorded answers", () => {
     expect(differing).toEqual([]);
     // The record holds answers of both kinds: a record of refusals alone would prove little.
     expect(recorded.answers.filter((a) => a === "refused").length).toBeLessThan(recorded.answers.length / 4);
+  });
+});
+
+/** Edge cases of every directive and refusal, with kubectl's answer (or the message ours refuses with). */
+interface EdgeCase {
+  readonly name: string;
+  readonly object: Json;
+  readonly patch: Json;
+  readonly result?: Json;
+  readonly refused?: string;
+}
+const edges = JSON.parse(
+  readFileSync(new URL("../../golden/smp-edge-cases.json", import.meta.url), "utf8"),
+) as EdgeCase[];
+
+describe("strategic merge patch on the directives' edges, as kubectl answered", () => {
+  it.each(edges.map((e) => [e.name, e] as const))("%s", (_name, edge) => {
+    const kind = String((edge.object as { kind: string }).kind);
+    const actual = applyStrategicMergePatch(
+      edge.object,
+      edge.patch,
+      schemaFor(kind === "Deployment" ? "apps" : "", kind),
+    );
+    if (edge.refused !== undefined) expect(actual).toEqual({ ok: false, error: edge.refused });
+    else expect(actual).toEqual({ ok: true, value: edge.result });
   });
 });
