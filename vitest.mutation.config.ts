@@ -20,6 +20,7 @@ export default defineConfig({
       "test/schedule/counted-room.test.ts",
       "test/apimachinery/patch/strategic-merge.test.ts",
       "test/apimachinery/patch/strategic-merge.recorded.test.ts",
+      "test/apimachinery/patch/go-stable-sort.test.ts",
       "test/render/secrets.test.ts",
       "test/security/m10-secret-values.test.ts",
       "test/kube/lease-record.test.ts",

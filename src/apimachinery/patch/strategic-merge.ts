@@ -1,4 +1,5 @@
 import { asList, isJsonMap as isMap, type Json, type JsonMap, ownValue, setOwn } from "../json.js";
+import { goStableSort } from "./go-stable-sort.js";
 import type { FieldSchema, ListSchema, MapSchema } from "./patch-schema.js";
 
 /** A JSON value. */
@@ -50,11 +51,18 @@ function mergeMap(
 ): JsonMap {
   const directive = patch[DIRECTIVE];
   if (directive !== undefined) return mapDirective(directive, patch);
+  // kustomize (kyaml) knows `$patch` alone: its other directives are fields like any other there.
+  if (flavor === "kustomize") {
+    for (const [key, patchValue] of Object.entries(patch))
+      mergeField(original, key, patchValue, fieldSchema(schema, key), flavor);
+    return original;
+  }
+  for (const key of Object.keys(patch)) checkDirectiveName(key);
   applyRetainKeys(original, patch);
   mergeOrderedLists(original, patch, schema, flavor);
+  // A key that starts with "$" but names no directive is a field, as kubectl keeps it.
   for (const [key, patchValue] of Object.entries(patch)) {
     if (key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM)) continue;
-    if (key.startsWith("$")) throw new PatchError(`unknown patch directive ${key}`);
     mergeField(original, key, patchValue, fieldSchema(schema, key), flavor);
   }
   // Deletions last, so "delete" wins over an add of the same value. (kubectl applies the two in Go map
@@ -65,6 +73,13 @@ function mergeMap(
   return original;
 }
 
+// As in k8s, every key that starts with a list directive's name is that directive, and must name a list.
+function checkDirectiveName(key: string): void {
+  for (const prefix of [SET_ORDER, DELETE_FROM])
+    if (key.startsWith(prefix.slice(0, -1)) && !key.startsWith(prefix))
+      throw new PatchError(`invalid patch directive ${key}: it must be ${prefix}<list>`);
+}
+
 function mergeField(
   original: JsonMap,
   key: string,
@@ -72,34 +87,45 @@ function mergeField(
   field: FieldSchema | undefined,
   flavor: PatchFlavor,
 ): void {
-  if (patchValue === null) {
+  if (patchValue === null || deletesField(patchValue, flavor)) {
     delete original[key];
     return;
   }
   // Only the original's own fields merge: an inherited one ("constructor") is not part of the object.
   const originalValue = ownValue(original, key);
+  if (flavor === "kustomize") checkSameNodeKind(key, originalValue, patchValue);
+  const value = mergedValue(originalValue, patchValue, field, flavor);
+  if (value === undefined) delete original[key];
+  else setOwn(original, key, value);
+}
+
+function mergedValue(
+  originalValue: Json | undefined,
+  patchValue: Json,
+  field: FieldSchema | undefined,
+  flavor: PatchFlavor,
+): Json | undefined {
   // A value the original lacks, or of another type, is taken from the patch, cleaned as kubectl does.
-  if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue)) {
-    const value = newValue(patchValue, field, flavor);
-    if (value === undefined) delete original[key];
-    else setOwn(original, key, value);
-    return;
-  }
-  if (isMap(originalValue) && isMap(patchValue)) {
-    setOwn(
-      original,
-      key,
-      mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined, flavor),
-    );
-  } else if (Array.isArray(originalValue) && Array.isArray(patchValue)) {
-    setOwn(
-      original,
-      key,
-      mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined, flavor),
-    );
-  } else {
-    setOwn(original, key, patchValue);
-  }
+  if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue))
+    return newValue(patchValue, field, flavor);
+  if (isMap(originalValue) && isMap(patchValue))
+    return mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined, flavor);
+  if (Array.isArray(originalValue) && Array.isArray(patchValue))
+    return mergeListField(originalValue, patchValue, field?.kind === "list" ? field : undefined, flavor);
+  return patchValue;
+}
+
+// kustomize deletes a field whose patch is `$patch: delete`; kubectl leaves it an empty mapping.
+function deletesField(patchValue: Json, flavor: PatchFlavor): boolean {
+  return flavor === "kustomize" && isMap(patchValue) && patchValue[DIRECTIVE] === "delete";
+}
+
+// kustomize refuses to merge a mapping, a list and a scalar into one another; kubectl replaces.
+function checkSameNodeKind(key: string, originalValue: Json | undefined, patchValue: Json): void {
+  if (originalValue == null || nodeKind(originalValue) === nodeKind(patchValue)) return;
+  throw new PatchError(
+    `field ${JSON.stringify(key)}: the patch gives a ${nodeKind(patchValue)} where the object has a ${nodeKind(originalValue)}`,
+  );
 }
 
 // The schema of a field, looked up as an own property (a field named "constructor" has none).
@@ -157,15 +183,16 @@ function mergeList(original: Json[], patch: Json[], schema: ListSchema, flavor: 
   // As in k8s, the order is taken from the lists after `$patch` elements were applied: an item the
   // patch deletes and adds again counts as new.
   const [base, items] = applySpecialElements(original, patch, mergeKey);
+  checkMergeKeys(base, mergeKey);
   const merged = mergeByKey(base, items, mergeKey, schema.items, flavor);
   if (flavor === "kustomize") return patchItemsFirst(merged, items, mergeKey);
   return normalizeElementOrder(merged, items, base, mergeKey);
 }
 
-function applySpecialElements(original: Json[], patch: Json[], mergeKey: string): [Json[], Json[]] {
+function applySpecialElements(original: Json[], patch: Json[], mergeKey: string): [Json[], JsonMap[]] {
   let base = original;
   let replace = false;
-  const items: Json[] = [];
+  const items: JsonMap[] = [];
   for (const item of patch) {
     if (!isMap(item)) throw new PatchError("list items must all be mappings");
     const directive = listDirective(item, mergeKey);
@@ -174,6 +201,21 @@ function applySpecialElements(original: Json[], patch: Json[], mergeKey: string)
     else replace = true;
   }
   return replace ? [items, []] : [base, items];
+}
+
+// Every item of a merged list is found by its merge key, which must be there and be a scalar (kubectl
+// refuses an item without it, and fails on one that is a mapping or a list).
+function checkMergeKeys(items: readonly Json[], mergeKey: string): void {
+  for (const item of items) {
+    if (!isMap(item)) throw new PatchError("list items must all be mappings");
+    const value = ownValue(item, mergeKey);
+    if (value === undefined)
+      throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
+    if (value !== null && typeof value === "object")
+      throw new PatchError(
+        `the merge key "${mergeKey}" of list item ${JSON.stringify(item)} is not a scalar`,
+      );
+  }
 }
 
 // The `$patch` directive of a list element: delete (by merge key) or replace; anything else is refused.
@@ -190,16 +232,14 @@ function listDirective(item: JsonMap, mergeKey: string): "delete" | "replace" | 
 
 function mergeByKey(
   original: Json[],
-  items: Json[],
+  items: JsonMap[],
   mergeKey: string,
   itemSchema: MapSchema | undefined,
   flavor: PatchFlavor,
 ): Json[] {
   const merged = [...original];
+  checkMergeKeys(items, mergeKey);
   for (const item of items) {
-    if (!isMap(item)) throw new PatchError("list items must all be mappings");
-    if (!Object.hasOwn(item, mergeKey))
-      throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
     const index = merged.findIndex((existing) => sameItem(existing, item, mergeKey));
     const existing = merged[index];
     if (index >= 0 && isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema, flavor);
@@ -256,6 +296,7 @@ function mergeInOrder(
   const merges = listSchema?.strategy === "merge";
   const merged = merges ? mergeList(base, patchList, listSchema, flavor) : patchList;
   const byKey = merges && mergeKey !== undefined && isListOfMaps(originalList, patchList);
+  if (byKey) checkMergeKeys(order, mergeKey);
   const serverOrder = byKey ? aliasedServerOrder(base, patchList, mergeKey) : originalList;
   return normalizeElementOrder(merged, order, serverOrder, byKey ? mergeKey : undefined);
 }
@@ -295,12 +336,23 @@ function normalizeElementOrder(
   mergeKey: string | undefined,
 ): Json[] {
   const inOrder = (item: Json) => order.some((o) => sameItem(o, item, mergeKey));
-  const named = stableSortBy(merged.filter(inOrder), (item) => indexIn(order, item, mergeKey));
-  const rest = stableSortBy(
+  const named = sortBy(merged.filter(inOrder), order, mergeKey);
+  const rest = sortBy(
     merged.filter((item) => !inOrder(item)),
-    (item) => indexIn(serverOrder, item, mergeKey),
+    serverOrder,
+    mergeKey,
   );
   return interleave(rest, named, serverOrder, mergeKey);
+}
+
+// k8s normalizeSliceOrder: Go's stable sort by the position in `order`, with its comparison that
+// calls an item "less" whenever either of the two is missing from `order`.
+function sortBy(items: Json[], order: Json[], mergeKey: string | undefined): Json[] {
+  return goStableSort(items, (a, b) => {
+    const ia = indexIn(order, a, mergeKey);
+    const ib = indexIn(order, b, mergeKey);
+    return ia < 0 || ib < 0 || ia < ib;
+  });
 }
 
 /**
@@ -356,13 +408,6 @@ function isBefore(l: Json, r: Json, original: Json[], mergeKey: string | undefin
   const li = indexIn(original, l, mergeKey);
   const ri = indexIn(original, r, mergeKey);
   return li >= 0 && ri >= 0 && li < ri;
-}
-
-function stableSortBy(items: Json[], rank: (item: Json) => number): Json[] {
-  return items
-    .map((item, position) => ({ item, position, rank: rank(item) }))
-    .sort((a, b) => a.rank - b.rank || a.position - b.position)
-    .map((entry) => entry.item);
 }
 
 function indexIn(list: Json[], item: Json, mergeKey: string | undefined): number {
@@ -428,6 +473,11 @@ function newValue(value: Json, field: FieldSchema | undefined, flavor: PatchFlav
     if (cleaned !== undefined) setOwn(out, key, cleaned);
   }
   return out;
+}
+
+function nodeKind(value: Json): "mapping" | "list" | "scalar" {
+  if (Array.isArray(value)) return "list";
+  return isMap(value) ? "mapping" : "scalar";
 }
 
 function typeOf(value: Json): string {

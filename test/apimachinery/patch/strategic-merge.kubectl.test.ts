@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Json } from "../../../src/apimachinery/json.js";
+import { parse } from "yaml";
+import { asMap, type Json, type JsonMap } from "../../../src/apimachinery/json.js";
 import { schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../../src/apimachinery/patch/strategic-merge.js";
 import { mapConcurrently } from "../../../src/util/map-concurrently.js";
@@ -93,6 +94,39 @@ describe("strategic merge patch matches kubectl", () => {
     const answers = await mapConcurrently(edges, 4, (edge, index) =>
       kubectl(edge.object, edge.patch, 10_000 + index),
     );
+    edges.forEach((edge, index) => {
+      const answer = answers[index];
+      if (edge.refused !== undefined) expect(answer?.ok, edge.name).toBe(false);
+      else expect(answer, edge.name).toEqual({ ok: true, value: edge.result });
+    });
+  }, 120_000);
+
+  it("answers the recorded kustomize edge cases (test/golden/smp-kustomize-edge-cases.json) as kubectl kustomize does", async () => {
+    const edges = JSON.parse(
+      readFileSync(new URL("../../golden/smp-kustomize-edge-cases.json", import.meta.url), "utf8"),
+    ) as { name: string; object: JsonMap; patch: JsonMap; result?: Json; refused?: string }[];
+    const answers = await mapConcurrently(edges, 4, async (edge, index) => {
+      const caseDir = join(dir, `kustomize-${index}`);
+      mkdirSync(caseDir);
+      const { apiVersion, kind } = edge.object;
+      const name = asMap(edge.object.metadata).name;
+      const patch = {
+        ...edge.patch,
+        apiVersion,
+        kind,
+        metadata: { ...asMap(edge.patch.metadata ?? {}), name },
+      };
+      writeFileSync(join(caseDir, "object.yaml"), JSON.stringify(edge.object));
+      writeFileSync(join(caseDir, "patch.yaml"), JSON.stringify(patch));
+      writeFileSync(
+        join(caseDir, "kustomization.yaml"),
+        JSON.stringify({ resources: ["object.yaml"], patches: [{ path: "patch.yaml" }] }),
+      );
+      return run("kubectl", ["kustomize", caseDir]).then(
+        ({ stdout }) => ({ ok: true, value: parse(stdout) as Json }),
+        () => ({ ok: false }),
+      );
+    });
     edges.forEach((edge, index) => {
       const answer = answers[index];
       if (edge.refused !== undefined) expect(answer?.ok, edge.name).toBe(false);

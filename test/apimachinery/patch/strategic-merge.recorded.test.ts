@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../../src/apimachinery/json.js";
+import { asMap, type Json, type JsonMap } from "../../../src/apimachinery/json.js";
 import { schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../../src/apimachinery/patch/strategic-merge.js";
 import { jsonDigest, smpCases } from "../../helpers/smp-generators.js";
@@ -35,7 +35,11 @@ describe("strategic merge patch against kubectl's recorded answers", () => {
   });
 });
 
-/** Edge cases of every directive and refusal, with kubectl's answer (or the message ours refuses with). */
+/**
+ * Edge cases of every directive and refusal with the reference's answer (or the message ours refuses
+ * with), recorded by scripts/record-smp-edge-cases.mjs: kubectl patch's for the kubectl flavour,
+ * kubectl kustomize's for the kustomize flavour (a patch there carries the target's identity).
+ */
 interface EdgeCase {
   readonly name: string;
   readonly object: Json;
@@ -43,19 +47,37 @@ interface EdgeCase {
   readonly result?: Json;
   readonly refused?: string;
 }
-const edges = JSON.parse(
-  readFileSync(new URL("../../golden/smp-edge-cases.json", import.meta.url), "utf8"),
-) as EdgeCase[];
+const recordedEdges = (file: string) =>
+  JSON.parse(readFileSync(new URL(`../../golden/${file}`, import.meta.url), "utf8")) as EdgeCase[];
 
-describe("strategic merge patch on the directives' edges, as kubectl answered", () => {
+describe.each([
+  ["kubectl", "smp-edge-cases.json"],
+  ["kustomize", "smp-kustomize-edge-cases.json"],
+] as const)("strategic merge patch on the directives' edges, as %s answered", (flavor, file) => {
+  const edges = recordedEdges(file);
   it.each(edges.map((e) => [e.name, e] as const))("%s", (_name, edge) => {
-    const kind = String((edge.object as { kind: string }).kind);
+    const object = edge.object as { apiVersion: string; kind: string; metadata: { name: string } };
+    const patch =
+      flavor === "kustomize"
+        ? {
+            ...(edge.patch as JsonMap),
+            apiVersion: object.apiVersion,
+            kind: object.kind,
+            metadata: { ...asMap((edge.patch as JsonMap).metadata ?? {}), name: object.metadata.name },
+          }
+        : edge.patch;
     const actual = applyStrategicMergePatch(
       edge.object,
-      edge.patch,
-      schemaFor(kind === "Deployment" ? "apps" : "", kind),
+      patch,
+      schemaFor(object.kind === "Deployment" ? "apps" : "", object.kind),
+      flavor,
     );
     if (edge.refused !== undefined) expect(actual).toEqual({ ok: false, error: edge.refused });
     else expect(actual).toEqual({ ok: true, value: edge.result });
+  });
+
+  it("holds answers and refusals both", () => {
+    expect(edges.filter((e) => e.refused !== undefined).length).toBeGreaterThan(2);
+    expect(edges.filter((e) => e.result !== undefined).length).toBeGreaterThan(edges.length / 2);
   });
 });

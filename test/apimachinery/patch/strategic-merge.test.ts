@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../../src/apimachinery/json.js";
-import { schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
+import { type MapSchema, schemaFor } from "../../../src/apimachinery/patch/patch-schema.js";
 import { applyStrategicMergePatch } from "../../../src/apimachinery/patch/strategic-merge.js";
 
 const deployment = schemaFor("apps", "Deployment");
@@ -121,8 +121,11 @@ describe("strategic merge patch", () => {
   ])("%s", (_name, original, patch, expected) => {
     const result = apply(original, patch);
     if (expected === null) {
-      // $setElementOrder with a stray "$setElementOrder" key is an unknown directive.
-      expect(result).toEqual({ ok: false, error: "unknown patch directive $setElementOrder" });
+      // A key "$setElementOrder" names no list: kubectl refuses it.
+      expect(result).toEqual({
+        ok: false,
+        error: "invalid patch directive $setElementOrder: it must be $setElementOrder/<list>",
+      });
       return;
     }
     expect(result).toEqual({ ok: true, value: expected });
@@ -187,6 +190,28 @@ describe("strategic merge patch", () => {
       spec: { selector: { matchLabels: { a: "1" } }, template: { spec: { containers: [{ name: "a" }] } } },
     };
     expect(apply(original, patch)).toEqual({ ok: false, error });
+  });
+
+  it.each<[string, Json]>([
+    ["a list", [{ spec: {} }]],
+    ["a string", "spec"],
+    ["null", null],
+  ])("refuses a patch that is %s: a strategic merge patch is a mapping", (_name, patch) => {
+    expect(apply({ spec: {} }, patch)).toEqual({
+      ok: false,
+      error: "a strategic merge patch must be a mapping",
+    });
+  });
+
+  it("refuses to merge a list of mappings its schema gives no merge key", () => {
+    const schema: MapSchema = { kind: "map", fields: { items: { kind: "list", strategy: "merge" } } };
+    const result = applyStrategicMergePatch({ items: [{ a: 1 }] }, { items: [{ a: 2 }] }, schema);
+    expect(result).toEqual({ ok: false, error: "cannot merge a list of mappings without a merge key" });
+    // A list of scalars with the same schema merges as a set.
+    expect(applyStrategicMergePatch({ items: ["a"] }, { items: ["b", "a"] }, schema)).toEqual({
+      ok: true,
+      value: { items: ["b", "a"] },
+    });
   });
 
   it("never modifies its inputs", () => {
