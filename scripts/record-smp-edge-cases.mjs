@@ -83,7 +83,7 @@ const common = {
   setOrderDeleteThenAdd: [
     T({ containers: [c("a"), c("b"), c("c"), c("d")] }),
     P({
-      "$setElementOrder/containers": [{ name: "e" }, { name: "a" }, { name: "c" }],
+      "$setElementOrder/containers": [{ name: "a" }, { name: "e" }, { name: "c" }],
       containers: [{ name: "b", $patch: "delete" }, { name: "a", image: "a:2" }, c("e")],
     }),
   ],
@@ -121,12 +121,9 @@ const common = {
     T({ containers: Array.from({ length: 22 }, (_, i) => c(`c${i}`)) }),
     P({ "$setElementOrder/containers": [], containers: [c("n1"), { name: "c21", image: "x" }, c("n0")] }),
   ],
-  badDirectiveMap: [D({ replicas: 1 }), { spec: { $patch: "bogus" } }],
-  badDirectiveList: [T({ containers: [c("a")] }), P({ containers: [{ name: "a", $patch: "bogus" }] })],
-  retainNotList: [D({ strategy: { type: "x" } }), { spec: { strategy: { $retainKeys: "type" } } }],
-  deleteFromNotList: [
-    CM({ finalizers: ["a"] }),
-    { metadata: { "$deleteFromPrimitiveList/finalizers": "a" } },
+  setOrderReplaceFirst: [
+    T({ containers: [c("a"), c("b")] }),
+    P({ "$setElementOrder/containers": [{ name: "z" }], containers: [{ $patch: "replace" }, c("z")] }),
   ],
   setOrderNotList: [CM({ finalizers: ["a"] }), { metadata: { "$setElementOrder/finalizers": "a" } }],
   setOrderWrongOrder: [
@@ -175,6 +172,25 @@ const common = {
  * kubectl in both flavours; docs/kustomize.md lists them.
  */
 const kubectlOnly = {
+  nullMergeKey: [
+    T({ containers: [{ name: null, image: "a:1" }, c("b")] }),
+    P({ containers: [{ name: null, image: "a:2" }] }),
+  ],
+  mixedScalarTypes: [CM({ finalizers: ["a"] }), { metadata: { finalizers: [1] } }],
+  listOfLists: [CM({ finalizers: [["a"]] }), { metadata: { finalizers: [["b"]] } }],
+  nullInList: [CM({ finalizers: ["a"] }), { metadata: { finalizers: [null] } }],
+  typeChangeListToMap: [
+    T({ containers: [c("a")], volumes: [{ name: "v" }] }),
+    P({ volumes: { a: 1, b: null } }),
+  ],
+  typeChangeNullToList: [D({ paused: null }), { spec: { paused: [{ a: 1, b: null }] } }],
+  badDirectiveMap: [D({ replicas: 1 }), { spec: { $patch: "bogus" } }],
+  badDirectiveList: [T({ containers: [c("a")] }), P({ containers: [{ name: "a", $patch: "bogus" }] })],
+  retainNotList: [D({ strategy: { type: "x" } }), { spec: { strategy: { $retainKeys: "type" } } }],
+  deleteFromNotList: [
+    CM({ finalizers: ["a"] }),
+    { metadata: { "$deleteFromPrimitiveList/finalizers": "a" } },
+  ],
   containersEmptyPatch: [
     T({ containers: [c("a"), c("b"), c("a", { image: "a:2" })] }),
     P({ containers: [] }),

@@ -61,8 +61,9 @@ function mergeMap(
   applyRetainKeys(original, patch);
   mergeOrderedLists(original, patch, schema, flavor);
   // A key that starts with "$" but names no directive is a field, as kubectl keeps it.
+  // (mergeOrderedLists took the $setElementOrder keys out of the patch.)
   for (const [key, patchValue] of Object.entries(patch)) {
-    if (key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM)) continue;
+    if (key.startsWith(DELETE_FROM)) continue;
     mergeField(original, key, patchValue, fieldSchema(schema, key), flavor);
   }
   // Deletions last, so "delete" wins over an add of the same value. (kubectl applies the two in Go map
@@ -106,7 +107,7 @@ function mergedValue(
   flavor: PatchFlavor,
 ): Json | undefined {
   // A value the original lacks, or of another type, is taken from the patch, cleaned as kubectl does.
-  if (originalValue === undefined || typeOf(originalValue) !== typeOf(patchValue))
+  if (originalValue === undefined || !sameType(originalValue, patchValue))
     return newValue(patchValue, field, flavor);
   if (isMap(originalValue) && isMap(patchValue))
     return mergeMap(originalValue, patchValue, field?.kind === "map" ? field : undefined, flavor);
@@ -157,7 +158,7 @@ function deleteFromPrimitiveList(original: JsonMap, key: string, values: Json): 
   setOwn(
     original,
     key,
-    list.filter((item) => !values.some((value) => sameScalar(value, item))),
+    list.filter((item) => !values.includes(item)),
   );
 }
 
@@ -174,10 +175,11 @@ function mergeListField(
 // Merges a list with merge strategy, then orders it: the patch decides the order of the items it
 // names, the original the order of the rest.
 function mergeList(original: Json[], patch: Json[], schema: ListSchema, flavor: PatchFlavor): Json[] {
-  if (original.length === 0 && patch.length === 0) return original;
+  checkElementTypes(original, patch, flavor);
   const mergeKey = schema.mergeKey;
   const scalars = !isListOfMaps(original, patch);
-  if (scalars && flavor === "kustomize") return unique([...patch, ...original]);
+  // kustomize drops a null the patch lists, and takes scalars of any types together.
+  if (scalars && flavor === "kustomize") return unique([...patch.filter((v) => v !== null), ...original]);
   if (scalars) return normalizeElementOrder(unique([...original, ...patch]), patch, original, undefined);
   if (mergeKey === undefined) throw new PatchError("cannot merge a list of mappings without a merge key");
   // As in k8s, the order is taken from the lists after `$patch` elements were applied: an item the
@@ -185,6 +187,8 @@ function mergeList(original: Json[], patch: Json[], schema: ListSchema, flavor: 
   const [base, items] = applySpecialElements(original, patch, mergeKey);
   checkMergeKeys(base, mergeKey);
   const merged = mergeByKey(base, items, mergeKey, schema.items, flavor);
+  // A merge can take an item's key away (`name: null` in the patch): kubectl refuses the list then.
+  checkMergeKeys(merged, mergeKey);
   if (flavor === "kustomize") return patchItemsFirst(merged, items, mergeKey);
   return normalizeElementOrder(merged, items, base, mergeKey);
 }
@@ -203,12 +207,26 @@ function applySpecialElements(original: Json[], patch: Json[], mergeKey: string)
   return replace ? [items, []] : [base, items];
 }
 
+// As k8s sliceElementType: the items of both lists are of one type, and none is a list or null
+// (kustomize refuses lists of lists alone).
+function checkElementTypes(original: readonly Json[], patch: readonly Json[], flavor: PatchFlavor): void {
+  let first: string | undefined;
+  for (const item of [...original, ...patch]) {
+    if (Array.isArray(item)) throw new PatchError("lists of lists cannot be merged");
+    if (flavor === "kustomize") continue;
+    if (item === null) throw new PatchError("a merged list cannot hold null");
+    const type = isMap(item) ? "mapping" : typeof item;
+    first ??= type;
+    if (type !== first)
+      throw new PatchError(`the items of a merged list must be of one type, not ${first} and ${type}`);
+  }
+}
+
 // Every item of a merged list is found by its merge key, which must be there and be a scalar (kubectl
 // refuses an item without it, and fails on one that is a mapping or a list).
 function checkMergeKeys(items: readonly Json[], mergeKey: string): void {
   for (const item of items) {
-    if (!isMap(item)) throw new PatchError("list items must all be mappings");
-    const value = ownValue(item, mergeKey);
+    const value = isMap(item) ? ownValue(item, mergeKey) : undefined;
     if (value === undefined)
       throw new PatchError(`list item ${JSON.stringify(item)} does not contain the merge key "${mergeKey}"`);
     if (value !== null && typeof value === "object")
@@ -242,7 +260,7 @@ function mergeByKey(
   for (const item of items) {
     const index = merged.findIndex((existing) => sameItem(existing, item, mergeKey));
     const existing = merged[index];
-    if (index >= 0 && isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema, flavor);
+    if (isMap(existing)) merged[index] = mergeMap(existing, item, itemSchema, flavor);
     else merged.push(item);
   }
   return merged;
@@ -292,7 +310,7 @@ function mergeInOrder(
   const mergeKey = listSchema?.mergeKey;
   checkSetElementOrder(patchList, order, mergeKey, SET_ORDER + field);
   const deletions = asList(ownValue(patch, DELETE_FROM + field));
-  const base = originalList.filter((item) => !deletions.some((d) => sameScalar(d, item)));
+  const base = originalList.filter((item) => !deletions.includes(item));
   const merges = listSchema?.strategy === "merge";
   const merged = merges ? mergeList(base, patchList, listSchema, flavor) : patchList;
   const byKey = merges && mergeKey !== undefined && isListOfMaps(originalList, patchList);
@@ -308,10 +326,11 @@ function checkSetElementOrder(
   mergeKey: string | undefined,
   directive: string,
 ): void {
-  if (patchList.length === 0 || order.length === 0) return;
+  if (order.length === 0) return;
   const items = patchList.filter((item) => !(isMap(item) && item[DIRECTIVE] === "delete"));
   let p = 0;
   let o = 0;
+  // As k8s walks them: an item with another directive is passed over while the order lasts.
   while (p < items.length && o < order.length) {
     const item = items[p] as Json;
     if (isMap(item) && DIRECTIVE in item) {
@@ -351,7 +370,7 @@ function sortBy(items: Json[], order: Json[], mergeKey: string | undefined): Jso
   return goStableSort(items, (a, b) => {
     const ia = indexIn(order, a, mergeKey);
     const ib = indexIn(order, b, mergeKey);
-    return ia < 0 || ib < 0 || ia < ib;
+    return ib < 0 || ia < ib;
   });
 }
 
@@ -414,30 +433,26 @@ function indexIn(list: Json[], item: Json, mergeKey: string | undefined): number
   return list.findIndex((candidate) => sameItem(candidate, item, mergeKey));
 }
 
+// Items of a merged list are the same by their merge key's value (a scalar: checkMergeKeys), scalars
+// by their value.
 function sameItem(a: Json, b: Json, mergeKey: string | undefined): boolean {
-  if (mergeKey === undefined) return sameScalar(a, b);
-  return (
-    isMap(a) &&
-    isMap(b) &&
-    ownValue(a, mergeKey) !== undefined &&
-    sameScalar(ownValue(a, mergeKey) ?? null, ownValue(b, mergeKey) ?? null)
-  );
-}
-
-function sameScalar(a: Json, b: Json): boolean {
-  return a === b || (typeof a === "object" && JSON.stringify(a) === JSON.stringify(b));
+  if (mergeKey === undefined) return a === b;
+  return isMap(a) && isMap(b) && ownValue(a, mergeKey) === ownValue(b, mergeKey);
 }
 
 // kustomize merges lists "prepending": the items the patch names come first, in its order, then
 // the original's other items in theirs.
 function patchItemsFirst(merged: Json[], items: Json[], mergeKey: string): Json[] {
-  const named = items.flatMap((item) => merged.filter((m) => sameItem(m, item, mergeKey)).slice(0, 1));
+  const named = items.flatMap((item) => {
+    const found = merged.find((m) => sameItem(m, item, mergeKey));
+    return found === undefined ? [] : [found];
+  });
   return [...new Set(named), ...merged.filter((m) => !named.includes(m))];
 }
 
 function unique(items: Json[]): Json[] {
   const out: Json[] = [];
-  for (const item of items) if (!out.some((seen) => sameScalar(seen, item))) out.push(item);
+  for (const item of items) if (!out.includes(item)) out.push(item);
   return out;
 }
 
@@ -480,10 +495,11 @@ function nodeKind(value: Json): "mapping" | "list" | "scalar" {
   return isMap(value) ? "mapping" : "scalar";
 }
 
-function typeOf(value: Json): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "list";
-  return typeof value;
+// Whether two values are of one JSON type (null, list, mapping, string, number, boolean).
+function sameType(a: Json, b: Json): boolean {
+  if (a === null || b === null) return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b);
+  return typeof a === typeof b;
 }
 
 function clone<T extends Json>(value: T): T {

@@ -214,6 +214,22 @@ describe("strategic merge patch", () => {
     });
   });
 
+  it("kustomize copies a new list its schema replaces as written, and cleans one it merges", () => {
+    const schema: MapSchema = {
+      kind: "map",
+      fields: {
+        replaced: { kind: "list", strategy: "replace" },
+        merged: { kind: "list", strategy: "merge", mergeKey: "name" },
+      },
+    };
+    const items = [
+      { name: "a", gone: null },
+      { name: "b", $patch: "delete" },
+    ];
+    const result = applyStrategicMergePatch({}, { replaced: items, merged: items }, schema, "kustomize");
+    expect(result).toEqual({ ok: true, value: { replaced: items, merged: [{ name: "a" }] } });
+  });
+
   it("never modifies its inputs", () => {
     const original = pod([{ name: "a", env: [{ name: "A", value: "1" }] }]);
     const patch = pod([{ name: "a", env: [{ name: "A", $patch: "delete" }] }]);
