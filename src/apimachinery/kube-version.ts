@@ -107,6 +107,22 @@ export function explainSkew(component: KubeVersion, apiServer: KubeVersion): str
   return undefined;
 }
 
+/** How many minors older than kube-apiserver a kubelet may be (Kubernetes' skew policy since v1.28). */
+export const KUBELET_MAX_MINORS_BEHIND = 3;
+
+/**
+ * Kubernetes' version-skew policy for a kubelet: never newer than kube-apiserver, at most three
+ * minors older. Returns why `kubelet` may not run against `apiServer`, or undefined when it may.
+ */
+export function explainKubeletSkew(kubelet: KubeVersion, apiServer: KubeVersion): string | undefined {
+  if (compareVersions(kubelet, apiServer) > 0)
+    return `it would be newer than kube-apiserver ${format(apiServer)}; a kubelet is never newer than the API server`;
+  const behind = minorDistance(kubelet, apiServer);
+  if (behind > KUBELET_MAX_MINORS_BEHIND)
+    return `it would be ${behind} minors older than kube-apiserver ${format(apiServer)}; a kubelet may be at most ${KUBELET_MAX_MINORS_BEHIND} minors older`;
+  return undefined;
+}
+
 /** "v1.32.3". */
 export function format(version: KubeVersion): string {
   return `v${version.major}.${version.minor}.${version.patch}${version.pre ? `-${version.pre}` : ""}`;

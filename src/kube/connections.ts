@@ -9,7 +9,7 @@ import { oneLine } from "../model/one-line.js";
 import type { Cluster } from "../model/types.js";
 import { fileVersion, readBoundedFile } from "../util/bounded-file.js";
 import { hostedKubeConfig } from "./hosted-connection.js";
-import { readAdminKubeconfig } from "./hosted-credentials.js";
+import { readAdminKubeconfig } from "./hosted-secrets.js";
 import { MemberClient } from "./member-client.js";
 
 /** How the controller reaches one member: a client configuration, or why it cannot. */

@@ -1,17 +1,13 @@
 import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { planCredentials, type SecretData } from "../credentials/control-plane-pki.js";
-import { PKI_SECRETS, pkiSecretsOf } from "../manifests/controlplane/pki-layout.js";
-import type { HostedCredentials } from "../model/controlplane/credential-record.js";
+import { pkiSecretsOf } from "../manifests/controlplane/pki-layout.js";
+import type { CredentialRecord, HostedCredentials } from "../model/controlplane/credential-record.js";
 import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
+import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
-
-/** The field manager of the credentials' data: not gitfleet's own, so applying the rendered Secrets never touches it. */
-export const CREDENTIALS_FIELD_MANAGER = "gitfleet-credentials";
-
-/** The largest Secret value read back (a certificate chain or kubeconfig is kilobytes). */
-const MAX_VALUE_BYTES = 256 * 1024;
+import { ensureNodeBootstrap } from "./node-bootstrap.js";
 
 /**
  * The control planes a cluster hosts, resolved against their classes (hosted clusters whose class
@@ -47,7 +43,7 @@ export async function ensureHostedCredentials(
       const plan = await planCredentials(plane, existing, now, shared);
       if (plane.etcd.mode === "Shared") etcds.set(plane.etcd.name, { ca: plan.etcdCa.ca, changed: false });
       for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
-      result[plane.cluster] = { records: plan.records };
+      result[plane.cluster] = await withNodeBootstrap(client, model, plane, now, plan.records);
     } catch (error) {
       // A failure names what failed, never what a Secret held.
       result[plane.cluster] = {
@@ -56,6 +52,27 @@ export async function ensureHostedCredentials(
     }
   }
   return result;
+}
+
+// The node pools' join tokens, once the credentials are in place: a hosted API server that does not
+// answer yet fails this part alone, and the host's next sync tries again.
+async function withNodeBootstrap(
+  client: MemberClient,
+  model: FleetModel,
+  plane: HostedControlPlane,
+  now: number,
+  records: readonly CredentialRecord[],
+): Promise<HostedCredentials[string]> {
+  const cluster = model.clusters.find((c) => c.metadata.name === plane.cluster);
+  if (!cluster || plane.nodePools.length === 0) return { records };
+  try {
+    return { records: [...records, ...(await ensureNodeBootstrap(client, plane, cluster, now))] };
+  } catch (error) {
+    return {
+      records,
+      joinError: `join tokens of ${plane.cluster}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+    };
+  }
 }
 
 // The control plane's Secrets as the host holds them now, decoded; Secrets without data (the
@@ -95,23 +112,4 @@ async function writeSecret(
     true,
     CREDENTIALS_FIELD_MANAGER,
   );
-}
-
-/**
- * The admin kubeconfig of a hosted cluster as its host holds it (what gitfleet connects with), or
- * undefined while there is none. Read at each use, so a renewed one takes effect at once.
- */
-export async function readAdminKubeconfig(
-  host: MemberClient,
-  namespace: string,
-): Promise<string | undefined> {
-  const live = await host.get({
-    apiVersion: "v1",
-    kind: "Secret",
-    namespace,
-    name: PKI_SECRETS.adminKubeconfig.name,
-  });
-  const value = asMap(live?.data).kubeconfig;
-  if (typeof value !== "string" || value.length > MAX_VALUE_BYTES * 2) return undefined;
-  return Buffer.from(value, "base64").toString("utf8");
 }

@@ -22,6 +22,26 @@ export interface ControlPlaneSpec {
     readonly address?: string;
     readonly nodeSelector?: Labels;
   };
+  /** The hosted cluster's worker nodes, in pools that join by TLS bootstrapping. */
+  readonly nodePools?: readonly NodePoolSpec[];
+}
+
+/** A pool of a hosted cluster's worker nodes (spec.controlPlane.nodePools[]). */
+export interface NodePoolSpec {
+  readonly name: string;
+  readonly replicas: number;
+  /** Default the control plane's version. */
+  readonly kubeletVersion?: string;
+  readonly labels?: Labels;
+  readonly taints?: readonly NodeTaint[];
+  readonly join?: { readonly tokenTTL?: string };
+}
+
+/** A taint a node registers with. */
+export interface NodeTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
 /** One control-plane component's settings in a class. */

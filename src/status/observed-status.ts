@@ -429,7 +429,7 @@ function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
         fingerprint: record.fingerprint,
         ...(record.notAfter ? { notAfter: record.notAfter } : {}),
       };
-    out[cluster] = { credentials: records };
+    out[cluster] = { credentials: records, ...(entry.joinError ? { joinError: entry.joinError } : {}) };
   }
   return out;
 }

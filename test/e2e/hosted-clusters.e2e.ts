@@ -1,9 +1,11 @@
+import "reflect-metadata";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
+import * as x509 from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
@@ -11,6 +13,7 @@ import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import { asNode, type JoinedNode, JoinRefused, joinNode } from "./cluster/joining-kubelet.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 import { ProcessRuntime } from "./cluster/process-runtime.js";
 
@@ -100,6 +103,15 @@ function batchState(upgrade: string, batch: string): string | undefined {
   return found?.state as string | undefined;
 }
 
+// pc-1's node pools once the join test added them (kept in every later commit).
+let pc1Pools = "";
+const WORKERS_POOL = `    nodePools:
+      - name: workers
+        replicas: 3
+        labels: { tier: general }
+        join: { tokenTTL: 30s }
+`;
+
 function fleetFiles(classVersion: string): Record<string, string> {
   const cluster = (name: string) => `apiVersion: gitfleet.io/v1alpha1
 kind: Cluster
@@ -115,7 +127,7 @@ spec:
       port: ${ports.get(name)}
       address: 127.0.0.1
       nodeSelector: { gitfleet.io/runtime: process }
-`;
+${name === "pc-1" ? pc1Pools : ""}`;
   return {
     "fleet.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: Fleet
@@ -387,6 +399,68 @@ describe("hosted control planes on a real host", () => {
         asMap(now.status).readyReplicas === 1
       );
     });
+  });
+
+  it("a node pool's machines join pc-1 by TLS bootstrapping: the real controller-manager signs their certificates, they register as themselves, and an expired token is refused", async () => {
+    pc1Pools = WORKERS_POOL;
+    commitTree(repo.dir, encode(fleetFiles(previous)), "pc-1 gets a pool of workers");
+    const namespace = NAMESPACE("pc-1");
+    const joinSecret = async () =>
+      asMap((await host.get({ apiVersion: "v1", kind: "Secret", namespace, name: "join-workers" }))?.data);
+    await until("the host holds pc-1's join Secret", async () => Object.keys(await joinSecret()).length > 0);
+    const decoded = (data: JsonMap, key: string) => Buffer.from(String(data[key]), "base64").toString("utf8");
+    const first = decoded(await joinSecret(), "token");
+    expect(decoded(await joinSecret(), "command")).toMatch(
+      /^kubeadm join 127\.0\.0\.1:\d+ --token [a-z0-9]{6}\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}$/,
+    );
+    const client = (await hostedClient("pc-1")) as MemberClient;
+    const joined: JoinedNode[] = [];
+    for (const node of ["pc-1-workers-0", "pc-1-workers-1", "pc-1-workers-2"])
+      joined.push(await joinNode({ host, namespace, pool: "workers", node, token: first }));
+    const ca = new x509.X509Certificate(joined[0]?.caPem ?? "");
+    for (const node of joined) {
+      // Issued by the hosted cluster's CA, through kube-controller-manager's signer, to this node.
+      const certificate = new x509.X509Certificate(node.certificatePem);
+      expect(certificate.subjectName.getField("CN")).toEqual([`system:node:${node.node}`]);
+      expect(certificate.subjectName.getField("O")).toEqual(["system:nodes"]);
+      expect(await certificate.verify({ publicKey: ca.publicKey, signatureOnly: true })).toBe(true);
+      expect(asMap(node.registered.metadata).name).toBe(node.node);
+      // The Node authorizer knows it: it may read itself, and not change another node.
+      await asNode(node, "GET", `/api/v1/nodes/${node.node}`);
+      const other = node.node === "pc-1-workers-0" ? "pc-1-workers-1" : "pc-1-workers-0";
+      await expect(
+        asNode(node, "PATCH", `/api/v1/nodes/${other}`, { metadata: { labels: { x: "y" } } }),
+      ).rejects.toMatchObject({ status: 403 });
+    }
+    const csrs = asList(
+      asMap(await client.raw("GET", "/apis/certificates.k8s.io/v1/certificatesigningrequests")).items,
+    ).map((c) => asMap(c));
+    const approved = csrs.filter((c) =>
+      asList(asMap(c.status).conditions).some((k) => asMap(k).type === "Approved"),
+    );
+    expect(approved.map((c) => asMap(c.spec).username).sort()).toEqual(
+      Array(3).fill(`system:bootstrap:${first.split(".")[0]}`),
+    );
+    // The first token lives 30 s: past that the API server refuses it. The next sync of the host
+    // (here: the commit that grows the pool to four, its tokens now living a day so that later syncs
+    // keep that one) mints a new one into the join Secret.
+    const expires = Date.parse(decoded(await joinSecret(), "expiration"));
+    await until("the first token expired", async () => Date.now() > expires + 1000);
+    await expect(
+      joinNode({ host, namespace, pool: "workers", node: "pc-1-workers-3", token: first }),
+    ).rejects.toBeInstanceOf(JoinRefused);
+    pc1Pools = WORKERS_POOL.replace("replicas: 3", "replicas: 4").replace("tokenTTL: 30s", "tokenTTL: 24h");
+    commitTree(repo.dir, encode(fleetFiles(previous)), "pc-1's workers grow to four");
+    await until(
+      "a newer token in the join Secret",
+      async () => decoded(await joinSecret(), "token") !== first,
+    );
+    const fourth = await joinNode({ host, namespace, pool: "workers", node: "pc-1-workers-3" });
+    expect(asMap(fourth.registered.metadata).name).toBe("pc-1-workers-3");
+    // The status branch records the token by fingerprint and expiry, never the token.
+    const observed = statusFile(repo.dir, "status/clusters/meta-1.yaml");
+    expect(JSON.stringify(observed)).toContain(`${namespace}/join-workers`);
+    expect(gitIn(repo.dir, "log", "-p", "gitfleet/status")).not.toContain(first.split(".")[1]);
   });
 
   it("etcd is snapshotted on schedule into the host: a snapshot etcdutl reads, holding the hosted cluster's objects", async () => {

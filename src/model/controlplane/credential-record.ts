@@ -19,5 +19,13 @@ export interface CredentialRecord {
 
 /** Per hosted cluster, its credentials in its host as the last pass left them, or why the pass failed. */
 export type HostedCredentials = Readonly<
-  Record<string, { readonly records: readonly CredentialRecord[] } | { readonly error: string }>
+  Record<
+    string,
+    | {
+        readonly records: readonly CredentialRecord[];
+        /** Why the node pools' join tokens could not be brought up to date (the credentials were). */
+        readonly joinError?: string;
+      }
+    | { readonly error: string }
+  >
 >;

@@ -7,6 +7,7 @@ import type {
   Labels,
   RestoreOverlay,
 } from "../types.js";
+import { type ResolvedNodePool, resolveNodePools } from "./node-pools.js";
 
 /**
  * A hosted cluster's control plane with every default applied: what the render writes into the host
@@ -33,6 +34,8 @@ export interface HostedControlPlane {
   readonly expose: ControlPlaneSpec["expose"];
   readonly coreDNS: { readonly version: string; readonly replicas: number };
   readonly certificates: { readonly validity: string; readonly renewBefore: string };
+  /** The cluster's worker node pools, which join by TLS bootstrapping. */
+  readonly nodePools: readonly ResolvedNodePool[];
 }
 
 export interface ResolvedComponent {
@@ -173,6 +176,7 @@ export function resolveControlPlane(
     replicas: c?.replicas ?? replicas,
     extraArgs: flags ? { ...(c?.extraArgs ?? {}), ...flags } : (c?.extraArgs ?? {}),
   });
+  const apiServer = component(of.apiServer, 2, false, upgrade?.apiServer?.extraArgs);
   return {
     cluster: name,
     host: spec.host,
@@ -181,7 +185,7 @@ export function resolveControlPlane(
     registry: of.registry ?? DEFAULT_REGISTRY,
     serviceCIDR: spec.serviceCIDR ?? of.serviceCIDR ?? DEFAULT_SERVICE_CIDR,
     // A cluster's own version moves every component; a component's version in the class trails the class.
-    apiServer: component(of.apiServer, 2, false, upgrade?.apiServer?.extraArgs),
+    apiServer,
     controllerManager: component(
       of.controllerManager,
       1,
@@ -204,6 +208,7 @@ export function resolveControlPlane(
       validity: of.certificates?.validity ?? DEFAULT_VALIDITY,
       renewBefore: of.certificates?.renewBefore ?? DEFAULT_RENEW_BEFORE,
     },
+    nodePools: resolveNodePools(spec.nodePools, apiServer.version),
   };
 }
 

@@ -11,6 +11,7 @@ import { checkInterpreters } from "./interpreters.js";
 import { checkLabelSelectors } from "./label-selectors.js";
 import { checkManifestContent } from "./manifest-content.js";
 import { checkManifestSchemas } from "./manifest-schemas.js";
+import { checkNodePools } from "./node-pools.js";
 import { checkNotifications } from "./notifications.js";
 import { checkPlacementPriority } from "./placement-priority.js";
 import { checkReferences } from "./references.js";
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   checkPlacementPriority,
   checkSchedulerProfiles,
   checkHostedControlPlanes,
+  checkNodePools,
   checkControlPlaneUpgrades,
   checkEtcdRestores,
   checkNotifications,

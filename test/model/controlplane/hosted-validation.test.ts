@@ -462,7 +462,74 @@ const CASES: readonly Case[] = [
       message: "longer than 63 characters",
     },
   },
+  ...nodePoolCases(),
 ];
+
+// pc-2's node pool (line 24 of the example's file is its name) changed one field at a time.
+function nodePoolCases(): Case[] {
+  const pool = (line: string, to: string): Edit => ({ "clusters/pc-2.yaml": replace(line, to) });
+  const at = (line: number) => `clusters/pc-2.yaml:${line}`;
+  return [
+    {
+      name: "two node pools of one name",
+      edit: pool(
+        "        join: { tokenTTL: 12h }\n",
+        "        join: { tokenTTL: 12h }\n      - { name: workers, replicas: 1 }\n",
+      ),
+      error: { at: at(28), code: "DUPLICATE_NAME", message: 'node pool "workers" is defined twice' },
+    },
+    {
+      name: "a node label the NodeRestriction plugin refuses",
+      edit: pool("{ tier: general }", "{ node-role.kubernetes.io/worker: '' }"),
+      error: {
+        at: at(26),
+        code: "INVALID_FIELD_COMBINATION",
+        message: "a kubelet may not set labels under node-role.kubernetes.io",
+      },
+    },
+    {
+      name: "a join token that lives less than 10s",
+      edit: pool("tokenTTL: 12h", "tokenTTL: 9s"),
+      error: { at: at(27), code: "INVALID_FIELD_COMBINATION", message: "at least 10s" },
+    },
+    {
+      name: "a kubelet newer than the API server",
+      edit: pool("replicas: 3\n", "replicas: 3\n        kubeletVersion: v1.34.2\n"),
+      error: {
+        at: at(26),
+        code: "INVALID_FIELD_COMBINATION",
+        message: "a kubelet is never newer than the API server",
+      },
+    },
+    {
+      name: "a kubelet four minors behind the API server",
+      edit: pool("replicas: 3\n", "replicas: 3\n        kubeletVersion: v1.30.9\n"),
+      error: {
+        at: at(26),
+        code: "INVALID_FIELD_COMBINATION",
+        message: "4 minors older than kube-apiserver v1.34.1",
+      },
+    },
+    {
+      name: "an upgrade that would leave a pool four minors behind",
+      edit: {
+        ...pool("replicas: 3\n", "replicas: 3\n        kubeletVersion: v1.32.0\n"),
+        "controlplanes/small.yaml": SMALL_CLASS.replace("v1.34.1", "v1.35.1"),
+        "clusters/pc-2.yaml": (text: string) =>
+          replace(
+            "class: standard",
+            "class: small",
+          )(replace("replicas: 3\n", "replicas: 3\n        kubeletVersion: v1.32.0\n")(text)),
+        "controlplanes/cve.yaml": upgradeFile("cve", "v1.36.1", "- { name: a, clusters: [pc-2] }"),
+      },
+      error: {
+        at: at(26),
+        code: "INVALID_FIELD_COMBINATION",
+        message: "against ControlPlaneUpgrade cve (v1.36.1): it would be 4 minors older",
+      },
+    },
+  ];
+}
 
 describe("hosted control planes: validation", () => {
   it("accepts the documented example", () => {
@@ -482,6 +549,23 @@ describe("hosted control planes: validation", () => {
       (p) => `${p.file}:${p.line}` === error.at && p.code === error.code && p.message.includes(error.message),
     );
     expect(matching, found.join("\n")).toHaveLength(1);
+  });
+
+  it.each([
+    ["three minors behind", "v1.31.0"],
+    ["the API server's own version", "v1.34.1"],
+    ["an older patch of the same minor", "v1.34.0"],
+  ])("accepts a node pool whose kubelet is %s (%s), and a join token of exactly 10s", (_name, version) => {
+    const result = loadFleet(
+      edited({
+        "clusters/pc-2.yaml": (text: string) =>
+          replace(
+            "tokenTTL: 12h",
+            "tokenTTL: 10s",
+          )(replace("replicas: 3\n", `replicas: 3\n        kubeletVersion: ${version}\n`)(text)),
+      }),
+    );
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
   });
 
   it("accepts a component one minor behind the API server, a chain of hosts and disjoint host ports", () => {
