@@ -158,6 +158,19 @@ export function joinCommand(server: string, token: BootstrapToken, hash: string)
   return `kubeadm join ${endpoint} --token ${tokenText(token)} --discovery-token-ca-cert-hash ${hash}`;
 }
 
+/**
+ * The kubelet flags a pool's machine registers with: `--node-labels` (the pool's labels, sorted) and
+ * `--register-with-taints` (key=value:Effect), as KUBELET_EXTRA_ARGS takes them.
+ */
+export function kubeletExtraArgs(pool: ResolvedNodePool): string {
+  const labels = Object.entries(pool.labels)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+  const taints = pool.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(",");
+  return [`--node-labels=${labels}`, ...(taints ? [`--register-with-taints=${taints}`] : [])].join(" ");
+}
+
 /** A token's fingerprint for the status branch: sha256 of the whole token (the id alone is no secret). */
 export function tokenFingerprint(token: BootstrapToken): string {
   return `sha256:${createHash("sha256").update(tokenText(token)).digest("hex")}`;

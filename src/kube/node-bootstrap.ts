@@ -7,6 +7,7 @@ import {
   clusterInfoKubeconfig,
   generateToken,
   joinCommand,
+  kubeletExtraArgs,
   type LiveToken,
   poolsNeedingTokens,
   readLiveToken,
@@ -137,6 +138,7 @@ async function writeJoinSecret(
     expiration: new Date(join.expires).toISOString(),
     command: joinCommand(join.server, join.token, join.hash),
     "kubelet-version": pool.kubeletVersion,
+    "kubelet-extra-args": kubeletExtraArgs(pool),
   };
   const secret: JsonMap = {
     apiVersion: "v1",

@@ -8,6 +8,7 @@ import {
   clusterInfoKubeconfig,
   generateToken,
   joinCommand,
+  kubeletExtraArgs,
   type LiveToken,
   newestToken,
   poolsNeedingTokens,
@@ -120,6 +121,27 @@ describe("bootstrap tokens", () => {
     expect(joinCommand("https://[2001:db8::1]:6443", token, "sha256:00")).toContain(
       "kubeadm join [2001:db8::1]:6443 ",
     );
+  });
+
+  it("gives the kubelet flags a machine registers with: the pool's labels, sorted, and its taints", () => {
+    const [pool] = resolveNodePools(
+      [
+        {
+          name: "gpu",
+          replicas: 1,
+          labels: { zeta: "1", alpha: "2" },
+          taints: [
+            { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" },
+            { key: "spot", effect: "PreferNoSchedule" },
+          ],
+        },
+      ],
+      "v1.36.1",
+    );
+    expect(kubeletExtraArgs(pool as NonNullable<typeof pool>)).toBe(
+      "--node-labels=alpha=2,gitfleet.io/node-pool=gpu,zeta=1 --register-with-taints=nvidia.com/gpu=true:NoSchedule,spot:PreferNoSchedule",
+    );
+    expect(kubeletExtraArgs(workers)).toBe("--node-labels=gitfleet.io/node-pool=workers");
   });
 
   it("writes a cluster-info kubeconfig with the endpoint and the CA and no user", () => {

@@ -109,6 +109,7 @@ const WORKERS_POOL = `    nodePools:
       - name: workers
         replicas: 3
         labels: { tier: general }
+        taints: [{ key: dedicated, value: workers, effect: NoSchedule }]
         join: { tokenTTL: 30s }
 `;
 
@@ -425,6 +426,17 @@ describe("hosted control planes on a real host", () => {
       expect(certificate.subjectName.getField("O")).toEqual(["system:nodes"]);
       expect(await certificate.verify({ publicKey: ca.publicKey, signatureOnly: true })).toBe(true);
       expect(asMap(node.registered.metadata).name).toBe(node.node);
+      // With the pool's labels and taints, as the join Secret's kubelet flags say.
+      expect(asMap(asMap(node.registered.metadata).labels)).toMatchObject({
+        "gitfleet.io/node-pool": "workers",
+        tier: "general",
+      });
+      // (beside the not-ready taint the API server adds to a new Node)
+      expect(asList(asMap(node.registered.spec).taints)).toContainEqual({
+        key: "dedicated",
+        value: "workers",
+        effect: "NoSchedule",
+      });
       // The Node authorizer knows it: it may read itself, and not change another node.
       await asNode(node, "GET", `/api/v1/nodes/${node.node}`);
       const other = node.node === "pc-1-workers-0" ? "pc-1-workers-1" : "pc-1-workers-0";

@@ -93,6 +93,7 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
   const name = String(asMap(created.metadata).name);
   const certificatePem = await signed(server, name, bootstrap);
   const keyPem = pem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", keys.privateKey));
+  const flags = kubeletFlags(read("kubelet-extra-args"));
   const registered = await call(
     server,
     "POST",
@@ -101,10 +102,29 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
     {
       apiVersion: "v1",
       kind: "Node",
-      metadata: { name: join.node },
+      metadata: { name: join.node, labels: flags.labels },
+      spec: { taints: flags.taints },
     },
   );
   return { node: join.node, token, certificatePem, keyPem, caPem, server, registered };
+}
+
+// --node-labels=a=b,c=d --register-with-taints=k=v:NoSchedule, as a kubelet reads them.
+function kubeletFlags(args: string): { labels: Record<string, string>; taints: JsonMap[] } {
+  const flag = (name: string) =>
+    args
+      .split(" ")
+      .find((a) => a.startsWith(`--${name}=`))
+      ?.slice(name.length + 3)
+      .split(",")
+      .filter(Boolean) ?? [];
+  const labels = Object.fromEntries(flag("node-labels").map((l) => l.split("=") as [string, string]));
+  const taints = flag("register-with-taints").map((t) => {
+    const [keyValue, effect] = t.split(":") as [string, string];
+    const [key = "", value] = keyValue.split("=");
+    return { key, ...(value === undefined ? {} : { value }), effect };
+  });
+  return { labels, taints };
 }
 
 /** A request with the node's own certificate (what a kubelet sends from then on). */
