@@ -164,18 +164,6 @@ const common = {
       ],
     }),
   ],
-};
-
-/**
- * kubectl alone: inputs kustomize v5.5 answers oddly (it drops or empties a list whose items lack their
- * merge key or repeat one, and ignores a port patched without its protocol), where gitfleet follows
- * kubectl in both flavours; docs/kustomize.md lists them.
- */
-const kubectlOnly = {
-  nullMergeKey: [
-    T({ containers: [{ name: null, image: "a:1" }, c("b")] }),
-    P({ containers: [{ name: null, image: "a:2" }] }),
-  ],
   mixedScalarTypes: [CM({ finalizers: ["a"] }), { metadata: { finalizers: [1] } }],
   listOfLists: [CM({ finalizers: [["a"]] }), { metadata: { finalizers: [["b"]] } }],
   nullInList: [CM({ finalizers: ["a"] }), { metadata: { finalizers: [null] } }],
@@ -190,6 +178,18 @@ const kubectlOnly = {
   deleteFromNotList: [
     CM({ finalizers: ["a"] }),
     { metadata: { "$deleteFromPrimitiveList/finalizers": "a" } },
+  ],
+};
+
+/**
+ * kubectl alone: inputs kustomize v5.5 answers oddly (it drops or empties a list whose items lack their
+ * merge key or repeat one, and ignores a port patched without its protocol), where gitfleet follows
+ * kubectl in both flavours; docs/kustomize.md lists them.
+ */
+const kubectlOnly = {
+  nullMergeKey: [
+    T({ containers: [{ name: null, image: "a:1" }, c("b")] }),
+    P({ containers: [{ name: null, image: "a:2" }] }),
   ],
   containersEmptyPatch: [
     T({ containers: [c("a"), c("b"), c("a", { image: "a:2" })] }),

@@ -443,10 +443,8 @@ function sameItem(a: Json, b: Json, mergeKey: string | undefined): boolean {
 // kustomize merges lists "prepending": the items the patch names come first, in its order, then
 // the original's other items in theirs.
 function patchItemsFirst(merged: Json[], items: Json[], mergeKey: string): Json[] {
-  const named = items.flatMap((item) => {
-    const found = merged.find((m) => sameItem(m, item, mergeKey));
-    return found === undefined ? [] : [found];
-  });
+  // Every patch item was merged, so each finds its merged item.
+  const named = items.map((item) => merged.find((m) => sameItem(m, item, mergeKey)) as Json);
   return [...new Set(named), ...merged.filter((m) => !named.includes(m))];
 }
 

@@ -230,6 +230,11 @@ describe("strategic merge patch", () => {
     expect(result).toEqual({ ok: true, value: { replaced: items, merged: [{ name: "a" }] } });
   });
 
+  it("kustomize refuses a patch list of scalars where the object's list holds mappings (it would empty the list)", () => {
+    const result = applyStrategicMergePatch(pod([{ name: "a" }]), pod(["x"]), deployment, "kustomize");
+    expect(result).toEqual({ ok: false, error: "list items must all be mappings" });
+  });
+
   it("never modifies its inputs", () => {
     const original = pod([{ name: "a", env: [{ name: "A", value: "1" }] }]);
     const patch = pod([{ name: "a", env: [{ name: "A", $patch: "delete" }] }]);
