@@ -444,6 +444,15 @@ describe("hosted control planes on a real host", () => {
         asNode(node, "PATCH", `/api/v1/nodes/${other}`, { metadata: { labels: { x: "y" } } }),
       ).rejects.toMatchObject({ status: 403 });
     }
+    // kube-proxy, rendered for a cluster with pools, was taken by the hosted API server.
+    expect(
+      await client.get({
+        apiVersion: "apps/v1",
+        kind: "DaemonSet",
+        namespace: "kube-system",
+        name: "kube-proxy",
+      }),
+    ).toBeDefined();
     const csrs = asList(
       asMap(await client.raw("GET", "/apis/certificates.k8s.io/v1/certificatesigningrequests")).items,
     ).map((c) => asMap(c));

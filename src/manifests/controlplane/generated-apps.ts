@@ -31,6 +31,7 @@ import { allBuilt } from "../app-builds.js";
 import { addonObjects } from "./addon-objects.js";
 import { controlPlaneObjects } from "./control-plane-objects.js";
 import { sharedEtcdObjects } from "./etcd-objects.js";
+import { kubeProxyObjects } from "./kube-proxy-objects.js";
 import { nodeBootstrapObjects } from "./node-bootstrap-objects.js";
 
 /** The apps and Placements gitfleet generates for hosted clusters, added to the model like any other. */
@@ -160,8 +161,8 @@ function generatedApp(
 // Each hosted cluster's addons, built for it alone (its Service range, its class's CoreDNS).
 function addonsApp(planes: readonly { plane: HostedControlPlane; cluster: Cluster }[]): App {
   const targets: BuildTarget[] = planes.map(({ plane, cluster }) => {
-    const objects = [...addonObjects(plane), ...nodeBootstrapObjects(plane)].map((object) =>
-      generatedResource(ADDONS_APP, object, cluster),
+    const objects = [...addonObjects(plane), ...nodeBootstrapObjects(plane), ...kubeProxyObjects(plane)].map(
+      (object) => generatedResource(ADDONS_APP, object, cluster),
     );
     return {
       name: plane.cluster,

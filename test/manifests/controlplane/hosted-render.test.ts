@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asMap, type JsonMap } from "../../../src/apimachinery/json.js";
+import { objectViolations } from "../../../src/apimachinery/openapi/object-schemas.js";
 import { loadFleet } from "../../../src/load/load-fleet.js";
 import { PKI_SECRETS } from "../../../src/manifests/controlplane/pki-layout.js";
 import { ADDONS_APP, controlPlaneAppName } from "../../../src/model/controlplane/app-names.js";
@@ -85,6 +86,35 @@ describe("hosted control planes: render", () => {
     for (const object of result.objects.filter((o) => o.app.startsWith("gitfleet-")))
       for (const name of secretsMounted(object.object))
         expect(PKI_NAMES, `${object.path} mounts ${name}`).toContain(name);
+  });
+
+  it("gives a cluster with node pools what its machines join with and kube-proxy, each valid against Kubernetes 1.36's schemas, and one without pools neither", () => {
+    const result = renderFleet(model);
+    const addons = (cluster: string) =>
+      result.objects.filter((o) => o.app === ADDONS_APP && o.cluster === cluster).map((o) => o.object);
+    const names = (cluster: string) =>
+      addons(cluster).map((o) => `${String(o.kind)}/${String(asMap(o.metadata).name)}`);
+    expect(names("pc-2")).toEqual(
+      expect.arrayContaining([
+        "ClusterRoleBinding/gitfleet:kubelet-bootstrap",
+        "ClusterRoleBinding/gitfleet:node-autoapprove-bootstrap",
+        "ClusterRoleBinding/gitfleet:node-autoapprove-certificate-rotation",
+        "RoleBinding/gitfleet:bootstrap-signer-clusterinfo",
+        "DaemonSet/kube-proxy",
+        "ConfigMap/kube-proxy",
+      ]),
+    );
+    expect(names("pc-1").filter((n) => n.includes("kube-proxy") || n.includes("bootstrap"))).toEqual([]);
+    for (const object of addons("pc-2"))
+      expect(objectViolations("1.36", new Map(), object), `${String(object.kind)}`).toEqual([]);
+    const daemonSet = addons("pc-2").find((o) => o.kind === "DaemonSet");
+    expect(JSON.stringify(daemonSet)).toContain('"image":"registry.k8s.io/kube-proxy:v1.34.1"');
+    const configMap = asMap(
+      addons("pc-2").find((o) => o.kind === "ConfigMap" && asMap(o.metadata).name === "kube-proxy"),
+    );
+    expect(JSON.parse(String(asMap(configMap.data)["kubeconfig.conf"])).clusters[0].cluster.server).toBe(
+      "https://pc-2.k8s.example.com:31443",
+    );
   });
 
   it("gives each cluster's addons its own Service range and the control planes' etcd their prefixes", () => {
