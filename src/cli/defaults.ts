@@ -2,7 +2,7 @@
 
 export const DEFAULT_AUTHOR = { name: "gitfleet", email: "gitfleet@localhost" };
 
-export const DEFAULT_DRIFT_INTERVAL_MS = 5 * 60_000;
+export { DEFAULT_DRIFT_INTERVAL_MS } from "../model/fleet-defaults.js";
 
 export const DEFAULT_INTERVAL_MS = 3 * 60_000;
 

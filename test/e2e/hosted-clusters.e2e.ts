@@ -416,8 +416,15 @@ describe("hosted control planes on a real host", () => {
     );
     const client = (await hostedClient("pc-1")) as MemberClient;
     const joined: JoinedNode[] = [];
-    for (const node of ["pc-1-workers-0", "pc-1-workers-1", "pc-1-workers-2"])
+    const took: string[] = [];
+    for (const node of ["pc-1-workers-0", "pc-1-workers-1", "pc-1-workers-2"]) {
+      const started = Date.now();
       joined.push(await joinNode({ host, namespace, pool: "workers", node, token: first }));
+      took.push(((Date.now() - started) / 1000).toFixed(1));
+    }
+    console.log(
+      `e2e hosted: pc-1: a machine joins (discovery, CSR approved and signed, Node registered) in ${took.join(", ")} s`,
+    );
     const ca = new x509.X509Certificate(joined[0]?.caPem ?? "");
     for (const node of joined) {
       // Issued by the hosted cluster's CA, through kube-controller-manager's signer, to this node.

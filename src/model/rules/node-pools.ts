@@ -1,6 +1,7 @@
 import { explainKubeletSkew, parseKubeVersion } from "../../apimachinery/kube-version.js";
 import { explainNodeLabel, MIN_TOKEN_TTL_MS } from "../controlplane/node-pools.js";
 import { parseDuration } from "../duration.js";
+import { DEFAULT_DRIFT_INTERVAL_MS } from "../fleet-defaults.js";
 import type { Cluster, ControlPlaneClass, NodePoolSpec } from "../types.js";
 import type { Path, RuleContext } from "./rule.js";
 
@@ -21,10 +22,16 @@ export function checkNodePools(context: RuleContext): void {
         check.report(["name"], "DUPLICATE_NAME", `node pool "${pool.name}" is defined twice in this cluster`);
       seen.add(pool.name);
       check.labels(pool);
-      check.tokenTTL(pool);
+      check.tokenTTL(pool, driftIntervalMs(context));
       check.skew(pool, versionsAgainst(context, cluster, classes));
     });
   }
+}
+
+// How often the host syncs without a commit at least: when join tokens are renewed.
+function driftIntervalMs(context: RuleContext): number {
+  const given = context.model.fleet?.spec?.driftInterval;
+  return (given === undefined ? undefined : parseDuration(given)) ?? DEFAULT_DRIFT_INTERVAL_MS;
 }
 
 // The API server versions a cluster's kubelets meet: its own (or its class's), and each upgrade's.
@@ -67,15 +74,25 @@ class PoolCheck {
     }
   }
 
-  tokenTTL(pool: NodePoolSpec): void {
+  tokenTTL(pool: NodePoolSpec, driftMs: number): void {
     const ttl = pool.join?.tokenTTL;
     const ms = ttl === undefined ? undefined : parseDuration(ttl);
-    if (ms !== undefined && ms < MIN_TOKEN_TTL_MS)
+    if (ms === undefined) return;
+    if (ms < MIN_TOKEN_TTL_MS)
       this.report(
         ["join", "tokenTTL"],
         "INVALID_FIELD_COMBINATION",
         `a join token must live at least ${MIN_TOKEN_TTL_MS / 1000}s (${ttl} is too short to be used)`,
       );
+    // A new token is minted when the host syncs and the newest has less than half its life left.
+    else if (ms < 2 * driftMs)
+      this.context.reporter.report({
+        origin: this.cluster.origin,
+        path: ["spec", "controlPlane", "nodePools", this.index, "join", "tokenTTL"],
+        severity: "warning",
+        code: "INVALID_FIELD_COMBINATION",
+        message: `join tokens are renewed when the host syncs, at least every driftInterval (${driftMs / 1000}s): tokens that live ${ttl} leave times with no valid token to join with; at least twice the driftInterval avoids that`,
+      });
   }
 
   skew(pool: NodePoolSpec, against: readonly [string, string][]): void {

@@ -568,6 +568,28 @@ describe("hosted control planes: validation", () => {
     expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
   });
 
+  it.each<[string, string | undefined, string, boolean]>([
+    ["just under twice the default driftInterval (5m)", undefined, "599s", true],
+    ["exactly twice the default driftInterval", undefined, "10m", false],
+    ["just under twice a driftInterval of 1m", "1m", "119s", true],
+    ["exactly twice a driftInterval of 1m", "1m", "2m", false],
+    ["well above it", "1m", "13h", false],
+  ])("warns of join tokens that outlive no host sync: %s", (_name, drift, ttl, warned) => {
+    const result = loadFleet(
+      edited({
+        "clusters/pc-2.yaml": replace("tokenTTL: 12h", `tokenTTL: ${ttl}`),
+        ...(drift === undefined
+          ? {}
+          : { "fleet.yaml": (text: string) => `${text.trimEnd()}\n  driftInterval: ${drift}\n` }),
+      }),
+    );
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const warnings = result.problems.filter(
+      (p) => p.severity === "warning" && p.message.includes("join tokens are renewed when the host syncs"),
+    );
+    expect(warnings.map((p) => `${p.file}:${p.line}`)).toEqual(warned ? ["clusters/pc-2.yaml:27"] : []);
+  });
+
   it("accepts a component one minor behind the API server, a chain of hosts and disjoint host ports", () => {
     const result = loadFleet(
       edited({
