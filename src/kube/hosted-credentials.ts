@@ -43,7 +43,7 @@ export async function ensureHostedCredentials(
       const plan = await planCredentials(plane, existing, now, shared);
       if (plane.etcd.mode === "Shared") etcds.set(plane.etcd.name, { ca: plan.etcdCa.ca, changed: false });
       for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
-      result[plane.cluster] = await withNodeBootstrap(client, model, plane, now, plan.records);
+      result[plane.cluster] = await withNodeBootstrap(client, plane, now, plan.records);
     } catch (error) {
       // A failure names what failed, never what a Secret held.
       result[plane.cluster] = {
@@ -58,15 +58,13 @@ export async function ensureHostedCredentials(
 // answer yet fails this part alone, and the host's next sync tries again.
 async function withNodeBootstrap(
   client: MemberClient,
-  model: FleetModel,
   plane: HostedControlPlane,
   now: number,
   records: readonly CredentialRecord[],
 ): Promise<HostedCredentials[string]> {
-  const cluster = model.clusters.find((c) => c.metadata.name === plane.cluster);
-  if (!cluster || plane.nodePools.length === 0) return { records };
+  if (plane.nodePools.length === 0) return { records };
   try {
-    return { records: [...records, ...(await ensureNodeBootstrap(client, plane, cluster, now))] };
+    return { records: [...records, ...(await ensureNodeBootstrap(client, plane, now))] };
   } catch (error) {
     return {
       records,

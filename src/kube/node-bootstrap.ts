@@ -16,12 +16,11 @@ import {
   tokenTTLMs,
 } from "../credentials/bootstrap-tokens.js";
 import { readGeneratedKubeconfig } from "../credentials/kubeconfig-text.js";
-import { hostedApiServerUrl } from "../manifests/controlplane/endpoints.js";
+import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
 import { CLUSTER_INFO_CONFIGMAP } from "../manifests/controlplane/node-bootstrap-objects.js";
 import type { CredentialRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { NODE_POOL_LABEL, type ResolvedNodePool } from "../model/controlplane/node-pools.js";
-import type { Cluster } from "../model/types.js";
 import { hostedKubeConfig } from "./hosted-connection.js";
 import { CREDENTIALS_FIELD_MANAGER, readAdminKubeconfig } from "./hosted-secrets.js";
 import { MemberClient } from "./member-client.js";
@@ -47,14 +46,14 @@ export function joinSecretName(pool: string): string {
 export async function ensureNodeBootstrap(
   host: MemberClient,
   plane: HostedControlPlane,
-  cluster: Cluster,
   now: number,
 ): Promise<CredentialRecord[]> {
   if (plane.nodePools.length === 0) return [];
-  const server = hostedApiServerUrl(cluster);
+  // The endpoint the fleet repo gives (as the hosted cluster's connection uses), never one the host names.
+  const server = controlPlaneEndpoints(plane).external;
   const text = await readAdminKubeconfig(host, plane.namespace);
   const caPem = text === undefined ? undefined : readGeneratedKubeconfig(text)?.caPem;
-  if (server === undefined || text === undefined || caPem === undefined)
+  if (text === undefined || caPem === undefined)
     throw new Error("its admin kubeconfig is not in the host yet");
   const config = hostedKubeConfig({ cluster: plane.cluster, host: plane.host, server, kubeconfig: text });
   if ("error" in config) throw new Error(config.error);
