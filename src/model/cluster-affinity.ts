@@ -21,6 +21,9 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
   };
 }
 
+/** Why an affinity that lists clusterNames rejects every cluster it does not list. */
+export const NOT_IN_CLUSTER_NAMES = "not in clusterNames";
+
 /**
  * Why a cluster does not satisfy an affinity (Karmada's ClusterAffinity: every given part must hold),
  * or undefined when it does. Reasons are short and shared between clusters, so a diagnosis can count
@@ -31,7 +34,7 @@ export function explainAffinityMismatch(
   cluster: ClusterFacts,
 ): string | undefined {
   const names = affinity.clusterNames ?? [];
-  if (names.length > 0 && !names.includes(cluster.name)) return "not in clusterNames";
+  if (names.length > 0 && !names.includes(cluster.name)) return NOT_IN_CLUSTER_NAMES;
   if (affinity.exclude?.includes(cluster.name)) return "excluded by name";
   if (affinity.labelSelector && !matchesLabelSelector(affinity.labelSelector, cluster.labels)) {
     return memo(

@@ -76,7 +76,25 @@ export interface FilterPlugin {
    * so a workload placed on 2 of 500 clusters does not carry 498 reasons.
    */
   readonly scopes?: boolean;
+  /**
+   * True when this filter passes the cluster whatever the Placement and the workload (a Ready
+   * cluster, one without taints): a cheap check on the cluster alone, never wrong when it says true.
+   */
+  passesAny?(cluster: ClusterState): boolean;
+  /**
+   * When the Placement names the only clusters this filter can pass (clusterAffinity.clusterNames):
+   * those names and the one reason it removes every other cluster with (outright, not keeping
+   * replicas). The scheduler then visits only the named clusters and those an earlier filter might
+   * not pass, and counts the rest under that reason, exactly as if it had filtered each.
+   */
+  onlyNamed?(context: SchedulingContext): NamedClusters | undefined;
   filter(context: SchedulingContext, cluster: ClusterState): FilterResult;
+}
+
+/** The clusters a filter can pass, by name, and why it removes every other. */
+export interface NamedClusters {
+  readonly names: readonly string[];
+  readonly reason: string;
 }
 
 export interface ScorePlugin {

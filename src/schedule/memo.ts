@@ -59,3 +59,39 @@ export function remember<T>(table: (T | undefined)[], slot: number, compute: () 
   table[slot] = result;
   return result;
 }
+
+/** Where each cluster of a list sits, and which clusters each filter might not pass whatever the Placement. */
+export interface ClusterIndex {
+  readonly indexOf: ReadonlyMap<string, number>;
+  /** Indices, ascending, of the clusters some filter before `end` in the profile might not pass. */
+  irregularBefore(end: number): readonly number[];
+}
+
+const clusterIndexes = new WeakMap<Profile, WeakMap<readonly ClusterState[], ClusterIndex>>();
+
+/** The index of a cluster list for a profile, built once per list. */
+export function clusterIndex(profile: Profile, clusters: readonly ClusterState[]): ClusterIndex {
+  const byClusters = clusterIndexes.get(profile) ?? new WeakMap<readonly ClusterState[], ClusterIndex>();
+  clusterIndexes.set(profile, byClusters);
+  const known = byClusters.get(clusters);
+  if (known) return known;
+  const indexOf = new Map<string, number>();
+  for (const [i, cluster] of clusters.entries()) indexOf.set(cluster.name, i);
+  const irregular = new Map<number, readonly number[]>();
+  const index: ClusterIndex = {
+    indexOf,
+    irregularBefore: (end) => {
+      const listed = irregular.get(end);
+      if (listed) return listed;
+      const plugins = profile.filter.slice(0, end);
+      const found: number[] = [];
+      clusters.forEach((cluster, i) => {
+        if (!plugins.every((plugin) => plugin.passesAny?.(cluster) === true)) found.push(i);
+      });
+      irregular.set(end, found);
+      return found;
+    },
+  };
+  byClusters.set(clusters, index);
+  return index;
+}

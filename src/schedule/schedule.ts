@@ -13,7 +13,7 @@ import type {
   ScoredCandidate,
   SelectPlugin,
 } from "./framework.js";
-import { estimateTable, remember, verdictTable } from "./memo.js";
+import { clusterIndex, estimateTable, remember, verdictTable } from "./memo.js";
 import { DEFAULT_PROFILE } from "./profile.js";
 import { scheduleTiers } from "./tiers.js";
 import type {
@@ -69,13 +69,18 @@ function scheduleFlat(problem: SchedulingProblem, profile: Profile): ScheduleRes
   return { ok: true, decision: explain(clusters.length, filtered, selected, assigned) };
 }
 
+// Lists already found in name order: every workload of a reconcile schedules against the same list.
+const inNameOrder = new WeakSet<readonly ClusterState[]>();
+
 // Clusters by name; input that is already sorted (the usual case) is not copied.
 function sortedByName(clusters: readonly ClusterState[]): readonly ClusterState[] {
+  if (inNameOrder.has(clusters)) return clusters;
   for (let i = 1; i < clusters.length; i++) {
     if (compareStrings(clusters[i - 1]?.name ?? "", clusters[i]?.name ?? "") > 0) {
       return [...clusters].sort((a, b) => compareStrings(a.name, b.name));
     }
   }
+  inNameOrder.add(clusters);
   return clusters;
 }
 
@@ -111,7 +116,9 @@ function filterClusters(
   const identity = workloadIdentity(problem);
   const candidates: RankedCandidate[] = [];
   const out = { removed: {}, reasons: new Map<string, number>() };
-  for (const [index, cluster] of clusters.entries()) {
+  const visit = visitedClusters(context, clusters, profile, out.reasons);
+  for (const index of visit ?? clusters.keys()) {
+    const cluster = clusters[index] as ClusterState;
     const current = currentOf.get(cluster.name) ?? 0;
     const subject = { cluster, index, current, remembered };
     const verdict = runFilters(context, subject, profile);
@@ -125,11 +132,45 @@ function filterClusters(
     const free = estimate
       ? freeBeyond(estimate.fits, cluster, identity, current)
       : availableOf.get(cluster.name);
-    const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
-    const limit = estimate?.limit;
-    candidates.push({ cluster, current, free, limit, frozenReason: verdict.frozen, score: 0, room });
+    candidates.push(candidateOf(subject, free, estimate?.limit, verdict.frozen));
   }
   return { ok: true, candidates, ...out };
+}
+
+function candidateOf(
+  { cluster, current }: FilterSubject,
+  free: number | undefined,
+  limit: string | undefined,
+  frozenReason: string | undefined,
+): RankedCandidate {
+  const room = free === undefined ? Number.POSITIVE_INFINITY : free + current;
+  return { cluster, current, free, limit, frozenReason, score: 0, room };
+}
+
+// The clusters worth filtering one by one when a scoping filter names the only clusters it can pass:
+// those names and the clusters an earlier filter might not pass; every other cluster would pass the
+// earlier filters and be removed by that one, unlisted, so it is counted here under its reason.
+// Undefined: filter every cluster. A Placement that names 2 of 1,000 clusters visits 2 of them.
+function visitedClusters(
+  context: SchedulingContext,
+  clusters: readonly ClusterState[],
+  profile: Profile,
+  reasons: Map<string, number>,
+): Iterable<number> | undefined {
+  const plugins = profile.filter;
+  const at = plugins.findIndex((plugin) => plugin.onlyNamed !== undefined);
+  const scope = at < 0 ? undefined : plugins[at];
+  const named = scope?.scopes ? scope.onlyNamed?.(context) : undefined;
+  if (named === undefined) return undefined;
+  const index = clusterIndex(profile, clusters);
+  const visit = new Set(index.irregularBefore(at));
+  for (const name of named.names) {
+    const i = index.indexOf.get(name);
+    if (i !== undefined) visit.add(i);
+  }
+  const skipped = clusters.length - visit.size;
+  if (skipped > 0) reasons.set(named.reason, skipped);
+  return [...visit].sort((a, b) => a - b);
 }
 
 // Replicas a cluster can take beyond its current count. What the reading counted of this workload's

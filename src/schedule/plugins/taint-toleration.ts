@@ -9,6 +9,7 @@ import { type FilterPlugin, SUCCESS } from "../framework.js";
  */
 export const TaintToleration: FilterPlugin = {
   name: "TaintToleration",
+  passesAny: (cluster) => cluster.taints.length === 0,
   filter: ({ problem }, cluster) => {
     if (cluster.taints.length === 0) return SUCCESS;
     const unknown = cluster.taints.find(
