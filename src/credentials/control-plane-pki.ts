@@ -3,6 +3,7 @@ import { PKI_SECRETS } from "../manifests/controlplane/pki-layout.js";
 import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { parseDuration } from "../model/duration.js";
+import { KeptPlans } from "./kept-plans.js";
 import { kubeconfigText, readGeneratedKubeconfig } from "./kubeconfig-text.js";
 import {
   type CertificateRequest,
@@ -47,9 +48,44 @@ export async function planCredentials(
   existing: ExistingSecrets,
   now: number,
   etcd?: { readonly ca: Issued; readonly changed: boolean },
-): Promise<CredentialPlan & { readonly etcdCa: { readonly ca: Issued; readonly changed: boolean } }> {
-  const validityMs = parseDuration(plane.certificates.validity) ?? 365 * DAY_MS;
+): Promise<PlaneCredentialPlan> {
   const renewBeforeMs = parseDuration(plane.certificates.renewBefore) ?? 30 * DAY_MS;
+  const key = KeptPlans.key(
+    plane,
+    existing,
+    etcd ? { pem: etcd.ca.certificatePem, changed: etcd.changed } : undefined,
+  );
+  const kept = keptPlans.get(key, now);
+  if (kept) return kept;
+  const plan = await makePlan(plane, existing, now, renewBeforeMs, etcd);
+  if (plan.writes.length === 0) keptPlans.set(key, plan, firstRenewal(plan.records, renewBeforeMs));
+  return plan;
+}
+
+/** A plan with the etcd CA it used, which the next plane sharing that etcd is given. */
+export type PlaneCredentialPlan = CredentialPlan & {
+  readonly etcdCa: { readonly ca: Issued; readonly changed: boolean };
+};
+
+// Plans that wrote nothing, for up to this many control planes (a few meta clusters' worth).
+const keptPlans = new KeptPlans<PlaneCredentialPlan>(8192);
+
+// When the first credential a plan kept is due for renewal (expiring() turns true).
+function firstRenewal(records: readonly CredentialRecord[], renewBeforeMs: number): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const { notAfter } of records)
+    if (notAfter !== undefined) first = Math.min(first, Date.parse(notAfter) - renewBeforeMs);
+  return first;
+}
+
+async function makePlan(
+  plane: HostedControlPlane,
+  existing: ExistingSecrets,
+  now: number,
+  renewBeforeMs: number,
+  etcd: { readonly ca: Issued; readonly changed: boolean } | undefined,
+): Promise<PlaneCredentialPlan> {
+  const validityMs = parseDuration(plane.certificates.validity) ?? 365 * DAY_MS;
   const context: Context = { plane, existing, now, validityMs, renewBeforeMs, writes: [], records: [] };
   const endpoints = controlPlaneEndpoints(plane);
   const { namespace } = plane;

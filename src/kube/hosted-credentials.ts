@@ -5,6 +5,7 @@ import type { CredentialRecord, HostedCredentials } from "../model/controlplane/
 import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
 import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
@@ -34,24 +35,65 @@ export async function ensureHostedCredentials(
   now: number,
   planes?: HostedPlaneStates,
 ): Promise<HostedCredentials> {
-  const result: Record<string, HostedCredentials[string]> = {};
-  const etcds = new Map<string, Awaited<ReturnType<typeof planCredentials>>["etcdCa"]>();
-  for (const plane of planesHostedBy(model, client.cluster, planes)) {
-    try {
-      const existing = await readSecrets(client, plane);
-      const shared = plane.etcd.mode === "Shared" ? etcds.get(plane.etcd.name) : undefined;
-      const plan = await planCredentials(plane, existing, now, shared);
-      if (plane.etcd.mode === "Shared") etcds.set(plane.etcd.name, { ca: plan.etcdCa.ca, changed: false });
-      for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
-      result[plane.cluster] = await withNodeBootstrap(client, plane, now, plan.records);
-    } catch (error) {
-      // A failure names what failed, never what a Secret held.
-      result[plane.cluster] = {
-        error: `credentials of ${plane.cluster}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
-      };
+  const hosted = planesHostedBy(model, client.cluster, planes);
+  const passes = new Map<string, HostedCredentials[string]>();
+  // Control planes are brought up to date CREDENTIAL_PASSES at a time (each is a dozen reads and a
+  // hosted API server that may not answer yet); those sharing an etcd one after another, the first
+  // making the etcd's CA the others use.
+  await mapConcurrently(etcdGroups(hosted), CREDENTIAL_PASSES, async (group) => {
+    let etcdCa: EtcdCa | undefined;
+    for (const plane of group) {
+      const pass = await credentialPass(client, plane, now, etcdCa);
+      passes.set(plane.cluster, pass.entry);
+      etcdCa = pass.etcdCa ?? etcdCa;
     }
-  }
+  });
+  const result: Record<string, HostedCredentials[string]> = {};
+  for (const plane of hosted) result[plane.cluster] = passes.get(plane.cluster) as HostedCredentials[string];
   return result;
+}
+
+/** How many control planes of one host have their credentials brought up to date at once. */
+export const CREDENTIAL_PASSES = 8;
+
+type EtcdCa = Awaited<ReturnType<typeof planCredentials>>["etcdCa"];
+
+// The planes in groups that must run one after another: those sharing an etcd; every other alone.
+function etcdGroups(hosted: readonly HostedControlPlane[]): HostedControlPlane[][] {
+  const groups = new Map<string, HostedControlPlane[]>();
+  for (const plane of hosted) {
+    const key = plane.etcd.mode === "Shared" ? `etcd ${plane.etcd.name}` : `plane ${plane.cluster}`;
+    const group = groups.get(key);
+    if (group) group.push(plane);
+    else groups.set(key, [plane]);
+  }
+  return [...groups.values()];
+}
+
+// One control plane's pass: its Secrets read, what is due generated and written, its join tokens.
+async function credentialPass(
+  client: MemberClient,
+  plane: HostedControlPlane,
+  now: number,
+  sharedCa: EtcdCa | undefined,
+): Promise<{ entry: HostedCredentials[string]; etcdCa?: EtcdCa }> {
+  try {
+    const existing = await readSecrets(client, plane);
+    const shared = plane.etcd.mode === "Shared" ? sharedCa : undefined;
+    const plan = await planCredentials(plane, existing, now, shared);
+    for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
+    const entry = await withNodeBootstrap(client, plane, now, plan.records);
+    return plane.etcd.mode === "Shared"
+      ? { entry, etcdCa: { ca: plan.etcdCa.ca, changed: false } }
+      : { entry };
+  } catch (error) {
+    // A failure names what failed, never what a Secret held.
+    return {
+      entry: {
+        error: `credentials of ${plane.cluster}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+      },
+    };
+  }
 }
 
 // The node pools' join tokens, once the credentials are in place: a hosted API server that does not

@@ -2,6 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberCredentials } from "../../src/kube/connections.js";
+import { CREDENTIAL_PASSES } from "../../src/kube/hosted-credentials.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 import { freePort } from "../helpers/free-port.js";
@@ -115,6 +116,41 @@ describe("hosted control planes: credentials in the host", () => {
     // No key or certificate body anywhere in the status branch's history.
     const history = gitIn(fleet.dir, "log", "-p", "gitfleet/status");
     expect(history).not.toMatch(/BEGIN|PRIVATE KEY|client-key-data/);
+  });
+
+  it("brings many control planes up to date at once, those sharing an etcd on that etcd's one CA", async () => {
+    // More planes than passes run at once; three share the etcd "pool" (and its CA), the rest have their own.
+    const files = hostedFleet();
+    const names = Array.from({ length: CREDENTIAL_PASSES + 4 }, (_, i) => `pc-${i + 1}`);
+    const shared = new Set(["pc-2", "pc-7", "pc-11"]);
+    for (const [i, name] of names.entries())
+      files[`clusters/${name}.yaml`] =
+        `apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\nspec:\n  controlPlane:\n    host: meta\n    class: standard\n    expose: { type: NodePort, port: ${31000 + i}, address: 127.0.0.1 }\n` +
+        (shared.has(name) ? "    etcd: { mode: Shared, name: pool }\n" : "");
+    createRepo(fleet.dir, encode(files));
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig);
+    await round();
+    const read = async (path: string) => pem(await liveObject(member("meta"), path));
+    const etcdClientOf = async (name: string) =>
+      new X509Certificate(await read(`/api/v1/namespaces/gitfleet-cp-${name}/secrets/apiserver-etcd-client`));
+    const poolCa = new X509Certificate(await read("/api/v1/namespaces/gitfleet-etcd-pool/secrets/etcd-ca"));
+    const issuers = new Set<string>();
+    for (const name of names) {
+      const client = await etcdClientOf(name);
+      if (shared.has(name)) expect(client.verify(poolCa.publicKey)).toBe(true);
+      else {
+        const own = new X509Certificate(await read(`/api/v1/namespaces/gitfleet-cp-${name}/secrets/etcd-ca`));
+        expect(client.verify(own.publicKey)).toBe(true);
+        expect(client.verify(poolCa.publicKey)).toBe(false);
+        issuers.add(own.fingerprint256);
+      }
+    }
+    // Every dedicated etcd has a CA of its own.
+    expect(issuers.size).toBe(names.length - shared.size);
+    // The status branch lists every plane's credentials, none failed, in the fleet's order.
+    const recorded = asMap(asMap(statusFile("status/clusters/meta.yaml").observed).hostedControlPlanes);
+    expect(Object.keys(recorded)).toEqual([...names].sort());
+    for (const name of names) expect(asMap(recorded[name]).error).toBeUndefined();
   });
 
   it("keeps the control plane and its credentials when the Cluster file goes, until a commit allows the prune", async () => {

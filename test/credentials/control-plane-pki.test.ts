@@ -164,6 +164,30 @@ describe("hosted control-plane credentials", () => {
     expect(verify(NOW + 91 * DAY, "ca2.crt", "apiserver2.crt")).toContain(": OK");
   });
 
+  it("serves a plan that wrote nothing again only until its first renewal is due", async () => {
+    const host = applied(new Map(), await planCredentials(plane, new Map(), NOW));
+    const kept = await planCredentials(plane, host, NOW + DAY);
+    expect(kept.writes).toEqual([]);
+    const renewBefore = 240 * 3_600_000;
+    const due =
+      Math.min(...kept.records.flatMap((r) => (r.notAfter ? [Date.parse(r.notAfter)] : []))) - renewBefore;
+    // Just before, at and just after the first renewal; then before it again, once a plan at it wrote.
+    for (const [at, renewed] of [
+      [due - 1, 0],
+      [due, 7],
+      [due + 1, 7],
+      [due - 1, 0],
+    ] as const) {
+      const plan = await planCredentials(plane, host, at);
+      expect(plan.writes, `at due${at - due >= 0 ? "+" : ""}${at - due} ms`).toHaveLength(renewed);
+    }
+    // A Secret that changed is a different input: its plan is made again.
+    const edited = new Map(host);
+    edited.set("gitfleet-cp-pc-1/admin-kubeconfig", { kubeconfig: "apiVersion: v1\nkind: Config\n" });
+    const again = await planCredentials(plane, edited, NOW + DAY);
+    expect(again.records.find((r) => r.name === "admin-kubeconfig")?.action).toBe("reissued");
+  });
+
   it("re-issues what a new CA or new names invalidate, and replaces what does not parse", async () => {
     const host = applied(new Map(), await planCredentials(plane, new Map(), NOW));
     // The API server gets a new address: its serving certificate and the admin kubeconfig follow.
