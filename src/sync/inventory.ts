@@ -110,6 +110,113 @@ export function inventoryFromData(data: JsonMap): InventoryRecord {
   };
 }
 
+/**
+ * The most entry text one inventory ConfigMap holds. A ConfigMap's data may hold 1 MiB, so a member
+ * with more than a few thousand of gitfleet's objects has its entries split over parts.
+ */
+export const INVENTORY_PART_BYTES = 512 * 1024;
+
+/** The most parts a member's inventory is read from (128 MiB of entries); more is not gitfleet's. */
+export const MAX_INVENTORY_PARTS = 256;
+
+/** The ConfigMap that holds a part of a large inventory (1-based). */
+export function inventoryPartName(index: number): string {
+  return `${INVENTORY_CONFIGMAP}-part-${index}`;
+}
+
+/**
+ * A member's inventory as ConfigMaps: the main one, which holds the entries itself when they fit in
+ * one part, else the sha256 of each part in order (`parts`), and the parts' entries. Parts are written
+ * before the main ConfigMap, so a write cut short leaves a main ConfigMap whose digests do not match
+ * and is read as no inventory at all.
+ */
+export interface InventoryConfigMaps {
+  readonly main: Record<string, string>;
+  readonly parts: readonly string[];
+}
+
+export function inventoryConfigMaps(
+  record: InventoryOwner,
+  inventory: Inventory,
+  partBytes = INVENTORY_PART_BYTES,
+): InventoryConfigMaps {
+  const head = {
+    cluster: record.cluster,
+    sourceCommit: record.sourceCommit,
+    ...(record.pruneBase ? { pruneBase: record.pruneBase } : {}),
+  };
+  const entries = inventoryEntries(inventory).map((entry) => JSON.stringify(entry));
+  const parts: string[] = [];
+  let part: string[] = [];
+  let size = 2;
+  // `size` is the length of `[${part.join(",")}]`.
+  for (const entry of entries) {
+    if (part.length > 0 && size + 1 + entry.length > partBytes) {
+      parts.push(`[${part.join(",")}]`);
+      part = [];
+      size = 2;
+    }
+    size += (part.length > 0 ? 1 : 0) + entry.length;
+    part.push(entry);
+  }
+  parts.push(`[${part.join(",")}]`);
+  if (parts.length === 1) return { main: { ...head, entries: parts[0] as string }, parts: [] };
+  return { main: { ...head, parts: JSON.stringify(parts.map(partDigest)) }, parts };
+}
+
+/** The digests of the parts a main inventory ConfigMap names (none: it holds its entries); undefined when they are not valid. */
+export function inventoryPartDigests(main: JsonMap): readonly string[] | undefined {
+  if (main.parts === undefined) return [];
+  if (typeof main.parts !== "string") return undefined;
+  let digests: unknown;
+  try {
+    digests = JSON.parse(main.parts);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(digests) || digests.length === 0 || digests.length > MAX_INVENTORY_PARTS)
+    return undefined;
+  return digests.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d))
+    ? (digests as string[])
+    : undefined;
+}
+
+/**
+ * Reads an inventory from its main ConfigMap's data and its parts' (in order): undefined when a part
+ * is missing or is not the one the main ConfigMap names (a write cut short, or someone's edit).
+ */
+export function inventoryFromConfigMaps(
+  main: JsonMap,
+  parts: readonly (JsonMap | undefined)[],
+): InventoryRecord | undefined {
+  const digests = inventoryPartDigests(main);
+  if (digests === undefined || parts.length !== digests.length) return undefined;
+  if (digests.length === 0) return inventoryFromData(main);
+  const texts: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    const text = part?.entries;
+    if (typeof text !== "string" || partDigest(text) !== digests[i]) return undefined;
+    texts.push(text);
+  }
+  const entries: unknown[] = [];
+  for (const text of texts) {
+    try {
+      for (const entry of asList(JSON.parse(text))) entries.push(entry);
+    } catch {
+      return undefined;
+    }
+  }
+  return {
+    cluster: clusterOf(main.cluster),
+    pruneBase: commitOf(main.pruneBase),
+    inventory: readEntries(entries),
+  };
+}
+
+function partDigest(text: string): string {
+  return bytesToHex(sha256(new TextEncoder().encode(text)));
+}
+
 /** status/inventory/<cluster>.yaml: the cluster, the source commit synced, the prune base, the entries. */
 export function inventoryStatusText(
   cluster: string,
