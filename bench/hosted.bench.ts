@@ -3,6 +3,7 @@ import { planCredentials } from "../src/credentials/control-plane-pki.js";
 import { loadFleet } from "../src/load/load-fleet.js";
 import { resolveControlPlanes } from "../src/model/controlplane/hosted-control-plane.js";
 import { renderFleet } from "../src/render/render-fleet.js";
+import { hostedFleet } from "./hosted-fleet.js";
 import { measure, printMeasurements } from "./measure.js";
 
 /**
@@ -15,53 +16,8 @@ import { measure, printMeasurements } from "./measure.js";
  */
 const sizes = (process.env.BENCH_HOSTED ?? "100,1000").split(",").map(Number);
 const credentialSample = Number(process.env.BENCH_HOSTED_CREDENTIALS ?? 50);
-const encode = (text: string) => new TextEncoder().encode(text);
-
-function hostedFleet(n: number): Map<string, Uint8Array> {
-  const tree = new Map<string, Uint8Array>();
-  tree.set(
-    "fleet.yaml",
-    encode("apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: hosted\nspec: {}\n"),
-  );
-  tree.set(
-    "clusters/meta-1.yaml",
-    encode("apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-1\nspec: {}\n"),
-  );
-  tree.set(
-    "controlplanes/standard.yaml",
-    encode(`apiVersion: gitfleet.io/v1alpha1
-kind: ControlPlaneClass
-metadata:
-  name: standard
-spec:
-  version: v1.36.1
-  apiServer: { replicas: 2 }
-  etcd: { version: 3.6.4-0, replicas: 3, storage: 8Gi }
-`),
-  );
-  for (let i = 0; i < n; i++) {
-    const octets = `${10 + Math.floor(i / 250)}.${i % 250}`;
-    tree.set(
-      `clusters/pc-${i}.yaml`,
-      encode(`apiVersion: gitfleet.io/v1alpha1
-kind: Cluster
-metadata:
-  name: pc-${i}
-spec:
-  controlPlane:
-    host: meta-1
-    class: standard
-    expose: { type: LoadBalancer, address: 203.0.${octets} }
-    nodePools:
-      - { name: workers, replicas: 3 }
-`),
-    );
-  }
-  return tree;
-}
-
 for (const n of sizes) {
-  const tree = hostedFleet(n);
+  const tree = hostedFleet(n, "LoadBalancer");
   const loaded = measure("load and validate", () => loadFleet(tree));
   const model = loaded.result.model;
   if (!model) throw new Error(`generated fleet is invalid: ${JSON.stringify(loaded.result.problems[0])}`);

@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../src/controller/fleet-settings.js";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { syncingController } from "../src/controller/syncing-controller.js";
@@ -14,6 +12,7 @@ import type { ClusterSyncResult } from "../src/sync/sync-result.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
 import { childCpuSeconds, childPeakRssMiB, ownCpuSeconds, peakRssMiB } from "./measure.js";
+import { mergedKubeconfig, startSimulator, stopSimulators } from "./simulators.js";
 
 /**
  * Benchmark: push-mode sync of a generated fleet (BENCH_SYNC_APPS apps, default 1,000, each on two of
@@ -24,7 +23,6 @@ import { childCpuSeconds, childPeakRssMiB, ownCpuSeconds, peakRssMiB } from "./m
  */
 const apps = Number(process.env.BENCH_SYNC_APPS ?? 1000);
 const clusters = Number(process.env.BENCH_SYNC_CLUSTERS ?? 5);
-const BIN = fileURLToPath(new URL("../../bin/gitfleet.js", import.meta.url));
 
 const PROFILE = `readyDelayMs: 200
 default:
@@ -51,55 +49,15 @@ const processCount = Math.max(
 );
 const simulators = await Promise.all(
   Array.from({ length: processCount }, (_, i) =>
-    startSimulator(
-      names.filter((_, n) => n % processCount === i),
-      join(dir, `kubeconfig-${i}`),
-    ),
+    startSimulator({
+      fleet,
+      members: names.filter((_, n) => n % processCount === i),
+      out: join(dir, `kubeconfig-${i}`),
+      profile: join(dir, "profile.yaml"),
+    }),
   ),
 );
 writeFileSync(kubeconfig, mergedKubeconfig(simulators.map((s) => s.kubeconfig)), { mode: 0o600 });
-
-async function startSimulator(
-  members: readonly string[],
-  out: string,
-): Promise<{ child: ChildProcess; kubeconfig: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      // BENCH_SIMULATOR_PROFILE=dir writes a CPU profile of each members' process there.
-      ...(process.env.BENCH_SIMULATOR_PROFILE
-        ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_SIMULATOR_PROFILE]
-        : []),
-      BIN,
-      "simulate",
-      "--from-repo",
-      fleet,
-      ...members.flatMap((member) => ["--cluster", member]),
-      "--kubeconfig-out",
-      out,
-      "--profile",
-      join(dir, "profile.yaml"),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let printed = "";
-    child.on("exit", (code) => reject(new Error(`gitfleet simulate exited with ${String(code)}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      printed += chunk.toString();
-      if (printed.includes("kubeconfig:")) resolve();
-    });
-  });
-  return { child, kubeconfig: out };
-}
-
-// One kubeconfig with every process's clusters, contexts and users.
-function mergedKubeconfig(files: readonly string[]): string {
-  const configs = files.map((file) => parse(readFileSync(file, "utf8")) as Record<string, unknown[]>);
-  const all = (key: string) => configs.flatMap((c) => c[key] ?? []);
-  const first = configs[0] ?? {};
-  return stringify({ ...first, clusters: all("clusters"), contexts: all("contexts"), users: all("users") });
-}
 
 const logger = createLogger({ level: "silent" });
 const reconciler = new Reconciler({
@@ -300,9 +258,6 @@ try {
     `  peak RSS: controller ${peakRssMiB().toFixed(0)} MiB, members' processes ${simulators.map((s) => childPeakRssMiB(s.child.pid).toFixed(0)).join(" + ")} MiB\n`,
   );
 } finally {
-  for (const { child } of simulators) {
-    child.removeAllListeners("exit");
-    child.kill("SIGTERM");
-  }
+  stopSimulators(simulators);
   rmSync(dir, { recursive: true, force: true });
 }
