@@ -7,7 +7,9 @@ import { isIP } from "../manifests/controlplane/control-plane-objects.js";
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 /** Node's WebCrypto, as the library's (DOM-typed) parameters take it. */
-const provider = webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0];
+/** Node's WebCrypto, as @peculiar/x509 takes it. */
+export const X509_CRYPTO = webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0];
+const provider = X509_CRYPTO;
 x509.cryptoProvider.set(provider);
 
 /** Every key gitfleet generates: ECDSA on P-256, signed with SHA-256 (what kubeadm offers as ECDSA-P256). */

@@ -106,7 +106,11 @@ async function withNodeBootstrap(
 ): Promise<HostedCredentials[string]> {
   if (plane.nodePools.length === 0) return { records };
   try {
-    return { records: [...records, ...(await ensureNodeBootstrap(client, plane, now))] };
+    const bootstrap = await ensureNodeBootstrap(client, plane, now);
+    return {
+      records: [...records, ...bootstrap.records],
+      ...(bootstrap.servingCsrs.length > 0 ? { servingCsrs: bootstrap.servingCsrs } : {}),
+    };
   } catch (error) {
     return {
       records,

@@ -18,12 +18,13 @@ import {
 import { readGeneratedKubeconfig } from "../credentials/kubeconfig-text.js";
 import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
 import { CLUSTER_INFO_CONFIGMAP } from "../manifests/controlplane/node-bootstrap-objects.js";
-import type { CredentialRecord } from "../model/controlplane/credential-record.js";
+import type { CredentialRecord, ServingCsrRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { NODE_POOL_LABEL, type ResolvedNodePool } from "../model/controlplane/node-pools.js";
 import { hostedKubeConfig } from "./hosted-connection.js";
 import { CREDENTIALS_FIELD_MANAGER, readAdminKubeconfig } from "./hosted-secrets.js";
 import { MemberClient } from "./member-client.js";
+import { approveServingCsrs } from "./serving-csr-approval.js";
 
 /** How long one read or write of the node bootstrap waits for a hosted API server. */
 const HOSTED_TIMEOUT_MS = 10_000;
@@ -47,8 +48,8 @@ export async function ensureNodeBootstrap(
   host: MemberClient,
   plane: HostedControlPlane,
   now: number,
-): Promise<CredentialRecord[]> {
-  if (plane.nodePools.length === 0) return [];
+): Promise<{ records: CredentialRecord[]; servingCsrs: ServingCsrRecord[] }> {
+  if (plane.nodePools.length === 0) return { records: [], servingCsrs: [] };
   // The endpoint the fleet repo gives (as the hosted cluster's connection uses), never one the host names.
   const server = controlPlaneEndpoints(plane).external;
   const text = await readAdminKubeconfig(host, plane.namespace);
@@ -90,7 +91,7 @@ export async function ensureNodeBootstrap(
     }
   }
   await removeJoinSecretsOfGonePools(host, plane, joins);
-  return records;
+  return { records, servingCsrs: await approveServingCsrs(hosted, plane, now) };
 }
 
 async function liveTokens(hosted: MemberClient): Promise<LiveToken[]> {

@@ -1,5 +1,5 @@
 import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
-import type { HostedCredentials } from "../model/controlplane/credential-record.js";
+import type { HostedCredentials, ServingCsrRecord } from "../model/controlplane/credential-record.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
@@ -429,10 +429,31 @@ function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
         fingerprint: record.fingerprint,
         ...(record.notAfter ? { notAfter: record.notAfter } : {}),
       };
-    out[cluster] = { credentials: records, ...(entry.joinError ? { joinError: entry.joinError } : {}) };
+    out[cluster] = {
+      credentials: records,
+      ...(entry.joinError ? { joinError: entry.joinError } : {}),
+      ...servingCsrsRecord(entry.servingCsrs ?? []),
+    };
   }
   return out;
 }
+
+// The kubelet serving CSRs a pass approved (by node) and left pending (with why), at most
+// MAX_SERVING_CSRS_LISTED of each.
+function servingCsrsRecord(csrs: readonly ServingCsrRecord[]): JsonMap {
+  const approved = csrs.filter((c) => c.approved).slice(0, MAX_SERVING_CSRS_LISTED);
+  const pending = csrs.filter((c) => !c.approved).slice(0, MAX_SERVING_CSRS_LISTED);
+  return {
+    ...(approved.length > 0
+      ? { servingCsrsApproved: approved.map((c) => `${c.csr} (${c.node ?? ""})`) }
+      : {}),
+    ...(pending.length > 0
+      ? { servingCsrsPending: Object.fromEntries(pending.map((c) => [c.csr, c.reason ?? ""])) }
+      : {}),
+  };
+}
+
+const MAX_SERVING_CSRS_LISTED = 20;
 
 /** The commit message's lines for credentials a sync created, renewed or re-issued (kept ones say nothing). */
 export function credentialLines(host: string, credentials: HostedCredentials | undefined): string[] {
@@ -442,6 +463,11 @@ export function credentialLines(host: string, credentials: HostedCredentials | u
       lines.push(`${host}: ${entry.error}`);
       continue;
     }
+    const approved = (entry.servingCsrs ?? []).filter((c) => c.approved);
+    if (approved.length > 0)
+      lines.push(
+        `${host}: serving certificates of ${cluster} approved for ${approved.map((c) => c.node).join(", ")}`,
+      );
     for (const action of ["created", "renewed", "reissued"] as const) {
       const touched = entry.records.filter((r) => r.action === action);
       if (touched.length === 0) continue;

@@ -13,7 +13,14 @@ import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
-import { asNode, type JoinedNode, JoinRefused, joinNode } from "./cluster/joining-kubelet.js";
+import {
+  asNode,
+  type JoinedNode,
+  JoinRefused,
+  joinNode,
+  readCsr,
+  requestServingCertificate,
+} from "./cluster/joining-kubelet.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 import { ProcessRuntime } from "./cluster/process-runtime.js";
 
@@ -419,7 +426,11 @@ describe("hosted control planes on a real host", () => {
     const took: string[] = [];
     for (const node of ["pc-1-workers-0", "pc-1-workers-1", "pc-1-workers-2"]) {
       const started = Date.now();
-      joined.push(await joinNode({ host, namespace, pool: "workers", node, token: first }));
+      const addresses = [
+        { type: "Hostname", address: node },
+        { type: "InternalIP", address: `10.0.0.${10 + joined.length}` },
+      ];
+      joined.push(await joinNode({ host, namespace, pool: "workers", node, token: first, addresses }));
       took.push(((Date.now() - started) / 1000).toFixed(1));
     }
     console.log(
@@ -468,6 +479,35 @@ describe("hosted control planes on a real host", () => {
     );
     expect(approved.map((c) => asMap(c.spec).username).sort()).toEqual(
       Array(3).fill(`system:bootstrap:${first.split(".")[0]}`),
+    );
+    // Serving certificates: gitfleet approves a node's request for the names its Node reports (the
+    // real controller-manager then signs it), and leaves pending one that names an address it does not.
+    const [w0, w1] = joined as [JoinedNode, JoinedNode];
+    const servingAsked = await requestServingCertificate(w0, { dns: [w0.node], ip: ["10.0.0.10"] });
+    const strayAsked = await requestServingCertificate(w1, { dns: [w1.node], ip: ["10.0.0.99"] });
+    let serving: string | undefined;
+    await until("gitfleet approved w0's serving CSR and the controller-manager signed it", async () => {
+      serving = (await readCsr(w0, servingAsked)).certificatePem;
+      return serving !== undefined;
+    });
+    const servingCertificate = new x509.X509Certificate(serving ?? "");
+    expect(await servingCertificate.verify({ publicKey: ca.publicKey, signatureOnly: true })).toBe(true);
+    expect(servingCertificate.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([
+      { type: "dns", value: w0.node },
+      { type: "ip", value: "10.0.0.10" },
+    ]);
+    const approval = (await readCsr(w0, servingAsked)).conditions.find((c) => c.type === "Approved");
+    expect(approval?.reason).toBe("GitfleetNodePoolRule");
+    const stray = await readCsr(w1, strayAsked);
+    expect(stray.certificatePem).toBeUndefined();
+    expect(stray.conditions).toEqual([]);
+    await until("the status branch says why the stray CSR waits", async () =>
+      JSON.stringify(statusFile(repo.dir, "status/clusters/meta-1.yaml")).includes(
+        "names 10.0.0.99, which node pc-1-workers-1 does not report",
+      ),
+    );
+    expect(gitIn(repo.dir, "log", "--format=%B", "gitfleet/status")).toContain(
+      "meta-1: serving certificates of pc-1 approved for pc-1-workers-0",
     );
     // The first token lives 30 s: past that the API server refuses it. The next sync of the host
     // (here: the commit that grows the pool to four, its tokens now living a day so that later syncs

@@ -17,6 +17,16 @@ export interface CredentialRecord {
   readonly notAfter?: string;
 }
 
+/** What the serving-certificate rule did with one pending kubelet serving CSR of a hosted cluster. */
+export interface ServingCsrRecord {
+  readonly csr: string;
+  /** The node it asks for, when it names one. */
+  readonly node?: string;
+  readonly approved: boolean;
+  /** Why it is left pending. */
+  readonly reason?: string;
+}
+
 /** Per hosted cluster, its credentials in its host as the last pass left them, or why the pass failed. */
 export type HostedCredentials = Readonly<
   Record<
@@ -25,6 +35,8 @@ export type HostedCredentials = Readonly<
         readonly records: readonly CredentialRecord[];
         /** Why the node pools' join tokens could not be brought up to date (the credentials were). */
         readonly joinError?: string;
+        /** Kubelet serving CSRs the pass approved, and those it left pending with the reason. */
+        readonly servingCsrs?: readonly ServingCsrRecord[];
       }
     | { readonly error: string }
   >

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { createHmac, timingSafeEqual, webcrypto } from "node:crypto";
 import { request } from "node:https";
 import * as x509 from "@peculiar/x509";
-import { asMap, type JsonMap } from "../../../src/apimachinery/json.js";
+import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import { caCertHash } from "../../../src/credentials/bootstrap-tokens.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
 
@@ -25,6 +25,8 @@ export interface JoinRequest {
   readonly node: string;
   /** Join with this token instead of the Secret's current one (an old token, to see it refused). */
   readonly token?: string;
+  /** The addresses the Node reports of itself (status.addresses), as a kubelet registers them. */
+  readonly addresses?: readonly { readonly type: string; readonly address: string }[];
 }
 
 export interface JoinedNode {
@@ -104,9 +106,62 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
       kind: "Node",
       metadata: { name: join.node, labels: flags.labels },
       spec: { taints: flags.taints },
+      ...(join.addresses ? { status: { addresses: join.addresses.map((a) => ({ ...a })) } } : {}),
     },
   );
   return { node: join.node, token, certificatePem, keyPem, caPem, server, registered };
+}
+
+/**
+ * A kubelet's request for its serving certificate (serverTLSBootstrap), sent with its own client
+ * certificate: a CSR for the kubelet-serving signer naming these DNS names and IPs. Returns its name.
+ */
+export async function requestServingCertificate(
+  node: JoinedNode,
+  names: { readonly dns?: readonly string[]; readonly ip?: readonly string[] },
+): Promise<string> {
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, [
+    "sign",
+    "verify",
+  ])) as webcrypto.CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=system:node:${node.node}, O=system:nodes`,
+    keys,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      new x509.SubjectAlternativeNameExtension([
+        ...(names.dns ?? []).map((value) => ({ type: "dns" as const, value })),
+        ...(names.ip ?? []).map((value) => ({ type: "ip" as const, value })),
+      ]),
+    ],
+  });
+  const created = await asNode(node, "POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", {
+    apiVersion: "certificates.k8s.io/v1",
+    kind: "CertificateSigningRequest",
+    metadata: { generateName: "csr-" },
+    spec: {
+      request: Buffer.from(csr.toString("pem")).toString("base64"),
+      signerName: "kubernetes.io/kubelet-serving",
+      usages: ["digital signature", "server auth"],
+    },
+  });
+  return String(asMap(created.metadata).name);
+}
+
+/** A CSR as the node reads it back: its certificate once signed, and its conditions. */
+export async function readCsr(
+  node: JoinedNode,
+  name: string,
+): Promise<{ certificatePem?: string; conditions: JsonMap[] }> {
+  const status = asMap(
+    (await asNode(node, "GET", `/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}`)).status,
+  );
+  const certificate =
+    typeof status.certificate === "string" && status.certificate !== "" ? status.certificate : undefined;
+  return {
+    ...(certificate ? { certificatePem: Buffer.from(certificate, "base64").toString("utf8") } : {}),
+    conditions: asList(status.conditions).map((c) => asMap(c)),
+  };
 }
 
 // --node-labels=a=b,c=d --register-with-taints=k=v:NoSchedule, as a kubelet reads them.
