@@ -243,11 +243,16 @@ export class Syncer {
     else this.synced.delete(cluster);
   }
 
-  // The holds that order a host's control planes: its etcds as it reports them now, and each hosted
-  // cluster's /version as last synced — or, before its first sync since a start, as recorded.
+  // The holds that order a host's control planes — its etcds as it reports them now, and each hosted
+  // cluster's /version as last synced (or, before its first sync since a start, as recorded) — and a
+  // hosted cluster's kube-proxy, by its own /version.
   private async controlPlaneOrder(target: SyncTarget, client: MemberClient): Promise<Map<string, Hold>> {
-    if (planesHostedBy(target.model, client.cluster, target.planes).length === 0) return new Map();
-    const etcds = await readEtcdRollouts(client, target.model, target.planes);
+    const hosts = planesHostedBy(target.model, client.cluster, target.planes).length > 0;
+    const hosted = target.model.clusters.some(
+      (c) => c.metadata.name === client.cluster && c.spec.controlPlane,
+    );
+    if (!hosts && !hosted) return new Map();
+    const etcds = hosts ? await readEtcdRollouts(client, target.model, target.planes) : new Map();
     const observed = {
       version: (c: string) => this.versions.get(c) ?? target.recordedVersions?.get(c),
       etcd: (namespace: string, name: string) => etcds.get(`${namespace}/${name}`),

@@ -28,9 +28,10 @@ export interface ControlPlaneObservations {
  * is held as it runs while its etcd's StatefulSet runs another image than the rendered one or has
  * not finished rolling; then kube-apiserver; then — only once the hosted cluster's /version reports
  * the API server's new version — kube-controller-manager and kube-scheduler (the skew policy never
- * lets them be newer than the API server). The addons follow by themselves: they are synced into the
- * hosted cluster, through its API server. A control plane being created (no etcd yet, no version
- * seen) holds nothing. Per host: the held objects by identity, and why. Pure.
+ * lets them be newer than the API server) in the host, and kube-proxy in the hosted cluster itself
+ * (synced through its API server; the other addons follow by themselves). A control plane being
+ * created (no etcd yet, no version seen) holds nothing. Per cluster synced — a host, or a hosted
+ * cluster — the held objects by identity, and why. Pure.
  */
 export function controlPlaneHolds(
   model: FleetModel,
@@ -39,6 +40,9 @@ export function controlPlaneHolds(
   planes?: HostedPlaneStates,
 ): Map<string, Hold> {
   const held = new Map<string, Hold>();
+  const own = ownPlane(model, host, planes);
+  const proxyWait = own && waitingFor(own, observed.version(own.cluster));
+  if (proxyWait) held.set(KUBE_PROXY, { reason: proxyWait, by: "control-plane" });
   for (const { plane } of resolveControlPlanes(model, host, planes)) {
     const etcdWait = waitingForEtcd(plane, observed);
     if (etcdWait)
@@ -52,6 +56,20 @@ export function controlPlaneHolds(
       held.set(identityOf("apps", "Deployment", plane.namespace, component), { reason, by: "control-plane" });
   }
   return held;
+}
+
+/** kube-proxy's DaemonSet in a hosted cluster, which follows its API server's version. */
+const KUBE_PROXY = identityOf("apps", "DaemonSet", "kube-system", "kube-proxy");
+
+// The control plane of a hosted cluster, as its host resolves it (undefined: not hosted).
+function ownPlane(
+  model: FleetModel,
+  cluster: string,
+  planes: HostedPlaneStates | undefined,
+): HostedControlPlane | undefined {
+  const host = model.clusters.find((c) => c.metadata.name === cluster)?.spec.controlPlane?.host;
+  if (host === undefined) return undefined;
+  return resolveControlPlanes(model, host, planes).find((entry) => entry.plane.cluster === cluster)?.plane;
 }
 
 /** The etcd StatefulSet a control plane stores its data in: its namespace and name. */

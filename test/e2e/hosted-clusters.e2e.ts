@@ -646,14 +646,26 @@ describe("hosted control planes on a real host", () => {
     );
     const watch: UpgradeWatch = { sawHeld: new Set(), outOfOrder: [], upgraded: new Map() };
     const untouched: string[] = [];
+    // pc-1 has node pools: its kube-proxy follows its API server's /version, never ahead of it.
+    const proxyAhead: string[] = [];
+    const proxyTags = new Set<string>();
     await until("the canary batch Succeeded", async () => {
-      judgeUpgrade(watch, "pc-1", await sample("pc-1"));
+      const canary = await sample("pc-1");
+      judgeUpgrade(watch, "pc-1", canary);
+      if (canary.proxy) proxyTags.add(canary.proxy);
+      if (canary.proxy === version && canary.reported !== version) proxyAhead.push(JSON.stringify(canary));
       const other = await sample("pc-2");
       if ([other.apiServer, other.controllerManager, other.scheduler].some((v) => v !== previous))
         untouched.push(JSON.stringify(other));
       return batchState("cve", "canary") === "Succeeded";
     });
     expect(untouched).toEqual([]);
+    expect(proxyAhead).toEqual([]);
+    await until(
+      "pc-1's kube-proxy follows to the new version",
+      async () => (await sample("pc-1")).proxy === version,
+    );
+    expect(proxyTags.has(previous)).toBe(true);
     expect(batchState("cve", "rest")).toBe("WaitingApproval");
     // The approving pull request: the second batch starts.
     const restAt = Date.now();
@@ -837,7 +849,15 @@ async function sample(cluster: string) {
     ? asMap(await client.raw("GET", "/version").catch(() => ({}))).gitVersion
     : undefined;
   const cp = asMap(asMap(statusFile(repo.dir, appStatusPath(`gitfleet-cp-${cluster}`)).observed)["meta-1"]);
+  // kube-proxy lives in the hosted cluster itself (only a cluster with node pools has it).
+  const proxy = client
+    ? await client
+        .get({ apiVersion: "apps/v1", kind: "DaemonSet", namespace: "kube-system", name: "kube-proxy" })
+        .catch(() => undefined)
+    : undefined;
+  const proxyImage = asMap(asList(asMap(asMap(asMap(proxy?.spec).template).spec).containers)[0]).image;
   return {
+    proxy: proxyImage === undefined ? undefined : String(proxyImage).split(":").pop(),
     apiServer: await tag("kube-apiserver"),
     controllerManager: await tag("kube-controller-manager"),
     scheduler: await tag("kube-scheduler"),

@@ -44,8 +44,35 @@ describe("the order of a hosted control plane's upgrade", () => {
     for (const hold of held.values()) expect(hold.by).toBe("control-plane");
   });
 
-  it("holds nothing on a cluster that hosts no control plane", () => {
-    expect(controlPlaneHolds(model, "pc-1", { version: () => "v1.30.0" }).size).toBe(0);
+  // In a hosted cluster itself, kube-proxy follows its API server as the host's followers do.
+  it.each([
+    ["never observed", undefined, undefined],
+    ["at the control plane's version", "v1.34.1", undefined],
+    [
+      "still at the old version",
+      "v1.34.0",
+      "waiting for kube-apiserver of pc-1 to report v1.34.1 (it reports v1.34.0)",
+    ],
+    [
+      "newer (a rollback)",
+      "v1.34.2",
+      "waiting for kube-apiserver of pc-1 to report v1.34.1 (it reports v1.34.2)",
+    ],
+  ])(
+    "holds a hosted cluster's kube-proxy, and only that, while its API server is %s",
+    (_, reported, reason) => {
+      const held = controlPlaneHolds(model, "pc-1", {
+        version: (c) => (c === "pc-1" ? reported : "v1.30.0"),
+      });
+      expect([...held].map(([identity, hold]) => `${identity} ${hold.reason} ${hold.by}`)).toEqual(
+        reason ? [`apps/DaemonSet/kube-system/kube-proxy ${reason} control-plane`] : [],
+      );
+    },
+  );
+
+  it("holds no kube-proxy in the host", () => {
+    const held = controlPlaneHolds(model, "meta-1", { version: () => "v1.30.0" });
+    expect([...held.keys()].some((identity) => identity.includes("kube-proxy"))).toBe(false);
   });
 
   // etcd before the API server: the example's pc-1 and pc-2 share etcd-a (3.6.4-0).
