@@ -5,7 +5,7 @@ import { identityOf } from "../model/identity.js";
 import { syncWaveOf } from "../model/sync-annotations.js";
 import { IMPLICIT_NAMESPACE_ANNOTATION, MANAGED_BY } from "../render/tracking.js";
 import type { HookRecord } from "../sync/app-pass.js";
-import { applyPlan } from "../sync/apply-order.js";
+import { admissionReady, applyPlan } from "../sync/apply-order.js";
 import { type CountedWorkload, countedWorkloads } from "../sync/cluster-capacity.js";
 import { type ClusterPass, planClusterPass } from "../sync/cluster-pass.js";
 import type { DesiredObject } from "../sync/desired-objects.js";
@@ -343,6 +343,7 @@ async function applyAll(
       await waitEstablished(input, done);
       input.client.forgetDiscovery();
     }
+    if (phase === "admission") await waitCounted(input, done);
     for (const [index, { result, entry }] of done.entries()) {
       const desired = items[index] as DesiredObject;
       if (entry) inventory.set(desired.identity, entry);
@@ -365,6 +366,21 @@ async function waitEstablished(input: ClusterSyncInput, applied: readonly Applie
     }
   }
 }
+
+// ResourceQuotas are counted by their controller before anything makes pods (bounded: a quota whose
+// controller is slow or absent only delays the rest of the sync by QUOTA_COUNT_TIMEOUT_MS).
+async function waitCounted(input: ClusterSyncInput, applied: readonly Applied[]): Promise<void> {
+  const deadline = Date.now() + QUOTA_COUNT_TIMEOUT_MS;
+  for (const { live } of applied) {
+    let current: JsonMap | undefined = live;
+    while (current && !admissionReady(current) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await input.client.get(addressOf(current)).catch(() => current);
+    }
+  }
+}
+
+const QUOTA_COUNT_TIMEOUT_MS = 10_000;
 
 export async function pruneOne(client: MemberClient, entry: InventoryEntry): Promise<PruneResult> {
   const base = { identity: entry.identity, app: entry.app };

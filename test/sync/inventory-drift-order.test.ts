@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
-import { applyPlan, phaseOf } from "../../src/sync/apply-order.js";
+import { admissionReady, applyPlan, phaseOf } from "../../src/sync/apply-order.js";
 import { driftedPaths } from "../../src/sync/drift.js";
 import {
   inventoryData,
@@ -157,14 +157,41 @@ describe("apply order", () => {
       object("v1", "Namespace"),
       object("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
       object("v1", "ServiceAccount", "shop"),
+      object("v1", "LimitRange", "shop"),
+      object("v1", "ResourceQuota", "shop"),
     ];
     const plan = applyPlan(objects, (o) => o);
     expect(plan.map((p) => [p.phase, p.items.map((o) => o.kind)])).toEqual([
       ["crds", ["CustomResourceDefinition"]],
       ["namespaces", ["Namespace"]],
       ["cluster", ["ClusterRole"]],
+      ["admission", ["LimitRange", "ResourceQuota"]],
       ["namespaced", ["ServiceAccount", "ConfigMap", "Service", "Deployment"]],
     ]);
     expect(phaseOf(object("example.com/v1", "Namespace"))).toBe("cluster");
+    // Only the core kinds admission reads; a look-alike of another group is an ordinary object.
+    expect(phaseOf(object("example.com/v1", "ResourceQuota", "shop"))).toBe("namespaced");
+  });
+
+  it.each([
+    ["a quota its controller has not counted yet", { spec: { hard: { pods: "5" } } }, false],
+    [
+      "a quota counted with other limits (its spec just changed)",
+      { spec: { hard: { pods: "5" } }, status: { hard: { pods: "4" } } },
+      false,
+    ],
+    [
+      "a quota counted with one limit fewer",
+      { spec: { hard: { pods: "5", cpu: "1" } }, status: { hard: { pods: "5" } } },
+      false,
+    ],
+    [
+      "a quota counted with its limits",
+      { spec: { hard: { pods: "5" } }, status: { hard: { pods: "5" }, used: { pods: "0" } } },
+      true,
+    ],
+  ])("waits for %s: %s", (_, fields, ready) => {
+    expect(admissionReady({ apiVersion: "v1", kind: "ResourceQuota", ...fields })).toBe(ready);
+    expect(admissionReady({ apiVersion: "v1", kind: "LimitRange", ...fields })).toBe(true);
   });
 });
