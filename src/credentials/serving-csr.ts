@@ -35,6 +35,11 @@ const ALLOWED_USAGES = new Set(["digital signature", "key encipherment", "server
 const DNS_ADDRESSES = new Set(["Hostname", "InternalDNS", "ExternalDNS"]);
 const IP_ADDRESSES = new Set(["InternalIP", "ExternalIP"]);
 
+/** The node a requester authenticated as system:node:<name> is, or undefined for anyone else. */
+export function nodeOfRequester(username: string): string | undefined {
+  return /^system:node:([a-z0-9.-]{1,253})$/.exec(username)?.[1];
+}
+
 /**
  * The rule gitfleet approves kubelet serving certificates by (kube-controller-manager approves only
  * client certificates): the request comes from the node it names — authenticated as
@@ -56,7 +61,7 @@ export async function judgeServingCsr(
     approved: false,
     reason,
   });
-  const node = /^system:node:([a-z0-9.-]{1,253})$/.exec(csr.username)?.[1];
+  const node = nodeOfRequester(csr.username);
   if (node === undefined || !csr.groups.includes("system:nodes"))
     return refuse("it was not requested by a node (system:node:<name> in system:nodes)");
   const usages = new Set(csr.usages);

@@ -4,6 +4,7 @@ import {
   judgeServingCsr,
   KUBELET_SERVING_SIGNER,
   type NodeFacts,
+  nodeOfRequester,
 } from "../credentials/serving-csr.js";
 import type { ServingCsrRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
@@ -43,7 +44,7 @@ export async function approveServingCsrs(
   const records: ServingCsrRecord[] = [];
   for (const item of pending) {
     const facts = csrFacts(item);
-    const node = /^system:node:(.+)$/.exec(facts.username)?.[1];
+    const node = nodeOfRequester(facts.username);
     if (node !== undefined && !nodes.has(node)) nodes.set(node, await nodeFacts(hosted, node));
     const decision = await judgeServingCsr(facts, (name) => nodes.get(name), pools);
     if (!decision) continue;

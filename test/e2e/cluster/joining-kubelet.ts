@@ -66,15 +66,7 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
   const pin = read("ca-cert-hash");
   if (!token || !server || !pin) throw new Error(`the host holds no join Secret for pool ${join.pool}`);
   const caPem = await discover(server, token, pin);
-  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, [
-    "sign",
-    "verify",
-  ])) as webcrypto.CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: `CN=system:node:${join.node}, O=system:nodes`,
-    keys,
-    signingAlgorithm: ALGORITHM,
-  });
+  const { keys, request } = await nodeCsr(join.node);
   const bootstrap = { ca: caPem, token };
   const created = await call(
     server,
@@ -86,7 +78,7 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
       kind: "CertificateSigningRequest",
       metadata: { generateName: "node-csr-" },
       spec: {
-        request: Buffer.from(csr.toString("pem")).toString("base64"),
+        request,
         signerName: "kubernetes.io/kube-apiserver-client-kubelet",
         usages: ["digital signature", "client auth"],
       },
@@ -120,32 +112,42 @@ export async function requestServingCertificate(
   node: JoinedNode,
   names: { readonly dns?: readonly string[]; readonly ip?: readonly string[] },
 ): Promise<string> {
-  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, [
-    "sign",
-    "verify",
-  ])) as webcrypto.CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: `CN=system:node:${node.node}, O=system:nodes`,
-    keys,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.SubjectAlternativeNameExtension([
-        ...(names.dns ?? []).map((value) => ({ type: "dns" as const, value })),
-        ...(names.ip ?? []).map((value) => ({ type: "ip" as const, value })),
-      ]),
-    ],
-  });
+  const { request } = await nodeCsr(node.node, [
+    new x509.SubjectAlternativeNameExtension([
+      ...(names.dns ?? []).map((value) => ({ type: "dns" as const, value })),
+      ...(names.ip ?? []).map((value) => ({ type: "ip" as const, value })),
+    ]),
+  ]);
   const created = await asNode(node, "POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", {
     apiVersion: "certificates.k8s.io/v1",
     kind: "CertificateSigningRequest",
     metadata: { generateName: "csr-" },
     spec: {
-      request: Buffer.from(csr.toString("pem")).toString("base64"),
+      request,
       signerName: "kubernetes.io/kubelet-serving",
       usages: ["digital signature", "server auth"],
     },
   });
   return String(asMap(created.metadata).name);
+}
+
+// A fresh key pair and a PKCS#10 request for system:node:<node> with these extensions, as a CSR's
+// spec.request carries it (base64 of the PEM).
+async function nodeCsr(
+  node: string,
+  extensions: x509.Extension[] = [],
+): Promise<{ keys: webcrypto.CryptoKeyPair; request: string }> {
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, [
+    "sign",
+    "verify",
+  ])) as webcrypto.CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=system:node:${node}, O=system:nodes`,
+    keys,
+    signingAlgorithm: ALGORITHM,
+    extensions,
+  });
+  return { keys, request: Buffer.from(csr.toString("pem")).toString("base64") };
 }
 
 /** A CSR as the node reads it back: its certificate once signed, and its conditions. */
