@@ -1,5 +1,6 @@
 import { asList, asMap } from "../apimachinery/json.js";
 import type { ApiContext, ApiRequest, ApiResponse, MemberOptions, Target } from "./api/api-context.js";
+import { evictionAnswer } from "./api/eviction.js";
 import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/helpers.js";
 import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
@@ -53,6 +54,7 @@ const SUBRESOURCE_ANSWERS = new Map<
   ["pods/attach", notRunnable],
   ["pods/portforward", notRunnable],
   ["serviceaccounts/token", tokenAnswer],
+  ["pods/eviction", evictionAnswer],
 ]);
 
 /**
