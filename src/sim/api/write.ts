@@ -8,6 +8,7 @@ import { recordUpdate, type Writer } from "../server-side-apply.js";
 import { alreadyExists, badRequest, conflict, invalid, notFound, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { establish, forget } from "./crd.js";
+import { checkDataSize } from "./data-size.js";
 import { BUILT_IN_SCALE, checkPreconditions, NAMESPACES, sameContent, timestamp } from "./helpers.js";
 import { existing, keyOf } from "./objects.js";
 import { admitPod } from "./quota-admission.js";
@@ -30,6 +31,7 @@ export function createObject(api: ApiContext, target: Target, body: unknown, wri
       "",
       "metadata.name: Required value: name or generateName is required",
     );
+  checkDataSize(target.resource, { ...object, metadata: { ...metadata, name } });
   const namespace = namespaceFor(api, target, metadata);
   const key = { resource: target.resource, namespace, name };
   if (api.store.get(key)) throw alreadyExists(target.resource, name);
@@ -227,6 +229,7 @@ export function writeObject(
   )
     throw conflict(key.resource, key.name);
   const defaulted = withServerDefaults(key.resource.group, key.resource.kind, next);
+  checkDataSize(key.resource, { ...defaulted, metadata: { ...asMap(defaulted.metadata), name: key.name } });
   const versioned: JsonMap = { ...defaulted, metadata: nextMetadata(api, key, current, defaulted) };
   const written = writer ? recordUpdate(current, versioned, writer) : versioned;
   // A write that changes nothing is not stored: no new resourceVersion, no event (as the API server does).
