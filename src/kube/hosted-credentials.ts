@@ -110,6 +110,7 @@ async function withNodeBootstrap(
     return {
       records: [...records, ...bootstrap.records],
       ...(bootstrap.servingCsrs.length > 0 ? { servingCsrs: bootstrap.servingCsrs } : {}),
+      ...(bootstrap.pools.length > 0 ? { nodePools: bootstrap.pools } : {}),
     };
   } catch (error) {
     return {

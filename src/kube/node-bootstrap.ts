@@ -18,12 +18,17 @@ import {
 import { readGeneratedKubeconfig } from "../credentials/kubeconfig-text.js";
 import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
 import { CLUSTER_INFO_CONFIGMAP } from "../manifests/controlplane/node-bootstrap-objects.js";
-import type { CredentialRecord, ServingCsrRecord } from "../model/controlplane/credential-record.js";
+import type {
+  CredentialRecord,
+  NodePoolRecord,
+  ServingCsrRecord,
+} from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { NODE_POOL_LABEL, type ResolvedNodePool } from "../model/controlplane/node-pools.js";
 import { hostedKubeConfig } from "./hosted-connection.js";
 import { CREDENTIALS_FIELD_MANAGER, readAdminKubeconfig } from "./hosted-secrets.js";
 import { MemberClient } from "./member-client.js";
+import { keepNodePools } from "./node-pool-upkeep.js";
 import { approveServingCsrs } from "./serving-csr-approval.js";
 
 /** How long one read or write of the node bootstrap waits for a hosted API server. */
@@ -48,8 +53,8 @@ export async function ensureNodeBootstrap(
   host: MemberClient,
   plane: HostedControlPlane,
   now: number,
-): Promise<{ records: CredentialRecord[]; servingCsrs: ServingCsrRecord[] }> {
-  if (plane.nodePools.length === 0) return { records: [], servingCsrs: [] };
+): Promise<{ records: CredentialRecord[]; servingCsrs: ServingCsrRecord[]; pools: NodePoolRecord[] }> {
+  if (plane.nodePools.length === 0) return { records: [], servingCsrs: [], pools: [] };
   // The endpoint the fleet repo gives (as the hosted cluster's connection uses), never one the host names.
   const server = controlPlaneEndpoints(plane).external;
   const text = await readAdminKubeconfig(host, plane.namespace);
@@ -77,7 +82,7 @@ export async function ensureNodeBootstrap(
   for (const pool of plane.nodePools) {
     // A join Secret that names no valid token (the host lost it, or it was never written) needs one.
     const joinable = live.some(
-      (t) => t.id === joins.get(pool.name) && t.pool === pool.name && (t.expires ?? Infinity) > now,
+      (t) => t.id === joins.get(pool.name)?.id && t.pool === pool.name && (t.expires ?? Infinity) > now,
     );
     if (minted.has(pool.name) || !joinable) {
       const token = generateToken();
@@ -86,12 +91,17 @@ export async function ensureNodeBootstrap(
       await writeJoinSecret(host, plane, pool, { token, expires, server, hash });
       records.push(record(plane, pool, token.id, expires, "created"));
     } else {
-      const current = live.find((t) => t.id === joins.get(pool.name));
+      const current = live.find((t) => t.id === joins.get(pool.name)?.id);
+      await refreshJoinSettings(host, plane, pool, joins.get(pool.name));
       records.push(record(plane, pool, current?.id ?? "", current?.expires, "kept"));
     }
   }
   await removeJoinSecretsOfGonePools(host, plane, joins);
-  return { records, servingCsrs: await approveServingCsrs(hosted, plane, now) };
+  return {
+    records,
+    servingCsrs: await approveServingCsrs(hosted, plane, now),
+    pools: await keepNodePools(host, hosted, plane, now),
+  };
 }
 
 async function liveTokens(hosted: MemberClient): Promise<LiveToken[]> {
@@ -110,18 +120,56 @@ async function liveTokens(hosted: MemberClient): Promise<LiveToken[]> {
   return tokens;
 }
 
-// The host's join Secrets of this control plane: the token id each names, by pool (never the token).
-async function joinSecrets(host: MemberClient, namespace: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/** What a host's join Secret says besides the token: the token's id and what a machine runs with. */
+interface JoinSecretFacts {
+  readonly id: string;
+  readonly kubeletVersion: string | undefined;
+  readonly kubeletExtraArgs: string | undefined;
+}
+
+// The host's join Secrets of this control plane, by pool: the token id each names (never the token)
+// and the kubelet settings it gives machines.
+async function joinSecrets(host: MemberClient, namespace: string): Promise<Map<string, JoinSecretFacts>> {
+  const out = new Map<string, JoinSecretFacts>();
+  const decoded = (value: unknown, max: number) =>
+    typeof value === "string" && value.length <= max
+      ? Buffer.from(value, "base64").toString("utf8")
+      : undefined;
   await host.pages("v1", "Secret", { namespace, labelSelector: NODE_POOL_LABEL, limit: 200 }, (items) => {
     for (const item of items) {
       const pool = asMap(asMap(item.metadata).labels)[NODE_POOL_LABEL];
-      const id = asMap(item.data)["token-id"];
-      if (typeof pool === "string" && typeof id === "string" && id.length <= 16)
-        out.set(pool, Buffer.from(id, "base64").toString("utf8"));
+      const data = asMap(item.data);
+      const id = decoded(data["token-id"], 16);
+      if (typeof pool === "string" && id !== undefined)
+        out.set(pool, {
+          id,
+          kubeletVersion: decoded(data["kubelet-version"], 128),
+          kubeletExtraArgs: decoded(data["kubelet-extra-args"], MAX_EXTRA_ARGS_BASE64),
+        });
     }
   });
   return out;
+}
+
+/** The most a join Secret's kubelet-extra-args is read back at (base64): 20 taints and the labels. */
+const MAX_EXTRA_ARGS_BASE64 = 64 * 1024;
+
+// A kept token's join Secret whose kubelet version or flags the pool no longer gives (the pool's
+// version moved): those two keys are brought up to date, the token left as it is.
+async function refreshJoinSettings(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  pool: ResolvedNodePool,
+  facts: JoinSecretFacts | undefined,
+): Promise<void> {
+  const args = kubeletExtraArgs(pool);
+  if (!facts || (facts.kubeletVersion === pool.kubeletVersion && facts.kubeletExtraArgs === args)) return;
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  await host.mergePatch(
+    { apiVersion: "v1", kind: "Secret", namespace: plane.namespace, name: joinSecretName(pool.name) },
+    { data: { "kubelet-version": b64(pool.kubeletVersion), "kubelet-extra-args": b64(args) } },
+    CREDENTIALS_FIELD_MANAGER,
+  );
 }
 
 async function writeJoinSecret(
@@ -157,7 +205,7 @@ async function writeJoinSecret(
 async function removeJoinSecretsOfGonePools(
   host: MemberClient,
   plane: HostedControlPlane,
-  joins: ReadonlyMap<string, string>,
+  joins: ReadonlyMap<string, JoinSecretFacts>,
 ): Promise<void> {
   const pools = new Set(plane.nodePools.map((p) => p.name));
   for (const pool of joins.keys()) {

@@ -415,7 +415,12 @@ async function withHostedCredentials(
   { model, planes }: SyncTarget,
 ): Promise<ClusterSyncResult> {
   if (!synced.reachable || planesHostedBy(model, synced.cluster, planes).length === 0) return synced;
-  return { ...synced, credentials: await ensureHostedCredentials(client, model, Date.now(), planes) };
+  const credentials = await ensureHostedCredentials(client, model, Date.now(), planes);
+  // A node pool upgrading or repairing is looked at again soon, not at the next drift resync.
+  const moving = Object.values(credentials).some(
+    (entry) => !("error" in entry) && (entry.nodePools ?? []).some((pool) => pool.moving),
+  );
+  return { ...synced, credentials, ...(moving ? { waiting: true } : {}) };
 }
 
 /** A counting semaphore: at most `size` holders at once, the others served in order. */

@@ -35,6 +35,14 @@ export interface NodePoolSpec {
   readonly labels?: Labels;
   readonly taints?: readonly NodeTaint[];
   readonly join?: { readonly tokenTTL?: string };
+  /** How the pool's nodes move to a new kubelet version, a few at a time. */
+  readonly upgrade?: { readonly maxUnavailable?: number | string; readonly progressDeadline?: string };
+  /** Nodes that stop reporting are removed for the provisioner to replace. */
+  readonly repair?: {
+    readonly enabled?: boolean;
+    readonly notReadyFor?: string;
+    readonly maxUnhealthy?: number | string;
+  };
 }
 
 /** A taint a node registers with. */

@@ -1,5 +1,10 @@
 import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
-import type { HostedCredentials, ServingCsrRecord } from "../model/controlplane/credential-record.js";
+import type {
+  CredentialRecord,
+  HostedCredentials,
+  NodePoolRecord,
+  ServingCsrRecord,
+} from "../model/controlplane/credential-record.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
@@ -433,9 +438,27 @@ function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
       credentials: records,
       ...(entry.joinError ? { joinError: entry.joinError } : {}),
       ...servingCsrsRecord(entry.servingCsrs ?? []),
+      ...nodePoolsRecord(entry.nodePools ?? []),
     };
   }
   return out;
+}
+
+// Where each node pool's upgrade and repair stand.
+function nodePoolsRecord(pools: readonly NodePoolRecord[]): JsonMap {
+  if (pools.length === 0) return {};
+  const record = (p: NodePoolRecord): JsonMap => ({
+    kubeletVersion: p.kubeletVersion,
+    nodes: p.nodes,
+    upToDate: p.upToDate,
+    ...(p.missing > 0 ? { missing: p.missing } : {}),
+    ...(p.upgrading.length > 0 ? { upgrading: [...p.upgrading] } : {}),
+    ...(Object.keys(p.stalled).length > 0 ? { stalled: { ...p.stalled } } : {}),
+    ...(p.held ? { held: p.held } : {}),
+    ...(p.repairHeld ? { repairHeld: p.repairHeld } : {}),
+    ...(p.errors.length > 0 ? { errors: p.errors.slice(0, MAX_SERVING_CSRS_LISTED) } : {}),
+  });
+  return { nodePools: Object.fromEntries(pools.map((p) => [p.pool, record(p)])) };
 }
 
 // The kubelet serving CSRs a pass approved (by node) and left pending (with why), at most
@@ -463,21 +486,47 @@ export function credentialLines(host: string, credentials: HostedCredentials | u
       lines.push(`${host}: ${entry.error}`);
       continue;
     }
+    lines.push(...(entry.nodePools ?? []).flatMap((pool) => nodePoolLines(host, cluster, pool)));
     const approved = (entry.servingCsrs ?? []).filter((c) => c.approved);
     if (approved.length > 0)
       lines.push(
         `${host}: serving certificates of ${cluster} approved for ${approved.map((c) => c.node).join(", ")}`,
       );
-    for (const action of ["created", "renewed", "reissued"] as const) {
-      const touched = entry.records.filter((r) => r.action === action);
-      if (touched.length === 0) continue;
-      const why = [...new Set(touched.map((r) => r.reason).filter((r) => r !== undefined))];
-      lines.push(
-        `${host}: credentials of ${cluster} ${action}: ${touched.map((r) => r.name).join(", ")}${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
-      );
-    }
+    lines.push(...recordLines(host, cluster, entry.records));
   }
   return lines;
+}
+
+// One line per action that touched a credential: created, renewed, re-issued.
+function recordLines(host: string, cluster: string, records: readonly CredentialRecord[]): string[] {
+  return (["created", "renewed", "reissued"] as const).flatMap((action) => {
+    const touched = records.filter((r) => r.action === action);
+    if (touched.length === 0) return [];
+    const why = [...new Set(touched.map((r) => r.reason).filter((r) => r !== undefined))];
+    return [
+      `${host}: credentials of ${cluster} ${action}: ${touched.map((r) => r.name).join(", ")}${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
+    ];
+  });
+}
+
+// "meta-1: node pool pc-1/workers: pc-1-workers-0 cordoned to upgrade to v1.36.3", one line per kind of step.
+function nodePoolLines(host: string, cluster: string, pool: NodePoolRecord): string[] {
+  const head = `${host}: node pool ${cluster}/${pool.pool}:`;
+  const names = (nodes: readonly string[]) => nodes.join(", ");
+  return [
+    ...(pool.removed.length > 0
+      ? [
+          `${head} removed ${pool.removed.map((r) => `${r.node} (NotReady for ${Math.round(r.notReadyForMs / 1000)}s)`).join(", ")} for the provisioner to replace`,
+        ]
+      : []),
+    ...(pool.cordoned.length > 0
+      ? [`${head} ${names(pool.cordoned)} cordoned to upgrade to ${pool.kubeletVersion}`]
+      : []),
+    ...(pool.told.length > 0 ? [`${head} ${names(pool.told)} told to run ${pool.kubeletVersion}`] : []),
+    ...(pool.uncordoned.length > 0
+      ? [`${head} ${names(pool.uncordoned)} run ${pool.kubeletVersion} Ready, uncordoned`]
+      : []),
+  ];
 }
 
 // Who holds an app's objects, as its status says it: a rollout, a migration, or a control plane's order.

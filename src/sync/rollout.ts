@@ -1,3 +1,4 @@
+import { countOf } from "../model/count-or-percent.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Cluster, RolloutSpec } from "../model/types.js";
 
@@ -47,9 +48,7 @@ export function rolloutOrder(
 
 /** maxUnavailableClusters as a count of `total`: a number, or a percentage rounded down, never below 1. */
 export function maxUnavailable(value: number | string | undefined, total: number): number {
-  if (value === undefined) return total;
-  const count = typeof value === "number" ? value : Math.floor((Number.parseInt(value, 10) / 100) * total);
-  return Math.max(1, count);
+  return value === undefined ? total : countOf(value, total);
 }
 
 /**

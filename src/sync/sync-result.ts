@@ -111,7 +111,7 @@ export interface ClusterSyncResult {
   readonly credential?: MemberCredential;
   /** The hooks of the apps' renderings and how each stands. */
   readonly hooks?: readonly HookReport[];
-  /** A hook, a sync wave or a dependency is in progress: the controller comes back soon. */
+  /** A hook, a sync wave, a dependency or a host's node pool is in progress: the controller comes back soon. */
   readonly waiting?: boolean;
   /** For a host: the credentials of the control planes it runs, per hosted cluster, after this sync. */
   readonly credentials?: HostedCredentials;

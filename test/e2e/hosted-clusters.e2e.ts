@@ -21,6 +21,7 @@ import {
   readCsr,
   requestServingCertificate,
 } from "./cluster/joining-kubelet.js";
+import { MachineAgent } from "./cluster/machine-agent.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 import { ProcessRuntime } from "./cluster/process-runtime.js";
 
@@ -112,13 +113,17 @@ function batchState(upgrade: string, batch: string): string | undefined {
 
 // pc-1's node pools once the join test added them (kept in every later commit).
 let pc1Pools = "";
-const WORKERS_POOL = `    nodePools:
+// Its kubelets pinned at the release the clusters start at, so that the class's upgrade leaves them.
+const workersPool = () => `    nodePools:
       - name: workers
         replicas: 3
+        kubeletVersion: ${previous}
         labels: { tier: general }
         taints: [{ key: dedicated, value: workers, effect: NoSchedule }]
         join: { tokenTTL: 30s }
 `;
+/** The joined machines' agents, by node: they heartbeat and follow the version gitfleet tells them. */
+const agents = new Map<string, MachineAgent>();
 
 function fleetFiles(classVersion: string): Record<string, string> {
   const cluster = (name: string) => `apiVersion: gitfleet.io/v1alpha1
@@ -306,6 +311,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  for (const agent of agents.values()) agent.stop();
   for (const nodes of hostedNodes) nodes.stop();
   hostNodes?.stop();
   runtime?.stop();
@@ -410,7 +416,7 @@ describe("hosted control planes on a real host", () => {
   });
 
   it("a node pool's machines join pc-1 by TLS bootstrapping: the real controller-manager signs their certificates, they register as themselves, and an expired token is refused", async () => {
-    pc1Pools = WORKERS_POOL;
+    pc1Pools = workersPool();
     commitTree(repo.dir, encode(fleetFiles(previous)), "pc-1 gets a pool of workers");
     const namespace = NAMESPACE("pc-1");
     const joinSecret = async () =>
@@ -517,7 +523,7 @@ describe("hosted control planes on a real host", () => {
     await expect(
       joinNode({ host, namespace, pool: "workers", node: "pc-1-workers-3", token: first }),
     ).rejects.toBeInstanceOf(JoinRefused);
-    pc1Pools = WORKERS_POOL.replace("replicas: 3", "replicas: 4").replace("tokenTTL: 30s", "tokenTTL: 24h");
+    pc1Pools = workersPool().replace("replicas: 3", "replicas: 4").replace("tokenTTL: 30s", "tokenTTL: 24h");
     commitTree(repo.dir, encode(fleetFiles(previous)), "pc-1's workers grow to four");
     await until(
       "a newer token in the join Secret",
@@ -525,6 +531,9 @@ describe("hosted control planes on a real host", () => {
     );
     const fourth = await joinNode({ host, namespace, pool: "workers", node: "pc-1-workers-3" });
     expect(asMap(fourth.registered.metadata).name).toBe("pc-1-workers-3");
+    // From here on each machine reports as a kubelet does, at the version its join Secret gave it.
+    for (const node of [...joined, fourth]) agents.set(node.node, new MachineAgent(node).start());
+    expect(fourth.kubeletVersion).toBe(previous);
     // The status branch records the token by fingerprint and expiry, never the token.
     const observed = statusFile(repo.dir, "status/clusters/meta-1.yaml");
     expect(JSON.stringify(observed)).toContain(`${namespace}/join-workers`);
@@ -771,6 +780,103 @@ describe("hosted control planes on a real host", () => {
       async () => appHealth("shop", "pc-2") === "Healthy",
     );
     expect(divided("shop")).toEqual({ "pc-2": 4 });
+  });
+
+  it("pc-1's workers move to the new kubelet one node at a time (cordoned, told, uncordoned), and a machine that stops reporting is removed for the provisioner to replace", async () => {
+    const namespace = NAMESPACE("pc-1");
+    const client = (await hostedClient("pc-1")) as MemberClient;
+    const poolNodes = async () =>
+      asList(
+        asMap(await client.raw("GET", "/api/v1/nodes?labelSelector=gitfleet.io%2Fnode-pool%3Dworkers")).items,
+      ).map((n) => asMap(n));
+    await until("every machine reports Ready at the pool's version", async () => {
+      const nodes = await poolNodes();
+      return (
+        nodes.length === 4 &&
+        nodes.every(
+          (n) =>
+            asMap(asMap(n.status).nodeInfo).kubeletVersion === previous &&
+            asList(asMap(n.status).conditions).some(
+              (c) => asMap(c).type === "Ready" && asMap(c).status === "True",
+            ),
+        )
+      );
+    });
+    pc1Pools = workersPool()
+      .replace(`kubeletVersion: ${previous}`, `kubeletVersion: ${version}`)
+      .replace("replicas: 3", "replicas: 4")
+      .replace(
+        "join: { tokenTTL: 30s }",
+        "join: { tokenTTL: 24h }\n        upgrade: { maxUnavailable: 1 }\n        repair: { notReadyFor: 10s }",
+      );
+    const committed = Date.now();
+    commitTree(repo.dir, encode(fleetFiles(version)), `pc-1's workers to kubelet ${version}`);
+    // Sampled on every round: never more than one node cordoned, and each cordoned one upgrading.
+    let mostCordoned = 0;
+    const cordonedSeen = new Set<string>();
+    await until("every worker runs the new kubelet Ready and schedulable", async () => {
+      const nodes = await poolNodes();
+      const cordoned = nodes.filter((n) => asMap(n.spec).unschedulable === true);
+      mostCordoned = Math.max(mostCordoned, cordoned.length);
+      for (const n of cordoned) cordonedSeen.add(String(asMap(n.metadata).name));
+      return (
+        nodes.length === 4 &&
+        cordoned.length === 0 &&
+        nodes.every((n) => asMap(asMap(n.status).nodeInfo).kubeletVersion === version)
+      );
+    });
+    const upgradedIn = (Date.now() - committed) / 1000;
+    expect(mostCordoned).toBe(1);
+    expect(cordonedSeen.size).toBeGreaterThan(1);
+    for (const agent of agents.values()) expect(agent.upgrades).toEqual([version]);
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    expect(log).toContain(`meta-1: node pool pc-1/workers: pc-1-workers-0 cordoned to upgrade to ${version}`);
+    expect(log).toContain(`meta-1: node pool pc-1/workers: pc-1-workers-3 run ${version} Ready, uncordoned`);
+    await until("the status branch says all four are up to date", async () => {
+      const pool = asMap(
+        asMap(
+          asMap(
+            asMap(asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed).hostedControlPlanes)[
+              "pc-1"
+            ],
+          ).nodePools,
+        ).workers,
+      );
+      return pool.upToDate === 4 && pool.upgrading === undefined;
+    });
+    // A machine stops reporting: the real node-lifecycle controller marks it Unknown, and 10 s later
+    // gitfleet removes its Node; the host's node-pool ConfigMap tells the provisioner one is missing.
+    const stoppedAt = Date.now();
+    agents.get("pc-1-workers-1")?.stop();
+    agents.delete("pc-1-workers-1");
+    const poolConfig = async () =>
+      asMap(
+        (await host.get({ apiVersion: "v1", kind: "ConfigMap", namespace, name: "node-pool-workers" }))?.data,
+      );
+    await until(
+      "pc-1-workers-1 is removed and the pool misses a machine",
+      async () =>
+        !(await poolNodes()).some((n) => asMap(n.metadata).name === "pc-1-workers-1") &&
+        (await poolConfig()).missing === "1",
+      180_000,
+    );
+    const removedIn = (Date.now() - stoppedAt) / 1000;
+    const removed = JSON.parse(String((await poolConfig()).removed)) as { node: string }[];
+    expect(removed.map((r) => r.node)).toEqual(["pc-1-workers-1"]);
+    expect(gitIn(repo.dir, "log", "--format=%B", "gitfleet/status")).toMatch(
+      /meta-1: node pool pc-1\/workers: removed pc-1-workers-1 \(NotReady for \d+s\) for the provisioner to replace/,
+    );
+    // The provisioner's part: a new machine joins with the join Secret, at the pool's version.
+    const replacement = await joinNode({ host, namespace, pool: "workers", node: "pc-1-workers-4" });
+    expect(replacement.kubeletVersion).toBe(version);
+    agents.set(replacement.node, new MachineAgent(replacement).start());
+    await until("the pool is whole again", async () => {
+      const config = await poolConfig();
+      return config.missing === "0" && config["up-to-date"] === "4";
+    });
+    console.log(
+      `e2e hosted: pc-1: 4 workers upgraded ${previous} → ${version} one at a time in ${upgradedIn.toFixed(1)} s; a machine that stopped reporting removed ${removedIn.toFixed(1)} s later`,
+    );
   });
 
   it("removing a hosted Cluster's file deletes its control plane only with an allowPrune token", async () => {

@@ -1,3 +1,5 @@
+import type { PoolPlan } from "./node-pool-plan.js";
+
 /** What happened to one credential of a hosted control plane in one pass of the credentials step. */
 export type CredentialAction = "kept" | "created" | "renewed" | "reissued";
 
@@ -27,6 +29,19 @@ export interface ServingCsrRecord {
   readonly reason?: string;
 }
 
+/** One node pool's pass: where its upgrade and repair stand (the plan's view), and what the pass did. */
+export interface NodePoolRecord extends Omit<PoolPlan, "actions" | "target"> {
+  /** The kubelet version the pool moves to. */
+  readonly kubeletVersion: string;
+  /** What this pass did, by node. */
+  readonly cordoned: readonly string[];
+  readonly told: readonly string[];
+  readonly uncordoned: readonly string[];
+  readonly removed: readonly { readonly node: string; readonly notReadyForMs: number }[];
+  /** Actions that failed (the next pass tries again). */
+  readonly errors: readonly string[];
+}
+
 /** Per hosted cluster, its credentials in its host as the last pass left them, or why the pass failed. */
 export type HostedCredentials = Readonly<
   Record<
@@ -37,6 +52,8 @@ export type HostedCredentials = Readonly<
         readonly joinError?: string;
         /** Kubelet serving CSRs the pass approved, and those it left pending with the reason. */
         readonly servingCsrs?: readonly ServingCsrRecord[];
+        /** The node pools' upgrades and repairs. */
+        readonly nodePools?: readonly NodePoolRecord[];
       }
     | { readonly error: string }
   >

@@ -1,3 +1,4 @@
+import { parseDuration } from "../duration.js";
 import type { Labels, NodePoolSpec, NodeTaint } from "../types.js";
 
 /** The label every node of a pool carries: the pool's name. */
@@ -6,6 +7,14 @@ export const NODE_POOL_LABEL = "gitfleet.io/node-pool";
 export const DEFAULT_TOKEN_TTL = "24h";
 /** The shortest join token lifetime a pool may ask for. */
 export const MIN_TOKEN_TTL_MS = 10_000;
+/** How long a node may take from cordon to reporting its new kubelet version Ready, unless the pool says. */
+export const DEFAULT_PROGRESS_DEADLINE = "10m";
+/** How long a node stays NotReady before it is removed for repair, unless the pool says. */
+export const DEFAULT_NOT_READY_FOR = "5m";
+/** The shortest notReadyFor a pool may ask for. */
+export const MIN_NOT_READY_FOR_MS = 10_000;
+/** The share of a pool that may be NotReady for repair to go on, unless the pool says. */
+export const DEFAULT_MAX_UNHEALTHY = "40%";
 
 /** A pool of a hosted cluster's worker nodes with every default applied. */
 export interface ResolvedNodePool {
@@ -18,6 +27,15 @@ export interface ResolvedNodePool {
   readonly tokenTTL: string;
   /** The extra group the pool's bootstrap tokens authenticate in (and the RBAC for joining names). */
   readonly bootstrapGroup: string;
+  /** Nodes unavailable at once during an upgrade: a count or a percentage of the pool's nodes. */
+  readonly maxUnavailable: number | string;
+  readonly progressDeadlineMs: number;
+  readonly repair: {
+    readonly enabled: boolean;
+    readonly notReadyForMs: number;
+    /** A count or a percentage of the pool's nodes. */
+    readonly maxUnhealthy: number | string;
+  };
 }
 
 /** The node pools of a hosted cluster whose API server runs `apiServerVersion`. */
@@ -33,7 +51,19 @@ export function resolveNodePools(
     taints: pool.taints ?? [],
     tokenTTL: pool.join?.tokenTTL ?? DEFAULT_TOKEN_TTL,
     bootstrapGroup: bootstrapGroupOf(pool.name),
+    maxUnavailable: pool.upgrade?.maxUnavailable ?? 1,
+    progressDeadlineMs: durationMs(pool.upgrade?.progressDeadline, DEFAULT_PROGRESS_DEADLINE),
+    repair: {
+      enabled: pool.repair?.enabled ?? true,
+      notReadyForMs: durationMs(pool.repair?.notReadyFor, DEFAULT_NOT_READY_FOR),
+      maxUnhealthy: pool.repair?.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY,
+    },
   }));
+}
+
+// A duration as written (validated by the schema), or the default's.
+function durationMs(text: string | undefined, fallback: string): number {
+  return parseDuration(text ?? fallback) ?? (parseDuration(fallback) as number);
 }
 
 /** system:bootstrappers:gitfleet:<pool>: what a pool's join tokens say about who joins with them. */

@@ -1,5 +1,5 @@
 import { explainKubeletSkew, parseKubeVersion } from "../../apimachinery/kube-version.js";
-import { explainNodeLabel, MIN_TOKEN_TTL_MS } from "../controlplane/node-pools.js";
+import { explainNodeLabel, MIN_NOT_READY_FOR_MS, MIN_TOKEN_TTL_MS } from "../controlplane/node-pools.js";
 import { parseDuration } from "../duration.js";
 import { DEFAULT_DRIFT_INTERVAL_MS } from "../fleet-defaults.js";
 import type { Cluster, ControlPlaneClass, NodePoolSpec } from "../types.js";
@@ -23,6 +23,7 @@ export function checkNodePools(context: RuleContext): void {
       seen.add(pool.name);
       check.labels(pool);
       check.tokenTTL(pool, driftIntervalMs(context));
+      check.repair(pool);
       check.skew(pool, versionsAgainst(context, cluster, classes));
     });
   }
@@ -93,6 +94,17 @@ class PoolCheck {
         code: "INVALID_FIELD_COMBINATION",
         message: `join tokens are renewed when the host syncs, at least every driftInterval (${driftMs / 1000}s): tokens that live ${ttl} leave times with no valid token to join with; at least twice the driftInterval avoids that`,
       });
+  }
+
+  repair(pool: NodePoolSpec): void {
+    const text = pool.repair?.notReadyFor;
+    const ms = text === undefined ? undefined : parseDuration(text);
+    if (ms !== undefined && ms < MIN_NOT_READY_FOR_MS)
+      this.report(
+        ["repair", "notReadyFor"],
+        "INVALID_FIELD_COMBINATION",
+        `a node must be NotReady at least ${MIN_NOT_READY_FOR_MS / 1000}s before it is removed (${text} would remove nodes that only missed a heartbeat)`,
+      );
   }
 
   skew(pool: NodePoolSpec, against: readonly [string, string][]): void {

@@ -36,6 +36,8 @@ export interface JoinedNode {
   readonly keyPem: string;
   readonly caPem: string;
   readonly server: string;
+  /** The kubelet version the join Secret says the pool's machines run. */
+  readonly kubeletVersion: string;
   /** The Node as the API server answered its registration. */
   readonly registered: JsonMap;
 }
@@ -101,7 +103,8 @@ export async function joinNode(join: JoinRequest): Promise<JoinedNode> {
       ...(join.addresses ? { status: { addresses: join.addresses.map((a) => ({ ...a })) } } : {}),
     },
   );
-  return { node: join.node, token, certificatePem, keyPem, caPem, server, registered };
+  const kubeletVersion = read("kubelet-version");
+  return { node: join.node, token, certificatePem, keyPem, caPem, server, kubeletVersion, registered };
 }
 
 /**

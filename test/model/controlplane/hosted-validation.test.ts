@@ -473,10 +473,10 @@ function nodePoolCases(): Case[] {
     {
       name: "two node pools of one name",
       edit: pool(
-        "        join: { tokenTTL: 12h }\n",
-        "        join: { tokenTTL: 12h }\n      - { name: workers, replicas: 1 }\n",
+        "        repair: { notReadyFor: 5m, maxUnhealthy: 40% }\n",
+        "        repair: { notReadyFor: 5m, maxUnhealthy: 40% }\n      - { name: workers, replicas: 1 }\n",
       ),
-      error: { at: at(28), code: "DUPLICATE_NAME", message: 'node pool "workers" is defined twice' },
+      error: { at: at(30), code: "DUPLICATE_NAME", message: 'node pool "workers" is defined twice' },
     },
     {
       name: "a node label the NodeRestriction plugin refuses",
@@ -491,6 +491,16 @@ function nodePoolCases(): Case[] {
       name: "a join token that lives less than 10s",
       edit: pool("tokenTTL: 12h", "tokenTTL: 9s"),
       error: { at: at(27), code: "INVALID_FIELD_COMBINATION", message: "at least 10s" },
+    },
+    {
+      name: "a node removed for repair after less than 10s NotReady",
+      edit: pool("notReadyFor: 5m", "notReadyFor: 9s"),
+      error: { at: at(29), code: "INVALID_FIELD_COMBINATION", message: "NotReady at least 10s" },
+    },
+    {
+      name: "no node of a pool ever allowed to upgrade",
+      edit: pool("maxUnavailable: 1,", "maxUnavailable: 0,"),
+      error: { at: at(28), code: "SCHEMA_VIOLATION", message: "must be at least 1" },
     },
     {
       name: "a kubelet newer than the API server",
@@ -555,18 +565,26 @@ describe("hosted control planes: validation", () => {
     ["three minors behind", "v1.31.0"],
     ["the API server's own version", "v1.34.1"],
     ["an older patch of the same minor", "v1.34.0"],
-  ])("accepts a node pool whose kubelet is %s (%s), and a join token of exactly 10s", (_name, version) => {
-    const result = loadFleet(
-      edited({
-        "clusters/pc-2.yaml": (text: string) =>
-          replace(
-            "tokenTTL: 12h",
-            "tokenTTL: 10s",
-          )(replace("replicas: 3\n", `replicas: 3\n        kubeletVersion: ${version}\n`)(text)),
-      }),
-    );
-    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
-  });
+  ])(
+    "accepts a node pool whose kubelet is %s (%s), a join token of exactly 10s and repair after exactly 10s",
+    (_name, version) => {
+      const result = loadFleet(
+        edited({
+          "clusters/pc-2.yaml": (text: string) =>
+            replace(
+              "notReadyFor: 5m",
+              "notReadyFor: 10s",
+            )(
+              replace(
+                "tokenTTL: 12h",
+                "tokenTTL: 10s",
+              )(replace("replicas: 3\n", `replicas: 3\n        kubeletVersion: ${version}\n`)(text)),
+            ),
+        }),
+      );
+      expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+    },
+  );
 
   it.each<[string, string | undefined, string, boolean]>([
     ["just under twice the default driftInterval (5m)", undefined, "599s", true],
