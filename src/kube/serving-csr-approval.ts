@@ -48,9 +48,23 @@ export async function approveServingCsrs(
     if (node !== undefined && !nodes.has(node)) nodes.set(node, await nodeFacts(hosted, node));
     const decision = await judgeServingCsr(facts, (name) => nodes.get(name), pools);
     if (!decision) continue;
-    records.push(decision.approved ? await approved(hosted, item, decision, now) : decision);
+    const record = decision.approved ? await approved(hosted, item, decision, now) : decision;
+    records.push(record.approved || !recent(item, now) ? record : { ...record, recent: true });
   }
   return records;
+}
+
+/**
+ * How long a pending serving CSR keeps its host coming back at the status interval: a kubelet asks
+ * right after it registers, often before its Node reports the addresses the rule checks, and is
+ * approved on a later pass. One still pending after this waits for the ordinary resync (the
+ * controller-manager's CSR cleaner removes pending ones after a day).
+ */
+export const RECENT_CSR_MS = 15 * 60_000;
+
+function recent(csr: JsonMap, now: number): boolean {
+  const created = Date.parse(String(asMap(csr.metadata).creationTimestamp ?? ""));
+  return !Number.isNaN(created) && now - created < RECENT_CSR_MS;
 }
 
 function decided(csr: JsonMap): boolean {

@@ -416,9 +416,13 @@ async function withHostedCredentials(
 ): Promise<ClusterSyncResult> {
   if (!synced.reachable || planesHostedBy(model, synced.cluster, planes).length === 0) return synced;
   const credentials = await ensureHostedCredentials(client, model, Date.now(), planes);
-  // A node pool upgrading or repairing is looked at again soon, not at the next drift resync.
+  // A node pool upgrading or repairing, or a serving CSR asked for lately and still pending, is
+  // looked at again soon, not at the next drift resync.
   const moving = Object.values(credentials).some(
-    (entry) => !("error" in entry) && (entry.nodePools ?? []).some((pool) => pool.moving),
+    (entry) =>
+      !("error" in entry) &&
+      ((entry.nodePools ?? []).some((pool) => pool.moving) ||
+        (entry.servingCsrs ?? []).some((c) => c.recent)),
   );
   return { ...synced, credentials, ...(moving ? { waiting: true } : {}) };
 }

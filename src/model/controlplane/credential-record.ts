@@ -27,6 +27,8 @@ export interface ServingCsrRecord {
   readonly approved: boolean;
   /** Why it is left pending. */
   readonly reason?: string;
+  /** Pending and asked for lately: the host is looked at again soon, when it may be approved. */
+  readonly recent?: boolean;
 }
 
 /** One node pool's pass: where its upgrade and repair stand (the plan's view), and what the pass did. */

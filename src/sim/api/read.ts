@@ -74,6 +74,7 @@ export function selection(query: URLSearchParams, kind: string): (object: JsonMa
 // The further fields each kind selects by, and where they are.
 const EXTRA_FIELDS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   Pod: { "status.phase": ["status", "phase"], "spec.nodeName": ["spec", "nodeName"] },
+  CertificateSigningRequest: { "spec.signerName": ["spec", "signerName"] },
   Event: {
     "involvedObject.kind": ["involvedObject", "kind"],
     "involvedObject.namespace": ["involvedObject", "namespace"],
