@@ -1,10 +1,15 @@
 import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
-import { PKI_SECRETS } from "../manifests/controlplane/pki-layout.js";
+import { KUBECONFIG_DIR, PKI_SECRETS } from "../manifests/controlplane/pki-layout.js";
 import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { parseDuration } from "../model/duration.js";
 import { KeptPlans } from "./kept-plans.js";
-import { kubeconfigText, readGeneratedKubeconfig } from "./kubeconfig-text.js";
+import {
+  fileKubeconfigText,
+  KUBECONFIG_FILES,
+  kubeconfigText,
+  readGeneratedKubeconfig,
+} from "./kubeconfig-text.js";
 import {
   type CertificateRequest,
   createCertificateAuthority,
@@ -135,12 +140,19 @@ async function makePlan(
       etcdCaPem,
     );
   await ensureServiceAccountKey(context);
-  const kubeconfig = (name: string, user: string, organization: string | undefined, server: string) =>
+  const kubeconfig = (
+    name: string,
+    user: string,
+    organization: string | undefined,
+    server: string,
+    files?: string,
+  ) =>
     ensureKubeconfig(context, {
       name,
       server,
       ca,
       request: { commonName: user, ...(organization ? { organization } : {}), usage: "client", validityMs },
+      ...(files ? { files } : {}),
     });
   await kubeconfig(
     PKI_SECRETS.adminKubeconfig.name,
@@ -153,12 +165,14 @@ async function makePlan(
     "system:kube-controller-manager",
     undefined,
     endpoints.inHost,
+    KUBECONFIG_DIR,
   );
   await kubeconfig(
     PKI_SECRETS.schedulerKubeconfig.name,
     "system:kube-scheduler",
     undefined,
     endpoints.inHost,
+    KUBECONFIG_DIR,
   );
   return { writes: context.writes, records: context.records, etcdCa };
 }
@@ -294,9 +308,16 @@ interface KubeconfigRequest {
   readonly server: string;
   readonly ca: Authority;
   readonly request: CertificateRequest;
+  /**
+   * For a component in the host: the directory its Secret is mounted in. The kubeconfig then names
+   * the CA, certificate and key as files of the Secret beside it, which client-go reads again when
+   * they change — a renewal reaches the running component.
+   */
+  readonly files?: string;
 }
 
 async function ensureKubeconfig(context: Context, wanted: KubeconfigRequest): Promise<void> {
+  if (wanted.files !== undefined) return ensureFileKubeconfig(context, { ...wanted, files: wanted.files });
   const { namespace } = context.plane;
   const { name, server, ca, request } = wanted;
   const data = context.existing.get(`${namespace}/${name}`);
@@ -327,6 +348,57 @@ async function ensureKubeconfig(context: Context, wanted: KubeconfigRequest): Pr
     { namespace, name, action, ...(data && why ? { reason: why } : {}), ...facts(client) },
     { kubeconfig: text },
   );
+}
+
+async function ensureFileKubeconfig(
+  context: Context,
+  wanted: KubeconfigRequest & { readonly files: string },
+): Promise<void> {
+  const { namespace } = context.plane;
+  const { name, server, ca, request, files } = wanted;
+  const data = context.existing.get(`${namespace}/${name}`);
+  const text = fileKubeconfigText(
+    { cluster: context.plane.cluster, server, user: request.commonName },
+    files,
+  );
+  const issued = data
+    ? await readIssued(data[KUBECONFIG_FILES.certificate] ?? "", data[KUBECONFIG_FILES.key] ?? "")
+    : undefined;
+  const why = await fileKubeconfigTrouble(context, data, issued, wanted, text);
+  if (issued && !why) {
+    record(context, { namespace, name, action: "kept", ...facts(issued) });
+    return;
+  }
+  const client = await issueCertificate(request, ca.ca, context.now);
+  const action: CredentialAction = !data ? "created" : why?.startsWith("expires") ? "renewed" : "reissued";
+  record(
+    context,
+    { namespace, name, action, ...(data && why ? { reason: why } : {}), ...facts(client) },
+    {
+      kubeconfig: text,
+      [KUBECONFIG_FILES.ca]: ca.ca.certificatePem,
+      [KUBECONFIG_FILES.certificate]: client.certificatePem,
+      [KUBECONFIG_FILES.key]: client.key.privatePem,
+    },
+  );
+}
+
+// Why a component's kubeconfig Secret is written again, or undefined when it is kept.
+async function fileKubeconfigTrouble(
+  context: Context,
+  data: SecretData | undefined,
+  issued: Issued | undefined,
+  { ca, request }: KubeconfigRequest,
+  text: string,
+): Promise<string | undefined> {
+  // A Secret from before kubeconfigs named their files holds the kubeconfig alone.
+  if (data && data[KUBECONFIG_FILES.certificate] === undefined)
+    return "its kubeconfig is not the one gitfleet writes";
+  const why = await leafTrouble(context, issued, ca, request, data !== undefined);
+  if (why) return why;
+  if (data?.[KUBECONFIG_FILES.ca] !== ca.ca.certificatePem) return "its CA changed";
+  if (data?.kubeconfig !== text) return "its kubeconfig is not the one gitfleet writes";
+  return undefined;
 }
 
 function facts(issued: Issued): { fingerprint: string; notAfter: string } {

@@ -17,24 +17,45 @@ const unb64 = (text: unknown) =>
  * as JSON, which every kubeconfig reader (client-go, kubectl, @kubernetes/client-node) reads as YAML.
  */
 export function kubeconfigText(content: KubeconfigContent): string {
+  return configText(
+    content,
+    { "certificate-authority-data": b64(content.caPem) },
+    { "client-certificate-data": b64(content.certificatePem), "client-key-data": b64(content.keyPem) },
+  );
+}
+
+/** The file names a component kubeconfig's Secret holds beside it, in the directory it is mounted in. */
+export const KUBECONFIG_FILES = { ca: "ca.crt", certificate: "tls.crt", key: "tls.key" } as const;
+
+/**
+ * A kubeconfig whose CA, client certificate and key are files of `dir` (the Secret's other keys,
+ * mounted beside it): client-go reads such files again when they change, so a renewed certificate
+ * reaches a running kube-controller-manager or kube-scheduler without a restart.
+ */
+export function fileKubeconfigText(
+  content: Omit<KubeconfigContent, "caPem" | "certificatePem" | "keyPem">,
+  dir: string,
+): string {
+  return configText(
+    content,
+    { "certificate-authority": `${dir}/${KUBECONFIG_FILES.ca}` },
+    {
+      "client-certificate": `${dir}/${KUBECONFIG_FILES.certificate}`,
+      "client-key": `${dir}/${KUBECONFIG_FILES.key}`,
+    },
+  );
+}
+
+function configText(
+  content: Pick<KubeconfigContent, "cluster" | "server" | "user">,
+  authority: Record<string, string>,
+  credential: Record<string, string>,
+): string {
   const config = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [
-      {
-        name: content.cluster,
-        cluster: { server: content.server, "certificate-authority-data": b64(content.caPem) },
-      },
-    ],
-    users: [
-      {
-        name: content.user,
-        user: {
-          "client-certificate-data": b64(content.certificatePem),
-          "client-key-data": b64(content.keyPem),
-        },
-      },
-    ],
+    clusters: [{ name: content.cluster, cluster: { server: content.server, ...authority } }],
+    users: [{ name: content.user, user: credential }],
     contexts: [{ name: content.cluster, context: { cluster: content.cluster, user: content.user } }],
     "current-context": content.cluster,
   };

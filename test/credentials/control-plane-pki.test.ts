@@ -132,6 +132,61 @@ describe("hosted control-plane credentials", () => {
     }
   });
 
+  it("gives the components a kubeconfig that names the CA, certificate and key beside it, which a renewal rewrites", async () => {
+    const host = applied(new Map(), await planCredentials(plane, new Map(), NOW));
+    const secret = host.get("gitfleet-cp-pc-1/controller-manager-kubeconfig") as SecretData;
+    expect(Object.keys(secret).sort()).toEqual(["ca.crt", "kubeconfig", "tls.crt", "tls.key"]);
+    const config = JSON.parse(secret.kubeconfig as string) as {
+      clusters: { cluster: Record<string, string> }[];
+      users: { user: Record<string, string> }[];
+    };
+    expect(config.clusters[0]?.cluster).toEqual({
+      server: "https://kube-apiserver.gitfleet-cp-pc-1.svc:6443",
+      "certificate-authority": "/etc/kubernetes/kubeconfig/ca.crt",
+    });
+    expect(config.users[0]?.user).toEqual({
+      "client-certificate": "/etc/kubernetes/kubeconfig/tls.crt",
+      "client-key": "/etc/kubernetes/kubeconfig/tls.key",
+    });
+    expect(secret["ca.crt"]).toBe(host.get("gitfleet-cp-pc-1/ca")?.["tls.crt"]);
+    const ca = file("cm-ca.crt", secret["ca.crt"] as string);
+    expect(verify(NOW, ca, file("cm.crt", secret["tls.crt"] as string))).toContain(": OK");
+    expect(openssl("x509", "-in", "cm.crt", "-noout", "-subject")).toMatch(
+      /CN\s*=\s*system:kube-controller-manager/,
+    );
+    // Kept while current; renewed in place (same kubeconfig text, new certificate files).
+    expect((await planCredentials(plane, host, NOW + DAY)).writes).toEqual([]);
+    const renewed = applied(host, await planCredentials(plane, host, NOW + 91 * DAY));
+    const next = renewed.get("gitfleet-cp-pc-1/controller-manager-kubeconfig") as SecretData;
+    expect(next.kubeconfig).toBe(secret.kubeconfig);
+    expect(next["tls.crt"]).not.toBe(secret["tls.crt"]);
+    expect(next["tls.key"]).not.toBe(secret["tls.key"]);
+  });
+
+  it.each<[string, (data: SecretData) => SecretData, string]>([
+    [
+      "an embedded kubeconfig from before (the certificate files missing)",
+      (d) => ({ kubeconfig: d.kubeconfig as string }),
+      "its kubeconfig is not the one gitfleet writes",
+    ],
+    [
+      "a kubeconfig someone edited",
+      (d) => ({ ...d, kubeconfig: `${d.kubeconfig as string} ` }),
+      "its kubeconfig is not the one gitfleet writes",
+    ],
+    ["a CA file that is not the cluster CA", (d) => ({ ...d, "ca.crt": "x" }), "its CA changed"],
+  ])("re-issues a component's kubeconfig Secret holding %s", async (_name, edit, reason) => {
+    const host = applied(new Map(), await planCredentials(plane, new Map(), NOW));
+    const key = "gitfleet-cp-pc-1/scheduler-kubeconfig";
+    host.set(key, edit(host.get(key) as SecretData));
+    const plan = await planCredentials(plane, host, NOW + DAY);
+    expect(plan.writes.map((w) => w.name)).toEqual(["scheduler-kubeconfig"]);
+    expect(plan.records.find((r) => r.name === "scheduler-kubeconfig")).toMatchObject({
+      action: "reissued",
+      reason,
+    });
+  });
+
   it("keeps what is current byte for byte, and renews leaves before they expire but not their CAs", async () => {
     const host = applied(new Map(), await planCredentials(plane, new Map(), NOW));
     const again = await planCredentials(plane, host, NOW + DAY);

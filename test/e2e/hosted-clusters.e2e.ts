@@ -1,8 +1,10 @@
 import "reflect-metadata";
 import { execFileSync } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import * as x509 from "@peculiar/x509";
@@ -122,6 +124,8 @@ const workersPool = () => `    nodePools:
         taints: [{ key: dedicated, value: workers, effect: NoSchedule }]
         join: { tokenTTL: 30s }
 `;
+/** The class's certificates line while the rotation test renews every certificate (else none). */
+let classCertificates = "";
 /** The joined machines' agents, by node: they heartbeat and follow the version gitfleet tells them. */
 const agents = new Map<string, MachineAgent>();
 
@@ -165,7 +169,7 @@ spec:
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
   etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, backup: { schedule: "* * * * *", storage: 1Gi } }
-`,
+${classCertificates}`,
     ...nginxApp("web", 2, "replicaScheduling: { type: Duplicated }"),
     // Divided, and moved at once off a cluster whose NoExecute taint it does not tolerate.
     ...nginxApp(
@@ -876,6 +880,97 @@ describe("hosted control planes on a real host", () => {
     });
     console.log(
       `e2e hosted: pc-1: 4 workers upgraded ${previous} → ${version} one at a time in ${upgradedIn.toFixed(1)} s; a machine that stopped reporting removed ${removedIn.toFixed(1)} s later`,
+    );
+  });
+
+  it("renewed certificates reach the running control plane without a restart, and clients holding the old ones keep working", async () => {
+    const namespace = NAMESPACE("pc-1");
+    const secretCertificate = async (name: string) =>
+      new X509Certificate(
+        Buffer.from(
+          String(
+            asMap((await host.get({ apiVersion: "v1", kind: "Secret", namespace, name }))?.data)["tls.crt"],
+          ),
+          "base64",
+        ),
+      ).fingerprint256;
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect(
+          { host: "127.0.0.1", port: ports.get("pc-1") as number, rejectUnauthorized: false },
+          () => {
+            resolve(socket.getPeerCertificate().fingerprint256);
+            socket.end();
+          },
+        );
+        socket.on("error", reject);
+      });
+    const pidOf = async (component: string) =>
+      runtime.processOf(namespace, await podName("pc-1", component))?.pid;
+    const servingBefore = await secretCertificate("apiserver-serving");
+    expect(await served()).toBe(servingBefore);
+    const pids = {
+      apiServer: await pidOf("kube-apiserver"),
+      controllerManager: await pidOf("kube-controller-manager"),
+    };
+    // A client holding the certificates from before the renewal.
+    const before = (await hostedClient("pc-1")) as MemberClient;
+    // Every leaf older than two minutes is within renewBefore: the next pass renews them all (not the CAs).
+    classCertificates = "  certificates: { validity: 8760h, renewBefore: 8759h58m }\n";
+    const committed = Date.now();
+    commitTree(repo.dir, encode(fleetFiles(version)), "renew pc-1's certificates");
+    await until("the status branch says pc-1's certificates were renewed", async () =>
+      gitIn(repo.dir, "log", "--format=%B", "gitfleet/status").includes(
+        "meta-1: credentials of pc-1 renewed: apiserver-serving",
+      ),
+    );
+    const servingAfter = await secretCertificate("apiserver-serving");
+    expect(servingAfter).not.toBe(servingBefore);
+    await until(
+      "kube-apiserver serves the renewed certificate",
+      async () => (await served()) === servingAfter,
+      120_000,
+    );
+    const rotatedIn = (Date.now() - committed) / 1000;
+    // No component restarted for it: the API server reloaded its files, the others' kubeconfigs name theirs.
+    expect({
+      apiServer: await pidOf("kube-apiserver"),
+      controllerManager: await pidOf("kube-controller-manager"),
+    }).toEqual(pids);
+    // The old client certificate is still valid (it has not expired), the new one too.
+    expect(asList(asMap(await before.raw("GET", "/api/v1/namespaces")).items).length).toBeGreaterThan(0);
+    const after = (await hostedClient("pc-1")) as MemberClient;
+    expect(asList(asMap(await after.raw("GET", "/api/v1/namespaces")).items).length).toBeGreaterThan(0);
+    // The controller-manager still works: a Deployment made now gets its ReplicaSet.
+    await after.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "after-rotation" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "after-rotation" } },
+        template: {
+          metadata: { labels: { app: "after-rotation" } },
+          spec: { containers: [{ name: "c", image: "nginx" }] },
+        },
+      },
+    });
+    await until(
+      "the controller-manager made its ReplicaSet",
+      async () =>
+        asList(
+          asMap(
+            await after.raw(
+              "GET",
+              "/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dafter-rotation",
+            ),
+          ).items,
+        ).length === 1,
+    );
+    classCertificates = "";
+    commitTree(repo.dir, encode(fleetFiles(version)), "certificates back to the defaults");
+    console.log(
+      `e2e hosted: pc-1: certificates renewed and served by the running kube-apiserver ${rotatedIn.toFixed(1)} s after the commit, no component restarted`,
     );
   });
 

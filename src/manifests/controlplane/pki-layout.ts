@@ -19,8 +19,10 @@ export interface PkiSecret {
 
 /** Where every certificate and key is mounted in the control plane's containers. */
 export const PKI_DIR = "/etc/kubernetes/pki";
+/** Where a component's kubeconfig Secret is mounted: the kubeconfig and the files it names. */
+export const KUBECONFIG_DIR = "/etc/kubernetes/kubeconfig";
 /** Where a component's kubeconfig is mounted. */
-export const KUBECONFIG_PATH = "/etc/kubernetes/kubeconfig/kubeconfig";
+export const KUBECONFIG_PATH = `${KUBECONFIG_DIR}/kubeconfig`;
 
 export const PKI_SECRETS = {
   ca: {
@@ -85,13 +87,13 @@ export const PKI_SECRETS = {
     name: "controller-manager-kubeconfig",
     in: "control-plane",
     purpose: "kube-controller-manager's kubeconfig",
-    keys: { kubeconfig: undefined },
+    keys: { kubeconfig: undefined, "ca.crt": undefined, "tls.crt": undefined, "tls.key": undefined },
   },
   schedulerKubeconfig: {
     name: "scheduler-kubeconfig",
     in: "control-plane",
     purpose: "kube-scheduler's kubeconfig",
-    keys: { kubeconfig: undefined },
+    keys: { kubeconfig: undefined, "ca.crt": undefined, "tls.crt": undefined, "tls.key": undefined },
   },
 } as const satisfies Record<string, PkiSecret>;
 

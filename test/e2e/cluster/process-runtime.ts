@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname, join } from "node:path";
@@ -13,7 +13,7 @@ import type { MemberClient } from "../../../src/kube/member-client.js";
  * directory of the pod's, gives each PersistentVolumeClaim a directory that outlives the pod, and runs
  * the pod's command and args unchanged (with `$(VAR)` expanded from its env) in a private mount
  * namespace where those directories are bind-mounted at their mount paths, on the host network,
- * dying with this process. It reports readiness from the pod's readiness probe, restarts a container
+ * dying with this process; a running pod's Secret files follow their Secrets, as the kubelet's do. It reports readiness from the pod's readiness probe, restarts a container
  * that exits (counting restarts, backing off), and stops the process when the pod is deleted. It
  * also provisions a hostPath PersistentVolume for each pending claim, as a storage provisioner would.
  *
@@ -42,11 +42,20 @@ interface Running {
   failed?: string;
   /** The pod's restartPolicy: a Job's pod that exits 0 (or fails under Never) ends. */
   restartPolicy: string;
+  /** Its Secret volumes on disk, kept up to date with their Secrets as the kubelet keeps them. */
+  secretVolumes: SecretVolume[];
   /** The phase a pod whose container ended for good is in. */
   ended?: "Succeeded" | "Failed";
 }
 
 const MERGE = "application/merge-patch+json";
+
+/** A Secret volume written for a pod: where, and from which Secrets (or which of their keys). */
+interface SecretVolume {
+  readonly namespace: string;
+  readonly sources: readonly JsonMap[];
+  readonly target: string;
+}
 
 export class ProcessRuntime {
   private readonly pods = new Map<string, Running>();
@@ -60,6 +69,19 @@ export class ProcessRuntime {
     mkdirSync(this.options.dir, { recursive: true });
     this.timers.push(setInterval(() => void this.pass(), 300));
     this.timers.push(setInterval(() => void this.probeAll(), 1000));
+    this.timers.push(setInterval(() => void this.refreshSecrets(), 2000));
+  }
+
+  // As the kubelet does (within its sync period), a running pod's Secret volumes follow their
+  // Secrets: a changed key is rewritten in place — a new file renamed over the old — so a process
+  // that reads its certificate files again sees the renewed ones without a restart.
+  private async refreshSecrets(): Promise<void> {
+    if (this.stopped) return;
+    for (const running of this.pods.values()) {
+      if (!running.child || running.deleting) continue;
+      for (const volume of running.secretVolumes)
+        await this.writeSecretFiles(volume.namespace, volume.sources, volume.target, true).catch(() => false);
+    }
   }
 
   /** The process of a running pod (for killing it in a test). */
@@ -170,8 +192,9 @@ export class ProcessRuntime {
       });
       return;
     }
-    const mounts = await this.volumes(pod);
-    if (!mounts) return; // a Secret it mounts is not there yet: the kubelet waits, so do we
+    const volumes = await this.volumes(pod);
+    if (!volumes) return; // a Secret it mounts is not there yet: the kubelet waits, so do we
+    const { mounts, secretVolumes } = volumes;
     const running: Running = {
       pod: String(metadata.name),
       namespace: String(metadata.namespace),
@@ -181,6 +204,7 @@ export class ProcessRuntime {
       deleting: false,
       startedAt: now(),
       restartPolicy: String(asMap(pod.spec).restartPolicy ?? "Always"),
+      secretVolumes,
     };
     this.pods.set(uid, running);
     this.launch(uid, pod, binary, mounts);
@@ -196,12 +220,15 @@ export class ProcessRuntime {
     return named ?? this.options.binaries.get(`${name}:${version}`);
   }
 
-  // The pod's volumes on disk, by mount path; undefined while a Secret is missing.
-  private async volumes(pod: JsonMap): Promise<Map<string, string> | undefined> {
+  // The pod's volumes on disk, by mount path, and its Secret volumes; undefined while a Secret is missing.
+  private async volumes(
+    pod: JsonMap,
+  ): Promise<{ mounts: Map<string, string>; secretVolumes: SecretVolume[] } | undefined> {
     const metadata = asMap(pod.metadata);
     const namespace = String(metadata.namespace);
     const root = join(this.options.dir, "pods", String(metadata.uid));
     const byVolume = new Map<string, string>();
+    const secretVolumes: SecretVolume[] = [];
     for (const volume of asList(asMap(pod.spec).volumes).map((v) => asMap(v))) {
       const name = String(volume.name);
       if (volume.persistentVolumeClaim) {
@@ -209,8 +236,10 @@ export class ProcessRuntime {
         byVolume.set(name, await this.claimPath(namespace, claim));
       } else {
         const target = join(root, name);
-        if (!(await this.writeSecrets(namespace, secretSources(volume), target))) return undefined;
+        const sources = secretSources(volume);
+        if (!(await this.writeSecrets(namespace, sources, target))) return undefined;
         byVolume.set(name, target);
+        secretVolumes.push({ namespace, sources, target });
       }
     }
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
@@ -219,10 +248,10 @@ export class ProcessRuntime {
       const source = byVolume.get(String(mount.name));
       if (source) mounts.set(String(mount.mountPath), source);
     }
-    return mounts;
+    return { mounts, secretVolumes };
   }
 
-  // Writes the Secrets' keys (or the listed items) as files under `target`; false while one is missing.
+  // Writes the Secrets' keys (or the listed items) as files under a fresh `target`; false while one is missing.
   private async writeSecrets(
     namespace: string,
     sources: readonly JsonMap[],
@@ -230,6 +259,17 @@ export class ProcessRuntime {
   ): Promise<boolean> {
     rmSync(target, { recursive: true, force: true });
     mkdirSync(target, { recursive: true });
+    return this.writeSecretFiles(namespace, sources, target, false);
+  }
+
+  // The Secrets' files under `target`; `inPlace`: only changed files, each written beside and renamed
+  // over the old one (the directory stays the one bound into the pod).
+  private async writeSecretFiles(
+    namespace: string,
+    sources: readonly JsonMap[],
+    target: string,
+    inPlace: boolean,
+  ): Promise<boolean> {
     for (const source of sources) {
       const secret = await this.options.client
         .raw("GET", `/api/v1/namespaces/${namespace}/secrets/${String(source.name)}`)
@@ -244,8 +284,13 @@ export class ProcessRuntime {
         const value = data[key as string];
         if (typeof value !== "string") return false;
         const file = join(target, path as string);
+        const content = Buffer.from(value, "base64");
         mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, Buffer.from(value, "base64"), { mode: 0o600 });
+        if (!inPlace) writeFileSync(file, content, { mode: 0o600 });
+        else if (!existsSync(file) || !readFileSync(file).equals(content)) {
+          writeFileSync(`${file}.new`, content, { mode: 0o600 });
+          renameSync(`${file}.new`, file);
+        }
       }
     }
     return true;
@@ -327,12 +372,13 @@ export class ProcessRuntime {
       if (asMap(pod.metadata).uid !== uid) continue;
       const container = asMap(asList(asMap(pod.spec).containers)[0]);
       const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
-      const mounts = await this.volumes(pod);
-      if (!binary || !mounts) {
+      const volumes = await this.volumes(pod);
+      if (!binary || !volumes) {
         running.restartAt = Date.now() + 1000;
         continue;
       }
-      this.launch(uid, pod, binary, mounts);
+      running.secretVolumes = volumes.secretVolumes;
+      this.launch(uid, pod, binary, volumes.mounts);
       await this.report(pod, running);
     }
   }
