@@ -151,12 +151,18 @@ async function carryOut(hosted: MemberClient, action: PoolAction, now: number): 
 /**
  * Evicts the node's pods as `kubectl drain` does — through the Eviction API, so PodDisruptionBudgets
  * hold (a refused eviction waits for the next pass) — leaving DaemonSet pods, mirror pods and pods
- * that have ended. Returns how many are still to go.
+ * that have ended. Returns how many are still to go: those to evict and those still terminating (a
+ * drain waits until they are gone).
  */
 async function evictPods(hosted: MemberClient, node: string): Promise<number> {
   const pods: JsonMap[] = [];
+  let terminating = 0;
   await hosted.pages("v1", "Pod", { fieldSelector: `spec.nodeName=${node}`, limit: 500 }, (items) => {
-    for (const pod of items) if (evictable(pod)) pods.push(pod);
+    for (const pod of items) {
+      if (!drained(pod)) continue;
+      if (asMap(pod.metadata).deletionTimestamp === undefined) pods.push(pod);
+      else terminating++;
+    }
   });
   for (const pod of pods.slice(0, MAX_EVICTIONS_PER_NODE)) {
     const metadata = asMap(pod.metadata);
@@ -173,15 +179,16 @@ async function evictPods(hosted: MemberClient, node: string): Promise<number> {
         if (!(error instanceof MemberApiError && (error.code === 429 || error.code === 404))) throw error;
       });
   }
-  return pods.length;
+  return pods.length + terminating;
 }
 
-function evictable(pod: JsonMap): boolean {
+// A pod a drain takes off the node: not a DaemonSet's or a mirror pod, and not ended.
+function drained(pod: JsonMap): boolean {
   const metadata = asMap(pod.metadata);
   if (asMap(metadata.annotations)["kubernetes.io/config.mirror"] !== undefined) return false;
   if (asList(metadata.ownerReferences).some((o) => asMap(o).kind === "DaemonSet")) return false;
   const phase = asMap(pod.status).phase;
-  return phase !== "Succeeded" && phase !== "Failed" && metadata.deletionTimestamp === undefined;
+  return phase !== "Succeeded" && phase !== "Failed";
 }
 
 /** One removed machine as the node-pool ConfigMap lists it. */

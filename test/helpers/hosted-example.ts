@@ -1,6 +1,10 @@
 import { fileURLToPath } from "node:url";
 import type { MemberClient } from "../../src/kube/member-client.js";
-import type { Cluster, ControlPlaneSpec } from "../../src/model/types.js";
+import {
+  type HostedControlPlane,
+  resolveControlPlane,
+} from "../../src/model/controlplane/hosted-control-plane.js";
+import type { Cluster, ControlPlaneSpec, NodePoolSpec } from "../../src/model/types.js";
 
 /** The documented hosted-clusters example: meta-1 hosts pc-1 and pc-2 (shared etcd etcd-a). */
 export const HOSTED_EXAMPLE_DIR = fileURLToPath(
@@ -34,4 +38,42 @@ export async function putAdminKubeconfig(host: MemberClient, text: string): Prom
     },
     true,
   );
+}
+
+/**
+ * pc-1, hosted by meta-1 (LoadBalancer at 203.0.113.1), of a class at `version`, with one node pool
+ * "workers" of three replicas and the settings given: a control plane resolved as the controller has it.
+ */
+export function planeWithPool(version: string, pool: Partial<NodePoolSpec> = {}): HostedControlPlane {
+  const cluster: Cluster = {
+    apiVersion: "gitfleet.io/v1alpha1",
+    kind: "Cluster",
+    metadata: { name: "pc-1" },
+    spec: {
+      controlPlane: {
+        host: "meta-1",
+        class: "standard",
+        expose: { type: "LoadBalancer", address: "203.0.113.1" },
+        nodePools: [{ name: "workers", replicas: 3, ...pool }],
+      },
+    },
+    origin: { file: "clusters/pc-1.yaml", index: 0 },
+  };
+  const plane = resolveControlPlane(
+    cluster,
+    new Map([
+      [
+        "standard",
+        {
+          apiVersion: "gitfleet.io/v1alpha1",
+          kind: "ControlPlaneClass",
+          metadata: { name: "standard" },
+          spec: { version, etcd: { version: "3.6.4-0" } },
+          origin: { file: "controlplanes/standard.yaml", index: 0 },
+        },
+      ],
+    ]),
+  );
+  if (!plane) throw new Error("pc-1 did not resolve");
+  return plane;
 }

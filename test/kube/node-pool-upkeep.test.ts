@@ -2,14 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { keepNodePools, nodePoolConfigMapName } from "../../src/kube/node-pool-upkeep.js";
-import { resolveControlPlane } from "../../src/model/controlplane/hosted-control-plane.js";
 import {
   KUBELET_VERSION_ANNOTATION,
   UPGRADE_STARTED_ANNOTATION,
 } from "../../src/model/controlplane/node-pool-plan.js";
-import type { Cluster, ControlPlaneClass, NodePoolSpec } from "../../src/model/types.js";
+import type { NodePoolSpec } from "../../src/model/types.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { planeWithPool } from "../helpers/hosted-example.js";
 
 /**
  * A pool's pass against a simulated member over HTTP (standing in for both the host and the hosted
@@ -33,33 +33,7 @@ beforeEach(async () => {
 });
 afterEach(async () => member.close());
 
-const CLASS = (version: string): ControlPlaneClass => ({
-  apiVersion: "gitfleet.io/v1alpha1",
-  kind: "ControlPlaneClass",
-  metadata: { name: "standard" },
-  spec: { version, etcd: { version: "3.6.4-0" } },
-  origin: { file: "controlplanes/standard.yaml", index: 0 },
-});
-
-function plane(pool: Partial<NodePoolSpec>) {
-  const cluster: Cluster = {
-    apiVersion: "gitfleet.io/v1alpha1",
-    kind: "Cluster",
-    metadata: { name: "pc-1" },
-    spec: {
-      controlPlane: {
-        host: "meta-1",
-        class: "standard",
-        expose: { type: "LoadBalancer", address: "203.0.113.1" },
-        nodePools: [{ name: "workers", replicas: 3, ...pool }],
-      },
-    },
-    origin: { file: "clusters/pc-1.yaml", index: 0 },
-  };
-  return resolveControlPlane(cluster, new Map([["standard", CLASS(apiServer)]])) as NonNullable<
-    ReturnType<typeof resolveControlPlane>
-  >;
-}
+const plane = (pool: Partial<NodePoolSpec>) => planeWithPool(apiServer, pool);
 
 const NOW = Date.now();
 
@@ -173,6 +147,33 @@ describe("a node pool's pass in a cluster", () => {
     await keepNodePools(client, client, hosted, NOW + 2000);
     expect(await podNames()).toEqual([]);
     const [told] = await keepNodePools(client, client, hosted, NOW + 3000);
+    expect(told?.told).toEqual(["w-0"]);
+  });
+
+  it("waits for a pod still terminating on the node before it tells the version", async () => {
+    await addNode("w-0", "v1.20.0", "True", NOW - 3_600_000);
+    await client.raw("POST", "/api/v1/namespaces/default/pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "slow", finalizers: ["example.com/hold"] },
+      spec: { nodeName: "w-0", containers: [{ name: "c", image: "nginx" }] },
+    });
+    const hosted = plane({ replicas: 1 });
+    await keepNodePools(client, client, hosted, NOW);
+    // Evicted: it is terminating while its finalizer holds it.
+    expect(
+      asMap(asMap(await client.raw("GET", "/api/v1/namespaces/default/pods/slow")).metadata)
+        .deletionTimestamp,
+    ).toBeDefined();
+    const [waiting] = await keepNodePools(client, client, hosted, NOW + 1000);
+    expect(waiting?.told).toEqual([]);
+    await client.raw(
+      "PATCH",
+      "/api/v1/namespaces/default/pods/slow",
+      { metadata: { finalizers: null } },
+      "application/merge-patch+json",
+    );
+    const [told] = await keepNodePools(client, client, hosted, NOW + 2000);
     expect(told?.told).toEqual(["w-0"]);
   });
 

@@ -2,10 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { approveServingCsrs, RECENT_CSR_MS } from "../../src/kube/serving-csr-approval.js";
-import { resolveControlPlane } from "../../src/model/controlplane/hosted-control-plane.js";
-import type { Cluster, ControlPlaneClass } from "../../src/model/types.js";
 import { memberClientConfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { planeWithPool } from "../helpers/hosted-example.js";
 
 /**
  * A serving CSR left pending keeps its host coming back soon only while it is recent: one asked for
@@ -19,28 +18,6 @@ beforeEach(async () => {
   client = new MemberClient("pc-1", memberClientConfig(member), { retries: 0, timeoutMs: 5_000 });
 });
 afterEach(async () => member.close());
-
-const CLASS: ControlPlaneClass = {
-  apiVersion: "gitfleet.io/v1alpha1",
-  kind: "ControlPlaneClass",
-  metadata: { name: "standard" },
-  spec: { version: "v1.36.1", etcd: { version: "3.6.4-0" } },
-  origin: { file: "controlplanes/standard.yaml", index: 0 },
-};
-const CLUSTER: Cluster = {
-  apiVersion: "gitfleet.io/v1alpha1",
-  kind: "Cluster",
-  metadata: { name: "pc-1" },
-  spec: {
-    controlPlane: {
-      host: "meta-1",
-      class: "standard",
-      expose: { type: "LoadBalancer", address: "203.0.113.1" },
-      nodePools: [{ name: "workers", replicas: 1 }],
-    },
-  },
-  origin: { file: "clusters/pc-1.yaml", index: 0 },
-};
 
 describe("pending serving CSRs", () => {
   it.each<[string, number, boolean]>([
@@ -62,8 +39,7 @@ describe("pending serving CSRs", () => {
       }),
     );
     const at = Date.parse(String(asMap(created.metadata).creationTimestamp));
-    const plane = resolveControlPlane(CLUSTER, new Map([["standard", CLASS]]));
-    const [record] = await approveServingCsrs(client, plane as NonNullable<typeof plane>, at + age);
+    const [record] = await approveServingCsrs(client, planeWithPool("v1.36.1", { replicas: 1 }), at + age);
     expect(record).toMatchObject({ csr: "csr-1", approved: false });
     expect(record?.recent === true).toBe(recent);
   });
