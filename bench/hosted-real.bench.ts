@@ -1,19 +1,13 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { KubeConfig } from "@kubernetes/client-node";
 import { asList, asMap } from "../src/apimachinery/json.js";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { syncingController } from "../src/controller/syncing-controller.js";
 import { FleetRepo } from "../src/git/fleet-repo.js";
-import { MemberClient } from "../src/kube/member-client.js";
+import type { MemberClient } from "../src/kube/member-client.js";
 import { createLogger } from "../src/log/logger.js";
-import { startControlPlanes } from "../test/e2e/cluster/control-plane.js";
-import { NodeSimulator } from "../test/e2e/cluster/node-simulator.js";
-import { ProcessRuntime } from "../test/e2e/cluster/process-runtime.js";
+import { buildReleases, freeRange, hostedClient, startHost } from "../test/e2e/cluster/hosted-host.js";
 import { git } from "./fleet-repo.js";
 
 /**
@@ -28,29 +22,8 @@ import { git } from "./fleet-repo.js";
  * the host's objects per control plane. Prints figures; asserts nothing.
  */
 const sizes = (process.env.BENCH_HOSTED_REAL ?? "1,4,8").split(",").map(Number);
-const here = fileURLToPath(new URL("../../test/e2e/cluster/build.sh", import.meta.url));
-const build = (wrapper: string) =>
-  execFileSync("bash", [here], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, K8S_DIR: wrapper },
-  })
-    .trim()
-    .split("\n")
-    .pop() as string;
-const versionOf = (dir: string) =>
-  execFileSync(join(dir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
-    .trim()
-    .split(" ")
-    .pop() as string;
-
-const binDir = build("k8s");
-const previousDir = build("k8s-previous");
-const version = versionOf(binDir);
-const previous = versionOf(previousDir);
-const etcd = /etcd Version: (\S+)/.exec(
-  execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
-)?.[1] as string;
+const releases = buildReleases();
+const { version, previous, etcd } = releases;
 const COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
 
 process.stdout.write(
@@ -61,35 +34,8 @@ for (const n of sizes) await run(n);
 
 async function run(n: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-hosted-real-"));
-  const planes = await startControlPlanes({ binDir, names: ["meta-1"], runDir: join(dir, "run") });
-  const config = new KubeConfig();
-  config.loadFromFile(planes.kubeconfig);
-  config.setCurrentContext("meta-1");
-  const host = new MemberClient("meta-1", config, { timeoutMs: 10_000 });
-  const nodes = new NodeSimulator({
-    cluster: "meta-1",
-    client: host,
-    nodes: 1,
-    allocatable: { cpu: "64", memory: "128Gi", pods: "250" },
-    labels: { "gitfleet.io/runtime": "process" },
-    runsPods: false,
-  });
-  await nodes.start();
-  const binary = (d: string, name: string) => join(d, name);
-  const runtime = new ProcessRuntime({
-    client: host,
-    nodes: nodes.nodeNames,
-    binaries: new Map([
-      ...COMPONENTS.flatMap((c) => [
-        [`${c}:${version}`, binary(binDir, c)] as [string, string],
-        [`${c}:${previous}`, binary(previousDir, c)] as [string, string],
-      ]),
-      [`etcd:${etcd}`, binary(binDir, "etcd")],
-      [`etcdctl:${etcd}`, binary(binDir, "etcdctl")],
-    ]),
-    dir: join(dir, "runtime"),
-  });
-  runtime.start();
+  const meta = await startHost(releases, join(dir, "run"));
+  const { client: host, runtime, planes } = meta;
   const names = Array.from({ length: n }, (_, i) => `pc-${i + 1}`);
   const ports = new Map<string, number>();
   for (const name of names) ports.set(name, await freeRange(new Set(ports.values())));
@@ -144,9 +90,7 @@ async function run(n: number): Promise<void> {
       `  ${String(n).padStart(4)}   ${spread(t).padEnd(50)}   ${spread(u).padEnd(56)}   ${(rss / n).toFixed(0).padStart(7)} MiB   ${(objects / n).toFixed(0)} (${(secrets / n).toFixed(0)} of them credential Secrets)\n`,
     );
   } finally {
-    runtime.stop();
-    nodes.stop();
-    await planes.stop();
+    await meta.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -170,20 +114,6 @@ async function untilEach(
     }
   }
   return names.map((name) => at.get(name) as number);
-}
-
-async function hostedClient(host: MemberClient, cluster: string): Promise<MemberClient | undefined> {
-  const secret = await host.get({
-    apiVersion: "v1",
-    kind: "Secret",
-    namespace: `gitfleet-cp-${cluster}`,
-    name: "admin-kubeconfig",
-  });
-  const data = asMap(secret?.data).kubeconfig;
-  if (typeof data !== "string") return undefined;
-  const config = new KubeConfig();
-  config.loadFromString(Buffer.from(data, "base64").toString("utf8"));
-  return new MemberClient(cluster, config, { timeoutMs: 3000, retries: 0 });
 }
 
 // Every component Deployment of the cluster at the new version, rolled out and Ready.
@@ -262,26 +192,6 @@ function write(dir: string, tree: Record<string, string>): void {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-}
-
-// A base port whose next six are free and clear of those taken.
-async function freeRange(taken: ReadonlySet<number>): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 900) * 10;
-    if ([...taken].some((t) => Math.abs(t - base) < 10)) continue;
-    const free = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => base + i).map(
-        (port) =>
-          new Promise<boolean>((resolve) => {
-            const server = createServer();
-            server.once("error", () => resolve(false));
-            server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-          }),
-      ),
-    );
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error("no free port range");
 }
 
 function rssMiB(pid: number): number {

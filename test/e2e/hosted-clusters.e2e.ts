@@ -2,19 +2,23 @@ import "reflect-metadata";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { fileURLToPath } from "node:url";
-import { KubeConfig } from "@kubernetes/client-node";
 import * as x509 from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
-import { MemberClient } from "../../src/kube/member-client.js";
+import type { MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
-import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
+import type { ControlPlanes } from "./cluster/control-plane.js";
+import {
+  buildReleases,
+  freeRange,
+  type Host,
+  hostedClient as hostedClientOf,
+  startHost,
+} from "./cluster/hosted-host.js";
 import {
   asNode,
   type JoinedNode,
@@ -25,7 +29,7 @@ import {
 } from "./cluster/joining-kubelet.js";
 import { MachineAgent } from "./cluster/machine-agent.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
-import { ProcessRuntime } from "./cluster/process-runtime.js";
+import type { ProcessRuntime } from "./cluster/process-runtime.js";
 
 /**
  * Kube-on-Kube with the real binaries: a real host (kube-apiserver, controllers, scheduler) whose one
@@ -37,13 +41,12 @@ import { ProcessRuntime } from "./cluster/process-runtime.js";
  * The clusters start at the release before the tier's (k8s-previous) and are upgraded to it.
  */
 
-const BUILD = fileURLToPath(new URL("./cluster/build.sh", import.meta.url));
 const HOSTED = ["pc-1", "pc-2"];
 const NAMESPACE = (cluster: string) => `gitfleet-cp-${cluster}`;
 
 let planes: ControlPlanes;
 let runtime: ProcessRuntime;
-let hostNodes: NodeSimulator;
+let meta: Host;
 const hostedNodes: NodeSimulator[] = [];
 let host: MemberClient;
 let repo: { dir: string; cleanup: () => void };
@@ -56,25 +59,6 @@ let previous = "";
 const ports = new Map<string, number>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// A base port whose next six are free (the API server's, etcd's three, the components' two).
-async function freeRange(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 900) * 10;
-    const free = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => base + i).map(
-        (port) =>
-          new Promise<boolean>((resolve) => {
-            const server = createServer();
-            server.once("error", () => resolve(false));
-            server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-          }),
-      ),
-    );
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error("no free port range");
-}
 
 const BAD_FLAG = 'apiServer: { extraArgs: { no-such-flag: "on" } }';
 
@@ -222,15 +206,8 @@ const encode = (files: Record<string, string>) =>
   new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
 
 // The hosted cluster's client, from the admin kubeconfig gitfleet generated in the host.
-async function hostedClient(cluster: string): Promise<MemberClient | undefined> {
-  const secret = await host
-    .get({ apiVersion: "v1", kind: "Secret", namespace: NAMESPACE(cluster), name: "admin-kubeconfig" })
-    .catch(() => undefined);
-  const data = asMap(secret?.data).kubeconfig;
-  if (typeof data !== "string") return undefined;
-  const config = new KubeConfig();
-  config.loadFromString(Buffer.from(data, "base64").toString("utf8"));
-  return new MemberClient(cluster, config, { timeoutMs: 3000, retries: 0 });
+function hostedClient(cluster: string): Promise<MemberClient | undefined> {
+  return hostedClientOf(host, cluster);
 }
 
 /** Rounds of the controller until `done` holds. */
@@ -257,59 +234,11 @@ function appHealth(app: string, cluster: string): string | undefined {
 }
 
 beforeAll(async () => {
-  const build = (wrapper: string) =>
-    execFileSync("bash", [BUILD], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, K8S_DIR: wrapper },
-    })
-      .trim()
-      .split("\n")
-      .pop() as string;
-  const versionOf = (dir: string) =>
-    execFileSync(join(dir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
-      .trim()
-      .split(" ")
-      .pop() as string;
-  binDir = build("k8s");
-  const previousDir = build("k8s-previous");
-  version = versionOf(binDir);
-  previous = versionOf(previousDir);
-  const etcd = /etcd Version: (\S+)/.exec(
-    execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
-  )?.[1] as string;
-  etcdTag = `${etcd}-0`;
-  planes = await startControlPlanes({ binDir, names: ["meta-1"] });
-  const hostConfig = new KubeConfig();
-  hostConfig.loadFromFile(planes.kubeconfig);
-  hostConfig.setCurrentContext("meta-1");
-  host = new MemberClient("meta-1", hostConfig, { timeoutMs: 10_000 });
-  hostNodes = new NodeSimulator({
-    cluster: "meta-1",
-    client: host,
-    nodes: 1,
-    allocatable: { cpu: "32", memory: "64Gi", pods: "110" },
-    labels: { "gitfleet.io/runtime": "process" },
-    runsPods: false,
-  });
-  await hostNodes.start();
-  runtime = new ProcessRuntime({
-    client: host,
-    nodes: hostNodes.nodeNames,
-    binaries: new Map([
-      [`kube-apiserver:${version}`, join(binDir, "kube-apiserver")],
-      [`kube-controller-manager:${version}`, join(binDir, "kube-controller-manager")],
-      [`kube-scheduler:${version}`, join(binDir, "kube-scheduler")],
-      [`etcd:${etcd}`, join(binDir, "etcd")],
-      [`etcdctl:${etcd}`, join(binDir, "etcdctl")],
-      [`etcdutl:${etcd}`, join(binDir, "etcdutl")],
-      [`kube-apiserver:${previous}`, join(previousDir, "kube-apiserver")],
-      [`kube-controller-manager:${previous}`, join(previousDir, "kube-controller-manager")],
-      [`kube-scheduler:${previous}`, join(previousDir, "kube-scheduler")],
-    ]),
-    dir: join(planes.runDir, "process-runtime"),
-  });
-  runtime.start();
+  const releases = buildReleases();
+  ({ version, previous, binDir } = releases);
+  etcdTag = `${releases.etcd}-0`;
+  meta = await startHost(releases);
+  ({ planes, runtime, client: host } = meta);
   for (const cluster of HOSTED) ports.set(cluster, await freeRange());
   repo = tempDir("gitfleet-e2e-hosted-");
 }, 900_000);
@@ -317,9 +246,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const agent of agents.values()) agent.stop();
   for (const nodes of hostedNodes) nodes.stop();
-  hostNodes?.stop();
-  runtime?.stop();
-  await planes?.stop();
+  await meta?.stop();
   repo?.cleanup();
 });
 

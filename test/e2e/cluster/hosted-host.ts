@@ -1,0 +1,140 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import { asMap } from "../../../src/apimachinery/json.js";
+import { MemberClient } from "../../../src/kube/member-client.js";
+import { type ControlPlanes, startControlPlanes } from "./control-plane.js";
+import { NodeSimulator } from "./node-simulator.js";
+import { ProcessRuntime } from "./process-runtime.js";
+
+/**
+ * The second tier's meta cluster, shared by the hosted-clusters scenarios and the real-binary bench:
+ * the two releases built (the tier's and the one before it), a real host whose one node
+ * (`gitfleet.io/runtime: process`) runs pods as processes of those binaries, and the small helpers
+ * both need — free host ports and a client of a hosted cluster from the admin kubeconfig gitfleet
+ * wrote into the host.
+ */
+export interface Releases {
+  readonly binDir: string;
+  readonly previousDir: string;
+  /** The tier's Kubernetes release ("v1.36.3") and the one before it. */
+  readonly version: string;
+  readonly previous: string;
+  /** etcd's release ("3.6.16"); its image tag is `${etcd}-0`. */
+  readonly etcd: string;
+}
+
+// Beside this module, or — compiled into dist/ for the bench — beside its source.
+const HERE = fileURLToPath(new URL("./build.sh", import.meta.url));
+const BUILD = existsSync(HERE) ? HERE : HERE.replace(`${sep}dist${sep}test${sep}`, `${sep}test${sep}`);
+
+/** Builds (or takes from ~/.cache/gitfleet-e2e) both releases and reads their versions. */
+export function buildReleases(): Releases {
+  const build = (wrapper: string) =>
+    execFileSync("bash", [BUILD], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, K8S_DIR: wrapper },
+    })
+      .trim()
+      .split("\n")
+      .pop() as string;
+  const versionOf = (dir: string) =>
+    execFileSync(join(dir, "kube-apiserver"), ["--version"], { encoding: "utf8" })
+      .trim()
+      .split(" ")
+      .pop() as string;
+  const binDir = build("k8s");
+  const previousDir = build("k8s-previous");
+  const etcd = /etcd Version: (\S+)/.exec(
+    execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
+  )?.[1] as string;
+  return { binDir, previousDir, version: versionOf(binDir), previous: versionOf(previousDir), etcd };
+}
+
+export interface Host {
+  readonly planes: ControlPlanes;
+  readonly client: MemberClient;
+  readonly nodes: NodeSimulator;
+  readonly runtime: ProcessRuntime;
+  stop(): Promise<void>;
+}
+
+/** A real host, meta-1, whose node runs the control-plane images of both releases as processes. */
+export async function startHost(releases: Releases, runDir?: string): Promise<Host> {
+  const { binDir, previousDir, version, previous, etcd } = releases;
+  const planes = await startControlPlanes({ binDir, names: ["meta-1"], ...(runDir ? { runDir } : {}) });
+  const config = new KubeConfig();
+  config.loadFromFile(planes.kubeconfig);
+  config.setCurrentContext("meta-1");
+  const client = new MemberClient("meta-1", config, { timeoutMs: 10_000 });
+  const nodes = new NodeSimulator({
+    cluster: "meta-1",
+    client,
+    nodes: 1,
+    allocatable: { cpu: "32", memory: "64Gi", pods: "110" },
+    labels: { "gitfleet.io/runtime": "process" },
+    runsPods: false,
+  });
+  await nodes.start();
+  const components = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+  const runtime = new ProcessRuntime({
+    client,
+    nodes: nodes.nodeNames,
+    binaries: new Map([
+      ...components.flatMap((c): [string, string][] => [
+        [`${c}:${version}`, join(binDir, c)],
+        [`${c}:${previous}`, join(previousDir, c)],
+      ]),
+      ...["etcd", "etcdctl", "etcdutl"].map((b): [string, string] => [`${b}:${etcd}`, join(binDir, b)]),
+    ]),
+    dir: join(planes.runDir, "process-runtime"),
+  });
+  runtime.start();
+  return {
+    planes,
+    client,
+    nodes,
+    runtime,
+    stop: async () => {
+      runtime.stop();
+      nodes.stop();
+      await planes.stop();
+    },
+  };
+}
+
+/** A base port whose next six are free (the API server's, etcd's three, the components' two), clear of `taken`. */
+export async function freeRange(taken: ReadonlySet<number> = new Set()): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 900) * 10;
+    if ([...taken].some((t) => Math.abs(t - base) < 10)) continue;
+    const free = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => base + i).map(
+        (port) =>
+          new Promise<boolean>((resolve) => {
+            const server = createServer();
+            server.once("error", () => resolve(false));
+            server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error("no free port range");
+}
+
+/** A client of a hosted cluster with the admin kubeconfig gitfleet wrote into its host, once it is there. */
+export async function hostedClient(host: MemberClient, cluster: string): Promise<MemberClient | undefined> {
+  const secret = await host
+    .get({ apiVersion: "v1", kind: "Secret", namespace: `gitfleet-cp-${cluster}`, name: "admin-kubeconfig" })
+    .catch(() => undefined);
+  const data = asMap(secret?.data).kubeconfig;
+  if (typeof data !== "string") return undefined;
+  const config = new KubeConfig();
+  config.loadFromString(Buffer.from(data, "base64").toString("utf8"));
+  return new MemberClient(cluster, config, { timeoutMs: 3000, retries: 0 });
+}
