@@ -2,12 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { asList, asMap } from "../src/apimachinery/json.js";
-import { Reconciler } from "../src/controller/reconciler.js";
-import { syncingController } from "../src/controller/syncing-controller.js";
-import { FleetRepo } from "../src/git/fleet-repo.js";
 import type { MemberClient } from "../src/kube/member-client.js";
-import { createLogger } from "../src/log/logger.js";
 import { buildReleases, freeRange, hostedClient, startHost } from "../test/e2e/cluster/hosted-host.js";
+import { benchController } from "./bench-controller.js";
 import { git } from "./fleet-repo.js";
 
 /**
@@ -40,24 +37,13 @@ async function run(n: number): Promise<void> {
   const ports = new Map<string, number>();
   for (const name of names) ports.set(name, await freeRange(new Set(ports.values())));
   const fleet = join(dir, "fleet");
-  const logger = createLogger({ level: "silent" });
   try {
     write(fleet, files(names, ports, undefined));
     git(fleet, "init", "-q", "-b", "main");
     git(fleet, "add", "-A");
     git(fleet, "commit", "-q", "-m", `${n} hosted clusters`);
     const committed = performance.now();
-    const reconciler = new Reconciler({
-      repo: await FleetRepo.open({ location: fleet }),
-      branch: "main",
-      statusBranch: "gitfleet/status",
-      author: { name: "gitfleet", email: "gitfleet@example.com" },
-      controllerId: "bench",
-      logger,
-    });
-    const { controller, syncer } = syncingController(reconciler, {
-      connections: { kubeconfig: planes.kubeconfig, env: {} },
-      logger,
+    const { controller, syncer } = await benchController(fleet, planes.kubeconfig, {
       statusIntervalMs: 0,
       resyncIntervalMs: 3_600_000,
       client: { retries: 1, backoffMs: 10, timeoutMs: 3000 },

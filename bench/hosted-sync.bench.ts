@@ -2,11 +2,8 @@ import "reflect-metadata";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Reconciler } from "../src/controller/reconciler.js";
-import { syncingController } from "../src/controller/syncing-controller.js";
-import { FleetRepo } from "../src/git/fleet-repo.js";
-import { createLogger } from "../src/log/logger.js";
 import type { ClusterSyncResult } from "../src/sync/sync-result.js";
+import { benchController } from "./bench-controller.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { hostedFleet } from "./hosted-fleet.js";
 import { childCpuSeconds, childPeakRssMiB, ownCpuSeconds, peakRssMiB } from "./measure.js";
@@ -49,23 +46,12 @@ async function run(n: number): Promise<void> {
     out: join(dir, "kubeconfig"),
     profile: join(dir, "profile.yaml"),
   });
-  const logger = createLogger({ level: "silent" });
-  const reconciler = new Reconciler({
-    repo: await FleetRepo.open({ location: fleet }),
-    branch: "main",
-    statusBranch: "gitfleet/status",
-    author: { name: "gitfleet", email: "gitfleet@example.com" },
-    controllerId: "bench",
-    logger,
-  });
   // When the host's last sync ended: the hosted clusters' own syncs (refused, retried) end later.
   let hostSynced = 0;
-  const { syncer, controller } = syncingController(reconciler, {
+  const { syncer, controller } = await benchController(fleet, simulator.kubeconfig, {
     onSyncResult: (result) => {
       if (result.cluster === HOST) hostSynced = performance.now();
     },
-    connections: { kubeconfig: simulator.kubeconfig, env: {} },
-    logger,
     // Every flush commits what changed: the status commits are measured, not the interval between them.
     statusIntervalMs: 0,
     resyncIntervalMs: 3_600_000,

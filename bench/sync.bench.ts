@@ -3,12 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { DEFAULT_STATUS_INTERVAL_MS } from "../src/controller/fleet-settings.js";
-import { Reconciler } from "../src/controller/reconciler.js";
-import { syncingController } from "../src/controller/syncing-controller.js";
-import { FleetRepo } from "../src/git/fleet-repo.js";
-import { createLogger } from "../src/log/logger.js";
 import type { WorkloadDecision } from "../src/render/render-result.js";
 import type { ClusterSyncResult } from "../src/sync/sync-result.js";
+import { benchController } from "./bench-controller.js";
 import { commitFleet, git } from "./fleet-repo.js";
 import { generateFleet } from "./generate-fleet.js";
 import { childCpuSeconds, childPeakRssMiB, ownCpuSeconds, peakRssMiB } from "./measure.js";
@@ -59,18 +56,7 @@ const simulators = await Promise.all(
 );
 writeFileSync(kubeconfig, mergedKubeconfig(simulators.map((s) => s.kubeconfig)), { mode: 0o600 });
 
-const logger = createLogger({ level: "silent" });
-const reconciler = new Reconciler({
-  repo: await FleetRepo.open({ location: fleet }),
-  branch: "main",
-  statusBranch: "gitfleet/status",
-  author: { name: "gitfleet", email: "gitfleet@example.com" },
-  controllerId: "bench",
-  logger,
-});
-const { syncer, controller, prober } = syncingController(reconciler, {
-  connections: { kubeconfig, env: {} },
-  logger,
+const { syncer, controller, prober, reconciler } = await benchController(fleet, kubeconfig, {
   // As `gitfleet run` has it: observed status and the members' capacity at most every 30 s.
   statusIntervalMs: DEFAULT_STATUS_INTERVAL_MS,
   resyncIntervalMs: 3_600_000,

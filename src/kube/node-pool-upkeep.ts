@@ -39,6 +39,9 @@ export async function keepNodePools(
   plane: HostedControlPlane,
   now: number,
 ): Promise<NodePoolRecord[]> {
+  // Read fresh, not the version the hosted cluster's own sync last read: the host's sync just before
+  // this pass may have rolled its API server back, and a kubelet told a version from an older read
+  // could end up newer than the API server. One GET per pass with pools.
   const apiServer = await hosted.version().catch(() => undefined);
   const out: NodePoolRecord[] = [];
   for (const pool of plane.nodePools) {
@@ -124,10 +127,7 @@ async function carryOut(hosted: MemberClient, action: PoolAction, now: number): 
       );
       return false;
     case "drain": {
-      if ((await evictPods(hosted, action.node)) > 0) return false;
-      const live = await hosted.get(address);
-      if (asMap(asMap(live?.metadata).annotations)[KUBELET_VERSION_ANNOTATION] === action.version)
-        return false;
+      if ((await evictPods(hosted, action.node)) > 0 || action.told) return false;
       await hosted.mergePatch(
         address,
         { metadata: { annotations: { [KUBELET_VERSION_ANNOTATION]: action.version } } },

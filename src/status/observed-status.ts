@@ -456,7 +456,7 @@ function nodePoolsRecord(pools: readonly NodePoolRecord[]): JsonMap {
     ...(Object.keys(p.stalled).length > 0 ? { stalled: { ...p.stalled } } : {}),
     ...(p.held ? { held: p.held } : {}),
     ...(p.repairHeld ? { repairHeld: p.repairHeld } : {}),
-    ...(p.errors.length > 0 ? { errors: p.errors.slice(0, MAX_SERVING_CSRS_LISTED) } : {}),
+    ...(p.errors.length > 0 ? { errors: p.errors.slice(0, MAX_POOL_ERRORS_LISTED) } : {}),
   });
   return { nodePools: Object.fromEntries(pools.map((p) => [p.pool, record(p)])) };
 }
@@ -477,6 +477,9 @@ function servingCsrsRecord(csrs: readonly ServingCsrRecord[]): JsonMap {
 }
 
 const MAX_SERVING_CSRS_LISTED = 20;
+
+// How many of a node pool's failed actions one pass lists (one per node acted on, at most).
+const MAX_POOL_ERRORS_LISTED = 20;
 
 /** The commit message's lines for credentials a sync created, renewed or re-issued (kept ones say nothing). */
 export function credentialLines(host: string, credentials: HostedCredentials | undefined): string[] {

@@ -28,8 +28,11 @@ export interface PoolNode {
 export type PoolAction =
   /** Cordon it and mark it upgrading (it is drained and told its version next). */
   | { readonly kind: "cordon"; readonly node: string }
-  /** Evict its pods; once none is left to evict, tell it `version`. */
-  | { readonly kind: "drain"; readonly node: string; readonly version: string }
+  /**
+   * Evict its pods; once none is left to evict, tell it `version` — unless `told` says the Node's
+   * annotation already names it (as read for this pass).
+   */
+  | { readonly kind: "drain"; readonly node: string; readonly version: string; readonly told: boolean }
   /** It runs the version Ready: uncordon it. */
   | { readonly kind: "uncordon"; readonly node: string; readonly version: string }
   /** It has been NotReady too long: remove it for its machine to be replaced. */
@@ -99,7 +102,7 @@ export function planNodePool(
       ...flight.actions,
       ...starts.flatMap((node): PoolAction[] => [
         { kind: "cordon", node },
-        { kind: "drain", node, version: target },
+        { kind: "drain", node, version: target, told: kept.find((n) => n.name === node)?.told === target },
       ]),
     ],
     nodes: kept.length,
@@ -135,7 +138,7 @@ function planInFlight(
       continue;
     }
     upgrading.push(node.name);
-    if (going) actions.push({ kind: "drain", node: node.name, version: target });
+    if (going) actions.push({ kind: "drain", node: node.name, version: target, told: node.told === target });
     const elapsed = now - node.upgradeStarted;
     if (elapsed > pool.progressDeadlineMs)
       stalled[node.name] =

@@ -38,10 +38,15 @@ function node(name: string, over: Partial<PoolNode> = {}): PoolNode {
 const fleet = (n: number, over: Partial<PoolNode> = {}) =>
   Array.from({ length: n }, (_, i) => node(`w-${i}`, over));
 
-// "cordon w-0", "drain w-0 v1.36.3", … in the order the plan gives them.
+// "cordon w-0", "drain w-0 v1.36.3", "drain w-1 v1.36.3 told" (its annotation names the version
+// already), … in the order the plan gives them.
 function steps(actions: readonly PoolAction[]): string[] {
   return actions.map((a) =>
-    a.kind === "drain" || a.kind === "uncordon" ? `${a.kind} ${a.node} ${a.version}` : `${a.kind} ${a.node}`,
+    a.kind === "drain"
+      ? `drain ${a.node} ${a.version}${a.told ? " told" : ""}`
+      : a.kind === "uncordon"
+        ? `uncordon ${a.node} ${a.version}`
+        : `${a.kind} ${a.node}`,
   );
 }
 
@@ -114,7 +119,16 @@ describe("a node pool's gray kubelet upgrade", () => {
     const plan = planNodePool(pool(), nodes, NEW, NOW);
     expect(Object.keys(plan.stalled)).toEqual(stalled ? ["w-0"] : []);
     if (stalled) expect(plan.stalled["w-0"]).toContain("progressDeadline 600s");
-    expect(steps(plan.actions)).toEqual([`drain w-0 ${NEW}`]);
+    expect(steps(plan.actions)).toEqual([`drain w-0 ${NEW} told`]);
+  });
+
+  it("tells a node in flight its version once: a node told an older one is told again", () => {
+    const nodes = [
+      node("w-0", { upgradeStarted: NOW - 5000, told: NEW }),
+      node("w-1", { upgradeStarted: NOW - 5000, told: OLD }),
+    ];
+    const plan = planNodePool(pool({ upgrade: { maxUnavailable: 2 } }), nodes, NEW, NOW);
+    expect(steps(plan.actions)).toEqual([`drain w-0 ${NEW} told`, `drain w-1 ${NEW}`]);
   });
 
   it.each<[string, string | undefined, string | undefined]>([
