@@ -31,7 +31,7 @@ for (const n of sizes) await run(n);
 
 async function run(n: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gitfleet-bench-hosted-real-"));
-  const meta = await startHost(releases, join(dir, "run"));
+  const meta = await startHost(releases, { runDir: join(dir, "run") });
   const { client: host, runtime, planes } = meta;
   const names = Array.from({ length: n }, (_, i) => `pc-${i + 1}`);
   const ports = new Map<string, number>();

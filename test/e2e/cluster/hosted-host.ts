@@ -63,8 +63,15 @@ export interface Host {
   stop(): Promise<void>;
 }
 
-/** A real host, meta-1, whose node runs the control-plane images of both releases as processes. */
-export async function startHost(releases: Releases, runDir?: string): Promise<Host> {
+/**
+ * A real host, meta-1, whose node runs the control-plane images of both releases as processes; with
+ * `podNetwork`, pods off the host network get addresses of their own (cluster/pod-network.ts).
+ */
+export async function startHost(
+  releases: Releases,
+  options: { readonly runDir?: string; readonly podNetwork?: boolean } = {},
+): Promise<Host> {
+  const { runDir, podNetwork = false } = options;
   const { binDir, previousDir, version, previous, etcd } = releases;
   const planes = await startControlPlanes({ binDir, names: ["meta-1"], ...(runDir ? { runDir } : {}) });
   const config = new KubeConfig();
@@ -92,6 +99,7 @@ export async function startHost(releases: Releases, runDir?: string): Promise<Ho
       ...["etcd", "etcdctl", "etcdutl"].map((b): [string, string] => [`${b}:${etcd}`, join(binDir, b)]),
     ]),
     dir: join(planes.runDir, "process-runtime"),
+    podNetwork,
   });
   runtime.start();
   return {

@@ -5,6 +5,7 @@ import { request as httpsRequest } from "node:https";
 import { dirname, join } from "node:path";
 import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
+import { type NetworkPod, type NetworkService, PodNetwork } from "./pod-network.js";
 
 /**
  * A test-only container runtime for a real host cluster: for pods bound to its nodes, it maps the
@@ -12,8 +13,10 @@ import type { MemberClient } from "../../../src/kube/member-client.js";
  * tag — a tag not built is ErrImagePull — writes the pod's Secret volumes (plain and projected) to a
  * directory of the pod's, gives each PersistentVolumeClaim a directory that outlives the pod, and runs
  * the pod's command and args unchanged (with `$(VAR)` expanded from its env) in a private mount
- * namespace where those directories are bind-mounted at their mount paths, on the host network,
- * dying with this process; a running pod's Secret files follow their Secrets, as the kubelet's do. It reports readiness from the pod's readiness probe, restarts a container
+ * namespace where those directories are bind-mounted at their mount paths — on the host network, or
+ * (with `podNetwork`) a pod that is not hostNetwork in a network namespace of its own with its own
+ * address (pod-network.ts, which also stands in for cluster DNS and LoadBalancers) — dying with this
+ * process; a running pod's Secret files follow their Secrets, as the kubelet's do. It reports readiness from the pod's readiness probe, restarts a container
  * that exits (counting restarts, backing off), and stops the process when the pod is deleted. It
  * also provisions a hostPath PersistentVolume for each pending claim, as a storage provisioner would.
  *
@@ -27,6 +30,8 @@ export interface ProcessRuntimeOptions {
   /** Binaries by image: "kube-apiserver:v1.36.3" → its path; "etcd:3.6.16" → its path. */
   readonly binaries: ReadonlyMap<string, string>;
   readonly dir: string;
+  /** Pods that are not hostNetwork get network namespaces and addresses of their own (pod-network.ts). */
+  readonly podNetwork?: boolean;
 }
 
 interface Running {
@@ -46,6 +51,8 @@ interface Running {
   secretVolumes: SecretVolume[];
   /** The phase a pod whose container ended for good is in. */
   ended?: "Succeeded" | "Failed";
+  /** Its network namespace and address, when it has its own (not hostNetwork, with podNetwork). */
+  readonly network?: { readonly netns: string; readonly ip: string };
 }
 
 const MERGE = "application/merge-patch+json";
@@ -62,11 +69,14 @@ export class ProcessRuntime {
   private timers: NodeJS.Timeout[] = [];
   private passing = false;
   private stopped = false;
+  private network: PodNetwork | undefined;
+  private readonly assigned = new Set<string>();
 
   constructor(private readonly options: ProcessRuntimeOptions) {}
 
   start(): void {
     mkdirSync(this.options.dir, { recursive: true });
+    if (this.options.podNetwork) this.network = PodNetwork.create(join(this.options.dir, "hosts"));
     this.timers.push(setInterval(() => void this.pass(), 300));
     this.timers.push(setInterval(() => void this.probeAll(), 1000));
     this.timers.push(setInterval(() => void this.refreshSecrets(), 2000));
@@ -89,6 +99,16 @@ export class ProcessRuntime {
     return [...this.pods.values()].find((p) => p.namespace === namespace && p.pod === pod)?.child;
   }
 
+  /** The pod network, when it runs one: its LoadBalancer addresses are for the fleet repo to name. */
+  get podNetwork(): PodNetwork | undefined {
+    return this.network;
+  }
+
+  /** A running pod's own address (undefined on the host network). */
+  addressOf(namespace: string, pod: string): string | undefined {
+    return [...this.pods.values()].find((p) => p.namespace === namespace && p.pod === pod)?.network?.ip;
+  }
+
   /** Every process it started that still runs. */
   pids(): number[] {
     return [...this.pods.values()].flatMap((p) =>
@@ -100,6 +120,7 @@ export class ProcessRuntime {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     for (const running of this.pods.values()) running.child?.kill("SIGKILL");
+    this.network?.close();
   }
 
   private async pass(): Promise<void> {
@@ -114,10 +135,74 @@ export class ProcessRuntime {
         if (this.options.nodes.includes(String(asMap(pod.spec).nodeName ?? "")))
           await this.handle(pod).catch((error: unknown) => this.note(pod, error));
       await this.restartDue();
+      if (this.network) await this.updateNetwork(pods);
     } catch {
       // The host's API server may be restarting: look again on the next pass.
     } finally {
       this.passing = false;
+    }
+  }
+
+  // The pod network's names and LoadBalancers, from the pods it runs and the host's Services.
+  private async updateNetwork(pods: readonly JsonMap[]): Promise<void> {
+    const network = this.network;
+    if (!network) return;
+    const byUid = new Map(pods.map((p) => [String(asMap(p.metadata).uid), p]));
+    const members: NetworkPod[] = [];
+    for (const [uid, running] of this.pods) {
+      const pod = byUid.get(uid);
+      if (!pod || !running.network || running.deleting) continue;
+      const spec = asMap(pod.spec);
+      const ports = asList(asMap(asList(spec.containers)[0]).ports).map((p) => asMap(p));
+      members.push({
+        namespace: running.namespace,
+        ip: running.network.ip,
+        ready: running.ready && running.child !== undefined,
+        labels: asMap(asMap(pod.metadata).labels) as Record<string, string>,
+        hostname: typeof spec.hostname === "string" ? spec.hostname : undefined,
+        subdomain: typeof spec.subdomain === "string" ? spec.subdomain : undefined,
+        ports: Object.fromEntries(
+          ports
+            .filter((p) => typeof p.name === "string")
+            .map((p) => [String(p.name), Number(p.containerPort)]),
+        ),
+      });
+    }
+    const services = asList(asMap(await this.options.client.raw("GET", "/api/v1/services")).items).map(
+      (item): NetworkService => {
+        const service = asMap(item);
+        const spec = asMap(service.spec);
+        return {
+          namespace: String(asMap(service.metadata).namespace),
+          name: String(asMap(service.metadata).name),
+          selector: asMap(spec.selector) as Record<string, string>,
+          publishNotReady: spec.publishNotReadyAddresses === true,
+          loadBalancerIP:
+            spec.type === "LoadBalancer" && typeof spec.loadBalancerIP === "string"
+              ? spec.loadBalancerIP
+              : undefined,
+          ports: asList(spec.ports).map((p) => ({
+            port: Number(asMap(p).port),
+            targetPort: (asMap(p).targetPort ?? asMap(p).port) as string | number,
+          })),
+        };
+      },
+    );
+    network.update(members, services);
+    await this.assignLoadBalancers(services);
+  }
+
+  // A LoadBalancer Service the pod network serves gets its address in its status, as MetalLB gives it.
+  private async assignLoadBalancers(services: readonly NetworkService[]): Promise<void> {
+    for (const service of services) {
+      if (!service.loadBalancerIP || this.assigned.has(`${service.namespace}/${service.name}`)) continue;
+      await this.options.client.raw(
+        "PATCH",
+        `/api/v1/namespaces/${service.namespace}/services/${service.name}/status`,
+        { status: { loadBalancer: { ingress: [{ ip: service.loadBalancerIP }] } } },
+        MERGE,
+      );
+      this.assigned.add(`${service.namespace}/${service.name}`);
     }
   }
 
@@ -195,6 +280,7 @@ export class ProcessRuntime {
     const volumes = await this.volumes(pod);
     if (!volumes) return; // a Secret it mounts is not there yet: the kubelet waits, so do we
     const { mounts, secretVolumes } = volumes;
+    const own = this.network !== undefined && asMap(pod.spec).hostNetwork !== true;
     const running: Running = {
       pod: String(metadata.name),
       namespace: String(metadata.namespace),
@@ -205,6 +291,7 @@ export class ProcessRuntime {
       startedAt: now(),
       restartPolicy: String(asMap(pod.spec).restartPolicy ?? "Always"),
       secretVolumes,
+      ...(own && this.network ? { network: this.network.attach(uid) } : {}),
     };
     this.pods.set(uid, running);
     this.launch(uid, pod, binary, mounts);
@@ -310,7 +397,7 @@ export class ProcessRuntime {
     const running = this.pods.get(uid);
     if (!running || this.stopped) return;
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const env = envOf(pod, container);
+    const env = envOf(pod, container, running.network?.ip ?? "127.0.0.1");
     const expand = (text: string) =>
       text.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string) => env[name] ?? all);
     const args = [...asList(container.command).slice(1), ...asList(container.args)].map((a) =>
@@ -318,20 +405,32 @@ export class ProcessRuntime {
     );
     // In a private mount namespace: a tmpfs under each mount's parent would hide the host's files, so
     // each mount path is made (if missing) and the pod's directory bound onto it.
+    const hosts = this.network ? [`mount --bind '${this.network.hostsFile}' /etc/hosts`] : [];
     const script = [
       "set -e",
+      ...hosts,
       ...[...mounts].map(([path, source]) => `mkdir -p '${path}' && mount --bind '${source}' '${path}'`),
       'exec setpriv --pdeathsig KILL -- "$@"',
     ].join("\n");
     const log = openSync(join(this.options.dir, `${running.namespace}.${running.pod}.log`), "a");
-    const child = spawn(
+    const unshare = [
       "unshare",
-      ["--mount", "--propagation", "private", "--", "sh", "-c", script, "sh", binary, ...args],
-      {
-        stdio: ["ignore", log, log],
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GOMEMLIMIT: "400MiB", ...env },
-      },
-    );
+      "--mount",
+      "--propagation",
+      "private",
+      "--",
+      "sh",
+      "-c",
+      script,
+      "sh",
+      binary,
+    ];
+    // In the pod's network namespace when it has one (`ip netns exec` execs, so the pid stays the pod's).
+    const command = running.network ? ["ip", "netns", "exec", running.network.netns, ...unshare] : unshare;
+    const child = spawn(command[0] as string, [...command.slice(1), ...args], {
+      stdio: ["ignore", log, log],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GOMEMLIMIT: "400MiB", ...env },
+    });
     running.child = child;
     running.startedAt = now();
     running.ready = false;
@@ -413,6 +512,7 @@ export class ProcessRuntime {
       },
     );
     this.pods.delete(String(metadata.uid));
+    this.network?.detach(String(metadata.uid));
   }
 
   private async probeAll(): Promise<void> {
@@ -425,7 +525,9 @@ export class ProcessRuntime {
       );
       if (asMap(pod.metadata).uid !== uid) continue;
       const probe = asMap(asMap(asList(asMap(pod.spec).containers)[0]).readinessProbe);
-      const ready = probe.httpGet ? await httpProbe(asMap(probe.httpGet)) : true;
+      const ready = probe.httpGet
+        ? await httpProbe(running.network?.ip ?? "127.0.0.1", asMap(probe.httpGet))
+        : true;
       if (ready !== running.ready) {
         running.ready = ready;
         await this.report(pod, running).catch(() => {});
@@ -493,7 +595,8 @@ export class ProcessRuntime {
     await this.patchStatus(pod, {
       phase: "Running",
       hostIP: "127.0.0.1",
-      podIP: "127.0.0.1",
+      podIP: running.network?.ip ?? "127.0.0.1",
+      podIPs: [{ ip: running.network?.ip ?? "127.0.0.1" }],
       startTime: running.startedAt,
       conditions: [
         { type: "PodScheduled", status: "True", lastTransitionTime: at },
@@ -539,26 +642,27 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-// The container's environment: values, and the pod's name and namespace from the downward API.
-function envOf(pod: JsonMap, container: JsonMap): Record<string, string> {
+// The container's environment: values, and the pod's name, namespace and address from the downward API.
+function envOf(pod: JsonMap, container: JsonMap, podIP: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const entry of asList(container.env).map((e) => asMap(e))) {
     const field = String(asMap(asMap(entry.valueFrom).fieldRef).fieldPath ?? "");
     if (typeof entry.value === "string") env[String(entry.name)] = entry.value;
     else if (field === "metadata.name") env[String(entry.name)] = String(asMap(pod.metadata).name);
     else if (field === "metadata.namespace") env[String(entry.name)] = String(asMap(pod.metadata).namespace);
+    else if (field === "status.podIP") env[String(entry.name)] = podIP;
   }
   return env;
 }
 
-// A readiness probe's GET on 127.0.0.1 (the pods run on the host network); HTTPS without verifying,
-// as the kubelet probes.
-function httpProbe(get: JsonMap): Promise<boolean> {
+// A readiness probe's GET on the pod's address (127.0.0.1 on the host network); HTTPS without
+// verifying, as the kubelet probes.
+function httpProbe(host: string, get: JsonMap): Promise<boolean> {
   return new Promise((resolve) => {
     const https = String(get.scheme ?? "HTTP") === "HTTPS";
     const request = (https ? httpsRequest : httpRequest)(
       {
-        host: "127.0.0.1",
+        host,
         port: Number(get.port),
         path: String(get.path ?? "/"),
         method: "GET",
