@@ -28,6 +28,7 @@ import { changedApps, type SyncedSet, syncedSet, withOtherApps } from "../sync/s
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
+import { keepReplicatedEtcds } from "./etcd-members.js";
 import { readEtcdRollouts } from "./etcd-rollouts.js";
 import { ensureHostedCredentials, planesHostedBy } from "./hosted-credentials.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
@@ -414,15 +415,24 @@ async function withHostedCredentials(
   client: MemberClient,
   { model, planes }: SyncTarget,
 ): Promise<ClusterSyncResult> {
-  if (!synced.reachable || planesHostedBy(model, synced.cluster, planes).length === 0) return synced;
-  const credentials = await ensureHostedCredentials(client, model, Date.now(), planes);
-  // A node pool upgrading or repairing, or a serving CSR asked for lately and still pending, is
-  // looked at again soon, not at the next drift resync.
+  const hosted = planesHostedBy(model, synced.cluster, planes);
+  if (!synced.reachable || hosted.length === 0) return synced;
+  const passed = await ensureHostedCredentials(client, model, Date.now(), planes);
+  const etcds = await keepReplicatedEtcds(client, hosted, Date.now());
+  const credentials = Object.fromEntries(
+    Object.entries(passed).map(([cluster, entry]) => {
+      const etcd = etcds.get(cluster);
+      return [cluster, etcd && !("error" in entry) ? { ...entry, etcd } : entry];
+    }),
+  );
+  // A node pool upgrading or repairing, a serving CSR asked for lately and still pending, or an etcd
+  // member NotReady or being replaced, is looked at again soon, not at the next drift resync.
   const moving = Object.values(credentials).some(
     (entry) =>
       !("error" in entry) &&
       ((entry.nodePools ?? []).some((pool) => pool.moving) ||
-        (entry.servingCsrs ?? []).some((c) => c.recent)),
+        (entry.servingCsrs ?? []).some((c) => c.recent) ||
+        entry.etcd?.moving === true),
   );
   return { ...synced, credentials, ...(moving ? { waiting: true } : {}) };
 }

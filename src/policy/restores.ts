@@ -8,6 +8,7 @@ import {
 import { controlPlaneAppName } from "../model/controlplane/app-names.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
+import type { Health } from "../model/health.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
 import { recordedRestores, restoreStatusPath, restoreStatusText } from "../status/restore-file.js";
 import type { ClusterSyncResult } from "../sync/sync-result.js";
@@ -85,13 +86,16 @@ function restoreReport(
     .get(input.host ?? "")
     ?.objects.filter((o) => o.app === controlPlaneAppName(input.cluster));
   if (!seen || !objects) return undefined;
+  // The workloads only: a control plane exposed by a Service has a Service kube-apiserver too.
   const etcdAndApiServer = objects.filter(
-    (o) => o.identity.startsWith("apps/StatefulSet/") || o.identity.endsWith("/kube-apiserver"),
+    (o) =>
+      o.identity.startsWith("apps/StatefulSet/") ||
+      (o.identity.startsWith("apps/Deployment/") && o.identity.endsWith("/kube-apiserver")),
   );
   const stopped =
     etcdAndApiServer.length >= 2 &&
     etcdAndApiServer.every((o) => o.desiredReplicas === 0 && (o.readyReplicas ?? 0) === 0);
-  const job = objects.find((o) => o.identity.endsWith(`/etcd-restore-${restore}`));
+  const job = restoreJobs(objects, restore);
   const hosted = input.results.get(input.cluster);
   const failure = lasting(input.cluster, seen.failure, input, failingSince);
   return {
@@ -103,6 +107,22 @@ function restoreReport(
       seen.settled && seen.health === "Healthy" && hosted?.reachable === true && hosted.version !== undefined,
     ...(failure ? { failure } : {}),
   };
+}
+
+// The restore's Jobs (one, or one per member of a replicated etcd) as one health: Degraded when one
+// failed, Healthy when all finished, else Progressing; undefined before any is there.
+function restoreJobs(
+  objects: readonly ClusterSyncResult["objects"][number][],
+  restore: string,
+): { health: Health } | undefined {
+  const base = `/etcd-restore-${restore}`;
+  const ours = (identity: string) =>
+    identity.endsWith(base) || (/-\d+$/.test(identity) && identity.replace(/-\d+$/, "").endsWith(base));
+  const jobs = objects.filter((o) => o.identity.startsWith("batch/Job/") && ours(o.identity));
+  if (jobs.length === 0) return undefined;
+  const pending =
+    jobs.find((j) => j.health.status === "Degraded") ?? jobs.find((j) => j.health.status !== "Healthy");
+  return { health: pending?.health ?? { status: "Healthy" } };
 }
 
 interface RestoreReportInput {

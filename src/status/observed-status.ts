@@ -1,10 +1,4 @@
 import { isJsonMap, type Json, type JsonMap } from "../apimachinery/json.js";
-import type {
-  CredentialRecord,
-  HostedCredentials,
-  NodePoolRecord,
-  ServingCsrRecord,
-} from "../model/controlplane/credential-record.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health, HealthStatus } from "../model/health.js";
 import { describeIdentity } from "../model/identity.js";
@@ -18,6 +12,7 @@ import { entryPointsOf } from "../sync/entry-points.js";
 import { worstHealth } from "../sync/health.js";
 import { quotaUsageRecord } from "../sync/quota-usage.js";
 import type { ClusterSyncResult, ObjectResult } from "../sync/sync-result.js";
+import { credentialLines, hostedCredentialsRecord } from "./hosted-plane-status.js";
 import { type StatusMessage, statusMessage } from "./status-message.js";
 
 // status/apps/<app>.yaml and status/clusters/<cluster>.yaml have two writers: the reconcile writes
@@ -419,117 +414,6 @@ function componentText(o: ClusterSyncResult["objects"][number]): string {
     ...(o.action === "held" ? ["held"] : []),
   ];
   return `${replicas}${o.health.status}${why.length > 0 ? ` (${why.join(", ")})` : ""}`;
-}
-
-function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap {
-  const out: Record<string, JsonMap> = {};
-  for (const [cluster, entry] of Object.entries(credentials).sort(([a], [b]) => compareStrings(a, b))) {
-    if ("error" in entry) {
-      out[cluster] = { error: entry.error };
-      continue;
-    }
-    const records: Record<string, JsonMap> = {};
-    for (const record of entry.records)
-      records[`${record.namespace}/${record.name}`] = {
-        fingerprint: record.fingerprint,
-        ...(record.notAfter ? { notAfter: record.notAfter } : {}),
-      };
-    out[cluster] = {
-      credentials: records,
-      ...(entry.joinError ? { joinError: entry.joinError } : {}),
-      ...servingCsrsRecord(entry.servingCsrs ?? []),
-      ...nodePoolsRecord(entry.nodePools ?? []),
-    };
-  }
-  return out;
-}
-
-// Where each node pool's upgrade and repair stand.
-function nodePoolsRecord(pools: readonly NodePoolRecord[]): JsonMap {
-  if (pools.length === 0) return {};
-  const record = (p: NodePoolRecord): JsonMap => ({
-    kubeletVersion: p.kubeletVersion,
-    nodes: p.nodes,
-    upToDate: p.upToDate,
-    ...(p.missing > 0 ? { missing: p.missing } : {}),
-    ...(p.upgrading.length > 0 ? { upgrading: [...p.upgrading] } : {}),
-    ...(Object.keys(p.stalled).length > 0 ? { stalled: { ...p.stalled } } : {}),
-    ...(p.held ? { held: p.held } : {}),
-    ...(p.repairHeld ? { repairHeld: p.repairHeld } : {}),
-    ...(p.errors.length > 0 ? { errors: p.errors.slice(0, MAX_POOL_ERRORS_LISTED) } : {}),
-  });
-  return { nodePools: Object.fromEntries(pools.map((p) => [p.pool, record(p)])) };
-}
-
-// The kubelet serving CSRs a pass approved (by node) and left pending (with why), at most
-// MAX_SERVING_CSRS_LISTED of each.
-function servingCsrsRecord(csrs: readonly ServingCsrRecord[]): JsonMap {
-  const approved = csrs.filter((c) => c.approved).slice(0, MAX_SERVING_CSRS_LISTED);
-  const pending = csrs.filter((c) => !c.approved).slice(0, MAX_SERVING_CSRS_LISTED);
-  return {
-    ...(approved.length > 0
-      ? { servingCsrsApproved: approved.map((c) => `${c.csr} (${c.node ?? ""})`) }
-      : {}),
-    ...(pending.length > 0
-      ? { servingCsrsPending: Object.fromEntries(pending.map((c) => [c.csr, c.reason ?? ""])) }
-      : {}),
-  };
-}
-
-const MAX_SERVING_CSRS_LISTED = 20;
-
-// How many of a node pool's failed actions one pass lists (one per node acted on, at most).
-const MAX_POOL_ERRORS_LISTED = 20;
-
-/** The commit message's lines for credentials a sync created, renewed or re-issued (kept ones say nothing). */
-export function credentialLines(host: string, credentials: HostedCredentials | undefined): string[] {
-  const lines: string[] = [];
-  for (const [cluster, entry] of Object.entries(credentials ?? {}).sort(([a], [b]) => compareStrings(a, b))) {
-    if ("error" in entry) {
-      lines.push(`${host}: ${entry.error}`);
-      continue;
-    }
-    lines.push(...(entry.nodePools ?? []).flatMap((pool) => nodePoolLines(host, cluster, pool)));
-    const approved = (entry.servingCsrs ?? []).filter((c) => c.approved);
-    if (approved.length > 0)
-      lines.push(
-        `${host}: serving certificates of ${cluster} approved for ${approved.map((c) => c.node).join(", ")}`,
-      );
-    lines.push(...recordLines(host, cluster, entry.records));
-  }
-  return lines;
-}
-
-// One line per action that touched a credential: created, renewed, re-issued.
-function recordLines(host: string, cluster: string, records: readonly CredentialRecord[]): string[] {
-  return (["created", "renewed", "reissued"] as const).flatMap((action) => {
-    const touched = records.filter((r) => r.action === action);
-    if (touched.length === 0) return [];
-    const why = [...new Set(touched.map((r) => r.reason).filter((r) => r !== undefined))];
-    return [
-      `${host}: credentials of ${cluster} ${action}: ${touched.map((r) => r.name).join(", ")}${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
-    ];
-  });
-}
-
-// "meta-1: node pool pc-1/workers: pc-1-workers-0 cordoned to upgrade to v1.36.3", one line per kind of step.
-function nodePoolLines(host: string, cluster: string, pool: NodePoolRecord): string[] {
-  const head = `${host}: node pool ${cluster}/${pool.pool}:`;
-  const names = (nodes: readonly string[]) => nodes.join(", ");
-  return [
-    ...(pool.removed.length > 0
-      ? [
-          `${head} removed ${pool.removed.map((r) => `${r.node} (NotReady for ${Math.round(r.notReadyForMs / 1000)}s)`).join(", ")} for the provisioner to replace`,
-        ]
-      : []),
-    ...(pool.cordoned.length > 0
-      ? [`${head} ${names(pool.cordoned)} cordoned to upgrade to ${pool.kubeletVersion}`]
-      : []),
-    ...(pool.told.length > 0 ? [`${head} ${names(pool.told)} told to run ${pool.kubeletVersion}`] : []),
-    ...(pool.uncordoned.length > 0
-      ? [`${head} ${names(pool.uncordoned)} run ${pool.kubeletVersion} Ready, uncordoned`]
-      : []),
-  ];
 }
 
 // Who holds an app's objects, as its status says it: a rollout, a migration, or a control plane's order.

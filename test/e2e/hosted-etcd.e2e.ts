@@ -1,9 +1,11 @@
 import "reflect-metadata";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asList, asMap } from "../../src/apimachinery/json.js";
+import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { MemberClient } from "../../src/kube/member-client.js";
-import { createRepo, tempDir } from "../helpers/git-repo.js";
-import { pushController } from "../helpers/sync-fleet.js";
+import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import { buildReleases, type Host, hostedClient, startHost } from "./cluster/hosted-host.js";
 import type { PodNetwork } from "./cluster/pod-network.js";
 
@@ -21,10 +23,14 @@ let meta: Host;
 let network: PodNetwork;
 let repo: { dir: string; cleanup: () => void };
 let controller: Awaited<ReturnType<typeof pushController>>;
+/** The hosted cluster's client, once its API server answers. */
+let hosted: MemberClient;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const encode = (files: Record<string, string>) =>
   new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
+
+let files: Record<string, string> = {};
 
 function fleetFiles(version: string, etcdTag: string, address: string): Record<string, string> {
   return {
@@ -59,8 +65,52 @@ spec:
     extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
-  etcd: { version: ${etcdTag}, replicas: 3, storage: 1Gi, backup: { schedule: "0 0 1 1 *", storage: 1Gi } }
+  etcd:
+    version: ${etcdTag}
+    replicas: 3
+    storage: 1Gi
+    backup: { schedule: "* * * * *", storage: 1Gi }
+    repair: { notReadyFor: 10s }
 `,
+  };
+}
+
+// The etcd as the host's status records it.
+function etcdStatus(): JsonMap {
+  const observed = asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed);
+  return asMap(asMap(asMap(observed.hostedControlPlanes)[CLUSTER]).etcd);
+}
+
+// A writer of ConfigMaps into the hosted cluster, one every 100 ms, counting what went through.
+function startWriter(client: MemberClient): {
+  written: () => number;
+  failed: () => string[];
+  stop: () => Promise<void>;
+} {
+  let written = 0;
+  const failed: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await client
+        .raw("POST", "/api/v1/namespaces/default/configmaps", {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { generateName: "write-" },
+          data: { at: new Date().toISOString() },
+        })
+        .then(() => written++)
+        .catch((error: unknown) => failed.push(String(error)));
+      await sleep(100);
+    }
+  })();
+  return {
+    written: () => written,
+    failed: () => failed,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
   };
 }
 
@@ -111,10 +161,8 @@ beforeAll(async () => {
   meta = await startHost(releases, { podNetwork: true });
   network = meta.runtime.podNetwork as PodNetwork;
   repo = tempDir("gitfleet-e2e-hosted-etcd-");
-  createRepo(
-    repo.dir,
-    encode(fleetFiles(releases.version, `${releases.etcd}-0`, network.loadBalancerAddress(1))),
-  );
+  files = fleetFiles(releases.version, `${releases.etcd}-0`, network.loadBalancerAddress(1));
+  createRepo(repo.dir, encode(files));
   controller = await pushController(repo.dir, meta.planes.kubeconfig);
 }, 900_000);
 
@@ -124,8 +172,6 @@ afterAll(async () => {
 });
 
 describe("a three-member etcd with the real binaries", () => {
-  let hosted: MemberClient;
-
   it("three members, each at its own address, form one etcd; the API server answers at its LoadBalancer address", async () => {
     const started = Date.now();
     await until("the hosted API server Ready", async () => {
@@ -151,24 +197,17 @@ describe("a three-member etcd with the real binaries", () => {
     const follower = MEMBERS.find((_, i) => leaders[i] === 0) as string;
     const child = meta.runtime.processOf(NAMESPACE, follower);
     expect(child?.pid).toBeDefined();
+    const writer = startWriter(hosted);
     child?.kill("SIGKILL");
-    let written = 0;
-    let failed = 0;
     const deadline = Date.now() + 120_000;
     let back = false;
     while (Date.now() < deadline && !back) {
-      await hosted
-        .raw("POST", "/api/v1/namespaces/default/configmaps", {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { generateName: "write-" },
-          data: { at: new Date().toISOString() },
-        })
-        .then(() => written++)
-        .catch(() => failed++);
-      back = (await readyMembers()).includes(follower) && written >= 10;
+      back = (await readyMembers()).includes(follower) && writer.written() >= 10;
       await sleep(100);
     }
+    await writer.stop();
+    const written = writer.written();
+    const failed = writer.failed().length;
     console.log(
       `e2e hosted etcd: ${follower} killed; ${written} writes went through while it came back, ${failed} failed`,
     );
@@ -185,4 +224,154 @@ describe("a three-member etcd with the real binaries", () => {
       written,
     );
   });
+
+  it("a member whose data is gone is replaced — removed, added back, started on a new volume — with writes going on", async () => {
+    const leaders = await Promise.all(MEMBERS.map((m) => metric(m, "etcd_server_is_leader")));
+    const lost = MEMBERS.filter((_, i) => leaders[i] === 0).pop() as string;
+    // The status branch knows every member's ID before the loss (gitfleet recorded them in the host).
+    await until("the members' IDs recorded", async () =>
+      MEMBERS.every((m) => typeof asMap(asMap(etcdStatus().members)[m]).id === "string"),
+    );
+    const oldId = String(asMap(asMap(etcdStatus().members)[lost]).id);
+    const before = (await configMapsWritten()).length;
+    const writer = startWriter(hosted);
+    // Its data goes: the process is killed and its volume emptied, as a disk lost under a node.
+    const claim = await claimOf(`data-${lost}`);
+    const path = await claimDirectory(`data-${lost}`);
+    meta.runtime.processOf(NAMESPACE, lost)?.kill("SIGKILL");
+    rmSync(join(path, "data"), { recursive: true, force: true });
+    const lostAt = Date.now();
+    await until(
+      `${lost} replaced`,
+      async () => {
+        const member = asMap(asMap(etcdStatus().members)[lost]);
+        return (
+          (await readyMembers()).length === 3 &&
+          typeof member.id === "string" &&
+          member.id !== oldId &&
+          etcdStatus().replacing === undefined
+        );
+      },
+      240_000,
+    );
+    const replacedAt = Date.now();
+    await writer.stop();
+    console.log(
+      `e2e hosted etcd: ${lost} lost its data; replaced and Ready ${((replacedAt - lostAt) / 1000).toFixed(1)} s later (notReadyFor 10s); ${writer.written()} writes meanwhile, ${writer.failed().length} failed`,
+    );
+    expect(writer.failed()).toEqual([]);
+    expect(writer.written()).toBeGreaterThan(50);
+    // Every write is there, and the new member holds them: it follows the leader and its database has them.
+    expect((await configMapsWritten()).length).toBe(before + writer.written());
+    expect(await metric(lost, "etcd_server_has_leader")).toBe(1);
+    // The new volume: another PersistentVolume under the claim of the same name.
+    const claimAfter = await claimOf(`data-${lost}`);
+    expect(asMap(claimAfter.spec).volumeName).not.toBe(asMap(claim.spec).volumeName);
+    // The replacement's Jobs are gone, and the commits said each step.
+    const jobs = asList(
+      asMap(await meta.client.raw("GET", `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`)).items,
+    );
+    expect(
+      jobs.filter((j) => asMap(asMap(asMap(j).metadata).labels)["gitfleet.io/etcd-replacement"]),
+    ).toEqual([]);
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    for (const step of [
+      `removing ${lost} (member ${oldId})`,
+      `adding ${lost} back`,
+      `starting ${lost} on a new volume`,
+      `${lost} replaced`,
+    ])
+      expect(log).toContain(step);
+  });
+
+  it("a commit restores all three members from one snapshot: an object deleted after it is back, and every member holds it", async () => {
+    const path = "/api/v1/namespaces/default/configmaps/before-the-snapshot";
+    const KEY = "/registry/configmaps/default/before-the-snapshot";
+    await hosted.raw("POST", "/api/v1/namespaces/default/configmaps", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "before-the-snapshot" },
+      data: { kept: "yes" },
+    });
+    const madeAt = Date.now();
+    // The backup CronJob (every minute) writes a snapshot after it.
+    let snapshot = "";
+    await until(
+      "a snapshot taken after the object was made",
+      async () => {
+        const dir = await claimDirectory("etcd-backup");
+        const newest = readdirSync(dir)
+          .filter((f) => f.endsWith(".db"))
+          .map((f) => join(dir, f))
+          .filter((f) => statSync(f).mtimeMs > madeAt + 1000)
+          .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+        // Whole (etcdctl writes <name>.db.part and renames it) and holding the object's key.
+        snapshot = newest && readFileSync(newest).includes(Buffer.from(KEY)) ? newest : "";
+        return snapshot !== "";
+      },
+      150_000,
+    );
+    await hosted.raw("DELETE", path);
+    const committed = Date.now();
+    commitTree(
+      repo.dir,
+      encode({
+        ...files,
+        "controlplanes/r1.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata: { name: r1 }\nspec: { cluster: ${CLUSTER}, snapshot: ${snapshot.split("/").pop()} }\n`,
+      }),
+      "restore pc-ha's etcd",
+    );
+    const phases: string[] = [];
+    await until(
+      "the restore Succeeded",
+      async () => {
+        const phase = String(statusFile(repo.dir, "status/restores/r1.yaml").phase ?? "");
+        if (phase && phases.at(-1) !== phase) phases.push(phase);
+        return phase === "Succeeded" || phase === "Failed";
+      },
+      300_000,
+    );
+    console.log(
+      `e2e hosted etcd: restore commit → all three members back on the snapshot's data ${((Date.now() - committed) / 1000).toFixed(1)} s (phases: ${phases.join(" → ")})`,
+    );
+    expect(phases.at(-1)).toBe("Succeeded");
+    expect(phases).toContain("Restoring");
+    const client = (await hostedClient(meta.client, CLUSTER)) as MemberClient;
+    expect(asMap(asMap(await client.raw("GET", path)).data).kept).toBe("yes");
+    // Each member started from the directory its own Job restored into its own volume (the Jobs are
+    // pruned once the restore moved past Restoring).
+    const etcd = await meta.client.get({
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      namespace: NAMESPACE,
+      name: "etcd",
+    });
+    expect(JSON.stringify(asMap(etcd?.spec).template)).toContain("--data-dir=/var/lib/etcd/restore-r1");
+    await until("three members Ready on the restored data", async () => (await readyMembers()).length === 3);
+    for (const member of MEMBERS) {
+      expect(readdirSync(await claimDirectory(`data-${member}`))).toContain("restore-r1");
+      expect(await metric(member, "etcd_server_has_leader")).toBe(1);
+    }
+  });
 });
+
+// The ConfigMaps the writers made in the hosted cluster.
+async function configMapsWritten(): Promise<unknown[]> {
+  const listed = asList(asMap(await hosted.raw("GET", "/api/v1/namespaces/default/configmaps")).items);
+  return listed.filter((c) => String(asMap(asMap(c).metadata).name).startsWith("write-"));
+}
+
+async function claimOf(name: string): Promise<JsonMap> {
+  return asMap(
+    await meta.client.raw("GET", `/api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims/${name}`),
+  );
+}
+
+// The directory the process runtime's provisioner gave a claim of the etcd's namespace.
+async function claimDirectory(name: string): Promise<string> {
+  const claim = await claimOf(name);
+  const volume = asMap(
+    await meta.client.raw("GET", `/api/v1/persistentvolumes/${String(asMap(claim.spec).volumeName)}`),
+  );
+  return String(asMap(asMap(volume.spec).hostPath).path);
+}

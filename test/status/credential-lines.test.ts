@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HostedCredentials } from "../../src/model/controlplane/credential-record.js";
-import { credentialLines } from "../../src/status/observed-status.js";
+import { credentialLines } from "../../src/status/hosted-plane-status.js";
 
 /** The commit message's lines for what a host's credentials pass did, and only that. */
 describe("credential lines", () => {

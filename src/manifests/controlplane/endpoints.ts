@@ -1,6 +1,7 @@
 import {
   controlPlaneNamespace,
   type HostedControlPlane,
+  type ResolvedEtcd,
 } from "../../model/controlplane/hosted-control-plane.js";
 import type { Cluster, ControlPlaneSpec } from "../../model/types.js";
 
@@ -81,10 +82,19 @@ function etcdServers(plane: HostedControlPlane): string[] {
   const { etcd, expose } = plane;
   if (etcd.hostPort !== undefined)
     return [`https://${urlHost(expose.address ?? "127.0.0.1")}:${etcd.hostPort}`];
-  return Array.from(
-    { length: etcd.replicas },
-    (_, i) => `https://${etcd.name}-${i}.${etcd.name}.${etcd.namespace}.svc:${ETCD_CLIENT_PORT}`,
-  );
+  return Array.from({ length: etcd.replicas }, (_, i) => etcdMemberUrl(etcd, `${etcd.name}-${i}`, "client"));
+}
+
+/**
+ * A member's client or peer URL as it announces them off the host network: its name under the
+ * etcd's headless Service.
+ */
+export function etcdMemberUrl(
+  etcd: Pick<ResolvedEtcd, "name" | "namespace">,
+  member: string,
+  port: "client" | "peer",
+): string {
+  return `https://${member}.${etcd.name}.${etcd.namespace}.svc:${port === "client" ? ETCD_CLIENT_PORT : ETCD_PEER_PORT}`;
 }
 
 function etcdSANs(plane: HostedControlPlane): string[] {

@@ -1,4 +1,5 @@
 import type { JsonMap } from "../../apimachinery/json.js";
+import { memberNames } from "../../model/controlplane/etcd-member-plan.js";
 import {
   ETCD_VOLUME_DIR,
   type HostedControlPlane,
@@ -8,7 +9,7 @@ import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
 import { credentialPlaceholders, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
-import { type ContainerSpec, imageOf, podTemplate } from "./pod-template.js";
+import { type ContainerSpec, imageOf, jobPodTemplate, podTemplate } from "./pod-template.js";
 
 const METRICS_PORT = 2381;
 const VOLUME_DIR = ETCD_VOLUME_DIR;
@@ -42,7 +43,8 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     hostPort === undefined
       ? `${pod}.${etcd.name}.${etcd.namespace}.svc`
       : (plane.expose.address ?? "127.0.0.1");
-  const members = Array.from({ length: etcd.replicas }, (_, i) => `${etcd.name}-${i}`);
+  const members = memberNames(etcd);
+  const replicated = etcd.replicas > 1;
   const container: ContainerSpec = {
     name: "etcd",
     image: imageOf(plane, "etcd", etcd.version),
@@ -55,7 +57,10 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         "data-dir": etcd.dataDir,
         "initial-advertise-peer-urls": `https://${peerHost("$(POD_NAME)")}:${peer}`,
         "initial-cluster": members.map((m) => `${m}=https://${peerHost(m)}:${peer}`).join(","),
-        "initial-cluster-state": "new",
+        // A replicated etcd's members read it from the host's ConfigMap <etcd>-members instead: "new"
+        // (etcd's default) until they formed the etcd, then "existing", so that a member replaced onto
+        // an empty volume joins the others (model/controlplane/etcd-member-plan.ts).
+        ...(replicated ? {} : { "initial-cluster-state": "new" }),
         "initial-cluster-token": `${etcd.namespace}-${etcd.name}`,
         "key-file": `${PKI_DIR}/etcd/server.key`,
         "listen-client-urls": `https://0.0.0.0:${client}`,
@@ -71,7 +76,23 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       },
       {},
     ),
-    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    env: [
+      { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+      ...(replicated
+        ? [
+            {
+              name: "ETCD_INITIAL_CLUSTER_STATE",
+              valueFrom: {
+                configMapKeyRef: {
+                  name: etcdMembersConfigMap(etcd.name),
+                  key: INITIAL_STATE_KEY,
+                  optional: true,
+                },
+              },
+            },
+          ]
+        : []),
+    ],
     ports: [
       { name: "client", containerPort: client },
       { name: "peer", containerPort: peer },
@@ -124,21 +145,33 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     PKI_SECRETS.etcdCa,
     PKI_SECRETS.etcdServer,
   ]);
+  // A restore: one Job per member, each restoring the snapshot into its own volume under its own
+  // name, with the whole membership (etcdutl gives every member its ID from it, as a new etcd would).
   const restoring = plane.restore?.phase === "Restoring" ? plane.restore : undefined;
-  const member = members[0] as string;
+  const initialCluster = members.map((m) => `${m}=https://${peerHost(m)}:${peer}`).join(",");
   const restore = restoring
-    ? [
+    ? members.map((member, ordinal) =>
         restoreJob(plane, owner, {
+          job: replicated ? `etcd-restore-${restoring.name}-${ordinal}` : `etcd-restore-${restoring.name}`,
           name: restoring.name,
           snapshot: restoring.snapshot,
           member,
           peerUrl: `https://${peerHost(member)}:${peer}`,
+          initialCluster,
           token: `${etcd.namespace}-${etcd.name}`,
         }),
-      ]
+      )
     : [];
   return [service, statefulSet, ...credentials, ...backupObjects(plane, owner), ...restore];
 }
+
+/** The host ConfigMap gitfleet keeps a replicated etcd's member IDs and initial-cluster-state in. */
+export function etcdMembersConfigMap(etcd: string): string {
+  return `${etcd}-members`;
+}
+
+/** The key of that ConfigMap the members' ETCD_INITIAL_CLUSTER_STATE comes from. */
+export const INITIAL_STATE_KEY = "initial-cluster-state";
 
 /** The name of the volume etcd snapshots are written to, in the etcd's namespace. */
 export const BACKUP_CLAIM = "etcd-backup";
@@ -174,13 +207,16 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       { name: "pki", mountPath: PKI_DIR, readOnly: true },
     ],
   };
-  const template = podTemplate(plane, labels, container, [
-    { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM } },
-    pkiVolume("pki", [PKI_SECRETS.etcdServer]),
-  ]);
-  const spec = template.spec as JsonMap;
-  const [first] = spec.containers as JsonMap[];
-  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  const template = jobPodTemplate(
+    plane,
+    labels,
+    container,
+    [
+      { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM } },
+      pkiVolume("pki", [PKI_SECRETS.etcdServer]),
+    ],
+    "OnFailure",
+  );
   return [
     {
       apiVersion: "v1",
@@ -204,13 +240,7 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         successfulJobsHistoryLimit: 3,
         failedJobsHistoryLimit: 3,
         jobTemplate: {
-          spec: {
-            backoffLimit: 2,
-            template: {
-              ...template,
-              spec: { ...spec, restartPolicy: "OnFailure", containers: [job] },
-            },
-          },
+          spec: { backoffLimit: 2, template },
         },
       },
     },
@@ -218,11 +248,15 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
 }
 
 interface RestoreTarget {
+  /** The Job's name. */
+  readonly job: string;
+  /** The restore's. */
   readonly name: string;
   readonly snapshot: string;
-  /** The one member's name and peer URL, as the StatefulSet's pod announces them. */
+  /** The member's name and peer URL, as the StatefulSet's pod announces them, and every member's. */
   readonly member: string;
   readonly peerUrl: string;
+  readonly initialCluster: string;
   readonly token: string;
 }
 
@@ -244,7 +278,7 @@ function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTar
       `/backup/${target.snapshot}`,
       `--data-dir=${restoredDataDir(target.name)}`,
       `--name=${target.member}`,
-      `--initial-cluster=${target.member}=${target.peerUrl}`,
+      `--initial-cluster=${target.initialCluster}`,
       `--initial-advertise-peer-urls=${target.peerUrl}`,
       `--initial-cluster-token=${target.token}`,
     ],
@@ -257,20 +291,23 @@ function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTar
       { name: "backup", mountPath: "/backup", readOnly: true },
     ],
   };
-  const template = podTemplate(plane, labels, container, [
-    { name: "data", persistentVolumeClaim: { claimName: `data-${target.member}` } },
-    { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM, readOnly: true } },
-  ]);
-  const spec = template.spec as JsonMap;
-  const [first] = spec.containers as JsonMap[];
-  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  const template = jobPodTemplate(
+    plane,
+    labels,
+    container,
+    [
+      { name: "data", persistentVolumeClaim: { claimName: `data-${target.member}` } },
+      { name: "backup", persistentVolumeClaim: { claimName: BACKUP_CLAIM, readOnly: true } },
+    ],
+    "Never",
+  );
   return {
     apiVersion: "batch/v1",
     kind: "Job",
-    metadata: { name: `etcd-restore-${target.name}`, namespace: etcd.namespace, labels: { ...labels } },
+    metadata: { name: target.job, namespace: etcd.namespace, labels: { ...labels } },
     spec: {
       backoffLimit: 0,
-      template: { ...template, spec: { ...spec, restartPolicy: "Never", containers: [job] } },
+      template,
     },
   };
 }

@@ -86,6 +86,24 @@ export function podTemplate(
   };
 }
 
+/**
+ * The pod template of a Job's run-once container: podTemplate's, without probes or ports, with the
+ * restart policy given.
+ */
+export function jobPodTemplate(
+  plane: HostedControlPlane,
+  labels: Labels,
+  container: ContainerSpec,
+  volumes: readonly JsonMap[],
+  restartPolicy: "Never" | "OnFailure",
+): JsonMap {
+  const template = podTemplate(plane, labels, container, volumes);
+  const spec = template.spec as JsonMap;
+  const [first] = spec.containers as JsonMap[];
+  const { readinessProbe: _r, livenessProbe: _l, ports: _p, ...job } = first as JsonMap;
+  return { ...template, spec: { ...spec, restartPolicy, containers: [job] } };
+}
+
 /** The image of a control-plane component: <registry>/<name>:<tag>. */
 export function imageOf(plane: HostedControlPlane, name: string, tag: string): string {
   return `${plane.registry}/${name}:${tag}`;

@@ -44,6 +44,34 @@ export interface NodePoolRecord extends Omit<PoolPlan, "actions" | "target"> {
   readonly errors: readonly string[];
 }
 
+/** One etcd member as the host's pass saw it. */
+export interface EtcdMemberRecord {
+  readonly ready: boolean;
+  /** Since when it has been NotReady (ISO), when it is. */
+  readonly notReadySince?: string;
+  readonly id?: string;
+  readonly leader?: boolean;
+  readonly dbSize?: number;
+  readonly dbInUse?: number;
+  readonly quota?: number;
+  readonly alarm?: string;
+}
+
+/** A replicated etcd's pass: its members, a replacement under way, and what the pass did. */
+export interface EtcdRecord {
+  /** "<namespace>/<name>". */
+  readonly etcd: string;
+  readonly members: Readonly<Record<string, EtcdMemberRecord>>;
+  readonly replacing?: { readonly member: string; readonly step: string };
+  readonly held?: string;
+  /** What this pass did, one line each ("removed etcd-1 (member 4036b1db24775ea0) from the etcd"). */
+  readonly did: readonly string[];
+  /** Actions that failed (the next pass tries again). */
+  readonly errors: readonly string[];
+  /** A replacement is under way or a member is NotReady: look again soon. */
+  readonly moving: boolean;
+}
+
 /** Per hosted cluster, its credentials in its host as the last pass left them, or why the pass failed. */
 export type HostedCredentials = Readonly<
   Record<
@@ -56,6 +84,8 @@ export type HostedCredentials = Readonly<
         readonly servingCsrs?: readonly ServingCsrRecord[];
         /** The node pools' upgrades and repairs. */
         readonly nodePools?: readonly NodePoolRecord[];
+        /** Its etcd's members and repair, when the etcd is replicated. */
+        readonly etcd?: EtcdRecord;
       }
     | { readonly error: string }
   >

@@ -1,3 +1,4 @@
+import { parseDuration } from "../duration.js";
 import type {
   Cluster,
   ControlPlaneClass,
@@ -61,7 +62,14 @@ export interface ResolvedEtcd {
   readonly hostPort: number | undefined;
   /** Where etcd keeps its data in its volume: data, or restore-<name> once a restore ran. */
   readonly dataDir: string;
+  /** Replacing a member NotReady for notReadyForMs (a replicated etcd only). */
+  readonly repair: { readonly enabled: boolean; readonly notReadyForMs: number };
 }
+
+/** How long an etcd member stays NotReady before it is replaced, unless the class says. */
+export const DEFAULT_ETCD_NOT_READY_FOR = "5m";
+/** The shortest notReadyFor an etcd's repair may ask for. */
+export const MIN_ETCD_NOT_READY_FOR_MS = 10_000;
 
 export const DEFAULT_REGISTRY = "registry.k8s.io";
 /** The mount point of etcd's volume; etcd makes its data directory inside it with the 0700 it insists on. */
@@ -237,6 +245,17 @@ function resolveEtcd(
     },
     hostPort: etcdHostPort(spec),
     dataDir: `${ETCD_VOLUME_DIR}/data`,
+    repair: etcdRepair(of.etcd),
+  };
+}
+
+// Repair applies to a replicated etcd only; a duration the schema let through, or the default.
+function etcdRepair(etcd: ControlPlaneClass["spec"]["etcd"]): ResolvedEtcd["repair"] {
+  return {
+    enabled: (etcd.replicas ?? 1) > 1 && (etcd.repair?.enabled ?? true),
+    notReadyForMs:
+      parseDuration(etcd.repair?.notReadyFor ?? DEFAULT_ETCD_NOT_READY_FOR) ??
+      (parseDuration(DEFAULT_ETCD_NOT_READY_FOR) as number),
   };
 }
 

@@ -3,22 +3,32 @@ import { suggest } from "../schema-problems.js";
 import type { EtcdRestore } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
-/** The longest restore name: its Job is etcd-restore-<name>, at most 63 characters. */
+/**
+ * The longest restore name: its Job is etcd-restore-<name> (a replicated etcd's, one per member,
+ * etcd-restore-<name>-<ordinal>), at most 63 characters.
+ */
 const MAX_NAME = 63 - "etcd-restore-".length;
+const MAX_REPLICATED_NAME = MAX_NAME - "-0".length;
 
 /**
- * An EtcdRestore must name a hosted cluster whose etcd gitfleet can restore — dedicated, one
- * member — and be the only restore of that cluster in the repo; its name leaves room for its Job's.
+ * An EtcdRestore must name a hosted cluster whose etcd gitfleet can restore — dedicated — and be
+ * the only restore of that cluster in the repo; its name leaves room for its Jobs'.
  */
 export function checkEtcdRestores(context: RuleContext): void {
   const seen = new Map<string, EtcdRestore>();
+  const classes = new Map(context.model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   for (const restore of context.model.etcdRestores) {
-    if (restore.metadata.name.length > MAX_NAME)
+    const cluster = context.model.clusters.find((c) => c.metadata.name === restore.spec.cluster);
+    const replicated = (cluster ? (resolveControlPlane(cluster, classes)?.etcd.replicas ?? 1) : 1) > 1;
+    const max = replicated ? MAX_REPLICATED_NAME : MAX_NAME;
+    if (restore.metadata.name.length > max)
       context.reporter.report({
         origin: restore.origin,
         path: ["metadata", "name"],
         code: "INVALID_NAME",
-        message: `an EtcdRestore's name is at most ${MAX_NAME} characters (its Job is etcd-restore-<name>)`,
+        message: replicated
+          ? `an EtcdRestore of a replicated etcd has a name of at most ${max} characters (its Jobs are etcd-restore-<name>-<ordinal>)`
+          : `an EtcdRestore's name is at most ${max} characters (its Job is etcd-restore-<name>)`,
       });
     const why = unrestorable(context, restore);
     if (why) {
@@ -58,11 +68,6 @@ function unrestorable(
     return {
       code: "INVALID_FIELD_COMBINATION",
       message: `${name} keeps its data in the shared etcd ${plane.etcd.name}: restoring a shared etcd would roll back every cluster in it, which gitfleet does not do`,
-    };
-  if (plane && plane.etcd.replicas > 1)
-    return {
-      code: "INVALID_FIELD_COMBINATION",
-      message: `${name}'s etcd has ${plane.etcd.replicas} members: gitfleet restores a single-member etcd only`,
     };
   return undefined;
 }

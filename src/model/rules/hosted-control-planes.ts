@@ -3,8 +3,10 @@ import { ADDONS_APP, controlPlaneAppName, sharedEtcdAppName } from "../controlpl
 import {
   type HostedControlPlane,
   hostPortsOf,
+  MIN_ETCD_NOT_READY_FOR_MS,
   resolveControlPlane,
 } from "../controlplane/hosted-control-plane.js";
+import { parseDuration } from "../duration.js";
 import { suggest } from "../schema-problems.js";
 import type { Cluster, ControlPlaneClass, Origin } from "../types.js";
 import type { Path, RuleContext } from "./rule.js";
@@ -18,7 +20,10 @@ import type { Path, RuleContext } from "./rule.js";
 export function checkHostedControlPlanes(context: RuleContext): void {
   const { model } = context;
   const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
-  for (const found of model.controlPlaneClasses) checkClassSkew(context, found);
+  for (const found of model.controlPlaneClasses) {
+    checkClassSkew(context, found);
+    checkEtcdRepair(context, found);
+  }
   const planes: { cluster: Cluster; plane: HostedControlPlane }[] = [];
   for (const cluster of model.clusters) {
     if (!cluster.spec.controlPlane) {
@@ -50,6 +55,20 @@ function report(
   message: string,
 ): void {
   reporter.report({ origin, path, code, message });
+}
+
+// A member is replaced only after it has been NotReady a while: never for a restart or a missed probe.
+function checkEtcdRepair(context: RuleContext, found: ControlPlaneClass): void {
+  const text = found.spec.etcd.repair?.notReadyFor;
+  const ms = text === undefined ? undefined : parseDuration(text);
+  if (ms !== undefined && ms < MIN_ETCD_NOT_READY_FOR_MS)
+    report(
+      context,
+      found.origin,
+      ["spec", "etcd", "repair", "notReadyFor"],
+      "INVALID_FIELD_COMBINATION",
+      `an etcd member must be NotReady at least ${MIN_ETCD_NOT_READY_FOR_MS / 1000}s before it is replaced (${text} would replace members that are only restarting)`,
+    );
 }
 
 function checkClassSkew(context: RuleContext, found: ControlPlaneClass): void {
@@ -197,14 +216,15 @@ function checkHostPort(context: RuleContext, cluster: Cluster, found: ControlPla
     "address",
     "the host node's address clients and the control plane's own components reach it at",
   );
+  // Every member on the host network would announce the one address and ports: one member only.
   const replicas = found?.spec.etcd.replicas ?? 1;
-  if (etcd?.mode !== "Shared" && replicas !== 1)
+  if (replicas !== 1)
     report(
       context,
       cluster.origin,
       ["spec", "controlPlane", "expose", "type"],
       "INVALID_FIELD_COMBINATION",
-      `a dedicated etcd on a host port runs one member (class ${spec.class} asks for ${replicas}); use LoadBalancer or NodePort for a replicated etcd`,
+      `${etcd?.mode === "Shared" ? "a shared" : "a dedicated"} etcd on a host port runs one member (class ${spec.class} asks for ${replicas}); use LoadBalancer or NodePort for a replicated etcd`,
     );
   if (etcd?.mode === "Shared" && etcd.port === undefined)
     report(
@@ -404,7 +424,14 @@ function sharedEtcdDifference(a: HostedControlPlane, b: HostedControlPlane): str
     if (a.expose.address !== b.expose.address) return `address ${a.expose.address}, not ${b.expose.address}`;
   }
   const settings = (p: HostedControlPlane) =>
-    JSON.stringify([p.etcd.version, p.etcd.replicas, p.etcd.storage, p.etcd.storageClassName, p.etcd.backup]);
+    JSON.stringify([
+      p.etcd.version,
+      p.etcd.replicas,
+      p.etcd.storage,
+      p.etcd.storageClassName,
+      p.etcd.backup,
+      p.etcd.repair,
+    ]);
   if (settings(a) !== settings(b))
     return `other etcd settings in its class (${a.className}, not ${b.className})`;
   return undefined;

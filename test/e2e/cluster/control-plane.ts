@@ -46,6 +46,8 @@ const CONTROLLERS = [
   "pod-garbage-collector-controller",
   // Binds claims to the volumes a provisioner made (the process runtime's, for hosted etcds).
   "persistentvolume-binder-controller",
+  // Lets a claim deleted under a pod go once the pod is gone (an etcd member replaced onto a new volume).
+  "persistentvolumeclaim-protection-controller",
   // Counts what each namespace uses against its ResourceQuotas (gitfleet renders them from fleet quotas).
   "resourcequota-controller",
 ];

@@ -223,7 +223,10 @@ export class ProcessRuntime {
     for (const claim of claims) {
       const metadata = asMap(claim.metadata);
       if (asMap(claim.status).phase !== "Pending" || asMap(claim.spec).volumeName) continue;
-      const name = `pv-${String(metadata.namespace)}-${String(metadata.name)}`.slice(0, 253);
+      // Named by the claim's uid too: a claim deleted and made again under its name gets a new volume.
+      const name = `pv-${String(metadata.namespace)}-${String(metadata.name)}`
+        .slice(0, 240)
+        .concat(`-${String(metadata.uid).slice(0, 8)}`);
       const path = join(this.options.dir, "volumes", name);
       mkdirSync(path, { recursive: true });
       await this.options.client
@@ -294,7 +297,7 @@ export class ProcessRuntime {
       ...(own && this.network ? { network: this.network.attach(uid) } : {}),
     };
     this.pods.set(uid, running);
-    this.launch(uid, pod, binary, mounts);
+    this.launch(uid, pod, binary, mounts, await this.configMapEnv(pod));
     await this.report(pod, running);
   }
 
@@ -393,11 +396,34 @@ export class ProcessRuntime {
     return String(asMap(asMap(pv.spec).hostPath).path);
   }
 
-  private launch(uid: string, pod: JsonMap, binary: string, mounts: ReadonlyMap<string, string>): void {
+  // The container's variables from ConfigMap keys, read when it starts as the kubelet reads them; an
+  // optional key that is not there leaves its variable unset.
+  private async configMapEnv(pod: JsonMap): Promise<Record<string, string>> {
+    const namespace = String(asMap(pod.metadata).namespace);
+    const env: Record<string, string> = {};
+    for (const entry of asList(asMap(asList(asMap(pod.spec).containers)[0]).env).map((e) => asMap(e))) {
+      const ref = asMap(asMap(entry.valueFrom).configMapKeyRef);
+      if (typeof ref.name !== "string") continue;
+      const configMap = await this.options.client
+        .raw("GET", `/api/v1/namespaces/${namespace}/configmaps/${ref.name}`)
+        .catch(() => undefined);
+      const value = asMap(asMap(configMap).data)[String(ref.key)];
+      if (typeof value === "string") env[String(entry.name)] = value;
+    }
+    return env;
+  }
+
+  private launch(
+    uid: string,
+    pod: JsonMap,
+    binary: string,
+    mounts: ReadonlyMap<string, string>,
+    configEnv: Readonly<Record<string, string>>,
+  ): void {
     const running = this.pods.get(uid);
     if (!running || this.stopped) return;
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const env = envOf(pod, container, running.network?.ip ?? "127.0.0.1");
+    const env = { ...envOf(pod, container, running.network?.ip ?? "127.0.0.1"), ...configEnv };
     const expand = (text: string) =>
       text.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string) => env[name] ?? all);
     const args = [...asList(container.command).slice(1), ...asList(container.args)].map((a) =>
@@ -477,7 +503,7 @@ export class ProcessRuntime {
         continue;
       }
       running.secretVolumes = volumes.secretVolumes;
-      this.launch(uid, pod, binary, volumes.mounts);
+      this.launch(uid, pod, binary, volumes.mounts, await this.configMapEnv(pod));
       await this.report(pod, running);
     }
   }
@@ -599,10 +625,10 @@ export class ProcessRuntime {
       podIPs: [{ ip: running.network?.ip ?? "127.0.0.1" }],
       startTime: running.startedAt,
       conditions: [
-        { type: "PodScheduled", status: "True", lastTransitionTime: at },
-        { type: "Initialized", status: "True", lastTransitionTime: at },
-        { type: "ContainersReady", status: ready ? "True" : "False", lastTransitionTime: at },
-        { type: "Ready", status: ready ? "True" : "False", lastTransitionTime: at },
+        condition(pod, "PodScheduled", "True", at),
+        condition(pod, "Initialized", "True", at),
+        condition(pod, "ContainersReady", ready ? "True" : "False", at),
+        condition(pod, "Ready", ready ? "True" : "False", at),
       ],
       containerStatuses: [
         {
@@ -636,6 +662,14 @@ function secretSources(volume: JsonMap): JsonMap[] {
   if (volume.secret)
     return [{ name: asMap(volume.secret).secretName ?? null, items: asMap(volume.secret).items ?? null }];
   return [];
+}
+
+// A pod condition as the kubelet reports it: its lastTransitionTime moves only when its status does.
+function condition(pod: JsonMap, type: string, status: string, at: string): JsonMap {
+  const was = asList(asMap(pod.status).conditions)
+    .map((c) => asMap(c))
+    .find((c) => c.type === type);
+  return { type, status, lastTransitionTime: was?.status === status ? (was.lastTransitionTime ?? at) : at };
 }
 
 function now(): string {

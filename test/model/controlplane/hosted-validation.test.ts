@@ -82,7 +82,18 @@ interface Case {
 const restoreFile = (cluster: string, snapshot = "etcd-backup-1.db") =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: r1\nspec:\n  cluster: ${cluster}\n  snapshot: ${snapshot}\n`;
 
+// pc-3: a dedicated etcd of the class's three members, behind a LoadBalancer.
+const REPLICATED_PC3 = hostedCluster("pc-3", "host: meta-1\nclass: standard\nexpose: { type: LoadBalancer }");
+const namedRestore = (name: string) =>
+  `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: ${name}\nspec:\n  cluster: pc-3\n  snapshot: etcd-backup-1.db\n`;
+
 const CASES: readonly Case[] = [
+  {
+    // Its Jobs are etcd-restore-<name>-<ordinal>: 13 + 48 + 2 = 63.
+    name: "a restore of a replicated etcd whose name leaves no room for its members' Jobs",
+    edit: { "clusters/pc-3.yaml": REPLICATED_PC3, "controlplanes/r1.yaml": namedRestore("r".repeat(49)) },
+    error: { at: "controlplanes/r1.yaml:4", code: "INVALID_NAME", message: "at most 48 characters" },
+  },
   {
     name: "a restore of an unknown cluster",
     edit: { "controlplanes/r1.yaml": restoreFile("pc-9") },
@@ -324,6 +335,30 @@ const CASES: readonly Case[] = [
     error: { at: "clusters/pc-3.yaml:9", code: "INVALID_FIELD_COMBINATION", message: "asks for 3" },
   },
   {
+    // Every member would announce the host node's one address and ports.
+    name: "a replicated shared etcd on a host port",
+    edit: {
+      "clusters/pc-3.yaml": hostedCluster(
+        "pc-3",
+        "host: meta-1\nclass: standard\netcd: { mode: Shared, name: hp, port: 17000 }\nexpose: { type: HostPort, port: 16443, address: 10.0.0.5 }",
+      ),
+    },
+    error: {
+      at: "clusters/pc-3.yaml:10",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "a shared etcd on a host port runs one member (class standard asks for 3)",
+    },
+  },
+  {
+    name: "an etcd member replaced after less than 10s NotReady",
+    edit: { "controlplanes/standard.yaml": replace("notReadyFor: 5m", "notReadyFor: 9999ms") },
+    error: {
+      at: "controlplanes/standard.yaml:23",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "an etcd member must be NotReady at least 10s before it is replaced (9999ms",
+    },
+  },
+  {
     name: "a node port outside the node port range",
     edit: { "clusters/pc-2.yaml": replace("port: 31443", "port: 8443") },
     error: {
@@ -542,6 +577,20 @@ function nodePoolCases(): Case[] {
 }
 
 describe("hosted control planes: validation", () => {
+  it("accepts an etcd member replaced after exactly 10s NotReady, and repair turned off", () => {
+    for (const repair of ["notReadyFor: 10s", "enabled: false"]) {
+      const result = loadFleet(edited({ "controlplanes/standard.yaml": replace("notReadyFor: 5m", repair) }));
+      expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+    }
+  });
+
+  it("accepts a restore of a replicated dedicated etcd with a name of 48 characters", () => {
+    const result = loadFleet(
+      edited({ "clusters/pc-3.yaml": REPLICATED_PC3, "controlplanes/r1.yaml": namedRestore("r".repeat(48)) }),
+    );
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
   it("accepts the documented example", () => {
     const result = loadFleet(example);
     expect(result.problems).toEqual([]);

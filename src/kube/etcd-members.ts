@@ -1,0 +1,320 @@
+import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import {
+  ETCD_MEMBER_ID_ANNOTATION,
+  ETCD_REPLACEMENT_LABEL,
+  ETCD_REPLACEMENT_STEP_LABEL,
+  etcdMemberJob,
+  replacementJobName,
+  WIPED_POD_ANNOTATION,
+} from "../manifests/controlplane/etcd-member-jobs.js";
+import { etcdMembersConfigMap, INITIAL_STATE_KEY } from "../manifests/controlplane/etcd-objects.js";
+import type { EtcdMemberRecord, EtcdRecord } from "../model/controlplane/credential-record.js";
+import {
+  type EtcdAction,
+  type EtcdMembersPlan,
+  type EtcdMemberView,
+  type JobPhase,
+  memberNames,
+  planEtcdMembers,
+  type ReplacementView,
+} from "../model/controlplane/etcd-member-plan.js";
+import { alarmOf, readEtcdMetrics } from "../model/controlplane/etcd-metrics.js";
+import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { oneLine } from "../model/one-line.js";
+import { CREDENTIALS_FIELD_MANAGER } from "./hosted-secrets.js";
+import { MemberApiError, type MemberClient } from "./member-client.js";
+
+/** etcd's metrics port off the host network (where a replicated etcd runs). */
+const METRICS_PORT = 2381;
+
+/**
+ * Keeps a replicated etcd of the host (dedicated or shared, once for all the control planes sharing
+ * it) whole, after the host's sync: reads each member's pod and, through the host API server's pod
+ * proxy, its own metrics and /health (ID, leader, database size and quota, alarms); records the IDs
+ * in the host's ConfigMap <etcd>-members; and replaces a member NotReady too long as
+ * model/controlplane/etcd-member-plan.ts decides, by Jobs that run etcdctl in the host. Returns
+ * what the status branch records of the etcd; never throws for a member that does not answer.
+ */
+export async function keepEtcdMembers(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  now: number,
+): Promise<EtcdRecord> {
+  const { etcd } = plane;
+  const pods = await etcdPods(host, plane);
+  const members = await Promise.all(
+    memberNames(etcd).map((name) => memberView(host, plane, pods.get(name), name, now)),
+  );
+  const configMap = await host.get({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    namespace: etcd.namespace,
+    name: etcdMembersConfigMap(etcd.name),
+  });
+  const data = asMap(configMap?.data);
+  const knownIds: Record<string, string> = {};
+  for (const name of memberNames(etcd)) {
+    const id = data[name];
+    if (typeof id === "string" && /^[0-9a-f]{1,16}$/.test(id)) knownIds[name] = id;
+  }
+  const plan = planEtcdMembers({
+    etcd,
+    members,
+    knownIds,
+    joinExisting: data[INITIAL_STATE_KEY] === "existing",
+    replacement: await replacementOf(host, plane),
+    now,
+  });
+  const did: string[] = [];
+  const errors: string[] = [];
+  for (const action of plan.actions) {
+    try {
+      const line = await carryOut(host, plane, action);
+      if (line) did.push(line);
+    } catch (error) {
+      errors.push(`${action.kind}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+  return etcdRecord(plane, members, plan, did, errors);
+}
+
+function etcdRecord(
+  plane: HostedControlPlane,
+  members: readonly EtcdMemberView[],
+  plan: EtcdMembersPlan,
+  did: readonly string[],
+  errors: readonly string[],
+): EtcdRecord {
+  const record = (m: EtcdMemberView): EtcdMemberRecord => ({
+    ready: m.ready === "True",
+    ...(m.ready !== "True" ? { notReadySince: new Date(m.readySince).toISOString() } : {}),
+    ...(m.id !== undefined ? { id: m.id } : {}),
+    ...(m.leader !== undefined ? { leader: m.leader } : {}),
+    ...(m.dbSize !== undefined ? { dbSize: m.dbSize } : {}),
+    ...(m.dbInUse !== undefined ? { dbInUse: m.dbInUse } : {}),
+    ...(m.quota !== undefined ? { quota: m.quota } : {}),
+    ...(m.alarm !== undefined ? { alarm: m.alarm } : {}),
+  });
+  return {
+    etcd: `${plane.etcd.namespace}/${plane.etcd.name}`,
+    members: Object.fromEntries(members.map((m) => [m.name, record(m)])),
+    ...(plan.replacing ? { replacing: plan.replacing } : {}),
+    ...(plan.held ? { held: plan.held } : {}),
+    did,
+    errors,
+    moving: plan.moving,
+  };
+}
+
+// The etcd's pods by name (only its StatefulSet's: <name>-<ordinal>).
+async function etcdPods(host: MemberClient, plane: HostedControlPlane): Promise<Map<string, JsonMap>> {
+  const { etcd } = plane;
+  const names = new Set(memberNames(etcd));
+  const pods = new Map<string, JsonMap>();
+  const list = await listIn(host, "v1", "Pod", etcd.namespace, "app.kubernetes.io/component=etcd");
+  for (const pod of list) {
+    const name = String(asMap(pod.metadata).name ?? "");
+    if (names.has(name)) pods.set(name, pod);
+  }
+  return pods;
+}
+
+// A member as its pod and its own metrics show it; a member that does not answer is its pod alone.
+async function memberView(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  pod: JsonMap | undefined,
+  name: string,
+  now: number,
+): Promise<EtcdMemberView> {
+  if (!pod) return { name, podUid: undefined, ready: "Unknown", readySince: now };
+  const metadata = asMap(pod.metadata);
+  const condition = asList(asMap(pod.status).conditions)
+    .map((c) => asMap(c))
+    .find((c) => c.type === "Ready");
+  const ready = condition?.status === "True" || condition?.status === "False" ? condition.status : "Unknown";
+  const since = Date.parse(String(condition?.lastTransitionTime ?? metadata.creationTimestamp ?? ""));
+  const view: EtcdMemberView = {
+    name,
+    podUid: String(metadata.uid ?? ""),
+    ready,
+    // A time that does not read is taken as now: a member is never replaced for a time it did not give.
+    readySince: Number.isNaN(since) ? now : since,
+  };
+  if (ready !== "True") return view;
+  const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${METRICS_PORT}/proxy`;
+  const metrics = await host
+    .raw("GET", `${proxy}/metrics`)
+    .then((text) => (typeof text === "string" ? readEtcdMetrics(text) : {}))
+    .catch(() => ({}));
+  // /health answers 503 with the alarm when there is one.
+  const health = await host
+    .raw("GET", `${proxy}/health`)
+    .then((answer) => JSON.stringify(answer))
+    .catch((error: unknown) => (error instanceof MemberApiError ? error.message : ""));
+  const alarm = alarmOf(health);
+  return { ...view, ...metrics, ...(alarm ? { alarm } : {}) };
+}
+
+// The replacement under way, from its Jobs (the first member's, when there would be more).
+async function replacementOf(
+  host: MemberClient,
+  plane: HostedControlPlane,
+): Promise<ReplacementView | undefined> {
+  const jobs = await listIn(host, "batch/v1", "Job", plane.etcd.namespace, ETCD_REPLACEMENT_LABEL);
+  const byMember = new Map<string, JsonMap[]>();
+  for (const job of jobs) {
+    const member = asMap(asMap(job.metadata).labels)[ETCD_REPLACEMENT_LABEL];
+    if (typeof member !== "string") continue;
+    byMember.set(member, [...(byMember.get(member) ?? []), job]);
+  }
+  const [member] = [...byMember.keys()].sort();
+  if (member === undefined) return undefined;
+  const step = (name: string) =>
+    byMember.get(member)?.find((j) => asMap(asMap(j.metadata).labels)[ETCD_REPLACEMENT_STEP_LABEL] === name);
+  const remove = step("remove");
+  const add = step("add");
+  const id = asMap(asMap((remove ?? add)?.metadata).annotations)[ETCD_MEMBER_ID_ANNOTATION];
+  if (typeof id !== "string") return undefined;
+  const wiped = asMap(asMap(add?.metadata).annotations)[WIPED_POD_ANNOTATION];
+  return {
+    member,
+    id,
+    // Only an add Job left (the remove Job deleted by hand): the removal was done.
+    remove: remove ? jobPhase(remove) : "Complete",
+    ...(add ? { add: jobPhase(add) } : {}),
+    ...(typeof wiped === "string" ? { wipedPod: wiped } : {}),
+  };
+}
+
+// The objects of a kind in one namespace that a label selector picks (an etcd has a handful).
+async function listIn(
+  host: MemberClient,
+  apiVersion: string,
+  kind: string,
+  namespace: string,
+  labelSelector: string,
+): Promise<JsonMap[]> {
+  const out: JsonMap[] = [];
+  await host.pages(apiVersion, kind, { namespace, labelSelector, limit: 100 }, (items) => {
+    if (out.length < MAX_LISTED) out.push(...items.slice(0, MAX_LISTED - out.length));
+  });
+  return out;
+}
+
+/** The most pods or Jobs of one etcd's namespace a pass reads. */
+const MAX_LISTED = 500;
+
+function jobPhase(job: JsonMap): JobPhase {
+  const status = asMap(job.status);
+  const conditions = asList(status.conditions).map((c) => asMap(c));
+  const is = (type: string) => conditions.some((c) => c.type === type && c.status === "True");
+  if (is("Complete") || (typeof status.succeeded === "number" && status.succeeded > 0)) return "Complete";
+  if (is("Failed")) return "Failed";
+  return "Running";
+}
+
+// Carries one action out; the line the commit message gets for it, if any.
+async function carryOut(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  action: EtcdAction,
+): Promise<string | undefined> {
+  const { etcd } = plane;
+  const namespace = etcd.namespace;
+  switch (action.kind) {
+    case "record":
+      await host.apply(
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: {
+            name: etcdMembersConfigMap(etcd.name),
+            namespace,
+            labels: { "app.kubernetes.io/component": "etcd" },
+          },
+          data: { ...action.ids, ...(action.joinExisting ? { [INITIAL_STATE_KEY]: "existing" } : {}) },
+        },
+        true,
+        CREDENTIALS_FIELD_MANAGER,
+      );
+      return undefined;
+    case "remove":
+    case "add": {
+      const job = etcdMemberJob(plane, action.kind, action.member, action.id, action.endpoints);
+      await host.create(job, CREDENTIALS_FIELD_MANAGER).catch((error: unknown) => {
+        if (!(error instanceof MemberApiError && error.code === 409)) throw error;
+      });
+      return action.kind === "remove"
+        ? `removing ${action.member} (member ${action.id}), NotReady, from the etcd to replace it`
+        : `adding ${action.member} back to the etcd`;
+    }
+    case "wipe": {
+      // The pod's uid goes on the add Job first: a pass that stops after it deletes only that pod.
+      await host.mergePatch(
+        {
+          apiVersion: "batch/v1",
+          kind: "Job",
+          namespace,
+          name: replacementJobName(action.member, "add", action.id),
+        },
+        { metadata: { annotations: { [WIPED_POD_ANNOTATION]: action.podUid } } },
+        CREDENTIALS_FIELD_MANAGER,
+      );
+      const claim = {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        namespace,
+        name: `data-${action.member}`,
+      };
+      const live = await host.get(claim);
+      if (live) await host.delete(claim, String(asMap(live.metadata).uid ?? ""));
+      await host.delete({ apiVersion: "v1", kind: "Pod", namespace, name: action.member }, action.podUid);
+      return `starting ${action.member} on a new volume to join the etcd`;
+    }
+    case "finish":
+      for (const step of ["remove", "add"] as const) {
+        const address = {
+          apiVersion: "batch/v1",
+          kind: "Job",
+          namespace,
+          name: replacementJobName(action.member, step, action.id),
+        };
+        const live = await host.get(address);
+        if (live) await host.delete(address, String(asMap(live.metadata).uid ?? ""));
+      }
+      return `${action.member} replaced: it joined the etcd and is Ready`;
+  }
+}
+
+/**
+ * Every replicated etcd of the control planes `planes` (one pass per etcd, a shared one once), by
+ * hosted cluster: what keepEtcdMembers recorded, or the error that stopped its pass.
+ */
+export async function keepReplicatedEtcds(
+  host: MemberClient,
+  planes: readonly HostedControlPlane[],
+  now: number,
+): Promise<Map<string, EtcdRecord>> {
+  const byEtcd = new Map<string, HostedControlPlane[]>();
+  for (const plane of planes) {
+    if (plane.etcd.replicas < 2 || plane.stopped) continue;
+    const key = `${plane.etcd.namespace}/${plane.etcd.name}`;
+    byEtcd.set(key, [...(byEtcd.get(key) ?? []), plane]);
+  }
+  const out = new Map<string, EtcdRecord>();
+  for (const [key, sharing] of byEtcd) {
+    const first = sharing[0] as HostedControlPlane;
+    const record = await keepEtcdMembers(host, first, now).catch(
+      (error: unknown): EtcdRecord => ({
+        etcd: key,
+        members: {},
+        did: [],
+        errors: [oneLine(error instanceof Error ? error.message : String(error))],
+        moving: false,
+      }),
+    );
+    for (const plane of sharing) out.set(plane.cluster, record);
+  }
+  return out;
+}

@@ -1,0 +1,83 @@
+import type { JsonMap } from "../../apimachinery/json.js";
+import type { HostedControlPlane } from "../../model/controlplane/hosted-control-plane.js";
+import { etcdMemberUrl } from "./endpoints.js";
+import { PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import { type ContainerSpec, imageOf, jobPodTemplate } from "./pod-template.js";
+
+/** The label of a member replacement's Jobs: the member replaced. */
+export const ETCD_REPLACEMENT_LABEL = "gitfleet.io/etcd-replacement";
+/** The label of the step a replacement Job runs: remove or add. */
+export const ETCD_REPLACEMENT_STEP_LABEL = "gitfleet.io/etcd-replacement-step";
+/** The annotation of a replacement Job naming the member ID replaced. */
+export const ETCD_MEMBER_ID_ANNOTATION = "gitfleet.io/etcd-member-id";
+/** The annotation of the add Job naming the member's pod deleted with its volume. */
+export const WIPED_POD_ANNOTATION = "gitfleet.io/etcd-wiped-pod";
+
+export type ReplacementStep = "remove" | "add";
+
+/**
+ * A Job of a member replacement, run once (its pod retried twice): `etcdctl member remove <id>`, or
+ * `etcdctl member add <member> --peer-urls=<its peer URL>`, against the members named in `endpoints`,
+ * with the etcd's client certificate. Named by step, ordinal and member ID, so each step of one
+ * replacement is one Job however many passes ask for it.
+ */
+export function etcdMemberJob(
+  plane: HostedControlPlane,
+  step: ReplacementStep,
+  member: string,
+  id: string,
+  endpoints: readonly string[],
+): JsonMap {
+  const { etcd } = plane;
+  const labels = {
+    "app.kubernetes.io/component": "etcd-replacement",
+    [ETCD_REPLACEMENT_LABEL]: member,
+    [ETCD_REPLACEMENT_STEP_LABEL]: step,
+  };
+  const command =
+    step === "remove"
+      ? ["member", "remove", id]
+      : ["member", "add", member, `--peer-urls=${etcdMemberUrl(etcd, member, "peer")}`];
+  const container: ContainerSpec = {
+    name: step,
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcdctl"],
+    args: [
+      `--endpoints=${endpoints.map((m) => etcdMemberUrl(etcd, m, "client")).join(",")}`,
+      `--cacert=${PKI_DIR}/etcd/ca.crt`,
+      `--cert=${PKI_DIR}/etcd/server.crt`,
+      `--key=${PKI_DIR}/etcd/server.key`,
+      ...command,
+    ],
+    ports: [],
+    readiness: { path: "", port: 0, scheme: "HTTP" },
+    requests: { cpu: "50m", memory: "64Mi" },
+    volumeMounts: [{ name: "pki", mountPath: PKI_DIR, readOnly: true }],
+  };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: {
+      name: replacementJobName(member, step, id),
+      namespace: etcd.namespace,
+      labels: { ...labels },
+      annotations: { [ETCD_MEMBER_ID_ANNOTATION]: id },
+    },
+    spec: {
+      backoffLimit: 2,
+      template: jobPodTemplate(
+        plane,
+        labels,
+        container,
+        [pkiVolume("pki", [PKI_SECRETS.etcdServer])],
+        "Never",
+      ),
+    },
+  };
+}
+
+/** etcd-<step>-<ordinal>-<member ID>: within 63 characters for any member of 3 or 5. */
+export function replacementJobName(member: string, step: ReplacementStep, id: string): string {
+  const ordinal = /-(\d+)$/.exec(member)?.[1] ?? "0";
+  return `etcd-${step}-${ordinal}-${id}`;
+}
