@@ -21,8 +21,12 @@ import {
 import { alarmOf, readEtcdMetrics } from "../model/controlplane/etcd-metrics.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
+import { mapConcurrently } from "../util/map-concurrently.js";
 import { CREDENTIALS_FIELD_MANAGER } from "./hosted-secrets.js";
 import { MemberApiError, type MemberClient } from "./member-client.js";
+
+/** How many etcds of one host are looked at at once. */
+export const ETCD_PASSES = 8;
 
 /** etcd's metrics port off the host network (where a replicated etcd runs). */
 const METRICS_PORT = 2381;
@@ -41,16 +45,19 @@ export async function keepEtcdMembers(
   now: number,
 ): Promise<EtcdRecord> {
   const { etcd } = plane;
-  const pods = await etcdPods(host, plane);
+  const [pods, configMap, replacement] = await Promise.all([
+    etcdPods(host, plane),
+    host.get({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: etcd.namespace,
+      name: etcdMembersConfigMap(etcd.name),
+    }),
+    replacementOf(host, plane),
+  ]);
   const members = await Promise.all(
     memberNames(etcd).map((name) => memberView(host, plane, pods.get(name), name, now)),
   );
-  const configMap = await host.get({
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    namespace: etcd.namespace,
-    name: etcdMembersConfigMap(etcd.name),
-  });
   const data = asMap(configMap?.data);
   const knownIds: Record<string, string> = {};
   for (const name of memberNames(etcd)) {
@@ -62,7 +69,7 @@ export async function keepEtcdMembers(
     members,
     knownIds,
     joinExisting: data[INITIAL_STATE_KEY] === "existing",
-    replacement: await replacementOf(host, plane),
+    replacement,
     now,
   });
   const did: string[] = [];
@@ -143,15 +150,17 @@ async function memberView(
   };
   if (ready !== "True") return view;
   const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${METRICS_PORT}/proxy`;
-  const metrics = await host
-    .raw("GET", `${proxy}/metrics`)
-    .then((text) => (typeof text === "string" ? readEtcdMetrics(text) : {}))
-    .catch(() => ({}));
-  // /health answers 503 with the alarm when there is one.
-  const health = await host
-    .raw("GET", `${proxy}/health`)
-    .then((answer) => JSON.stringify(answer))
-    .catch((error: unknown) => (error instanceof MemberApiError ? error.message : ""));
+  // Both at once; /health answers 503 with the alarm when there is one.
+  const [metrics, health] = await Promise.all([
+    host
+      .raw("GET", `${proxy}/metrics`)
+      .then((text) => (typeof text === "string" ? readEtcdMetrics(text) : {}))
+      .catch(() => ({})),
+    host
+      .raw("GET", `${proxy}/health`)
+      .then((answer) => JSON.stringify(answer))
+      .catch((error: unknown) => (error instanceof MemberApiError ? error.message : "")),
+  ]);
   const alarm = alarmOf(health);
   return { ...view, ...metrics, ...(alarm ? { alarm } : {}) };
 }
@@ -303,7 +312,8 @@ export async function keepReplicatedEtcds(
     byEtcd.set(key, [...(byEtcd.get(key) ?? []), plane]);
   }
   const out = new Map<string, EtcdRecord>();
-  for (const [key, sharing] of byEtcd) {
+  // ETCD_PASSES etcds at a time: each pass is a handful of reads (more with more members).
+  await mapConcurrently([...byEtcd], ETCD_PASSES, async ([key, sharing]) => {
     const first = sharing[0] as HostedControlPlane;
     const record = await keepEtcdMembers(host, first, now).catch(
       (error: unknown): EtcdRecord => ({
@@ -315,6 +325,6 @@ export async function keepReplicatedEtcds(
       }),
     );
     for (const plane of sharing) out.set(plane.cluster, record);
-  }
+  });
   return out;
 }

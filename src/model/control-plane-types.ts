@@ -73,6 +73,7 @@ export interface ControlPlaneClassSpec {
     readonly storage?: string;
     readonly storageClassName?: string;
     readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
+    readonly defrag?: { readonly schedule: string; readonly suspend?: boolean };
     readonly repair?: { readonly enabled?: boolean; readonly notReadyFor?: string };
   };
   readonly certificates?: { readonly validity?: string; readonly renewBefore?: string };

@@ -1,7 +1,7 @@
 import type { JsonMap } from "../../apimachinery/json.js";
 import type { HostedControlPlane } from "../../model/controlplane/hosted-control-plane.js";
 import { etcdMemberUrl } from "./endpoints.js";
-import { PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import { ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate } from "./pod-template.js";
 
 /** The label of a member replacement's Jobs: the member replaced. */
@@ -44,9 +44,7 @@ export function etcdMemberJob(
     command: ["etcdctl"],
     args: [
       `--endpoints=${endpoints.map((m) => etcdMemberUrl(etcd, m, "client")).join(",")}`,
-      `--cacert=${PKI_DIR}/etcd/ca.crt`,
-      `--cert=${PKI_DIR}/etcd/server.crt`,
-      `--key=${PKI_DIR}/etcd/server.key`,
+      ...ETCDCTL_TLS,
       ...command,
     ],
     ports: [],

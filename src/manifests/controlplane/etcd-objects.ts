@@ -8,7 +8,7 @@ import {
 import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
-import { credentialPlaceholders, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import { credentialPlaceholders, ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate, podTemplate } from "./pod-template.js";
 
 const METRICS_PORT = 2381;
@@ -162,7 +162,14 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         }),
       )
     : [];
-  return [service, statefulSet, ...credentials, ...backupObjects(plane, owner), ...restore];
+  return [
+    service,
+    statefulSet,
+    ...credentials,
+    ...backupObjects(plane, owner),
+    ...defragObjects(plane, owner),
+    ...restore,
+  ];
 }
 
 /** The host ConfigMap gitfleet keeps a replicated etcd's member IDs and initial-cluster-state in. */
@@ -189,15 +196,7 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     name: "snapshot",
     image: imageOf(plane, "etcd", etcd.version),
     command: ["etcdctl"],
-    args: [
-      `--endpoints=${endpoint}`,
-      `--cacert=${PKI_DIR}/etcd/ca.crt`,
-      `--cert=${PKI_DIR}/etcd/server.crt`,
-      `--key=${PKI_DIR}/etcd/server.key`,
-      "snapshot",
-      "save",
-      "/backup/$(POD_NAME).db",
-    ],
+    args: [`--endpoints=${endpoint}`, ...ETCDCTL_TLS, "snapshot", "save", "/backup/$(POD_NAME).db"],
     env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
     ports: [],
     readiness: { path: "", port: 0, scheme: "HTTP" },
@@ -242,6 +241,56 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         jobTemplate: {
           spec: { backoffLimit: 2, template },
         },
+      },
+    },
+  ];
+}
+
+/**
+ * Scheduled defragmentation, when the class asks for it: a CronJob whose pod runs `etcdctl defrag
+ * --cluster` (every member in turn, found through any of them). Never two at once; a missed run is
+ * not caught up.
+ */
+function defragObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
+  const { etcd } = plane;
+  if (!etcd.defrag) return [];
+  const labels = { ...owner, "app.kubernetes.io/component": "etcd-defrag" };
+  const container: ContainerSpec = {
+    name: "defrag",
+    image: imageOf(plane, "etcd", etcd.version),
+    command: ["etcdctl"],
+    args: [
+      `--endpoints=${controlPlaneEndpoints(plane).etcdServers.join(",")}`,
+      ...ETCDCTL_TLS,
+      "--command-timeout=5m",
+      "defrag",
+      "--cluster",
+    ],
+    ports: [],
+    readiness: { path: "", port: 0, scheme: "HTTP" },
+    requests: { cpu: "50m", memory: "64Mi" },
+    volumeMounts: [{ name: "pki", mountPath: PKI_DIR, readOnly: true }],
+  };
+  const template = jobPodTemplate(
+    plane,
+    labels,
+    container,
+    [pkiVolume("pki", [PKI_SECRETS.etcdServer])],
+    "OnFailure",
+  );
+  return [
+    {
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: { name: "etcd-defrag", namespace: etcd.namespace, labels: { ...labels } },
+      spec: {
+        schedule: etcd.defrag.schedule,
+        suspend: etcd.defrag.suspend,
+        concurrencyPolicy: "Forbid",
+        startingDeadlineSeconds: 600,
+        successfulJobsHistoryLimit: 3,
+        failedJobsHistoryLimit: 3,
+        jobTemplate: { spec: { backoffLimit: 2, template } },
       },
     },
   ];

@@ -19,6 +19,13 @@ export interface PkiSecret {
 
 /** Where every certificate and key is mounted in the control plane's containers. */
 export const PKI_DIR = "/etc/kubernetes/pki";
+
+/** etcdctl's flags to reach an etcd as its client, with the etcd server Secret mounted at PKI_DIR. */
+export const ETCDCTL_TLS: readonly string[] = [
+  `--cacert=${PKI_DIR}/etcd/ca.crt`,
+  `--cert=${PKI_DIR}/etcd/server.crt`,
+  `--key=${PKI_DIR}/etcd/server.key`,
+];
 /** Where a component's kubeconfig Secret is mounted: the kubeconfig and the files it names. */
 export const KUBECONFIG_DIR = "/etc/kubernetes/kubeconfig";
 /** Where a component's kubeconfig is mounted. */

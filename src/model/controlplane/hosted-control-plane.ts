@@ -62,6 +62,8 @@ export interface ResolvedEtcd {
   readonly hostPort: number | undefined;
   /** Where etcd keeps its data in its volume: data, or restore-<name> once a restore ran. */
   readonly dataDir: string;
+  /** Scheduled defragmentation, when the class asks for it. */
+  readonly defrag: { readonly schedule: string; readonly suspend: boolean } | undefined;
   /** Replacing a member NotReady for notReadyForMs (a replicated etcd only). */
   readonly repair: { readonly enabled: boolean; readonly notReadyForMs: number };
 }
@@ -245,6 +247,9 @@ function resolveEtcd(
     },
     hostPort: etcdHostPort(spec),
     dataDir: `${ETCD_VOLUME_DIR}/data`,
+    defrag: of.etcd.defrag
+      ? { schedule: of.etcd.defrag.schedule, suspend: of.etcd.defrag.suspend ?? false }
+      : undefined,
     repair: etcdRepair(of.etcd),
   };
 }

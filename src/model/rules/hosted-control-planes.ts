@@ -430,6 +430,7 @@ function sharedEtcdDifference(a: HostedControlPlane, b: HostedControlPlane): str
       p.etcd.storage,
       p.etcd.storageClassName,
       p.etcd.backup,
+      p.etcd.defrag,
       p.etcd.repair,
     ]);
   if (settings(a) !== settings(b))

@@ -6,7 +6,11 @@ import { resolveControlPlane } from "../../../src/model/controlplane/hosted-cont
 import type { Cluster, ControlPlaneClass, RestoreOverlay } from "../../../src/model/types.js";
 
 // pc-1 of a class whose dedicated etcd has `replicas` members, exposed by a LoadBalancer.
-function plane(replicas: 1 | 3 | 5, restore?: RestoreOverlay) {
+function plane(
+  replicas: 1 | 3 | 5,
+  restore?: RestoreOverlay,
+  defrag?: { readonly schedule: string; readonly suspend?: boolean },
+) {
   const cluster: Cluster = {
     apiVersion: "gitfleet.io/v1alpha1",
     kind: "Cluster",
@@ -20,7 +24,7 @@ function plane(replicas: 1 | 3 | 5, restore?: RestoreOverlay) {
     apiVersion: "gitfleet.io/v1alpha1",
     kind: "ControlPlaneClass",
     metadata: { name: "ha" },
-    spec: { version: "v1.36.3", etcd: { version: "3.6.16-0", replicas } },
+    spec: { version: "v1.36.3", etcd: { version: "3.6.16-0", replicas, ...(defrag ? { defrag } : {}) } },
     origin: { file: "controlplanes/ha.yaml", index: 0 },
   };
   const resolved = resolveControlPlane(cluster, new Map([["ha", found]]), undefined, restore);
@@ -102,5 +106,19 @@ describe("a replicated etcd", () => {
     expect(args.slice(-command.length)).toEqual(command);
     expect(asMap(asMap(asMap(job.spec).template).spec).restartPolicy).toBe("Never");
     expect(String(asMap(asMap(job.metadata).name)).length).toBeLessThanOrEqual(63);
+  });
+
+  it("is defragmented on the class's schedule through all its members, or not at all", () => {
+    const cronJobs = (objects: readonly JsonMap[]) =>
+      kinds(objects, "CronJob").filter((c) => asMap(c.metadata).name === "etcd-defrag");
+    expect(cronJobs(dedicatedEtcdObjects(plane(3)))).toEqual([]);
+    const [cron] = cronJobs(
+      dedicatedEtcdObjects(plane(3, undefined, { schedule: "0 3 * * 0", suspend: true })),
+    );
+    const spec = asMap((cron as JsonMap).spec);
+    expect([spec.schedule, spec.suspend, spec.concurrencyPolicy]).toEqual(["0 3 * * 0", true, "Forbid"]);
+    const args = asList(container(asMap(spec.jobTemplate)).args).map(String);
+    expect(args.slice(-2)).toEqual(["defrag", "--cluster"]);
+    expect(args[0]?.split(",")).toHaveLength(3);
   });
 });

@@ -353,7 +353,7 @@ const CASES: readonly Case[] = [
     name: "an etcd member replaced after less than 10s NotReady",
     edit: { "controlplanes/standard.yaml": replace("notReadyFor: 5m", "notReadyFor: 9999ms") },
     error: {
-      at: "controlplanes/standard.yaml:23",
+      at: "controlplanes/standard.yaml:25",
       code: "INVALID_FIELD_COMBINATION",
       message: "an etcd member must be NotReady at least 10s before it is replaced (9999ms",
     },
