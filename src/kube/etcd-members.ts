@@ -1,4 +1,5 @@
 import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
+import { ETCD_METRICS_PORT } from "../manifests/controlplane/endpoints.js";
 import {
   ETCD_MEMBER_ID_ANNOTATION,
   ETCD_REPLACEMENT_LABEL,
@@ -27,9 +28,6 @@ import { MemberApiError, type MemberClient } from "./member-client.js";
 
 /** How many etcds of one host are looked at at once. */
 export const ETCD_PASSES = 8;
-
-/** etcd's metrics port off the host network (where a replicated etcd runs). */
-const METRICS_PORT = 2381;
 
 /**
  * Keeps a replicated etcd of the host (dedicated or shared, once for all the control planes sharing
@@ -149,7 +147,7 @@ async function memberView(
     readySince: Number.isNaN(since) ? now : since,
   };
   if (ready !== "True") return view;
-  const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${METRICS_PORT}/proxy`;
+  const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${ETCD_METRICS_PORT}/proxy`;
   // Both at once; /health answers 503 with the alarm when there is one.
   const [metrics, health] = await Promise.all([
     host

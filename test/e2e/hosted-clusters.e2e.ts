@@ -17,6 +17,7 @@ import {
   freeRange,
   type Host,
   hostedClient as hostedClientOf,
+  restorePhases,
   startHost,
 } from "./cluster/hosted-host.js";
 import {
@@ -538,20 +539,7 @@ describe("hosted control planes on a real host", () => {
       }),
       "restore pc-1's etcd",
     );
-    const phases: string[] = [];
-    await until(
-      "the restore Succeeded",
-      async () => {
-        const phase = String(statusFile(repo.dir, "status/restores/r1.yaml").phase ?? "");
-        if (phase && phases.at(-1) !== phase) phases.push(phase);
-        return phase === "Succeeded" || phase === "Failed";
-      },
-      300_000,
-    ).catch((error: unknown) => {
-      throw new Error(
-        `${String(error)}; status: ${JSON.stringify(statusFile(repo.dir, "status/restores/r1.yaml"))}`,
-      );
-    });
+    const phases = await restorePhases(repo.dir, "r1", until);
     expect(statusFile(repo.dir, "status/restores/r1.yaml").phase).toBe("Succeeded");
     expect(phases.at(-1)).toBe("Succeeded");
     const restored = asMap(await ((await hostedClient("pc-1")) as MemberClient).raw("GET", path));

@@ -6,7 +6,7 @@ import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { MemberClient } from "../../src/kube/member-client.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
-import { buildReleases, type Host, hostedClient, startHost } from "./cluster/hosted-host.js";
+import { buildReleases, type Host, hostedClient, restorePhases, startHost } from "./cluster/hosted-host.js";
 import type { PodNetwork } from "./cluster/pod-network.js";
 
 /**
@@ -332,16 +332,7 @@ describe("a three-member etcd with the real binaries", () => {
       }),
       "restore pc-ha's etcd",
     );
-    const phases: string[] = [];
-    await until(
-      "the restore Succeeded",
-      async () => {
-        const phase = String(statusFile(repo.dir, "status/restores/r1.yaml").phase ?? "");
-        if (phase && phases.at(-1) !== phase) phases.push(phase);
-        return phase === "Succeeded" || phase === "Failed";
-      },
-      300_000,
-    );
+    const phases = await restorePhases(repo.dir, "r1", until);
     console.log(
       `e2e hosted etcd: restore commit → all three members back on the snapshot's data ${((Date.now() - committed) / 1000).toFixed(1)} s (phases: ${phases.join(" → ")})`,
     );

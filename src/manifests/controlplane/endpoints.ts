@@ -1,3 +1,4 @@
+import { memberNames } from "../../model/controlplane/etcd-member-plan.js";
 import {
   controlPlaneNamespace,
   type HostedControlPlane,
@@ -9,6 +10,8 @@ import type { Cluster, ControlPlaneSpec } from "../../model/types.js";
 export const API_SERVER_PORT = 6443;
 export const ETCD_CLIENT_PORT = 2379;
 export const ETCD_PEER_PORT = 2380;
+/** etcd's plain-HTTP metrics and /health port off the host network. */
+export const ETCD_METRICS_PORT = 2381;
 export const CONTROLLER_MANAGER_PORT = 10257;
 export const SCHEDULER_PORT = 10259;
 
@@ -82,7 +85,7 @@ function etcdServers(plane: HostedControlPlane): string[] {
   const { etcd, expose } = plane;
   if (etcd.hostPort !== undefined)
     return [`https://${urlHost(expose.address ?? "127.0.0.1")}:${etcd.hostPort}`];
-  return Array.from({ length: etcd.replicas }, (_, i) => etcdMemberUrl(etcd, `${etcd.name}-${i}`, "client"));
+  return memberNames(etcd).map((member) => etcdMemberUrl(etcd, member, "client"));
 }
 
 /**
@@ -100,7 +103,7 @@ export function etcdMemberUrl(
 function etcdSANs(plane: HostedControlPlane): string[] {
   const { etcd, expose } = plane;
   const names = ["localhost", "127.0.0.1", `${etcd.name}.${etcd.namespace}.svc`];
-  for (let i = 0; i < etcd.replicas; i++) names.push(`${etcd.name}-${i}.${etcd.name}.${etcd.namespace}.svc`);
+  for (const member of memberNames(etcd)) names.push(`${member}.${etcd.name}.${etcd.namespace}.svc`);
   if (etcd.hostPort !== undefined && expose.address) names.push(expose.address);
   return [...new Set(names)];
 }

@@ -7,11 +7,10 @@ import {
 } from "../../model/controlplane/hosted-control-plane.js";
 import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
-import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "./endpoints.js";
+import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_METRICS_PORT, ETCD_PEER_PORT } from "./endpoints.js";
 import { credentialPlaceholders, ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate, podTemplate } from "./pod-template.js";
 
-const METRICS_PORT = 2381;
 const VOLUME_DIR = ETCD_VOLUME_DIR;
 
 /** A dedicated etcd, in the control plane's own namespace: StatefulSet, headless Service, backups. */
@@ -38,7 +37,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
   const hostPort = etcd.hostPort;
   const client = hostPort ?? ETCD_CLIENT_PORT;
   const peer = hostPort === undefined ? ETCD_PEER_PORT : hostPort + 1;
-  const metrics = hostPort === undefined ? METRICS_PORT : hostPort + (etcd.mode === "Shared" ? 2 : 4);
+  const metrics = hostPort === undefined ? ETCD_METRICS_PORT : hostPort + (etcd.mode === "Shared" ? 2 : 4);
   const peerHost = (pod: string) =>
     hostPort === undefined
       ? `${pod}.${etcd.name}.${etcd.namespace}.svc`
@@ -227,23 +226,35 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         resources: { requests: { storage: etcd.backup.storage } },
       },
     },
-    {
-      apiVersion: "batch/v1",
-      kind: "CronJob",
-      metadata: { name: "etcd-backup", namespace: etcd.namespace, labels: { ...labels } },
-      spec: {
-        schedule: etcd.backup.schedule,
-        suspend: etcd.backup.suspend,
-        concurrencyPolicy: "Forbid",
-        startingDeadlineSeconds: 600,
-        successfulJobsHistoryLimit: 3,
-        failedJobsHistoryLimit: 3,
-        jobTemplate: {
-          spec: { backoffLimit: 2, template },
-        },
-      },
-    },
+    etcdCronJob(plane, "etcd-backup", labels, etcd.backup, template),
   ];
+}
+
+/**
+ * A CronJob of the etcd's namespace running `template`: never two at once, a run missed by more
+ * than ten minutes not caught up, the last three of each outcome kept, a run's pod retried twice.
+ */
+function etcdCronJob(
+  plane: HostedControlPlane,
+  name: string,
+  labels: Labels,
+  when: { readonly schedule: string; readonly suspend: boolean },
+  template: JsonMap,
+): JsonMap {
+  return {
+    apiVersion: "batch/v1",
+    kind: "CronJob",
+    metadata: { name, namespace: plane.etcd.namespace, labels: { ...labels } },
+    spec: {
+      schedule: when.schedule,
+      suspend: when.suspend,
+      concurrencyPolicy: "Forbid",
+      startingDeadlineSeconds: 600,
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 3,
+      jobTemplate: { spec: { backoffLimit: 2, template } },
+    },
+  };
 }
 
 /**
@@ -278,22 +289,7 @@ function defragObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     [pkiVolume("pki", [PKI_SECRETS.etcdServer])],
     "OnFailure",
   );
-  return [
-    {
-      apiVersion: "batch/v1",
-      kind: "CronJob",
-      metadata: { name: "etcd-defrag", namespace: etcd.namespace, labels: { ...labels } },
-      spec: {
-        schedule: etcd.defrag.schedule,
-        suspend: etcd.defrag.suspend,
-        concurrencyPolicy: "Forbid",
-        startingDeadlineSeconds: 600,
-        successfulJobsHistoryLimit: 3,
-        failedJobsHistoryLimit: 3,
-        jobTemplate: { spec: { backoffLimit: 2, template } },
-      },
-    },
-  ];
+  return [etcdCronJob(plane, "etcd-defrag", labels, etcd.defrag, template)];
 }
 
 interface RestoreTarget {

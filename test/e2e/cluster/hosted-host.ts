@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { asMap } from "../../../src/apimachinery/json.js";
 import { MemberClient } from "../../../src/kube/member-client.js";
+import { statusFile } from "../../helpers/sync-fleet.js";
 import { type ControlPlanes, startControlPlanes } from "./control-plane.js";
 import { NodeSimulator } from "./node-simulator.js";
 import { ProcessRuntime } from "./process-runtime.js";
@@ -145,4 +146,29 @@ export async function hostedClient(host: MemberClient, cluster: string): Promise
   const config = new KubeConfig();
   config.loadFromString(Buffer.from(data, "base64").toString("utf8"));
   return new MemberClient(cluster, config, { timeoutMs: 3000, retries: 0 });
+}
+
+/**
+ * Controller rounds (`until`) until the EtcdRestore `restore` ends (Succeeded or Failed) on the status
+ * branch of the fleet repo at `dir`; the phases it went through, in order. A timeout says where it stood.
+ */
+export async function restorePhases(
+  dir: string,
+  restore: string,
+  until: (what: string, done: () => Promise<boolean>, timeoutMs?: number) => Promise<void>,
+): Promise<string[]> {
+  const path = `status/restores/${restore}.yaml`;
+  const phases: string[] = [];
+  await until(
+    `the restore ${restore} ended`,
+    async () => {
+      const phase = String(statusFile(dir, path).phase ?? "");
+      if (phase && phases.at(-1) !== phase) phases.push(phase);
+      return phase === "Succeeded" || phase === "Failed";
+    },
+    300_000,
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}; status: ${JSON.stringify(statusFile(dir, path))}`);
+  });
+  return phases;
 }
