@@ -211,8 +211,13 @@ function hostedClient(cluster: string): Promise<MemberClient | undefined> {
   return hostedClientOf(host, cluster);
 }
 
-/** Rounds of the controller until `done` holds. */
-async function until(what: string, done: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
+/** Rounds of the controller until `done` holds; on the timeout, `explain` says where things stood. */
+async function until(
+  what: string,
+  done: () => Promise<boolean>,
+  timeoutMs = 240_000,
+  explain?: () => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     await controller.prober.probeOnce();
@@ -220,7 +225,21 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 240
     if (await done().catch(() => false)) return;
     await sleep(500);
   }
-  throw new Error(`${what}: not reached in ${timeoutMs / 1000} s`);
+  const why = explain ? `; ${await explain().catch((e: unknown) => String(e))}` : "";
+  throw new Error(`${what}: not reached in ${timeoutMs / 1000} s${why}`);
+}
+
+// What the controller's last sync of a hosted cluster did with one object, and what it read there.
+async function lastSyncOf(cluster: string, identity: string): Promise<string> {
+  const result = controller.syncer.latest().get(cluster);
+  const object = result?.objects.find((o) => o.identity === identity);
+  return JSON.stringify({
+    reachable: result?.reachable,
+    error: result?.error,
+    version: result?.version,
+    object,
+    sample: await sample(cluster),
+  });
 }
 
 async function hostedReady(cluster: string): Promise<boolean> {
@@ -592,6 +611,8 @@ describe("hosted control planes on a real host", () => {
     await until(
       "pc-1's kube-proxy follows to the new version",
       async () => (await sample("pc-1")).proxy === version,
+      240_000,
+      () => lastSyncOf("pc-1", "apps/DaemonSet/kube-system/kube-proxy"),
     );
     expect(proxyTags.has(previous)).toBe(true);
     expect(batchState("cve", "rest")).toBe("WaitingApproval");

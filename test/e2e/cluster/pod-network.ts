@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createConnection, createServer, type Server } from "node:net";
+import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 
 /**
  * A pod network for the test-only process runtime, made as a CNI bridge plugin makes one: a Linux
@@ -152,6 +153,46 @@ export interface NetworkService {
   readonly publishNotReady: boolean;
   readonly loadBalancerIP?: string | undefined;
   readonly ports: readonly { port: number; targetPort: string | number }[];
+}
+
+/** A pod as the network names and serves it, from the API object and where the runtime runs it. */
+export function networkPodOf(
+  pod: JsonMap,
+  own: { readonly ip: string; readonly ready: boolean },
+): NetworkPod {
+  const spec = asMap(pod.spec);
+  const ports = asList(asMap(asList(spec.containers)[0]).ports).map((p) => asMap(p));
+  return {
+    namespace: String(asMap(pod.metadata).namespace),
+    ip: own.ip,
+    ready: own.ready,
+    labels: asMap(asMap(pod.metadata).labels) as Record<string, string>,
+    hostname: typeof spec.hostname === "string" ? spec.hostname : undefined,
+    subdomain: typeof spec.subdomain === "string" ? spec.subdomain : undefined,
+    ports: Object.fromEntries(
+      ports.filter((p) => typeof p.name === "string").map((p) => [String(p.name), Number(p.containerPort)]),
+    ),
+  };
+}
+
+/** A Service as the network serves it: its selector, its ports and, for a LoadBalancer, the address it asks for. */
+export function networkServiceOf(item: unknown): NetworkService {
+  const service = asMap(item);
+  const spec = asMap(service.spec);
+  return {
+    namespace: String(asMap(service.metadata).namespace),
+    name: String(asMap(service.metadata).name),
+    selector: asMap(spec.selector) as Record<string, string>,
+    publishNotReady: spec.publishNotReadyAddresses === true,
+    loadBalancerIP:
+      spec.type === "LoadBalancer" && typeof spec.loadBalancerIP === "string"
+        ? spec.loadBalancerIP
+        : undefined,
+    ports: asList(spec.ports).map((p) => ({
+      port: Number(asMap(p).port),
+      targetPort: (asMap(p).targetPort ?? asMap(p).port) as string | number,
+    })),
+  };
 }
 
 const BASE_HOSTS = "127.0.0.1 localhost\n::1 localhost\n";

@@ -1,24 +1,26 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { dirname, join } from "node:path";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
-import { type NetworkPod, type NetworkService, PodNetwork } from "./pod-network.js";
+import { type NetworkService, networkPodOf, networkServiceOf, PodNetwork } from "./pod-network.js";
+import { imagePullStatus, now, podStatus } from "./pod-status.js";
+import { PodVolumes, type SecretVolume } from "./pod-volumes.js";
+import { httpProbe } from "./readiness-probe.js";
 
 /**
  * A test-only container runtime for a real host cluster: for pods bound to its nodes, it maps the
  * image `registry.k8s.io/<component>:<tag>` (and `etcd:<version>-<n>`) to the binary built for that
- * tag — a tag not built is ErrImagePull — writes the pod's Secret volumes (plain and projected) to a
- * directory of the pod's, gives each PersistentVolumeClaim a directory that outlives the pod, and runs
- * the pod's command and args unchanged (with `$(VAR)` expanded from its env) in a private mount
- * namespace where those directories are bind-mounted at their mount paths — on the host network, or
- * (with `podNetwork`) a pod that is not hostNetwork in a network namespace of its own with its own
- * address (pod-network.ts, which also stands in for cluster DNS and LoadBalancers) — dying with this
- * process; a running pod's Secret files follow their Secrets, as the kubelet's do. It reports readiness from the pod's readiness probe, restarts a container
- * that exits (counting restarts, backing off), and stops the process when the pod is deleted. It
- * also provisions a hostPath PersistentVolume for each pending claim, as a storage provisioner would.
+ * tag — a tag not built is ErrImagePull — and runs the pod's command and args unchanged (with `$(VAR)`
+ * expanded from its env) in a private mount namespace where its volumes are bind-mounted at their
+ * mount paths, dying with this process. Pods run on the host network, or (with `podNetwork`) a pod
+ * that is not hostNetwork in a network namespace of its own with its own address (pod-network.ts,
+ * which also stands in for cluster DNS and LoadBalancers). It restarts a container that exits
+ * (counting restarts, backing off) and stops the process when the pod is deleted.
+ *
+ * - pod-volumes.ts: Secret volumes (plain and projected) written for the pod and kept up to date with
+ *   their Secrets, a hostPath PersistentVolume for each pending claim, env from ConfigMap keys;
+ * - pod-status.ts: the status the kubelet would report; readiness-probe.ts: the readiness probe.
  *
  * Only the container runtime is simulated: the host's API server, controllers and scheduler are real,
  * and so are the processes. Security contexts (user, read-only root) are not enforced: it runs as root.
@@ -57,13 +59,6 @@ interface Running {
 
 const MERGE = "application/merge-patch+json";
 
-/** A Secret volume written for a pod: where, and from which Secrets (or which of their keys). */
-interface SecretVolume {
-  readonly namespace: string;
-  readonly sources: readonly JsonMap[];
-  readonly target: string;
-}
-
 export class ProcessRuntime {
   private readonly pods = new Map<string, Running>();
   private timers: NodeJS.Timeout[] = [];
@@ -71,8 +66,11 @@ export class ProcessRuntime {
   private stopped = false;
   private network: PodNetwork | undefined;
   private readonly assigned = new Set<string>();
+  private readonly disk: PodVolumes;
 
-  constructor(private readonly options: ProcessRuntimeOptions) {}
+  constructor(private readonly options: ProcessRuntimeOptions) {
+    this.disk = new PodVolumes(options.client, options.dir);
+  }
 
   start(): void {
     mkdirSync(this.options.dir, { recursive: true });
@@ -82,15 +80,12 @@ export class ProcessRuntime {
     this.timers.push(setInterval(() => void this.refreshSecrets(), 2000));
   }
 
-  // As the kubelet does (within its sync period), a running pod's Secret volumes follow their
-  // Secrets: a changed key is rewritten in place — a new file renamed over the old — so a process
-  // that reads its certificate files again sees the renewed ones without a restart.
+  // A running pod's Secret volumes follow their Secrets, as the kubelet's do.
   private async refreshSecrets(): Promise<void> {
     if (this.stopped) return;
     for (const running of this.pods.values()) {
       if (!running.child || running.deleting) continue;
-      for (const volume of running.secretVolumes)
-        await this.writeSecretFiles(volume.namespace, volume.sources, volume.target, true).catch(() => false);
+      for (const volume of running.secretVolumes) await this.disk.refresh(volume).catch(() => undefined);
     }
   }
 
@@ -127,7 +122,7 @@ export class ProcessRuntime {
     if (this.passing || this.stopped) return;
     this.passing = true;
     try {
-      await this.provisionVolumes();
+      await this.disk.provision();
       const pods = asList(asMap(await this.options.client.raw("GET", "/api/v1/pods")).items).map((p) =>
         asMap(p),
       );
@@ -148,45 +143,15 @@ export class ProcessRuntime {
     const network = this.network;
     if (!network) return;
     const byUid = new Map(pods.map((p) => [String(asMap(p.metadata).uid), p]));
-    const members: NetworkPod[] = [];
-    for (const [uid, running] of this.pods) {
+    const members = [...this.pods].flatMap(([uid, running]) => {
       const pod = byUid.get(uid);
-      if (!pod || !running.network || running.deleting) continue;
-      const spec = asMap(pod.spec);
-      const ports = asList(asMap(asList(spec.containers)[0]).ports).map((p) => asMap(p));
-      members.push({
-        namespace: running.namespace,
-        ip: running.network.ip,
-        ready: running.ready && running.child !== undefined,
-        labels: asMap(asMap(pod.metadata).labels) as Record<string, string>,
-        hostname: typeof spec.hostname === "string" ? spec.hostname : undefined,
-        subdomain: typeof spec.subdomain === "string" ? spec.subdomain : undefined,
-        ports: Object.fromEntries(
-          ports
-            .filter((p) => typeof p.name === "string")
-            .map((p) => [String(p.name), Number(p.containerPort)]),
-        ),
-      });
-    }
+      if (!pod || !running.network || running.deleting) return [];
+      return [
+        networkPodOf(pod, { ip: running.network.ip, ready: running.ready && running.child !== undefined }),
+      ];
+    });
     const services = asList(asMap(await this.options.client.raw("GET", "/api/v1/services")).items).map(
-      (item): NetworkService => {
-        const service = asMap(item);
-        const spec = asMap(service.spec);
-        return {
-          namespace: String(asMap(service.metadata).namespace),
-          name: String(asMap(service.metadata).name),
-          selector: asMap(spec.selector) as Record<string, string>,
-          publishNotReady: spec.publishNotReadyAddresses === true,
-          loadBalancerIP:
-            spec.type === "LoadBalancer" && typeof spec.loadBalancerIP === "string"
-              ? spec.loadBalancerIP
-              : undefined,
-          ports: asList(spec.ports).map((p) => ({
-            port: Number(asMap(p).port),
-            targetPort: (asMap(p).targetPort ?? asMap(p).port) as string | number,
-          })),
-        };
-      },
+      networkServiceOf,
     );
     network.update(members, services);
     await this.assignLoadBalancers(services);
@@ -215,40 +180,6 @@ export class ProcessRuntime {
     );
   }
 
-  // A provisioner: each pending claim gets a hostPath volume bound to it.
-  private async provisionVolumes(): Promise<void> {
-    const claims = asList(
-      asMap(await this.options.client.raw("GET", "/api/v1/persistentvolumeclaims")).items,
-    ).map((c) => asMap(c));
-    for (const claim of claims) {
-      const metadata = asMap(claim.metadata);
-      if (asMap(claim.status).phase !== "Pending" || asMap(claim.spec).volumeName) continue;
-      // Named by the claim's uid too: a claim deleted and made again under its name gets a new volume.
-      const name = `pv-${String(metadata.namespace)}-${String(metadata.name)}`
-        .slice(0, 240)
-        .concat(`-${String(metadata.uid).slice(0, 8)}`);
-      const path = join(this.options.dir, "volumes", name);
-      mkdirSync(path, { recursive: true });
-      await this.options.client
-        .raw("POST", "/api/v1/persistentvolumes", {
-          apiVersion: "v1",
-          kind: "PersistentVolume",
-          metadata: { name },
-          spec: {
-            capacity: {
-              storage: String(asMap(asMap(asMap(claim.spec).resources).requests).storage ?? "1Gi"),
-            },
-            accessModes: asList(asMap(claim.spec).accessModes),
-            persistentVolumeReclaimPolicy: "Retain",
-            storageClassName: String(asMap(claim.spec).storageClassName ?? ""),
-            hostPath: { path },
-            claimRef: { namespace: metadata.namespace, name: metadata.name, uid: metadata.uid },
-          },
-        })
-        .catch(() => undefined);
-    }
-  }
-
   private async handle(pod: JsonMap): Promise<void> {
     const metadata = asMap(pod.metadata);
     const uid = String(metadata.uid);
@@ -263,24 +194,10 @@ export class ProcessRuntime {
     const container = asMap(asList(asMap(pod.spec).containers)[0]);
     const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
     if (!binary) {
-      await this.patchStatus(pod, {
-        phase: "Pending",
-        containerStatuses: [
-          {
-            name: String(container.name),
-            image: String(container.image),
-            imageID: "",
-            ready: false,
-            restartCount: 0,
-            state: {
-              waiting: { reason: "ErrImagePull", message: `no binary built for ${String(container.image)}` },
-            },
-          },
-        ],
-      });
+      await this.patchStatus(pod, imagePullStatus(pod));
       return;
     }
-    const volumes = await this.volumes(pod);
+    const volumes = await this.disk.mountsOf(pod);
     if (!volumes) return; // a Secret it mounts is not there yet: the kubelet waits, so do we
     const { mounts, secretVolumes } = volumes;
     const own = this.network !== undefined && asMap(pod.spec).hostNetwork !== true;
@@ -297,7 +214,7 @@ export class ProcessRuntime {
       ...(own && this.network ? { network: this.network.attach(uid) } : {}),
     };
     this.pods.set(uid, running);
-    this.launch(uid, pod, binary, mounts, await this.configMapEnv(pod));
+    this.launch(uid, pod, binary, mounts, await this.disk.configMapEnv(pod));
     await this.report(pod, running);
   }
 
@@ -308,109 +225,6 @@ export class ProcessRuntime {
     const named =
       typeof command === "string" ? this.options.binaries.get(`${command}:${version}`) : undefined;
     return named ?? this.options.binaries.get(`${name}:${version}`);
-  }
-
-  // The pod's volumes on disk, by mount path, and its Secret volumes; undefined while a Secret is missing.
-  private async volumes(
-    pod: JsonMap,
-  ): Promise<{ mounts: Map<string, string>; secretVolumes: SecretVolume[] } | undefined> {
-    const metadata = asMap(pod.metadata);
-    const namespace = String(metadata.namespace);
-    const root = join(this.options.dir, "pods", String(metadata.uid));
-    const byVolume = new Map<string, string>();
-    const secretVolumes: SecretVolume[] = [];
-    for (const volume of asList(asMap(pod.spec).volumes).map((v) => asMap(v))) {
-      const name = String(volume.name);
-      if (volume.persistentVolumeClaim) {
-        const claim = String(asMap(volume.persistentVolumeClaim).claimName);
-        byVolume.set(name, await this.claimPath(namespace, claim));
-      } else {
-        const target = join(root, name);
-        const sources = secretSources(volume);
-        if (!(await this.writeSecrets(namespace, sources, target))) return undefined;
-        byVolume.set(name, target);
-        secretVolumes.push({ namespace, sources, target });
-      }
-    }
-    const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const mounts = new Map<string, string>();
-    for (const mount of asList(container.volumeMounts).map((m) => asMap(m))) {
-      const source = byVolume.get(String(mount.name));
-      if (source) mounts.set(String(mount.mountPath), source);
-    }
-    return { mounts, secretVolumes };
-  }
-
-  // Writes the Secrets' keys (or the listed items) as files under a fresh `target`; false while one is missing.
-  private async writeSecrets(
-    namespace: string,
-    sources: readonly JsonMap[],
-    target: string,
-  ): Promise<boolean> {
-    rmSync(target, { recursive: true, force: true });
-    mkdirSync(target, { recursive: true });
-    return this.writeSecretFiles(namespace, sources, target, false);
-  }
-
-  // The Secrets' files under `target`; `inPlace`: only changed files, each written beside and renamed
-  // over the old one (the directory stays the one bound into the pod).
-  private async writeSecretFiles(
-    namespace: string,
-    sources: readonly JsonMap[],
-    target: string,
-    inPlace: boolean,
-  ): Promise<boolean> {
-    for (const source of sources) {
-      const secret = await this.options.client
-        .raw("GET", `/api/v1/namespaces/${namespace}/secrets/${String(source.name)}`)
-        .catch(() => undefined);
-      const data = asMap(asMap(secret).data);
-      const items = asList(source.items).map((i) => asMap(i));
-      const files =
-        items.length > 0
-          ? items.map((i) => [String(i.key), String(i.path)])
-          : Object.keys(data).map((k) => [k, k]);
-      for (const [key, path] of files) {
-        const value = data[key as string];
-        if (typeof value !== "string") return false;
-        const file = join(target, path as string);
-        const content = Buffer.from(value, "base64");
-        mkdirSync(dirname(file), { recursive: true });
-        if (!inPlace) writeFileSync(file, content, { mode: 0o600 });
-        else if (!existsSync(file) || !readFileSync(file).equals(content)) {
-          writeFileSync(`${file}.new`, content, { mode: 0o600 });
-          renameSync(`${file}.new`, file);
-        }
-      }
-    }
-    return true;
-  }
-
-  // A claim's directory: its bound hostPath volume's.
-  private async claimPath(namespace: string, claim: string): Promise<string> {
-    const pvc = asMap(
-      await this.options.client.raw("GET", `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${claim}`),
-    );
-    const volume = String(asMap(pvc.spec).volumeName ?? "");
-    const pv = asMap(await this.options.client.raw("GET", `/api/v1/persistentvolumes/${volume}`));
-    return String(asMap(asMap(pv.spec).hostPath).path);
-  }
-
-  // The container's variables from ConfigMap keys, read when it starts as the kubelet reads them; an
-  // optional key that is not there leaves its variable unset.
-  private async configMapEnv(pod: JsonMap): Promise<Record<string, string>> {
-    const namespace = String(asMap(pod.metadata).namespace);
-    const env: Record<string, string> = {};
-    for (const entry of asList(asMap(asList(asMap(pod.spec).containers)[0]).env).map((e) => asMap(e))) {
-      const ref = asMap(asMap(entry.valueFrom).configMapKeyRef);
-      if (typeof ref.name !== "string") continue;
-      const configMap = await this.options.client
-        .raw("GET", `/api/v1/namespaces/${namespace}/configmaps/${ref.name}`)
-        .catch(() => undefined);
-      const value = asMap(asMap(configMap).data)[String(ref.key)];
-      if (typeof value === "string") env[String(entry.name)] = value;
-    }
-    return env;
   }
 
   private launch(
@@ -497,13 +311,13 @@ export class ProcessRuntime {
       if (asMap(pod.metadata).uid !== uid) continue;
       const container = asMap(asList(asMap(pod.spec).containers)[0]);
       const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
-      const volumes = await this.volumes(pod);
+      const volumes = await this.disk.mountsOf(pod);
       if (!binary || !volumes) {
         running.restartAt = Date.now() + 1000;
         continue;
       }
       running.secretVolumes = volumes.secretVolumes;
-      this.launch(uid, pod, binary, volumes.mounts, await this.configMapEnv(pod));
+      this.launch(uid, pod, binary, volumes.mounts, await this.disk.configMapEnv(pod));
       await this.report(pod, running);
     }
   }
@@ -573,76 +387,12 @@ export class ProcessRuntime {
   }
 
   private async report(pod: JsonMap, running: Running): Promise<void> {
-    const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const at = now();
-    if (running.ended) {
-      const exitCode = running.lastExit?.code ?? 0;
-      await this.patchStatus(pod, {
-        phase: running.ended,
-        conditions: [{ type: "Ready", status: "False", lastTransitionTime: at }],
-        containerStatuses: [
-          {
-            name: String(container.name),
-            image: String(container.image),
-            imageID: "",
-            ready: false,
-            restartCount: running.restarts,
-            state: {
-              terminated: {
-                exitCode,
-                reason: exitCode === 0 ? "Completed" : "Error",
-                startedAt: running.startedAt,
-                finishedAt: running.lastExit?.at ?? at,
-              },
-            },
-          },
-        ],
-      });
-      return;
-    }
-    const state = running.child
-      ? { running: { startedAt: running.startedAt } }
-      : {
-          waiting: {
-            reason: "CrashLoopBackOff",
-            message: `back-off restarting failed container ${String(container.name)}`,
-          },
-        };
-    const lastState = running.lastExit
-      ? {
-          terminated: {
-            exitCode: running.lastExit.code ?? 137,
-            reason: "Error",
-            finishedAt: running.lastExit.at,
-          },
-        }
-      : {};
-    const ready = running.ready && running.child !== undefined;
-    await this.patchStatus(pod, {
-      phase: "Running",
-      hostIP: "127.0.0.1",
-      podIP: running.network?.ip ?? "127.0.0.1",
-      podIPs: [{ ip: running.network?.ip ?? "127.0.0.1" }],
-      startTime: running.startedAt,
-      conditions: [
-        condition(pod, "PodScheduled", "True", at),
-        condition(pod, "Initialized", "True", at),
-        condition(pod, "ContainersReady", ready ? "True" : "False", at),
-        condition(pod, "Ready", ready ? "True" : "False", at),
-      ],
-      containerStatuses: [
-        {
-          name: String(container.name),
-          image: String(container.image),
-          imageID: "",
-          ready,
-          started: running.child !== undefined,
-          restartCount: running.restarts,
-          state,
-          lastState,
-        },
-      ],
-    });
+    const state = {
+      ...{ running: running.child !== undefined, ready: running.ready, restarts: running.restarts },
+      ...{ startedAt: running.startedAt, lastExit: running.lastExit, ended: running.ended },
+      ip: running.network?.ip,
+    };
+    await this.patchStatus(pod, podStatus(pod, state, now()));
   }
 
   private async patchStatus(pod: JsonMap, status: JsonMap): Promise<void> {
@@ -656,26 +406,6 @@ export class ProcessRuntime {
   }
 }
 
-// The Secrets a volume mounts: a projected volume's sources, or a secret volume's one.
-function secretSources(volume: JsonMap): JsonMap[] {
-  if (volume.projected) return asList(asMap(volume.projected).sources).map((s) => asMap(asMap(s).secret));
-  if (volume.secret)
-    return [{ name: asMap(volume.secret).secretName ?? null, items: asMap(volume.secret).items ?? null }];
-  return [];
-}
-
-// A pod condition as the kubelet reports it: its lastTransitionTime moves only when its status does.
-function condition(pod: JsonMap, type: string, status: string, at: string): JsonMap {
-  const was = asList(asMap(pod.status).conditions)
-    .map((c) => asMap(c))
-    .find((c) => c.type === type);
-  return { type, status, lastTransitionTime: was?.status === status ? (was.lastTransitionTime ?? at) : at };
-}
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
-}
-
 // The container's environment: values, and the pod's name, namespace and address from the downward API.
 function envOf(pod: JsonMap, container: JsonMap, podIP: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -687,32 +417,4 @@ function envOf(pod: JsonMap, container: JsonMap, podIP: string): Record<string, 
     else if (field === "status.podIP") env[String(entry.name)] = podIP;
   }
   return env;
-}
-
-// A readiness probe's GET on the pod's address (127.0.0.1 on the host network); HTTPS without
-// verifying, as the kubelet probes.
-function httpProbe(host: string, get: JsonMap): Promise<boolean> {
-  return new Promise((resolve) => {
-    const https = String(get.scheme ?? "HTTP") === "HTTPS";
-    const request = (https ? httpsRequest : httpRequest)(
-      {
-        host,
-        port: Number(get.port),
-        path: String(get.path ?? "/"),
-        method: "GET",
-        timeout: 2000,
-        ...(https ? { rejectUnauthorized: false } : {}),
-      },
-      (response) => {
-        response.resume();
-        resolve((response.statusCode ?? 500) >= 200 && (response.statusCode ?? 500) < 400);
-      },
-    );
-    request.on("error", () => resolve(false));
-    request.on("timeout", () => {
-      request.destroy();
-      resolve(false);
-    });
-    request.end();
-  });
 }
