@@ -5,10 +5,15 @@ import {
   ETCD_REPLACEMENT_LABEL,
   ETCD_REPLACEMENT_STEP_LABEL,
   etcdMemberJob,
+  REPLACEMENT_REQUEST_ANNOTATION,
   replacementJobName,
   WIPED_POD_ANNOTATION,
 } from "../manifests/controlplane/etcd-member-jobs.js";
-import { etcdMembersConfigMap, INITIAL_STATE_KEY } from "../manifests/controlplane/etcd-objects.js";
+import {
+  etcdMembersConfigMap,
+  INITIAL_STATE_KEY,
+  REPLACED_KEY,
+} from "../manifests/controlplane/etcd-objects.js";
 import type { EtcdMemberRecord, EtcdRecord } from "../model/controlplane/credential-record.js";
 import {
   type EtcdAction,
@@ -17,11 +22,13 @@ import {
   type JobPhase,
   memberNames,
   planEtcdMembers,
+  type ReplacementRequest,
   type ReplacementView,
 } from "../model/controlplane/etcd-member-plan.js";
 import { alarmOf, readEtcdMetrics } from "../model/controlplane/etcd-metrics.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
+import type { EtcdMemberReplacement } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { CREDENTIALS_FIELD_MANAGER } from "./hosted-secrets.js";
 import { MemberApiError, type MemberClient } from "./member-client.js";
@@ -33,14 +40,17 @@ export const ETCD_PASSES = 8;
  * Keeps a replicated etcd of the host (dedicated or shared, once for all the control planes sharing
  * it) whole, after the host's sync: reads each member's pod and, through the host API server's pod
  * proxy, its own metrics and /health (ID, leader, database size and quota, alarms); records the IDs
- * in the host's ConfigMap <etcd>-members; and replaces a member NotReady too long as
- * model/controlplane/etcd-member-plan.ts decides, by Jobs that run etcdctl in the host. Returns
- * what the status branch records of the etcd; never throws for a member that does not answer.
+ * in the host's ConfigMap <etcd>-members; and replaces a member NotReady too long, or one an
+ * EtcdMemberReplacement of `requests` names, as model/controlplane/etcd-member-plan.ts decides, by
+ * Jobs that run etcdctl in the host. The actions are carried out in order and the pass stops at the
+ * first that fails (the next pass plans again). Returns what the status branch records of the etcd;
+ * never throws for a member that does not answer.
  */
 export async function keepEtcdMembers(
   host: MemberClient,
   plane: HostedControlPlane,
   now: number,
+  requests: readonly ReplacementRequest[] = [],
 ): Promise<EtcdRecord> {
   const { etcd } = plane;
   const [pods, configMap, replacement] = await Promise.all([
@@ -68,6 +78,8 @@ export async function keepEtcdMembers(
     knownIds,
     joinExisting: data[INITIAL_STATE_KEY] === "existing",
     replacement,
+    requests,
+    done: doneRequests(data[REPLACED_KEY]),
     now,
   });
   const did: string[] = [];
@@ -78,6 +90,7 @@ export async function keepEtcdMembers(
       if (line) did.push(line);
     } catch (error) {
       errors.push(`${action.kind}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+      break;
     }
   }
   return etcdRecord(plane, members, plan, did, errors);
@@ -105,10 +118,20 @@ function etcdRecord(
     members: Object.fromEntries(members.map((m) => [m.name, record(m)])),
     ...(plan.replacing ? { replacing: plan.replacing } : {}),
     ...(plan.held ? { held: plan.held } : {}),
+    ...(Object.keys(plan.requests).length > 0 ? { requests: plan.requests } : {}),
     did,
     errors,
     moving: plan.moving,
   };
+}
+
+/** The most request names <etcd>-members' `replaced` is read for. */
+const MAX_DONE = 1000;
+
+// The EtcdMemberReplacements carried out, as the host recorded them (names that do not read are left out).
+function doneRequests(value: unknown): string[] {
+  if (typeof value !== "string") return [];
+  return value.split(",", MAX_DONE).filter((name) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name));
 }
 
 // The etcd's pods by name (only its StatefulSet's: <name>-<ordinal>).
@@ -184,6 +207,7 @@ async function replacementOf(
   const id = asMap(asMap((remove ?? add)?.metadata).annotations)[ETCD_MEMBER_ID_ANNOTATION];
   if (typeof id !== "string") return undefined;
   const wiped = asMap(asMap(add?.metadata).annotations)[WIPED_POD_ANNOTATION];
+  const request = asMap(asMap((remove ?? add)?.metadata).annotations)[REPLACEMENT_REQUEST_ANNOTATION];
   return {
     member,
     id,
@@ -191,6 +215,7 @@ async function replacementOf(
     remove: remove ? jobPhase(remove) : "Complete",
     ...(add ? { add: jobPhase(add) } : {}),
     ...(typeof wiped === "string" ? { wipedPod: wiped } : {}),
+    ...(typeof request === "string" ? { request } : {}),
   };
 }
 
@@ -221,6 +246,49 @@ function jobPhase(job: JsonMap): JobPhase {
   return "Running";
 }
 
+// Writes what is known of the members into <etcd>-members.
+async function record(
+  host: MemberClient,
+  { etcd }: HostedControlPlane,
+  action: Extract<EtcdAction, { kind: "record" }>,
+): Promise<void> {
+  await host.apply(
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: etcdMembersConfigMap(etcd.name),
+        namespace: etcd.namespace,
+        labels: { "app.kubernetes.io/component": "etcd" },
+      },
+      data: {
+        ...action.ids,
+        ...(action.joinExisting ? { [INITIAL_STATE_KEY]: "existing" } : {}),
+        ...(action.done.length > 0 ? { [REPLACED_KEY]: action.done.join(",") } : {}),
+      },
+    },
+    true,
+    CREDENTIALS_FIELD_MANAGER,
+  );
+}
+
+// Starts a replacement's remove or add Job (once: a Job already there is that step's).
+async function startJob(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  action: Extract<EtcdAction, { kind: "remove" | "add" }>,
+): Promise<string> {
+  const { kind, member, id, endpoints, request } = action;
+  const job = etcdMemberJob(plane, kind, member, id, endpoints, request);
+  await host.create(job, CREDENTIALS_FIELD_MANAGER).catch((error: unknown) => {
+    if (!(error instanceof MemberApiError && error.code === 409)) throw error;
+  });
+  const why = request ? `as EtcdMemberReplacement ${request} asks` : "NotReady";
+  return kind === "remove"
+    ? `removing ${member} (member ${id}), ${why}, from the etcd to replace it`
+    : `adding ${member} back to the etcd`;
+}
+
 // Carries one action out; the line the commit message gets for it, if any.
 async function carryOut(
   host: MemberClient,
@@ -231,31 +299,11 @@ async function carryOut(
   const namespace = etcd.namespace;
   switch (action.kind) {
     case "record":
-      await host.apply(
-        {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: {
-            name: etcdMembersConfigMap(etcd.name),
-            namespace,
-            labels: { "app.kubernetes.io/component": "etcd" },
-          },
-          data: { ...action.ids, ...(action.joinExisting ? { [INITIAL_STATE_KEY]: "existing" } : {}) },
-        },
-        true,
-        CREDENTIALS_FIELD_MANAGER,
-      );
+      await record(host, plane, action);
       return undefined;
     case "remove":
-    case "add": {
-      const job = etcdMemberJob(plane, action.kind, action.member, action.id, action.endpoints);
-      await host.create(job, CREDENTIALS_FIELD_MANAGER).catch((error: unknown) => {
-        if (!(error instanceof MemberApiError && error.code === 409)) throw error;
-      });
-      return action.kind === "remove"
-        ? `removing ${action.member} (member ${action.id}), NotReady, from the etcd to replace it`
-        : `adding ${action.member} back to the etcd`;
-    }
+    case "add":
+      return startJob(host, plane, action);
     case "wipe": {
       // The pod's uid goes on the add Job first: a pass that stops after it deletes only that pod.
       await host.mergePatch(
@@ -296,12 +344,14 @@ async function carryOut(
 
 /**
  * Every replicated etcd of the control planes `planes` (one pass per etcd, a shared one once), by
- * hosted cluster: what keepEtcdMembers recorded, or the error that stopped its pass.
+ * hosted cluster: what keepEtcdMembers recorded, or the error that stopped its pass. An etcd's
+ * requests are the EtcdMemberReplacements naming any cluster whose data it keeps.
  */
 export async function keepReplicatedEtcds(
   host: MemberClient,
   planes: readonly HostedControlPlane[],
   now: number,
+  replacements: readonly EtcdMemberReplacement[] = [],
 ): Promise<Map<string, EtcdRecord>> {
   const byEtcd = new Map<string, HostedControlPlane[]>();
   for (const plane of planes) {
@@ -313,7 +363,11 @@ export async function keepReplicatedEtcds(
   // ETCD_PASSES etcds at a time: each pass is a handful of reads (more with more members).
   await mapConcurrently([...byEtcd], ETCD_PASSES, async ([key, sharing]) => {
     const first = sharing[0] as HostedControlPlane;
-    const record = await keepEtcdMembers(host, first, now).catch(
+    const clusters = new Set(sharing.map((plane) => plane.cluster));
+    const requests = replacements
+      .filter((r) => clusters.has(r.spec.cluster))
+      .map((r) => ({ name: r.metadata.name, member: r.spec.member }));
+    const record = await keepEtcdMembers(host, first, now, requests).catch(
       (error: unknown): EtcdRecord => ({
         etcd: key,
         members: {},

@@ -418,7 +418,7 @@ async function withHostedCredentials(
   const hosted = planesHostedBy(model, synced.cluster, planes);
   if (!synced.reachable || hosted.length === 0) return synced;
   const passed = await ensureHostedCredentials(client, model, Date.now(), planes);
-  const etcds = await keepReplicatedEtcds(client, hosted, Date.now());
+  const etcds = await keepReplicatedEtcds(client, hosted, Date.now(), model.etcdMemberReplacements);
   const credentials = Object.fromEntries(
     Object.entries(passed).map(([cluster, entry]) => {
       const etcd = etcds.get(cluster);

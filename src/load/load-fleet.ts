@@ -509,6 +509,7 @@ function assembleModel(
     controlPlaneClasses,
     controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),
     etcdRestores: ofKind("EtcdRestore"),
+    etcdMemberReplacements: ofKind("EtcdMemberReplacement"),
   };
 }
 

@@ -17,7 +17,7 @@ const KIND_DIRECTORIES: Readonly<Record<string, readonly GitfleetKind[]>> = {
   migrations: ["Migration"],
   quotas: ["FederatedResourceQuota"],
   teams: ["Team"],
-  controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade", "EtcdRestore"],
+  controlplanes: ["ControlPlaneClass", "ControlPlaneUpgrade", "EtcdRestore", "EtcdMemberReplacement"],
 };
 
 const YAML_FILE = /\.(ya?ml)$/;

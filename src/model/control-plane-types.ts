@@ -108,6 +108,12 @@ export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlan
 /** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
 export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
 
+/** One member of a hosted cluster's replicated etcd replaced once, Ready or not (controlplanes/<name>.yaml). */
+export type EtcdMemberReplacement = FleetObject<
+  "EtcdMemberReplacement",
+  { readonly cluster: string; readonly member: string }
+>;
+
 /**
  * What the policies give the hosted control planes (never in the fleet repo): per hosted cluster,
  * the version a started upgrade batch renders it at, and where its etcd restore stands. The render

@@ -5,6 +5,7 @@ import common from "../../schema/common.schema.json" with { type: "json" };
 import controlPlaneClass from "../../schema/control-plane-class.schema.json" with { type: "json" };
 import controlPlaneUpgrade from "../../schema/control-plane-upgrade.schema.json" with { type: "json" };
 import cronScale from "../../schema/cron-scale.schema.json" with { type: "json" };
+import etcdMemberReplacement from "../../schema/etcd-member-replacement.schema.json" with { type: "json" };
 import etcdRestore from "../../schema/etcd-restore.schema.json" with { type: "json" };
 import federatedHpa from "../../schema/federated-hpa.schema.json" with { type: "json" };
 import federatedResourceQuota from "../../schema/federated-resource-quota.schema.json" with { type: "json" };
@@ -36,6 +37,7 @@ export const SCHEMA_FILES: Readonly<Record<string, object>> = {
   "control-plane-class.schema.json": controlPlaneClass,
   "control-plane-upgrade.schema.json": controlPlaneUpgrade,
   "etcd-restore.schema.json": etcdRestore,
+  "etcd-member-replacement.schema.json": etcdMemberReplacement,
 };
 
 /** The schema of each gitfleet kind. */
@@ -55,6 +57,7 @@ export const KIND_SCHEMAS: Readonly<Record<GitfleetKind, object>> = {
   ControlPlaneClass: controlPlaneClass,
   ControlPlaneUpgrade: controlPlaneUpgrade,
   EtcdRestore: etcdRestore,
+  EtcdMemberReplacement: etcdMemberReplacement,
 };
 
 /** One schema violation: where (a JSON pointer) and the raw ajv error, for wording by the caller. */

@@ -16,6 +16,7 @@ import type {
   ControlPlaneClass,
   ControlPlaneSpec,
   ControlPlaneUpgrade,
+  EtcdMemberReplacement,
   EtcdRestore,
 } from "./control-plane-types.js";
 import type {
@@ -490,6 +491,7 @@ export interface FleetModel {
   readonly controlPlaneClasses: readonly ControlPlaneClass[];
   readonly controlPlaneUpgrades: readonly ControlPlaneUpgrade[];
   readonly etcdRestores: readonly EtcdRestore[];
+  readonly etcdMemberReplacements: readonly EtcdMemberReplacement[];
 }
 
 /** Karmada's statePreservation: labels on the replacement from the old cluster's workload status. */
@@ -513,4 +515,5 @@ export type GitfleetKind =
   | "Migration"
   | "ControlPlaneClass"
   | "ControlPlaneUpgrade"
-  | "EtcdRestore";
+  | "EtcdRestore"
+  | "EtcdMemberReplacement";

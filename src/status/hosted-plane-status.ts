@@ -64,6 +64,7 @@ function etcdRecord(etcd: EtcdRecord): JsonMap {
     members,
     ...(etcd.replacing ? { replacing: `${etcd.replacing.member}: ${etcd.replacing.step}` } : {}),
     ...(etcd.held ? { held: etcd.held } : {}),
+    ...(etcd.requests ? { requests: { ...etcd.requests } } : {}),
     ...(etcd.errors.length > 0 ? { errors: etcd.errors.slice(0, MAX_POOL_ERRORS_LISTED) } : {}),
   };
 }

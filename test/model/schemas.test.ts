@@ -34,6 +34,7 @@ describe("schemas", () => {
       "control-plane-class.schema.json",
       "control-plane-upgrade.schema.json",
       "cron-scale.schema.json",
+      "etcd-member-replacement.schema.json",
       "etcd-restore.schema.json",
       "federated-hpa.schema.json",
       "federated-resource-quota.schema.json",

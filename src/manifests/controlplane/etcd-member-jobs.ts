@@ -12,6 +12,8 @@ export const ETCD_REPLACEMENT_STEP_LABEL = "gitfleet.io/etcd-replacement-step";
 export const ETCD_MEMBER_ID_ANNOTATION = "gitfleet.io/etcd-member-id";
 /** The annotation of the add Job naming the member's pod deleted with its volume. */
 export const WIPED_POD_ANNOTATION = "gitfleet.io/etcd-wiped-pod";
+/** The annotation of a replacement Job naming the EtcdMemberReplacement that asked for it. */
+export const REPLACEMENT_REQUEST_ANNOTATION = "gitfleet.io/etcd-replacement-request";
 
 export type ReplacementStep = "remove" | "add";
 
@@ -19,7 +21,8 @@ export type ReplacementStep = "remove" | "add";
  * A Job of a member replacement, run once (its pod retried twice): `etcdctl member remove <id>`, or
  * `etcdctl member add <member> --peer-urls=<its peer URL>`, against the members named in `endpoints`,
  * with the etcd's client certificate. Named by step, ordinal and member ID, so each step of one
- * replacement is one Job however many passes ask for it.
+ * replacement is one Job however many passes ask for it; annotated with the EtcdMemberReplacement
+ * that asked for it, if one did.
  */
 export function etcdMemberJob(
   plane: HostedControlPlane,
@@ -27,6 +30,7 @@ export function etcdMemberJob(
   member: string,
   id: string,
   endpoints: readonly string[],
+  request?: string,
 ): JsonMap {
   const { etcd } = plane;
   const labels = {
@@ -59,7 +63,10 @@ export function etcdMemberJob(
       name: replacementJobName(member, step, id),
       namespace: etcd.namespace,
       labels: { ...labels },
-      annotations: { [ETCD_MEMBER_ID_ANNOTATION]: id },
+      annotations: {
+        [ETCD_MEMBER_ID_ANNOTATION]: id,
+        ...(request ? { [REPLACEMENT_REQUEST_ANNOTATION]: request } : {}),
+      },
     },
     spec: {
       backoffLimit: 2,

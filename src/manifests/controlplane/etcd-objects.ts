@@ -178,6 +178,8 @@ export function etcdMembersConfigMap(etcd: string): string {
 
 /** The key of that ConfigMap the members' ETCD_INITIAL_CLUSTER_STATE comes from. */
 export const INITIAL_STATE_KEY = "initial-cluster-state";
+/** The key of <etcd>-members listing the EtcdMemberReplacements carried out (comma-separated names). */
+export const REPLACED_KEY = "replaced";
 
 /** The name of the volume etcd snapshots are written to, in the etcd's namespace. */
 export const BACKUP_CLAIM = "etcd-backup";

@@ -64,6 +64,8 @@ export interface EtcdRecord {
   readonly members: Readonly<Record<string, EtcdMemberRecord>>;
   readonly replacing?: { readonly member: string; readonly step: string };
   readonly held?: string;
+  /** The EtcdMemberReplacements of this etcd, by name: Done, Replacing or Waiting. */
+  readonly requests?: Readonly<Record<string, "Done" | "Replacing" | "Waiting">>;
   /** What this pass did, one line each ("removed etcd-1 (member 4036b1db24775ea0) from the etcd"). */
   readonly did: readonly string[];
   /** Actions that failed (the next pass tries again). */

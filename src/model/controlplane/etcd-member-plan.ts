@@ -34,7 +34,18 @@ export interface ReplacementView {
   readonly add?: JobPhase | undefined;
   /** The uid of the member's pod that was deleted with its volume (recorded before deleting it). */
   readonly wipedPod?: string | undefined;
+  /** The EtcdMemberReplacement that asked for it; undefined when the member was NotReady too long. */
+  readonly request?: string | undefined;
 }
+
+/** An EtcdMemberReplacement of the fleet repo: replace this member once, Ready or not. */
+export interface ReplacementRequest {
+  readonly name: string;
+  readonly member: string;
+}
+
+/** Where a request stands: carried out, being carried out, or waiting (for another replacement, or held). */
+export type RequestState = "Done" | "Replacing" | "Waiting";
 
 export interface EtcdMembersInput {
   readonly etcd: Pick<ResolvedEtcd, "name" | "replicas" | "repair">;
@@ -44,6 +55,10 @@ export interface EtcdMembersInput {
   /** Whether that ConfigMap tells members started on an empty volume to join (initial-cluster-state existing). */
   readonly joinExisting: boolean;
   readonly replacement: ReplacementView | undefined;
+  /** The fleet repo's EtcdMemberReplacements of this etcd. */
+  readonly requests: readonly ReplacementRequest[];
+  /** The requests carried out, as the host's ConfigMap <etcd>-members records them. */
+  readonly done: readonly string[];
   readonly now: number;
 }
 
@@ -54,6 +69,8 @@ export type EtcdAction =
       readonly kind: "record";
       readonly ids: Readonly<Record<string, string>>;
       readonly joinExisting: boolean;
+      /** The requests carried out (only those still in the fleet repo), sorted. */
+      readonly done: readonly string[];
     }
   /** Run `etcdctl member remove <id>` against the ready members. */
   | {
@@ -61,6 +78,8 @@ export type EtcdAction =
       readonly member: string;
       readonly id: string;
       readonly endpoints: readonly string[];
+      /** The EtcdMemberReplacement it is for, if one asked. */
+      readonly request?: string | undefined;
     }
   /** Run `etcdctl member add <member>` with its peer URL against the ready members. */
   | {
@@ -68,6 +87,7 @@ export type EtcdAction =
       readonly member: string;
       readonly id: string;
       readonly endpoints: readonly string[];
+      readonly request?: string | undefined;
     }
   /** Record the pod's uid on the replacement, then delete the member's volume claim and that pod. */
   | { readonly kind: "wipe"; readonly member: string; readonly id: string; readonly podUid: string }
@@ -83,6 +103,8 @@ export interface EtcdMembersPlan {
   readonly held?: string | undefined;
   /** Members and how long each has been NotReady, for the status (ms). */
   readonly notReady: Readonly<Record<string, number>>;
+  /** Each EtcdMemberReplacement of this etcd, by name, and where it stands. */
+  readonly requests: Readonly<Record<string, RequestState>>;
   /** A replacement is under way or a member is NotReady: look again soon. */
   readonly moving: boolean;
 }
@@ -105,62 +127,118 @@ export function quorumOf(replicas: number): number {
  *   catches up with the others. Each step is a Job (remove, add) or a write recorded on the add Job
  *   before it is made, so a pass that stops halfway is taken up by the next. A failed Job holds the
  *   replacement, named in the status, until it is deleted.
+ * - **Replace on request**: an EtcdMemberReplacement of the fleet repo replaces its member the same
+ *   way, Ready or not and whether repair is on or not, under the same rules, after any member due for
+ *   repair. Once the member is back, every request for it is recorded as done in the host (before its
+ *   Jobs go, so a pass that stops in between never replaces it twice); a done request is not carried
+ *   out again while its file stays.
  */
 export function planEtcdMembers(input: EtcdMembersInput): EtcdMembersPlan {
   const { members, now } = input;
   const notReady: Record<string, number> = {};
   for (const m of members) if (m.ready !== "True") notReady[m.name] = Math.max(0, now - m.readySince);
-  const record = recordAction(input);
+  const names = new Set(input.requests.map((r) => r.name));
+  const done = new Set(input.done.filter((name) => names.has(name)));
   const step = input.replacement
     ? continueReplacement(input, input.replacement)
-    : startReplacement(input, notReady);
+    : startReplacement(input, notReady, done);
+  // A member back after its replacement: every request for it was carried out.
+  const finished = step.actions.find((a) => a.kind === "finish")?.member;
+  for (const request of input.requests) if (request.member === finished) done.add(request.name);
+  const record = recordAction(input, [...done].sort(compareStrings));
+  const requests = requestStates(input.requests, done, step.replacing?.member);
   return {
     actions: [...(record ? [record] : []), ...step.actions],
     ...(step.replacing ? { replacing: step.replacing } : {}),
     ...(step.held ? { held: step.held } : {}),
     notReady,
-    moving: step.replacing !== undefined || Object.keys(notReady).length > 0,
+    requests,
+    moving:
+      step.replacing !== undefined ||
+      Object.keys(notReady).length > 0 ||
+      Object.values(requests).some((state) => state !== "Done"),
   };
 }
 
 type Step = Pick<EtcdMembersPlan, "replacing" | "held"> & { readonly actions: EtcdAction[] };
 
-// The IDs members report now over those last seen, and whether the etcd has formed.
-function recordAction(input: EtcdMembersInput): EtcdAction | undefined {
+// Each request by name: done, its member being replaced, or waiting.
+function requestStates(
+  requests: readonly ReplacementRequest[],
+  done: ReadonlySet<string>,
+  replacing: string | undefined,
+): Record<string, RequestState> {
+  const states: Record<string, RequestState> = {};
+  for (const { name, member } of [...requests].sort((a, b) => compareStrings(a.name, b.name)))
+    states[name] = done.has(name) ? "Done" : member === replacing ? "Replacing" : "Waiting";
+  return states;
+}
+
+// The IDs members report now over those last seen, whether the etcd has formed, and the requests done.
+function recordAction(input: EtcdMembersInput, done: readonly string[]): EtcdAction | undefined {
   const ids: Record<string, string> = { ...input.knownIds };
   for (const m of input.members) if (m.id !== undefined && m.ready === "True") ids[m.name] = m.id;
   const formed = memberNames(input.etcd).every((name) => ids[name] !== undefined);
   const joinExisting = input.joinExisting || formed;
   const same =
     joinExisting === input.joinExisting &&
-    JSON.stringify(sorted(ids)) === JSON.stringify(sorted(input.knownIds));
-  return same ? undefined : { kind: "record", ids: sorted(ids), joinExisting };
+    JSON.stringify(sorted(ids)) === JSON.stringify(sorted(input.knownIds)) &&
+    JSON.stringify(done) === JSON.stringify([...input.done].sort(compareStrings));
+  return same ? undefined : { kind: "record", ids: sorted(ids), joinExisting, done };
 }
 
-function startReplacement(input: EtcdMembersInput, notReady: Readonly<Record<string, number>>): Step {
-  const { etcd, members } = input;
-  if (!etcd.repair.enabled) return { actions: [] };
-  const due = Object.entries(notReady)
-    .filter(([, ms]) => ms >= etcd.repair.notReadyForMs)
-    .map(([name]) => name)
-    .sort(compareStrings);
+// What starts a replacement: a member NotReady past repair.notReadyFor (with a request for it, if
+// any), else the first request not done.
+function nextCandidate(
+  input: EtcdMembersInput,
+  notReady: Readonly<Record<string, number>>,
+  done: ReadonlySet<string>,
+): { readonly member: string; readonly request?: string | undefined } | undefined {
+  const { etcd } = input;
+  const pending = input.requests
+    .filter((r) => !done.has(r.name))
+    .sort((a, b) => compareStrings(a.name, b.name));
+  const due = etcd.repair.enabled
+    ? Object.entries(notReady)
+        .filter(([, ms]) => ms >= etcd.repair.notReadyForMs)
+        .map(([name]) => name)
+        .sort(compareStrings)
+    : [];
   const member = due[0];
-  if (member === undefined) return { actions: [] };
+  if (member !== undefined) return { member, request: pending.find((r) => r.member === member)?.name };
+  const [first] = pending;
+  return first ? { member: first.member, request: first.name } : undefined;
+}
+
+function startReplacement(
+  input: EtcdMembersInput,
+  notReady: Readonly<Record<string, number>>,
+  done: ReadonlySet<string>,
+): Step {
+  const { etcd, members } = input;
+  const next = nextCandidate(input, notReady, done);
+  if (next === undefined) return { actions: [] };
+  const { member, request } = next;
+  const why = request
+    ? `EtcdMemberReplacement ${request} asks to replace ${member}`
+    : `${member} is NotReady`;
   const ready = members.filter((m) => m.ready === "True" && m.name !== member);
   const quorum = quorumOf(etcd.replicas);
   if (ready.length < quorum)
     return {
       actions: [],
-      held: `${member} is NotReady, but only ${ready.length} other member${ready.length === 1 ? " is" : "s are"} Ready and the etcd of ${etcd.replicas} needs ${quorum} to replace one`,
+      held: `${why}, but only ${ready.length} other member${ready.length === 1 ? " is" : "s are"} Ready and the etcd of ${etcd.replicas} needs ${quorum} to replace one`,
     };
   const id = input.knownIds[member];
   if (id === undefined)
     return {
       actions: [],
-      held: `${member} is NotReady and its member ID was never seen (it never reported Ready): it is not replaced`,
+      held: `${why}, and its member ID was never seen (it never reported Ready): it is not replaced`,
     };
   return {
-    actions: [{ kind: "remove", member, id, endpoints: ready.map((m) => m.name) }],
+    actions: [
+      { kind: "remove", member, id, endpoints: ready.map((m) => m.name), ...(request ? { request } : {}) },
+    ],
     replacing: { member, step: "removing" },
   };
 }
@@ -183,7 +261,18 @@ function continueReplacement(input: EtcdMembersInput, replacement: ReplacementVi
           replacing: { member, step: "removed" },
           held: `replacing ${member}: no other member is Ready to add it back through`,
         }
-      : { actions: [{ kind: "add", member, id, endpoints: ready }], replacing: { member, step: "adding" } };
+      : {
+          actions: [
+            {
+              kind: "add",
+              member,
+              id,
+              endpoints: ready,
+              ...(replacement.request ? { request: replacement.request } : {}),
+            },
+          ],
+          replacing: { member, step: "adding" },
+        };
   if (replacement.add === "Failed") return failed("member add");
   if (replacement.add === "Running") return { actions: [], replacing: { member, step: "adding" } };
   // Added: its old pod and volume go (once — a pod with another uid is the new one).

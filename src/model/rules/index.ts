@@ -2,6 +2,7 @@ import { hasErrors } from "../problem.js";
 import { checkClusterConnections } from "./cluster-connections.js";
 import { checkControlPlaneUpgrades } from "./control-plane-upgrades.js";
 import { checkDuplicateResources } from "./duplicate-resources.js";
+import { checkEtcdMemberReplacements } from "./etcd-member-replacements.js";
 import { checkEtcdRestores } from "./etcd-restores.js";
 import { checkFieldCombinations } from "./field-combinations.js";
 import { checkFileNames } from "./file-names.js";
@@ -44,6 +45,7 @@ export const RULES: readonly Rule[] = [
   checkNodePools,
   checkControlPlaneUpgrades,
   checkEtcdRestores,
+  checkEtcdMemberReplacements,
   checkNotifications,
   checkSyncOrder,
   checkServiceExports,

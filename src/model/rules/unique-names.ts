@@ -20,6 +20,7 @@ export function checkUniqueNames({ model, reporter }: RuleContext): void {
     model.controlPlaneClasses,
     model.controlPlaneUpgrades,
     model.etcdRestores,
+    model.etcdMemberReplacements,
   ];
   for (const objects of groups) {
     for (const { item, earlier } of findDuplicates(

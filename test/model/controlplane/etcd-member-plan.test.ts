@@ -33,6 +33,8 @@ function input(over: Partial<EtcdMembersInput> = {}): EtcdMembersInput {
     knownIds: ids,
     joinExisting: true,
     replacement: undefined,
+    requests: [],
+    done: [],
     now: NOW,
     ...over,
   };
@@ -219,11 +221,12 @@ describe("what is recorded of the members", () => {
       kind: "record",
       ids: { "etcd-0": "a0", "etcd-1": "a1" },
       joinExisting: false,
+      done: [],
     });
     const second = planEtcdMembers(
       input({ knownIds: { "etcd-0": "a0", "etcd-1": "a1" }, joinExisting: false }),
     );
-    expect(second.actions[0]).toEqual({ kind: "record", ids, joinExisting: true });
+    expect(second.actions[0]).toEqual({ kind: "record", ids, joinExisting: true, done: [] });
     // Nothing new: nothing written.
     expect(planEtcdMembers(input()).actions).toEqual([]);
   });
@@ -234,7 +237,109 @@ describe("what is recorded of the members", () => {
       kind: "record",
       ids: { "etcd-0": "a0", "etcd-1": "a1", "etcd-2": "b2" },
       joinExisting: true,
+      done: [],
     });
+  });
+});
+
+describe("a member replaced because an EtcdMemberReplacement asks", () => {
+  const ask = (name: string, member: string) => ({ name, member });
+  // The request each remove or add carries, beside the step.
+  const carried = (actions: readonly EtcdAction[]) =>
+    actions.flatMap((a) => (a.kind === "remove" || a.kind === "add" ? [a.request] : []));
+
+  it("replaces a Ready member, with repair on or off, and says so", () => {
+    for (const enabled of [true, false]) {
+      const plan = planEtcdMembers(
+        input({
+          etcd: { name: "etcd", replicas: 3, repair: { enabled, notReadyForMs: NOT_READY_FOR } },
+          requests: [ask("disk-swap", "etcd-1")],
+        }),
+      );
+      expect(steps(plan.actions)).toEqual(["remove etcd-1 a1 via etcd-0,etcd-2"]);
+      expect(carried(plan.actions)).toEqual(["disk-swap"]);
+      expect(plan.requests).toEqual({ "disk-swap": "Replacing" });
+      expect(plan.moving).toBe(true);
+    }
+  });
+
+  it.each<[string, EtcdMemberView[], string | undefined]>([
+    [
+      "another member NotReady, not yet due: only one other Ready of three",
+      [member("etcd-0"), member("etcd-1"), down("etcd-2", 1000)],
+      "EtcdMemberReplacement disk-swap asks to replace etcd-1, but only 1 other member is Ready and the etcd of 3 needs 2 to replace one",
+    ],
+    [
+      "its member ID never seen",
+      [member("etcd-0"), member("etcd-1"), member("etcd-2")],
+      "EtcdMemberReplacement disk-swap asks to replace etcd-1, and its member ID was never seen (it never reported Ready): it is not replaced",
+    ],
+  ])("is held when %s", (name, members, held) => {
+    const knownIds = name.includes("never seen") ? { "etcd-0": "a0", "etcd-2": "a2" } : ids;
+    const noId = name.includes("never seen")
+      ? members.map((m) => (m.name === "etcd-1" ? { ...m, id: undefined } : m))
+      : members;
+    const plan = planEtcdMembers(input({ members: noId, knownIds, requests: [ask("disk-swap", "etcd-1")] }));
+    expect(steps(plan.actions)).toEqual([]);
+    expect(plan.held).toBe(held);
+    expect(plan.requests).toEqual({ "disk-swap": "Waiting" });
+  });
+
+  it("does nothing for a request done, and keeps only the done requests still asked for", () => {
+    const plan = planEtcdMembers(
+      input({ requests: [ask("disk-swap", "etcd-1")], done: ["disk-swap", "removed-since"] }),
+    );
+    expect(plan.actions).toEqual([{ kind: "record", ids, joinExisting: true, done: ["disk-swap"] }]);
+    expect(plan.requests).toEqual({ "disk-swap": "Done" });
+    expect(plan.moving).toBe(false);
+    // As recorded: nothing to write.
+    const again = planEtcdMembers(input({ requests: [ask("disk-swap", "etcd-1")], done: ["disk-swap"] }));
+    expect(again.actions).toEqual([]);
+  });
+
+  it("a member due for repair goes first; the requests wait, in name order, one at a time", () => {
+    const members = [member("etcd-0"), member("etcd-1"), down("etcd-2", NOT_READY_FOR)];
+    const requests = [ask("z-last", "etcd-0"), ask("a-first", "etcd-1")];
+    const repair = planEtcdMembers(input({ members, requests }));
+    expect(steps(repair.actions)).toEqual(["remove etcd-2 a2 via etcd-0,etcd-1"]);
+    expect(carried(repair.actions)).toEqual([undefined]);
+    expect(repair.requests).toEqual({ "a-first": "Waiting", "z-last": "Waiting" });
+    const next = planEtcdMembers(input({ requests }));
+    expect(steps(next.actions)).toEqual(["remove etcd-1 a1 via etcd-0,etcd-2"]);
+    expect(carried(next.actions)).toEqual(["a-first"]);
+    expect(next.requests).toEqual({ "a-first": "Replacing", "z-last": "Waiting" });
+  });
+
+  it("a member due for repair that a request names carries the request", () => {
+    const members = [member("etcd-0"), down("etcd-1", NOT_READY_FOR), member("etcd-2")];
+    const plan = planEtcdMembers(input({ members, requests: [ask("disk-swap", "etcd-1")] }));
+    expect(carried(plan.actions)).toEqual(["disk-swap"]);
+  });
+
+  it("a replacement taken up from its Jobs adds the member back for its request", () => {
+    const replacement: ReplacementView = {
+      member: "etcd-1",
+      id: "a1",
+      remove: "Complete",
+      request: "disk-swap",
+    };
+    const members = [member("etcd-0"), down("etcd-1", 1000), member("etcd-2")];
+    const plan = planEtcdMembers(input({ members, replacement, requests: [ask("disk-swap", "etcd-1")] }));
+    expect(steps(plan.actions)).toEqual(["add etcd-1 a1 via etcd-0,etcd-2"]);
+    expect(carried(plan.actions)).toEqual(["disk-swap"]);
+  });
+
+  it("records every request for the member as done before its Jobs go", () => {
+    const replacement: ReplacementView = {
+      ...{ member: "etcd-1", id: "a1", remove: "Complete", add: "Complete" },
+      ...{ wipedPod: "uid-old", request: "disk-swap" },
+    };
+    const members = [member("etcd-0"), member("etcd-1", { podUid: "uid-new", id: "b1" }), member("etcd-2")];
+    const requests = [ask("disk-swap", "etcd-1"), ask("again", "etcd-1"), ask("other", "etcd-2")];
+    const plan = planEtcdMembers(input({ members, replacement, requests }));
+    expect(plan.actions.map((a) => a.kind)).toEqual(["record", "finish"]);
+    expect(plan.actions[0]).toMatchObject({ kind: "record", done: ["again", "disk-swap"] });
+    expect(plan.requests).toEqual({ again: "Done", "disk-swap": "Done", other: "Waiting" });
   });
 });
 
@@ -242,6 +347,7 @@ describe("what is recorded of the members", () => {
 // new ID. With `others` more members down for good, a replacement starts only while quorum holds.
 interface World {
   known: Record<string, string>;
+  done: string[];
   members: EtcdMemberView[];
   replacement: ReplacementView | undefined;
   removed: boolean;
@@ -249,8 +355,10 @@ interface World {
 }
 
 function act(world: World, action: EtcdAction, replicas: number): void {
-  if (action.kind === "record") world.known = { ...action.ids };
-  else if (action.kind === "remove") {
+  if (action.kind === "record") {
+    world.known = { ...action.ids };
+    world.done = [...action.done];
+  } else if (action.kind === "remove") {
     expect(action.endpoints).not.toContain(action.member);
     expect(action.endpoints.length).toBeGreaterThanOrEqual(quorumOf(replicas));
     expect(world.replacement).toBeUndefined();
@@ -266,23 +374,38 @@ function act(world: World, action: EtcdAction, replicas: number): void {
   } else world.replacement = undefined;
 }
 
-function simulate(replicas: 3 | 5, lost: string, stuck: ReadonlySet<string>, notReadyForMs: number): World {
+function simulate(
+  replicas: 3 | 5,
+  lost: string,
+  stuck: ReadonlySet<string>,
+  notReadyForMs: number,
+  request?: string,
+): World {
   const names = Array.from({ length: replicas }, (_, i) => `etcd-${i}`);
   const known = Object.fromEntries(names.map((n, i) => [n, `a${i}`]));
+  // Asked for by a request, the member is Ready: it is replaced for the request alone.
+  const downAtStart = (n: string) => (n === lost && request === undefined) || stuck.has(n);
   const world: World = {
     known,
-    members: names.map((n) => (n === lost || stuck.has(n) ? down(n, 0) : member(n, { id: known[n] }))),
+    done: [],
+    members: names.map((n) => (downAtStart(n) ? down(n, 0) : member(n, { id: known[n] }))),
     replacement: undefined,
     removed: false,
     generation: 0,
   };
-  for (let pass = 0; pass < 400 && !(world.removed && world.replacement === undefined); pass++) {
+  // Until the replacement ended (for a request, five passes more, none of which may start another).
+  let settled = 0;
+  for (let pass = 0; pass < 400; pass++) {
+    if (world.removed && world.replacement === undefined) settled++;
+    if (settled > (request ? 5 : 0)) break;
     const plan = planEtcdMembers({
       etcd: { name: "etcd", replicas, repair: { enabled: true, notReadyForMs } },
       members: world.members.map((m) => (m.ready !== "True" ? { ...m, readySince: NOW } : m)),
       knownIds: world.known,
       joinExisting: true,
       replacement: world.replacement,
+      requests: request ? [{ name: request, member: lost }] : [],
+      done: world.done,
       now: NOW + pass * 5 * SECOND,
     });
     for (const action of plan.actions) act(world, action, replicas);
@@ -312,6 +435,28 @@ describe("property: a lost member is replaced only with quorum kept, and then th
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("holds for a Ready member an EtcdMemberReplacement names: replaced once, and recorded as done", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<3 | 5>(3, 5),
+        fc.nat({ max: 4 }),
+        fc.nat({ max: 2 }),
+        (replicas, pick, others) => {
+          const names = Array.from({ length: replicas }, (_, i) => `etcd-${i}`);
+          const asked = names[pick % replicas] as string;
+          const stuck = new Set(names.filter((n) => n !== asked).slice(0, others));
+          // notReadyFor long enough that the stuck members are never due themselves.
+          const world = simulate(replicas, asked, stuck, 3_600_000, "disk-swap");
+          const canReplace = replicas - 1 - others >= quorumOf(replicas);
+          expect(world.generation).toBe(canReplace ? 1 : 0);
+          expect(world.done).toEqual(canReplace ? ["disk-swap"] : []);
+          expect(world.replacement).toBeUndefined();
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

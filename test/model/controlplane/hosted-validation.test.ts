@@ -87,7 +87,72 @@ const REPLICATED_PC3 = hostedCluster("pc-3", "host: meta-1\nclass: standard\nexp
 const namedRestore = (name: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: ${name}\nspec:\n  cluster: pc-3\n  snapshot: etcd-backup-1.db\n`;
 
+// controlplanes/swap.yaml: an EtcdMemberReplacement of one member.
+const replacementFile = (cluster: string, member: string) =>
+  `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata:\n  name: swap\nspec:\n  cluster: ${cluster}\n  member: ${member}\n`;
+
 const CASES: readonly Case[] = [
+  {
+    name: "a member replacement of an unknown cluster",
+    edit: { "controlplanes/swap.yaml": replacementFile("pc-9", "etcd-1") },
+    error: {
+      at: "controlplanes/swap.yaml:6",
+      code: "UNKNOWN_REFERENCE",
+      message: 'unknown hosted cluster "pc-9"',
+    },
+  },
+  {
+    name: "a member replacement of a cluster that is not hosted",
+    edit: { "controlplanes/swap.yaml": replacementFile("meta-1", "etcd-1") },
+    error: { at: "controlplanes/swap.yaml:6", code: "UNKNOWN_REFERENCE", message: '"meta-1" is not hosted' },
+  },
+  {
+    name: "a member replacement of an etcd of one member",
+    edit: {
+      "clusters/pc-3.yaml": hostedCluster(
+        "pc-3",
+        "host: meta-1\nclass: small\nexpose: { type: HostPort, port: 16443, address: 10.0.0.5 }",
+      ),
+      "controlplanes/small.yaml": SMALL_CLASS,
+      "controlplanes/swap.yaml": replacementFile("pc-3", "etcd-0"),
+    },
+    error: { at: "controlplanes/swap.yaml:6", code: "INVALID_FIELD_COMBINATION", message: "has one member" },
+  },
+  {
+    // Three members: etcd-0, etcd-1, etcd-2.
+    name: "a member replacement of a member past the etcd's last",
+    edit: {
+      "clusters/pc-3.yaml": REPLICATED_PC3,
+      "controlplanes/swap.yaml": replacementFile("pc-3", "etcd-3"),
+    },
+    error: {
+      at: "controlplanes/swap.yaml:7",
+      code: "UNKNOWN_REFERENCE",
+      message: 'has no member "etcd-3" (its members: etcd-0, etcd-1, etcd-2)',
+    },
+  },
+  {
+    name: "a member replacement naming a dedicated etcd's member in a shared etcd",
+    edit: { "controlplanes/swap.yaml": replacementFile("pc-1", "etcd-1") },
+    error: {
+      at: "controlplanes/swap.yaml:7",
+      code: "UNKNOWN_REFERENCE",
+      message:
+        'etcd gitfleet-etcd-etcd-a/etcd-a has no member "etcd-1" (its members: etcd-a-0, etcd-a-1, etcd-a-2)',
+    },
+  },
+  {
+    name: "a member replacement without its member",
+    edit: {
+      "controlplanes/swap.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata:\n  name: swap\nspec:\n  cluster: pc-1\n",
+    },
+    error: {
+      at: "controlplanes/swap.yaml:5",
+      code: "MISSING_FIELD",
+      message: 'missing required field "member"',
+    },
+  },
   {
     // Its Jobs are etcd-restore-<name>-<ordinal>: 13 + 48 + 2 = 63.
     name: "a restore of a replicated etcd whose name leaves no room for its members' Jobs",
@@ -589,6 +654,24 @@ describe("hosted control planes: validation", () => {
       edited({ "clusters/pc-3.yaml": REPLICATED_PC3, "controlplanes/r1.yaml": namedRestore("r".repeat(48)) }),
     );
     expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
+  it("accepts a member replacement of a dedicated and of a shared etcd's members, first and last", () => {
+    for (const [cluster, member] of [
+      ["pc-3", "etcd-0"],
+      ["pc-3", "etcd-2"],
+      ["pc-1", "etcd-a-0"],
+      ["pc-2", "etcd-a-2"],
+    ] as const) {
+      const result = loadFleet(
+        edited({
+          "clusters/pc-3.yaml": REPLICATED_PC3,
+          "controlplanes/swap.yaml": replacementFile(cluster, member),
+        }),
+      );
+      expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+      expect(result.model?.etcdMemberReplacements.map((r) => r.spec)).toEqual([{ cluster, member }]);
+    }
   });
 
   it("accepts the documented example", () => {
