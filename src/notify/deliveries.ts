@@ -63,6 +63,7 @@ const STATUS_OF: Record<FleetEventType, StatusState> = {
   migrationBatchSucceeded: "success",
   autoscale: "success",
   certificateExpiring: "failure",
+  etcdAlarm: "failure",
 };
 
 /** Puts the event on its source commit as a commit status, context gitfleet/<event>. */

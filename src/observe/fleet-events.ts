@@ -15,6 +15,7 @@ export const FLEET_EVENT_TYPES = [
   "migrationBatchSucceeded",
   "autoscale",
   "certificateExpiring",
+  "etcdAlarm",
 ] as const;
 export type FleetEventType = (typeof FLEET_EVENT_TYPES)[number];
 
@@ -57,7 +58,8 @@ type Base = Pick<FleetEvent, "time" | "statusCommit" | "sourceCommit">;
  * failover, an autoscaling step) and from the status files it changed: a cluster's condition that
  * flipped, a prune newly blocked, an app's rollout newly halted in a cluster, a migration batch that
  * reached Failed or Succeeded, a hosted control plane's credential newly recorded that expires within
- * two weeks of the commit. Pure: the same commit always gives the same events with the same ids.
+ * two weeks of the commit, an etcd member of a hosted control plane newly raising an alarm. Pure: the
+ * same commit always gives the same events with the same ids.
  */
 export function fleetEvents(change: StatusCommitChange): FleetEvent[] {
   const timeline = timelineEvent(change.commit, change.time, change.message);
@@ -120,7 +122,51 @@ function clusterEvents(cluster: string, file: StatusFileChange, base: Base): Fle
     });
   events.push(...certificateEvents(cluster, before, after, base));
   events.push(...memberCredentialEvents(cluster, before, after, base));
+  events.push(...etcdAlarmEvents(cluster, before, after, base));
   return events;
+}
+
+/**
+ * An alarm an etcd member of a hosted control plane raises that the host's record did not have (a
+ * member of a shared etcd is told once per cluster in it: each is refused writes alike). The hosted
+ * cluster is told about, not failed over: it still answers reads and /readyz.
+ */
+function etcdAlarmEvents(
+  host: string,
+  before: Record<string, Json>,
+  after: Record<string, Json>,
+  base: Base,
+): FleetEvent[] {
+  const had = new Set(etcdAlarms(before).map((a) => `${a.cluster}/${a.member}/${a.alarm}`));
+  return etcdAlarms(after)
+    .filter((a) => !had.has(`${a.cluster}/${a.member}/${a.alarm}`))
+    .map((a) => ({
+      ...base,
+      id: `${base.statusCommit}/etcdAlarm/${a.cluster}/${a.member}/${a.alarm}`,
+      type: "etcdAlarm" as const,
+      cluster: a.cluster,
+      summary: `${a.cluster}: etcd ${a.etcd} (hosted on ${host}) member ${a.member} raised ${a.alarm}${ALARM_MEANS[a.alarm] ?? ""}`,
+    }));
+}
+
+const ALARM_MEANS: Readonly<Record<string, string>> = {
+  NOSPACE:
+    ": its database reached its quota, and it refuses writes until space is freed (compact, defragment) and the alarm disarmed",
+  CORRUPT:
+    ": its data differs from the other members'; replace it (EtcdMemberReplacement) or restore the etcd",
+};
+
+function etcdAlarms(observed: Record<string, Json>) {
+  return Object.entries(asMap(observed.hostedControlPlanes)).flatMap(([cluster, entry]) => {
+    const etcd = asMap(asMap(entry).etcd);
+    return Object.entries(asMap(etcd.members)).flatMap(([member, record]) => {
+      // As the host's pass reads it off the member: an alarm's name, capital letters only.
+      const alarm = text(asMap(record).alarm);
+      return alarm && /^[A-Z]{1,32}$/.test(alarm)
+        ? [{ cluster, etcd: text(etcd.name) ?? "", member, alarm }]
+        : [];
+    });
+  });
 }
 
 // The member's own credential, when a sync first finds it expiring (or a renewed one still is).

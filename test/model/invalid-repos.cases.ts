@@ -587,7 +587,7 @@ export const INVALID_REPO_CASES: readonly InvalidRepoCase[] = [
         "apiVersion: gitfleet.io/v1alpha1\nkind: Fleet\nmetadata:\n  name: f\nspec:\n  notifications:\n    sinks:\n      - name: forge\n        type: forgeStatus\n    routes:\n      - events: [clusterDown]\n        sinks: [forge]\n",
     },
     expected: [
-      'fleet.yaml:11:18: error: /spec/notifications/routes/0/events/0: must be one of sourceInvalid, failover, clusterNotReady, clusterReady, rolloutHalted, pruneBlocked, migrationBatchFailed, migrationBatchSucceeded, autoscale, certificateExpiring, * (got "clusterDown") [SCHEMA_VIOLATION]',
+      'fleet.yaml:11:18: error: /spec/notifications/routes/0/events/0: must be one of sourceInvalid, failover, clusterNotReady, clusterReady, rolloutHalted, pruneBlocked, migrationBatchFailed, migrationBatchSucceeded, autoscale, certificateExpiring, etcdAlarm, * (got "clusterDown") [SCHEMA_VIOLATION]',
     ],
   },
 ];

@@ -19,6 +19,24 @@ const migration = (batches: object[]) => statusYaml({ migration: "legacy", batch
 const credentials = (records: Record<string, { fingerprint: string; notAfter: string }>) =>
   withObserved({ hostedControlPlanes: { tenant: { credentials: records } } });
 const ADMIN = { fingerprint: "aa", notAfter: "2026-12-02T00:00:00Z" };
+// A host's record of its hosted clusters' replicated etcds: members and their alarms.
+const etcds = (alarms: Record<string, Record<string, string | undefined>>) =>
+  withObserved({
+    hostedControlPlanes: Object.fromEntries(
+      Object.entries(alarms).map(([cluster, members]) => [
+        cluster,
+        {
+          credentials: {},
+          etcd: {
+            name: `gitfleet-cp-${cluster}/etcd`,
+            members: Object.fromEntries(
+              Object.entries(members).map(([m, alarm]) => [m, { ready: true, ...(alarm ? { alarm } : {}) }]),
+            ),
+          },
+        },
+      ]),
+    ),
+  });
 
 describe("fleetEvents", () => {
   it.each([
@@ -205,6 +223,40 @@ describe("fleetEvents", () => {
         [
           "certificateExpiring",
           "east: gitfleet's token expires 2026-12-20T00:00:00Z; renew it (gitfleet join east)",
+        ],
+      ],
+    },
+    {
+      name: "etcd members raising alarms: one new NOSPACE, one CORRUPT already recorded, one cleared, one name that is not an alarm",
+      change: change(`sync: host Healthy${trailers("sync")}`, [
+        {
+          path: "status/clusters/host.yaml",
+          before: etcds({
+            "pc-1": { "etcd-0": undefined, "etcd-1": "CORRUPT", "etcd-2": "NOSPACE" },
+            "pc-2": { "etcd-0": undefined },
+          }),
+          after: etcds({
+            "pc-1": { "etcd-0": "NOSPACE", "etcd-1": "CORRUPT", "etcd-2": undefined },
+            "pc-2": { "etcd-0": "no space; rm -rf /" },
+          }),
+        },
+      ]),
+      events: [
+        [
+          "etcdAlarm",
+          "pc-1: etcd gitfleet-cp-pc-1/etcd (hosted on host) member etcd-0 raised NOSPACE: its database reached its quota, and it refuses writes until space is freed (compact, defragment) and the alarm disarmed",
+        ],
+      ],
+    },
+    {
+      name: "an etcd member's alarm in a host seen for the first time",
+      change: change(`sync: host Healthy${trailers("sync")}`, [
+        { path: "status/clusters/host.yaml", after: etcds({ "pc-1": { "etcd-2": "CORRUPT" } }) },
+      ]),
+      events: [
+        [
+          "etcdAlarm",
+          "pc-1: etcd gitfleet-cp-pc-1/etcd (hosted on host) member etcd-2 raised CORRUPT: its data differs from the other members'; replace it (EtcdMemberReplacement) or restore the etcd",
         ],
       ],
     },
