@@ -1,9 +1,13 @@
 import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
 import { ETCD_METRICS_PORT } from "../manifests/controlplane/endpoints.js";
 import {
+  type AlarmStep,
+  alarmJobName,
+  ETCD_ALARM_LABEL,
   ETCD_MEMBER_ID_ANNOTATION,
   ETCD_REPLACEMENT_LABEL,
   ETCD_REPLACEMENT_STEP_LABEL,
+  etcdAlarmJob,
   etcdMemberJob,
   REPLACEMENT_REQUEST_ANNOTATION,
   replacementJobName,
@@ -15,6 +19,12 @@ import {
   REPLACED_KEY,
 } from "../manifests/controlplane/etcd-objects.js";
 import type { EtcdMemberRecord, EtcdRecord } from "../model/controlplane/credential-record.js";
+import {
+  type AlarmAction,
+  type AlarmJobs,
+  type AlarmPlan,
+  planEtcdAlarms,
+} from "../model/controlplane/etcd-alarm-plan.js";
 import {
   type EtcdAction,
   type EtcdMembersPlan,
@@ -53,7 +63,7 @@ export async function keepEtcdMembers(
   requests: readonly ReplacementRequest[] = [],
 ): Promise<EtcdRecord> {
   const { etcd } = plane;
-  const [pods, configMap, replacement] = await Promise.all([
+  const [pods, configMap, replacement, alarmJobs] = await Promise.all([
     etcdPods(host, plane),
     host.get({
       apiVersion: "v1",
@@ -62,6 +72,7 @@ export async function keepEtcdMembers(
       name: etcdMembersConfigMap(etcd.name),
     }),
     replacementOf(host, plane),
+    alarmJobsOf(host, plane),
   ]);
   const members = await Promise.all(
     memberNames(etcd).map((name) => memberView(host, plane, pods.get(name), name, now)),
@@ -82,24 +93,83 @@ export async function keepEtcdMembers(
     done: doneRequests(data[REPLACED_KEY]),
     now,
   });
+  const alarms = planEtcdAlarms({ enabled: etcd.repair.enabled, members, jobs: alarmJobs, now });
   const did: string[] = [];
   const errors: string[] = [];
-  for (const action of plan.actions) {
+  // Each plan's actions in order, stopping at the first that fails (the next pass plans again).
+  const steps = [
+    ...plan.actions.map((action) => () => carryOut(host, plane, action)),
+    ...alarms.actions.map((action) => () => clearAlarm(host, plane, action)),
+  ];
+  for (const [i, step] of steps.entries()) {
     try {
-      const line = await carryOut(host, plane, action);
+      const line = await step();
       if (line) did.push(line);
     } catch (error) {
-      errors.push(`${action.kind}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+      const kind = (plan.actions[i] ?? alarms.actions[i - plan.actions.length])?.kind;
+      errors.push(`${kind}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
       break;
     }
   }
-  return etcdRecord(plane, members, plan, did, errors);
+  return etcdRecord(plane, members, plan, alarms, did, errors);
+}
+
+// The Jobs of a NOSPACE alarm's clearing, by step, and when the compaction completed.
+async function alarmJobsOf(host: MemberClient, plane: HostedControlPlane): Promise<AlarmJobs> {
+  const jobs = await listIn(host, "batch/v1", "Job", plane.etcd.namespace, ETCD_ALARM_LABEL);
+  const job = (step: AlarmStep) => jobs.find((j) => asMap(j.metadata).name === alarmJobName(step));
+  const phase = (step: AlarmStep) => {
+    const found = job(step);
+    return found ? jobPhase(found) : undefined;
+  };
+  const compactedAt = Date.parse(String(asMap(job("compact")?.status).completionTime ?? ""));
+  return {
+    compact: phase("compact"),
+    ...(Number.isNaN(compactedAt) ? {} : { compactedAt }),
+    defrag: phase("defrag"),
+    disarm: phase("disarm"),
+  };
+}
+
+const CLEAN_LINES = {
+  cleared: "NOSPACE cleared: writes are taken again",
+  "raised again": "NOSPACE raised again after its disarm: clearing it again",
+  "too full": "NOSPACE stays: the data in use still fills the quota; compacting again",
+} as const;
+
+// Carries one step of a NOSPACE alarm's clearing out; the commit line for it.
+async function clearAlarm(
+  host: MemberClient,
+  plane: HostedControlPlane,
+  action: AlarmAction,
+): Promise<string> {
+  const namespace = plane.etcd.namespace;
+  if (action.kind === "clean") {
+    for (const step of ["compact", "defrag", "disarm"] as const) {
+      const address = { apiVersion: "batch/v1", kind: "Job", namespace, name: alarmJobName(step) };
+      const live = await host.get(address);
+      if (live) await host.delete(address, String(asMap(live.metadata).uid ?? ""));
+    }
+    return CLEAN_LINES[action.why];
+  }
+  const revision = action.kind === "compact" ? action.revision : undefined;
+  await host
+    .create(etcdAlarmJob(plane, action.kind, action.endpoints, revision), CREDENTIALS_FIELD_MANAGER)
+    .catch((error: unknown) => {
+      if (!(error instanceof MemberApiError && error.code === 409)) throw error;
+    });
+  if (action.kind === "compact")
+    return `compacting the history up to revision ${action.revision} to clear NOSPACE`;
+  return action.kind === "defrag"
+    ? "defragmenting every member to clear NOSPACE"
+    : "disarming NOSPACE: every database is within its quota";
 }
 
 function etcdRecord(
   plane: HostedControlPlane,
   members: readonly EtcdMemberView[],
   plan: EtcdMembersPlan,
+  alarms: AlarmPlan,
   did: readonly string[],
   errors: readonly string[],
 ): EtcdRecord {
@@ -119,9 +189,17 @@ function etcdRecord(
     ...(plan.replacing ? { replacing: plan.replacing } : {}),
     ...(plan.held ? { held: plan.held } : {}),
     ...(Object.keys(plan.requests).length > 0 ? { requests: plan.requests } : {}),
+    ...(alarms.clearing || alarms.held
+      ? {
+          alarm: {
+            ...(alarms.clearing ? { clearing: alarms.clearing } : {}),
+            ...(alarms.held ? { held: alarms.held } : {}),
+          },
+        }
+      : {}),
     did,
     errors,
-    moving: plan.moving,
+    moving: plan.moving || alarms.clearing !== undefined,
   };
 }
 

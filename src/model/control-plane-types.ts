@@ -72,6 +72,7 @@ export interface ControlPlaneClassSpec {
     readonly replicas?: 1 | 3 | 5;
     readonly storage?: string;
     readonly storageClassName?: string;
+    readonly quota?: string;
     readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
     readonly defrag?: { readonly schedule: string; readonly suspend?: boolean };
     readonly repair?: { readonly enabled?: boolean; readonly notReadyFor?: string };

@@ -65,6 +65,8 @@ function etcdRecord(etcd: EtcdRecord): JsonMap {
     ...(etcd.replacing ? { replacing: `${etcd.replacing.member}: ${etcd.replacing.step}` } : {}),
     ...(etcd.held ? { held: etcd.held } : {}),
     ...(etcd.requests ? { requests: { ...etcd.requests } } : {}),
+    ...(etcd.alarm?.clearing ? { clearing: `NOSPACE: ${etcd.alarm.clearing}` } : {}),
+    ...(etcd.alarm?.held ? { alarmHeld: etcd.alarm.held } : {}),
     ...(etcd.errors.length > 0 ? { errors: etcd.errors.slice(0, MAX_POOL_ERRORS_LISTED) } : {}),
   };
 }

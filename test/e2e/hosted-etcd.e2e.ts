@@ -72,6 +72,7 @@ spec:
     version: ${etcdTag}
     replicas: 3
     storage: 1Gi
+    quota: 32Mi
     backup: { schedule: "* * * * *", storage: 1Gi }
     defrag: { schedule: "* * * * *" }
     repair: { notReadyFor: 10s }
@@ -426,6 +427,59 @@ describe("a three-member etcd with the real binaries", () => {
       expect(readdirSync(await claimDirectory(`data-${member}`))).toContain("restore-r1");
       expect(await metric(member, "etcd_server_has_leader")).toBe(1);
     }
+  });
+  it("a database that reaches its quota (NOSPACE) is compacted, defragmented and disarmed: writes are taken again", async () => {
+    // ~700 KiB each against a quota of 32Mi: refused within a few dozen writes.
+    const big = "x".repeat(700 * 1024);
+    let made = 0;
+    let refused = "";
+    while (made < 200 && !refused) {
+      await hosted
+        .raw("POST", "/api/v1/namespaces/default/configmaps", {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: `big-${made}` },
+          data: { v: big },
+        })
+        .then(() => made++)
+        .catch((error: unknown) => {
+          refused = String(error);
+        });
+    }
+    expect(refused).toMatch(/database space exceeded/);
+    const fullAt = Date.now();
+    // Deletes are taken under NOSPACE: the data goes, its space is freed once compacted.
+    for (let i = 0; i < made; i++)
+      await hosted.raw("DELETE", `/api/v1/namespaces/default/configmaps/big-${i}`);
+    const write = (name: string) =>
+      hosted.raw("POST", "/api/v1/namespaces/default/configmaps", {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name },
+        data: { v: "1" },
+      });
+    await expect(write("while-full")).rejects.toThrow(/database space exceeded/);
+    let attempt = 0;
+    await until("writes taken again", async () => {
+      await write(`after-${attempt++}`);
+      return true;
+    });
+    console.log(
+      `e2e hosted etcd: ${made} writes of 700 KiB filled the 32Mi quota; NOSPACE cleared by gitfleet (compact, defragment, disarm) ${((Date.now() - fullAt) / 1000).toFixed(1)} s after the data was deleted`,
+    );
+    await until("the alarm gone from every member's record", async () =>
+      Object.values(asMap(etcdStatus().members)).every(
+        (m) => asMap(m).alarm === undefined && asMap(m).ready === true,
+      ),
+    );
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    for (const step of [
+      "compacting the history up to revision",
+      "defragmenting every member to clear NOSPACE",
+      "disarming NOSPACE",
+      "NOSPACE cleared",
+    ])
+      expect(log).toContain(step);
   });
 });
 

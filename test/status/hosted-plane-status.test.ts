@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asMap } from "../../src/apimachinery/json.js";
 import type { EtcdRecord } from "../../src/model/controlplane/credential-record.js";
 import { hostedCredentialsRecord } from "../../src/status/hosted-plane-status.js";
 
@@ -41,6 +42,16 @@ describe("a replicated etcd in the status branch", () => {
         },
       },
     });
+  });
+
+  it("says where a NOSPACE alarm's clearing stands, and why the alarm stays", () => {
+    const alarm = {
+      clearing: "defragmented",
+      held: "defragmented, but etcd-0's database still fills 95% of its quota",
+    };
+    const record = hostedCredentialsRecord({ "pc-1": { records: [], etcd: { ...etcd, alarm } } });
+    const written = asMap(asMap(record["pc-1"]).etcd);
+    expect([written.clearing, written.alarmHeld]).toEqual(["NOSPACE: defragmented", alarm.held]);
   });
 
   it("says nothing of requests when there are none", () => {

@@ -42,8 +42,58 @@ export function etcdMemberJob(
     step === "remove"
       ? ["member", "remove", id]
       : ["member", "add", member, `--peer-urls=${etcdMemberUrl(etcd, member, "peer")}`];
-  const container: ContainerSpec = {
-    name: step,
+  const job = etcdctlJob(plane, replacementJobName(member, step, id), labels, step, endpoints, command);
+  const metadata = job.metadata as JsonMap;
+  metadata.annotations = {
+    [ETCD_MEMBER_ID_ANNOTATION]: id,
+    ...(request ? { [REPLACEMENT_REQUEST_ANNOTATION]: request } : {}),
+  };
+  return job;
+}
+
+/** The label of the Jobs that clear a NOSPACE alarm: their step, defrag or disarm. */
+export const ETCD_ALARM_LABEL = "gitfleet.io/etcd-alarm";
+
+export type AlarmStep = "compact" | "defrag" | "disarm";
+
+/**
+ * A Job of a NOSPACE alarm's clearing, run once (its pod retried twice): `etcdctl compact <revision>
+ * --physical`, `etcdctl defrag --cluster` (every member in turn), or `etcdctl alarm disarm`, through
+ * the members named in `endpoints`. Named by step (etcd-alarm-<step>): one at a time per etcd.
+ */
+export function etcdAlarmJob(
+  plane: HostedControlPlane,
+  step: AlarmStep,
+  endpoints: readonly string[],
+  revision?: number,
+): JsonMap {
+  const labels = { "app.kubernetes.io/component": "etcd-alarm", [ETCD_ALARM_LABEL]: step };
+  const command =
+    step === "compact"
+      ? ["--command-timeout=5m", "compact", String(revision ?? 0), "--physical"]
+      : step === "defrag"
+        ? ["--command-timeout=5m", "defrag", "--cluster"]
+        : ["alarm", "disarm"];
+  return etcdctlJob(plane, alarmJobName(step), labels, step, endpoints, command);
+}
+
+export function alarmJobName(step: AlarmStep): string {
+  return `etcd-alarm-${step}`;
+}
+
+// A Job in the etcd's namespace running etcdctl once with the etcd's client certificate against
+// `endpoints` (member names).
+function etcdctlJob(
+  plane: HostedControlPlane,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  container: string,
+  endpoints: readonly string[],
+  command: readonly string[],
+): JsonMap {
+  const { etcd } = plane;
+  const spec: ContainerSpec = {
+    name: container,
     image: imageOf(plane, "etcd", etcd.version),
     command: ["etcdctl"],
     args: [
@@ -59,24 +109,10 @@ export function etcdMemberJob(
   return {
     apiVersion: "batch/v1",
     kind: "Job",
-    metadata: {
-      name: replacementJobName(member, step, id),
-      namespace: etcd.namespace,
-      labels: { ...labels },
-      annotations: {
-        [ETCD_MEMBER_ID_ANNOTATION]: id,
-        ...(request ? { [REPLACEMENT_REQUEST_ANNOTATION]: request } : {}),
-      },
-    },
+    metadata: { name, namespace: etcd.namespace, labels: { ...labels } },
     spec: {
       backoffLimit: 2,
-      template: jobPodTemplate(
-        plane,
-        labels,
-        container,
-        [pkiVolume("pki", [PKI_SECRETS.etcdServer])],
-        "Never",
-      ),
+      template: jobPodTemplate(plane, labels, spec, [pkiVolume("pki", [PKI_SECRETS.etcdServer])], "Never"),
     },
   };
 }

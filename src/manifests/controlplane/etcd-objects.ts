@@ -70,6 +70,9 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
         "peer-client-cert-auth": "true",
         "peer-key-file": `${PKI_DIR}/etcd/server.key`,
         "peer-trusted-ca-file": `${PKI_DIR}/etcd/ca.crt`,
+        ...(etcd.quotaBytes === undefined
+          ? {}
+          : { "quota-backend-bytes": String(Math.floor(etcd.quotaBytes)) }),
         "snapshot-count": "10000",
         "trusted-ca-file": `${PKI_DIR}/etcd/ca.crt`,
       },
@@ -97,7 +100,9 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       { name: "peer", containerPort: peer },
       { name: "metrics", containerPort: metrics },
     ],
-    readiness: { path: "/health?serializable=true", port: metrics, scheme: "HTTP" },
+    // Ready while it serves reads: a NOSPACE alarm (writes refused, reads served) does not take every
+    // member out of its Service and the repair's count at once, as it would for /health alone.
+    readiness: { path: "/health?exclude=NOSPACE&serializable=true", port: metrics, scheme: "HTTP" },
     requests: { cpu: "100m", memory: "256Mi" },
     volumeMounts: [
       { name: "data", mountPath: VOLUME_DIR },

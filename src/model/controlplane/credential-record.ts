@@ -66,6 +66,8 @@ export interface EtcdRecord {
   readonly held?: string;
   /** The EtcdMemberReplacements of this etcd, by name: Done, Replacing or Waiting. */
   readonly requests?: Readonly<Record<string, "Done" | "Replacing" | "Waiting">>;
+  /** A NOSPACE alarm's clearing: its step, or why the alarm stays. */
+  readonly alarm?: { readonly clearing?: string; readonly held?: string };
   /** What this pass did, one line each ("removed etcd-1 (member 4036b1db24775ea0) from the etcd"). */
   readonly did: readonly string[];
   /** Actions that failed (the next pass tries again). */

@@ -18,6 +18,8 @@ export interface EtcdMemberView {
   readonly dbSize?: number | undefined;
   readonly dbInUse?: number | undefined;
   readonly quota?: number | undefined;
+  /** The newest revision of its key-value store. */
+  readonly revision?: number | undefined;
   /** An alarm its /health reports (NOSPACE, CORRUPT). */
   readonly alarm?: string | undefined;
 }

@@ -8,6 +8,8 @@ export interface EtcdMetrics {
   readonly dbSize?: number;
   readonly dbInUse?: number;
   readonly quota?: number;
+  /** etcd_debugging_mvcc_current_revision: the newest revision of its key-value store. */
+  readonly revision?: number;
 }
 
 /** The most lines of a member's metrics read: etcd reports a few thousand. */
@@ -47,6 +49,7 @@ const GAUGES: Readonly<Record<string, Exclude<keyof EtcdMetrics, "id">>> = {
   etcd_mvcc_db_total_size_in_bytes: "dbSize",
   etcd_mvcc_db_total_size_in_use_in_bytes: "dbInUse",
   etcd_server_quota_backend_bytes: "quota",
+  etcd_debugging_mvcc_current_revision: "revision",
 };
 
 /** The alarm a member's /health names ("ALARM NOSPACE" → NOSPACE), if any. */

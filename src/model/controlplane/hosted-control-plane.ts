@@ -1,3 +1,4 @@
+import { parseQuantity } from "../../apimachinery/quantity.js";
 import { parseDuration } from "../duration.js";
 import type {
   Cluster,
@@ -57,6 +58,8 @@ export interface ResolvedEtcd {
   readonly replicas: number;
   readonly storage: string;
   readonly storageClassName: string | undefined;
+  /** The database's space quota in bytes (--quota-backend-bytes); undefined: etcd's own (2 GiB). */
+  readonly quotaBytes: number | undefined;
   readonly backup: { readonly schedule: string; readonly storage: string; readonly suspend: boolean };
   /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
   readonly hostPort: number | undefined;
@@ -68,6 +71,8 @@ export interface ResolvedEtcd {
   readonly repair: { readonly enabled: boolean; readonly notReadyForMs: number };
 }
 
+/** Each etcd member's volume, unless the class says. */
+export const DEFAULT_ETCD_STORAGE = "8Gi";
 /** How long an etcd member stays NotReady before it is replaced, unless the class says. */
 export const DEFAULT_ETCD_NOT_READY_FOR = "5m";
 /** The shortest notReadyFor an etcd's repair may ask for. */
@@ -238,8 +243,9 @@ function resolveEtcd(
     prefix: shared ? (spec.etcd?.prefix ?? `/${cluster}`) : "",
     version: of.etcd.version,
     replicas: of.etcd.replicas ?? 1,
-    storage: of.etcd.storage ?? "8Gi",
+    storage: of.etcd.storage ?? DEFAULT_ETCD_STORAGE,
     storageClassName: of.etcd.storageClassName,
+    quotaBytes: of.etcd.quota === undefined ? undefined : parseQuantity(of.etcd.quota),
     backup: {
       schedule: backup?.schedule ?? "0 */6 * * *",
       storage: backup?.storage ?? "16Gi",

@@ -1,6 +1,8 @@
 import { explainSkew, parseKubeVersion } from "../../apimachinery/kube-version.js";
+import { parseQuantity } from "../../apimachinery/quantity.js";
 import { ADDONS_APP, controlPlaneAppName, sharedEtcdAppName } from "../controlplane/app-names.js";
 import {
+  DEFAULT_ETCD_STORAGE,
   type HostedControlPlane,
   hostPortsOf,
   MIN_ETCD_NOT_READY_FOR_MS,
@@ -23,6 +25,7 @@ export function checkHostedControlPlanes(context: RuleContext): void {
   for (const found of model.controlPlaneClasses) {
     checkClassSkew(context, found);
     checkEtcdRepair(context, found);
+    checkEtcdQuota(context, found);
   }
   const planes: { cluster: Cluster; plane: HostedControlPlane }[] = [];
   for (const cluster of model.clusters) {
@@ -70,6 +73,33 @@ function checkEtcdRepair(context: RuleContext, found: ControlPlaneClass): void {
       `an etcd member must be NotReady at least ${MIN_ETCD_NOT_READY_FOR_MS / 1000}s before it is replaced (${text} would replace members that are only restarting)`,
     );
 }
+
+// etcd's quota: within what etcd suggests, and within the volume it fills.
+function checkEtcdQuota(context: RuleContext, found: ControlPlaneClass): void {
+  const { quota, storage } = found.spec.etcd;
+  const bytes = quota === undefined ? undefined : parseQuantity(quota);
+  if (quota === undefined || bytes === undefined) return;
+  const volume = parseQuantity(storage ?? DEFAULT_ETCD_STORAGE);
+  const why =
+    bytes < MIN_ETCD_QUOTA
+      ? `at least 16Mi (${quota} leaves etcd no room for its own bookkeeping)`
+      : bytes > MAX_ETCD_QUOTA
+        ? `at most 8Gi, etcd's suggested maximum (${quota})`
+        : volume !== undefined && bytes > volume
+          ? `within the members' volume (${quota} is more than etcd.storage ${storage ?? DEFAULT_ETCD_STORAGE}: the disk would fill before the quota)`
+          : undefined;
+  if (why)
+    report(
+      context,
+      found.origin,
+      ["spec", "etcd", "quota"],
+      "INVALID_FIELD_COMBINATION",
+      `etcd's quota is ${why}`,
+    );
+}
+
+const MIN_ETCD_QUOTA = 16 * 2 ** 20;
+const MAX_ETCD_QUOTA = 8 * 2 ** 30;
 
 function checkClassSkew(context: RuleContext, found: ControlPlaneClass): void {
   const apiServer = parseKubeVersion(found.spec.apiServer?.version ?? found.spec.version);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
-import { etcdMemberJob } from "../../../src/manifests/controlplane/etcd-member-jobs.js";
+import { etcdAlarmJob, etcdMemberJob } from "../../../src/manifests/controlplane/etcd-member-jobs.js";
 import { dedicatedEtcdObjects } from "../../../src/manifests/controlplane/etcd-objects.js";
 import { resolveControlPlane } from "../../../src/model/controlplane/hosted-control-plane.js";
 import type { Cluster, ControlPlaneClass, RestoreOverlay } from "../../../src/model/types.js";
@@ -106,6 +106,37 @@ describe("a replicated etcd", () => {
     expect(args.slice(-command.length)).toEqual(command);
     expect(asMap(asMap(asMap(job.spec).template).spec).restartPolicy).toBe("Never");
     expect(String(asMap(asMap(job.metadata).name)).length).toBeLessThanOrEqual(63);
+  });
+
+  it.each<["defrag" | "disarm", string[]]>([
+    ["defrag", ["--command-timeout=5m", "defrag", "--cluster"]],
+    ["disarm", ["alarm", "disarm"]],
+  ])("has a NOSPACE %s Job against the Ready members, one per etcd", (step, command) => {
+    const job = etcdAlarmJob(plane(3), step, ["etcd-0", "etcd-2"]);
+    expect(asMap(job.metadata).name).toBe(`etcd-alarm-${step}`);
+    expect(asMap(asMap(job.metadata).labels)["gitfleet.io/etcd-alarm"]).toBe(step);
+    const args = asList(container(job).args).map(String);
+    expect(args[0]).toBe(
+      "--endpoints=https://etcd-0.etcd.gitfleet-cp-pc-1.svc:2379,https://etcd-2.etcd.gitfleet-cp-pc-1.svc:2379",
+    );
+    expect(args.slice(-command.length)).toEqual(command);
+  });
+
+  it("stays Ready while NOSPACE refuses writes, and takes the class's quota", () => {
+    const [set] = kinds(dedicatedEtcdObjects(plane(3)), "StatefulSet");
+    const etcd = container(set as JsonMap);
+    expect(asMap(asMap(etcd.readinessProbe).httpGet).path).toBe("/health?exclude=NOSPACE&serializable=true");
+    expect(
+      asList(etcd.args)
+        .map(String)
+        .filter((a) => a.startsWith("--quota-backend-bytes")),
+    ).toEqual([]);
+    const quoted = plane(3);
+    const [withQuota] = kinds(
+      dedicatedEtcdObjects({ ...quoted, etcd: { ...quoted.etcd, quotaBytes: 64 * 2 ** 20 } }),
+      "StatefulSet",
+    );
+    expect(asList(container(withQuota as JsonMap).args)).toContain("--quota-backend-bytes=67108864");
   });
 
   it("is defragmented on the class's schedule through all its members, or not at all", () => {

@@ -11,10 +11,11 @@ etcd_network_active_peers{Local="25351fad42b3c84c",Remote="2737ecedbf2a9065"} 1
 etcd_server_has_leader 1
 etcd_server_is_leader 0
 etcd_server_quota_backend_bytes 2.147483648e+09
+etcd_debugging_mvcc_current_revision 4711
 `;
 
 describe("an etcd member's metrics", () => {
-  it("reads the ID, leadership, sizes and quota", () => {
+  it("reads the ID, leadership, sizes, quota and revision", () => {
     expect(readEtcdMetrics(SAMPLE)).toEqual({
       id: "25351fad42b3c84c",
       dbSize: 20480,
@@ -22,6 +23,7 @@ describe("an etcd member's metrics", () => {
       hasLeader: true,
       leader: false,
       quota: 2147483648,
+      revision: 4711,
     });
   });
 

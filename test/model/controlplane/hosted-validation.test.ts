@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadFleet } from "../../../src/load/load-fleet.js";
+import { resolveControlPlanes } from "../../../src/model/controlplane/hosted-control-plane.js";
 import type { FileTree } from "../../../src/model/file-tree.js";
 import type { Problem } from "../../../src/model/problem.js";
+import type { FleetModel } from "../../../src/model/types.js";
 import { readDirectoryTree } from "../../../src/source/read-directory.js";
 import { HOSTED_EXAMPLE_DIR } from "../../helpers/hosted-example.js";
 
@@ -91,7 +93,34 @@ const namedRestore = (name: string) =>
 const replacementFile = (cluster: string, member: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata:\n  name: swap\nspec:\n  cluster: ${cluster}\n  member: ${member}\n`;
 
+// The example class (its members' volumes are 20Gi) with an etcd quota.
+const withQuota = (quota: string) =>
+  replace("    storage: 20Gi\n", `    storage: 20Gi\n    quota: ${quota}\n`);
+
 const CASES: readonly Case[] = [
+  ...(
+    [
+      ["15Mi", "at least 16Mi"],
+      ["8193Mi", "at most 8Gi"],
+      ['"16777215"', "at least 16Mi"],
+    ] as const
+  ).map(([quota, message]) => ({
+    name: `an etcd quota of ${quota}`,
+    edit: { "controlplanes/standard.yaml": withQuota(quota) },
+    error: { at: "controlplanes/standard.yaml:20", code: "INVALID_FIELD_COMBINATION" as const, message },
+  })),
+  {
+    name: "an etcd quota past the members' volume",
+    edit: {
+      "controlplanes/standard.yaml": (text: string) =>
+        replace("    storage: 20Gi\n", "    storage: 5Gi\n")(withQuota("6Gi")(text)),
+    },
+    error: {
+      at: "controlplanes/standard.yaml:20",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "6Gi is more than etcd.storage 5Gi",
+    },
+  },
   {
     name: "a member replacement of an unknown cluster",
     edit: { "controlplanes/swap.yaml": replacementFile("pc-9", "etcd-1") },
@@ -654,6 +683,20 @@ describe("hosted control planes: validation", () => {
       edited({ "clusters/pc-3.yaml": REPLICATED_PC3, "controlplanes/r1.yaml": namedRestore("r".repeat(48)) }),
     );
     expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
+  it("accepts an etcd quota from 16Mi to 8Gi, and renders it as --quota-backend-bytes", () => {
+    for (const [quota, bytes] of [
+      ["16Mi", "16777216"],
+      ["8Gi", "8589934592"],
+      ["2G", "2000000000"],
+    ] as const) {
+      const result = loadFleet(edited({ "controlplanes/standard.yaml": withQuota(quota) }));
+      expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+      expect(result.model?.controlPlaneClasses[0]?.spec.etcd.quota).toBe(quota);
+      const etcd = resolveControlPlanes(result.model as FleetModel)[0]?.plane.etcd;
+      expect(etcd?.quotaBytes).toBe(Number(bytes));
+    }
   });
 
   it("accepts a member replacement of a dedicated and of a shared etcd's members, first and last", () => {
