@@ -98,15 +98,14 @@ export async function keepEtcdMembers(
   const errors: string[] = [];
   // Each plan's actions in order, stopping at the first that fails (the next pass plans again).
   const steps = [
-    ...plan.actions.map((action) => () => carryOut(host, plane, action)),
-    ...alarms.actions.map((action) => () => clearAlarm(host, plane, action)),
+    ...plan.actions.map((action) => ({ kind: action.kind, run: () => carryOut(host, plane, action) })),
+    ...alarms.actions.map((action) => ({ kind: action.kind, run: () => clearAlarm(host, plane, action) })),
   ];
-  for (const [i, step] of steps.entries()) {
+  for (const { kind, run } of steps) {
     try {
-      const line = await step();
+      const line = await run();
       if (line) did.push(line);
     } catch (error) {
-      const kind = (plan.actions[i] ?? alarms.actions[i - plan.actions.length])?.kind;
       errors.push(`${kind}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
       break;
     }
@@ -145,19 +144,12 @@ async function clearAlarm(
 ): Promise<string> {
   const namespace = plane.etcd.namespace;
   if (action.kind === "clean") {
-    for (const step of ["compact", "defrag", "disarm"] as const) {
-      const address = { apiVersion: "batch/v1", kind: "Job", namespace, name: alarmJobName(step) };
-      const live = await host.get(address);
-      if (live) await host.delete(address, String(asMap(live.metadata).uid ?? ""));
-    }
+    for (const step of ["compact", "defrag", "disarm"] as const)
+      await deleteJob(host, namespace, alarmJobName(step));
     return CLEAN_LINES[action.why];
   }
   const revision = action.kind === "compact" ? action.revision : undefined;
-  await host
-    .create(etcdAlarmJob(plane, action.kind, action.endpoints, revision), CREDENTIALS_FIELD_MANAGER)
-    .catch((error: unknown) => {
-      if (!(error instanceof MemberApiError && error.code === 409)) throw error;
-    });
+  await createJob(host, etcdAlarmJob(plane, action.kind, action.endpoints, revision));
   if (action.kind === "compact")
     return `compacting the history up to revision ${action.revision} to clear NOSPACE`;
   return action.kind === "defrag"
@@ -357,14 +349,25 @@ async function startJob(
   action: Extract<EtcdAction, { kind: "remove" | "add" }>,
 ): Promise<string> {
   const { kind, member, id, endpoints, request } = action;
-  const job = etcdMemberJob(plane, kind, member, id, endpoints, request);
-  await host.create(job, CREDENTIALS_FIELD_MANAGER).catch((error: unknown) => {
-    if (!(error instanceof MemberApiError && error.code === 409)) throw error;
-  });
+  await createJob(host, etcdMemberJob(plane, kind, member, id, endpoints, request));
   const why = request ? `as EtcdMemberReplacement ${request} asks` : "NotReady";
   return kind === "remove"
     ? `removing ${member} (member ${id}), ${why}, from the etcd to replace it`
     : `adding ${member} back to the etcd`;
+}
+
+// Creates a Job once: one already there (a pass before this one made it) is that step's.
+async function createJob(host: MemberClient, job: JsonMap): Promise<void> {
+  await host.create(job, CREDENTIALS_FIELD_MANAGER).catch((error: unknown) => {
+    if (!(error instanceof MemberApiError && error.code === 409)) throw error;
+  });
+}
+
+// Deletes a Job by name, the one read (by uid), when it is there.
+async function deleteJob(host: MemberClient, namespace: string, name: string): Promise<void> {
+  const address = { apiVersion: "batch/v1", kind: "Job", namespace, name };
+  const live = await host.get(address);
+  if (live) await host.delete(address, String(asMap(live.metadata).uid ?? ""));
 }
 
 // Carries one action out; the line the commit message gets for it, if any.
@@ -406,16 +409,8 @@ async function carryOut(
       return `starting ${action.member} on a new volume to join the etcd`;
     }
     case "finish":
-      for (const step of ["remove", "add"] as const) {
-        const address = {
-          apiVersion: "batch/v1",
-          kind: "Job",
-          namespace,
-          name: replacementJobName(action.member, step, action.id),
-        };
-        const live = await host.get(address);
-        if (live) await host.delete(address, String(asMap(live.metadata).uid ?? ""));
-      }
+      for (const step of ["remove", "add"] as const)
+        await deleteJob(host, namespace, replacementJobName(action.member, step, action.id));
       return `${action.member} replaced: it joined the etcd and is Ready`;
   }
 }
