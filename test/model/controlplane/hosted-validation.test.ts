@@ -685,7 +685,7 @@ describe("hosted control planes: validation", () => {
     expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
   });
 
-  it("accepts an etcd quota from 16Mi to 8Gi, and renders it as --quota-backend-bytes", () => {
+  it("accepts an etcd quota from 16Mi to 8Gi, resolved to the bytes --quota-backend-bytes takes", () => {
     for (const [quota, bytes] of [
       ["16Mi", "16777216"],
       ["8Gi", "8589934592"],
