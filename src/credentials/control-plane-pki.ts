@@ -3,9 +3,18 @@ import { KUBECONFIG_DIR, PKI_SECRETS } from "../manifests/controlplane/pki-layou
 import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { parseDuration } from "../model/duration.js";
+import {
+  authorityData,
+  type Overlap,
+  readOverlap,
+  rolloverDue,
+  startOverlap,
+  trustBundle,
+} from "./ca-rollover.js";
 import { KeptPlans } from "./kept-plans.js";
 import {
   fileKubeconfigText,
+  type GeneratedKubeconfig,
   KUBECONFIG_FILES,
   kubeconfigText,
   readGeneratedKubeconfig,
@@ -21,6 +30,8 @@ import {
   publicKeyFingerprint,
   readIssued,
   signedBy,
+  splitChain,
+  withChain,
 } from "./x509.js";
 
 /** A Secret's data as text, by key. */
@@ -44,54 +55,55 @@ const DAY_MS = 86_400_000;
 /**
  * Brings one hosted control plane's credentials up to date against what its host holds: every
  * missing one is created; a certificate expiring within renewBefore is renewed; one its CA no longer
- * signs, or whose names or server no longer match the control plane's exposure, is re-issued; a CA
- * is renewed (and everything it signed re-issued) only when it expires itself. What is current is
- * kept byte for byte. `etcd` is the etcd CA when another plane sharing the etcd already ensured it.
+ * signs, or whose names or server no longer match the control plane's exposure, is re-issued. A CA
+ * is rolled over once it would no longer outlive a certificate it signs (ca-rollover.ts): a new CA
+ * signs everything again while the previous one stays trusted, and the new one is served
+ * cross-signed by it, until the previous CA expires. What is current is kept byte for byte. `etcd`
+ * is the etcd CA when another plane sharing the etcd already ensured it.
  */
 export async function planCredentials(
   plane: HostedControlPlane,
   existing: ExistingSecrets,
   now: number,
-  etcd?: { readonly ca: Issued; readonly changed: boolean },
+  etcd?: Authority,
 ): Promise<PlaneCredentialPlan> {
   const renewBeforeMs = parseDuration(plane.certificates.renewBefore) ?? 30 * DAY_MS;
   const key = KeptPlans.key(
     plane,
     existing,
-    etcd ? { pem: etcd.ca.certificatePem, changed: etcd.changed } : undefined,
+    etcd ? { pem: etcd.ca.certificatePem + etcd.trustPem + etcd.chainPem, changed: etcd.changed } : undefined,
   );
   const kept = keptPlans.get(key, now);
   if (kept) return kept;
-  const plan = await makePlan(plane, existing, now, renewBeforeMs, etcd);
-  if (plan.writes.length === 0) keptPlans.set(key, plan, firstRenewal(plan.records, renewBeforeMs));
+  const { plan, revisitAt } = await makePlan(plane, existing, now, renewBeforeMs, etcd);
+  if (plan.writes.length === 0) keptPlans.set(key, plan, revisitAt);
   return plan;
 }
 
 /** A plan with the etcd CA it used, which the next plane sharing that etcd is given. */
-export type PlaneCredentialPlan = CredentialPlan & {
-  readonly etcdCa: { readonly ca: Issued; readonly changed: boolean };
-};
+export type PlaneCredentialPlan = CredentialPlan & { readonly etcdCa: Authority };
 
 // Plans that wrote nothing, for up to this many control planes (a few meta clusters' worth).
 const keptPlans = new KeptPlans<PlaneCredentialPlan>(8192);
-
-// When the first credential a plan kept is due for renewal (expiring() turns true).
-function firstRenewal(records: readonly CredentialRecord[], renewBeforeMs: number): number {
-  let first = Number.POSITIVE_INFINITY;
-  for (const { notAfter } of records)
-    if (notAfter !== undefined) first = Math.min(first, Date.parse(notAfter) - renewBeforeMs);
-  return first;
-}
 
 async function makePlan(
   plane: HostedControlPlane,
   existing: ExistingSecrets,
   now: number,
   renewBeforeMs: number,
-  etcd: { readonly ca: Issued; readonly changed: boolean } | undefined,
-): Promise<PlaneCredentialPlan> {
+  etcd: Authority | undefined,
+): Promise<{ plan: PlaneCredentialPlan; revisitAt: number }> {
   const validityMs = parseDuration(plane.certificates.validity) ?? 365 * DAY_MS;
-  const context: Context = { plane, existing, now, validityMs, renewBeforeMs, writes: [], records: [] };
+  const context: Context = {
+    plane,
+    existing,
+    now,
+    validityMs,
+    renewBeforeMs,
+    writes: [],
+    records: [],
+    revisitAt: Number.POSITIVE_INFINITY,
+  };
   const endpoints = controlPlaneEndpoints(plane);
   const { namespace } = plane;
   const ca = await ensureAuthority(context, namespace, PKI_SECRETS.ca.name, `${plane.cluster}-ca`);
@@ -123,7 +135,7 @@ async function makePlan(
     { commonName: "front-proxy-client", usage: "client" },
     frontProxy,
   );
-  const etcdCaPem = { "ca.crt": etcdCa.ca.certificatePem };
+  const etcdCaPem = { "ca.crt": etcdCa.trustPem };
   await leaf(
     PKI_SECRETS.etcdClient.name,
     namespace,
@@ -174,7 +186,7 @@ async function makePlan(
     endpoints.inHost,
     KUBECONFIG_DIR,
   );
-  return { writes: context.writes, records: context.records, etcdCa };
+  return { plan: { writes: context.writes, records: context.records, etcdCa }, revisitAt: context.revisitAt };
 }
 
 interface Context {
@@ -185,12 +197,33 @@ interface Context {
   readonly renewBeforeMs: number;
   readonly writes: { namespace: string; name: string; data: SecretData }[];
   readonly records: CredentialRecord[];
+  /** When a plan that wrote nothing is due to be made again: a renewal, a rollover, an overlap's end. */
+  revisitAt: number;
 }
 
-/** A CA and whether it is new this pass (everything it signs is then re-issued). */
-interface Authority {
+/** A CA, whether it is new this pass (everything it signs is then re-issued), and what it is trusted and served as. */
+export interface Authority {
   readonly ca: Issued;
   readonly changed: boolean;
+  /** What the components trust (ca.crt): the CA, and the previous one during a rollover's overlap. */
+  readonly trustPem: string;
+  /** What follows each certificate it signs in that certificate's file: its cross-signed certificate during an overlap, else nothing. */
+  readonly chainPem: string;
+}
+
+function authorityOf(ca: Issued, overlap: Overlap | undefined, changed: boolean): Authority {
+  return { ca, changed, trustPem: trustBundle(ca, overlap), chainPem: overlap?.crossPem ?? "" };
+}
+
+function revisit(context: Context, at: number): void {
+  context.revisitAt = Math.min(context.revisitAt, at);
+}
+
+function sameData(data: SecretData | undefined, wanted: SecretData): boolean {
+  const keys = Object.keys(wanted);
+  return (
+    data !== undefined && Object.keys(data).length === keys.length && keys.every((k) => data[k] === wanted[k])
+  );
 }
 
 function record(context: Context, entry: CredentialRecord, data?: SecretData): void {
@@ -199,6 +232,7 @@ function record(context: Context, entry: CredentialRecord, data?: SecretData): v
 }
 
 function expiring(context: Context, notAfter: Date): boolean {
+  revisit(context, notAfter.getTime() - context.renewBeforeMs);
   return notAfter.getTime() - context.now <= context.renewBeforeMs;
 }
 
@@ -211,27 +245,53 @@ async function ensureAuthority(
   const data = context.existing.get(`${namespace}/${name}`);
   const current = data ? await readIssued(data["tls.crt"] ?? "", data["tls.key"] ?? "") : undefined;
   const base = { namespace, name };
-  if (current && !expiring(context, current.certificate.notAfter)) {
-    record(context, { ...base, action: "kept", ...facts(current) });
-    return { ca: current, changed: false };
+  const { now, validityMs, renewBeforeMs } = context;
+  if (current && !rolloverDue(current.certificate.notAfter.getTime(), now, validityMs, renewBeforeMs)) {
+    const overlap = await readOverlap(data ?? {}, current, now);
+    revisit(context, current.certificate.notAfter.getTime() - validityMs - renewBeforeMs);
+    if (overlap) revisit(context, overlap.endsAt);
+    // Kept; written again only when its trust bundle is not what it should be (an overlap that ended).
+    const wanted = authorityData(current, overlap);
+    record(
+      context,
+      { ...base, action: "kept", ...facts(current) },
+      sameData(data, wanted) ? undefined : wanted,
+    );
+    return authorityOf(current, overlap, false);
   }
-  // A CA lives ten times as long as what it signs.
+  return newAuthority(context, base, commonName, current, data !== undefined);
+}
+
+// A CA made anew: the first, one rolled over from `current`, or one replacing what did not parse.
+async function newAuthority(
+  context: Context,
+  base: { readonly namespace: string; readonly name: string },
+  commonName: string,
+  current: Issued | undefined,
+  present: boolean,
+): Promise<Authority> {
+  const { now, validityMs } = context;
+  // A CA lives ten times as long as what it signs. A rolled-over one has a name of its own, so a
+  // chain through the cross-signed certificate never mistakes one CA for the other.
+  const day = new Date(now).toISOString().slice(0, 10).replaceAll("-", "");
   const ca = await createCertificateAuthority(
-    { commonName, usage: "ca", validityMs: context.validityMs * 10 },
-    context.now,
+    { commonName: current ? `${commonName}-${day}` : commonName, usage: "ca", validityMs: validityMs * 10 },
+    now,
   );
-  const action = current ? "renewed" : data ? "reissued" : "created";
+  const overlap = await startOverlap(ca, current, now);
+  if (overlap) revisit(context, overlap.endsAt);
+  const action = current ? "renewed" : present ? "reissued" : "created";
   const reason = current
-    ? `expires ${current.certificate.notAfter.toISOString()}`
-    : data
+    ? `expires ${current.certificate.notAfter.toISOString()}${overlap ? ", trusted beside its successor until then" : ""}`
+    : present
       ? "it did not parse"
       : undefined;
   record(
     context,
     { ...base, action, ...(reason ? { reason } : {}), ...facts(ca) },
-    { "tls.crt": ca.certificatePem, "tls.key": ca.key.privatePem },
+    authorityData(ca, overlap),
   );
-  return { ca, changed: true };
+  return authorityOf(ca, overlap, true);
 }
 
 interface Leaf {
@@ -245,8 +305,9 @@ interface Leaf {
 async function ensureLeaf(context: Context, leaf: Leaf): Promise<void> {
   const { namespace, name, request, authority, extra } = leaf;
   const data = context.existing.get(`${namespace}/${name}`);
-  const current = data ? await readIssued(data["tls.crt"] ?? "", data["tls.key"] ?? "") : undefined;
-  const why = await leafTrouble(context, current, authority, request, data !== undefined);
+  const { first, rest } = splitChain(data?.["tls.crt"] ?? "");
+  const current = data ? await readIssued(first, data["tls.key"] ?? "") : undefined;
+  const why = await leafTrouble(context, current, authority, request, data !== undefined, rest);
   const extraCurrent = Object.entries(extra ?? {}).every(([key, value]) => data?.[key] === value);
   if (current && why === undefined && extraCurrent) {
     record(context, { namespace, name, action: "kept", ...facts(current) });
@@ -258,23 +319,31 @@ async function ensureLeaf(context: Context, leaf: Leaf): Promise<void> {
   record(
     context,
     { namespace, name, action, ...(reason ? { reason } : {}), ...facts(issued) },
-    { "tls.crt": issued.certificatePem, "tls.key": issued.key.privatePem, ...extra },
+    {
+      "tls.crt": withChain(issued.certificatePem, authority.chainPem),
+      "tls.key": issued.key.privatePem,
+      ...extra,
+    },
   );
 }
 
-// Why a certificate must be issued again, or undefined when it is current.
+// Why a certificate must be issued again, or undefined when it is current. `chain` is what follows
+// it in its file.
 async function leafTrouble(
   context: Context,
   current: Issued | undefined,
   authority: Authority,
   request: CertificateRequest,
   present: boolean,
+  chain: string,
 ): Promise<string | undefined> {
   if (!current) return present ? "it did not parse" : "missing";
   if (authority.changed || !(await signedBy(current.certificate, authority.ca.certificate)))
     return "its CA changed";
   if (expiring(context, current.certificate.notAfter))
     return `expires ${current.certificate.notAfter.toISOString()}`;
+  if (chain !== authority.chainPem)
+    return authority.chainPem === "" ? "its CA's previous one expired" : "its CA is rolling over";
   const wanted = [...(request.names ?? [])].sort();
   if (JSON.stringify(namesOf(current.certificate)) !== JSON.stringify(wanted))
     return "the names it is reached by changed";
@@ -322,32 +391,47 @@ async function ensureKubeconfig(context: Context, wanted: KubeconfigRequest): Pr
   const { name, server, ca, request } = wanted;
   const data = context.existing.get(`${namespace}/${name}`);
   const current = data?.kubeconfig ? readGeneratedKubeconfig(data.kubeconfig) : undefined;
-  const issued = current ? await readIssued(current.certificatePem, current.keyPem) : undefined;
-  let why = await leafTrouble(context, issued, ca, request, data !== undefined);
-  if (!why && current && (current.server !== server || current.caPem !== ca.ca.certificatePem))
-    why = "its server or CA changed";
+  const chain = splitChain(current?.certificatePem ?? "");
+  const issued = current ? await readIssued(chain.first, current.keyPem) : undefined;
   // Anything but what gitfleet writes (a token, a file, a plugin someone added in the host) goes.
   const written = (content: { certificatePem: string; keyPem: string }) =>
     kubeconfigText({
       cluster: context.plane.cluster,
       server,
-      caPem: ca.ca.certificatePem,
+      caPem: ca.trustPem,
       user: request.commonName,
       ...content,
     });
-  if (!why && current && data?.kubeconfig !== written(current)) why = "it held what gitfleet does not write";
+  const why =
+    (await leafTrouble(context, issued, ca, request, data !== undefined, chain.rest)) ??
+    (current ? kubeconfigTrouble(current, data?.kubeconfig, wanted, written(current)) : undefined);
   if (issued && !why) {
     record(context, { namespace, name, action: "kept", ...facts(issued) });
     return;
   }
   const client = await issueCertificate(request, ca.ca, context.now);
-  const text = written({ certificatePem: client.certificatePem, keyPem: client.key.privatePem });
+  const text = written({
+    certificatePem: withChain(client.certificatePem, ca.chainPem),
+    keyPem: client.key.privatePem,
+  });
   const action: CredentialAction = !data ? "created" : why?.startsWith("expires") ? "renewed" : "reissued";
   record(
     context,
     { namespace, name, action, ...(data && why ? { reason: why } : {}), ...facts(client) },
     { kubeconfig: text },
   );
+}
+
+// Why a kubeconfig whose certificate is current is written again, or undefined when it is kept.
+function kubeconfigTrouble(
+  current: GeneratedKubeconfig,
+  text: string | undefined,
+  { server, ca }: KubeconfigRequest,
+  written: string,
+): string | undefined {
+  if (current.server !== server || current.caPem !== ca.trustPem) return "its server or CA changed";
+  if (text !== written) return "it held what gitfleet does not write";
+  return undefined;
 }
 
 async function ensureFileKubeconfig(
@@ -361,10 +445,9 @@ async function ensureFileKubeconfig(
     { cluster: context.plane.cluster, server, user: request.commonName },
     files,
   );
-  const issued = data
-    ? await readIssued(data[KUBECONFIG_FILES.certificate] ?? "", data[KUBECONFIG_FILES.key] ?? "")
-    : undefined;
-  const why = await fileKubeconfigTrouble(context, data, issued, wanted, text);
+  const chain = splitChain(data?.[KUBECONFIG_FILES.certificate] ?? "");
+  const issued = data ? await readIssued(chain.first, data[KUBECONFIG_FILES.key] ?? "") : undefined;
+  const why = await fileKubeconfigTrouble(context, data, issued, wanted, text, chain.rest);
   if (issued && !why) {
     record(context, { namespace, name, action: "kept", ...facts(issued) });
     return;
@@ -376,8 +459,8 @@ async function ensureFileKubeconfig(
     { namespace, name, action, ...(data && why ? { reason: why } : {}), ...facts(client) },
     {
       kubeconfig: text,
-      [KUBECONFIG_FILES.ca]: ca.ca.certificatePem,
-      [KUBECONFIG_FILES.certificate]: client.certificatePem,
+      [KUBECONFIG_FILES.ca]: ca.trustPem,
+      [KUBECONFIG_FILES.certificate]: withChain(client.certificatePem, ca.chainPem),
       [KUBECONFIG_FILES.key]: client.key.privatePem,
     },
   );
@@ -390,13 +473,14 @@ async function fileKubeconfigTrouble(
   issued: Issued | undefined,
   { ca, request }: KubeconfigRequest,
   text: string,
+  chain: string,
 ): Promise<string | undefined> {
   // A Secret from before kubeconfigs named their files holds the kubeconfig alone.
   if (data && data[KUBECONFIG_FILES.certificate] === undefined)
     return "its kubeconfig is not the one gitfleet writes";
-  const why = await leafTrouble(context, issued, ca, request, data !== undefined);
+  const why = await leafTrouble(context, issued, ca, request, data !== undefined, chain);
   if (why) return why;
-  if (data?.[KUBECONFIG_FILES.ca] !== ca.ca.certificatePem) return "its CA changed";
+  if (data?.[KUBECONFIG_FILES.ca] !== ca.trustPem) return "its CA changed";
   if (data?.kubeconfig !== text) return "its kubeconfig is not the one gitfleet writes";
   return undefined;
 }

@@ -92,6 +92,57 @@ export async function issueCertificate(
 }
 
 /**
+ * `authority`'s certificate signed by `by` instead of itself: the same subject and key, so whatever
+ * `authority` signs also chains to `by`. A CA rollover serves it beside each new leaf, and a client
+ * that trusts only the previous CA keeps verifying the new certificates until `by` expires.
+ */
+export async function crossSign(authority: Issued, by: Issued, now: number): Promise<Issued> {
+  const certificate = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: authority.certificate.subject,
+    issuer: by.certificate.subject,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: by.certificate.notAfter,
+    publicKey: authority.key.keys.publicKey,
+    signingKey: by.key.keys.privateKey,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      ...(await extensionsOf({ commonName: "", usage: "ca", validityMs: 0 }, authority.key.keys.publicKey)),
+      await x509.AuthorityKeyIdentifierExtension.create(by.certificate),
+    ],
+  });
+  return { certificate, certificatePem: certificate.toString("pem"), key: authority.key };
+}
+
+/** A certificate alone, read from PEM; undefined when it does not parse. */
+export function readCertificate(certificatePem: string): x509.X509Certificate | undefined {
+  try {
+    return new x509.X509Certificate(certificatePem);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pem` followed by `chain` (nothing, or more PEM blocks), each block on lines of its own. */
+export function withChain(pem: string, chain: string): string {
+  if (chain === "") return pem;
+  return pem.endsWith("\n") ? pem + chain : `${pem}\n${chain}`;
+}
+
+/**
+ * The first PEM block of a chain and the text after it: a leaf gitfleet wrote during a CA rollover
+ * is followed by its CA's cross-signed certificate.
+ */
+export function splitChain(text: string): { readonly first: string; readonly rest: string } {
+  const end = "-----END CERTIFICATE-----";
+  const at = text.indexOf(end);
+  if (at < 0) return { first: text, rest: "" };
+  const cut = text.indexOf("\n", at + end.length);
+  const split = cut < 0 ? text.length : cut + 1;
+  return { first: text.slice(0, split), rest: text.slice(split) };
+}
+
+/**
  * Reads back a certificate and its key from PEM (a Secret's data); undefined when either does not
  * parse or the key is not the certificate's.
  */

@@ -83,9 +83,7 @@ async function credentialPass(
     const plan = await planCredentials(plane, existing, now, shared);
     for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
     const entry = await withNodeBootstrap(client, plane, now, plan.records);
-    return plane.etcd.mode === "Shared"
-      ? { entry, etcdCa: { ca: plan.etcdCa.ca, changed: false } }
-      : { entry };
+    return plane.etcd.mode === "Shared" ? { entry, etcdCa: { ...plan.etcdCa, changed: false } } : { entry };
   } catch (error) {
     // A failure names what failed, never what a Secret held.
     return {

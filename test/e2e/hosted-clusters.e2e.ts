@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import * as x509 from "@peculiar/x509";
@@ -907,6 +907,115 @@ describe("hosted control planes on a real host", () => {
     commitTree(repo.dir, encode(fleetFiles(version)), "certificates back to the defaults");
     console.log(
       `e2e hosted: pc-1: certificates renewed and served by the running kube-apiserver ${rotatedIn.toFixed(1)} s after the commit, no component restarted`,
+    );
+  });
+
+  it("a CA rolled over keeps a kubeconfig handed out before, the components and the nodes working: both CAs trusted, the new one served cross-signed", async () => {
+    const namespace = NAMESPACE("pc-1");
+    const secretData = async (name: string) =>
+      Object.fromEntries(
+        Object.entries(
+          asMap(asMap(await host.get({ apiVersion: "v1", kind: "Secret", namespace, name })).data),
+        ).map(([key, value]) => [key, Buffer.from(String(value), "base64").toString("utf8")]),
+      );
+    const leafOf = (pem: string) => new X509Certificate(pem).fingerprint256;
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect(
+          { host: "127.0.0.1", port: ports.get("pc-1") as number, rejectUnauthorized: false },
+          () => {
+            resolve(socket.getPeerCertificate().fingerprint256);
+            socket.end();
+          },
+        );
+        socket.on("error", reject);
+      });
+    const pidOf = async (component: string) =>
+      runtime.processOf(namespace, await podName("pc-1", component))?.pid;
+    const pids = {
+      apiServer: await pidOf("kube-apiserver"),
+      controllerManager: await pidOf("kube-controller-manager"),
+    };
+    // A kubeconfig handed out before: it trusts the old CA alone and holds a certificate it signed.
+    const kubeconfigDir = tempDir("gitfleet-handed-out-");
+    const handedOut = join(kubeconfigDir.dir, "pc-1-admin.kubeconfig");
+    writeFileSync(handedOut, (await secretData("admin-kubeconfig")).kubeconfig as string, { mode: 0o600 });
+    const before = (await hostedClient("pc-1")) as MemberClient;
+    const caBefore = (await secretData("ca"))["tls.crt"] as string;
+    // A CA must outlive what it signs: leaves of ten years leave the ten-year CA due at once.
+    classCertificates = "  certificates: { validity: 87600h }\n";
+    const committed = Date.now();
+    commitTree(repo.dir, encode(fleetFiles(version)), "roll pc-1's CAs over");
+    await until("the status branch says pc-1's CAs were rolled over", async () =>
+      gitIn(repo.dir, "log", "--format=%B", "gitfleet/status").includes(
+        "meta-1: credentials of pc-1 renewed: ca, front-proxy-ca, etcd-ca",
+      ),
+    );
+    const ca = await secretData("ca");
+    expect(ca["tls.crt"]).not.toBe(caBefore);
+    expect(ca["previous.crt"]).toBe(caBefore);
+    const serving = (await secretData("apiserver-serving"))["tls.crt"] as string;
+    await until(
+      "kube-apiserver serves the certificate the new CA signed",
+      async () => (await served()) === leafOf(serving),
+      120_000,
+    );
+    const switchedAt = Date.now();
+    const rolledIn = (switchedAt - committed) / 1000;
+    // kubectl (Go's TLS) with the kubeconfig from before: it verifies the new serving certificate
+    // through the cross-signed CA, and the API server still takes its old client certificate.
+    const kubectl = execFileSync("kubectl", ["--kubeconfig", handedOut, "get", "namespaces", "-o", "name"], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    kubeconfigDir.cleanup();
+    expect(kubectl).toContain("namespace/kube-system");
+    expect(asList(asMap(await before.raw("GET", "/api/v1/namespaces")).items).length).toBeGreaterThan(0);
+    const after = (await hostedClient("pc-1")) as MemberClient;
+    expect(asList(asMap(await after.raw("GET", "/api/v1/namespaces")).items).length).toBeGreaterThan(0);
+    // The nodes' kubelets (trusting the old CA from cluster-info, their certificates signed by it)
+    // keep posting their status after the switch.
+    await until(
+      "every pc-1 machine heartbeats after the switch",
+      async () => [...agents.values()].every((agent) => agent.lastBeat > switchedAt),
+      60_000,
+      async () =>
+        JSON.stringify([...agents.values()].map((a) => ({ node: a.node.node, error: a.lastError }))),
+    );
+    // The controller-manager (its kubeconfig's files rewritten) still acts, and writes reach etcd.
+    await after.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "after-rollover" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "after-rollover" } },
+        template: {
+          metadata: { labels: { app: "after-rollover" } },
+          spec: { containers: [{ name: "c", image: "nginx" }] },
+        },
+      },
+    });
+    await until(
+      "the controller-manager made its ReplicaSet",
+      async () =>
+        asList(
+          asMap(
+            await after.raw(
+              "GET",
+              "/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dafter-rollover",
+            ),
+          ).items,
+        ).length === 1,
+    );
+    expect({
+      apiServer: await pidOf("kube-apiserver"),
+      controllerManager: await pidOf("kube-controller-manager"),
+    }).toEqual(pids);
+    classCertificates = "";
+    commitTree(repo.dir, encode(fleetFiles(version)), "certificates back to the defaults");
+    console.log(
+      `e2e hosted: pc-1: CAs rolled over and the new serving certificate served ${rolledIn.toFixed(1)} s after the commit; the kubeconfig from before (kubectl), ${agents.size} nodes and the controller-manager kept working, no component restarted`,
     );
   });
 

@@ -175,7 +175,7 @@ function controllerManager(plane: HostedControlPlane): JsonMap {
         "bind-address": "0.0.0.0",
         "client-ca-file": `${PKI_DIR}/ca.crt`,
         "cluster-name": plane.cluster,
-        "cluster-signing-cert-file": `${PKI_DIR}/ca.crt`,
+        "cluster-signing-cert-file": `${PKI_DIR}/ca-signing.crt`,
         "cluster-signing-key-file": `${PKI_DIR}/ca.key`,
         controllers: "*,bootstrapsigner,tokencleaner",
         kubeconfig,

@@ -31,12 +31,20 @@ export const KUBECONFIG_DIR = "/etc/kubernetes/kubeconfig";
 /** Where a component's kubeconfig is mounted. */
 export const KUBECONFIG_PATH = `${KUBECONFIG_DIR}/kubeconfig`;
 
+/**
+ * A CA Secret's keys besides its certificate (tls.crt), key (tls.key) and trust bundle (ca.crt, the
+ * CA and, while a rollover overlaps, the previous one): the previous CA and the CA cross-signed by
+ * it, during the overlap only. Never mounted: their content reaches components through ca.crt and
+ * the certificate files the CA signs.
+ */
+const ROLLOVER_KEYS = { "previous.crt": undefined, "cross.crt": undefined } as const;
+
 export const PKI_SECRETS = {
   ca: {
     name: "ca",
     in: "control-plane",
     purpose: "cluster CA (signs every client and serving certificate of the hosted cluster)",
-    keys: { "tls.crt": "ca.crt", "tls.key": "ca.key" },
+    keys: { "ca.crt": "ca.crt", "tls.crt": "ca-signing.crt", "tls.key": "ca.key", ...ROLLOVER_KEYS },
   },
   apiServer: {
     name: "apiserver-serving",
@@ -48,7 +56,7 @@ export const PKI_SECRETS = {
     name: "front-proxy-ca",
     in: "control-plane",
     purpose: "front-proxy CA (aggregated APIs)",
-    keys: { "tls.crt": "front-proxy-ca.crt", "tls.key": undefined },
+    keys: { "ca.crt": "front-proxy-ca.crt", "tls.crt": undefined, "tls.key": undefined, ...ROLLOVER_KEYS },
   },
   frontProxyClient: {
     name: "front-proxy-client",
@@ -82,7 +90,7 @@ export const PKI_SECRETS = {
     name: "etcd-ca",
     in: "etcd",
     purpose: "etcd CA (signs etcd's serving certificate and its clients')",
-    keys: { "tls.crt": undefined, "tls.key": undefined },
+    keys: { "ca.crt": undefined, "tls.crt": undefined, "tls.key": undefined, ...ROLLOVER_KEYS },
   },
   adminKubeconfig: {
     name: "admin-kubeconfig",
@@ -142,8 +150,8 @@ export function pkiVolume(name: string, mounted: readonly Mounted[]): JsonMap {
   };
 }
 
-/** The cluster CA's certificate alone. */
-export const CA_CERTIFICATE: Mounted = { secret: PKI_SECRETS.ca, only: ["tls.crt"] };
+/** What the cluster CA is trusted as (ca.crt: the CA, and the previous one during a rollover), without its key. */
+export const CA_CERTIFICATE: Mounted = { secret: PKI_SECRETS.ca, only: ["ca.crt"] };
 
 /** The annotation on the Secrets whose data gitfleet generates in the host (never rendered, never in Git). */
 const GENERATED_CREDENTIALS_ANNOTATION = "gitfleet.io/generated-credentials";

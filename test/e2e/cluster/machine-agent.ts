@@ -14,6 +14,10 @@ export class MachineAgent {
   private readySince = new Date().toISOString();
   /** Every version it was told, in order. */
   readonly upgrades: string[] = [];
+  /** When its last heartbeat was taken by the API server (epoch ms; 0: none yet). */
+  lastBeat = 0;
+  /** Why its last heartbeat failed, when it did. */
+  lastError: string | undefined;
 
   constructor(
     readonly node: JoinedNode,
@@ -26,8 +30,18 @@ export class MachineAgent {
   }
 
   start(): this {
-    void this.beat().catch(() => {});
-    this.timer = setInterval(() => void this.beat().catch(() => {}), this.heartbeatMs);
+    const beat = () =>
+      void this.beat().then(
+        () => {
+          this.lastBeat = Date.now();
+          this.lastError = undefined;
+        },
+        (error: unknown) => {
+          this.lastError = String(error);
+        },
+      );
+    beat();
+    this.timer = setInterval(beat, this.heartbeatMs);
     return this;
   }
 
