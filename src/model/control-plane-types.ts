@@ -95,6 +95,8 @@ export interface ControlPlaneUpgradeBatch {
 /** Hosted control planes moved to a version in reviewed batches (controlplanes/<name>.yaml). */
 export interface ControlPlaneUpgradeSpec {
   readonly version: string;
+  /** The version the batches' dedicated etcds move to, first. */
+  readonly etcd?: { readonly version: string };
   /** Flags that go with the new version, per component, merged over the class's. */
   readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
   readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };

@@ -139,6 +139,8 @@ export function hostedClusters(clusters: readonly Cluster[]): Cluster[] {
  */
 export interface UpgradeOverlay {
   readonly version: string;
+  /** The version a dedicated etcd moves to with it (a shared one moves with its class). */
+  readonly etcd?: { readonly version: string };
   readonly apiServer?: { readonly extraArgs?: Readonly<Record<string, string>> };
   readonly controllerManager?: { readonly extraArgs?: Readonly<Record<string, string>> };
   readonly scheduler?: { readonly extraArgs?: Readonly<Record<string, string>> };
@@ -208,10 +210,7 @@ export function resolveControlPlane(
       upgrade?.controllerManager?.extraArgs,
     ),
     scheduler: component(of.scheduler, 1, spec.version === undefined, upgrade?.scheduler?.extraArgs),
-    etcd: {
-      ...resolveEtcd(name, namespace, spec, of),
-      ...(restore?.phase === "Running" ? { dataDir: restoredDataDir(restore.name) } : {}),
-    },
+    etcd: overlaidEtcd(resolveEtcd(name, namespace, spec, of), upgrade, restore),
     stopped: restore !== undefined && restore.phase !== "Running",
     restore,
     expose: spec.expose,
@@ -224,6 +223,19 @@ export function resolveControlPlane(
       renewBefore: of.certificates?.renewBefore ?? DEFAULT_RENEW_BEFORE,
     },
     nodePools: resolveNodePools(spec.nodePools, apiServer.version),
+  };
+}
+
+// A dedicated etcd at the version a started upgrade batch gives it, on the data a restore made.
+function overlaidEtcd(
+  etcd: ResolvedEtcd,
+  upgrade: UpgradeOverlay | undefined,
+  restore: RestoreOverlay | undefined,
+): ResolvedEtcd {
+  return {
+    ...etcd,
+    ...(upgrade?.etcd && etcd.mode === "Dedicated" ? { version: upgrade.etcd.version } : {}),
+    ...(restore?.phase === "Running" ? { dataDir: restoredDataDir(restore.name) } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import {
   format,
   type KubeVersion,
   minorDistance,
+  parseEtcdVersion,
   parseKubeVersion,
 } from "../../apimachinery/kube-version.js";
 import { resolveControlPlane } from "../controlplane/hosted-control-plane.js";
@@ -13,6 +14,8 @@ import type { RuleContext } from "./rule.js";
  * A ControlPlaneUpgrade must be one Kubernetes can take: its batches name hosted clusters, each at
  * most once across every upgrade, with batch names unique; and its version is at most one minor above
  * each cluster's version otherwise, never a minor below it (a patch back is how an upgrade is undone).
+ * An etcd version it gives moves each cluster's dedicated etcd (never a shared one) at most one minor
+ * above the class's, never below it, and a minor step up allows no rollback.
  */
 export function checkControlPlaneUpgrades(context: RuleContext): void {
   const { model, reporter } = context;
@@ -87,6 +90,58 @@ function checkBatchCluster(context: RuleContext, at: BatchCluster, claimed: Map<
       code: "INVALID_FIELD_COMBINATION",
       message: `${upgrade.spec.version} for cluster "${name}", which runs ${plane?.apiServer.version} otherwise: ${why}`,
     });
+  if (plane && upgrade.spec.etcd) checkEtcdStep(context, at, plane.etcd, upgrade.spec.etcd.version);
+}
+
+// The etcd an upgrade moves with a batch's cluster: dedicated, and a step etcd takes (and undoes).
+function checkEtcdStep(
+  { reporter }: RuleContext,
+  { upgrade, name, index }: BatchCluster,
+  etcd: { readonly mode: string; readonly name: string; readonly version: string },
+  version: string,
+): void {
+  if (etcd.mode === "Shared") {
+    reporter.report({
+      origin: upgrade.origin,
+      path: ["spec", "batches", index[0], "clusters", index[1]],
+      code: "INVALID_FIELD_COMBINATION",
+      message: `cluster "${name}" keeps its data in the shared etcd "${etcd.name}", which the clusters sharing it move together with their class; an upgrade's etcd.version moves dedicated etcds only`,
+    });
+    return;
+  }
+  const from = parseEtcdVersion(etcd.version);
+  const to = parseEtcdVersion(version);
+  if (!from || !to) return;
+  const distance = minorDistance(from, to);
+  const at = { origin: upgrade.origin, code: "INVALID_FIELD_COMBINATION" } as const;
+  const otherwise = `etcd ${version} for cluster "${name}", whose etcd runs ${etcd.version} otherwise`;
+  if (distance < 0)
+    reporter.report({
+      ...at,
+      path: ["spec", "etcd", "version"],
+      message: `${otherwise}: etcd cannot go back a minor version`,
+    });
+  else if (distance > 1)
+    reporter.report({
+      ...at,
+      path: ["spec", "etcd", "version"],
+      message: `${otherwise}: etcd upgrades one minor version at a time`,
+    });
+  else if (distance === 1) {
+    const rollback = upgrade.spec.batches.findIndex((b) => b.rollback === true);
+    const path =
+      upgrade.spec.onFailure === "Rollback"
+        ? ["spec", "onFailure"]
+        : rollback >= 0
+          ? ["spec", "batches", rollback, "rollback"]
+          : undefined;
+    if (path)
+      reporter.report({
+        ...at,
+        path,
+        message: `${otherwise}: a minor step of etcd cannot be rolled back (etcd does not go back a minor version; restore from a snapshot instead)`,
+      });
+  }
 }
 
 // Why an API server cannot go from `from` to `to` in one step: more than one minor up, or a minor down.

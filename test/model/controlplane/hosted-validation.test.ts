@@ -89,6 +89,13 @@ const REPLICATED_PC3 = hostedCluster("pc-3", "host: meta-1\nclass: standard\nexp
 const namedRestore = (name: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: ${name}\nspec:\n  cluster: pc-3\n  snapshot: etcd-backup-1.db\n`;
 
+// controlplanes/cve.yaml: an upgrade to v1.34.2 that also moves etcd to `etcd`, with `extra` spec lines.
+const etcdUpgrade = (etcd: string, batches: string, extra = "") =>
+  upgradeFile("cve", "v1.34.2", batches).replace(
+    "  batches:\n",
+    `  etcd: { version: ${etcd} }\n${extra}  batches:\n`,
+  );
+
 // controlplanes/swap.yaml: an EtcdMemberReplacement of one member.
 const replacementFile = (cluster: string, member: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata:\n  name: swap\nspec:\n  cluster: ${cluster}\n  member: ${member}\n`;
@@ -98,6 +105,30 @@ const withQuota = (quota: string) =>
   replace("    storage: 20Gi\n", `    storage: 20Gi\n    quota: ${quota}\n`);
 
 const CASES: readonly Case[] = [
+  {
+    name: "an upgrade's etcd version for a cluster of a shared etcd",
+    edit: { "controlplanes/cve.yaml": etcdUpgrade("3.6.5-0", "- { name: a, clusters: [pc-1] }") },
+    error: {
+      at: "controlplanes/cve.yaml:9",
+      code: "INVALID_FIELD_COMBINATION",
+      message: 'shared etcd "etcd-a"',
+    },
+  },
+  ...(
+    [
+      ["3.5.21-0", "", "- { name: a, clusters: [pc-3] }", 7, "etcd cannot go back a minor version"],
+      ["3.8.0-0", "", "- { name: a, clusters: [pc-3] }", 7, "etcd upgrades one minor version at a time"],
+      ["3.7.0-0", "", "- { name: a, clusters: [pc-3], rollback: true }", 9, "cannot be rolled back"],
+      ["3.7.0-0", "  onFailure: Rollback\n", "- { name: a, clusters: [pc-3] }", 8, "cannot be rolled back"],
+    ] as const
+  ).map(([etcd, extra, batches, line, message]) => ({
+    name: `an upgrade's etcd ${etcd} from 3.6.4-0${extra || batches.includes("rollback") ? " with a rollback" : ""}`,
+    edit: {
+      "clusters/pc-3.yaml": REPLICATED_PC3,
+      "controlplanes/cve.yaml": etcdUpgrade(etcd, batches, extra),
+    },
+    error: { at: `controlplanes/cve.yaml:${line}`, code: "INVALID_FIELD_COMBINATION" as const, message },
+  })),
   ...(
     [
       ["15Mi", "at least 16Mi"],
@@ -671,6 +702,30 @@ function nodePoolCases(): Case[] {
 }
 
 describe("hosted control planes: validation", () => {
+  it("moves a dedicated etcd with its upgrade batch: a patch that may roll back, or a minor that may not", () => {
+    for (const [etcd, batches] of [
+      ["3.6.5-0", "- { name: a, clusters: [pc-3], rollback: true }"],
+      ["3.6.4-0", "- { name: a, clusters: [pc-3], rollback: true }"],
+      ["3.7.0-0", "- { name: a, clusters: [pc-3] }"],
+    ] as const) {
+      const result = loadFleet(
+        edited({
+          "clusters/pc-3.yaml": REPLICATED_PC3,
+          "controlplanes/cve.yaml": etcdUpgrade(etcd, batches),
+        }),
+      );
+      expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+      const model = result.model as FleetModel;
+      const etcdOf = (versions: ReadonlyMap<string, string>) =>
+        resolveControlPlanes(model, undefined, { versions, restores: new Map() }).find(
+          (e) => e.plane.cluster === "pc-3",
+        )?.plane.etcd.version;
+      // Its batch started: the upgrade's etcd; not started (or rolled back): the class's.
+      expect(etcdOf(new Map([["pc-3", "v1.34.2"]]))).toBe(etcd);
+      expect(etcdOf(new Map())).toBe("3.6.4-0");
+    }
+  });
+
   it("accepts an etcd member replaced after exactly 10s NotReady, and repair turned off", () => {
     for (const repair of ["notReadyFor: 10s", "enabled: false"]) {
       const result = loadFleet(edited({ "controlplanes/standard.yaml": replace("notReadyFor: 5m", repair) }));
