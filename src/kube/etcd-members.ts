@@ -27,6 +27,7 @@ import {
 } from "../model/controlplane/etcd-alarm-plan.js";
 import {
   type EtcdAction,
+  type EtcdMembersInput,
   type EtcdMembersPlan,
   type EtcdMemberView,
   type JobPhase,
@@ -37,6 +38,7 @@ import {
 } from "../model/controlplane/etcd-member-plan.js";
 import { alarmOf, readEtcdMetrics } from "../model/controlplane/etcd-metrics.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { compareStrings } from "../model/file-tree.js";
 import { oneLine } from "../model/one-line.js";
 import type { EtcdMemberReplacement } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
@@ -63,7 +65,7 @@ export async function keepEtcdMembers(
   requests: readonly ReplacementRequest[] = [],
 ): Promise<EtcdRecord> {
   const { etcd } = plane;
-  const [pods, configMap, replacement, alarmJobs] = await Promise.all([
+  const [pods, configMap, { replacement, leaderMove }, alarmJobs] = await Promise.all([
     etcdPods(host, plane),
     host.get({
       apiVersion: "v1",
@@ -89,6 +91,7 @@ export async function keepEtcdMembers(
     knownIds,
     joinExisting: data[INITIAL_STATE_KEY] === "existing",
     replacement,
+    leaderMove,
     requests,
     done: doneRequests(data[REPLACED_KEY]),
     now,
@@ -256,19 +259,31 @@ async function memberView(
   return { ...view, ...metrics, ...(alarm ? { alarm } : {}) };
 }
 
-// The replacement under way, from its Jobs (the first member's, when there would be more).
+// The replacement under way, from its remove and add Jobs (the first member's, when there would be
+// more), and the leadership move that precedes one, from its Job.
 async function replacementOf(
   host: MemberClient,
   plane: HostedControlPlane,
-): Promise<ReplacementView | undefined> {
+): Promise<{ replacement: ReplacementView | undefined; leaderMove: EtcdMembersInput["leaderMove"] }> {
   const jobs = await listIn(host, "batch/v1", "Job", plane.etcd.namespace, ETCD_REPLACEMENT_LABEL);
+  const labelsOf = (job: JsonMap) => asMap(asMap(job.metadata).labels);
+  const moving = jobs
+    .filter((job) => labelsOf(job)[ETCD_REPLACEMENT_STEP_LABEL] === "move-leader")
+    .map((job) => ({ member: String(labelsOf(job)[ETCD_REPLACEMENT_LABEL]), phase: jobPhase(job) }))
+    .sort((a, b) => compareStrings(a.member, b.member))[0];
+  return { replacement: replacementFrom(jobs), leaderMove: moving };
+}
+
+function replacementFrom(jobs: readonly JsonMap[]): ReplacementView | undefined {
   const byMember = new Map<string, JsonMap[]>();
   for (const job of jobs) {
-    const member = asMap(asMap(job.metadata).labels)[ETCD_REPLACEMENT_LABEL];
-    if (typeof member !== "string") continue;
+    const labels = asMap(asMap(job.metadata).labels);
+    const member = labels[ETCD_REPLACEMENT_LABEL];
+    const kind = labels[ETCD_REPLACEMENT_STEP_LABEL];
+    if (typeof member !== "string" || (kind !== "remove" && kind !== "add")) continue;
     byMember.set(member, [...(byMember.get(member) ?? []), job]);
   }
-  const [member] = [...byMember.keys()].sort();
+  const [member] = [...byMember.keys()].sort(compareStrings);
   if (member === undefined) return undefined;
   const step = (name: string) =>
     byMember.get(member)?.find((j) => asMap(asMap(j.metadata).labels)[ETCD_REPLACEMENT_STEP_LABEL] === name);
@@ -385,6 +400,15 @@ async function carryOut(
     case "remove":
     case "add":
       return startJob(host, plane, action);
+    case "moveLeader": {
+      const { member, id, to, toId, endpoints, request } = action;
+      await createJob(host, etcdMemberJob(plane, "move-leader", member, id, endpoints, request, toId));
+      const why = request ? `, as EtcdMemberReplacement ${request} asks` : "";
+      return `moving leadership from ${member} to ${to} (member ${toId}) before replacing it${why}`;
+    }
+    case "forgetMove":
+      await deleteJob(host, namespace, replacementJobName(action.member, "move-leader", action.id));
+      return `${action.member} leads the etcd again: moving leadership again`;
     case "wipe": {
       // The pod's uid goes on the add Job first: a pass that stops after it deletes only that pod.
       await host.mergePatch(
@@ -409,7 +433,7 @@ async function carryOut(
       return `starting ${action.member} on a new volume to join the etcd`;
     }
     case "finish":
-      for (const step of ["remove", "add"] as const)
+      for (const step of ["move-leader", "remove", "add"] as const)
         await deleteJob(host, namespace, replacementJobName(action.member, step, action.id));
       return `${action.member} replaced: it joined the etcd and is Ready`;
   }

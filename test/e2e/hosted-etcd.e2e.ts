@@ -308,52 +308,65 @@ describe("a three-member etcd with the real binaries", () => {
       expect(log).toContain(step);
   });
 
-  it("a commit asks to replace a Ready member: it is replaced once, with writes going on, and recorded as done", async () => {
-    const leaders = await Promise.all(MEMBERS.map((m) => metric(m, "etcd_server_is_leader")));
-    const asked = MEMBERS.find((_, i) => leaders[i] === 0) as string;
-    const oldId = String(asMap(asMap(etcdStatus().members)[asked]).id);
-    const before = (await configMapsWritten()).length;
-    const writer = startWriter(hosted);
-    const committed = Date.now();
-    commitTree(
-      repo.dir,
-      encode({
-        ...files,
-        "controlplanes/swap.yaml": `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata: { name: swap }\nspec: { cluster: ${CLUSTER}, member: ${asked} }\n`,
-      }),
-      `replace ${asked}`,
-    );
-    await until(`${asked} replaced as asked`, async () => {
-      const status = etcdStatus();
-      const member = asMap(asMap(status.members)[asked]);
-      return (
-        (await readyMembers()).length === 3 &&
-        typeof member.id === "string" &&
-        member.id !== oldId &&
-        asMap(status.requests).swap === "Done"
+  it.each([
+    ["a Ready follower", 0, "swap"],
+    ["the leader", 1, "swap-leader"],
+  ] as const)(
+    "a commit asks to replace %s: it is replaced once, with writes going on, and recorded as done",
+    async (which, leading, request) => {
+      const leaders = await Promise.all(MEMBERS.map((m) => metric(m, "etcd_server_is_leader")));
+      const asked = MEMBERS.find((_, i) => leaders[i] === leading) as string;
+      const oldId = String(asMap(asMap(etcdStatus().members)[asked]).id);
+      const before = (await configMapsWritten()).length;
+      const writer = startWriter(hosted);
+      const committed = Date.now();
+      commitTree(
+        repo.dir,
+        encode({
+          ...files,
+          [`controlplanes/${request}.yaml`]: `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata: { name: ${request} }\nspec: { cluster: ${CLUSTER}, member: ${asked} }\n`,
+        }),
+        `replace ${asked}`,
       );
-    });
-    const replacedAt = Date.now();
-    await writer.stop();
-    console.log(
-      `e2e hosted etcd: commit asking to replace ${asked} (Ready) → replaced and Ready ${((replacedAt - committed) / 1000).toFixed(1)} s; ${writer.written()} writes meanwhile, ${writer.failed().length} failed`,
-    );
-    // Only the write in flight to the member as it leaves may fail (its connection closes).
-    expect(writer.failed().filter((f) => !/Unavailable/.test(f.error))).toEqual([]);
-    expect(writer.failed().length).toBeLessThanOrEqual(1);
-    expect((await configMapsWritten()).length).toBe(before + writer.written());
-    // Done once: the host records it, and later passes start no other replacement.
-    const members = asMap(
-      await meta.client.raw("GET", `/api/v1/namespaces/${NAMESPACE}/configmaps/etcd-members`),
-    );
-    expect(asMap(members.data).replaced).toBe("swap");
-    const newId = String(asMap(asMap(etcdStatus().members)[asked]).id);
-    for (let round = 0; round < 3; round++) await controller.round();
-    expect(etcdStatus().replacing).toBeUndefined();
-    expect(String(asMap(asMap(etcdStatus().members)[asked]).id)).toBe(newId);
-    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
-    expect(log).toContain(`removing ${asked} (member ${oldId}), as EtcdMemberReplacement swap asks`);
-  });
+      await until(`${asked} replaced as asked`, async () => {
+        const status = etcdStatus();
+        const member = asMap(asMap(status.members)[asked]);
+        return (
+          (await readyMembers()).length === 3 &&
+          typeof member.id === "string" &&
+          member.id !== oldId &&
+          asMap(status.requests)[request] === "Done"
+        );
+      });
+      const replacedAt = Date.now();
+      await writer.stop();
+      console.log(
+        `e2e hosted etcd: commit asking to replace ${asked} (${which}) → replaced and Ready ${((replacedAt - committed) / 1000).toFixed(1)} s; ${writer.written()} writes meanwhile, ${writer.failed().length} failed${writer
+          .failed()
+          .map((f) => `: ${f.error.slice(0, 200)}`)
+          .join("")}`,
+      );
+      // Only the write in flight to the member as it leaves may fail (its connection closes, or
+      // leadership passes on under it).
+      expect(writer.failed().filter((f) => !/Unavailable|leader changed/.test(f.error))).toEqual([]);
+      expect(writer.failed().length).toBeLessThanOrEqual(1);
+      expect((await configMapsWritten()).length).toBe(before + writer.written());
+      // Done once: the host records it, and later passes start no other replacement.
+      const members = asMap(
+        await meta.client.raw("GET", `/api/v1/namespaces/${NAMESPACE}/configmaps/etcd-members`),
+      );
+      expect(asMap(members.data).replaced).toBe(request);
+      const newId = String(asMap(asMap(etcdStatus().members)[asked]).id);
+      for (let round = 0; round < 3; round++) await controller.round();
+      expect(etcdStatus().replacing).toBeUndefined();
+      expect(String(asMap(asMap(etcdStatus().members)[asked]).id)).toBe(newId);
+      const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+      expect(log).toContain(`removing ${asked} (member ${oldId}), as EtcdMemberReplacement ${request} asks`);
+      // A leader hands leadership on before it is removed; a follower does not.
+      const moved = log.includes(`moving leadership from ${asked} to `);
+      expect(moved).toBe(leading === 1);
+    },
+  );
 
   it("the scheduled defragmentation runs against every member (etcdctl defrag --cluster)", async () => {
     // Every minute since the members formed; the CronJob keeps its last three that succeeded.

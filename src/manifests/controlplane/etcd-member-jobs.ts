@@ -15,10 +15,11 @@ export const WIPED_POD_ANNOTATION = "gitfleet.io/etcd-wiped-pod";
 /** The annotation of a replacement Job naming the EtcdMemberReplacement that asked for it. */
 export const REPLACEMENT_REQUEST_ANNOTATION = "gitfleet.io/etcd-replacement-request";
 
-export type ReplacementStep = "remove" | "add";
+export type ReplacementStep = "move-leader" | "remove" | "add";
 
 /**
- * A Job of a member replacement, run once (its pod retried twice): `etcdctl member remove <id>`, or
+ * A Job of a member replacement, run once (its pod retried twice): `etcdctl move-leader <to>` (the
+ * member leads the etcd; `to` is the member ID leadership goes to), `etcdctl member remove <id>`, or
  * `etcdctl member add <member> --peer-urls=<its peer URL>`, against the members named in `endpoints`,
  * with the etcd's client certificate. Named by step, ordinal and member ID, so each step of one
  * replacement is one Job however many passes ask for it; annotated with the EtcdMemberReplacement
@@ -31,6 +32,7 @@ export function etcdMemberJob(
   id: string,
   endpoints: readonly string[],
   request?: string,
+  to?: string,
 ): JsonMap {
   const { etcd } = plane;
   const labels = {
@@ -39,9 +41,11 @@ export function etcdMemberJob(
     [ETCD_REPLACEMENT_STEP_LABEL]: step,
   };
   const command =
-    step === "remove"
-      ? ["member", "remove", id]
-      : ["member", "add", member, `--peer-urls=${etcdMemberUrl(etcd, member, "peer")}`];
+    step === "move-leader"
+      ? ["move-leader", to ?? ""]
+      : step === "remove"
+        ? ["member", "remove", id]
+        : ["member", "add", member, `--peer-urls=${etcdMemberUrl(etcd, member, "peer")}`];
   const job = etcdctlJob(plane, replacementJobName(member, step, id), labels, step, endpoints, command);
   const metadata = job.metadata as JsonMap;
   metadata.annotations = {
@@ -117,7 +121,7 @@ function etcdctlJob(
   };
 }
 
-/** etcd-<step>-<ordinal>-<member ID>: within 63 characters for any member of 3 or 5. */
+/** etcd-<step>-<ordinal>-<member ID>: within 63 characters (35 at most) for any member of 3 or 5. */
 export function replacementJobName(member: string, step: ReplacementStep, id: string): string {
   const ordinal = /-(\d+)$/.exec(member)?.[1] ?? "0";
   return `etcd-${step}-${ordinal}-${id}`;

@@ -61,6 +61,8 @@ export interface EtcdMembersInput {
   readonly requests: readonly ReplacementRequest[];
   /** The requests carried out, as the host's ConfigMap <etcd>-members records them. */
   readonly done: readonly string[];
+  /** A leadership move's Job, when there is one: the member it moves leadership from, and its phase. */
+  readonly leaderMove?: { readonly member: string; readonly phase: JobPhase } | undefined;
   readonly now: number;
 }
 
@@ -91,6 +93,21 @@ export type EtcdAction =
       readonly endpoints: readonly string[];
       readonly request?: string | undefined;
     }
+  /**
+   * Run `etcdctl move-leader <toId>` against the ready members: the member to replace leads the etcd,
+   * and is removed only once another leads it (so its removal costs no election).
+   */
+  | {
+      readonly kind: "moveLeader";
+      readonly member: string;
+      readonly id: string;
+      readonly to: string;
+      readonly toId: string;
+      readonly endpoints: readonly string[];
+      readonly request?: string | undefined;
+    }
+  /** Delete a leadership move's Job that completed while the member still leads: the next pass moves it again. */
+  | { readonly kind: "forgetMove"; readonly member: string; readonly id: string }
   /** Record the pod's uid on the replacement, then delete the member's volume claim and that pod. */
   | { readonly kind: "wipe"; readonly member: string; readonly id: string; readonly podUid: string }
   /** The member is back, Ready: remove the replacement's Jobs. */
@@ -129,6 +146,8 @@ export function quorumOf(replicas: number): number {
  *   catches up with the others. Each step is a Job (remove, add) or a write recorded on the add Job
  *   before it is made, so a pass that stops halfway is taken up by the next. A failed Job holds the
  *   replacement, named in the status, until it is deleted.
+ * - **Leadership first**: a Ready member to replace that leads the etcd hands leadership to another
+ *   Ready member (`etcdctl move-leader`, a Job) before it is removed, so the removal costs no election.
  * - **Replace on request**: an EtcdMemberReplacement of the fleet repo replaces its member the same
  *   way, Ready or not and whether repair is on or not, under the same rules, after any member due for
  *   repair. Once the member is back, every request for it is recorded as done in the host (before its
@@ -237,11 +256,54 @@ function startReplacement(
       actions: [],
       held: `${why}, and its member ID was never seen (it never reported Ready): it is not replaced`,
     };
+  if (members.some((m) => m.name === member && m.ready === "True" && m.leader === true))
+    return moveLeadership(input, { member, id, request, why }, ready);
   return {
     actions: [
       { kind: "remove", member, id, endpoints: ready.map((m) => m.name), ...(request ? { request } : {}) },
     ],
     replacing: { member, step: "removing" },
+  };
+}
+
+// The member to replace leads the etcd: hand leadership to the first other Ready member whose ID is
+// known, by a Job; the removal starts once the member's metrics say it no longer leads.
+function moveLeadership(
+  input: EtcdMembersInput,
+  { member, id, request, why }: { member: string; id: string; request: string | undefined; why: string },
+  ready: readonly EtcdMemberView[],
+): Step {
+  const replacing = { member, step: "moving leadership" };
+  const to = ready
+    .map((m) => ({ name: m.name, id: m.id ?? input.knownIds[m.name] }))
+    .find((m): m is { name: string; id: string } => m.id !== undefined);
+  if (to === undefined)
+    return {
+      actions: [],
+      held: `${why}, but it leads the etcd and no other Ready member's ID is known to hand leadership to`,
+    };
+  const phase = input.leaderMove?.member === member ? input.leaderMove.phase : undefined;
+  if (phase === "Failed")
+    return {
+      actions: [],
+      replacing: { member, step: "moving leadership failed" },
+      held: `replacing ${member}: the move-leader Job failed; delete the etcd's replacement Jobs (gitfleet.io/etcd-replacement=${member}) to start again`,
+    };
+  if (phase === "Running") return { actions: [], replacing };
+  if (phase === "Complete") return { actions: [{ kind: "forgetMove", member, id }], replacing };
+  return {
+    actions: [
+      {
+        kind: "moveLeader",
+        member,
+        id,
+        to: to.name,
+        toId: to.id,
+        endpoints: [member, ...ready.map((m) => m.name)],
+        ...(request ? { request } : {}),
+      },
+    ],
+    replacing,
   };
 }
 

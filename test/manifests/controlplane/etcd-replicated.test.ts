@@ -93,20 +93,32 @@ describe("a replicated etcd", () => {
       );
   });
 
-  it.each<["remove" | "add", string[]]>([
+  it.each<["move-leader" | "remove" | "add", string[]]>([
+    ["move-leader", ["move-leader", "8e9e05c52164694d"]],
     ["remove", ["member", "remove", "2737ecedbf2a9065"]],
     ["add", ["member", "add", "etcd-2", "--peer-urls=https://etcd-2.etcd.gitfleet-cp-pc-1.svc:2380"]],
-  ])("has a member %s Job against the Ready members, with the etcd's client certificate", (step, command) => {
-    const job = etcdMemberJob(plane(3), step, "etcd-2", "2737ecedbf2a9065", ["etcd-0", "etcd-1"]);
-    expect(asMap(job.metadata).name).toBe(`etcd-${step}-2-2737ecedbf2a9065`);
-    const args = asList(container(job).args).map(String);
-    expect(args[0]).toBe(
-      "--endpoints=https://etcd-0.etcd.gitfleet-cp-pc-1.svc:2379,https://etcd-1.etcd.gitfleet-cp-pc-1.svc:2379",
-    );
-    expect(args.slice(-command.length)).toEqual(command);
-    expect(asMap(asMap(asMap(job.spec).template).spec).restartPolicy).toBe("Never");
-    expect(String(asMap(asMap(job.metadata).name)).length).toBeLessThanOrEqual(63);
-  });
+  ])(
+    "has a member's %s Job against the Ready members, with the etcd's client certificate",
+    (step, command) => {
+      const job = etcdMemberJob(
+        plane(3),
+        step,
+        "etcd-2",
+        "2737ecedbf2a9065",
+        ["etcd-0", "etcd-1"],
+        undefined,
+        "8e9e05c52164694d",
+      );
+      expect(asMap(job.metadata).name).toBe(`etcd-${step}-2-2737ecedbf2a9065`);
+      const args = asList(container(job).args).map(String);
+      expect(args[0]).toBe(
+        "--endpoints=https://etcd-0.etcd.gitfleet-cp-pc-1.svc:2379,https://etcd-1.etcd.gitfleet-cp-pc-1.svc:2379",
+      );
+      expect(args.slice(-command.length)).toEqual(command);
+      expect(asMap(asMap(asMap(job.spec).template).spec).restartPolicy).toBe("Never");
+      expect(String(asMap(asMap(job.metadata).name)).length).toBeLessThanOrEqual(63);
+    },
+  );
 
   it.each<["defrag" | "disarm", string[]]>([
     ["defrag", ["--command-timeout=5m", "defrag", "--cluster"]],

@@ -47,6 +47,9 @@ function steps(actions: readonly EtcdAction[]): string[] {
     if (a.kind === "remove" || a.kind === "add")
       return [`${a.kind} ${a.member} ${a.id} via ${a.endpoints.join(",")}`];
     if (a.kind === "wipe") return [`wipe ${a.member} pod ${a.podUid}`];
+    if (a.kind === "moveLeader")
+      return [`move-leader ${a.member} to ${a.to} ${a.toId} via ${a.endpoints.join(",")}`];
+    if (a.kind === "forgetMove") return [`forget move ${a.member}`];
     return [`finish ${a.member}`];
   });
 }
@@ -283,6 +286,87 @@ describe("a member replaced because an EtcdMemberReplacement asks", () => {
     expect(steps(plan.actions)).toEqual([]);
     expect(plan.held).toBe(held);
     expect(plan.requests).toEqual({ "disk-swap": "Waiting" });
+  });
+
+  it.each<[string, EtcdMembersInput["leaderMove"], EtcdMemberView[], string[], string, string | undefined]>([
+    [
+      "hands leadership to the first other Ready member before anything else",
+      undefined,
+      [member("etcd-0"), member("etcd-1", { leader: true }), member("etcd-2")],
+      ["move-leader etcd-1 to etcd-0 a0 via etcd-1,etcd-0,etcd-2"],
+      "moving leadership",
+      undefined,
+    ],
+    [
+      "to a Ready member whose metrics were not read, by the ID last seen",
+      undefined,
+      [member("etcd-0", { id: undefined }), member("etcd-1", { leader: true }), member("etcd-2")],
+      ["move-leader etcd-1 to etcd-0 a0 via etcd-1,etcd-0,etcd-2"],
+      "moving leadership",
+      undefined,
+    ],
+    [
+      "waits while the move runs",
+      { member: "etcd-1", phase: "Running" },
+      [member("etcd-0"), member("etcd-1", { leader: true }), member("etcd-2")],
+      [],
+      "moving leadership",
+      undefined,
+    ],
+    [
+      "moves again when leadership came back after a move that completed",
+      { member: "etcd-1", phase: "Complete" },
+      [member("etcd-0"), member("etcd-1", { leader: true }), member("etcd-2")],
+      ["forget move etcd-1"],
+      "moving leadership",
+      undefined,
+    ],
+    [
+      "is held by a move that failed",
+      { member: "etcd-1", phase: "Failed" },
+      [member("etcd-0"), member("etcd-1", { leader: true }), member("etcd-2")],
+      [],
+      "moving leadership failed",
+      "replacing etcd-1: the move-leader Job failed; delete the etcd's replacement Jobs (gitfleet.io/etcd-replacement=etcd-1) to start again",
+    ],
+    [
+      "removes it once another leads (the completed move stays until the replacement ends)",
+      { member: "etcd-1", phase: "Complete" },
+      [member("etcd-0", { leader: true }), member("etcd-1", { leader: false }), member("etcd-2")],
+      ["remove etcd-1 a1 via etcd-0,etcd-2"],
+      "removing",
+      undefined,
+    ],
+    [
+      "removes it when its metrics do not say it leads (a member unread is not held forever)",
+      undefined,
+      [member("etcd-0"), member("etcd-1", { leader: undefined }), member("etcd-2")],
+      ["remove etcd-1 a1 via etcd-0,etcd-2"],
+      "removing",
+      undefined,
+    ],
+  ])("a requested member that leads the etcd: %s", (_name, leaderMove, members, expected, step, held) => {
+    const plan = planEtcdMembers(input({ members, leaderMove, requests: [ask("disk-swap", "etcd-1")] }));
+    expect(steps(plan.actions)).toEqual(expected);
+    expect(plan.replacing).toEqual({ member: "etcd-1", step });
+    expect(plan.held).toBe(held);
+    expect(plan.requests).toEqual({ "disk-swap": "Replacing" });
+    expect(plan.moving).toBe(true);
+  });
+
+  it("holds a leader with no other Ready member's ID to hand leadership to", () => {
+    const members = [
+      member("etcd-0", { id: undefined }),
+      member("etcd-1", { leader: true }),
+      member("etcd-2", { id: undefined }),
+    ];
+    const plan = planEtcdMembers(
+      input({ members, knownIds: { "etcd-1": "a1" }, requests: [ask("disk-swap", "etcd-1")] }),
+    );
+    expect(steps(plan.actions)).toEqual([]);
+    expect(plan.held).toBe(
+      "EtcdMemberReplacement disk-swap asks to replace etcd-1, but it leads the etcd and no other Ready member's ID is known to hand leadership to",
+    );
   });
 
   it("does nothing for a request done, and keeps only the done requests still asked for", () => {
