@@ -14,7 +14,7 @@ import { git } from "./fleet-repo.js";
  * hosted cluster a single-member etcd, one API server, one controller-manager and one scheduler.
  * For each N, on a fresh host: t, the commit that adds the N clusters → each hosted API server
  * answers /readyz with the admin kubeconfig gitfleet wrote; u, the approving commit of one batch
- * upgrading all N (the previous patch release → the tier's) → each cluster's components all run the
+ * upgrading all N (the minor release before the tier's → the tier's) → each cluster's components all run the
  * new version, Ready; the resident memory of the control planes' processes (per control plane); and
  * the host's objects per control plane. Prints figures; asserts nothing.
  */
