@@ -59,6 +59,19 @@ export interface ControlPlaneComponentSpec {
   readonly extraArgs?: Readonly<Record<string, string>>;
 }
 
+/** kube-proxy's mode in a hosted cluster's nodes. */
+export type KubeProxyMode = "iptables" | "ipvs" | "nftables";
+
+/** The pod network a class renders into its hosted clusters. */
+export interface CniSpec {
+  readonly plugin: "flannel";
+  readonly podCIDR: string;
+  readonly backend?: "vxlan" | "host-gw" | "wireguard";
+  readonly registry?: string;
+  readonly version?: string;
+  readonly pluginVersion?: string;
+}
+
 /** What every hosted control plane of a class runs (controlplanes/<name>.yaml). */
 export interface ControlPlaneClassSpec {
   readonly version: string;
@@ -78,7 +91,11 @@ export interface ControlPlaneClassSpec {
     readonly repair?: { readonly enabled?: boolean; readonly notReadyFor?: string };
   };
   readonly certificates?: { readonly validity?: string; readonly renewBefore?: string };
-  readonly addons?: { readonly coreDNS?: { readonly version?: string; readonly replicas?: number } };
+  readonly addons?: {
+    readonly coreDNS?: { readonly version?: string; readonly replicas?: number };
+    readonly kubeProxy?: { readonly mode?: KubeProxyMode };
+    readonly cni?: CniSpec;
+  };
 }
 
 export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;

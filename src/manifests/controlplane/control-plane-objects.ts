@@ -169,7 +169,10 @@ function controllerManager(plane: HostedControlPlane): JsonMap {
     requests: { cpu: "100m", memory: "128Mi" },
     args: componentArgs(
       {
-        "allocate-node-cidrs": "false",
+        // With a pod network gitfleet renders, each node gets a /24 of its range (flannel reads it).
+        ...(plane.cni
+          ? { "allocate-node-cidrs": "true", "cluster-cidr": plane.cni.podCIDR, "node-cidr-mask-size": "24" }
+          : { "allocate-node-cidrs": "false" }),
         "authentication-kubeconfig": kubeconfig,
         "authorization-kubeconfig": kubeconfig,
         "bind-address": "0.0.0.0",

@@ -29,6 +29,7 @@ import type {
 } from "../../model/types.js";
 import { allBuilt } from "../app-builds.js";
 import { addonObjects } from "./addon-objects.js";
+import { cniObjects } from "./cni-objects.js";
 import { controlPlaneObjects } from "./control-plane-objects.js";
 import { sharedEtcdObjects } from "./etcd-objects.js";
 import { kubeProxyObjects } from "./kube-proxy-objects.js";
@@ -161,9 +162,12 @@ function generatedApp(
 // Each hosted cluster's addons, built for it alone (its Service range, its class's CoreDNS).
 function addonsApp(planes: readonly { plane: HostedControlPlane; cluster: Cluster }[]): App {
   const targets: BuildTarget[] = planes.map(({ plane, cluster }) => {
-    const objects = [...addonObjects(plane), ...nodeBootstrapObjects(plane), ...kubeProxyObjects(plane)].map(
-      (object) => generatedResource(ADDONS_APP, object, cluster),
-    );
+    const objects = [
+      ...addonObjects(plane),
+      ...nodeBootstrapObjects(plane),
+      ...kubeProxyObjects(plane),
+      ...cniObjects(plane),
+    ].map((object) => generatedResource(ADDONS_APP, object, cluster));
     return {
       name: plane.cluster,
       clusterName: plane.cluster,

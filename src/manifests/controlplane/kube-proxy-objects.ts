@@ -46,7 +46,7 @@ export function kubeProxyObjects(plane: HostedControlPlane): JsonMap[] {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: "kube-proxy", namespace: NAMESPACE, labels: { ...labels } },
-      data: { "config.conf": proxyConfiguration(), "kubeconfig.conf": proxyKubeconfig(server) },
+      data: { "config.conf": proxyConfiguration(plane), "kubeconfig.conf": proxyKubeconfig(server) },
     },
     {
       apiVersion: "apps/v1",
@@ -93,14 +93,16 @@ export function kubeProxyObjects(plane: HostedControlPlane): JsonMap[] {
   ];
 }
 
-function proxyConfiguration(): string {
+// The class's mode; with a pod network gitfleet renders, its range (traffic from outside it is masqueraded).
+function proxyConfiguration(plane: HostedControlPlane): string {
   return `${JSON.stringify(
     {
       apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
       kind: "KubeProxyConfiguration",
       bindAddress: "0.0.0.0",
       clientConnection: { kubeconfig: `${CONFIG_DIR}/kubeconfig.conf` },
-      mode: "iptables",
+      ...(plane.cni ? { clusterCIDR: plane.cni.podCIDR } : {}),
+      mode: plane.kubeProxy.mode,
     },
     null,
     2,

@@ -2,10 +2,12 @@ import { parseQuantity } from "../../apimachinery/quantity.js";
 import { parseDuration } from "../duration.js";
 import type {
   Cluster,
+  CniSpec,
   ControlPlaneClass,
   ControlPlaneSpec,
   FleetModel,
   HostedPlaneStates,
+  KubeProxyMode,
   Labels,
   RestoreOverlay,
 } from "../types.js";
@@ -35,10 +37,31 @@ export interface HostedControlPlane {
   readonly restore: RestoreOverlay | undefined;
   readonly expose: ControlPlaneSpec["expose"];
   readonly coreDNS: { readonly version: string; readonly replicas: number };
+  readonly kubeProxy: { readonly mode: KubeProxyMode };
+  /** The pod network gitfleet renders into the hosted cluster, if the class asks for one. */
+  readonly cni: ResolvedCni | undefined;
   readonly certificates: { readonly validity: string; readonly renewBefore: string };
   /** The cluster's worker node pools, which join by TLS bootstrapping. */
   readonly nodePools: readonly ResolvedNodePool[];
 }
+
+/** A class's pod network with its defaults. */
+export interface ResolvedCni {
+  readonly plugin: "flannel";
+  readonly podCIDR: string;
+  readonly backend: "vxlan" | "host-gw" | "wireguard";
+  readonly registry: string;
+  readonly version: string;
+  readonly pluginVersion: string;
+}
+
+/** Flannel's images and backend unless the class says otherwise. */
+export const DEFAULT_FLANNEL = {
+  registry: "ghcr.io/flannel-io",
+  version: "v0.26.7",
+  pluginVersion: "v1.6.2-flannel1",
+  backend: "vxlan",
+} as const;
 
 export interface ResolvedComponent {
   readonly version: string;
@@ -218,11 +241,25 @@ export function resolveControlPlane(
       version: of.addons?.coreDNS?.version ?? DEFAULT_COREDNS_VERSION,
       replicas: of.addons?.coreDNS?.replicas ?? 2,
     },
+    kubeProxy: { mode: of.addons?.kubeProxy?.mode ?? "iptables" },
+    cni: resolveCni(of.addons?.cni),
     certificates: {
       validity: of.certificates?.validity ?? DEFAULT_VALIDITY,
       renewBefore: of.certificates?.renewBefore ?? DEFAULT_RENEW_BEFORE,
     },
     nodePools: resolveNodePools(spec.nodePools, apiServer.version),
+  };
+}
+
+function resolveCni(cni: CniSpec | undefined): ResolvedCni | undefined {
+  if (!cni) return undefined;
+  return {
+    plugin: cni.plugin,
+    podCIDR: cni.podCIDR,
+    backend: cni.backend ?? DEFAULT_FLANNEL.backend,
+    registry: cni.registry ?? DEFAULT_FLANNEL.registry,
+    version: cni.version ?? DEFAULT_FLANNEL.version,
+    pluginVersion: cni.pluginVersion ?? DEFAULT_FLANNEL.pluginVersion,
   };
 }
 

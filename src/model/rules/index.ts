@@ -15,6 +15,7 @@ import { checkManifestSchemas } from "./manifest-schemas.js";
 import { checkNodePools } from "./node-pools.js";
 import { checkNotifications } from "./notifications.js";
 import { checkPlacementPriority } from "./placement-priority.js";
+import { checkPodNetworks } from "./pod-networks.js";
 import { checkReferences } from "./references.js";
 import type { Rule, RuleContext } from "./rule.js";
 import { checkScaleTargets } from "./scale-targets.js";
@@ -43,6 +44,7 @@ export const RULES: readonly Rule[] = [
   checkSchedulerProfiles,
   checkHostedControlPlanes,
   checkNodePools,
+  checkPodNetworks,
   checkControlPlaneUpgrades,
   checkEtcdRestores,
   checkEtcdMemberReplacements,

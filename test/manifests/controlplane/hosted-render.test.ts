@@ -117,6 +117,67 @@ describe("hosted control planes: render", () => {
     );
   });
 
+  it("gives a class's pod network to its clusters with node pools: Flannel valid against Kubernetes 1.36's schemas, node ranges from the controller-manager, kube-proxy's mode and range", () => {
+    const tree = new Map(example);
+    const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
+    tree.set(
+      "controlplanes/standard.yaml",
+      encoder.encode(
+        `${standard}  addons:\n    cni: { plugin: flannel, podCIDR: 10.244.0.0/16, backend: host-gw }\n    kubeProxy: { mode: ipvs }\n`,
+      ),
+    );
+    const loaded = loadFleet(tree);
+    expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const result = renderFleet(loaded.model as FleetModel);
+    const addons = (cluster: string) =>
+      result.objects.filter((o) => o.app === ADDONS_APP && o.cluster === cluster).map((o) => o.object);
+    const named = (cluster: string, kind: string, name: string) =>
+      addons(cluster).find((o) => o.kind === kind && asMap(o.metadata).name === name);
+    const flannel = addons("pc-2").filter((o) => JSON.stringify(o).includes("flannel"));
+    expect(flannel.map((o) => `${String(o.kind)}/${String(asMap(o.metadata).name)}`).sort()).toEqual([
+      "ClusterRole/gitfleet:flannel",
+      "ClusterRoleBinding/gitfleet:flannel",
+      "ConfigMap/kube-flannel-cfg",
+      "DaemonSet/kube-flannel-ds",
+      "ServiceAccount/flannel",
+    ]);
+    for (const object of flannel)
+      expect(objectViolations("1.36", new Map(), object), `${String(object.kind)}`).toEqual([]);
+    // pc-1 has no node pools: no nodes to network.
+    expect(addons("pc-1").filter((o) => JSON.stringify(o).includes("flannel"))).toEqual([]);
+    const net = JSON.parse(
+      String(asMap(asMap(named("pc-2", "ConfigMap", "kube-flannel-cfg")).data)["net-conf.json"]),
+    );
+    expect(net).toEqual({ Network: "10.244.0.0/16", Backend: { Type: "host-gw" } });
+    const images = JSON.stringify(named("pc-2", "DaemonSet", "kube-flannel-ds")).match(/"image":"[^"]+"/g);
+    expect([...new Set(images)]).toEqual([
+      '"image":"ghcr.io/flannel-io/flannel-cni-plugin:v1.6.2-flannel1"',
+      '"image":"ghcr.io/flannel-io/flannel:v0.26.7"',
+    ]);
+    const proxy = JSON.parse(
+      String(asMap(asMap(named("pc-2", "ConfigMap", "kube-proxy")).data)["config.conf"]),
+    );
+    expect({ mode: proxy.mode, clusterCIDR: proxy.clusterCIDR }).toEqual({
+      mode: "ipvs",
+      clusterCIDR: "10.244.0.0/16",
+    });
+    // Each node gets a /24 of the range from the controller-manager, whose flags the class sets for all.
+    for (const cluster of ["pc-1", "pc-2"]) {
+      const manager = JSON.stringify(
+        result.objects.find(
+          (o) =>
+            o.path === `rendered/meta-1/gitfleet-cp-${cluster}/apps.Deployment.kube-controller-manager.yaml`,
+        )?.object,
+      );
+      for (const flag of [
+        "--allocate-node-cidrs=true",
+        "--cluster-cidr=10.244.0.0/16",
+        "--node-cidr-mask-size=24",
+      ])
+        expect(manager).toContain(flag);
+    }
+  });
+
   it("gives each cluster's addons its own Service range and the control planes' etcd their prefixes", () => {
     const tree = new Map(example);
     const pc2 = new TextDecoder().decode(tree.get("clusters/pc-2.yaml"));

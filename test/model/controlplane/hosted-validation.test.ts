@@ -96,6 +96,15 @@ const etcdUpgrade = (etcd: string, batches: string, extra = "") =>
     `  etcd: { version: ${etcd} }\n${extra}  batches:\n`,
   );
 
+// The example class with a Flannel pod network over `podCIDR`; pc-2's workers pool with `replicas` nodes.
+const withCni = (podCIDR: string): Edit => ({
+  "controlplanes/standard.yaml": (text: string) =>
+    `${text}  addons:\n    cni: { plugin: flannel, podCIDR: ${podCIDR} }\n    kubeProxy: { mode: nftables }\n`,
+});
+const workers = (replicas: number): Edit => ({
+  "clusters/pc-2.yaml": replace("        replicas: 3\n", `        replicas: ${replicas}\n`),
+});
+
 // controlplanes/swap.yaml: an EtcdMemberReplacement of one member.
 const replacementFile = (cluster: string, member: string) =>
   `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdMemberReplacement\nmetadata:\n  name: swap\nspec:\n  cluster: ${cluster}\n  member: ${member}\n`;
@@ -105,6 +114,29 @@ const withQuota = (quota: string) =>
   replace("    storage: 20Gi\n", `    storage: 20Gi\n    quota: ${quota}\n`);
 
 const CASES: readonly Case[] = [
+  ...(
+    [
+      ["10.244.0.1/16", "names an address inside its range"],
+      ["10.0.0.0/7", "is a /7: a pod range is /8 to /22"],
+      ["10.244.0.0/23", "is a /23: a pod range is /8 to /22"],
+      ["10.96.0.0/16", "overlaps the Service range 10.96.0.0/12"],
+      ["10.96.0.0/11", "overlaps the Service range 10.96.0.0/12"],
+      ["10.111.255.0/22", "overlaps the Service range 10.96.0.0/12"],
+    ] as const
+  ).map(([podCIDR, message]) => ({
+    name: `a pod range ${podCIDR}`,
+    edit: withCni(podCIDR),
+    error: { at: "controlplanes/standard.yaml:30", code: "INVALID_FIELD_COMBINATION" as const, message },
+  })),
+  {
+    name: "a cluster whose pools need more /24s than the pod range has",
+    edit: { ...withCni("10.244.0.0/22"), ...workers(5) },
+    error: {
+      at: "clusters/pc-2.yaml:24",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "the node pools ask for 5 nodes, but class standard's podCIDR 10.244.0.0/22 has room for 4",
+    },
+  },
   {
     name: "an upgrade's etcd version for a cluster of a shared etcd",
     edit: { "controlplanes/cve.yaml": etcdUpgrade("3.6.5-0", "- { name: a, clusters: [pc-1] }") },
@@ -702,6 +734,28 @@ function nodePoolCases(): Case[] {
 }
 
 describe("hosted control planes: validation", () => {
+  it.each([
+    ["100.0.0.0/8", 3],
+    ["10.244.0.0/22", 4],
+    ["10.88.0.0/13", 3],
+    ["10.112.0.0/12", 3],
+  ] as const)("accepts a pod range %s beside the Service range for %i nodes", (podCIDR, replicas) => {
+    const result = loadFleet(edited({ ...withCni(podCIDR), ...(replicas === 3 ? {} : workers(replicas)) }));
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const plane = resolveControlPlanes(result.model as FleetModel).find(
+      (e) => e.plane.cluster === "pc-2",
+    )?.plane;
+    expect(plane?.cni).toEqual({
+      plugin: "flannel",
+      podCIDR,
+      backend: "vxlan",
+      registry: "ghcr.io/flannel-io",
+      version: "v0.26.7",
+      pluginVersion: "v1.6.2-flannel1",
+    });
+    expect(plane?.kubeProxy).toEqual({ mode: "nftables" });
+  });
+
   it("moves a dedicated etcd with its upgrade batch: a patch that may roll back, or a minor that may not", () => {
     for (const [etcd, batches] of [
       ["3.6.5-0", "- { name: a, clusters: [pc-3], rollback: true }"],
