@@ -1,5 +1,5 @@
 import { asList, asMap, type JsonMap } from "../apimachinery/json.js";
-import { ETCD_METRICS_PORT } from "../manifests/controlplane/endpoints.js";
+import { etcdMetricsPort } from "../manifests/controlplane/endpoints.js";
 import {
   type AlarmStep,
   alarmJobName,
@@ -49,10 +49,11 @@ import { MemberApiError, type MemberClient } from "./member-client.js";
 export const ETCD_PASSES = 8;
 
 /**
- * Keeps a replicated etcd of the host (dedicated or shared, once for all the control planes sharing
- * it) whole, after the host's sync: reads each member's pod and, through the host API server's pod
- * proxy, its own metrics and /health (ID, leader, database size and quota, alarms); records the IDs
- * in the host's ConfigMap <etcd>-members; and replaces a member NotReady too long, or one an
+ * Keeps an etcd of the host (dedicated or shared, once for all the control planes sharing it) whole,
+ * after the host's sync: reads each member's pod and, through the host API server's pod proxy, its
+ * own metrics and /health (ID, leader, database size and quota, alarms); clears a NOSPACE alarm
+ * (model/controlplane/etcd-alarm-plan.ts); and, for a replicated etcd, records the IDs in the host's
+ * ConfigMap <etcd>-members and replaces a member NotReady too long, or one an
  * EtcdMemberReplacement of `requests` names, as model/controlplane/etcd-member-plan.ts decides, by
  * Jobs that run etcdctl in the host. The actions are carried out in order and the pass stops at the
  * first that fails (the next pass plans again). Returns what the status branch records of the etcd;
@@ -85,17 +86,21 @@ export async function keepEtcdMembers(
     const id = data[name];
     if (typeof id === "string" && /^[0-9a-f]{1,16}$/.test(id)) knownIds[name] = id;
   }
-  const plan = planEtcdMembers({
-    etcd,
-    members,
-    knownIds,
-    joinExisting: data[INITIAL_STATE_KEY] === "existing",
-    replacement,
-    leaderMove,
-    requests,
-    done: doneRequests(data[REPLACED_KEY]),
-    now,
-  });
+  // A single member is read and its alarms cleared; it has no others to be replaced through.
+  const plan =
+    etcd.replicas > 1
+      ? planEtcdMembers({
+          etcd,
+          members,
+          knownIds,
+          joinExisting: data[INITIAL_STATE_KEY] === "existing",
+          replacement,
+          leaderMove,
+          requests,
+          done: doneRequests(data[REPLACED_KEY]),
+          now,
+        })
+      : singleMemberPlan(members, now);
   const alarms = planEtcdAlarms({ enabled: etcd.repair.enabled, members, jobs: alarmJobs, now });
   const did: string[] = [];
   const errors: string[] = [];
@@ -114,6 +119,13 @@ export async function keepEtcdMembers(
     }
   }
   return etcdRecord(plane, members, plan, alarms, did, errors);
+}
+
+// What the member pass says of an etcd of one member: how long it has been NotReady, nothing to do.
+function singleMemberPlan(members: readonly EtcdMemberView[], now: number): EtcdMembersPlan {
+  const notReady: Record<string, number> = {};
+  for (const m of members) if (m.ready !== "True") notReady[m.name] = Math.max(0, now - m.readySince);
+  return { actions: [], notReady, requests: {}, moving: false };
 }
 
 // The Jobs of a NOSPACE alarm's clearing, by step, and when the compaction completed.
@@ -243,7 +255,7 @@ async function memberView(
     readySince: Number.isNaN(since) ? now : since,
   };
   if (ready !== "True") return view;
-  const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${ETCD_METRICS_PORT}/proxy`;
+  const proxy = `/api/v1/namespaces/${plane.etcd.namespace}/pods/${name}:${etcdMetricsPort(plane.etcd)}/proxy`;
   // Both at once; /health answers 503 with the alarm when there is one.
   const [metrics, health] = await Promise.all([
     host
@@ -440,11 +452,12 @@ async function carryOut(
 }
 
 /**
- * Every replicated etcd of the control planes `planes` (one pass per etcd, a shared one once), by
- * hosted cluster: what keepEtcdMembers recorded, or the error that stopped its pass. An etcd's
- * requests are the EtcdMemberReplacements naming any cluster whose data it keeps.
+ * Every etcd of the control planes `planes` (one pass per etcd, a shared one once; none of a control
+ * plane stopped for a restore), by hosted cluster: what keepEtcdMembers recorded, or the error that
+ * stopped its pass. An etcd's requests are the EtcdMemberReplacements naming any cluster whose data
+ * it keeps.
  */
-export async function keepReplicatedEtcds(
+export async function keepHostedEtcds(
   host: MemberClient,
   planes: readonly HostedControlPlane[],
   now: number,
@@ -452,7 +465,7 @@ export async function keepReplicatedEtcds(
 ): Promise<Map<string, EtcdRecord>> {
   const byEtcd = new Map<string, HostedControlPlane[]>();
   for (const plane of planes) {
-    if (plane.etcd.replicas < 2 || plane.stopped) continue;
+    if (plane.stopped) continue;
     const key = `${plane.etcd.namespace}/${plane.etcd.name}`;
     byEtcd.set(key, [...(byEtcd.get(key) ?? []), plane]);
   }

@@ -28,7 +28,7 @@ import { changedApps, type SyncedSet, syncedSet, withOtherApps } from "../sync/s
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
-import { keepReplicatedEtcds } from "./etcd-members.js";
+import { keepHostedEtcds } from "./etcd-members.js";
 import { readEtcdRollouts } from "./etcd-rollouts.js";
 import { ensureHostedCredentials, planesHostedBy } from "./hosted-credentials.js";
 import type { MemberClient, MemberClientOptions } from "./member-client.js";
@@ -418,7 +418,7 @@ async function withHostedCredentials(
   const hosted = planesHostedBy(model, synced.cluster, planes);
   if (!synced.reachable || hosted.length === 0) return synced;
   const passed = await ensureHostedCredentials(client, model, Date.now(), planes);
-  const etcds = await keepReplicatedEtcds(client, hosted, Date.now(), model.etcdMemberReplacements);
+  const etcds = await keepHostedEtcds(client, hosted, Date.now(), model.etcdMemberReplacements);
   const credentials = Object.fromEntries(
     Object.entries(passed).map(([cluster, entry]) => {
       const etcd = etcds.get(cluster);

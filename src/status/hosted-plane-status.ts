@@ -38,7 +38,7 @@ export function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap
   return out;
 }
 
-// A replicated etcd's members (sizes in whole MiB, so that the record changes when they grow by one,
+// An etcd's members (sizes in whole MiB, so that the record changes when they grow by one,
 // not at every write), and a replacement under way or held.
 function etcdMemberRecord(m: EtcdMemberRecord): JsonMap {
   const mib = (key: string, bytes: number | undefined) =>

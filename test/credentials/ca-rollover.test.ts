@@ -66,6 +66,19 @@ const data = (host: ReadonlyMap<string, SecretData>, name: string) =>
   host.get(`gitfleet-cp-pc-1/${name}`) as SecretData;
 const caNotAfter = (host: ReadonlyMap<string, SecretData>) =>
   Date.parse(new X509Certificate(data(host, "ca")["tls.crt"] as string).validTo);
+// What a rollover of the three CAs writes again: the CAs and everything they sign (not the service-account key).
+const ROLLED = [
+  "admin-kubeconfig",
+  "apiserver-etcd-client",
+  "apiserver-serving",
+  "ca",
+  "controller-manager-kubeconfig",
+  "etcd-ca",
+  "etcd-serving",
+  "front-proxy-ca",
+  "front-proxy-client",
+  "scheduler-kubeconfig",
+];
 const pemCount = (text: string | undefined) => (text ?? "").split("-----BEGIN CERTIFICATE-----").length - 1;
 
 /** A kubeconfig's credentials as a TLS client holds them. */
@@ -151,18 +164,7 @@ describe("CA rollover", () => {
         .filter((r) => r.action !== "kept")
         .map((r) => r.name)
         .sort(),
-    ).toEqual([
-      "admin-kubeconfig",
-      "apiserver-etcd-client",
-      "apiserver-serving",
-      "ca",
-      "controller-manager-kubeconfig",
-      "etcd-ca",
-      "etcd-serving",
-      "front-proxy-ca",
-      "front-proxy-client",
-      "scheduler-kubeconfig",
-    ]);
+    ).toEqual(ROLLED);
     host = applied(host, rolled);
     const after = new Map(host);
     // The trust bundle is the new CA, then the previous one; each leaf is followed by the new CA
@@ -198,18 +200,7 @@ describe("CA rollover", () => {
     // Once the previous CA expires: the trust is the new CA alone, and what carried the chain is issued again without it.
     const ended = await planCredentials(plane, host, overlapEnd);
     const touched = ended.writes.map((w) => w.name).sort();
-    expect(touched).toEqual([
-      "admin-kubeconfig",
-      "apiserver-etcd-client",
-      "apiserver-serving",
-      "ca",
-      "controller-manager-kubeconfig",
-      "etcd-ca",
-      "etcd-serving",
-      "front-proxy-ca",
-      "front-proxy-client",
-      "scheduler-kubeconfig",
-    ]);
+    expect(touched).toEqual(ROLLED);
     expect(ended.records.find((r) => r.name === "ca")?.action).toBe("kept");
     expect(ended.records.find((r) => r.name === "apiserver-serving")?.reason).toBe(
       "its CA's previous one expired",

@@ -7,11 +7,13 @@ import { connect as tlsConnect } from "node:tls";
 import * as x509 from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { minorDistance, parseKubeVersion } from "../../src/apimachinery/kube-version.js";
 import type { MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import type { ControlPlanes } from "./cluster/control-plane.js";
+import { emptyEtcd, fillEtcd, writeSmall } from "./cluster/etcd-quota.js";
 import {
   buildReleases,
   freeRange,
@@ -39,10 +41,12 @@ import type { ProcessRuntime } from "./cluster/process-runtime.js";
  * Deployment and StatefulSet controllers and scheduler, the hosted clusters' etcd, kube-apiserver,
  * kube-controller-manager and kube-scheduler processes with the certificates gitfleet generated, and
  * gitfleet connecting with the admin kubeconfig it wrote. Only the container runtime is simulated.
- * The clusters start at the release before the tier's (k8s-previous) and are upgraded to it.
+ * The clusters start at the minor release before the tier's (k8s-previous) and are upgraded to it.
  */
 
 const HOSTED = ["pc-1", "pc-2"];
+/** The class's pod network: Flannel, each node a /24 of it from the real controller-manager. */
+const POD_CIDR = "10.244.0.0/16";
 const NAMESPACE = (cluster: string) => `gitfleet-cp-${cluster}`;
 
 let planes: ControlPlanes;
@@ -153,7 +157,10 @@ spec:
     extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
-  etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, backup: { schedule: "* * * * *", storage: 1Gi } }
+  etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, quota: 32Mi, backup: { schedule: "* * * * *", storage: 1Gi } }
+  addons:
+    kubeProxy: { mode: nftables }
+    cni: { plugin: flannel, podCIDR: ${POD_CIDR} }
 ${classCertificates}`,
     ...nginxApp("web", 2, "replicaScheduling: { type: Duplicated }"),
     // Divided, and moved at once off a cluster whose NoExecute taint it does not tolerate.
@@ -205,6 +212,52 @@ function divided(app: string): Record<string, number> {
 let etcdTag = "";
 const encode = (files: Record<string, string>) =>
   new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
+
+// The fingerprint of the certificate a hosted cluster's API server serves now.
+function servedCertificate(cluster: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = tlsConnect(
+      { host: "127.0.0.1", port: ports.get(cluster) as number, rejectUnauthorized: false },
+      () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.end();
+      },
+    );
+    socket.on("error", reject);
+  });
+}
+
+// The hosted cluster's controller-manager acts: a Deployment made now gets its ReplicaSet.
+async function controllerManagerActs(client: MemberClient, name: string): Promise<void> {
+  await client.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: "c", image: "nginx" }] },
+      },
+    },
+  });
+  await until(
+    "the controller-manager made its ReplicaSet",
+    async () =>
+      asList(
+        asMap(
+          await client.raw("GET", `/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3D${name}`),
+        ).items,
+      ).length === 1,
+  );
+}
+
+// What the status branch records of a hosted cluster's etcd (status/clusters/meta-1.yaml).
+function hostedEtcd(cluster: string): JsonMap {
+  const observed = asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed);
+  return asMap(asMap(asMap(observed.hostedControlPlanes)[cluster]).etcd);
+}
 
 // The hosted cluster's client, from the admin kubeconfig gitfleet generated in the host.
 function hostedClient(cluster: string): Promise<MemberClient | undefined> {
@@ -419,15 +472,34 @@ describe("hosted control planes on a real host", () => {
         asNode(node, "PATCH", `/api/v1/nodes/${other}`, { metadata: { labels: { x: "y" } } }),
       ).rejects.toMatchObject({ status: 403 });
     }
-    // kube-proxy, rendered for a cluster with pools, was taken by the hosted API server.
-    expect(
-      await client.get({
-        apiVersion: "apps/v1",
-        kind: "DaemonSet",
-        namespace: "kube-system",
-        name: "kube-proxy",
-      }),
-    ).toBeDefined();
+    // kube-proxy and Flannel, rendered for a cluster with pools, were taken by the hosted API server.
+    for (const name of ["kube-proxy", "kube-flannel-ds"])
+      expect(
+        await client.get({ apiVersion: "apps/v1", kind: "DaemonSet", namespace: "kube-system", name }),
+      ).toBeDefined();
+    const proxyConfig = asMap(
+      (
+        await client.get({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          namespace: "kube-system",
+          name: "kube-proxy",
+        })
+      )?.data,
+    )["config.conf"];
+    expect(JSON.parse(String(proxyConfig))).toMatchObject({ mode: "nftables", clusterCIDR: POD_CIDR });
+    // The real controller-manager gives each node a /24 of the pod range, which flanneld reads.
+    await until("each joined node has a pod range", async () => {
+      const ranges = await Promise.all(
+        joined.map(
+          async (n) => asMap(asMap(await client.raw("GET", `/api/v1/nodes/${n.node}`)).spec).podCIDR,
+        ),
+      );
+      return (
+        ranges.every((r) => typeof r === "string" && /^10\.244\.\d{1,3}\.0\/24$/.test(r)) &&
+        new Set(ranges).size === 3
+      );
+    });
     const csrs = asList(
       asMap(await client.raw("GET", "/apis/certificates.k8s.io/v1/certificatesigningrequests")).items,
     ).map((c) => asMap(c));
@@ -578,7 +650,10 @@ describe("hosted control planes on a real host", () => {
     expect(JSON.stringify(asMap(etcd?.spec).template)).toContain("--data-dir=/var/lib/etcd/restore-r1");
   });
 
-  it("a real patch upgrade in two reviewed batches: each API server first, its controller-manager and scheduler after its /version flips; the second batch only once approved", async () => {
+  it("a real minor upgrade in two reviewed batches: each API server first, its controller-manager and scheduler after its /version flips; the second batch only once approved", async () => {
+    // The release the clusters start at is the minor before the tier's (k8s-previous).
+    const [from, to] = [parseKubeVersion(previous), parseKubeVersion(version)];
+    expect(from && to ? minorDistance(from, to) : undefined).toBe(1);
     const canaryAt = Date.now();
     commitTree(
       repo.dir,
@@ -830,17 +905,7 @@ describe("hosted control planes on a real host", () => {
           "base64",
         ),
       ).fingerprint256;
-    const served = () =>
-      new Promise<string>((resolve, reject) => {
-        const socket = tlsConnect(
-          { host: "127.0.0.1", port: ports.get("pc-1") as number, rejectUnauthorized: false },
-          () => {
-            resolve(socket.getPeerCertificate().fingerprint256);
-            socket.end();
-          },
-        );
-        socket.on("error", reject);
-      });
+    const served = () => servedCertificate("pc-1");
     const pidOf = async (component: string) =>
       runtime.processOf(namespace, await podName("pc-1", component))?.pid;
     const servingBefore = await secretCertificate("apiserver-serving");
@@ -878,31 +943,7 @@ describe("hosted control planes on a real host", () => {
     const after = (await hostedClient("pc-1")) as MemberClient;
     expect(asList(asMap(await after.raw("GET", "/api/v1/namespaces")).items).length).toBeGreaterThan(0);
     // The controller-manager still works: a Deployment made now gets its ReplicaSet.
-    await after.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "after-rotation" },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: "after-rotation" } },
-        template: {
-          metadata: { labels: { app: "after-rotation" } },
-          spec: { containers: [{ name: "c", image: "nginx" }] },
-        },
-      },
-    });
-    await until(
-      "the controller-manager made its ReplicaSet",
-      async () =>
-        asList(
-          asMap(
-            await after.raw(
-              "GET",
-              "/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dafter-rotation",
-            ),
-          ).items,
-        ).length === 1,
-    );
+    await controllerManagerActs(after, "after-rotation");
     classCertificates = "";
     commitTree(repo.dir, encode(fleetFiles(version)), "certificates back to the defaults");
     console.log(
@@ -919,17 +960,7 @@ describe("hosted control planes on a real host", () => {
         ).map(([key, value]) => [key, Buffer.from(String(value), "base64").toString("utf8")]),
       );
     const leafOf = (pem: string) => new X509Certificate(pem).fingerprint256;
-    const served = () =>
-      new Promise<string>((resolve, reject) => {
-        const socket = tlsConnect(
-          { host: "127.0.0.1", port: ports.get("pc-1") as number, rejectUnauthorized: false },
-          () => {
-            resolve(socket.getPeerCertificate().fingerprint256);
-            socket.end();
-          },
-        );
-        socket.on("error", reject);
-      });
+    const served = () => servedCertificate("pc-1");
     const pidOf = async (component: string) =>
       runtime.processOf(namespace, await podName("pc-1", component))?.pid;
     const pids = {
@@ -983,31 +1014,7 @@ describe("hosted control planes on a real host", () => {
         JSON.stringify([...agents.values()].map((a) => ({ node: a.node.node, error: a.lastError }))),
     );
     // The controller-manager (its kubeconfig's files rewritten) still acts, and writes reach etcd.
-    await after.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "after-rollover" },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: "after-rollover" } },
-        template: {
-          metadata: { labels: { app: "after-rollover" } },
-          spec: { containers: [{ name: "c", image: "nginx" }] },
-        },
-      },
-    });
-    await until(
-      "the controller-manager made its ReplicaSet",
-      async () =>
-        asList(
-          asMap(
-            await after.raw(
-              "GET",
-              "/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dafter-rollover",
-            ),
-          ).items,
-        ).length === 1,
-    );
+    await controllerManagerActs(after, "after-rollover");
     expect({
       apiServer: await pidOf("kube-apiserver"),
       controllerManager: await pidOf("kube-controller-manager"),
@@ -1016,6 +1023,37 @@ describe("hosted control planes on a real host", () => {
     commitTree(repo.dir, encode(fleetFiles(version)), "certificates back to the defaults");
     console.log(
       `e2e hosted: pc-1: CAs rolled over and the new serving certificate served ${rolledIn.toFixed(1)} s after the commit; the kubeconfig from before (kubectl), ${agents.size} nodes and the controller-manager kept working, no component restarted`,
+    );
+  });
+
+  it("a single-member etcd that reaches its quota (NOSPACE) is read and cleared — compacted, defragmented, disarmed — and writes are taken again", async () => {
+    const client = (await hostedClient("pc-2")) as MemberClient;
+    const { made, refused } = await fillEtcd(client);
+    expect(refused).toMatch(/database space exceeded/);
+    const fullAt = Date.now();
+    await emptyEtcd(client, made);
+    await expect(writeSmall(client, "while-full")).rejects.toThrow(/database space exceeded/);
+    let attempt = 0;
+    await until(
+      "pc-2 takes writes again",
+      async () => {
+        await writeSmall(client, `after-${attempt++}`);
+        return true;
+      },
+      240_000,
+      async () => JSON.stringify(hostedEtcd("pc-2")),
+    );
+    const clearedIn = (Date.now() - fullAt) / 1000;
+    // Its one member is read like a replicated etcd's: size, quota and no alarm any more.
+    await until("pc-2's etcd member recorded without the alarm", async () => {
+      const member = asMap(asMap(hostedEtcd("pc-2").members)["etcd-0"]);
+      return member.ready === true && member.alarm === undefined && member.quotaMiB === 32;
+    });
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    for (const step of ["compacting the history up to revision", "disarming NOSPACE", "NOSPACE cleared"])
+      expect(log).toContain(`meta-1: etcd gitfleet-cp-pc-2/etcd of pc-2: ${step}`);
+    console.log(
+      `e2e hosted: pc-2: ${made} writes of 700 KiB filled its single etcd's 32Mi quota; NOSPACE cleared by gitfleet ${clearedIn.toFixed(1)} s after the data was deleted`,
     );
   });
 

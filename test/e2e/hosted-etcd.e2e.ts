@@ -6,6 +6,7 @@ import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { MemberClient } from "../../src/kube/member-client.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
+import { emptyEtcd, fillEtcd, writeSmall } from "./cluster/etcd-quota.js";
 import { buildReleases, type Host, hostedClient, restorePhases, startHost } from "./cluster/hosted-host.js";
 import type { PodNetwork } from "./cluster/pod-network.js";
 
@@ -443,34 +444,12 @@ describe("a three-member etcd with the real binaries", () => {
   });
   it("a database that reaches its quota (NOSPACE) is compacted, defragmented and disarmed: writes are taken again", async () => {
     // ~700 KiB each against a quota of 32Mi: refused within a few dozen writes.
-    const big = "x".repeat(700 * 1024);
-    let made = 0;
-    let refused = "";
-    while (made < 200 && !refused) {
-      await hosted
-        .raw("POST", "/api/v1/namespaces/default/configmaps", {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: `big-${made}` },
-          data: { v: big },
-        })
-        .then(() => made++)
-        .catch((error: unknown) => {
-          refused = String(error);
-        });
-    }
+    const { made, refused } = await fillEtcd(hosted);
     expect(refused).toMatch(/database space exceeded/);
     const fullAt = Date.now();
     // Deletes are taken under NOSPACE: the data goes, its space is freed once compacted.
-    for (let i = 0; i < made; i++)
-      await hosted.raw("DELETE", `/api/v1/namespaces/default/configmaps/big-${i}`);
-    const write = (name: string) =>
-      hosted.raw("POST", "/api/v1/namespaces/default/configmaps", {
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        metadata: { name },
-        data: { v: "1" },
-      });
+    await emptyEtcd(hosted, made);
+    const write = (name: string) => writeSmall(hosted, name);
     await expect(write("while-full")).rejects.toThrow(/database space exceeded/);
     let attempt = 0;
     await until("writes taken again", async () => {

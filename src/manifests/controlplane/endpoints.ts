@@ -82,10 +82,25 @@ function externalUrl(namespace: string, expose: ControlPlaneSpec["expose"]): str
 }
 
 function etcdServers(plane: HostedControlPlane): string[] {
+  const { etcd } = plane;
+  return etcdClientUrls(plane, memberNames(etcd));
+}
+
+/**
+ * The client URLs of an etcd's members named in `members`, as a client in the host reaches them: an
+ * etcd on a host port at that port of the exposed address (it has one member), else each member
+ * under the etcd's headless Service.
+ */
+export function etcdClientUrls(plane: HostedControlPlane, members: readonly string[]): string[] {
   const { etcd, expose } = plane;
   if (etcd.hostPort !== undefined)
     return [`https://${urlHost(expose.address ?? "127.0.0.1")}:${etcd.hostPort}`];
-  return memberNames(etcd).map((member) => etcdMemberUrl(etcd, member, "client"));
+  return members.map((member) => etcdMemberUrl(etcd, member, "client"));
+}
+
+/** The port of an etcd member's plain-HTTP metrics and /health. */
+export function etcdMetricsPort(etcd: Pick<ResolvedEtcd, "hostPort" | "mode">): number {
+  return etcd.hostPort === undefined ? ETCD_METRICS_PORT : etcd.hostPort + (etcd.mode === "Shared" ? 2 : 4);
 }
 
 /**

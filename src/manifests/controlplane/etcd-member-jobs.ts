@@ -1,6 +1,6 @@
 import type { JsonMap } from "../../apimachinery/json.js";
 import type { HostedControlPlane } from "../../model/controlplane/hosted-control-plane.js";
-import { etcdMemberUrl } from "./endpoints.js";
+import { etcdClientUrls, etcdMemberUrl } from "./endpoints.js";
 import { ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate } from "./pod-template.js";
 
@@ -100,11 +100,7 @@ function etcdctlJob(
     name: container,
     image: imageOf(plane, "etcd", etcd.version),
     command: ["etcdctl"],
-    args: [
-      `--endpoints=${endpoints.map((m) => etcdMemberUrl(etcd, m, "client")).join(",")}`,
-      ...ETCDCTL_TLS,
-      ...command,
-    ],
+    args: [`--endpoints=${etcdClientUrls(plane, endpoints).join(",")}`, ...ETCDCTL_TLS, ...command],
     ports: [],
     readiness: { path: "", port: 0, scheme: "HTTP" },
     requests: { cpu: "50m", memory: "64Mi" },

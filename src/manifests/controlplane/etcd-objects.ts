@@ -7,7 +7,7 @@ import {
 } from "../../model/controlplane/hosted-control-plane.js";
 import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
-import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_METRICS_PORT, ETCD_PEER_PORT } from "./endpoints.js";
+import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT, etcdMetricsPort } from "./endpoints.js";
 import { credentialPlaceholders, ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate, podTemplate } from "./pod-template.js";
 
@@ -37,7 +37,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
   const hostPort = etcd.hostPort;
   const client = hostPort ?? ETCD_CLIENT_PORT;
   const peer = hostPort === undefined ? ETCD_PEER_PORT : hostPort + 1;
-  const metrics = hostPort === undefined ? ETCD_METRICS_PORT : hostPort + (etcd.mode === "Shared" ? 2 : 4);
+  const metrics = etcdMetricsPort(etcd);
   const peerHost = (pod: string) =>
     hostPort === undefined
       ? `${pod}.${etcd.name}.${etcd.namespace}.svc`

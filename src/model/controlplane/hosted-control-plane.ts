@@ -309,10 +309,11 @@ function resolveEtcd(
   };
 }
 
-// Repair applies to a replicated etcd only; a duration the schema let through, or the default.
+// Repair: a NOSPACE alarm cleared, and (a replicated etcd's) members replaced; a duration the
+// schema let through, or the default.
 function etcdRepair(etcd: ControlPlaneClass["spec"]["etcd"]): ResolvedEtcd["repair"] {
   return {
-    enabled: (etcd.replicas ?? 1) > 1 && (etcd.repair?.enabled ?? true),
+    enabled: etcd.repair?.enabled ?? true,
     notReadyForMs:
       parseDuration(etcd.repair?.notReadyFor ?? DEFAULT_ETCD_NOT_READY_FOR) ??
       (parseDuration(DEFAULT_ETCD_NOT_READY_FOR) as number),

@@ -10,7 +10,7 @@ export interface ContainerState {
   readonly lastExit?: { readonly code: number | null; readonly at: string } | undefined;
   /** The phase a pod whose container ended for good is in. */
   readonly ended?: "Succeeded" | "Failed" | undefined;
-  /** The pod's own address; undefined on the host network. */
+  /** The pod's address: its own, or on the host network the node's (127.0.0.1 when undefined). */
   readonly ip?: string | undefined;
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
@@ -7,6 +8,12 @@ import { type NetworkService, networkPodOf, networkServiceOf, PodNetwork } from 
 import { imagePullStatus, now, podStatus } from "./pod-status.js";
 import { PodVolumes, type SecretVolume } from "./pod-volumes.js";
 import { httpProbe } from "./readiness-probe.js";
+
+/** This machine's first address that is not loopback (127.0.0.1 when it has none). */
+const NODE_ADDRESS =
+  Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
 
 /**
  * A test-only container runtime for a real host cluster: for pods bound to its nodes, it maps the
@@ -390,7 +397,9 @@ export class ProcessRuntime {
     const state = {
       ...{ running: running.child !== undefined, ready: running.ready, restarts: running.restarts },
       ...{ startedAt: running.startedAt, lastExit: running.lastExit, ended: running.ended },
-      ip: running.network?.ip,
+      // A pod on the host network reports the node's address, as a kubelet does: one the host API
+      // server's pod proxy takes (it refuses loopback), where the pod's 0.0.0.0 listeners answer.
+      ip: running.network?.ip ?? NODE_ADDRESS,
     };
     await this.patchStatus(pod, podStatus(pod, state, now()));
   }
