@@ -66,15 +66,19 @@ export async function keepEtcdMembers(
   requests: readonly ReplacementRequest[] = [],
 ): Promise<EtcdRecord> {
   const { etcd } = plane;
+  // A single member has no member records or replacement Jobs to read.
+  const replicated = etcd.replicas > 1;
   const [pods, configMap, { replacement, leaderMove }, alarmJobs] = await Promise.all([
     etcdPods(host, plane),
-    host.get({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      namespace: etcd.namespace,
-      name: etcdMembersConfigMap(etcd.name),
-    }),
-    replacementOf(host, plane),
+    replicated
+      ? host.get({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          namespace: etcd.namespace,
+          name: etcdMembersConfigMap(etcd.name),
+        })
+      : undefined,
+    replicated ? replacementOf(host, plane) : { replacement: undefined, leaderMove: undefined },
     alarmJobsOf(host, plane),
   ]);
   const members = await Promise.all(
@@ -86,21 +90,17 @@ export async function keepEtcdMembers(
     const id = data[name];
     if (typeof id === "string" && /^[0-9a-f]{1,16}$/.test(id)) knownIds[name] = id;
   }
-  // A single member is read and its alarms cleared; it has no others to be replaced through.
-  const plan =
-    etcd.replicas > 1
-      ? planEtcdMembers({
-          etcd,
-          members,
-          knownIds,
-          joinExisting: data[INITIAL_STATE_KEY] === "existing",
-          replacement,
-          leaderMove,
-          requests,
-          done: doneRequests(data[REPLACED_KEY]),
-          now,
-        })
-      : singleMemberPlan(members, now);
+  const plan = planEtcdMembers({
+    etcd,
+    members,
+    knownIds,
+    joinExisting: data[INITIAL_STATE_KEY] === "existing",
+    replacement,
+    leaderMove,
+    requests,
+    done: doneRequests(data[REPLACED_KEY]),
+    now,
+  });
   const alarms = planEtcdAlarms({ enabled: etcd.repair.enabled, members, jobs: alarmJobs, now });
   const did: string[] = [];
   const errors: string[] = [];
@@ -119,13 +119,6 @@ export async function keepEtcdMembers(
     }
   }
   return etcdRecord(plane, members, plan, alarms, did, errors);
-}
-
-// What the member pass says of an etcd of one member: how long it has been NotReady, nothing to do.
-function singleMemberPlan(members: readonly EtcdMemberView[], now: number): EtcdMembersPlan {
-  const notReady: Record<string, number> = {};
-  for (const m of members) if (m.ready !== "True") notReady[m.name] = Math.max(0, now - m.readySince);
-  return { actions: [], notReady, requests: {}, moving: false };
 }
 
 // The Jobs of a NOSPACE alarm's clearing, by step, and when the compaction completed.

@@ -136,6 +136,7 @@ export function quorumOf(replicas: number): number {
 /**
  * Plans one pass over a replicated etcd's members. Pure.
  *
+ * - **One member**: only how long it has been NotReady; it is never replaced or recorded.
  * - **Record**: each member's ID as its own metrics report it is kept in the host (the next pass, and a
  *   controller restarted, know which ID a member that stops answering had); once every member has
  *   reported one the etcd has formed, and members that start on an empty volume are told to join it
@@ -158,6 +159,8 @@ export function planEtcdMembers(input: EtcdMembersInput): EtcdMembersPlan {
   const { members, now } = input;
   const notReady: Record<string, number> = {};
   for (const m of members) if (m.ready !== "True") notReady[m.name] = Math.max(0, now - m.readySince);
+  // One member has no others to be replaced through, and nothing to record for them.
+  if (input.etcd.replicas < 2) return { actions: [], notReady, requests: {}, moving: false };
   const names = new Set(input.requests.map((r) => r.name));
   const done = new Set(input.done.filter((name) => names.has(name)));
   const step = input.replacement

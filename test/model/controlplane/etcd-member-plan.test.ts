@@ -70,6 +70,23 @@ describe("an etcd member's replacement", () => {
     expect(plan.notReady).toEqual({ "etcd-1": forMs });
   });
 
+  it("never replaces or records the member of an etcd of one, however long it is NotReady, and says how long", () => {
+    const plan = planEtcdMembers(
+      input({
+        etcd: { name: "etcd", replicas: 1, repair: { enabled: true, notReadyForMs: NOT_READY_FOR } },
+        members: [down("etcd-0", NOT_READY_FOR + 1)],
+        knownIds: {},
+        joinExisting: false,
+      }),
+    );
+    expect(plan).toEqual({
+      actions: [],
+      notReady: { "etcd-0": NOT_READY_FOR + 1 },
+      requests: {},
+      moving: false,
+    });
+  });
+
   it("takes an Unknown readiness (the node is gone) as NotReady", () => {
     const members = [member("etcd-0"), member("etcd-1"), down("etcd-2", NOT_READY_FOR, "Unknown")];
     expect(steps(planEtcdMembers(input({ members })).actions)).toEqual([
