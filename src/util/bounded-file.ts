@@ -1,6 +1,6 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, open, realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 
 /** A file read within bounds, with what identifies its version; or why not (never the path, never content). */
 export type BoundedRead =
@@ -93,9 +93,11 @@ export async function fileVersion(path: string): Promise<string | undefined> {
   return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` : undefined;
 }
 
+// Inside: below root, not root itself. A name that merely starts with ".." (the ..2026_… directory a
+// mounted Secret's files resolve into) is inside; only a ".." segment climbs out.
 function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 function missing(error: unknown): boolean {

@@ -136,6 +136,23 @@ describe("C1, H1, H2: what the controller reads, and what its errors say", () =>
     expect(errors.join("\n")).not.toContain("a-secret-context-name");
   });
 
+  it("takes a kubeconfig directory laid out as a mounted Secret (files behind ..data), and refuses a '..' step out of it", async () => {
+    const kubeconfigs = join(dir, "kubeconfigs");
+    mkdirSync(join(kubeconfigs, "..2026_12_06_10_00_00.000000001"));
+    writeFileSync(join(kubeconfigs, "..2026_12_06_10_00_00.000000001", "east.yaml"), kubeconfig("a"));
+    symlinkSync("..2026_12_06_10_00_00.000000001", join(kubeconfigs, "..data"));
+    symlinkSync("..data/east.yaml", join(kubeconfigs, "east.yaml"));
+    // A sibling of the directory whose name starts with the directory's own: still outside.
+    writeFileSync(join(dir, "kubeconfigs..other.yaml"), kubeconfig("a"));
+    symlinkSync("../kubeconfigs..other.yaml", join(kubeconfigs, "sibling.yaml"));
+    expect(
+      await resolve([
+        cluster("a", { kubeconfigFile: "east.yaml" }),
+        cluster("b", { kubeconfigFile: "sibling.yaml" }),
+      ]),
+    ).toEqual(["push a", "the kubeconfig file sibling.yaml is outside its directory"]);
+  });
+
   it("H2: a device, a FIFO or an oversized file in the directory is refused without reading it", async () => {
     symlinkSync("/dev/zero", join(dir, "kubeconfigs", "zero.yaml"));
     execFileSync("mkfifo", [join(dir, "kubeconfigs", "fifo.yaml")]);
