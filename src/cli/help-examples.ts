@@ -36,6 +36,15 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "gitfleet import checkout --repo . --namespace shop --kubeconfig ~/.kube/members",
     "gitfleet import checkout --repo . -n shop -l app=checkout --cluster test-1,staging-1 --patch > import.patch",
   ],
+  backup: ["gitfleet backup list --cluster pc-1 --store-dir /etc/gitfleet/backup-stores/offsite"],
+  "backup push": [
+    "gitfleet backup push --cluster pc-1 --snapshot /backup/etcd-backup-29412345-abcde.db --pki-dir /pki --store-dir /store",
+  ],
+  "backup pull": [
+    "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity ~/.config/age/fleet-backups.txt --into pc-1-restore",
+    "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity keys.txt --into old --key hosted/pc-1/20261206T060000Z-etcd-backup-29412345-abcde.tar.age",
+  ],
+  "backup list": ["gitfleet backup list --cluster pc-1 --store-dir offsite -o json"],
   migrate: ["gitfleet migrate status --repo ."],
   "migrate status": ["gitfleet migrate status --repo . shop", "gitfleet migrate status --repo . -o yaml"],
   simulate: ["gitfleet simulate --from-repo example-repo --kubeconfig-out /tmp/fleet.kubeconfig"],

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { ReadInput } from "./actions/schedule.js";
 import { registerAgent } from "./commands/agent.js";
+import { registerBackup } from "./commands/backup.js";
 import { registerCodeowners } from "./commands/codeowners.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerDemo } from "./commands/demo.js";
@@ -46,6 +47,7 @@ export function buildProgram(
   registerStatus(program, output, setExit);
   registerDemo(program, output, setExit);
   registerCodeowners(program, output, setExit);
+  registerBackup(program, output, setExit);
   registerCompletion(program, output);
   // Every command's usage errors reach the one error boundary (exit 64), not process.exit(1).
   const commands = descendants(program);

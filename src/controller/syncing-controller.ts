@@ -4,6 +4,7 @@ import type { SopsKeyring } from "../credentials/sops-keyring.js";
 import { type ClusterHealth, clusterHealthSettings, recordedHealth } from "../failover/cluster-health.js";
 import { AgentBranches } from "../git/agent-branches.js";
 import { readHeartbeats } from "../git/agent-heartbeat.js";
+import type { BackupStores } from "../kube/backup-store-secret.js";
 import { type ConnectionSources, MemberCredentials } from "../kube/connections.js";
 import type { MemberClientOptions } from "../kube/member-client.js";
 import { MemberClientPool } from "../kube/member-clients.js";
@@ -39,6 +40,8 @@ export interface SyncingOptions {
   readonly sharding?: Sharding;
   /** The age keys that open the fleet's sops-encrypted Secrets at sync (--sops-age-key-file). */
   readonly keyring?: SopsKeyring;
+  /** The operator's off-host backup stores (--backup-stores-dir). */
+  readonly backupStores?: BackupStores;
 }
 
 /**
@@ -71,6 +74,7 @@ export function syncingController(
     capacityIntervalMs: options.statusIntervalMs,
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyring ? { keyring: options.keyring } : {}),
+    ...(options.backupStores ? { backupStores: options.backupStores } : {}),
   });
   const recorded = new RecordedConditions(reconciler);
   const prober = new ClusterProber({

@@ -21,6 +21,22 @@ const IDENTITY = /^AGE-SECRET-KEY-(?:PQ-)?1[02-9AC-HJ-NP-Z]+$/;
  * files are kept by their exact contents, so an unchanged file is opened once. Nothing opened is
  * ever logged or written; callers put the values only into what they apply.
  */
+/**
+ * The identities of an age key file (as age-keygen writes it: one AGE-SECRET-KEY-1… per line, comments
+ * after #). Throws, naming the line, on anything else, and when it holds none; never says a key.
+ */
+export function ageIdentities(text: string): string[] {
+  const identities: string[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    if (!IDENTITY.test(line)) throw new Error(`line ${i + 1} is not an age identity (AGE-SECRET-KEY-1…)`);
+    identities.push(line);
+  });
+  if (identities.length === 0) throw new Error("the file holds no age identity (AGE-SECRET-KEY-1…)");
+  return identities;
+}
+
 export class SopsKeyring {
   private readonly opened = new Map<string, Promise<OpenedSopsFile>>();
 
@@ -31,15 +47,7 @@ export class SopsKeyring {
    * comments after #). Throws, naming the line, on anything else, and when it holds none.
    */
   static fromKeyFile(text: string): SopsKeyring {
-    const identities: string[] = [];
-    text.split(/\r?\n/).forEach((raw, i) => {
-      const line = raw.trim();
-      if (line === "" || line.startsWith("#")) return;
-      if (!IDENTITY.test(line)) throw new Error(`line ${i + 1} is not an age identity (AGE-SECRET-KEY-1…)`);
-      identities.push(line);
-    });
-    if (identities.length === 0) throw new Error("the file holds no age identity (AGE-SECRET-KEY-1…)");
-    return new SopsKeyring(identities);
+    return new SopsKeyring(ageIdentities(text));
   }
 
   /** How many identities it holds (said at start; the identities themselves never are). */

@@ -6,6 +6,7 @@ import { type HostedControlPlane, resolveControlPlanes } from "../model/controlp
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
+import { type BackupStores, ensureBackupStoreSecret } from "./backup-store-secret.js";
 import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
@@ -34,6 +35,7 @@ export async function ensureHostedCredentials(
   model: FleetModel,
   now: number,
   planes?: HostedPlaneStates,
+  stores?: BackupStores,
 ): Promise<HostedCredentials> {
   const hosted = planesHostedBy(model, client.cluster, planes);
   const passes = new Map<string, HostedCredentials[string]>();
@@ -43,7 +45,7 @@ export async function ensureHostedCredentials(
   await mapConcurrently(etcdGroups(hosted), CREDENTIAL_PASSES, async (group) => {
     let etcdCa: EtcdCa | undefined;
     for (const plane of group) {
-      const pass = await credentialPass(client, plane, now, etcdCa);
+      const pass = await credentialPass(client, plane, now, etcdCa, stores);
       passes.set(plane.cluster, pass.entry);
       etcdCa = pass.etcdCa ?? etcdCa;
     }
@@ -76,13 +78,16 @@ async function credentialPass(
   plane: HostedControlPlane,
   now: number,
   sharedCa: EtcdCa | undefined,
+  stores: BackupStores | undefined,
 ): Promise<{ entry: HostedCredentials[string]; etcdCa?: EtcdCa }> {
   try {
     const existing = await readSecrets(client, plane);
     const shared = plane.etcd.mode === "Shared" ? sharedCa : undefined;
     const plan = await planCredentials(plane, existing, now, shared);
     for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
-    const entry = await withNodeBootstrap(client, plane, now, plan.records);
+    const bootstrapped = await withNodeBootstrap(client, plane, now, plan.records);
+    const storeError = await ensureBackupStoreSecret(client, plane, stores);
+    const entry = storeError ? { ...bootstrapped, backupStoreError: storeError } : bootstrapped;
     return plane.etcd.mode === "Shared" ? { entry, etcdCa: { ...plan.etcdCa, changed: false } } : { entry };
   } catch (error) {
     // A failure names what failed, never what a Secret held.

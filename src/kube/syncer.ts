@@ -25,6 +25,7 @@ import type { OpenedSecrets } from "../sync/sealed-secrets.js";
 import { addControlHolds, controlHolds, dependenciesOf, failoverHere } from "../sync/sync-controls.js";
 import type { ClusterSyncResult, Hold } from "../sync/sync-result.js";
 import { changedApps, type SyncedSet, syncedSet, withOtherApps } from "../sync/sync-scope.js";
+import type { BackupStores } from "./backup-store-secret.js";
 import { notSynced, syncCluster } from "./cluster-sync.js";
 import { connectionKey, type MemberConnection } from "./connections.js";
 import { detachApp } from "./detach-app.js";
@@ -79,6 +80,8 @@ export interface SyncerOptions {
   readonly now?: () => number;
   /** The age keys that open the fleet's sops-encrypted Secrets; without them none is applied (each is reported). */
   readonly keyring?: SopsKeyring;
+  /** The operator's off-host backup stores (--backup-stores-dir), copied into hosts for their backup Jobs. */
+  readonly backupStores?: BackupStores;
   /** Called with every cluster's result as it comes. */
   readonly onResult?: (result: ClusterSyncResult) => void;
   /** Told as each cluster's sync goes through its objects: how many of how many (progress output). */
@@ -225,7 +228,12 @@ export class Syncer {
     // A direct member's own credential (a hosted cluster's are its host's to report).
     const direct = !target.model.clusters.find((c) => c.metadata.name === cluster)?.spec.controlPlane;
     const credential = direct ? worker.client.credential(this.now()) : undefined;
-    return withHostedCredentials(credential ? { ...whole, credential } : whole, worker.client, target);
+    return withHostedCredentials(
+      credential ? { ...whole, credential } : whole,
+      worker.client,
+      target,
+      this.options.backupStores,
+    );
   }
 
   // The apps a sync for a new render takes in a member whose last sync was complete; undefined: all.
@@ -414,10 +422,11 @@ async function withHostedCredentials(
   synced: ClusterSyncResult,
   client: MemberClient,
   { model, planes }: SyncTarget,
+  stores: BackupStores | undefined,
 ): Promise<ClusterSyncResult> {
   const hosted = planesHostedBy(model, synced.cluster, planes);
   if (!synced.reachable || hosted.length === 0) return synced;
-  const passed = await ensureHostedCredentials(client, model, Date.now(), planes);
+  const passed = await ensureHostedCredentials(client, model, Date.now(), planes, stores);
   const etcds = await keepHostedEtcds(client, hosted, Date.now(), model.etcdMemberReplacements);
   const credentials = Object.fromEntries(
     Object.entries(passed).map(([cluster, entry]) => {

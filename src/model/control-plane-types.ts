@@ -86,7 +86,12 @@ export interface ControlPlaneClassSpec {
     readonly storage?: string;
     readonly storageClassName?: string;
     readonly quota?: string;
-    readonly backup?: { readonly schedule?: string; readonly storage?: string; readonly suspend?: boolean };
+    readonly backup?: {
+      readonly schedule?: string;
+      readonly storage?: string;
+      readonly suspend?: boolean;
+      readonly offHost?: OffHostBackupSpec;
+    };
     readonly defrag?: { readonly schedule: string; readonly suspend?: boolean };
     readonly repair?: { readonly enabled?: boolean; readonly notReadyFor?: string };
   };
@@ -96,6 +101,16 @@ export interface ControlPlaneClassSpec {
     readonly kubeProxy?: { readonly mode?: KubeProxyMode };
     readonly cni?: CniSpec;
   };
+}
+
+/**
+ * Snapshots that also leave the host: the operator's store by name (its place, credentials and
+ * recipients are the operator's, in gitfleet run's --backup-stores-dir) and the gitfleet image the
+ * backup Job's push runs.
+ */
+export interface OffHostBackupSpec {
+  readonly store: string;
+  readonly image: string;
 }
 
 export type ControlPlaneClass = FleetObject<"ControlPlaneClass", ControlPlaneClassSpec>;

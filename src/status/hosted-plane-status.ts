@@ -29,13 +29,22 @@ export function hostedCredentialsRecord(credentials: HostedCredentials): JsonMap
       };
     out[cluster] = {
       credentials: records,
-      ...(entry.joinError ? { joinError: entry.joinError } : {}),
+      ...passErrors(entry),
       ...servingCsrsRecord(entry.servingCsrs ?? []),
       ...nodePoolsRecord(entry.nodePools ?? []),
       ...(entry.etcd ? { etcd: etcdRecord(entry.etcd) } : {}),
     };
   }
   return out;
+}
+
+// What part of a pass failed while the credentials were brought up to date: the join tokens, the
+// backup store's Secret.
+function passErrors(entry: { readonly joinError?: string; readonly backupStoreError?: string }): JsonMap {
+  return {
+    ...(entry.joinError ? { joinError: entry.joinError } : {}),
+    ...(entry.backupStoreError ? { backupStoreError: entry.backupStoreError } : {}),
+  };
 }
 
 // An etcd's members (sizes in whole MiB, so that the record changes when they grow by one,

@@ -45,6 +45,8 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
   credentials: { kind: "edge", imports: MODEL },
   git: { kind: "edge", imports: [...PURE, "util"] },
   forge: { kind: "edge", imports: ["util"] },
+  objectstore: { kind: "edge", imports: ["util"] },
+  backup: { kind: "edge", imports: [...MODEL, "objectstore", "util"] },
   notify: { kind: "edge", imports: [...PURE, "forge", "util"] },
   kube: { kind: "edge", imports: [...PURE, "credentials", "util"] },
   sim: { kind: "edge", imports: [...PURE, "kube", "util"] },
@@ -64,6 +66,7 @@ export const LAYOUT: Readonly<Record<string, Folder>> = {
     imports: [
       ...PURE,
       "agent",
+      "backup",
       "builds",
       "controller",
       "credentials",

@@ -251,4 +251,55 @@ describe("hosted control planes: credentials in the host", () => {
         "its admin kubeconfig in host meta holds exec, insecure-skip-tls-verify, which gitfleet never writes; it is not used",
     });
   });
+  it("copies the operator's backup store into the host for a class that sends backups off it, follows a rotated key, and says why it cannot", async () => {
+    const offHost = (files: Record<string, string>) => ({
+      ...files,
+      "controlplanes/standard.yaml": files["controlplanes/standard.yaml"]?.replace(
+        "  etcd: { version: 3.6.4-0 }\n",
+        "  etcd:\n    version: 3.6.4-0\n    backup: { offHost: { store: offsite, image: registry.example.com/gitfleet:0.1.0 } }\n",
+      ) as string,
+    });
+    createRepo(fleet.dir, encode(offHost(hostedFleet())));
+    // What gitfleet run reads from --backup-stores-dir/offsite (validated there), one version then another.
+    let version = 1;
+    let asked: string[] = [];
+    const stores = async (store: string) => {
+      asked.push(store);
+      if (version === 0) throw new Error("secret-access-key is not one printable word");
+      return { endpoint: "https://s3.example.com", bucket: "fleet", "access-key-id": `writer-${version}` };
+    };
+    const { round } = await pushController(fleet.dir, fleet.kubeconfig, {}, { backupStores: stores });
+    await round();
+    const data = async () =>
+      Object.fromEntries(
+        Object.entries(asMap((await secret("etcd-backup-store"))?.data)).map(([k, v]) => [
+          k,
+          Buffer.from(String(v), "base64").toString(),
+        ]),
+      );
+    expect(asked).toEqual(["offsite"]);
+    expect(await data()).toEqual({
+      endpoint: "https://s3.example.com",
+      bucket: "fleet",
+      "access-key-id": "writer-1",
+    });
+    version = 2;
+    await round();
+    expect((await data())["access-key-id"]).toBe("writer-2");
+    // A store that cannot be given: the credentials are kept, the status says why, the Secret keeps its last data.
+    version = 0;
+    asked = [];
+    await round();
+    expect(asked).toEqual(["offsite"]);
+    const recorded = asMap(
+      asMap(asMap(statusFile("status/clusters/meta.yaml").observed).hostedControlPlanes)["pc-1"],
+    );
+    expect(recorded.backupStoreError).toBe(
+      "backup store offsite: secret-access-key is not one printable word",
+    );
+    expect(Object.keys(asMap(recorded.credentials))).toContain("gitfleet-cp-pc-1/ca");
+    expect((await data())["access-key-id"]).toBe("writer-2");
+    // No store file's value reaches the status branch.
+    expect(gitIn(fleet.dir, "log", "-p", "gitfleet/status")).not.toContain("writer-");
+  });
 });

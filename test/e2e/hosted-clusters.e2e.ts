@@ -8,15 +8,20 @@ import * as x509 from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { minorDistance, parseKubeVersion } from "../../src/apimachinery/kube-version.js";
+import { listBackups, pullBackup } from "../../src/backup/pull.js";
+import type { BackupStore } from "../../src/backup/store-config.js";
 import type { MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
+import { type RunningStore, startS3Store } from "../helpers/s3-store.js";
+import { type AgeKey, ageKey } from "../helpers/sops.js";
 import { pushController, statusFile } from "../helpers/sync-fleet.js";
 import type { ControlPlanes } from "./cluster/control-plane.js";
 import { emptyEtcd, fillEtcd, writeSmall } from "./cluster/etcd-quota.js";
 import {
   buildReleases,
   freeRange,
+  GITFLEET_TAG,
   type Host,
   hostedClient as hostedClientOf,
   restorePhases,
@@ -56,6 +61,24 @@ const hostedNodes: NodeSimulator[] = [];
 let host: MemberClient;
 let repo: { dir: string; cleanup: () => void };
 let controller: Awaited<ReturnType<typeof pushController>>;
+/** The operator's off-host store (a real S3-compatible server) and the age key its backups open with. */
+let offsite: RunningStore;
+let operatorKey: AgeKey;
+// The store as gitfleet run reads it from --backup-stores-dir/offsite, and as an operator's pull reads it.
+const storeFiles = () => ({
+  endpoint: offsite.endpoint.href,
+  bucket: offsite.bucket,
+  prefix: "hosted",
+  "access-key-id": offsite.key.accessKeyId,
+  "secret-access-key": offsite.key.secretAccessKey,
+  recipients: `${operatorKey.recipient}\n`,
+});
+const offsiteStore = (): BackupStore => ({
+  location: { endpoint: offsite.endpoint, region: "us-east-1", bucket: offsite.bucket },
+  prefix: "hosted/",
+  key: offsite.key,
+  recipients: [operatorKey.recipient],
+});
 let version = "";
 let binDir = "";
 /** The snapshot the backup test found, for the restore. */
@@ -157,7 +180,12 @@ spec:
     extraArgs: { endpoint-reconciler-type: none, enable-priority-and-fairness: "false" }
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
-  etcd: { version: ${etcdTag}, replicas: 1, storage: 1Gi, quota: 32Mi, backup: { schedule: "* * * * *", storage: 1Gi } }
+  etcd:
+    version: ${etcdTag}
+    replicas: 1
+    storage: 1Gi
+    quota: 32Mi
+    backup: { schedule: "* * * * *", storage: 1Gi, offHost: { store: offsite, image: "gitfleet:${GITFLEET_TAG}" } }
   addons:
     kubeProxy: { mode: nftables }
     cni: { plugin: flannel, podCIDR: ${POD_CIDR} }
@@ -253,6 +281,15 @@ async function controllerManagerActs(client: MemberClient, name: string): Promis
   );
 }
 
+// The key of the cluster's off-host backup of one snapshot (the backup Job puts it before it succeeds).
+async function backupKeyOf(cluster: string, snapshot: string): Promise<string> {
+  const found = (await listBackups(offsiteStore(), cluster)).find((o) =>
+    o.key.endsWith(`-${snapshot.replace(/\.db$/, "")}.tar.age`),
+  );
+  if (!found) throw new Error(`no off-host backup of ${cluster}'s ${snapshot}`);
+  return found.key;
+}
+
 // What the status branch records of a hosted cluster's etcd (status/clusters/meta-1.yaml).
 function hostedEtcd(cluster: string): JsonMap {
   const observed = asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed);
@@ -314,12 +351,15 @@ beforeAll(async () => {
   ({ planes, runtime, client: host } = meta);
   for (const cluster of HOSTED) ports.set(cluster, await freeRange());
   repo = tempDir("gitfleet-e2e-hosted-");
+  offsite = await startS3Store();
+  operatorKey = await ageKey();
 }, 900_000);
 
 afterAll(async () => {
   for (const agent of agents.values()) agent.stop();
   for (const nodes of hostedNodes) nodes.stop();
   await meta?.stop();
+  await offsite?.stop();
   repo?.cleanup();
 });
 
@@ -327,7 +367,12 @@ describe("hosted control planes on a real host", () => {
   it("a commit adds two hosted clusters: their API servers become Ready, they become members, and an app is Healthy inside them", async () => {
     const committed = Date.now();
     createRepo(repo.dir, encode(fleetFiles(previous)));
-    controller = await pushController(repo.dir, planes.kubeconfig);
+    controller = await pushController(
+      repo.dir,
+      planes.kubeconfig,
+      {},
+      { backupStores: async () => storeFiles() },
+    );
     const ready = new Map<string, number>();
     await until("both hosted API servers Ready", async () => {
       for (const cluster of HOSTED)
@@ -563,7 +608,7 @@ describe("hosted control planes on a real host", () => {
     expect(gitIn(repo.dir, "log", "-p", "gitfleet/status")).not.toContain(first.split(".")[1]);
   });
 
-  it("etcd is snapshotted on schedule into the host: a snapshot etcdutl reads, holding the hosted cluster's objects", async () => {
+  it("etcd is snapshotted on schedule into the host and, encrypted with the CAs, off it: a snapshot etcdutl reads, holding the hosted cluster's objects", async () => {
     const namespace = NAMESPACE("pc-1");
     // An object made in the hosted cluster before the snapshot.
     const client = (await hostedClient("pc-1")) as MemberClient;
@@ -610,8 +655,46 @@ describe("hosted control planes on a real host", () => {
       ),
     ).toBe(true);
     snapshotFile = snapshot as string;
+    // The same run put it in the operator's store, encrypted, with the CAs and the service-account key:
+    // the operator's identity opens it, and it holds the snapshot and the keys the host holds.
+    const name = (snapshot as string).split("/").pop() as string;
+    const pulledInto = join(repo.dir, "..", `pulled-${Date.now()}`);
+    const pulled = await pullBackup({
+      store: offsiteStore(),
+      cluster: "pc-1",
+      key: await backupKeyOf("pc-1", name),
+      identities: [operatorKey.identity],
+      into: pulledInto,
+      workDir: join(repo.dir, ".."),
+      maxBytes: 256 << 20,
+    });
+    expect(pulled.manifest.snapshot).toBe(name);
+    expect(readFileSync(join(pulledInto, "snapshot.db")).equals(readFileSync(snapshot as string))).toBe(true);
+    for (const [secret, key] of [
+      ["ca", "tls.key"],
+      ["ca", "tls.crt"],
+      ["etcd-ca", "tls.key"],
+      ["front-proxy-ca", "tls.key"],
+      ["service-account", "sa.key"],
+    ] as const) {
+      const live = asMap(
+        (await host.get({ apiVersion: "v1", kind: "Secret", namespace, name: secret }))?.data,
+      );
+      expect(readFileSync(join(pulledInto, "pki", secret, key), "utf8"), `${secret}/${key}`).toBe(
+        Buffer.from(String(live[key]), "base64").toString("utf8"),
+      );
+    }
+    // How long the run took, snapshot and push: the Job is the pod's name without its suffix.
+    const job = asMap(
+      await host.raw(
+        "GET",
+        `/apis/batch/v1/namespaces/${namespace}/jobs/${name.replace(/-[a-z0-9]+\.db$/, "")}`,
+      ),
+    );
+    const ran =
+      Date.parse(String(asMap(job.status).completionTime)) - Date.parse(String(asMap(job.status).startTime));
     console.log(
-      `e2e hosted: pc-1: etcd snapshot ${(statSync(snapshot as string).size / 1024).toFixed(0)} KiB, ${status.totalKey} keys, revision ${status.revision}`,
+      `e2e hosted: pc-1: etcd snapshot ${(statSync(snapshot as string).size / 1024).toFixed(0)} KiB, ${status.totalKey} keys, revision ${status.revision}; off the host as ${pulled.key} (${pulled.files.length} files; the backup Job, snapshot and push, ran ${(ran / 1000).toFixed(0)} s)`,
     );
   });
 

@@ -2,27 +2,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { generateIdentity, identityToRecipient } from "age-encryption";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-let built: string | undefined;
+import { builtBinary } from "./built-binary.js";
 
 /**
  * The pinned sops: the one `npm test` brought (GITFLEET_SOPS), or built from Go modules by
  * scripts/build-sops.sh (cached after the first build).
  */
 export function sopsBinary(): string {
-  built ??= process.env.GITFLEET_SOPS;
-  built ??= execFileSync("bash", [join(root, "scripts/build-sops.sh")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 20 * 60_000,
-  })
-    .trim()
-    .split("\n")
-    .pop() as string;
-  return built;
+  return process.env.GITFLEET_SOPS ?? builtBinary("build-sops.sh");
 }
 
 /** A fresh age key pair for one test: the identity (secret) and its recipient (public). */

@@ -8,6 +8,7 @@ import type { SopsKeyring } from "../../src/credentials/sops-keyring.js";
 import { commitSigner } from "../../src/git/commit-signer.js";
 import { commitVerifier } from "../../src/git/commit-verifier.js";
 import { FleetRepo } from "../../src/git/fleet-repo.js";
+import type { BackupStores } from "../../src/kube/backup-store-secret.js";
 import { createLogger } from "../../src/log/logger.js";
 import { readEmittedYaml } from "../../src/render/yaml-reader.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
@@ -54,6 +55,8 @@ export async function pushController(
     readonly policy?: ReconcilerOptions["policy"];
     /** The age keys that open sops-encrypted Secrets at sync (--sops-age-key-file). */
     readonly keyring?: SopsKeyring;
+    /** The operator's off-host backup stores (--backup-stores-dir). */
+    readonly backupStores?: BackupStores;
   } = {},
 ) {
   const logger = createLogger({ level: "silent" });
@@ -81,6 +84,7 @@ export async function pushController(
     autoscaleIntervalMs: options.autoscaleIntervalMs ?? 0,
     ...(options.now ? { now: options.now } : {}),
     ...(options.keyring ? { keyring: options.keyring } : {}),
+    ...(options.backupStores ? { backupStores: options.backupStores } : {}),
   });
   const round = async () => {
     controller.resyncSoon();

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { Logger } from "pino";
+import { parseBackupStore, readStoreFiles } from "../../backup/store-config.js";
 import {
   type BuiltController,
   buildController,
@@ -19,6 +21,7 @@ import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { ShardBranches } from "../../git/shard-branches.js";
+import type { BackupStores } from "../../kube/backup-store-secret.js";
 import type { ConnectionSources, CredentialSource } from "../../kube/connections.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
@@ -72,6 +75,7 @@ export interface LoopFlags
   readonly allowExec: readonly string[];
   readonly secretDigestKeyFile?: string;
   readonly sopsAgeKeyFile?: string;
+  readonly backupStoresDir?: string;
   readonly signingFormat: SigningFormat;
   readonly webhookSecretEnv?: string;
   readonly shards?: string;
@@ -168,6 +172,16 @@ async function runUntilStopped(
 }
 
 // The age keys that open sops-encrypted Secrets at sync; how many is said, never what they are.
+// The operator's off-host backup stores: each store's directory read (bounded) and checked at every
+// host sync, so a rotated key or a new recipient reaches the next backup.
+function backupStoresIn(dir: string): BackupStores {
+  return async (store) => {
+    const files = await readStoreFiles(join(dir, store));
+    parseBackupStore(files);
+    return files;
+  };
+}
+
 async function keyringOf(flags: LoopFlags, logger: Logger): Promise<SopsKeyring | undefined> {
   const keyring = await readSopsKeyring(flags.sopsAgeKeyFile);
   if (keyring)
@@ -285,6 +299,7 @@ function syncOptions(
   const { progress, election, sharding, keyring } = context;
   return {
     ...(keyring ? { keyring } : {}),
+    ...(flags.backupStoresDir ? { backupStores: backupStoresIn(flags.backupStoresDir) } : {}),
     // One replica of several writes to a member only while it leads — or, sharded, holds the member's
     // shard — and names itself in every request.
     ...(election

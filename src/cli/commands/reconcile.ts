@@ -215,6 +215,10 @@ function loopCommand(name: string): Command {
       "with --oidc-issuer: at least 32 bytes that seal people's session cookies (default: a key for this process only, so people sign in again after a restart)",
     )
     .option(
+      "--backup-stores-dir <dir>",
+      "the operator's off-host backup stores that control-plane classes name (etcd.backup.offHost.store): a directory per store holding endpoint, bucket, region, prefix, access-key-id, secret-access-key and recipients (a mounted Secret each, read at every host sync); without it no backup leaves a host",
+    )
+    .option(
       "--sops-age-key-file <file>",
       "age identities (as age-keygen writes them) that open the fleet's sops-encrypted Secrets at sync; without it such Secrets are reported, never applied",
     )

@@ -5,10 +5,18 @@ import {
   type HostedControlPlane,
   restoredDataDir,
 } from "../../model/controlplane/hosted-control-plane.js";
-import type { Labels } from "../../model/types.js";
+import type { Labels, OffHostBackupSpec } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT, etcdMetricsPort } from "./endpoints.js";
-import { credentialPlaceholders, ETCDCTL_TLS, PKI_DIR, PKI_SECRETS, pkiVolume } from "./pki-layout.js";
+import {
+  BACKED_UP_PKI,
+  BACKUP_STORE_SECRET,
+  credentialPlaceholders,
+  ETCDCTL_TLS,
+  PKI_DIR,
+  PKI_SECRETS,
+  pkiVolume,
+} from "./pki-layout.js";
 import { type ContainerSpec, imageOf, jobPodTemplate, podTemplate } from "./pod-template.js";
 
 const VOLUME_DIR = ETCD_VOLUME_DIR;
@@ -148,6 +156,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
   const credentials = credentialPlaceholders(etcd.namespace, owner, [
     PKI_SECRETS.etcdCa,
     PKI_SECRETS.etcdServer,
+    ...(etcd.backup.offHost ? [BACKUP_STORE_SECRET] : []),
   ]);
   // A restore: one Job per member, each restoring the snapshot into its own volume under its own
   // name, with the whole membership (etcdutl gives every member its ID from it, as a new etcd would).
@@ -212,7 +221,7 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
       { name: "pki", mountPath: PKI_DIR, readOnly: true },
     ],
   };
-  const template = jobPodTemplate(
+  const snapshotOnly = jobPodTemplate(
     plane,
     labels,
     container,
@@ -222,6 +231,8 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     ],
     "OnFailure",
   );
+  const offHost = etcd.backup.offHost;
+  const template = offHost ? withOffHostPush(plane, snapshotOnly, offHost) : snapshotOnly;
   return [
     {
       apiVersion: "v1",
@@ -235,6 +246,71 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     },
     etcdCronJob(plane, "etcd-backup", labels, etcd.backup, template),
   ];
+}
+
+/**
+ * The backup pod of a class with off-host backups: the snapshot first (an init container), then
+ * gitfleet's own image packs it with the CAs and the service-account key, encrypts it to the
+ * operator's recipients and puts it in the operator's store (`gitfleet backup push`). Each backed-up
+ * Secret is mounted whole at /pki/<secret>, the store's Secret at /store; the encrypted archive (the
+ * plaintext one is never written) is made in an emptyDir as large as the etcd's quota allows a
+ * snapshot to be, and removed.
+ */
+function withOffHostPush(plane: HostedControlPlane, template: JsonMap, offHost: OffHostBackupSpec): JsonMap {
+  const spec = template.spec as JsonMap;
+  const snapshot = (spec.containers as JsonMap[])[0] as JsonMap;
+  const secretVolume = (name: string, secret: string) => ({
+    name,
+    secret: { secretName: secret, defaultMode: 0o440 },
+  });
+  const push = {
+    name: "push",
+    image: offHost.image,
+    imagePullPolicy: "IfNotPresent",
+    command: ["gitfleet"],
+    args: [
+      ...["backup", "push", "--cluster", plane.cluster, "--snapshot", "/backup/$(POD_NAME).db"],
+      ...["--pki-dir", "/pki", "--store-dir", "/store", "--work-dir", "/scratch"],
+    ],
+    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    resources: { requests: { cpu: "50m", memory: "128Mi" } },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    },
+    volumeMounts: [
+      { name: "backup", mountPath: "/backup", readOnly: true },
+      ...BACKED_UP_PKI.map((secret) => ({
+        name: `pki-${secret.name}`,
+        mountPath: `/pki/${secret.name}`,
+        readOnly: true,
+      })),
+      { name: "store", mountPath: "/store", readOnly: true },
+      { name: "work", mountPath: "/scratch" },
+    ],
+  };
+  return {
+    ...template,
+    spec: {
+      ...spec,
+      initContainers: [snapshot],
+      containers: [push],
+      volumes: [
+        ...(spec.volumes as JsonMap[]),
+        ...BACKED_UP_PKI.map((secret) => secretVolume(`pki-${secret.name}`, secret.name)),
+        secretVolume("store", BACKUP_STORE_SECRET.name),
+        { name: "work", emptyDir: { sizeLimit: workLimit(plane) } },
+      ],
+    },
+  };
+}
+
+// The push's scratch space: a snapshot is at most the database's quota (etcd's own 2 GiB without
+// one), its encrypted archive that and 64 MiB for the PKI and age's framing.
+function workLimit(plane: HostedControlPlane): string {
+  const quota = plane.etcd.quotaBytes ?? 2 * 1024 ** 3;
+  return `${Math.ceil(quota / 1024 ** 2) + 64}Mi`;
 }
 
 /**

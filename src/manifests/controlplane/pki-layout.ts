@@ -112,6 +112,31 @@ export const PKI_SECRETS = {
   },
 } as const satisfies Record<string, PkiSecret>;
 
+/**
+ * What an off-host backup carries besides the snapshot: the three CAs (with an overlap's previous and
+ * cross-signed certificates) and the service-account key pair — what brings a hosted cluster back
+ * with its identity on another host, so that kubeconfigs, joined nodes and service-account tokens
+ * issued before keep working. Every other certificate is issued again by these CAs.
+ */
+export const BACKED_UP_PKI: readonly PkiSecret[] = [
+  PKI_SECRETS.ca,
+  PKI_SECRETS.frontProxyCa,
+  PKI_SECRETS.etcdCa,
+  PKI_SECRETS.serviceAccount,
+];
+
+/**
+ * The operator's off-host backup store as the backup Job reads it: the files of the store's directory
+ * in gitfleet run's --backup-stores-dir, copied into the control plane's namespace by the credentials
+ * step (only for a class with etcd.backup.offHost), mounted whole into the Job's push.
+ */
+export const BACKUP_STORE_SECRET: PkiSecret = {
+  name: "etcd-backup-store",
+  in: "control-plane",
+  purpose: "the operator's off-host backup store: its endpoint, bucket, access key and age recipients",
+  keys: {},
+};
+
 /** Every Secret of the control plane, with the namespace it is in. */
 export function pkiSecretsOf(
   plane: HostedControlPlane,

@@ -84,6 +84,8 @@ export type HostedCredentials = Readonly<
         readonly records: readonly CredentialRecord[];
         /** Why the node pools' join tokens could not be brought up to date (the credentials were). */
         readonly joinError?: string;
+        /** Why the off-host backup store could not be given to the backup Job (the credentials were). */
+        readonly backupStoreError?: string;
         /** Kubelet serving CSRs the pass approved, and those it left pending with the reason. */
         readonly servingCsrs?: readonly ServingCsrRecord[];
         /** The node pools' upgrades and repairs. */

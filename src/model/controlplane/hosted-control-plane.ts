@@ -9,6 +9,7 @@ import type {
   HostedPlaneStates,
   KubeProxyMode,
   Labels,
+  OffHostBackupSpec,
   RestoreOverlay,
 } from "../types.js";
 import { type ResolvedNodePool, resolveNodePools } from "./node-pools.js";
@@ -83,7 +84,13 @@ export interface ResolvedEtcd {
   readonly storageClassName: string | undefined;
   /** The database's space quota in bytes (--quota-backend-bytes); undefined: etcd's own (2 GiB). */
   readonly quotaBytes: number | undefined;
-  readonly backup: { readonly schedule: string; readonly storage: string; readonly suspend: boolean };
+  readonly backup: {
+    readonly schedule: string;
+    readonly storage: string;
+    readonly suspend: boolean;
+    /** The operator's store each snapshot also goes to, encrypted (dedicated etcds only). */
+    readonly offHost: OffHostBackupSpec | undefined;
+  };
   /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
   readonly hostPort: number | undefined;
   /** Where etcd keeps its data in its volume: data, or restore-<name> once a restore ran. */
@@ -299,6 +306,7 @@ function resolveEtcd(
       schedule: backup?.schedule ?? "0 */6 * * *",
       storage: backup?.storage ?? "16Gi",
       suspend: backup?.suspend ?? false,
+      offHost: shared ? undefined : backup?.offHost,
     },
     hostPort: etcdHostPort(spec),
     dataDir: `${ETCD_VOLUME_DIR}/data`,

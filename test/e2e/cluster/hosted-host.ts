@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,6 +98,7 @@ export async function startHost(
         [`${c}:${previous}`, join(previousDir, c)],
       ]),
       ...["etcd", "etcdctl", "etcdutl"].map((b): [string, string] => [`${b}:${etcd}`, join(binDir, b)]),
+      [`gitfleet:${GITFLEET_TAG}`, gitfleetCommand(planes.runDir)],
     ]),
     dir: join(planes.runDir, "process-runtime"),
     podNetwork,
@@ -114,6 +115,18 @@ export async function startHost(
       await planes.stop();
     },
   };
+}
+
+/** The tag of gitfleet's own image in the second tier: `gitfleet:e2e` runs this checkout's built CLI. */
+export const GITFLEET_TAG = "e2e";
+
+// The `gitfleet` the image puts on the PATH: this checkout's bin/gitfleet.js (npm run build made
+// dist/) on the Node.js that runs the tests.
+function gitfleetCommand(dir: string): string {
+  const path = join(dir, "gitfleet");
+  const bin = fileURLToPath(new URL("../../../bin/gitfleet.js", import.meta.url));
+  writeFileSync(path, `#!/bin/sh\nexec '${process.execPath}' '${bin}' "$@"\n`, { mode: 0o755 });
+  return path;
 }
 
 /** A base port whose next six are free (the API server's, etcd's three, the components' two), clear of `taken`. */

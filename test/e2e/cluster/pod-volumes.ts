@@ -62,7 +62,7 @@ export class PodVolumes {
   }
 
   /** The pod's volumes on disk, by mount path, and its Secret volumes; undefined while a Secret is missing. */
-  async mountsOf(pod: JsonMap): Promise<PodMounts | undefined> {
+  async mountsOf(pod: JsonMap, step = 0): Promise<PodMounts | undefined> {
     const metadata = asMap(pod.metadata);
     const namespace = String(metadata.namespace);
     const root = join(this.dir, "pods", String(metadata.uid));
@@ -81,7 +81,7 @@ export class PodVolumes {
         secretVolumes.push({ namespace, sources, target });
       }
     }
-    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const container = containerAt(pod, step);
     const mounts = new Map<string, string>();
     for (const mount of asList(container.volumeMounts).map((m) => asMap(m))) {
       const source = byVolume.get(String(mount.name));
@@ -103,10 +103,10 @@ export class PodVolumes {
    * The container's variables from ConfigMap keys, read when it starts as the kubelet reads them; an
    * optional key that is not there leaves its variable unset.
    */
-  async configMapEnv(pod: JsonMap): Promise<Record<string, string>> {
+  async configMapEnv(pod: JsonMap, step = 0): Promise<Record<string, string>> {
     const namespace = String(asMap(pod.metadata).namespace);
     const env: Record<string, string> = {};
-    for (const entry of asList(asMap(asList(asMap(pod.spec).containers)[0]).env).map((e) => asMap(e))) {
+    for (const entry of asList(containerAt(pod, step).env).map((e) => asMap(e))) {
       const ref = asMap(asMap(entry.valueFrom).configMapKeyRef);
       if (typeof ref.name !== "string") continue;
       const configMap = await this.client
@@ -180,4 +180,18 @@ function secretSources(volume: JsonMap): JsonMap[] {
   if (volume.secret)
     return [{ name: asMap(volume.secret).secretName ?? null, items: asMap(volume.secret).items ?? null }];
   return [];
+}
+
+/**
+ * The containers a pod runs, in order: its init containers, each to completion, then its (first)
+ * container. `step` counts through them.
+ */
+export function containerAt(pod: JsonMap, step: number): JsonMap {
+  const spec = asMap(pod.spec);
+  return asMap([...asList(spec.initContainers), asList(spec.containers)[0]][step]);
+}
+
+/** How many containers a pod runs one after another: its init containers and its container. */
+export function stepsOf(pod: JsonMap): number {
+  return asList(asMap(pod.spec).initContainers).length + 1;
 }

@@ -6,7 +6,7 @@ import { asList, asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import type { MemberClient } from "../../../src/kube/member-client.js";
 import { type NetworkService, networkPodOf, networkServiceOf, PodNetwork } from "./pod-network.js";
 import { imagePullStatus, now, podStatus } from "./pod-status.js";
-import { PodVolumes, type SecretVolume } from "./pod-volumes.js";
+import { containerAt, PodVolumes, type SecretVolume, stepsOf } from "./pod-volumes.js";
 import { httpProbe } from "./readiness-probe.js";
 
 /** This machine's first address that is not loopback (127.0.0.1 when it has none). */
@@ -54,6 +54,9 @@ interface Running {
   lastExit?: { code: number | null; at: string };
   restartAt?: number | undefined;
   failed?: string;
+  /** Which of its containers runs: its init containers first, each to completion, then its container. */
+  step: number;
+  readonly steps: number;
   /** The pod's restartPolicy: a Job's pod that exits 0 (or fails under Never) ends. */
   restartPolicy: string;
   /** Its Secret volumes on disk, kept up to date with their Secrets as the kubelet keeps them. */
@@ -198,9 +201,11 @@ export class ProcessRuntime {
     if (known) return;
     const phase = asMap(pod.status).phase;
     if (phase === "Succeeded" || phase === "Failed") return;
-    const container = asMap(asList(asMap(pod.spec).containers)[0]);
-    const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
-    if (!binary) {
+    // Every container's image must be there before the first starts (the kubelet pulls them all).
+    const steps = stepsOf(pod);
+    const binaries = Array.from({ length: steps }, (_, step) => this.binaryAt(pod, step));
+    const binary = binaries[0];
+    if (!binary || binaries.includes(undefined)) {
       await this.patchStatus(pod, imagePullStatus(pod));
       return;
     }
@@ -216,6 +221,8 @@ export class ProcessRuntime {
       ready: false,
       deleting: false,
       startedAt: now(),
+      step: 0,
+      steps,
       restartPolicy: String(asMap(pod.spec).restartPolicy ?? "Always"),
       secretVolumes,
       ...(own && this.network ? { network: this.network.attach(uid) } : {}),
@@ -223,6 +230,12 @@ export class ProcessRuntime {
     this.pods.set(uid, running);
     this.launch(uid, pod, binary, mounts, await this.disk.configMapEnv(pod));
     await this.report(pod, running);
+  }
+
+  // The binary of a pod's container at `step`.
+  private binaryAt(pod: JsonMap, step: number): string | undefined {
+    const container = containerAt(pod, step);
+    return this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
   }
 
   // The binary an image runs: the one its command names (etcdctl in the etcd image), else the image's own.
@@ -243,7 +256,7 @@ export class ProcessRuntime {
   ): void {
     const running = this.pods.get(uid);
     if (!running || this.stopped) return;
-    const container = asMap(asList(asMap(pod.spec).containers)[0]);
+    const container = containerAt(pod, running.step);
     const env = { ...envOf(pod, container, running.network?.ip ?? "127.0.0.1"), ...configEnv };
     const expand = (text: string) =>
       text.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name: string) => env[name] ?? all);
@@ -285,6 +298,13 @@ export class ProcessRuntime {
       if (running.child !== child) return;
       running.lastExit = { code, at: now() };
       if (running.deleting || this.stopped) return;
+      // An init container that completed: the next container starts (at once, not as a restart).
+      if (code === 0 && running.step < running.steps - 1) {
+        running.step++;
+        running.child = undefined;
+        running.restartAt = Date.now();
+        return;
+      }
       // A Job's pod ends: exit 0 under OnFailure or Never, any exit under Never.
       if (running.restartPolicy !== "Always" && (code === 0 || running.restartPolicy === "Never")) {
         running.ended = code === 0 ? "Succeeded" : "Failed";
@@ -316,15 +336,14 @@ export class ProcessRuntime {
           .catch(() => undefined),
       );
       if (asMap(pod.metadata).uid !== uid) continue;
-      const container = asMap(asList(asMap(pod.spec).containers)[0]);
-      const binary = this.binaryOf(String(container.image ?? ""), asList(container.command)[0]);
-      const volumes = await this.disk.mountsOf(pod);
+      const binary = this.binaryAt(pod, running.step);
+      const volumes = await this.disk.mountsOf(pod, running.step);
       if (!binary || !volumes) {
         running.restartAt = Date.now() + 1000;
         continue;
       }
       running.secretVolumes = volumes.secretVolumes;
-      this.launch(uid, pod, binary, volumes.mounts, await this.disk.configMapEnv(pod));
+      this.launch(uid, pod, binary, volumes.mounts, await this.disk.configMapEnv(pod, running.step));
       await this.report(pod, running);
     }
   }

@@ -178,6 +178,78 @@ describe("hosted control planes: render", () => {
     }
   });
 
+  it("sends each snapshot off the host for a class that asks: the snapshot first, then gitfleet's push with the CAs, the service-account key and the store, valid against Kubernetes 1.36's schemas", () => {
+    const tree = new Map(example);
+    const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
+    const offsite = standard
+      .replace("name: standard", "name: offsite")
+      .replace(
+        '      schedule: "0 */6 * * *"\n',
+        '      schedule: "0 */6 * * *"\n      offHost: { store: offsite, image: registry.example.com/platform/gitfleet:0.1.0 }\n',
+      )
+      .replace("    storage: 20Gi\n", "    storage: 20Gi\n    quota: 4Gi\n");
+    expect(offsite).toContain("offHost");
+    tree.set("controlplanes/offsite.yaml", encoder.encode(offsite));
+    tree.set(
+      "clusters/pc-3.yaml",
+      encoder.encode(
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: pc-3\nspec:\n  controlPlane:\n    host: meta-1\n    class: offsite\n    expose: { type: LoadBalancer }\n",
+      ),
+    );
+    const loaded = loadFleet(tree);
+    expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
+    const result = renderFleet(loaded.model as FleetModel);
+    const at = (path: string) => result.objects.find((o) => o.path === path)?.object;
+    const cronJob = asMap(at("rendered/meta-1/gitfleet-cp-pc-3/batch.CronJob.etcd-backup.yaml"));
+    expect(objectViolations("1.36", new Map(), cronJob)).toEqual([]);
+    const pod = asMap(asMap(asMap(asMap(asMap(cronJob.spec).jobTemplate).spec).template).spec);
+    const [snapshot] = pod.initContainers as JsonMap[];
+    const [push] = pod.containers as JsonMap[];
+    expect(asMap(snapshot).args).toContain("/backup/$(POD_NAME).db");
+    expect(asMap(push)).toMatchObject({
+      name: "push",
+      image: "registry.example.com/platform/gitfleet:0.1.0",
+      command: ["gitfleet"],
+      args: [
+        ...["backup", "push", "--cluster", "pc-3", "--snapshot", "/backup/$(POD_NAME).db"],
+        ...["--pki-dir", "/pki", "--store-dir", "/store", "--work-dir", "/scratch"],
+      ],
+    });
+    const mounts = (asMap(push).volumeMounts as JsonMap[]).map(
+      (m) => `${String(m.name)}:${String(m.mountPath)}`,
+    );
+    expect(mounts).toEqual([
+      "backup:/backup",
+      "pki-ca:/pki/ca",
+      "pki-front-proxy-ca:/pki/front-proxy-ca",
+      "pki-etcd-ca:/pki/etcd-ca",
+      "pki-service-account:/pki/service-account",
+      "store:/store",
+      "work:/scratch",
+    ]);
+    // The push holds the CAs, the service-account key and the store; no leaf certificate, no kubeconfig.
+    expect(secretsMounted(pod).sort()).toEqual(
+      ["ca", "etcd-backup-store", "etcd-ca", "etcd-serving", "front-proxy-ca", "service-account"].sort(),
+    );
+    // Its scratch space fits a snapshot as large as the 4Gi quota allows, and 64Mi more.
+    expect((pod.volumes as JsonMap[]).find((v) => v.name === "work")).toEqual({
+      name: "work",
+      emptyDir: { sizeLimit: "4160Mi" },
+    });
+    // The store's Secret is rendered without data; the credentials step fills it.
+    expect(at("rendered/meta-1/gitfleet-cp-pc-3/core.Secret.etcd-backup-store.yaml")).not.toHaveProperty(
+      "data",
+    );
+    // A class that keeps its snapshots in the host: the snapshot alone, no store Secret.
+    const kept = asMap(
+      renderFleet(model).objects.find((o) => o.path.endsWith("batch.CronJob.etcd-backup.yaml"))?.object,
+    );
+    expect(JSON.stringify(kept)).not.toContain("initContainers");
+    expect(
+      renderFleet(model).objects.some((o) => o.path.endsWith("core.Secret.etcd-backup-store.yaml")),
+    ).toBe(false);
+  });
+
   it("gives each cluster's addons its own Service range and the control planes' etcd their prefixes", () => {
     const tree = new Map(example);
     const pc2 = new TextDecoder().decode(tree.get("clusters/pc-2.yaml"));

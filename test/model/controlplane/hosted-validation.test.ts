@@ -185,6 +185,20 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: "off-host backups of a cluster of a shared etcd",
+    edit: {
+      "controlplanes/standard.yaml": replace(
+        '      schedule: "0 */6 * * *"\n',
+        '      schedule: "0 */6 * * *"\n      offHost: { store: offsite, image: registry.example.com/gitfleet:0.1.0 }\n',
+      ),
+    },
+    error: {
+      at: "clusters/pc-1.yaml:15",
+      code: "INVALID_FIELD_COMBINATION",
+      message: "sends backups to store offsite: off-host backups cover dedicated etcds only",
+    },
+  },
+  {
     name: "a member replacement of an unknown cluster",
     edit: { "controlplanes/swap.yaml": replacementFile("pc-9", "etcd-1") },
     error: {
