@@ -49,6 +49,18 @@ const SHAPES = {
       properties: { url: { type: "string" }, tokenKey: { type: "string" } },
     },
   },
+  backupStores: {
+    type: "array",
+    items: {
+      type: "object",
+      required: ["name", "existingSecret"],
+      additionalProperties: false,
+      properties: {
+        name: { type: "string", pattern: "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$" },
+        existingSecret: { type: "string", minLength: 1 },
+      },
+    },
+  },
   extraArgs: { type: "array", items: { type: "string" } },
   extraEnv: { type: "array", items: { type: "object" } },
   "service.type": { type: "string", enum: ["ClusterIP", "NodePort", "LoadBalancer"] },

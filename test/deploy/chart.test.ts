@@ -433,6 +433,38 @@ describe("the Helm chart", () => {
       },
     },
     {
+      name: "backup stores: each store's Secret mounted read-only under --backup-stores-dir, only when syncing",
+      sets: [
+        "backupStores[0].name=offsite",
+        "backupStores[0].existingSecret=gitfleet-backup-offsite",
+        "backupStores[1].name=second",
+        "backupStores[1].existingSecret=gitfleet-backup-second",
+      ],
+      check: async (docs: Doc[]) => {
+        expect(container(docs).args).toContain("--backup-stores-dir=/etc/gitfleet/backup-stores");
+        const mounts = (container(docs) as unknown as { volumeMounts: { name: string }[] }).volumeMounts;
+        for (const store of ["offsite", "second"]) {
+          expect(mounts).toContainEqual({
+            name: `backup-store-${store}`,
+            mountPath: `/etc/gitfleet/backup-stores/${store}`,
+            readOnly: true,
+          });
+          const volumes = (podSpec(docs) as unknown as { volumes: { name: string; secret?: unknown }[] })
+            .volumes;
+          expect(volumes.find((v) => v.name === `backup-store-${store}`)?.secret).toEqual({
+            secretName: `gitfleet-backup-${store}`,
+          });
+        }
+        const noSync = await render(
+          "backupStores[0].name=offsite",
+          "backupStores[0].existingSecret=gitfleet-backup-offsite",
+          "sync=false",
+        );
+        expect(JSON.stringify(noSync)).not.toContain("backup-store");
+        expect(JSON.stringify(await render())).not.toContain("backup-store");
+      },
+    },
+    {
       name: "access: OIDC sign-in from a Secret's client secret and session key, tokens, anonymous reading",
       sets: [
         "access.oidc.issuer=https://gitea.example.com",
