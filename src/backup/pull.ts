@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Decrypter } from "age-encryption";
+import { explainInvalidDns1123Label } from "../apimachinery/names.js";
 import { type ListedObject, S3Client } from "../objectstore/s3-client.js";
 import { type ArchiveEntry, entryStream, readArchiveIndex } from "./archive.js";
 import {
@@ -124,8 +125,10 @@ function parseManifest(bytes: Uint8Array): BackupManifest {
       throw new Error(`${BACKUP_MANIFEST}: ${field} is missing or malformed`);
     return found;
   };
+  const cluster = text("cluster", /^.{1,63}$/);
+  if (explainInvalidDns1123Label(cluster)) throw new Error(`${BACKUP_MANIFEST}: cluster is malformed`);
   return {
-    cluster: text("cluster", /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/),
+    cluster,
     snapshot: text("snapshot", /^[A-Za-z0-9._-]{1,200}\.db$/),
     takenAt: text("takenAt", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/),
   };

@@ -1,7 +1,7 @@
 import { BACKUP_STORE_SECRET } from "../manifests/controlplane/pki-layout.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
-import { CREDENTIALS_FIELD_MANAGER } from "./hosted-secrets.js";
+import { writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 
 /**
@@ -27,21 +27,7 @@ export async function ensureBackupStoreSecret(
   if (!stores)
     return `backup store ${offHost.store}: gitfleet runs without --backup-stores-dir, so no backup leaves the host`;
   try {
-    const files = await stores(offHost.store);
-    const data = Object.fromEntries(
-      Object.entries(files).map(([k, v]) => [k, Buffer.from(v).toString("base64")]),
-    );
-    await client.apply(
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: BACKUP_STORE_SECRET.name, namespace: plane.etcd.namespace },
-        type: "Opaque",
-        data,
-      },
-      true,
-      CREDENTIALS_FIELD_MANAGER,
-    );
+    await writeSecret(client, plane.etcd.namespace, BACKUP_STORE_SECRET.name, await stores(offHost.store));
     return undefined;
   } catch (error) {
     return `backup store ${offHost.store}: ${oneLine(error instanceof Error ? error.message : String(error))}`;

@@ -7,7 +7,7 @@ import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type BackupStores, ensureBackupStoreSecret } from "./backup-store-secret.js";
-import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES } from "./hosted-secrets.js";
+import { MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
 
@@ -144,20 +144,4 @@ function decoded(data: JsonMap): Record<string, string> {
     if (typeof value === "string" && value.length <= MAX_VALUE_BYTES * 2)
       out[key] = Buffer.from(value, "base64").toString("utf8");
   return out;
-}
-
-async function writeSecret(
-  client: MemberClient,
-  namespace: string,
-  name: string,
-  data: SecretData,
-): Promise<void> {
-  const encoded = Object.fromEntries(
-    Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")]),
-  );
-  await client.apply(
-    { apiVersion: "v1", kind: "Secret", metadata: { name, namespace }, type: "Opaque", data: encoded },
-    true,
-    CREDENTIALS_FIELD_MANAGER,
-  );
 }

@@ -26,3 +26,23 @@ export async function readAdminKubeconfig(
   if (typeof value !== "string" || value.length > MAX_VALUE_BYTES * 2) return undefined;
   return Buffer.from(value, "base64").toString("utf8");
 }
+
+/**
+ * Writes a Secret's data in the host, by server-side apply under the credentials' field manager: the
+ * rendered, data-less Secret of the same name keeps its labels and annotations.
+ */
+export async function writeSecret(
+  client: MemberClient,
+  namespace: string,
+  name: string,
+  data: Readonly<Record<string, string>>,
+): Promise<void> {
+  const encoded = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")]),
+  );
+  await client.apply(
+    { apiVersion: "v1", kind: "Secret", metadata: { name, namespace }, type: "Opaque", data: encoded },
+    true,
+    CREDENTIALS_FIELD_MANAGER,
+  );
+}
