@@ -42,6 +42,11 @@ describe("property seeds", () => {
       expect(existsSync(join(ROOT, found.file)), found.file).toBe(true);
       expect(readFileSync(join(ROOT, found.file), "utf8")).toMatch(/fc\.(assert|check)\(/);
       expect(found.fixed.length).toBeGreaterThan(0);
+      // A counterexample kept as a case names a test the file holds.
+      if (found.case !== undefined)
+        expect(readFileSync(join(ROOT, found.file), "utf8"), found.case).toContain(
+          JSON.stringify(found.case),
+        );
     }
   });
 });

@@ -11,8 +11,17 @@ import fc from "fast-check";
 export interface RecordedSeeds {
   /** The seed `npm test` runs every property on. */
   readonly seed: number;
-  /** Seeds that once found a defect, each replayed on its test file after the fix. */
-  readonly found: readonly { readonly seed: number; readonly file: string; readonly fixed: string }[];
+  /**
+   * Seeds that once found a defect. Each is replayed on its test file after the fix, unless `case`
+   * names the test that holds its counterexample: `npm test` runs that on every run, and a seed's
+   * draws stop reproducing a counterexample as soon as the inputs they are drawn from change.
+   */
+  readonly found: readonly {
+    readonly seed: number;
+    readonly file: string;
+    readonly fixed: string;
+    readonly case?: string;
+  }[];
 }
 
 export const recordedSeeds = JSON.parse(
