@@ -57,3 +57,11 @@ export function isBackupKey(prefix: string, cluster: string, key: string): boole
   const rest = key.startsWith(`${prefix}${cluster}/`) ? key.slice(prefix.length + cluster.length + 1) : "";
   return /^\d{8}T\d{6}Z-[A-Za-z0-9._-]{1,200}\.tar\.age$/.test(rest);
 }
+
+/**
+ * The key of an off-host restore's staged copy: <prefix><cluster>/restores/<restore>.tar.age — the
+ * snapshot alone, re-encrypted to a key made for that restore (never a backup: it holds no keys).
+ */
+export function stagedKey(prefix: string, cluster: string, restore: string): string {
+  return `${prefix}${cluster}/restores/${restore}.tar.age`;
+}

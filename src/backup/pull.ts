@@ -15,6 +15,7 @@ import {
   isBackupKey,
   REQUIRED_PKI,
   SNAPSHOT_ENTRY,
+  stagedKey,
 } from "./backup-contents.js";
 import type { BackupStore } from "./store-config.js";
 
@@ -30,11 +31,16 @@ export async function listBackups(store: BackupStore, cluster: string): Promise<
     .sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
-/** One pull: whose backup (a key, else the newest), the identities that open it, where it goes. */
+/**
+ * One pull: whose backup (a key, else the newest; or the copy staged for a restore), the identities
+ * that open it, where it goes.
+ */
 export interface PullRequest {
   readonly store: BackupStore;
   readonly cluster: string;
   readonly key?: string;
+  /** An off-host restore's name: its staged copy (the snapshot alone), not a backup. */
+  readonly staged?: string;
   /** age identities (AGE-SECRET-KEY-1…); one of the recipients' must be among them. */
   readonly identities: readonly string[];
   /** A directory to unpack into: made, and refused if it holds anything. */
@@ -56,12 +62,12 @@ export interface PullResult {
  * Gets a backup (the key asked for, else the cluster's newest), decrypts it with the identities and
  * unpacks it: only a backup's own entries (backup.json, snapshot.db, pki/<secret>/<key>), each within
  * its size, written as new files (0600) under `into`. A backup that names another cluster, lacks
- * the snapshot or a CA's key, or holds anything else is refused and nothing is unpacked.
+ * the snapshot or a CA's key, or holds anything else is refused and nothing is unpacked. A restore's
+ * staged copy holds backup.json and snapshot.db only.
  */
 export async function pullBackup(request: PullRequest): Promise<PullResult> {
-  const key = request.key ?? (await listBackups(request.store, request.cluster)).at(-1)?.key;
-  if (!key) throw new Error(`the store holds no backup of ${request.cluster}`);
-  if (!isBackupKey(request.store.prefix, request.cluster, key))
+  const key = await keyOf(request);
+  if (!request.staged && !isBackupKey(request.store.prefix, request.cluster, key))
     throw new Error(`${key} is not a backup of ${request.cluster} in this store`);
   const work = await mkdtemp(join(request.workDir, "pull-"));
   try {
@@ -82,8 +88,11 @@ export async function pullBackup(request: PullRequest): Promise<PullResult> {
     );
     const entries = await readArchiveIndex(archive, backupAllowance(request.maxBytes), MAX_ENTRIES);
     const names = new Set(entries.map((e) => e.name));
-    const lacking = [BACKUP_MANIFEST, SNAPSHOT_ENTRY, ...REQUIRED_PKI].filter((name) => !names.has(name));
+    const required = [BACKUP_MANIFEST, SNAPSHOT_ENTRY, ...(request.staged ? [] : REQUIRED_PKI)];
+    const lacking = required.filter((name) => !names.has(name));
     if (lacking.length > 0) throw new Error(`${key} lacks ${lacking.join(", ")}`);
+    if (request.staged && names.size !== required.length)
+      throw new Error(`${key} holds more than a staged snapshot`);
     const manifestEntry = entries.find((e) => e.name === BACKUP_MANIFEST);
     const manifest = parseManifest(manifestEntry ? await readSlice(archive, manifestEntry) : Buffer.alloc(0));
     if (manifest.cluster !== request.cluster)
@@ -98,6 +107,18 @@ export async function pullBackup(request: PullRequest): Promise<PullResult> {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+// The key a pull gets: the staged copy of a restore, the key asked for, or the cluster's newest backup.
+async function keyOf(request: PullRequest): Promise<string> {
+  if (request.staged) {
+    const why = explainInvalidDns1123Label(request.staged);
+    if (why) throw new Error(`restore ${JSON.stringify(request.staged.slice(0, 80))}: ${why}`);
+    return stagedKey(request.store.prefix, request.cluster, request.staged);
+  }
+  const key = request.key ?? (await listBackups(request.store, request.cluster)).at(-1)?.key;
+  if (!key) throw new Error(`the store holds no backup of ${request.cluster}`);
+  return key;
 }
 
 async function readSlice(path: string, entry: ArchiveEntry): Promise<Buffer> {

@@ -14,6 +14,7 @@ import {
   pkiEntries,
   REQUIRED_PKI,
   SNAPSHOT_ENTRY,
+  stagedKey,
 } from "./backup-contents.js";
 import type { BackupStore } from "./store-config.js";
 
@@ -59,30 +60,84 @@ export async function pushBackup(request: PushRequest): Promise<PushResult> {
       takenAt: request.now.toISOString(),
     };
     await writeFile(join(work, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-    const archive = archiveStream(
-      [
+    const key = backupKey(request.store.prefix, request.cluster, snapshot, request.now);
+    return await sealAndPut({
+      entries: [
         // The manifest and the keys first: a reader that wants them stops before the snapshot.
         { name: BACKUP_MANIFEST, from: join(work, BACKUP_MANIFEST) },
         ...pki,
         { name: SNAPSHOT_ENTRY, from: request.snapshot },
       ],
-      request.now,
-    );
-    const encrypted = join(work, "backup.tar.age");
-    const encrypter = new Encrypter();
-    for (const recipient of request.store.recipients) encrypter.addRecipient(recipient);
-    const sealed = await encrypter.encrypt(Readable.toWeb(archive) as ReadableStream<Uint8Array>);
-    await pipeline(
-      Readable.fromWeb(sealed as WebReadableStream<Uint8Array>),
-      createWriteStream(encrypted, { mode: 0o600, flags: "wx" }),
-    );
-    const key = backupKey(request.store.prefix, request.cluster, snapshot, request.now);
-    const client = new S3Client(request.store.location, request.store.key);
-    const put = await client.putFile(key, encrypted);
-    return { key, ...put };
+      recipients: request.store.recipients,
+      store: request.store,
+      key,
+      work,
+      now: request.now,
+    });
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** One off-host restore's staged copy: the snapshot a pull unpacked, for the restore Job to fetch. */
+export interface StageRequest {
+  readonly cluster: string;
+  /** The restore's name: the copy's key is stagedKey(prefix, cluster, restore). */
+  readonly restore: string;
+  /** The unpacked backup.json and snapshot.db. */
+  readonly manifest: string;
+  readonly snapshot: string;
+  /** The one recipient the copy is encrypted to: a key made for this restore alone. */
+  readonly recipient: string;
+  readonly store: BackupStore;
+  readonly workDir: string;
+  readonly now: Date;
+}
+
+/**
+ * Puts a restore's staged copy: backup.json and the snapshot — never the keys — encrypted as the
+ * archive is made to the restore's own recipient, so what the host is given opens that copy alone.
+ */
+export async function stageSnapshot(request: StageRequest): Promise<PushResult> {
+  const work = await mkdtemp(join(request.workDir, "stage-"));
+  try {
+    return await sealAndPut({
+      entries: [
+        { name: BACKUP_MANIFEST, from: request.manifest },
+        { name: SNAPSHOT_ENTRY, from: request.snapshot },
+      ],
+      recipients: [request.recipient],
+      store: request.store,
+      key: stagedKey(request.store.prefix, request.cluster, request.restore),
+      work,
+      now: request.now,
+    });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+// An archive of the entries, encrypted to the recipients as it is made into `work`, put at `key`.
+async function sealAndPut(input: {
+  readonly entries: readonly { readonly name: string; readonly from: string }[];
+  readonly recipients: readonly string[];
+  readonly store: BackupStore;
+  readonly key: string;
+  readonly work: string;
+  readonly now: Date;
+}): Promise<PushResult> {
+  const archive = archiveStream(input.entries, input.now);
+  const encrypted = join(input.work, "backup.tar.age");
+  const encrypter = new Encrypter();
+  for (const recipient of input.recipients) encrypter.addRecipient(recipient);
+  const sealed = await encrypter.encrypt(Readable.toWeb(archive) as ReadableStream<Uint8Array>);
+  await pipeline(
+    Readable.fromWeb(sealed as WebReadableStream<Uint8Array>),
+    createWriteStream(encrypted, { mode: 0o600, flags: "wx" }),
+  );
+  const client = new S3Client(input.store.location, input.store.key);
+  const put = await client.putFile(input.key, encrypted);
+  return { key: input.key, ...put };
 }
 
 // The backed-up Secrets' keys that are mounted under pkiDir (an overlap's keys only while it lasts).

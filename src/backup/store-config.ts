@@ -134,3 +134,19 @@ export async function readStoreFiles(dir: string): Promise<Record<string, string
   }
   return files;
 }
+
+/** The file of a store's directory holding the age identities that open its backups (gitfleet's alone). */
+export const IDENTITY_FILE = "identity";
+/** The largest identity file read. */
+const MAX_IDENTITY_BYTES = 16 * 1024;
+
+/**
+ * The text of the store's identity file (AGE-SECRET-KEY-1… lines), read bounded from inside `dir`;
+ * an error says why without what it holds. Never among the files a host is given.
+ */
+export async function readStoreIdentityFile(dir: string): Promise<string> {
+  const read = await readBoundedFile(join(dir, IDENTITY_FILE), MAX_IDENTITY_BYTES, { within: dir });
+  if (!read.ok)
+    throw new Error(`${IDENTITY_FILE}: the file ${read.reason} (gitfleet needs it to bring a backup back)`);
+  return new TextDecoder("utf-8").decode(read.bytes);
+}

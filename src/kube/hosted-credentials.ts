@@ -10,6 +10,7 @@ import { type BackupStores, ensureBackupStoreSecret } from "./backup-store-secre
 import { MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
+import { fetchOffHostBackup } from "./restore-fetch.js";
 
 /**
  * The control planes a cluster hosts, resolved against their classes (hosted clusters whose class
@@ -81,13 +82,19 @@ async function credentialPass(
   stores: BackupStores | undefined,
 ): Promise<{ entry: HostedCredentials[string]; etcdCa?: EtcdCa }> {
   try {
+    // An off-host restore brings the CAs back before anything is planned from them.
+    const fetched = await restoreFetch(client, plane, stores, now);
     const existing = await readSecrets(client, plane);
     const shared = plane.etcd.mode === "Shared" ? sharedCa : undefined;
     const plan = await planCredentials(plane, existing, now, shared);
     for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
     const bootstrapped = await withNodeBootstrap(client, plane, now, plan.records);
     const storeError = await ensureBackupStoreSecret(client, plane, stores);
-    const entry = storeError ? { ...bootstrapped, backupStoreError: storeError } : bootstrapped;
+    const entry = {
+      ...bootstrapped,
+      ...(storeError ? { backupStoreError: storeError } : {}),
+      ...(fetched ? { restoreFetch: fetched } : {}),
+    };
     return plane.etcd.mode === "Shared" ? { entry, etcdCa: { ...plan.etcdCa, changed: false } } : { entry };
   } catch (error) {
     // A failure names what failed, never what a Secret held.
@@ -96,6 +103,28 @@ async function credentialPass(
         error: `credentials of ${plane.cluster}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
       },
     };
+  }
+}
+
+// An off-host restore that is Fetching: its backup fetched (or found fetched), by its name. A fetch
+// that fails fails the pass, so that no certificate is planned from CAs that are not back yet.
+async function restoreFetch(
+  client: MemberClient,
+  plane: HostedControlPlane,
+  stores: BackupStores | undefined,
+  now: number,
+): Promise<{ readonly restore: string; readonly fetched: string } | undefined> {
+  const restore = plane.restore;
+  if (restore?.phase !== "Fetching" || restore.backup === undefined) return undefined;
+  try {
+    return {
+      restore: restore.name,
+      fetched: await fetchOffHostBackup(client, plane, restore, stores, new Date(now)),
+    };
+  } catch (error) {
+    throw new Error(
+      `restore ${restore.name} cannot fetch its off-host backup: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

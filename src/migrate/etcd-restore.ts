@@ -9,14 +9,26 @@ import type { EtcdRestore, RestoreOverlay } from "../model/types.js";
 // upgrade's versions (ADR 0011).
 
 /** Every phase a restore can be in; the status file's reader takes this list. */
-export const RESTORE_PHASES = ["Stopping", "Restoring", "Starting", "Succeeded", "Failed"] as const;
+export const RESTORE_PHASES = [
+  "Stopping",
+  "Fetching",
+  "Restoring",
+  "Starting",
+  "Succeeded",
+  "Failed",
+] as const;
 export type RestorePhase = (typeof RESTORE_PHASES)[number];
 
 /** A restore as status/restores/<name>.yaml records it. */
 export interface RestoreStatus {
   readonly restore: string;
   readonly cluster: string;
-  readonly snapshot: string;
+  /** From the host's backup volume: the snapshot's file. Exactly one of snapshot and backup. */
+  readonly snapshot?: string;
+  /** From an off-host backup: `latest` or the key the EtcdRestore asks for. */
+  readonly backup?: string;
+  /** The off-host backup's key once its keys are back and its snapshot staged. */
+  readonly fetched?: string;
   readonly phase: RestorePhase;
   /** ISO time of the last phase change. */
   readonly since: string;
@@ -36,6 +48,8 @@ export interface RestoreReport {
   readonly running: boolean;
   /** A component that keeps failing (crash-looping past the grace), with why. */
   readonly failure?: string;
+  /** From an off-host backup: the key whose keys are back and snapshot staged, or why not yet. */
+  readonly fetch?: { readonly fetched?: string; readonly error?: string };
 }
 
 export interface RestoreInput {
@@ -48,18 +62,22 @@ export interface RestoreInput {
 
 /**
  * Advances a restore one step. It starts at once (the reviewed commit that adds it is its approval)
- * and runs once: Stopping until etcd and kube-apiserver run nothing, Restoring until its Job completes
- * (a failed Job fails it), Starting until the control plane runs Healthy from the restored data (a
+ * and runs once: Stopping until etcd and kube-apiserver run nothing; from an off-host backup,
+ * Fetching until the host's credentials step wrote its keys back and staged its snapshot (a store
+ * that fails keeps it there, saying why, and it tries again); Restoring until its Job completes (a
+ * failed Job fails it), Starting until the control plane runs Healthy from the restored data (a
  * component that keeps failing fails it), then Succeeded. Succeeded and Failed are final, whatever
  * the spec says later. Pure.
  */
 export function advanceRestore(input: RestoreInput): { status: RestoreStatus; change?: string } {
   const { restore, previous, report } = input;
   const at = new Date(input.now).toISOString();
-  const enter = (phase: RestorePhase, reason?: string): RestoreStatus => ({
+  const source = previous ?? restore.spec;
+  const enter = (phase: RestorePhase, reason?: string, fetched?: string): RestoreStatus => ({
     restore: restore.metadata.name,
     cluster: previous?.cluster ?? restore.spec.cluster,
-    snapshot: previous?.snapshot ?? restore.spec.snapshot,
+    ...(source.backup !== undefined ? { backup: source.backup } : { snapshot: source.snapshot ?? "" }),
+    ...(fetched ? { fetched } : {}),
     phase,
     since: at,
     startedIn: previous?.startedIn ?? input.sourceCommit,
@@ -67,23 +85,32 @@ export function advanceRestore(input: RestoreInput): { status: RestoreStatus; ch
   });
   const next = nextPhase(previous, report);
   if (!next) return { status: previous as RestoreStatus };
-  const status = enter(next.phase, next.reason);
+  const fetched = next.fetched ?? previous?.fetched;
+  if (previous && next.phase === previous.phase)
+    // The same phase, waiting for another reason (a store that fails): the reason changes, not since.
+    return { status: { ...enter(next.phase, next.reason, fetched), since: previous.since } };
+  const status = enter(next.phase, next.reason, fetched);
   return {
     status,
     change: `${restore.metadata.name}: ${previous?.phase ?? "new"} → ${next.phase}${next.reason ? ` (${next.reason})` : ""}`,
   };
 }
 
-// The phase to move to, or undefined to stay.
+// The phase to move to (the same one with another reason while a fetch fails), or undefined to stay.
 function nextPhase(
   previous: RestoreStatus | undefined,
   report: RestoreReport | undefined,
-): { phase: RestorePhase; reason?: string } | undefined {
+): { phase: RestorePhase; reason?: string; fetched?: string } | undefined {
   switch (previous?.phase) {
     case undefined:
       return { phase: "Stopping", reason: "stopping kube-apiserver, its controllers and etcd" };
     case "Stopping":
-      return report?.stopped ? { phase: "Restoring", reason: `restoring ${previous.snapshot}` } : undefined;
+      if (!report?.stopped) return undefined;
+      return previous.backup !== undefined
+        ? { phase: "Fetching", reason: `fetching the off-host backup ${previous.backup}` }
+        : { phase: "Restoring", reason: `restoring ${previous.snapshot}` };
+    case "Fetching":
+      return afterFetching(previous, report?.fetch);
     case "Restoring":
       if (report?.job?.health === "Healthy")
         return { phase: "Starting", reason: "starting from the restored data" };
@@ -99,9 +126,21 @@ function nextPhase(
   }
 }
 
+// Fetching: Restoring once the backup's keys are back and its snapshot staged; while the fetch fails,
+// Fetching again with why (only when why changed).
+function afterFetching(
+  previous: RestoreStatus,
+  fetch: RestoreReport["fetch"],
+): { phase: RestorePhase; reason?: string; fetched?: string } | undefined {
+  if (fetch?.fetched)
+    return { phase: "Restoring", reason: `restoring ${fetch.fetched}`, fetched: fetch.fetched };
+  const reason = fetch?.error ? `the backup cannot be fetched yet: ${fetch.error}` : undefined;
+  return reason && reason !== previous.reason ? { phase: "Fetching", reason } : undefined;
+}
+
 /** A restore that is under way: its control plane is stopped or starting. */
 export function isRunning(phase: RestorePhase): boolean {
-  return phase === "Stopping" || phase === "Restoring" || phase === "Starting";
+  return phase === "Stopping" || phase === "Fetching" || phase === "Restoring" || phase === "Starting";
 }
 
 /**
@@ -122,9 +161,14 @@ export function restoreOverlays(statuses: readonly RestoreStatus[]): Map<string,
     if (active && active.phase !== "Running" && !isRunning(status.phase)) continue;
     overlays.set(status.cluster, {
       name: status.restore,
-      snapshot: status.snapshot,
+      snapshot: status.snapshot ?? status.fetched ?? status.backup ?? "",
       phase:
-        status.phase === "Stopping" ? "Stopping" : status.phase === "Restoring" ? "Restoring" : "Running",
+        status.phase === "Stopping" || status.phase === "Fetching" || status.phase === "Restoring"
+          ? status.phase
+          : "Running",
+      ...(status.backup !== undefined
+        ? { backup: status.fetched ?? status.backup, startedIn: status.startedIn }
+        : {}),
     });
   }
   return overlays;

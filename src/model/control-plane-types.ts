@@ -140,8 +140,15 @@ export interface ControlPlaneUpgradeSpec {
 
 export type ControlPlaneUpgrade = FleetObject<"ControlPlaneUpgrade", ControlPlaneUpgradeSpec>;
 
-/** A one-shot restore of a hosted cluster's dedicated etcd from a snapshot (controlplanes/<name>.yaml). */
-export type EtcdRestore = FleetObject<"EtcdRestore", { readonly cluster: string; readonly snapshot: string }>;
+/**
+ * A one-shot restore of a hosted cluster's dedicated etcd (controlplanes/<name>.yaml): from a
+ * snapshot in its host's backup volume, or from an off-host backup (`latest` or an object key), which
+ * brings the CAs and the service-account key back too. Exactly one of the two (validation).
+ */
+export type EtcdRestore = FleetObject<
+  "EtcdRestore",
+  { readonly cluster: string; readonly snapshot?: string; readonly backup?: string }
+>;
 
 /** One member of a hosted cluster's replicated etcd replaced once, Ready or not (controlplanes/<name>.yaml). */
 export type EtcdMemberReplacement = FleetObject<
@@ -163,7 +170,16 @@ export interface HostedPlaneStates {
 export interface RestoreOverlay {
   /** The EtcdRestore's name: the Job and the data directory are named after it. */
   readonly name: string;
+  /** The snapshot's file in the host's backup volume; for an off-host backup, the backup's key. */
   readonly snapshot: string;
-  /** Stopping and Restoring stop the control plane (Restoring runs the Job); Running starts it from the restored data. */
-  readonly phase: "Stopping" | "Restoring" | "Running";
+  /**
+   * Stopping, Fetching and Restoring stop the control plane (Fetching has the credentials step bring
+   * an off-host backup's keys back and stage its snapshot; Restoring runs the Job); Running starts it
+   * from the restored data.
+   */
+  readonly phase: "Stopping" | "Fetching" | "Restoring" | "Running";
+  /** From an off-host backup: which one (`latest` or a key); the Job fetches the staged snapshot. */
+  readonly backup?: string;
+  /** From an off-host backup: the source commit the restore started at, which tells its fetch from an earlier one's of the same name. */
+  readonly startedIn?: string;
 }

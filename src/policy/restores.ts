@@ -6,6 +6,7 @@ import {
   restoreOverlays,
 } from "../migrate/etcd-restore.js";
 import { controlPlaneAppName } from "../model/controlplane/app-names.js";
+import type { HostedCredentials } from "../model/controlplane/credential-record.js";
 import { smallest } from "../model/extremes.js";
 import { compareStrings } from "../model/file-tree.js";
 import type { Health } from "../model/health.js";
@@ -98,8 +99,10 @@ function restoreReport(
   const job = restoreJobs(objects, restore);
   const hosted = input.results.get(input.cluster);
   const failure = lasting(input.cluster, seen.failure, input, failingSince);
+  const fetch = fetchReport(input.results.get(input.host ?? "")?.credentials?.[input.cluster], restore);
   return {
     stopped,
+    ...(fetch ? { fetch } : {}),
     ...(job
       ? { job: { health: job.health.status, ...(job.health.reason ? { reason: job.health.reason } : {}) } }
       : {}),
@@ -107,6 +110,17 @@ function restoreReport(
       seen.settled && seen.health === "Healthy" && hosted?.reachable === true && hosted.version !== undefined,
     ...(failure ? { failure } : {}),
   };
+}
+
+// What the host's credentials step says of an off-host restore's fetch: the backup's key once its
+// keys are back and its snapshot staged, or why the pass failed.
+function fetchReport(
+  entry: HostedCredentials[string] | undefined,
+  restore: string,
+): RestoreReport["fetch"] | undefined {
+  if (!entry) return undefined;
+  if ("error" in entry) return { error: entry.error };
+  return entry.restoreFetch?.restore === restore ? { fetched: entry.restoreFetch.fetched } : undefined;
 }
 
 // The restore's Jobs (one, or one per member of a replicated etcd) as one health: Degraded when one
@@ -167,7 +181,8 @@ export const restoresPolicy = definePolicy<RestoreStatus, ReadonlyMap<string, nu
       (r) =>
         r.metadata.name === name &&
         r.spec.cluster === recorded.cluster &&
-        r.spec.snapshot === recorded.snapshot,
+        r.spec.snapshot === recorded.snapshot &&
+        r.spec.backup === recorded.backup,
     )
       ? recorded
       : undefined,

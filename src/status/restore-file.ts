@@ -18,14 +18,19 @@ export function readRestoreStatus(text: string | undefined): RestoreStatus | und
   const value = readStatusYaml(text);
   if (!isJsonMap(value)) return undefined;
   const phase = RESTORE_PHASES.find((p) => p === value.phase);
-  const fields = ["restore", "cluster", "snapshot", "since", "startedIn"] as const;
-  if (!phase || fields.some((f) => typeof value[f] !== "string" || String(value[f]).length > 256))
-    return undefined;
+  const fields = ["restore", "cluster", "since", "startedIn"] as const;
+  const isText = (f: string) => typeof value[f] === "string" && String(value[f]).length <= 1024;
+  if (!phase || fields.some((f) => !isText(f) || String(value[f]).length > 256)) return undefined;
+  // From the backup volume or from an off-host backup: exactly one.
+  if (isText("snapshot") === isText("backup")) return undefined;
   const field = (key: string) => String(value[key]);
+  const optional = (key: "snapshot" | "backup" | "fetched") => (isText(key) ? { [key]: field(key) } : {});
   return {
     restore: field("restore"),
     cluster: field("cluster"),
-    snapshot: field("snapshot"),
+    ...optional("snapshot"),
+    ...optional("backup"),
+    ...optional("fetched"),
     phase,
     since: field("since"),
     startedIn: field("startedIn"),

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REQUIRED_PKI } from "../../src/backup/backup-contents.js";
 import { listBackups, pullBackup } from "../../src/backup/pull.js";
-import { pushBackup } from "../../src/backup/push.js";
+import { pushBackup, stageSnapshot } from "../../src/backup/push.js";
 import type { BackupStore } from "../../src/backup/store-config.js";
 import { S3Client } from "../../src/objectstore/s3-client.js";
 import { type RunningStore, startS3Store } from "../helpers/s3-store.js";
@@ -184,5 +184,87 @@ describe("off-host backups: push, then pull", () => {
       /the PKI lacks pki\/ca\/tls.key, .*nothing was put/,
     );
     expect(await listBackups(store, "pc-5")).toEqual([]);
+  });
+
+  it("stages a restore's snapshot alone for its own key: the Job's pull opens it, the operator's identity and a backup's reader do not", async () => {
+    const put = await push("pc-6", "2026-12-06T10:00:00Z");
+    const unpacked = join(dir, "pc-6-unpacked");
+    await pullBackup({
+      store,
+      cluster: "pc-6",
+      identities: [operator.identity],
+      into: unpacked,
+      workDir: dir,
+      maxBytes: 10 << 20,
+    });
+    const restoreKey = await ageKey();
+    const staged = await stageSnapshot({
+      cluster: "pc-6",
+      restore: "back",
+      manifest: join(unpacked, "backup.json"),
+      snapshot: join(unpacked, "snapshot.db"),
+      recipient: restoreKey.recipient,
+      store,
+      workDir: dir,
+      now: new Date("2026-12-06T11:00:00Z"),
+    });
+    expect(staged.key).toBe("hosted/pc-6/restores/back.tar.age");
+    // Not a backup: listing the cluster's backups does not show it, and the newest is still the backup.
+    expect((await listBackups(store, "pc-6")).map((o) => o.key)).toEqual([put.key]);
+    expect(readdirSync(dir).filter((name) => name.startsWith("stage-"))).toEqual([]);
+    const pull = (
+      identity: string,
+      into: string,
+      extra: { staged?: string; key?: string } = { staged: "back" },
+    ) =>
+      pullBackup({
+        store,
+        cluster: "pc-6",
+        ...extra,
+        identities: [identity],
+        into,
+        workDir: dir,
+        maxBytes: 10 << 20,
+      });
+    const into = join(dir, "pc-6-staged");
+    const pulled = await pull(restoreKey.identity, into);
+    expect(pulled.files).toEqual(["backup.json", "snapshot.db"]);
+    expect(pulled.manifest.snapshot).toBe("etcd-backup-29412345-abcde.db");
+    expect(readFileSync(join(into, "snapshot.db")).equals(snapshot)).toBe(true);
+    expect(existsSync(join(into, "pki"))).toBe(false);
+    // The operator's identity is not a recipient of the staged copy, and the restore's key opens no backup.
+    await expect(pull(operator.identity, join(dir, "pc-6-operator"))).rejects.toThrow(
+      "cannot be opened with these identities",
+    );
+    await expect(pull(restoreKey.identity, join(dir, "pc-6-backup"), {})).rejects.toThrow(
+      "cannot be opened with these identities",
+    );
+    // A staged copy's key is not taken as a backup's.
+    await expect(pull(operator.identity, join(dir, "pc-6-as-key"), { key: staged.key })).rejects.toThrow(
+      "is not a backup of pc-6 in this store",
+    );
+  });
+
+  it("refuses, as a restore's staged copy, an archive holding keys, and a restore name that is not a name", async () => {
+    // A whole backup put where a staged copy goes: it holds the PKI, which a Job is never given.
+    const put = await push("pc-7", "2026-12-06T10:00:00Z");
+    const copy = join(dir, "pc-7.age");
+    await new S3Client(store.location, store.key).getFile(put.key, copy, 10 << 20);
+    await new S3Client(store.location, store.key).putFile("hosted/pc-7/restores/back.tar.age", copy);
+    const pull = (staged: string, into: string) =>
+      pullBackup({
+        store,
+        cluster: "pc-7",
+        staged,
+        identities: [operator.identity],
+        into,
+        workDir: dir,
+        maxBytes: 10 << 20,
+      });
+    await expect(pull("back", join(dir, "pc-7-staged"))).rejects.toThrow("holds more than a staged snapshot");
+    expect(existsSync(join(dir, "pc-7-staged"))).toBe(false);
+    await expect(
+      pull("../pc-1/20261206T100000Z-etcd-backup-29412345-abcde", join(dir, "pc-7-escape")),
+    ).rejects.toThrow(/^restore "\.\.\/pc-1/);
   });
 });

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseBackupStore } from "../../src/backup/store-config.js";
+import { parseBackupStore, readStoreFiles, readStoreIdentityFile } from "../../src/backup/store-config.js";
 import { ageKey } from "../helpers/sops.js";
 
 const recipient = (await ageKey()).recipient;
@@ -75,5 +78,70 @@ describe("a backup store's files", () => {
   it("takes a bucket of 3 and of 63 characters", () => {
     expect(parseBackupStore({ ...good, bucket: "abc" }).location.bucket).toBe("abc");
     expect(parseBackupStore({ ...good, bucket: "a".repeat(63) }).location.bucket).toHaveLength(63);
+  });
+});
+
+// The identity file gitfleet opens backups with: read from inside the store's directory, bounded, and
+// never among the files a host is given.
+describe("a backup store's identity file", () => {
+  const withDir = async (lay: (dir: string) => void, read: (dir: string) => Promise<void>) => {
+    const dir = mkdtempSync(join(tmpdir(), "gitfleet-store-"));
+    try {
+      lay(dir);
+      await read(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("is read, and is not one of the files the host's Secret gets", async () => {
+    const key = await ageKey();
+    await withDir(
+      (dir) => {
+        for (const [name, text] of Object.entries(good)) writeFileSync(join(dir, name), text);
+        writeFileSync(join(dir, "identity"), `# gitfleet's\n${key.identity}\n`);
+      },
+      async (dir) => {
+        expect(await readStoreIdentityFile(dir)).toBe(`# gitfleet's\n${key.identity}\n`);
+        const files = await readStoreFiles(dir);
+        expect(Object.keys(files).sort()).toEqual(Object.keys(good).sort());
+        expect(JSON.stringify(files)).not.toContain(key.identity);
+      },
+    );
+  });
+
+  it("reads one of exactly 16 KiB", async () => {
+    await withDir(
+      (dir) => writeFileSync(join(dir, "identity"), "#".repeat(16 * 1024)),
+      async (dir) => expect((await readStoreIdentityFile(dir)).length).toBe(16 * 1024),
+    );
+  });
+
+  it.each([
+    ["missing", () => {}, "identity: the file does not exist"],
+    [
+      "past 16 KiB",
+      (dir: string) => writeFileSync(join(dir, "identity"), "#".repeat(16 * 1024 + 1)),
+      "identity: the file is too large",
+    ],
+    [
+      "a link out of the directory",
+      (dir: string) => {
+        writeFileSync(join(dir, "..", `${dir.split("/").pop()}-outside`), "AGE-SECRET-KEY-1X");
+        symlinkSync(join(dir, "..", `${dir.split("/").pop()}-outside`), join(dir, "identity"));
+      },
+      "identity: the file",
+    ],
+  ])("refuses one %s, saying why and not what it holds", async (_name, lay, message) => {
+    await withDir(lay, async (dir) => {
+      const error = await readStoreIdentityFile(dir).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      expect(error).toContain(message);
+      expect(error).toContain("gitfleet needs it to bring a backup back");
+      expect(error).not.toContain("AGE-SECRET-KEY");
+      rmSync(join(dir, "..", `${dir.split("/").pop()}-outside`), { force: true });
+    });
   });
 });

@@ -263,10 +263,16 @@ describe("hosted control planes: credentials in the host", () => {
     // What gitfleet run reads from --backup-stores-dir/offsite (validated there), one version then another.
     let version = 1;
     let asked: string[] = [];
-    const stores = async (store: string) => {
-      asked.push(store);
-      if (version === 0) throw new Error("secret-access-key is not one printable word");
-      return { endpoint: "https://s3.example.com", bucket: "fleet", "access-key-id": `writer-${version}` };
+    const stores = {
+      async files(store: string) {
+        asked.push(store);
+        if (version === 0) throw new Error("secret-access-key is not one printable word");
+        return { endpoint: "https://s3.example.com", bucket: "fleet", "access-key-id": `writer-${version}` };
+      },
+      // No restore runs here: nothing is fetched.
+      fetch: async (store: string): Promise<never> => {
+        throw new Error(`a backup of ${store} was fetched`);
+      },
     };
     const { round } = await pushController(fleet.dir, fleet.kubeconfig, {}, { backupStores: stores });
     await round();

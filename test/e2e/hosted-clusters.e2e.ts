@@ -1,16 +1,19 @@
 import "reflect-metadata";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
+import { KubeConfig } from "@kubernetes/client-node";
 import * as x509 from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { minorDistance, parseKubeVersion } from "../../src/apimachinery/kube-version.js";
 import { listBackups, pullBackup } from "../../src/backup/pull.js";
 import type { BackupStore } from "../../src/backup/store-config.js";
-import type { MemberClient } from "../../src/kube/member-client.js";
+import { backupStoresIn } from "../../src/cli/backup-stores.js";
+import type { BackupStores } from "../../src/kube/backup-store-secret.js";
+import { MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { type RunningStore, startS3Store } from "../helpers/s3-store.js";
@@ -24,6 +27,7 @@ import {
   GITFLEET_TAG,
   type Host,
   hostedClient as hostedClientOf,
+  type Releases,
   restorePhases,
   startHost,
 } from "./cluster/hosted-host.js";
@@ -57,6 +61,10 @@ const NAMESPACE = (cluster: string) => `gitfleet-cp-${cluster}`;
 let planes: ControlPlanes;
 let runtime: ProcessRuntime;
 let meta: Host;
+/** The host pc-1 moves to once meta-1 is lost (the last scenario), and whether meta-1 is. */
+let second: Host | undefined;
+let metaLost = false;
+let releases: Releases;
 const hostedNodes: NodeSimulator[] = [];
 let host: MemberClient;
 let repo: { dir: string; cleanup: () => void };
@@ -73,6 +81,15 @@ const storeFiles = () => ({
   "secret-access-key": offsite.key.secretAccessKey,
   recipients: `${operatorKey.recipient}\n`,
 });
+// The stores as gitfleet run reads them from --backup-stores-dir: the store's files and its identity file
+// (the operator's identity, which opens its backups for a restore).
+function operatorStores(): BackupStores {
+  const dir = join(repo.dir, "..", "backup-stores", "offsite");
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(storeFiles())) writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, "identity"), `${operatorKey.identity}\n`, { mode: 0o600 });
+  return backupStoresIn(join(dir, ".."));
+}
 const offsiteStore = (): BackupStore => ({
   location: { endpoint: offsite.endpoint, region: "us-east-1", bucket: offsite.bucket },
   prefix: "hosted/",
@@ -344,7 +361,7 @@ function appHealth(app: string, cluster: string): string | undefined {
 }
 
 beforeAll(async () => {
-  const releases = buildReleases();
+  releases = buildReleases();
   ({ version, previous, binDir } = releases);
   etcdTag = `${releases.etcd}-0`;
   meta = await startHost(releases);
@@ -358,7 +375,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const agent of agents.values()) agent.stop();
   for (const nodes of hostedNodes) nodes.stop();
-  await meta?.stop();
+  if (!metaLost) await meta?.stop();
+  await second?.stop();
   await offsite?.stop();
   repo?.cleanup();
 });
@@ -367,12 +385,7 @@ describe("hosted control planes on a real host", () => {
   it("a commit adds two hosted clusters: their API servers become Ready, they become members, and an app is Healthy inside them", async () => {
     const committed = Date.now();
     createRepo(repo.dir, encode(fleetFiles(previous)));
-    controller = await pushController(
-      repo.dir,
-      planes.kubeconfig,
-      {},
-      { backupStores: async () => storeFiles() },
-    );
+    controller = await pushController(repo.dir, planes.kubeconfig, {}, { backupStores: operatorStores() });
     const ready = new Map<string, number>();
     await until("both hosted API servers Ready", async () => {
       for (const cluster of HOSTED)
@@ -1176,6 +1189,102 @@ describe("hosted control planes on a real host", () => {
           namespace: NAMESPACE("pc-2"),
           name: "kube-apiserver",
         })) === undefined,
+    );
+  });
+
+  it("losing the host: pc-1 moves to a second host in one commit and comes back from its off-host backup, with its objects and its CA — a kubeconfig handed out before works against it", async () => {
+    const namespace = NAMESPACE("pc-1");
+    const before = (await hostedClient("pc-1")) as MemberClient;
+    await before.raw("POST", "/api/v1/namespaces/default/configmaps", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "before-the-move" },
+      data: { kept: "yes" },
+    });
+    const madeAt = Date.now();
+    // The admin kubeconfig as handed out before the loss, and the CA it trusts.
+    const kubeconfig = Buffer.from(
+      String(
+        asMap(
+          (await host.get({ apiVersion: "v1", kind: "Secret", namespace, name: "admin-kubeconfig" }))?.data,
+        ).kubeconfig,
+      ),
+      "base64",
+    ).toString("utf8");
+    const caOf = async (client: MemberClient) =>
+      Buffer.from(
+        String(
+          asMap((await client.get({ apiVersion: "v1", kind: "Secret", namespace, name: "ca" }))?.data)[
+            "tls.crt"
+          ],
+        ),
+        "base64",
+      ).toString("utf8");
+    const ca = await caOf(host);
+    // A backup the scheduled Job put after the object was made.
+    await until(
+      "an off-host backup taken after the object was made",
+      async () =>
+        (await listBackups(offsiteStore(), "pc-1")).some(
+          (o) =>
+            Date.parse(
+              o.key.replace(/^.*\/(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-.*$/, "$1-$2-$3T$4:$5:$6Z"),
+            ) > madeAt,
+        ),
+      150_000,
+    );
+    // The host is lost: every process of it stopped, its data removed.
+    const lostAt = Date.now();
+    await meta.stop();
+    metaLost = true;
+    rmSync(meta.planes.runDir, { recursive: true, force: true });
+    for (const nodes of hostedNodes) nodes.stop();
+    for (const agent of agents.values()) agent.stop();
+    // A second host, and gitfleet (restarted) told of it; one commit moves pc-1 there and restores it
+    // from its newest off-host backup.
+    second = await startHost(releases, { name: "meta-2", runDir: `${meta.planes.runDir}-meta-2` });
+    host = second.client;
+    const { "clusters/pc-2.yaml": _gone, ...files } = fleetFiles(version);
+    const moved = {
+      ...files,
+      "clusters/meta-2.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-2\nspec: {}\n",
+      "clusters/pc-1.yaml": String(files["clusters/pc-1.yaml"]).replace("host: meta-1", "host: meta-2"),
+      "controlplanes/back.yaml":
+        "apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata: { name: back }\nspec: { cluster: pc-1, backup: latest }\n",
+    };
+    expect(moved["clusters/pc-1.yaml"]).toContain("host: meta-2");
+    controller = await pushController(
+      repo.dir,
+      second.planes.kubeconfig,
+      {},
+      {
+        backupStores: operatorStores(),
+      },
+    );
+    const committed = Date.now();
+    commitTree(
+      repo.dir,
+      encode(moved),
+      "meta-1 is lost: pc-1 moves to meta-2, restored from its off-host backup",
+    );
+    const phases = await restorePhases(repo.dir, "back", until);
+    expect(phases).toContain("Fetching");
+    const status = statusFile(repo.dir, "status/restores/back.yaml");
+    expect(status).toMatchObject({ phase: "Succeeded", backup: "latest" });
+    expect(String(status.fetched)).toMatch(/^hosted\/pc-1\/\d{8}T\d{6}Z-etcd-backup-.*\.tar\.age$/);
+    // The CA is the one pc-1 had; the kubeconfig handed out before reaches the moved cluster and finds
+    // the object made before the loss.
+    expect(await caOf(host)).toBe(ca);
+    const config = new KubeConfig();
+    config.loadFromString(kubeconfig);
+    const old = new MemberClient("pc-1", config, { timeoutMs: 3000, retries: 0 });
+    await until("the kubeconfig handed out before reads the moved cluster", async () => {
+      const found = asMap(await old.raw("GET", "/api/v1/namespaces/default/configmaps/before-the-move"));
+      return asMap(found.data).kept === "yes";
+    });
+    console.log(
+      `e2e hosted: pc-1: host lost → moved to meta-2 and back on its off-host backup ${((Date.now() - committed) / 1000).toFixed(1)} s after the commit (${((Date.now() - lostAt) / 1000).toFixed(1)} s after the loss; phases seen: ${phases.join(" → ")}; from ${String(status.fetched)})`,
     );
   });
 });

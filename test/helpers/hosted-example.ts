@@ -5,6 +5,7 @@ import {
   resolveControlPlane,
 } from "../../src/model/controlplane/hosted-control-plane.js";
 import type { Cluster, ControlPlaneSpec, NodePoolSpec } from "../../src/model/types.js";
+import { readDirectoryTree } from "../../src/source/read-directory.js";
 
 /** The documented hosted-clusters example: meta-1 hosts pc-1 and pc-2 (shared etcd etcd-a). */
 export const HOSTED_EXAMPLE_DIR = fileURLToPath(
@@ -76,4 +77,35 @@ export function planeWithPool(version: string, pool: Partial<NodePoolSpec> = {})
   );
   if (!plane) throw new Error("pc-1 did not resolve");
   return plane;
+}
+
+/** The image gitfleet's own containers run in the off-host example class. */
+export const OFFSITE_IMAGE = "registry.example.com/platform/gitfleet:0.1.0";
+
+/**
+ * The hosted example with the class "offsite" (the example's "standard" sending its backups to the
+ * store "offsite", with a 4Gi quota) and pc-3 of that class on meta-1 behind a LoadBalancer: a fleet
+ * tree to load.
+ */
+export async function offsiteExample(): Promise<Map<string, Uint8Array>> {
+  const encoder = new TextEncoder();
+  const tree = new Map(await readDirectoryTree(HOSTED_EXAMPLE_DIR)) as Map<string, Uint8Array>;
+  const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
+  const offsite = standard
+    .replace("name: standard", "name: offsite")
+    .replace(
+      '      schedule: "0 */6 * * *"\n',
+      `      schedule: "0 */6 * * *"\n      offHost: { store: offsite, image: ${OFFSITE_IMAGE} }\n`,
+    )
+    .replace("    storage: 20Gi\n", "    storage: 20Gi\n    quota: 4Gi\n");
+  if (!offsite.includes("offHost") || !offsite.includes("quota: 4Gi"))
+    throw new Error("the example's class standard no longer reads as the offsite class expects");
+  tree.set("controlplanes/offsite.yaml", encoder.encode(offsite));
+  tree.set(
+    "clusters/pc-3.yaml",
+    encoder.encode(
+      "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: pc-3\nspec:\n  controlPlane:\n    host: meta-1\n    class: offsite\n    expose: { type: LoadBalancer }\n",
+    ),
+  );
+  return tree;
 }

@@ -77,7 +77,7 @@ describe("an etcd restore's phases", () => {
     const previous: RestoreStatus = {
       restore: "r1",
       cluster: "pc-3",
-      snapshot: RESTORE.spec.snapshot,
+      snapshot: RESTORE.spec.snapshot as string,
       phase,
       since: new Date(T0).toISOString(),
       startedIn: SOURCE,

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadFleet } from "../../src/load/load-fleet.js";
 import type { RestorePhase, RestoreStatus } from "../../src/migrate/etcd-restore.js";
+import type { HostedCredentials } from "../../src/model/controlplane/credential-record.js";
 import type { FleetModel } from "../../src/model/types.js";
 import { advanceRestores } from "../../src/policy/restores.js";
 import { readDirectoryTree } from "../../src/source/read-directory.js";
@@ -51,11 +52,16 @@ const job = (name: string, status: "Healthy" | "Progressing" | "Degraded") =>
     health: { status, ...(status === "Degraded" ? { reason: "BackoffLimitExceeded" } : {}) },
   });
 
-function step(phase: RestorePhase, objects: ObjectResult[]): RestoreStatus | undefined {
+function step(
+  phase: RestorePhase,
+  objects: ObjectResult[],
+  source: Pick<RestoreStatus, "snapshot" | "backup"> = { snapshot: "s.db" },
+  credentials?: HostedCredentials,
+): RestoreStatus | undefined {
   const previous: RestoreStatus = {
     restore: "r1",
     cluster: "pc-3",
-    snapshot: "s.db",
+    ...source,
     phase,
     since: "",
     startedIn: "c",
@@ -68,6 +74,7 @@ function step(phase: RestorePhase, objects: ObjectResult[]): RestoreStatus | und
     pruned: [],
     retained: [],
     inventory: { entries: [] } as unknown as ClusterSyncResult["inventory"],
+    ...(credentials ? { credentials } : {}),
   };
   return advanceRestores({
     model,
@@ -103,5 +110,48 @@ describe("a restore of a replicated etcd behind a Service", () => {
     expect(step("Restoring", [...stopped, ...others, job("etcd-restore-r1-0", "Healthy")])?.phase).toBe(
       "Starting",
     );
+  });
+});
+
+// An off-host restore: its host's credentials step says when the backup is fetched, for which restore.
+describe("a restore from an off-host backup, as the host's credentials step reports it", () => {
+  const KEY = "hosted/pc-3/20261206T013000Z-etcd-0.tar.age";
+  const fromBackup = { backup: "latest" };
+  it.each<[string, HostedCredentials | undefined, Partial<RestoreStatus>]>([
+    ["nothing reported yet", undefined, { phase: "Fetching" }],
+    [
+      "fetched for it",
+      { "pc-3": { records: [], restoreFetch: { restore: "r1", fetched: KEY } } },
+      { phase: "Restoring", fetched: KEY, reason: `restoring ${KEY}` },
+    ],
+    [
+      "fetched for another restore",
+      { "pc-3": { records: [], restoreFetch: { restore: "r0", fetched: KEY } } },
+      { phase: "Fetching" },
+    ],
+    [
+      "a pass that failed",
+      {
+        "pc-3": {
+          error: "credentials of pc-3: restore r1 cannot fetch its off-host backup: 403 AccessDenied",
+        },
+      },
+      {
+        phase: "Fetching",
+        reason:
+          "the backup cannot be fetched yet: credentials of pc-3: restore r1 cannot fetch its off-host backup: 403 AccessDenied",
+      },
+    ],
+    [
+      "another cluster's fetch",
+      { "pc-1": { records: [], restoreFetch: { restore: "r1", fetched: KEY } } },
+      { phase: "Fetching" },
+    ],
+  ])("Fetching, %s", (_name, credentials, expected) => {
+    expect(step("Fetching", stopped, fromBackup, credentials)).toMatchObject(expected);
+  });
+
+  it("goes to Fetching, not Restoring, once stopped", () => {
+    expect(step("Stopping", stopped, fromBackup)).toMatchObject({ phase: "Fetching", backup: "latest" });
   });
 });

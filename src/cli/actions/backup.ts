@@ -22,6 +22,7 @@ export interface PullOptions {
   readonly identity: string;
   readonly into: string;
   readonly key?: string;
+  readonly restore?: string;
   readonly maxBytes: string;
   readonly workDir: string;
 }
@@ -56,6 +57,11 @@ export async function runPush(options: PushOptions, output: CommandOutput): Prom
 /** `gitfleet backup pull`: one backup, decrypted and unpacked. */
 export async function runPull(options: PullOptions, output: CommandOutput): Promise<ExitCodeValue> {
   checkCluster(options.cluster);
+  if (options.key && options.restore)
+    throw new CliError(
+      "--key and --restore: give one (a backup, or a restore's staged snapshot)",
+      ExitCode.Usage,
+    );
   const maxBytes = Number(options.maxBytes);
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
     throw new CliError(`--max-bytes ${options.maxBytes}: not a positive whole number`, ExitCode.Usage);
@@ -75,6 +81,7 @@ export async function runPull(options: PullOptions, output: CommandOutput): Prom
       store,
       cluster: options.cluster,
       ...(options.key ? { key: options.key } : {}),
+      ...(options.restore ? { staged: options.restore } : {}),
       identities,
       into: options.into,
       workDir: options.workDir,

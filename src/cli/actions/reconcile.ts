@@ -1,7 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Logger } from "pino";
-import { parseBackupStore, readStoreFiles } from "../../backup/store-config.js";
 import {
   type BuiltController,
   buildController,
@@ -21,11 +19,11 @@ import { commitSigner } from "../../git/commit-signer.js";
 import { type CommitVerifier, commitVerifier } from "../../git/commit-verifier.js";
 import { FleetRepo } from "../../git/fleet-repo.js";
 import { ShardBranches } from "../../git/shard-branches.js";
-import type { BackupStores } from "../../kube/backup-store-secret.js";
 import type { ConnectionSources, CredentialSource } from "../../kube/connections.js";
 import { createLogger } from "../../log/logger.js";
 import { parseDuration } from "../../model/duration.js";
 import { MAX_SHARDS } from "../../model/shard-assignment.js";
+import { backupStoresIn } from "../backup-stores.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_DRIFT_INTERVAL_MS,
@@ -172,16 +170,6 @@ async function runUntilStopped(
 }
 
 // The age keys that open sops-encrypted Secrets at sync; how many is said, never what they are.
-// The operator's off-host backup stores: each store's directory read (bounded) and checked at every
-// host sync, so a rotated key or a new recipient reaches the next backup.
-function backupStoresIn(dir: string): BackupStores {
-  return async (store) => {
-    const files = await readStoreFiles(join(dir, store));
-    parseBackupStore(files);
-    return files;
-  };
-}
-
 async function keyringOf(flags: LoopFlags, logger: Logger): Promise<SopsKeyring | undefined> {
   const keyring = await readSopsKeyring(flags.sopsAgeKeyFile);
   if (keyring)

@@ -43,6 +43,10 @@ export function registerBackup(
       )
       .requiredOption("--into <dir>", "a new or empty directory to unpack into")
       .option("--key <key>", "the backup's key in the store (default: the newest)")
+      .option(
+        "--restore <name>",
+        "instead of a backup, the snapshot gitfleet staged for this EtcdRestore (what its Job runs): backup.json and snapshot.db, opened with the restore's own key",
+      )
       .option("--max-bytes <bytes>", "the largest backup read", "17179869184")
       .option("--work-dir <dir>", "where the download is decrypted (removed afterwards)", "/tmp")
       .addHelpText(

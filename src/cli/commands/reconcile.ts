@@ -216,7 +216,7 @@ function loopCommand(name: string): Command {
     )
     .option(
       "--backup-stores-dir <dir>",
-      "the operator's off-host backup stores that control-plane classes name (etcd.backup.offHost.store): a directory per store holding endpoint, bucket, region, prefix, access-key-id, secret-access-key and recipients (a mounted Secret each, read at every host sync); without it no backup leaves a host",
+      "the operator's off-host backup stores that control-plane classes name (etcd.backup.offHost.store): a directory per store holding endpoint, bucket, region, prefix, access-key-id, secret-access-key and recipients (a mounted Secret each, read at every host sync), and identity (age identities that open its backups, read only when an EtcdRestore restores one, never copied to a host); without it no backup leaves a host",
     )
     .option(
       "--sops-age-key-file <file>",

@@ -5,11 +5,11 @@ import {
   type HostedControlPlane,
   restoredDataDir,
 } from "../../model/controlplane/hosted-control-plane.js";
-import type { Labels, OffHostBackupSpec } from "../../model/types.js";
+import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT, etcdMetricsPort } from "./endpoints.js";
+import { fetchedSnapshotDir, withOffHostFetch, withOffHostPush } from "./off-host-pods.js";
 import {
-  BACKED_UP_PKI,
   BACKUP_STORE_SECRET,
   credentialPlaceholders,
   ETCDCTL_TLS,
@@ -168,6 +168,7 @@ function etcdObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
           job: replicated ? `etcd-restore-${restoring.name}-${ordinal}` : `etcd-restore-${restoring.name}`,
           name: restoring.name,
           snapshot: restoring.snapshot,
+          fromBackup: restoring.backup !== undefined,
           member,
           peerUrl: `https://${peerHost(member)}:${peer}`,
           initialCluster,
@@ -249,71 +250,6 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
 }
 
 /**
- * The backup pod of a class with off-host backups: the snapshot first (an init container), then
- * gitfleet's own image packs it with the CAs and the service-account key, encrypts it to the
- * operator's recipients and puts it in the operator's store (`gitfleet backup push`). Each backed-up
- * Secret is mounted whole at /pki/<secret>, the store's Secret at /store; the encrypted archive (the
- * plaintext one is never written) is made in an emptyDir as large as the etcd's quota allows a
- * snapshot to be, and removed.
- */
-function withOffHostPush(plane: HostedControlPlane, template: JsonMap, offHost: OffHostBackupSpec): JsonMap {
-  const spec = template.spec as JsonMap;
-  const snapshot = (spec.containers as JsonMap[])[0] as JsonMap;
-  const secretVolume = (name: string, secret: string) => ({
-    name,
-    secret: { secretName: secret, defaultMode: 0o440 },
-  });
-  const push = {
-    name: "push",
-    image: offHost.image,
-    imagePullPolicy: "IfNotPresent",
-    command: ["gitfleet"],
-    args: [
-      ...["backup", "push", "--cluster", plane.cluster, "--snapshot", "/backup/$(POD_NAME).db"],
-      ...["--pki-dir", "/pki", "--store-dir", "/store", "--work-dir", "/scratch"],
-    ],
-    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
-    resources: { requests: { cpu: "50m", memory: "128Mi" } },
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ["ALL"] },
-    },
-    volumeMounts: [
-      { name: "backup", mountPath: "/backup", readOnly: true },
-      ...BACKED_UP_PKI.map((secret) => ({
-        name: `pki-${secret.name}`,
-        mountPath: `/pki/${secret.name}`,
-        readOnly: true,
-      })),
-      { name: "store", mountPath: "/store", readOnly: true },
-      { name: "work", mountPath: "/scratch" },
-    ],
-  };
-  return {
-    ...template,
-    spec: {
-      ...spec,
-      initContainers: [snapshot],
-      containers: [push],
-      volumes: [
-        ...(spec.volumes as JsonMap[]),
-        ...BACKED_UP_PKI.map((secret) => secretVolume(`pki-${secret.name}`, secret.name)),
-        secretVolume("store", BACKUP_STORE_SECRET.name),
-        { name: "work", emptyDir: { sizeLimit: workLimit(plane) } },
-      ],
-    },
-  };
-}
-
-// The push's scratch space: a snapshot is at most the database's quota (etcd's own 2 GiB without
-// one), its encrypted archive that and 64 MiB for the PKI and age's framing.
-function workLimit(plane: HostedControlPlane): string {
-  const quota = plane.etcd.quotaBytes ?? 2 * 1024 ** 3;
-  return `${Math.ceil(quota / 1024 ** 2) + 64}Mi`;
-}
-
-/**
  * A CronJob of the etcd's namespace running `template`: never two at once, a run missed by more
  * than ten minutes not caught up, the last three of each outcome kept, a run's pod retried twice.
  */
@@ -381,6 +317,8 @@ interface RestoreTarget {
   /** The restore's. */
   readonly name: string;
   readonly snapshot: string;
+  /** From an off-host backup: the Job fetches the snapshot staged for it. */
+  readonly fromBackup: boolean;
   /** The member's name and peer URL, as the StatefulSet's pod announces them, and every member's. */
   readonly member: string;
   readonly peerUrl: string;
@@ -391,11 +329,14 @@ interface RestoreTarget {
 /**
  * A restore: a Job (run once, never retried) whose pod restores the snapshot with `etcdutl snapshot
  * restore` into a new data directory of the stopped etcd's own volume; the StatefulSet then starts
- * from that directory. The data etcd ran on stays beside it, untouched.
+ * from that directory. The data etcd ran on stays beside it, untouched. From an off-host backup, the
+ * snapshot is fetched into the backup volume first (off-host-pods.ts).
  */
 function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTarget): JsonMap {
   const { etcd } = plane;
   const labels = { ...owner, "app.kubernetes.io/component": "etcd-restore" };
+  const offHost = target.fromBackup ? etcd.backup.offHost : undefined;
+  const snapshot = offHost ? `${fetchedSnapshotDir(target.job)}/snapshot.db` : `/backup/${target.snapshot}`;
   const container: ContainerSpec = {
     name: "restore",
     image: imageOf(plane, "etcd", etcd.version),
@@ -403,7 +344,7 @@ function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTar
     args: [
       "snapshot",
       "restore",
-      `/backup/${target.snapshot}`,
+      snapshot,
       `--data-dir=${restoredDataDir(target.name)}`,
       `--name=${target.member}`,
       `--initial-cluster=${target.initialCluster}`,
@@ -435,7 +376,9 @@ function restoreJob(plane: HostedControlPlane, owner: Labels, target: RestoreTar
     metadata: { name: target.job, namespace: etcd.namespace, labels: { ...labels } },
     spec: {
       backoffLimit: 0,
-      template,
+      template: offHost
+        ? withOffHostFetch(plane, template, offHost, { name: target.name, job: target.job })
+        : template,
     },
   };
 }

@@ -126,6 +126,15 @@ export const BACKED_UP_PKI: readonly PkiSecret[] = [
 ];
 
 /**
+ * The Secret an off-host restore's Job mounts in the etcd's namespace: the age identity made for that
+ * restore (it opens the staged snapshot alone) and the key of the backup it came from. Written by the
+ * credentials step when it fetched the backup; never rendered.
+ */
+export function restoreKeySecret(restore: string): string {
+  return `etcd-restore-${restore}-key`;
+}
+
+/**
  * The operator's off-host backup store as the backup Job reads it: the files of the store's directory
  * in gitfleet run's --backup-stores-dir, copied into the control plane's namespace by the credentials
  * step (only for a class with etcd.backup.offHost), mounted whole into the Job's push.

@@ -86,6 +86,8 @@ export type HostedCredentials = Readonly<
         readonly joinError?: string;
         /** Why the off-host backup store could not be given to the backup Job (the credentials were). */
         readonly backupStoreError?: string;
+        /** An off-host restore that is Fetching: the backup whose keys are back and snapshot staged. */
+        readonly restoreFetch?: { readonly restore: string; readonly fetched: string };
         /** Kubelet serving CSRs the pass approved, and those it left pending with the reason. */
         readonly servingCsrs?: readonly ServingCsrRecord[];
         /** The node pools' upgrades and repairs. */

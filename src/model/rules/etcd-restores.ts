@@ -1,6 +1,6 @@
 import { resolveControlPlane } from "../controlplane/hosted-control-plane.js";
 import { suggest } from "../schema-problems.js";
-import type { EtcdRestore } from "../types.js";
+import type { ControlPlaneClass, EtcdRestore } from "../types.js";
 import type { RuleContext } from "./rule.js";
 
 /**
@@ -18,18 +18,9 @@ export function checkEtcdRestores(context: RuleContext): void {
   const seen = new Map<string, EtcdRestore>();
   const classes = new Map(context.model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
   for (const restore of context.model.etcdRestores) {
-    const cluster = context.model.clusters.find((c) => c.metadata.name === restore.spec.cluster);
-    const replicated = (cluster ? (resolveControlPlane(cluster, classes)?.etcd.replicas ?? 1) : 1) > 1;
-    const max = replicated ? MAX_REPLICATED_NAME : MAX_NAME;
-    if (restore.metadata.name.length > max)
-      context.reporter.report({
-        origin: restore.origin,
-        path: ["metadata", "name"],
-        code: "INVALID_NAME",
-        message: replicated
-          ? `an EtcdRestore of a replicated etcd has a name of at most ${max} characters (its Jobs are etcd-restore-<name>-<ordinal>)`
-          : `an EtcdRestore's name is at most ${max} characters (its Job is etcd-restore-<name>)`,
-      });
+    checkName(context, restore, classes);
+    const source = sourceProblem(context, restore);
+    if (source) context.reporter.report({ origin: restore.origin, ...source });
     const why = unrestorable(context, restore);
     if (why) {
       context.reporter.report({ origin: restore.origin, path: ["spec", "cluster"], ...why });
@@ -45,6 +36,59 @@ export function checkEtcdRestores(context: RuleContext): void {
       });
     seen.set(restore.spec.cluster, restore);
   }
+}
+
+// A name that leaves its Jobs room: etcd-restore-<name>, -<ordinal> more for a replicated etcd.
+function checkName(
+  context: RuleContext,
+  restore: EtcdRestore,
+  classes: ReadonlyMap<string, ControlPlaneClass>,
+): void {
+  const cluster = context.model.clusters.find((c) => c.metadata.name === restore.spec.cluster);
+  const replicated = (cluster ? (resolveControlPlane(cluster, classes)?.etcd.replicas ?? 1) : 1) > 1;
+  const max = replicated ? MAX_REPLICATED_NAME : MAX_NAME;
+  if (restore.metadata.name.length > max)
+    context.reporter.report({
+      origin: restore.origin,
+      path: ["metadata", "name"],
+      code: "INVALID_NAME",
+      message: replicated
+        ? `an EtcdRestore of a replicated etcd has a name of at most ${max} characters (its Jobs are etcd-restore-<name>-<ordinal>)`
+        : `an EtcdRestore's name is at most ${max} characters (its Job is etcd-restore-<name>)`,
+    });
+}
+
+// Exactly one of snapshot and backup; a backup only of a cluster whose class sends backups off the host.
+function sourceProblem(
+  { model }: RuleContext,
+  restore: EtcdRestore,
+): { path: string[]; code: "INVALID_FIELD_COMBINATION" | "MISSING_FIELD"; message: string } | undefined {
+  const { snapshot, backup } = restore.spec;
+  if (snapshot !== undefined && backup !== undefined)
+    return {
+      path: ["spec", "backup"],
+      code: "INVALID_FIELD_COMBINATION",
+      message:
+        "an EtcdRestore restores from a snapshot in the host's backup volume or from an off-host backup, not both: remove snapshot or backup",
+    };
+  if (snapshot === undefined && backup === undefined)
+    return {
+      path: ["spec"],
+      code: "MISSING_FIELD",
+      message:
+        "an EtcdRestore needs snapshot (a file in the host's backup volume) or backup (latest, or a key gitfleet backup list prints)",
+    };
+  if (backup === undefined) return undefined;
+  const cluster = model.clusters.find((c) => c.metadata.name === restore.spec.cluster);
+  const classes = new Map(model.controlPlaneClasses.map((c) => [c.metadata.name, c]));
+  const plane = cluster ? resolveControlPlane(cluster, classes) : undefined;
+  if (plane?.etcd.mode === "Dedicated" && !plane.etcd.backup.offHost)
+    return {
+      path: ["spec", "backup"],
+      code: "INVALID_FIELD_COMBINATION",
+      message: `${restore.spec.cluster}'s class ${cluster?.spec.controlPlane?.class ?? ""} sends no backup off the host (etcd.backup.offHost): restore a snapshot of its backup volume instead`,
+    };
+  return undefined;
 }
 
 function unrestorable(

@@ -65,22 +65,23 @@ export interface Host {
 }
 
 /**
- * A real host, meta-1, whose node runs the control-plane images of both releases as processes; with
- * `podNetwork`, pods off the host network get addresses of their own (cluster/pod-network.ts).
+ * A real host (meta-1 unless `name` says), whose node runs the control-plane images of both releases
+ * as processes; with `podNetwork`, pods off the host network get addresses of their own
+ * (cluster/pod-network.ts). A second host in the same run needs a `runDir` of its own.
  */
 export async function startHost(
   releases: Releases,
-  options: { readonly runDir?: string; readonly podNetwork?: boolean } = {},
+  options: { readonly runDir?: string; readonly podNetwork?: boolean; readonly name?: string } = {},
 ): Promise<Host> {
-  const { runDir, podNetwork = false } = options;
+  const { runDir, podNetwork = false, name = "meta-1" } = options;
   const { binDir, previousDir, version, previous, etcd } = releases;
-  const planes = await startControlPlanes({ binDir, names: ["meta-1"], ...(runDir ? { runDir } : {}) });
+  const planes = await startControlPlanes({ binDir, names: [name], ...(runDir ? { runDir } : {}) });
   const config = new KubeConfig();
   config.loadFromFile(planes.kubeconfig);
-  config.setCurrentContext("meta-1");
-  const client = new MemberClient("meta-1", config, { timeoutMs: 10_000 });
+  config.setCurrentContext(name);
+  const client = new MemberClient(name, config, { timeoutMs: 10_000 });
   const nodes = new NodeSimulator({
-    cluster: "meta-1",
+    cluster: name,
     client,
     nodes: 1,
     allocatable: { cpu: "32", memory: "64Gi", pods: "110" },

@@ -12,7 +12,7 @@ import { formatRenderedTree } from "../../../src/render/format-render.js";
 import { renderFleet } from "../../../src/render/render-fleet.js";
 import type { RenderedObject } from "../../../src/render/render-result.js";
 import { readDirectoryTree } from "../../../src/source/read-directory.js";
-import { HOSTED_EXAMPLE_DIR } from "../../helpers/hosted-example.js";
+import { HOSTED_EXAMPLE_DIR, OFFSITE_IMAGE, offsiteExample } from "../../helpers/hosted-example.js";
 
 const encoder = new TextEncoder();
 let example: FileTree;
@@ -178,24 +178,8 @@ describe("hosted control planes: render", () => {
     }
   });
 
-  it("sends each snapshot off the host for a class that asks: the snapshot first, then gitfleet's push with the CAs, the service-account key and the store, valid against Kubernetes 1.36's schemas", () => {
-    const tree = new Map(example);
-    const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
-    const offsite = standard
-      .replace("name: standard", "name: offsite")
-      .replace(
-        '      schedule: "0 */6 * * *"\n',
-        '      schedule: "0 */6 * * *"\n      offHost: { store: offsite, image: registry.example.com/platform/gitfleet:0.1.0 }\n',
-      )
-      .replace("    storage: 20Gi\n", "    storage: 20Gi\n    quota: 4Gi\n");
-    expect(offsite).toContain("offHost");
-    tree.set("controlplanes/offsite.yaml", encoder.encode(offsite));
-    tree.set(
-      "clusters/pc-3.yaml",
-      encoder.encode(
-        "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: pc-3\nspec:\n  controlPlane:\n    host: meta-1\n    class: offsite\n    expose: { type: LoadBalancer }\n",
-      ),
-    );
+  it("sends each snapshot off the host for a class that asks: the snapshot first, then gitfleet's push with the CAs, the service-account key and the store, valid against Kubernetes 1.36's schemas", async () => {
+    const tree = (await offsiteExample()) as FileTree;
     const loaded = loadFleet(tree);
     expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
     const result = renderFleet(loaded.model as FleetModel);
@@ -208,7 +192,7 @@ describe("hosted control planes: render", () => {
     expect(asMap(snapshot).args).toContain("/backup/$(POD_NAME).db");
     expect(asMap(push)).toMatchObject({
       name: "push",
-      image: "registry.example.com/platform/gitfleet:0.1.0",
+      image: OFFSITE_IMAGE,
       command: ["gitfleet"],
       args: [
         ...["backup", "push", "--cluster", "pc-3", "--snapshot", "/backup/$(POD_NAME).db"],
