@@ -10,6 +10,7 @@ import type { FileTree } from "../model/file-tree.js";
 import type { ObservedState } from "../model/observed-state.js";
 import type { Problem } from "../model/problem.js";
 import type { FleetModel, RestoreOverlay } from "../model/types.js";
+import { hostsMovedWithoutRestore } from "../plan/host-moves.js";
 import { type HookConflict, type Plan, planChange } from "../plan/plan.js";
 import { quotaProblems } from "../plan/quota-check.js";
 import { locateInTree, replicasUnderAutoscalers } from "../plan/replicas-under-autoscalers.js";
@@ -110,7 +111,10 @@ export async function planRevisions(input: PlanRevisionsInput): Promise<PlanOutc
     statusTree ? recordedInventories(statusTree) : undefined,
   );
   const migrations = await migrationsAgainstLive(input, base.model, head.model, headRender, statusTree);
-  const warnings = replicasUnderAutoscalers(base.model, head.model, headTree);
+  const warnings = [
+    ...replicasUnderAutoscalers(base.model, head.model, headTree),
+    ...hostsMovedWithoutRestore(base.model, head.model, headTree),
+  ];
   // The base's policy: a change cannot loosen the check it is held to.
   const policy = base.model?.fleet?.spec.plan?.unplacedReplicas;
   const withPolicy = policy ? { ...objectsPlan, unplacedPolicy: policy } : objectsPlan;
