@@ -44,6 +44,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity ~/.config/age/fleet-backups.txt --into pc-1-restore",
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity keys.txt --into old --key hosted/pc-1/20261206T060000Z-etcd-backup-29412345-abcde.tar.age",
   ],
+  "move-host": [
+    "gitfleet move-host --from meta-1 --to meta-2",
+    "gitfleet move-host --from meta-1 --to meta-2 --repo fleet --patch > move.patch",
+  ],
   "backup list": ["gitfleet backup list --cluster pc-1 --store-dir offsite -o json"],
   migrate: ["gitfleet migrate status --repo ."],
   "migrate status": ["gitfleet migrate status --repo . shop", "gitfleet migrate status --repo . -o yaml"],

@@ -8,6 +8,7 @@ import { registerDemo } from "./commands/demo.js";
 import { registerImport } from "./commands/import.js";
 import { registerJoin } from "./commands/join.js";
 import { registerMigrate } from "./commands/migrate.js";
+import { registerMoveHost } from "./commands/move-host.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerReconcile } from "./commands/reconcile.js";
 import { registerRender } from "./commands/render.js";
@@ -48,6 +49,7 @@ export function buildProgram(
   registerDemo(program, output, setExit);
   registerCodeowners(program, output, setExit);
   registerBackup(program, output, setExit);
+  registerMoveHost(program, output, setExit);
   registerCompletion(program, output);
   // Every command's usage errors reach the one error boundary (exit 64), not process.exit(1).
   const commands = descendants(program);
