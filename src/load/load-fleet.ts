@@ -7,6 +7,7 @@ import type { ChartRenders, ChartRequest } from "../manifests/helm/chart-request
 import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
 import { classifyPath, type FileRole } from "../model/classify.js";
 import { clusterFacts } from "../model/cluster-affinity.js";
+import { restoreOverlayOf } from "../model/controlplane/hosted-control-plane.js";
 import { crdScopes } from "../model/crd-scopes.js";
 import { compareStrings, type FileTree } from "../model/file-tree.js";
 import { DEFAULT_LOAD_POLICY, type LoadPolicy } from "../model/load-policy.js";
@@ -24,6 +25,7 @@ import type {
   AppObject,
   Cluster,
   ControlPlaneClass,
+  EtcdRestore,
   FleetModel,
   GitfleetKind,
   Override,
@@ -487,7 +489,12 @@ function assembleModel(
   // Hosted clusters' control planes and addons are apps like any other, generated from their Cluster.
   const clusters = ofKind<Cluster>("Cluster");
   const controlPlaneClasses = ofKind<ControlPlaneClass>("ControlPlaneClass");
-  const generated = generateControlPlaneApps(clusters, controlPlaneClasses);
+  // A restore from an off-host backup in the repo keeps its control plane stopped until it runs.
+  const etcdRestores = ofKind<EtcdRestore>("EtcdRestore");
+  const generated = generateControlPlaneApps(clusters, controlPlaneClasses, (cluster) => {
+    const restore = restoreOverlayOf(etcdRestores, new Map(), cluster);
+    return restore ? { restore } : {};
+  });
   const byName = (a: { name: string }, b: { name: string }) => compareStrings(a.name, b.name);
   const apps = [...written, ...generated.apps].sort(byName);
   const placements = [...ofKind<Placement>("Placement"), ...generated.placements].sort((a, b) =>
@@ -508,7 +515,7 @@ function assembleModel(
     migrations: ofKind("Migration"),
     controlPlaneClasses,
     controlPlaneUpgrades: ofKind("ControlPlaneUpgrade"),
-    etcdRestores: ofKind("EtcdRestore"),
+    etcdRestores,
     etcdMemberReplacements: ofKind("EtcdMemberReplacement"),
   };
 }

@@ -193,6 +193,32 @@ describe("an off-host restore rendered and validated", () => {
     expect(JSON.stringify(pod)).not.toMatch(/"secretName":"(ca|etcd-ca|service-account|front-proxy-ca)"/);
   });
 
+  it("keeps the control plane stopped from the first render, before the policy started the restore, and after it Failed", () => {
+    const loaded = modelWith({ "controlplanes/back.yaml": restoreFile("  backup: latest\n") });
+    const model = loaded.model as FleetModel;
+    const etcd = (restores: Map<string, RestoreOverlay>) => {
+      const rendered = withControlPlaneVersions(model, { versions: new Map(), restores });
+      const app = rendered.apps.find((a) => a.name === "gitfleet-cp-pc-3");
+      return asMap(app?.resources.find((r) => r.kind === "StatefulSet")?.object.spec);
+    };
+    // As loaded (no policy has given anything yet), and with an earlier restore's data given.
+    const asLoaded = model.apps.find((a) => a.name === "gitfleet-cp-pc-3");
+    expect(asMap(asLoaded?.resources.find((r) => r.kind === "StatefulSet")?.object.spec).replicas).toBe(0);
+    const earlier = new Map([["pc-3", { name: "r0", snapshot: "s.db", phase: "Running" } as RestoreOverlay]]);
+    expect(etcd(earlier).replicas).toBe(0);
+    // Once it runs the policy's overlay decides; once it Succeeded the cluster runs on its data.
+    const done = new Map([
+      ["pc-3", { name: "back", snapshot: KEY, phase: "Running", backup: KEY } as RestoreOverlay],
+    ]);
+    expect(etcd(done).replicas).toBe(3);
+    expect(JSON.stringify(etcd(done))).toContain("--data-dir=/var/lib/etcd/restore-back");
+    // Without the restore in the repo, the earlier restore's data runs.
+    const without = modelWith({}).model as FleetModel;
+    const running = withControlPlaneVersions(without, { versions: new Map(), restores: earlier });
+    const plane = running.apps.find((a) => a.name === "gitfleet-cp-pc-3");
+    expect(asMap(plane?.resources.find((r) => r.kind === "StatefulSet")?.object.spec).replicas).toBe(3);
+  });
+
   it.each([
     [
       "both a snapshot and a backup",

@@ -7,6 +7,7 @@ import {
   type HostedControlPlane,
   NO_PLANE_STATES,
   resolveControlPlane,
+  restoreOverlayOf,
   type UpgradeOverlay,
   upgradeOverlay,
 } from "../../model/controlplane/hosted-control-plane.js";
@@ -117,7 +118,7 @@ export function withControlPlaneVersions(
   if (samePlaneStates(current, states)) return model;
   const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) => {
     const upgrade = upgradeOverlay(model, states.versions, cluster);
-    const restore = states.restores.get(cluster);
+    const restore = restoreOverlayOf(model.etcdRestores, states.restores, cluster);
     return { ...(upgrade ? { upgrade } : {}), ...(restore ? { restore } : {}) };
   });
   const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>

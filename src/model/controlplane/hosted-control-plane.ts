@@ -5,6 +5,7 @@ import type {
   CniSpec,
   ControlPlaneClass,
   ControlPlaneSpec,
+  EtcdRestore,
   FleetModel,
   HostedPlaneStates,
   KubeProxyMode,
@@ -135,11 +136,35 @@ export function sharedEtcdNamespace(name: string): string {
 export const NO_PLANE_STATES: HostedPlaneStates = { versions: new Map(), restores: new Map() };
 
 /**
+ * Where a hosted cluster's restore stands for the render: what the restores policy gives, except that
+ * a restore from an off-host backup in the repo that the policy does not give (not started yet, or
+ * Failed) keeps the control plane stopped — a cluster whose host just changed never starts empty
+ * there, and takes no backup of itself, before its restore has run. Pure.
+ */
+export function restoreOverlayOf(
+  restores: readonly EtcdRestore[],
+  given: ReadonlyMap<string, RestoreOverlay>,
+  cluster: string,
+): RestoreOverlay | undefined {
+  const overlay = given.get(cluster);
+  const pending = restores.find(
+    (r) => r.spec.cluster === cluster && r.spec.backup !== undefined && r.metadata.name !== overlay?.name,
+  );
+  if (!pending?.spec.backup) return overlay;
+  return {
+    name: pending.metadata.name,
+    snapshot: pending.spec.backup,
+    phase: "Stopping",
+    backup: pending.spec.backup,
+  };
+}
+
+/**
  * The control planes of a fleet resolved against their classes, with their Clusters (hosted clusters
  * whose class is missing are invalid and left out); with `host`, only those that host runs.
  */
 export function resolveControlPlanes(
-  model: Pick<FleetModel, "clusters" | "controlPlaneClasses" | "controlPlaneUpgrades">,
+  model: Pick<FleetModel, "clusters" | "controlPlaneClasses" | "controlPlaneUpgrades" | "etcdRestores">,
   host?: string,
   states: HostedPlaneStates = NO_PLANE_STATES,
 ): { readonly plane: HostedControlPlane; readonly cluster: Cluster; readonly found: ControlPlaneClass }[] {
@@ -151,7 +176,7 @@ export function resolveControlPlanes(
       cluster,
       classes,
       upgradeOverlay(model, states.versions, cluster.metadata.name),
-      states.restores.get(cluster.metadata.name),
+      restoreOverlayOf(model.etcdRestores, states.restores, cluster.metadata.name),
     );
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
