@@ -1,5 +1,5 @@
 import { controlPlaneEndpoints } from "../manifests/controlplane/endpoints.js";
-import { KUBECONFIG_DIR, PKI_SECRETS } from "../manifests/controlplane/pki-layout.js";
+import { KUBECONFIG_DIR, PKI_SECRETS, REPLACED_FOR_KEY } from "../manifests/controlplane/pki-layout.js";
 import type { CredentialAction, CredentialRecord } from "../model/controlplane/credential-record.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import { parseDuration } from "../model/duration.js";
@@ -113,8 +113,16 @@ async function makePlan(
     PKI_SECRETS.frontProxyCa.name,
     `${plane.cluster}-front-proxy-ca`,
   );
+  // A shared etcd's CA is every sharing cluster's: one cluster's replaceCAs leaves it.
   const etcdCa =
-    etcd ?? (await ensureAuthority(context, plane.etcd.namespace, "etcd-ca", `${plane.etcd.name}-etcd-ca`));
+    etcd ??
+    (await ensureAuthority(
+      context,
+      plane.etcd.namespace,
+      "etcd-ca",
+      `${plane.etcd.name}-etcd-ca`,
+      plane.etcd.mode === "Dedicated",
+    ));
   const leaf = (
     name: string,
     at: string,
@@ -241,17 +249,21 @@ async function ensureAuthority(
   namespace: string,
   name: string,
   commonName: string,
+  replaceable = true,
 ): Promise<Authority> {
   const data = context.existing.get(`${namespace}/${name}`);
   const current = data ? await readIssued(data["tls.crt"] ?? "", data["tls.key"] ?? "") : undefined;
   const base = { namespace, name };
   const { now, validityMs, renewBeforeMs } = context;
+  const token = replaceable ? context.plane.certificates.replaceCAs : undefined;
+  if (current && token !== undefined && data?.[REPLACED_FOR_KEY] !== token)
+    return newAuthority(context, base, commonName, { replaced: current, token });
   if (current && !rolloverDue(current.certificate.notAfter.getTime(), now, validityMs, renewBeforeMs)) {
     const overlap = await readOverlap(data ?? {}, current, now);
     revisit(context, current.certificate.notAfter.getTime() - validityMs - renewBeforeMs);
     if (overlap) revisit(context, overlap.endsAt);
     // Kept; written again only when its trust bundle is not what it should be (an overlap that ended).
-    const wanted = authorityData(current, overlap);
+    const wanted = { ...authorityData(current, overlap), ...replacedFor(data?.[REPLACED_FOR_KEY]) };
     record(
       context,
       { ...base, action: "kept", ...facts(current) },
@@ -259,39 +271,78 @@ async function ensureAuthority(
     );
     return authorityOf(current, overlap, false);
   }
-  return newAuthority(context, base, commonName, current, data !== undefined);
+  return newAuthority(context, base, commonName, {
+    ...(current ? { current } : {}),
+    present: data !== undefined,
+    ...(token !== undefined ? { token } : {}),
+  });
 }
 
-// A CA made anew: the first, one rolled over from `current`, or one replacing what did not parse.
+// The Secret key that records the replaceCAs token a key was made for, if one was.
+function replacedFor(token: string | undefined): SecretData {
+  return token === undefined ? {} : { [REPLACED_FOR_KEY]: token };
+}
+
+/**
+ * What a new CA replaces: `current`, rolled over (trusted beside its successor until it expires);
+ * `replaced`, at once for the replaceCAs `token` (no overlap: it is trusted no more); or nothing —
+ * the first, or one replacing what did not parse (`present`).
+ */
+interface Replacing {
+  readonly current?: Issued;
+  readonly replaced?: Issued;
+  readonly present?: boolean;
+  readonly token?: string;
+}
+
+// A CA made anew: the first, one rolled over from `current`, one replacing a compromised one, or one
+// replacing what did not parse.
 async function newAuthority(
   context: Context,
   base: { readonly namespace: string; readonly name: string },
   commonName: string,
-  current: Issued | undefined,
-  present: boolean,
+  replacing: Replacing,
 ): Promise<Authority> {
   const { now, validityMs } = context;
-  // A CA lives ten times as long as what it signs. A rolled-over one has a name of its own, so a
-  // chain through the cross-signed certificate never mistakes one CA for the other.
+  const { current, replaced, token } = replacing;
+  // A CA lives ten times as long as what it signs. A rolled-over or replaced one has a name of its
+  // own, so a chain through the cross-signed certificate never mistakes one CA for the other.
   const day = new Date(now).toISOString().slice(0, 10).replaceAll("-", "");
   const ca = await createCertificateAuthority(
-    { commonName: current ? `${commonName}-${day}` : commonName, usage: "ca", validityMs: validityMs * 10 },
+    {
+      commonName: current || replaced ? `${commonName}-${day}` : commonName,
+      usage: "ca",
+      validityMs: validityMs * 10,
+    },
     now,
   );
   const overlap = await startOverlap(ca, current, now);
   if (overlap) revisit(context, overlap.endsAt);
-  const action = current ? "renewed" : present ? "reissued" : "created";
-  const reason = current
-    ? `expires ${current.certificate.notAfter.toISOString()}${overlap ? ", trusted beside its successor until then" : ""}`
-    : present
-      ? "it did not parse"
-      : undefined;
+  const { action, reason } = newAuthorityRecord(replacing, overlap);
   record(
     context,
     { ...base, action, ...(reason ? { reason } : {}), ...facts(ca) },
-    authorityData(ca, overlap),
+    { ...authorityData(ca, overlap), ...replacedFor(token) },
   );
   return authorityOf(ca, overlap, true);
+}
+
+// What the record of a new CA says it did, and why.
+function newAuthorityRecord(
+  { current, replaced, present, token }: Replacing,
+  overlap: Overlap | undefined,
+): { action: CredentialAction; reason?: string } {
+  if (replaced)
+    return {
+      action: "reissued",
+      reason: `replaced at once for replaceCAs ${token ?? ""}: the previous CA is trusted no more`,
+    };
+  if (current)
+    return {
+      action: "renewed",
+      reason: `expires ${current.certificate.notAfter.toISOString()}${overlap ? ", trusted beside its successor until then" : ""}`,
+    };
+  return present ? { action: "reissued", reason: "it did not parse" } : { action: "created" };
 }
 
 interface Leaf {
@@ -354,11 +405,20 @@ async function ensureServiceAccountKey(context: Context): Promise<void> {
   const { namespace } = context.plane;
   const name = PKI_SECRETS.serviceAccount.name;
   const data = context.existing.get(`${namespace}/${name}`);
-  if (data?.["sa.key"] && data["sa.pub"]) {
-    record(context, { namespace, name, action: "kept", fingerprint: publicKeyFingerprint(data["sa.pub"]) });
+  const token = context.plane.certificates.replaceCAs;
+  const present = data?.["sa.key"] && data["sa.pub"];
+  const replace = present && token !== undefined && data[REPLACED_FOR_KEY] !== token;
+  if (present && !replace) {
+    record(context, {
+      namespace,
+      name,
+      action: "kept",
+      fingerprint: publicKeyFingerprint(data["sa.pub"] ?? ""),
+    });
     return;
   }
-  // The service-account key never expires: a new one would invalidate every token the cluster issued.
+  // The service-account key never expires: a new one invalidates every token the cluster issued,
+  // which is what replaceCAs asks for.
   const key = await generateKeyPair();
   record(
     context,
@@ -366,9 +426,12 @@ async function ensureServiceAccountKey(context: Context): Promise<void> {
       namespace,
       name,
       action: data ? "reissued" : "created",
+      ...(replace
+        ? { reason: `replaced at once for replaceCAs ${token}: tokens it signed validate no more` }
+        : {}),
       fingerprint: publicKeyFingerprint(key.publicPem),
     },
-    { "sa.key": key.privatePem, "sa.pub": key.publicPem },
+    { "sa.key": key.privatePem, "sa.pub": key.publicPem, ...replacedFor(token) },
   );
 }
 

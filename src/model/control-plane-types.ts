@@ -24,6 +24,8 @@ export interface ControlPlaneSpec {
   };
   /** The hosted cluster's worker nodes, in pools that join by TLS bootstrapping. */
   readonly nodePools?: readonly NodePoolSpec[];
+  /** A token: a change replaces the cluster's CAs and service-account key at once, without an overlap. */
+  readonly replaceCAs?: string;
 }
 
 /** A pool of a hosted cluster's worker nodes (spec.controlPlane.nodePools[]). */

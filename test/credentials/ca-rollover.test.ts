@@ -257,3 +257,65 @@ describe("CA rollover", () => {
     expect(plan.writes[0]?.data).toEqual(data(host, "ca"));
   });
 });
+
+// A compromised key replaced at once: a new replaceCAs token gives new CAs and a new service-account
+// key with no overlap — what the previous CAs signed is trusted no more — and every certificate
+// issued again; the same token again changes nothing.
+describe("replacing compromised CAs (replaceCAs)", () => {
+  // Days before now: the certificates are valid when the handshakes run.
+  const T0 = Date.now() - 10 * DAY;
+  const withToken = (token: string | undefined, shared = false) => ({
+    ...plane,
+    certificates: { ...plane.certificates, replaceCAs: token },
+    ...(shared ? { etcd: { ...plane.etcd, mode: "Shared" as const } } : {}),
+  });
+  const written = (plan: CredentialPlan) => plan.writes.map((w) => w.name).sort();
+
+  it("replaces the CAs and the service-account key at once when the token changes, and only then", async () => {
+    const first = applied(new Map(), await planCredentials(withToken(undefined), new Map(), T0));
+    const oldClient = clientOf(first);
+    expect(await handshake(serverOf(first), oldClient)).toBe("ok");
+    const plan = await planCredentials(withToken("incident-1"), first, T0 + DAY);
+    expect(written(plan)).toEqual([...ROLLED, "service-account"].sort());
+    for (const name of ["ca", "front-proxy-ca", "etcd-ca"]) {
+      const record = plan.records.find((r) => r.name === name);
+      expect(record, name).toMatchObject({
+        action: "reissued",
+        reason: "replaced at once for replaceCAs incident-1: the previous CA is trusted no more",
+      });
+    }
+    expect(plan.records.find((r) => r.name === "service-account")?.reason).toBe(
+      "replaced at once for replaceCAs incident-1: tokens it signed validate no more",
+    );
+    const replaced = applied(first, plan);
+    for (const name of ["ca", "front-proxy-ca", "etcd-ca", "service-account"]) {
+      expect(data(replaced, name)["replaced-for"], name).toBe("incident-1");
+      // No overlap: neither the previous CA nor a cross-signed certificate is kept or trusted.
+      expect(data(replaced, name)).not.toHaveProperty("previous.crt");
+    }
+    expect(data(replaced, "service-account")["sa.key"]).not.toBe(data(first, "service-account")["sa.key"]);
+    expect(pemCount(data(replaced, "ca")["ca.crt"])).toBe(1);
+    // The kubeconfig handed out before trusts the old CA alone and holds a certificate it signed: refused
+    // both ways; the new one works.
+    expect(await handshake(serverOf(replaced), oldClient)).not.toBe("ok");
+    expect(await handshake(serverOf(replaced), clientOf(replaced))).toBe("ok");
+    // The same token again: nothing is written. Another token: replaced again.
+    expect((await planCredentials(withToken("incident-1"), replaced, T0 + 2 * DAY)).writes).toEqual([]);
+    const again = await planCredentials(withToken("incident-2"), replaced, T0 + 3 * DAY);
+    expect(written(again)).toEqual([...ROLLED, "service-account"].sort());
+    // Taking the token out keeps what it made.
+    expect((await planCredentials(withToken(undefined), replaced, T0 + 2 * DAY)).writes).toEqual([]);
+  });
+
+  it("changes nothing for a new cluster that has a token from the start, and leaves a shared etcd's CA", async () => {
+    const created = await planCredentials(withToken("incident-1"), new Map(), T0);
+    expect(created.records.find((r) => r.name === "ca")?.action).toBe("created");
+    const host = applied(new Map(), created);
+    expect((await planCredentials(withToken("incident-1"), host, T0 + DAY)).writes).toEqual([]);
+    // A shared etcd's CA is every sharing cluster's: one cluster's token does not replace it.
+    const shared = applied(new Map(), await planCredentials(withToken(undefined, true), new Map(), T0));
+    const plan = await planCredentials(withToken("incident-1", true), shared, T0 + DAY);
+    expect(written(plan)).toContain("ca");
+    expect(written(plan)).not.toContain("etcd-ca");
+  });
+});

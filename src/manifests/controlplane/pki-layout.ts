@@ -37,7 +37,13 @@ export const KUBECONFIG_PATH = `${KUBECONFIG_DIR}/kubeconfig`;
  * it, during the overlap only. Never mounted: their content reaches components through ca.crt and
  * the certificate files the CA signs.
  */
-const ROLLOVER_KEYS = { "previous.crt": undefined, "cross.crt": undefined } as const;
+/**
+ * The key of a CA's (and the service-account key's) Secret naming the Cluster's replaceCAs token it
+ * was made for: kept with the keys (and in off-host backups), never mounted.
+ */
+export const REPLACED_FOR_KEY = "replaced-for";
+const REPLACED = { [REPLACED_FOR_KEY]: undefined } as const;
+const ROLLOVER_KEYS = { "previous.crt": undefined, "cross.crt": undefined, ...REPLACED } as const;
 
 export const PKI_SECRETS = {
   ca: {
@@ -68,7 +74,7 @@ export const PKI_SECRETS = {
     name: "service-account",
     in: "control-plane",
     purpose: "service-account token signing key pair",
-    keys: { "sa.key": "sa.key", "sa.pub": "sa.pub" },
+    keys: { "sa.key": "sa.key", "sa.pub": "sa.pub", ...REPLACED },
   },
   etcdClient: {
     name: "apiserver-etcd-client",

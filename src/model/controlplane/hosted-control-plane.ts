@@ -42,7 +42,12 @@ export interface HostedControlPlane {
   readonly kubeProxy: { readonly mode: KubeProxyMode };
   /** The pod network gitfleet renders into the hosted cluster, if the class asks for one. */
   readonly cni: ResolvedCni | undefined;
-  readonly certificates: { readonly validity: string; readonly renewBefore: string };
+  readonly certificates: {
+    readonly validity: string;
+    readonly renewBefore: string;
+    /** The Cluster's replaceCAs token: its CAs and service-account key were replaced for it (compromised keys). */
+    readonly replaceCAs: string | undefined;
+  };
   /** The cluster's worker node pools, which join by TLS bootstrapping. */
   readonly nodePools: readonly ResolvedNodePool[];
 }
@@ -278,6 +283,7 @@ export function resolveControlPlane(
     certificates: {
       validity: of.certificates?.validity ?? DEFAULT_VALIDITY,
       renewBefore: of.certificates?.renewBefore ?? DEFAULT_RENEW_BEFORE,
+      replaceCAs: spec.replaceCAs,
     },
     nodePools: resolveNodePools(spec.nodePools, apiServer.version),
   };
