@@ -1,18 +1,16 @@
 import { explainInvalidDns1123Label, explainInvalidFleetName } from "../../apimachinery/names.js";
 import { parseLabelSelectorQuery } from "../../apimachinery/selector-query.js";
-import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { resolveConnections } from "../../kube/connections.js";
 import { MemberClient } from "../../kube/member-client.js";
 import { IMPORT_KINDS, type ImportKind, readNamespace } from "../../kube/read-namespace.js";
-import { formatValidationReport } from "../../load/summary.js";
 import { importApp, type LiveCluster } from "../../migrate/import-app.js";
 import { parseDuration } from "../../model/duration.js";
 import type { FleetModel } from "../../model/types.js";
-import { readDirectoryTree } from "../../source/read-directory.js";
 import { mapConcurrently } from "../../util/map-concurrently.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { deliverFleetChange } from "../fleet-change.js";
 import type { CommandOutput } from "../output.js";
+import { loadValidFleet } from "../read-fleet.js";
 
 export interface ImportOptions {
   readonly repo: string;
@@ -39,17 +37,7 @@ export async function runImport(
   const migration = options.migration ?? app;
   checkArguments(app, migration, options);
   const kinds = [...IMPORT_KINDS, ...(options.kind ?? []).map(parseKind)];
-  const tree = await readDirectoryTree(options.repo).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read fleet repo ${options.repo}: ${(error as { code?: string }).code ?? String(error)}`,
-    );
-  });
-  const loaded = await loadFleetWithBuilds(tree);
-  if (!loaded.model) {
-    output.err(formatValidationReport(options.repo, loaded));
-    throw new CliError(`the fleet repo ${options.repo} is invalid: fix it before importing into it`);
-  }
-  const model = loaded.model;
+  const { tree, model } = await loadValidFleet(options.repo, output, "importing into it");
   for (const taken of [`apps/${app}/app.yaml`, `placements/${app}.yaml`, `migrations/${migration}.yaml`])
     if (tree.has(taken))
       throw new CliError(`${taken} already exists in ${options.repo}: choose another app name`);

@@ -24,12 +24,12 @@ import { parseDuration } from "../../model/duration.js";
 import type { FileTree } from "../../model/file-tree.js";
 import type { FleetModel } from "../../model/types.js";
 import { renderFleet } from "../../render/render-fleet.js";
-import { readDirectoryTree } from "../../source/read-directory.js";
 import { INVENTORY_NAMESPACE } from "../../sync/inventory.js";
 import { appliedKinds, MEMBER_ACCOUNT, memberAccessObjects } from "../../sync/member-access.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { deliverFleetChange } from "../fleet-change.js";
 import type { CommandOutput } from "../output.js";
+import { readFleetTree } from "../read-fleet.js";
 
 export interface JoinOptions {
   readonly repo: string;
@@ -57,11 +57,7 @@ export async function runJoin(
   options: JoinOptions,
   output: CommandOutput,
 ): Promise<ExitCodeValue> {
-  const tree = await readDirectoryTree(options.repo).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read fleet repo ${options.repo}: ${(error as { code?: string }).code ?? String(error)}`,
-    );
-  });
+  const tree = await readFleetTree(options.repo);
   if (options.printRbac) return printRbac(tree, options, output);
   const { adminKubeconfig, kubeconfigDir } = options;
   if (!adminKubeconfig)

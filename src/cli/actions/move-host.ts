@@ -3,10 +3,10 @@ import { loadFleetWithBuilds } from "../../builds/load-with-builds.js";
 import { formatValidationReport } from "../../load/summary.js";
 import type { FileTree } from "../../model/file-tree.js";
 import { planHostMove } from "../../plan/host-moves.js";
-import { readDirectoryTree } from "../../source/read-directory.js";
 import { CliError, ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { deliverFleetChange } from "../fleet-change.js";
 import type { CommandOutput } from "../output.js";
+import { loadValidFleet } from "../read-fleet.js";
 
 export interface MoveHostOptions {
   readonly repo: string;
@@ -29,19 +29,14 @@ export async function runMoveHost(options: MoveHostOptions, output: CommandOutpu
     const why = explainInvalidDns1123Label(name);
     if (why) throw new CliError(`${flag} ${JSON.stringify(name)}: ${why}`, ExitCode.Usage);
   }
-  const tree = await readDirectoryTree(options.repo).catch((error: unknown) => {
-    throw new CliError(
-      `cannot read fleet repo ${options.repo}: ${(error as { code?: string }).code ?? String(error)}`,
-    );
-  });
-  const loaded = await loadFleetWithBuilds(tree);
-  if (!loaded.model) {
-    output.err(formatValidationReport(options.repo, loaded));
-    throw new CliError(`the fleet repo is invalid: fix it before moving ${options.from}'s control planes`);
-  }
+  const { tree, model } = await loadValidFleet(
+    options.repo,
+    output,
+    `moving ${options.from}'s control planes`,
+  );
   let move: ReturnType<typeof planHostMove>;
   try {
-    move = planHostMove(loaded.model, tree, options.from, options.to);
+    move = planHostMove(model, tree, options.from, options.to);
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
