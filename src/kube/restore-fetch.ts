@@ -1,9 +1,11 @@
-import { asMap } from "../apimachinery/json.js";
+import { asList, asMap } from "../apimachinery/json.js";
+import { dedicatedEtcdObjects } from "../manifests/controlplane/etcd-objects.js";
 import { BACKED_UP_PKI, pkiSecretsOf, restoreKeySecret } from "../manifests/controlplane/pki-layout.js";
+import { memberNames } from "../model/controlplane/etcd-member-plan.js";
 import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import type { RestoreOverlay } from "../model/types.js";
 import type { BackupStores } from "./backup-store-secret.js";
-import { MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
+import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 
 /** etcd's own space quota when a class sets none (--quota-backend-bytes' default). */
@@ -36,6 +38,9 @@ export async function fetchOffHostBackup(
   const offHost = plane.etcd.backup.offHost;
   if (!offHost) throw new Error(`its class sends no backup off the host (etcd.backup.offHost)`);
   if (!stores) throw new Error(`backup store ${offHost.store}: gitfleet runs without --backup-stores-dir`);
+  // The restore Job writes into the members' volumes: on a host the etcd never ran on, they are made
+  // first, as the StatefulSet would make them (it takes them as its own).
+  await ensureDataClaims(client, plane);
   const secret = restoreKeySecret(restore.name);
   const started = restore.startedIn ?? "";
   const done = await fetchedBefore(client, plane.etcd.namespace, secret, started);
@@ -58,6 +63,31 @@ export async function fetchOffHostBackup(
     "started-in": started,
   });
   return fetched.key;
+}
+
+// Each member's volume claim the StatefulSet names data-<member>, made from its claim template with its
+// pods' labels when it is not there (on a host the etcd never ran on); one that is there is left.
+async function ensureDataClaims(client: MemberClient, plane: HostedControlPlane): Promise<void> {
+  const statefulSet = dedicatedEtcdObjects(plane).find((o) => o.kind === "StatefulSet");
+  const spec = asMap(statefulSet?.spec);
+  const template = asMap(asList(spec.volumeClaimTemplates)[0]);
+  const claim = String(asMap(template.metadata).name ?? "data");
+  const labels = asMap(asMap(spec.selector).matchLabels);
+  for (const member of memberNames(plane.etcd)) {
+    const name = `${claim}-${member}`;
+    const { namespace } = plane.etcd;
+    if (await client.get({ apiVersion: "v1", kind: "PersistentVolumeClaim", namespace, name })) continue;
+    await client.apply(
+      {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name, namespace, labels: { ...labels } },
+        spec: asMap(template.spec),
+      },
+      true,
+      CREDENTIALS_FIELD_MANAGER,
+    );
+  }
 }
 
 // The backup's key a finished fetch of this restore recorded in its Secret, if one did (a restore of

@@ -15,6 +15,7 @@ import { backupStoresIn } from "../../src/cli/backup-stores.js";
 import type { BackupStores } from "../../src/kube/backup-store-secret.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
+import { gitfleetCli } from "../helpers/cli.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
 import { type RunningStore, startS3Store } from "../helpers/s3-store.js";
 import { type AgeKey, ageKey } from "../helpers/sops.js";
@@ -1221,7 +1222,17 @@ describe("hosted control planes on a real host", () => {
         "base64",
       ).toString("utf8");
     const ca = await caOf(host);
-    // A backup the scheduled Job put after the object was made.
+    // A backup taken now, as an operator takes one before a planned move (kubectl create job
+    // --from=cronjob/etcd-backup): the scheduled Job's own template, run at once.
+    const cronJob = asMap(
+      await host.raw("GET", `/apis/batch/v1/namespaces/${namespace}/cronjobs/etcd-backup`),
+    );
+    await host.raw("POST", `/apis/batch/v1/namespaces/${namespace}/jobs`, {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: `etcd-backup-now-${madeAt}` },
+      spec: asMap(asMap(asMap(cronJob.spec).jobTemplate).spec),
+    });
     await until(
       "an off-host backup taken after the object was made",
       async () =>
@@ -1233,6 +1244,9 @@ describe("hosted control planes on a real host", () => {
         ),
       150_000,
     );
+    console.log(
+      `e2e hosted: pc-1: a backup taken after the object ${((Date.now() - madeAt) / 1000).toFixed(1)} s after it was made`,
+    );
     // The host is lost: every process of it stopped, its data removed.
     const lostAt = Date.now();
     await meta.stop();
@@ -1240,37 +1254,38 @@ describe("hosted control planes on a real host", () => {
     rmSync(meta.planes.runDir, { recursive: true, force: true });
     for (const nodes of hostedNodes) nodes.stop();
     for (const agent of agents.values()) agent.stop();
-    // A second host, and gitfleet (restarted) told of it; one commit moves pc-1 there and restores it
-    // from its newest off-host backup.
     second = await startHost(releases, { name: "meta-2", runDir: `${meta.planes.runDir}-meta-2` });
     host = second.client;
-    const { "clusters/pc-2.yaml": _gone, ...files } = fleetFiles(version);
-    const moved = {
-      ...files,
-      "clusters/meta-2.yaml":
-        "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-2\nspec: {}\n",
-      "clusters/pc-1.yaml": String(files["clusters/pc-1.yaml"]).replace("host: meta-1", "host: meta-2"),
-      "controlplanes/back.yaml":
-        "apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata: { name: back }\nspec: { cluster: pc-1, backup: latest }\n",
-    };
-    expect(moved["clusters/pc-1.yaml"]).toContain("host: meta-2");
+    // A second host, and gitfleet (restarted) told of it; meta-2 joins the fleet, then the operator's
+    // `gitfleet move-host` commits pc-1's move there with its restore from its newest off-host backup.
     controller = await pushController(
       repo.dir,
       second.planes.kubeconfig,
       {},
-      {
-        backupStores: operatorStores(),
-      },
+      { backupStores: operatorStores() },
     );
-    const committed = Date.now();
+    const { "clusters/pc-2.yaml": _gone, ...files } = fleetFiles(version);
     commitTree(
       repo.dir,
-      encode(moved),
-      "meta-1 is lost: pc-1 moves to meta-2, restored from its off-host backup",
+      encode({
+        ...files,
+        "clusters/meta-2.yaml":
+          "apiVersion: gitfleet.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: meta-2\nspec: {}\n",
+      }),
+      "meta-1 is lost: meta-2 joins",
     );
-    const phases = await restorePhases(repo.dir, "back", until);
+    const committed = Date.now();
+    gitIn(repo.dir, "config", "user.name", "Pat Platform");
+    gitIn(repo.dir, "config", "user.email", "pat@example.com");
+    const moved = gitfleetCli(["move-host", "--from", "meta-1", "--to", "meta-2", "--repo", repo.dir]);
+    expect(moved.code, moved.stderr).toBe(0);
+    console.log(
+      `e2e hosted: pc-1: move-host committed ${((Date.now() - lostAt) / 1000).toFixed(1)} s after the loss: ${moved.stderr.trim()}`,
+    );
+    expect(readFileSync(join(repo.dir, "clusters/pc-1.yaml"), "utf8")).toContain("host: meta-2");
+    const phases = await restorePhases(repo.dir, "pc-1-to-meta-2", until);
     expect(phases).toContain("Fetching");
-    const status = statusFile(repo.dir, "status/restores/back.yaml");
+    const status = statusFile(repo.dir, "status/restores/pc-1-to-meta-2.yaml");
     expect(status).toMatchObject({ phase: "Succeeded", backup: "latest" });
     expect(String(status.fetched)).toMatch(/^hosted\/pc-1\/\d{8}T\d{6}Z-etcd-backup-.*\.tar\.age$/);
     // The CA is the one pc-1 had; the kubeconfig handed out before reaches the moved cluster and finds
@@ -1286,7 +1301,7 @@ describe("hosted control planes on a real host", () => {
     console.log(
       `e2e hosted: pc-1: host lost → moved to meta-2 and back on its off-host backup ${((Date.now() - committed) / 1000).toFixed(1)} s after the commit (${((Date.now() - lostAt) / 1000).toFixed(1)} s after the loss; phases seen: ${phases.join(" → ")}; from ${String(status.fetched)})`,
     );
-  });
+  }, 900_000);
 });
 
 interface UpgradeWatch {

@@ -168,11 +168,25 @@ describe("fetching an off-host backup for a restore", () => {
       maxBytes: 10 << 20,
     });
     expect(pulled.files).toEqual(["backup.json", "snapshot.db"]);
+    // The members' volume claims, made as the StatefulSet would make them on a host it never ran on.
+    const claims = (
+      (await client.list("v1", "PersistentVolumeClaim", "", "metadata.namespace=gitfleet-cp-pc-3")) ?? []
+    ).map((c) => ({
+      name: String(asMap(c.metadata).name),
+      labels: asMap(asMap(c.metadata).labels),
+      storage: asMap(asMap(asMap(c.spec).resources).requests).storage,
+    }));
+    expect(claims.map((c) => c.name).sort()).toEqual(["data-etcd-0", "data-etcd-1", "data-etcd-2"]);
+    for (const c of claims) {
+      expect(c.labels["gitfleet.io/hosted-cluster"], c.name).toBe("pc-3");
+      expect(c.storage, c.name).toBe(plane.etcd.storage);
+    }
     // The operator's identity is in no Secret of the host.
-    const secrets = (await client.list("v1", "Secret", "gitfleet-cp-pc-3")) ?? [];
-    expect(JSON.stringify(secrets)).not.toContain(
-      Buffer.from(operator.identity).toString("base64").slice(0, 40),
-    );
+    const secrets = (await client.list("v1", "Secret", "", "metadata.namespace=gitfleet-cp-pc-3")) ?? [];
+    expect(secrets.map((x) => asMap(x.metadata).name)).toContain("etcd-restore-back-key");
+    const identityB64 = Buffer.from(operator.identity).toString("base64");
+    expect(JSON.stringify(secrets)).not.toContain(identityB64.slice(0, 40));
+    expect(JSON.stringify(secrets)).not.toContain(operator.identity);
     // Done once: a second pass reads the restore's Secret and opens nothing.
     const reads = identityReads;
     expect(await fetchOffHostBackup(client, plane, fetching("latest"), stores, new Date())).toBe(backup?.key);

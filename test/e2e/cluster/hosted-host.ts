@@ -177,7 +177,10 @@ export async function restorePhases(
     `the restore ${restore} ended`,
     async () => {
       const phase = String(statusFile(dir, path).phase ?? "");
-      if (phase && phases.at(-1) !== phase) phases.push(phase);
+      if (phase && phases.at(-1) !== phase) {
+        phases.push(phase);
+        console.log(`e2e restore ${restore}: ${phase} at ${new Date().toISOString()}`);
+      }
       return phase === "Succeeded" || phase === "Failed";
     },
     300_000,
