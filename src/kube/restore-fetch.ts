@@ -2,21 +2,11 @@ import { asList, asMap } from "../apimachinery/json.js";
 import { dedicatedEtcdObjects } from "../manifests/controlplane/etcd-objects.js";
 import { BACKED_UP_PKI, pkiSecretsOf, restoreKeySecret } from "../manifests/controlplane/pki-layout.js";
 import { memberNames } from "../model/controlplane/etcd-member-plan.js";
-import type { HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
+import { type HostedControlPlane, maxBackupBytes } from "../model/controlplane/hosted-control-plane.js";
 import type { RestoreOverlay } from "../model/types.js";
 import type { BackupStores } from "./backup-store-secret.js";
 import { CREDENTIALS_FIELD_MANAGER, MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
-
-/** etcd's own space quota when a class sets none (--quota-backend-bytes' default). */
-const ETCD_DEFAULT_QUOTA = 2 * 1024 ** 3;
-/** Room for the archive's headers and the age framing around a snapshot as large as the quota. */
-const ARCHIVE_SLACK = 64 * 1024 ** 2;
-
-/** The largest backup a restore of this control plane fetches: its etcd's quota, with room. */
-export function maxBackupBytes(plane: HostedControlPlane): number {
-  return (plane.etcd.quotaBytes ?? ETCD_DEFAULT_QUOTA) + ARCHIVE_SLACK;
-}
 
 /**
  * An off-host restore's fetch, in the host its control plane now runs in (the credentials step calls

@@ -1,5 +1,5 @@
 import type { JsonMap } from "../../apimachinery/json.js";
-import type { HostedControlPlane } from "../../model/controlplane/hosted-control-plane.js";
+import { type HostedControlPlane, maxBackupBytes } from "../../model/controlplane/hosted-control-plane.js";
 import type { OffHostBackupSpec } from "../../model/types.js";
 import { BACKED_UP_PKI, BACKUP_STORE_SECRET, restoreKeySecret } from "./pki-layout.js";
 
@@ -72,11 +72,9 @@ export function withOffHostPush(
   };
 }
 
-// Scratch space for `copies` of a snapshot: one is at most the database's quota (etcd's own 2 GiB
-// without one), its archive that and 64 MiB for the PKI and age's framing.
+// Scratch space for `copies` of the largest backup archive, in MiB.
 function workLimit(plane: HostedControlPlane, copies: number): string {
-  const quota = plane.etcd.quotaBytes ?? 2 * 1024 ** 3;
-  return `${copies * (Math.ceil(quota / 1024 ** 2) + 64)}Mi`;
+  return `${copies * Math.ceil(maxBackupBytes(plane) / 1024 ** 2)}Mi`;
 }
 
 /** Where an off-host restore's Job unpacks the staged snapshot in the backup volume: /backup/<job>. */
@@ -98,7 +96,7 @@ export function withOffHostFetch(
   restore: { readonly name: string; readonly job: string },
 ): JsonMap {
   const spec = template.spec as JsonMap;
-  const maxBytes = (plane.etcd.quotaBytes ?? 2 * 1024 ** 3) + 64 * 1024 ** 2;
+  const maxBytes = maxBackupBytes(plane);
   const fetch = {
     name: "fetch",
     image: offHost.image,

@@ -118,6 +118,19 @@ export const DEFAULT_REGISTRY = "registry.k8s.io";
 /** The mount point of etcd's volume; etcd makes its data directory inside it with the 0700 it insists on. */
 export const ETCD_VOLUME_DIR = "/var/lib/etcd";
 
+/** etcd's own database space quota, when a class sets none (--quota-backend-bytes' default). */
+const ETCD_DEFAULT_QUOTA = 2 * 1024 ** 3;
+/** Room beside a snapshot in its backup archive: the PKI, the archive's headers, age's framing. */
+const ARCHIVE_ROOM = 64 * 1024 ** 2;
+
+/**
+ * The largest backup archive of this control plane's etcd: a snapshot is at most its quota, and the
+ * archive that with room. What a backup push needs in scratch, and what a restore fetches at most.
+ */
+export function maxBackupBytes(plane: Pick<HostedControlPlane, "etcd">): number {
+  return (plane.etcd.quotaBytes ?? ETCD_DEFAULT_QUOTA) + ARCHIVE_ROOM;
+}
+
 /** The data directory a restore writes into (a new one: etcdutl never overwrites data). */
 export function restoredDataDir(restore: string): string {
   return `${ETCD_VOLUME_DIR}/restore-${restore}`;
