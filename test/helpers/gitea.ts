@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
+import { freePorts } from "./free-port.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -41,8 +41,7 @@ const PASSWORD = "gitea-admin-password-for-tests";
 export async function startGitea(dir: string): Promise<Gitea> {
   const { binary, moduleDir } = giteaBuild();
   for (const sub of ["data", "log", "repos", "custom"]) mkdirSync(join(dir, sub), { recursive: true });
-  const port = await freePort();
-  const sshPort = await freePort();
+  const [port, sshPort] = (await freePorts(2)) as [number, number];
   const url = `http://127.0.0.1:${port}`;
   const config = join(dir, "app.ini");
   writeFileSync(

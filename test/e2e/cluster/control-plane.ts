@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, wri
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../helpers/free-port.js";
+import { freePort, freePorts } from "../../helpers/free-port.js";
 
 /**
  * Real Kubernetes control planes on 127.0.0.1, started the way envtest and Kubernetes' integration
@@ -86,26 +86,29 @@ export async function startControlPlanes(options: {
   };
   process.once("exit", killAll);
   try {
-    const etcdPort = await freePort();
-    const peerPort = await freePort();
-    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-    launch(
-      "etcd",
-      [
-        "--name=e2e",
-        `--data-dir=${join(runDir, "etcd")}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-cluster=e2e=http://127.0.0.1:${peerPort}`,
-        "--unsafe-no-fsync=true",
-        "--log-level=warn",
-        "--quota-backend-bytes=2147483648",
-      ],
-      join(runDir, "etcd.log"),
-    );
-    await until(`etcd at ${etcdUrl}`, async () => (await fetch(`${etcdUrl}/health`)).ok, 60_000);
+    const etcdUrl = await startOrRetry("etcd", join(runDir, "etcd.log"), async () => {
+      const [etcdPort, peerPort] = await freePorts(2);
+      const url = `http://127.0.0.1:${etcdPort}`;
+      rmSync(join(runDir, "etcd"), { recursive: true, force: true });
+      const child = launch(
+        "etcd",
+        [
+          "--name=e2e",
+          `--data-dir=${join(runDir, "etcd")}`,
+          `--listen-client-urls=${url}`,
+          `--advertise-client-urls=${url}`,
+          `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+          `--initial-cluster=e2e=http://127.0.0.1:${peerPort}`,
+          "--unsafe-no-fsync=true",
+          "--log-level=warn",
+          "--quota-backend-bytes=2147483648",
+        ],
+        join(runDir, "etcd.log"),
+      );
+      await until(`etcd at ${url}`, async () => (await fetch(`${url}/health`)).ok, 60_000, child);
+      return url;
+    });
     const clusters: ControlPlane[] = [];
     const users: KubeconfigEntry[] = [];
     // One after another: each API server burns a core for a while at start.
@@ -113,9 +116,7 @@ export async function startControlPlanes(options: {
       const dir = join(runDir, name);
       mkdirSync(join(dir, "pki"), { recursive: true });
       const pki = writePki(join(dir, "pki"));
-      const port = await freePort();
-      const server = `https://127.0.0.1:${port}`;
-      const apiArgs = [
+      const apiArgsFor = (port: number, server: string) => [
         `--etcd-servers=${etcdUrl}`,
         `--etcd-prefix=/c-${name}/registry`,
         "--bind-address=127.0.0.1",
@@ -141,8 +142,20 @@ export async function startControlPlanes(options: {
         "--event-ttl=15m",
         "--v=1",
       ];
-      let apiServer = launch("kube-apiserver", apiArgs, join(dir, "apiserver.log"));
-      await waitReady(server, pki.serverCa, `kube-apiserver of ${name}`);
+      const started = await startOrRetry(
+        `kube-apiserver of ${name}`,
+        join(dir, "apiserver.log"),
+        async () => {
+          const port = await freePort();
+          const server = `https://127.0.0.1:${port}`;
+          const args = apiArgsFor(port, server);
+          const child = launch("kube-apiserver", args, join(dir, "apiserver.log"));
+          await waitReady(server, pki.serverCa, `kube-apiserver of ${name}`, child);
+          return { server, args, child };
+        },
+      );
+      const { server, args: apiArgs } = started;
+      let apiServer = started.child;
       const entry: KubeconfigEntry = {
         name,
         server,
@@ -197,7 +210,7 @@ export async function startControlPlanes(options: {
         },
         startApiServer: async () => {
           apiServer = launch("kube-apiserver", apiArgs, join(dir, "apiserver.log"));
-          await waitReady(server, pki.serverCa, `kube-apiserver of ${name}`);
+          await waitReady(server, pki.serverCa, `kube-apiserver of ${name}`, apiServer);
         },
       });
     }
@@ -365,7 +378,7 @@ function kubeconfigText(entries: readonly KubeconfigEntry[]): string {
 }
 
 // /readyz answers anonymous requests (system:public-info-viewer).
-async function waitReady(server: string, caFile: string, what: string): Promise<void> {
+async function waitReady(server: string, caFile: string, what: string, child: ChildProcess): Promise<void> {
   const ca = readFileSync(caFile);
   await until(
     what,
@@ -383,16 +396,47 @@ async function waitReady(server: string, caFile: string, what: string): Promise<
         req.end();
       }),
     READY_TIMEOUT_MS,
+    child,
   );
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+/** A server that exited before it was ready: it will never be, and its log says why. */
+class ExitedEarly extends Error {}
+
+async function until(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  child: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new ExitedEarly(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Starts a server on ports chosen by `start`. A port free a moment ago can be taken by another
+ * process before the server binds it; a server that exits before it is ready is started again on
+ * fresh ports, three times at most, and the error carries the end of its log.
+ */
+async function startOrRetry<T>(what: string, log: string, start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      const tail = existsSync(log) ? readFileSync(log, "utf8").split("\n").slice(-15).join("\n") : "(no log)";
+      if (!(error instanceof ExitedEarly) || attempt === 3) {
+        throw new Error(`${(error as Error).message}; the end of ${log}:\n${tail}`);
+      }
+      console.warn(`${what}: ${error.message}, started again on fresh ports; the end of its log:\n${tail}`);
+    }
+  }
 }
 
 export { freePort };
