@@ -92,6 +92,10 @@ export interface ControlPlaneClassSpec {
       readonly schedule?: string;
       readonly storage?: string;
       readonly suspend?: boolean;
+      /** Snapshots (and off the host, backups) that stay; the oldest beyond are deleted after each run. */
+      readonly keep?: number;
+      /** gitfleet's image, which prunes the backup volume (default offHost.image). */
+      readonly image?: string;
       readonly offHost?: OffHostBackupSpec;
     };
     readonly defrag?: { readonly schedule: string; readonly suspend?: boolean };

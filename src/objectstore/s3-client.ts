@@ -116,6 +116,13 @@ export class S3Client {
     }
   }
 
+  /** Deletes the object `key` (a key that is not there is no error, as S3 answers 204 for it). */
+  async delete(key: string): Promise<void> {
+    const response = await this.send("DELETE", objectPath(this.location.bucket, key), [], sha256Hex(""));
+    await this.expectOk(response, `delete ${key}`);
+    await response.body?.cancel();
+  }
+
   /** The objects whose keys start with `prefix`, in key order (ListObjectsV2, page by page). */
   async list(prefix: string): Promise<ListedObject[]> {
     const listed: ListedObject[] = [];

@@ -107,6 +107,50 @@ describe("gitfleet backup", () => {
     expect(again.stderr).toContain("the directory is not empty");
   });
 
+  it("keeps the newest backups with push --keep, and the newest snapshots with prune", () => {
+    const volume = join(dir, "volume");
+    mkdirSync(volume);
+    const push = (name: string, keep: string) => {
+      writeFileSync(join(volume, name), snapshot);
+      return gitfleet(
+        ...["push", "--cluster", "pc-5", "--snapshot", join(volume, name), "--keep", keep],
+        ...[
+          "--pki-dir",
+          join(dir, "pki"),
+          "--store-dir",
+          join(dir, "store"),
+          "--work-dir",
+          join(dir, "work"),
+        ],
+      );
+    };
+    const list = () =>
+      (
+        JSON.parse(
+          gitfleet("list", "--cluster", "pc-5", "--store-dir", join(dir, "store"), "-o", "json").stdout,
+        ) as { key: string }[]
+      ).map((o) => o.key);
+    // Keys sort by their second, then by name: these names sort as they were taken.
+    const names = ["etcd-backup-1-aaaaa.db", "etcd-backup-2-bbbbb.db", "etcd-backup-3-ccccc.db"];
+    for (const name of names) {
+      const run = push(name, "2");
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+    }
+    const kept = list();
+    expect(kept.map((k) => k.replace(/^hosted\/pc-5\/\d{8}T\d{6}Z-/, ""))).toEqual([
+      "etcd-backup-2-bbbbb.tar.age",
+      "etcd-backup-3-ccccc.tar.age",
+    ]);
+
+    const pruned = gitfleet("prune", "--dir", volume, "--keep", "1", "--taken", "etcd-backup-3-ccccc.db");
+    expect(pruned.stderr).toBe("");
+    expect(pruned.status).toBe(0);
+    expect(pruned.stdout).toBe(
+      `deleted etcd-backup-1-aaaaa.db\ndeleted etcd-backup-2-bbbbb.db\nkept the newest 1 snapshots in ${volume}\n`,
+    );
+  });
+
   it.each([
     [["list", "--cluster", "PC-1", "--store-dir", "STORE"], 64, '--cluster "PC-1"'],
     [
@@ -181,6 +225,27 @@ describe("gitfleet backup", () => {
       ["pull", "--cluster", "pc-1", "--store-dir", "STORE", "--identity", "STORE/bucket", "--into", "NEW"],
       1,
       "line 1 is not an age identity",
+    ],
+    [["prune", "--dir", "/nonexistent", "--keep", "0", "--taken", "a.db"], 64, '--keep "0"'],
+    [["prune", "--dir", "/nonexistent", "--keep", "1001", "--taken", "a.db"], 64, '--keep "1001"'],
+    [["prune", "--dir", "/nonexistent", "--keep", "2x", "--taken", "a.db"], 64, '--keep "2x"'],
+    [["prune", "--dir", "STORE", "--keep", "1000", "--taken", "../a.db"], 1, "is not a plain .db file name"],
+    [
+      [
+        "push",
+        "--cluster",
+        "pc-1",
+        "--snapshot",
+        "S",
+        "--pki-dir",
+        "P",
+        "--store-dir",
+        "STORE",
+        "--keep",
+        "0",
+      ],
+      64,
+      '--keep "0"',
     ],
   ])("refuses %j with exit %i", (args, status, message) => {
     const resolved = args.map((a) =>

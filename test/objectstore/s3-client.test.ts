@@ -57,6 +57,24 @@ describe("S3Client against a real S3-compatible store", () => {
     await expect(client().get("ten", 9)).rejects.toThrow("object ten is 10 bytes, more than the 9 read");
   });
 
+  it("deletes one key (a key with spaces too), leaves its neighbours, and takes a missing key as gone", async () => {
+    const path = join(dir, "doomed.bin");
+    writeFileSync(path, "x");
+    const keys = ["gone/a", "gone/b b", "gone/c"];
+    for (const key of keys) await client().putFile(key, path);
+    await client().delete("gone/b b");
+    expect((await client().list("gone/")).map((o) => o.key)).toEqual(["gone/a", "gone/c"]);
+    await client().delete("gone/b b");
+    const wrong = new S3Client(
+      { endpoint: store.endpoint, region: "us-east-1", bucket: store.bucket },
+      { accessKeyId: store.key.accessKeyId, secretAccessKey: "not-the-secret" },
+    );
+    await expect(wrong.delete("gone/a")).rejects.toThrow(
+      /delete gone\/a: the store answered 403 SignatureDoesNotMatch/,
+    );
+    expect((await client().list("gone/")).map((o) => o.key)).toEqual(["gone/a", "gone/c"]);
+  });
+
   it("is refused with another secret, and the error names the store's code, never the key", async () => {
     const wrong = new S3Client(
       { endpoint: store.endpoint, region: "us-east-1", bucket: store.bucket },

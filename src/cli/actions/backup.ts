@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { explainInvalidDns1123Label } from "../../apimachinery/names.js";
 import { listBackups, pullBackup } from "../../backup/pull.js";
 import { pushBackup } from "../../backup/push.js";
+import { MAX_KEEP, pruneBackups, pruneSnapshots } from "../../backup/retention.js";
 import { type BackupStore, readBackupStore } from "../../backup/store-config.js";
 import { ageIdentities } from "../../credentials/sops-keyring.js";
 import { readConfiguredFile } from "../../util/bounded-file.js";
@@ -14,6 +15,13 @@ export interface PushOptions {
   readonly pkiDir: string;
   readonly storeDir: string;
   readonly workDir: string;
+  readonly keep?: string;
+}
+
+export interface PruneOptions {
+  readonly dir: string;
+  readonly keep: string;
+  readonly taken: string;
 }
 
 export interface PullOptions {
@@ -39,6 +47,7 @@ const MAX_IDENTITY_FILE_BYTES = 256 * 1024;
 /** `gitfleet backup push`: one snapshot and the PKI, encrypted, into the store. */
 export async function runPush(options: PushOptions, output: CommandOutput): Promise<ExitCodeValue> {
   checkCluster(options.cluster);
+  const keep = options.keep === undefined ? undefined : keepOf(options.keep);
   const store = await storeOf(options.storeDir);
   const put = await failed("backup push", () =>
     pushBackup({
@@ -51,7 +60,33 @@ export async function runPush(options: PushOptions, output: CommandOutput): Prom
     }),
   );
   output.out(`put ${put.key} (${put.size} bytes, sha256 ${put.sha256})\n`);
+  if (keep === undefined) return ExitCode.Ok;
+  // Only once the store took this backup are older ones deleted.
+  const deleted = await failed("pruning the store", () =>
+    pruneBackups(store, options.cluster, keep, put.key),
+  );
+  for (const key of deleted) output.out(`deleted ${key}\n`);
+  output.out(`kept the newest ${keep} backups of ${options.cluster}\n`);
   return ExitCode.Ok;
+}
+
+/** `gitfleet backup prune`: the backup volume's oldest snapshots beyond --keep, deleted. */
+export async function runPrune(options: PruneOptions, output: CommandOutput): Promise<ExitCodeValue> {
+  const keep = keepOf(options.keep);
+  const deleted = await failed("backup prune", () => pruneSnapshots(options.dir, keep, options.taken));
+  for (const name of deleted) output.out(`deleted ${name}\n`);
+  output.out(`kept the newest ${keep} snapshots in ${options.dir}\n`);
+  return ExitCode.Ok;
+}
+
+function keepOf(text: string): number {
+  const keep = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(keep >= 1 && keep <= MAX_KEEP))
+    throw new CliError(
+      `--keep ${JSON.stringify(text)}: a whole number from 1 to ${MAX_KEEP}`,
+      ExitCode.Usage,
+    );
+  return keep;
 }
 
 /** `gitfleet backup pull`: one backup, decrypted and unpacked. */

@@ -1,12 +1,12 @@
 import { Command, Option } from "commander";
-import type { ListOptions, PullOptions, PushOptions } from "../actions/backup.js";
+import type { ListOptions, PruneOptions, PullOptions, PushOptions } from "../actions/backup.js";
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
 const STORE_DIR =
   "the store's directory (a mounted Secret): endpoint, bucket, region, prefix, access-key-id, secret-access-key, recipients";
 
-/** `gitfleet backup push|pull|list`: hosted clusters' off-host backups in an S3-compatible store. */
+/** `gitfleet backup push|prune|pull|list`: hosted clusters' off-host backups in an S3-compatible store. */
 export function registerBackup(
   program: Command,
   output: CommandOutput,
@@ -25,9 +25,29 @@ export function registerBackup(
       .requiredOption("--pki-dir <dir>", "the mounted PKI Secrets: <dir>/<secret>/<key>")
       .requiredOption("--store-dir <dir>", STORE_DIR)
       .option("--work-dir <dir>", "where the archive is made and encrypted (removed afterwards)", "/tmp")
-      .addHelpText("after", "\nExit codes: 0 put, 1 not put (why is printed), 64 a usage error.")
+      .option(
+        "--keep <count>",
+        "once the store took this backup, delete the cluster's oldest backups beyond this many (this one among them; a restore's staged snapshot is left)",
+      )
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 put (and pruned), 1 not put, or put but not pruned (why is printed), 64 a usage error.",
+      )
       .action(async (options: PushOptions) => {
         setExit(await (await import("../actions/backup.js")).runPush(options, output));
+      }),
+  );
+  backup.addCommand(
+    new Command("prune")
+      .description(
+        "what the backup Job of a class with etcd.backup.keep runs after its snapshot: delete the backup volume's oldest snapshots beyond --keep, by time written. Only plain .db files directly in --dir count; directories and links are never touched",
+      )
+      .requiredOption("--dir <dir>", "the backup volume")
+      .requiredOption("--keep <count>", "how many snapshots stay, --taken among them (1 to 1000)")
+      .requiredOption("--taken <file>", "this run's snapshot, a .db file name in --dir: never deleted")
+      .addHelpText("after", "\nExit codes: 0 pruned, 1 not (why is printed), 64 a usage error.")
+      .action(async (options: PruneOptions) => {
+        setExit(await (await import("../actions/backup.js")).runPrune(options, output));
       }),
   );
   backup.addCommand(

@@ -8,7 +8,7 @@ import {
 import type { Labels } from "../../model/types.js";
 import { componentArgs } from "./component-args.js";
 import { controlPlaneEndpoints, ETCD_CLIENT_PORT, ETCD_PEER_PORT, etcdMetricsPort } from "./endpoints.js";
-import { fetchedSnapshotDir, withOffHostFetch, withOffHostPush } from "./off-host-pods.js";
+import { fetchedSnapshotDir, withOffHostFetch, withOffHostPush, withSnapshotPrune } from "./off-host-pods.js";
 import {
   BACKUP_STORE_SECRET,
   credentialPlaceholders,
@@ -233,7 +233,8 @@ function backupObjects(plane: HostedControlPlane, owner: Labels): JsonMap[] {
     "OnFailure",
   );
   const offHost = etcd.backup.offHost;
-  const template = offHost ? withOffHostPush(plane, snapshotOnly, offHost) : snapshotOnly;
+  const pushed = offHost ? withOffHostPush(plane, snapshotOnly, offHost) : snapshotOnly;
+  const template = etcd.backup.prune ? withSnapshotPrune(pushed, etcd.backup.prune) : pushed;
   return [
     {
       apiVersion: "v1",

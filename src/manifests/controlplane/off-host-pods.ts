@@ -41,6 +41,7 @@ export function withOffHostPush(
     args: [
       ...["backup", "push", "--cluster", plane.cluster, "--snapshot", "/backup/$(POD_NAME).db"],
       ...["--pki-dir", "/pki", "--store-dir", "/store", "--work-dir", "/scratch"],
+      ...(plane.etcd.backup.prune ? ["--keep", String(plane.etcd.backup.prune.keep)] : []),
     ],
     env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
     resources: { requests: { cpu: "50m", memory: "128Mi" } },
@@ -142,6 +143,41 @@ export function withOffHostFetch(
         secretVolume("restore-key", restoreKeySecret(restore.name)),
         { name: "work", emptyDir: { sizeLimit: workLimit(plane, 2) } },
       ],
+    },
+  };
+}
+
+/**
+ * The backup pod of a class that keeps a count of snapshots: what the pod ran so far (the snapshot,
+ * and the push) runs first, as init containers, then gitfleet's image deletes the oldest snapshots
+ * of the backup volume beyond the count (`gitfleet backup prune`), the run's own counted among them.
+ * Only this container writes the volume besides etcdctl.
+ */
+export function withSnapshotPrune(
+  template: JsonMap,
+  prune: { readonly keep: number; readonly image: string },
+): JsonMap {
+  const spec = template.spec as JsonMap;
+  const container = {
+    name: "prune",
+    image: prune.image,
+    imagePullPolicy: "IfNotPresent",
+    command: ["gitfleet"],
+    args: ["backup", "prune", "--dir", "/backup", "--keep", String(prune.keep), "--taken", "$(POD_NAME).db"],
+    env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    resources: { requests: { cpu: "10m", memory: "64Mi" } },
+    securityContext: GITFLEET_SECURITY,
+    volumeMounts: [{ name: "backup", mountPath: "/backup" }],
+  };
+  return {
+    ...template,
+    spec: {
+      ...spec,
+      initContainers: [
+        ...((spec.initContainers as JsonMap[] | undefined) ?? []),
+        ...(spec.containers as JsonMap[]),
+      ],
+      containers: [container],
     },
   };
 }

@@ -96,6 +96,11 @@ export interface ResolvedEtcd {
     readonly suspend: boolean;
     /** The operator's store each snapshot also goes to, encrypted (dedicated etcds only). */
     readonly offHost: OffHostBackupSpec | undefined;
+    /**
+     * Retention: how many snapshots stay (in the volume, and off the host in the store), pruned by
+     * gitfleet's `image` after each run; undefined when the class keeps every one.
+     */
+    readonly prune: { readonly keep: number; readonly image: string } | undefined;
   };
   /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
   readonly hostPort: number | undefined;
@@ -327,6 +332,15 @@ function overlaidEtcd(
   };
 }
 
+// Pruning needs gitfleet's image: the class's own, or the push's (validation refuses keep without one).
+function backupPrune(
+  backup: ControlPlaneClass["spec"]["etcd"]["backup"],
+  shared: boolean,
+): ResolvedEtcd["backup"]["prune"] {
+  const image = backup?.image ?? (shared ? undefined : backup?.offHost?.image);
+  return backup?.keep === undefined || image === undefined ? undefined : { keep: backup.keep, image };
+}
+
 function resolveEtcd(
   cluster: string,
   namespace: string,
@@ -351,6 +365,7 @@ function resolveEtcd(
       storage: backup?.storage ?? "16Gi",
       suspend: backup?.suspend ?? false,
       offHost: shared ? undefined : backup?.offHost,
+      prune: backupPrune(backup, shared),
     },
     hostPort: etcdHostPort(spec),
     dataDir: `${ETCD_VOLUME_DIR}/data`,

@@ -14,7 +14,7 @@ import { checkManifestContent } from "./manifest-content.js";
 import { checkManifestSchemas } from "./manifest-schemas.js";
 import { checkNodePools } from "./node-pools.js";
 import { checkNotifications } from "./notifications.js";
-import { checkOffHostBackups } from "./off-host-backups.js";
+import { checkBackupRetention, checkOffHostBackups } from "./off-host-backups.js";
 import { checkPlacementPriority } from "./placement-priority.js";
 import { checkPodNetworks } from "./pod-networks.js";
 import { checkReferences } from "./references.js";
@@ -47,6 +47,7 @@ export const RULES: readonly Rule[] = [
   checkNodePools,
   checkPodNetworks,
   checkOffHostBackups,
+  checkBackupRetention,
   checkControlPlaneUpgrades,
   checkEtcdRestores,
   checkEtcdMemberReplacements,

@@ -21,3 +21,21 @@ export function checkOffHostBackups(context: RuleContext): void {
     });
   }
 }
+
+/**
+ * Pruning snapshots to `etcd.backup.keep` deletes files in the backup volume, which the etcd image
+ * (no shell) cannot: it runs in gitfleet's image, the class's `backup.image` or its push's. A class
+ * that keeps a count with neither is refused at `keep`.
+ */
+export function checkBackupRetention(context: RuleContext): void {
+  for (const found of context.model.controlPlaneClasses) {
+    const backup = found.spec.etcd.backup;
+    if (backup?.keep === undefined || backup.image !== undefined || backup.offHost !== undefined) continue;
+    context.reporter.report({
+      origin: found.origin,
+      path: ["spec", "etcd", "backup", "keep"],
+      code: "INVALID_FIELD_COMBINATION",
+      message: `keeping ${backup.keep} snapshots needs gitfleet's image to delete the older ones (the etcd image has no shell): set etcd.backup.image, or offHost`,
+    });
+  }
+}

@@ -234,6 +234,79 @@ describe("hosted control planes: render", () => {
     ).toBe(false);
   });
 
+  it.each([
+    {
+      what: "an off-host class keeping 3",
+      file: "controlplanes/offsite.yaml",
+      edit: (text: string) => text.replace("    backup:\n", "    backup:\n      keep: 3\n"),
+      path: "rendered/meta-1/gitfleet-cp-pc-3/batch.CronJob.etcd-backup.yaml",
+      init: ["snapshot", "push"],
+      image: OFFSITE_IMAGE,
+    },
+    {
+      what: "a shared etcd keeping 2 in the host, with gitfleet's image",
+      file: "controlplanes/standard.yaml",
+      edit: (text: string) =>
+        text.replace("    backup:\n", `    backup:\n      keep: 2\n      image: ${OFFSITE_IMAGE}-prune\n`),
+      path: "rendered/meta-1/gitfleet-etcd-etcd-a/batch.CronJob.etcd-backup.yaml",
+      init: ["snapshot"],
+      image: `${OFFSITE_IMAGE}-prune`,
+    },
+  ])(
+    "keeps a count of snapshots ($what): gitfleet's image prunes the volume once the snapshot (and push) ran",
+    async ({ file, edit, path, init, image }) => {
+      const tree = (await offsiteExample()) as Map<string, Uint8Array>;
+      const text = edit(new TextDecoder().decode(tree.get(file)));
+      expect(text).toContain("keep:");
+      tree.set(file, encoder.encode(text));
+      const loaded = loadFleet(tree as FileTree);
+      expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
+      const cronJob = asMap(
+        renderFleet(loaded.model as FleetModel).objects.find((o) => o.path === path)?.object,
+      );
+      expect(objectViolations("1.36", new Map(), cronJob)).toEqual([]);
+      const pod = asMap(asMap(asMap(asMap(asMap(cronJob.spec).jobTemplate).spec).template).spec);
+      const inits = pod.initContainers as JsonMap[];
+      expect(inits.map((c) => c.name)).toEqual(init);
+      const keep = file.endsWith("offsite.yaml") ? "3" : "2";
+      // Off the host, the push prunes the store to the same count once the store took the backup.
+      const push = inits.find((c) => c.name === "push");
+      if (push) expect((push.args as string[]).slice(-2)).toEqual(["--keep", keep]);
+      expect(pod.containers).toEqual([
+        expect.objectContaining({
+          name: "prune",
+          image,
+          command: ["gitfleet"],
+          args: ["backup", "prune", "--dir", "/backup", "--keep", keep, "--taken", "$(POD_NAME).db"],
+          volumeMounts: [{ name: "backup", mountPath: "/backup" }],
+          securityContext: expect.objectContaining({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+          }),
+        }),
+      ]);
+    },
+  );
+
+  it("refuses a class that keeps a count with no gitfleet image to prune with, at the keep line", async () => {
+    const tree = (await offsiteExample()) as Map<string, Uint8Array>;
+    const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
+    tree.set(
+      "controlplanes/standard.yaml",
+      encoder.encode(standard.replace("    backup:\n", "    backup:\n      keep: 5\n")),
+    );
+    const line = standard.split("\n").indexOf("    backup:") + 2;
+    const errors = loadFleet(tree as FileTree).problems.filter((p) => p.severity === "error");
+    expect(errors).toEqual([
+      expect.objectContaining({
+        file: "controlplanes/standard.yaml",
+        line,
+        column: 13,
+        message: expect.stringContaining("keeping 5 snapshots needs gitfleet's image"),
+      }),
+    ]);
+  });
+
   it("gives each cluster's addons its own Service range and the control planes' etcd their prefixes", () => {
     const tree = new Map(example);
     const pc2 = new TextDecoder().decode(tree.get("clusters/pc-2.yaml"));
