@@ -101,6 +101,10 @@ let version = "";
 let binDir = "";
 /** The snapshot the backup test found, for the restore. */
 let snapshotFile = "";
+/** Its backup's key in the store. */
+let snapshotKey = "";
+/** The snapshots the class keeps (backups run every minute): in each backup volume and in the store. */
+const KEEP = 4;
 let previous = "";
 const ports = new Map<string, number>();
 
@@ -154,6 +158,12 @@ const workersPool = () => `    nodePools:
         taints: [{ key: dedicated, value: workers, effect: NoSchedule }]
         join: { tokenTTL: 30s }
 `;
+// A pool that names no kubelet version follows its control plane's (added by the minor upgrade test).
+let pc1Followers = "";
+const followersPool = `      - name: followers
+        replicas: 1
+        join: { tokenTTL: 24h }
+`;
 /** The class's certificates line while the rotation test renews every certificate (else none). */
 let classCertificates = "";
 /** The joined machines' agents, by node: they heartbeat and follow the version gitfleet tells them. */
@@ -174,7 +184,7 @@ spec:
       port: ${ports.get(name)}
       address: 127.0.0.1
       nodeSelector: { gitfleet.io/runtime: process }
-${name === "pc-1" ? pc1Pools : ""}`;
+${name === "pc-1" ? pc1Pools + pc1Followers : ""}`;
   return {
     "fleet.yaml": `apiVersion: gitfleet.io/v1alpha1
 kind: Fleet
@@ -199,11 +209,11 @@ spec:
   controllerManager: { replicas: 1 }
   scheduler: { replicas: 1 }
   etcd:
-    version: ${etcdTag}
+    version: ${classVersion === previous ? etcdPreviousTag : etcdTag}
     replicas: 1
     storage: 1Gi
     quota: 32Mi
-    backup: { schedule: "* * * * *", storage: 1Gi, offHost: { store: offsite, image: "gitfleet:${GITFLEET_TAG}" } }
+    backup: { schedule: "* * * * *", storage: 1Gi, keep: ${KEEP}, offHost: { store: offsite, image: "gitfleet:${GITFLEET_TAG}" } }
   addons:
     kubeProxy: { mode: nftables }
     cni: { plugin: flannel, podCIDR: ${POD_CIDR} }
@@ -256,6 +266,8 @@ function divided(app: string): Record<string, number> {
 }
 
 let etcdTag = "";
+/** The etcd release the clusters start at (the patch before the tier's); the minor upgrade moves it. */
+let etcdPreviousTag = "";
 const encode = (files: Record<string, string>) =>
   new Map(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)]));
 
@@ -365,6 +377,7 @@ beforeAll(async () => {
   releases = buildReleases();
   ({ version, previous, binDir } = releases);
   etcdTag = `${releases.etcd}-0`;
+  etcdPreviousTag = `${releases.etcdPrevious}-0`;
   meta = await startHost(releases);
   ({ planes, runtime, client: host } = meta);
   for (const cluster of HOSTED) ports.set(cluster, await freeRange());
@@ -683,6 +696,7 @@ describe("hosted control planes on a real host", () => {
       maxBytes: 256 << 20,
     });
     expect(pulled.manifest.snapshot).toBe(name);
+    snapshotKey = pulled.key;
     expect(readFileSync(join(pulledInto, "snapshot.db")).equals(readFileSync(snapshot as string))).toBe(true);
     for (const [secret, key] of [
       ["ca", "tls.key"],
@@ -751,35 +765,104 @@ describe("hosted control planes on a real host", () => {
     // The release the clusters start at is the minor before the tier's (k8s-previous).
     const [from, to] = [parseKubeVersion(previous), parseKubeVersion(version)];
     expect(from && to ? minorDistance(from, to) : undefined).toBe(1);
+    // pc-1 gets a second pool, naming no kubelet version: its machine runs the control plane's.
+    pc1Followers = followersPool;
+    commitTree(repo.dir, encode(fleetFiles(previous)), "pc-1 gets a pool that follows its control plane");
+    const namespace = NAMESPACE("pc-1");
+    await until(
+      "the host holds the followers' join Secret",
+      async () =>
+        (await host.get({ apiVersion: "v1", kind: "Secret", namespace, name: "join-followers" })) !==
+        undefined,
+    );
+    const follower = await joinNode({ host, namespace, pool: "followers", node: "pc-1-followers-0" });
+    expect(follower.kubeletVersion).toBe(previous);
+    agents.set(follower.node, new MachineAgent(follower).start());
+    const pc1 = (await hostedClient("pc-1")) as MemberClient;
+    const followerNode = async () => asMap(await pc1.raw("GET", `/api/v1/nodes/${follower.node}`));
+    const followersStatus = () =>
+      asMap(
+        asMap(
+          asMap(
+            asMap(asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed).hostedControlPlanes)[
+              "pc-1"
+            ],
+          ).nodePools,
+        ).followers,
+      );
+    await until(
+      "the follower reports Ready at the release the clusters start at",
+      async () => followersStatus().upToDate === 1,
+    );
     const canaryAt = Date.now();
     commitTree(
       repo.dir,
       encode({
         ...fleetFiles(previous),
-        ...upgradeFile("cve", version, [
-          ["canary", "pc-1", true],
-          ["rest", "pc-2", false],
-        ]),
+        ...upgradeFile(
+          "cve",
+          version,
+          [
+            ["canary", "pc-1", true],
+            ["rest", "pc-2", false],
+          ],
+          `etcd: { version: ${etcdTag} }`,
+        ),
       }),
       `upgrade pc-1 to ${version} first`,
     );
-    const watch: UpgradeWatch = { sawHeld: new Set(), outOfOrder: [], upgraded: new Map() };
+    const watch: UpgradeWatch = {
+      sawHeld: new Set(),
+      etcdFirst: new Set(),
+      outOfOrder: [],
+      upgraded: new Map(),
+    };
     const untouched: string[] = [];
     // pc-1 has node pools: its kube-proxy follows its API server's /version, never ahead of it.
     const proxyAhead: string[] = [];
     const proxyTags = new Set<string>();
+    // The skew policy holds the follower back: no kubelet newer than its API server, so while pc-1's
+    // /version reports the old release its node is neither cordoned nor told the new one.
+    const followerAhead: string[] = [];
+    const followerHeld = new Set<string>();
     await until("the canary batch Succeeded", async () => {
       const canary = await sample("pc-1");
       judgeUpgrade(watch, "pc-1", canary);
+      judgeFollower(canary.reported, await followerNode(), followersStatus(), followerAhead, followerHeld);
       if (canary.proxy) proxyTags.add(canary.proxy);
       if (canary.proxy === version && canary.reported !== version) proxyAhead.push(JSON.stringify(canary));
       const other = await sample("pc-2");
-      if ([other.apiServer, other.controllerManager, other.scheduler].some((v) => v !== previous))
+      if (
+        [other.apiServer, other.controllerManager, other.scheduler].some((v) => v !== previous) ||
+        other.etcd !== etcdPreviousTag
+      )
         untouched.push(JSON.stringify(other));
       return batchState("cve", "canary") === "Succeeded";
     });
     expect(untouched).toEqual([]);
     expect(proxyAhead).toEqual([]);
+    expect(followerAhead).toEqual([]);
+    // etcd rolls first, so the API server stays at the old release for a round at least: the status
+    // branch says why the pool waits.
+    expect([...followerHeld]).toContain(
+      `kubelet ${version} would be newer than the API server, which reports ${previous}: the pool waits for the control plane`,
+    );
+    // Once the API server reports it, the follower moves too: cordoned, told, back Ready, uncordoned.
+    await until("the follower runs the new kubelet, Ready and schedulable", async () => {
+      const node = await followerNode();
+      return (
+        asMap(asMap(node.status).nodeInfo).kubeletVersion === version &&
+        asMap(node.spec).unschedulable !== true &&
+        followersStatus().upToDate === 1
+      );
+    });
+    expect(agents.get(follower.node)?.upgrades).toEqual([version]);
+    console.log(
+      `e2e hosted: pc-1: the followers pool waited for its API server (held: ${[...followerHeld].join("; ")}), then moved to ${version}`,
+    );
+    expect(gitIn(repo.dir, "log", "--format=%B", "gitfleet/status")).toContain(
+      `meta-1: node pool pc-1/followers: pc-1-followers-0 run ${version} Ready, uncordoned`,
+    );
     await until(
       "pc-1's kube-proxy follows to the new version",
       async () => (await sample("pc-1")).proxy === version,
@@ -794,10 +877,15 @@ describe("hosted control planes on a real host", () => {
       repo.dir,
       encode({
         ...fleetFiles(previous),
-        ...upgradeFile("cve", version, [
-          ["canary", "pc-1", true],
-          ["rest", "pc-2", true],
-        ]),
+        ...upgradeFile(
+          "cve",
+          version,
+          [
+            ["canary", "pc-1", true],
+            ["rest", "pc-2", true],
+          ],
+          `etcd: { version: ${etcdTag} }`,
+        ),
       }),
       "approve the rest",
     );
@@ -818,7 +906,7 @@ describe("hosted control planes on a real host", () => {
       ["pc-2", restAt],
     ] as const)
       console.log(
-        `e2e hosted: ${cluster}: upgrade ${previous} → ${version}, approving commit → every component upgraded and Healthy ${(((upgraded.get(cluster) ?? 0) - from) / 1000).toFixed(1)} s`,
+        `e2e hosted: ${cluster}: upgrade ${previous} → ${version} with etcd ${etcdPreviousTag} → ${etcdTag}, approving commit → every component upgraded and Healthy ${(((upgraded.get(cluster) ?? 0) - from) / 1000).toFixed(1)} s${watch.etcdFirst.has(cluster) ? " (etcd seen rolled with the API server held)" : ""}`,
       );
   });
 
@@ -1193,6 +1281,37 @@ describe("hosted control planes on a real host", () => {
     );
   });
 
+  it(`the backup Job of every minute keeps the newest ${KEEP} snapshots: in the host's volume and in the store`, async () => {
+    const namespace = NAMESPACE("pc-1");
+    const dir = await claimDirectory(namespace, "etcd-backup");
+    const snapshots = () => readdirSync(dir).filter((f) => f.endsWith(".db"));
+    // The snapshot the backup test read, minutes ago, and its backup in the store.
+    const first = snapshotFile.split("/").pop() as string;
+    const firstKey = snapshotKey;
+    let keys: string[] = [];
+    await until(
+      `pc-1 holds ${KEEP} snapshots and ${KEEP} backups, the one of the backup test pruned from both`,
+      async () => {
+        keys = (await listBackups(offsiteStore(), "pc-1")).map((o) => o.key);
+        return (
+          snapshots().length === KEEP &&
+          !snapshots().includes(first) &&
+          keys.length === KEEP &&
+          !keys.includes(firstKey)
+        );
+      },
+      300_000,
+      async () => JSON.stringify({ first, snapshots: snapshots(), keys }),
+    );
+    // What stays is the newest: scheduled runs are named for their minute, and the kept are later.
+    const minute = (name: string) => Number(/^etcd-backup-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    expect(snapshots().every((f) => Number.isNaN(minute(f)) || minute(f) > minute(first))).toBe(true);
+    expect(keys.every((k) => k > firstKey)).toBe(true);
+    console.log(
+      `e2e hosted: pc-1: the backup volume keeps ${snapshots().length} snapshots and the store ${keys.length} backups (keep: ${KEEP}); ${first} pruned from both`,
+    );
+  });
+
   it("losing the host: pc-1 moves to a second host in one commit and comes back from its off-host backup, with its objects and its CA — a kubeconfig handed out before works against it", async () => {
     const namespace = NAMESPACE("pc-1");
     const before = (await hostedClient("pc-1")) as MemberClient;
@@ -1306,19 +1425,43 @@ describe("hosted control planes on a real host", () => {
 
 interface UpgradeWatch {
   readonly sawHeld: Set<string>;
+  /** Clusters seen with etcd rolled to the new release and the API server still at the old one. */
+  readonly etcdFirst: Set<string>;
   readonly outOfOrder: string[];
   readonly upgraded: Map<string, number>;
 }
 
 // One look at a control plane mid-upgrade: the order holds (never a follower at the new version while
 // the API server does not report it), the followers were seen held, and when all of it is upgraded.
+// A node of a pool following its control plane, sampled mid-upgrade: moved ahead of the API server's
+// /version (cordoned, or told the new release, while it reports the old one) goes into `ahead`; the
+// status branch's reason for holding the pool, into `held`.
+function judgeFollower(
+  reported: unknown,
+  node: JsonMap,
+  pool: JsonMap,
+  ahead: string[],
+  held: Set<string>,
+): void {
+  const told = asMap(asMap(node.metadata).annotations)["gitfleet.io/kubelet-version"];
+  if (reported !== version && (asMap(node.spec).unschedulable === true || told === version))
+    ahead.push(JSON.stringify({ reported, told, spec: node.spec }));
+  if (typeof pool.held === "string") held.add(pool.held);
+}
+
 function judgeUpgrade(watch: UpgradeWatch, cluster: string, seen: Awaited<ReturnType<typeof sample>>): void {
   const followersMoved = seen.controllerManager !== previous || seen.scheduler !== previous;
   if (seen.reported !== version && followersMoved)
     watch.outOfOrder.push(`${cluster}: ${JSON.stringify(seen)}`);
+  // etcd first: the API server's Deployment moves only once etcd runs the new release.
+  if (seen.apiServer === version && seen.etcd !== etcdTag)
+    watch.outOfOrder.push(`${cluster}: the API server moved before etcd: ${JSON.stringify(seen)}`);
+  if (seen.etcd === etcdTag && seen.etcdRolled && seen.apiServer === previous) watch.etcdFirst.add(cluster);
   if (seen.apiServer === version && seen.controllerManager === previous) watch.sawHeld.add(cluster);
   const done =
-    seen.healthy && [seen.reported, seen.controllerManager, seen.scheduler].every((v) => v === version);
+    seen.healthy &&
+    seen.etcd === etcdTag &&
+    [seen.reported, seen.controllerManager, seen.scheduler].every((v) => v === version);
   if (done && !watch.upgraded.has(cluster)) watch.upgraded.set(cluster, Date.now());
 }
 
@@ -1347,7 +1490,22 @@ async function sample(cluster: string) {
         .catch(() => undefined)
     : undefined;
   const proxyImage = asMap(asList(asMap(asMap(asMap(proxy?.spec).template).spec).containers)[0]).image;
+  const etcd = await host.get({
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    namespace: NAMESPACE(cluster),
+    name: "etcd",
+  });
+  const etcdStatus = asMap(etcd?.status);
   return {
+    etcd: String(asMap(asList(asMap(asMap(asMap(etcd?.spec).template).spec).containers)[0]).image)
+      .split(":")
+      .pop(),
+    // Every replica on the template's revision and ready: the StatefulSet's rollout is done.
+    etcdRolled:
+      etcdStatus.updateRevision === etcdStatus.currentRevision &&
+      etcdStatus.readyReplicas === asMap(etcd?.spec).replicas &&
+      asMap(etcd?.metadata).generation === etcdStatus.observedGeneration,
     proxy: proxyImage === undefined ? undefined : String(proxyImage).split(":").pop(),
     apiServer: await tag("kube-apiserver"),
     controllerManager: await tag("kube-controller-manager"),

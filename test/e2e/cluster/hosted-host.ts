@@ -26,6 +26,9 @@ export interface Releases {
   readonly previous: string;
   /** etcd's release ("3.6.16"); its image tag is `${etcd}-0`. */
   readonly etcd: string;
+  /** The etcd release upgrades start from ("3.6.15"), and where its binaries are. */
+  readonly etcdPrevious: string;
+  readonly etcdPreviousDir: string;
 }
 
 // Beside this module, or — compiled into dist/ for the bench — beside its source.
@@ -34,11 +37,11 @@ const BUILD = existsSync(HERE) ? HERE : HERE.replace(`${sep}dist${sep}test${sep}
 
 /** Builds (or takes from ~/.cache/gitfleet-e2e) both releases and reads their versions. */
 export function buildReleases(): Releases {
-  const build = (wrapper: string) =>
+  const build = (env: Record<string, string>) =>
     execFileSync("bash", [BUILD], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, K8S_DIR: wrapper },
+      env: { ...process.env, ...env },
     })
       .trim()
       .split("\n")
@@ -48,12 +51,22 @@ export function buildReleases(): Releases {
       .trim()
       .split(" ")
       .pop() as string;
-  const binDir = build("k8s");
-  const previousDir = build("k8s-previous");
-  const etcd = /etcd Version: (\S+)/.exec(
-    execFileSync(join(binDir, "etcd"), ["--version"], { encoding: "utf8" }),
-  )?.[1] as string;
-  return { binDir, previousDir, version: versionOf(binDir), previous: versionOf(previousDir), etcd };
+  const etcdOf = (dir: string) =>
+    /etcd Version: (\S+)/.exec(
+      execFileSync(join(dir, "etcd"), ["--version"], { encoding: "utf8" }),
+    )?.[1] as string;
+  const binDir = build({ K8S_DIR: "k8s" });
+  const previousDir = build({ K8S_DIR: "k8s-previous" });
+  const etcdPreviousDir = build({ ETCD_DIR: "etcd-previous", ETCD_ONLY: "1" });
+  return {
+    binDir,
+    previousDir,
+    version: versionOf(binDir),
+    previous: versionOf(previousDir),
+    etcd: etcdOf(binDir),
+    etcdPrevious: etcdOf(etcdPreviousDir),
+    etcdPreviousDir,
+  };
 }
 
 export interface Host {
@@ -98,7 +111,10 @@ export async function startHost(
         [`${c}:${version}`, join(binDir, c)],
         [`${c}:${previous}`, join(previousDir, c)],
       ]),
-      ...["etcd", "etcdctl", "etcdutl"].map((b): [string, string] => [`${b}:${etcd}`, join(binDir, b)]),
+      ...["etcd", "etcdctl", "etcdutl"].flatMap((b): [string, string][] => [
+        [`${b}:${etcd}`, join(binDir, b)],
+        [`${b}:${releases.etcdPrevious}`, join(releases.etcdPreviousDir, b)],
+      ]),
       [`gitfleet:${GITFLEET_TAG}`, gitfleetCommand(planes.runDir)],
     ]),
     dir: join(planes.runDir, "process-runtime"),
