@@ -39,7 +39,9 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   backup: ["gitfleet backup list --cluster pc-1 --store-dir /etc/gitfleet/backup-stores/offsite"],
   "backup push": [
     "gitfleet backup push --cluster pc-1 --snapshot /backup/etcd-backup-29412345-abcde.db --pki-dir /pki --store-dir /store",
+    "gitfleet backup push --cluster pc-1 --snapshot /backup/etcd-backup-29412345-abcde.db --pki-dir /pki --store-dir /store --keep 28",
   ],
+  "backup prune": ["gitfleet backup prune --dir /backup --keep 28 --taken etcd-backup-29412345-abcde.db"],
   "backup pull": [
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity ~/.config/age/fleet-backups.txt --into pc-1-restore",
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity keys.txt --into old --key hosted/pc-1/20261206T060000Z-etcd-backup-29412345-abcde.tar.age",

@@ -367,10 +367,11 @@ describe("the world inside a simulated member", () => {
       },
     });
     await apps.createNamespacedDeployment({ namespace: "default", body: deployment(3, "500m") });
+    // Three controllers in a row (Deployment, ReplicaSet, quota) on a loaded CI machine: room to poll.
     const counted = await until(async () => {
       const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
       return quota.status?.used?.pods === "3" ? quota.status : undefined;
-    });
+    }, 30_000);
     expect(counted).toEqual({
       hard: { "limits.memory": "1Gi", pods: "10", "requests.cpu": "4" },
       used: { "limits.memory": "0", pods: "3", "requests.cpu": "1500m" },
@@ -382,7 +383,7 @@ describe("the world inside a simulated member", () => {
     const scaled = await until(async () => {
       const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
       return quota.status?.used?.pods === "1" ? quota.status.used : undefined;
-    });
+    }, 30_000);
     expect(scaled["requests.cpu"]).toBe("500m");
   });
 
