@@ -7,6 +7,7 @@ import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type BackupStores, ensureBackupStoreSecret } from "./backup-store-secret.js";
+import { CLUSTER_CA_SECRET, restartAfterCaReplacement } from "./ca-replacement-restart.js";
 import { MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
@@ -88,12 +89,19 @@ async function credentialPass(
     const shared = plane.etcd.mode === "Shared" ? sharedCa : undefined;
     const plan = await planCredentials(plane, existing, now, shared);
     for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
+    const caKey = `${plane.namespace}/${CLUSTER_CA_SECRET}`;
+    const restarted = await restartAfterCaReplacement(
+      client,
+      plane,
+      plan.writes.find((w) => `${w.namespace}/${w.name}` === caKey)?.data ?? existing.get(caKey),
+    );
     const bootstrapped = await withNodeBootstrap(client, plane, now, plan.records);
     const storeError = await ensureBackupStoreSecret(client, plane, stores);
     const entry = {
       ...bootstrapped,
       ...(storeError ? { backupStoreError: storeError } : {}),
       ...(fetched ? { restoreFetch: fetched } : {}),
+      ...(restarted.length > 0 ? { restarted } : {}),
     };
     return plane.etcd.mode === "Shared" ? { entry, etcdCa: { ...plan.etcdCa, changed: false } } : { entry };
   } catch (error) {

@@ -135,6 +135,10 @@ export function credentialLines(host: string, credentials: HostedCredentials | u
         `${host}: serving certificates of ${cluster} approved for ${approved.map((c) => c.node).join(", ")}`,
       );
     lines.push(...recordLines(host, cluster, entry.records));
+    if ((entry.restarted ?? []).length > 0)
+      lines.push(
+        `${host}: control plane of ${cluster} restarted on its replaced CAs: ${(entry.restarted ?? []).join(", ")}`,
+      );
   }
   return lines;
 }

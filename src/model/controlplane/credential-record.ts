@@ -94,6 +94,8 @@ export type HostedCredentials = Readonly<
         readonly nodePools?: readonly NodePoolRecord[];
         /** Its etcd's members and repair, when the etcd is replicated. */
         readonly etcd?: EtcdRecord;
+        /** Component pods deleted to start again on CAs replaced for replaceCAs (they held the old ones). */
+        readonly restarted?: readonly string[];
       }
     | { readonly error: string }
   >
