@@ -23,9 +23,10 @@ export interface ComponentPod {
 
 /**
  * The pods to restart once the cluster's CAs were replaced for the replaceCAs `token`: those of its
- * components created before the replacement (`replacedAt`, when the new cluster CA was issued).
- * (creation times count in whole seconds: a pod of the same second is restarted too). Nothing while no token is asked for, or the CA Secret was not (yet) replaced for this one. A pod
- * whose time does not parse is left. Pure.
+ * components created before the replacement (`replacedAt`, when the new cluster CA was issued;
+ * creation times count in whole seconds, so a pod of the same second is restarted too), and not
+ * already going. Nothing while no token is asked for, or while the CA Secret was not (yet) replaced
+ * for this one. A pod whose time does not parse is left. Pure.
  */
 export function podsToRestart(
   token: string | undefined,
