@@ -43,6 +43,9 @@ export interface BackupManifest {
   readonly takenAt: string;
 }
 
+/** A snapshot's file name as the backup Job writes it in its volume: a plain `.db` name, no directory. */
+export const SNAPSHOT_FILE_NAME = /^[A-Za-z0-9._-]{1,200}\.db$/;
+
 /** The object key of a backup: <prefix><cluster>/<yyyymmddThhmmssZ>-<snapshot>.tar.age — newest sorts last. */
 export function backupKey(prefix: string, cluster: string, snapshot: string, at: Date): string {
   const stamp = at

@@ -15,6 +15,7 @@ import {
   isBackupKey,
   REQUIRED_PKI,
   SNAPSHOT_ENTRY,
+  SNAPSHOT_FILE_NAME,
   stagedKey,
 } from "./backup-contents.js";
 import type { BackupStore } from "./store-config.js";
@@ -150,7 +151,7 @@ function parseManifest(bytes: Uint8Array): BackupManifest {
   if (explainInvalidDns1123Label(cluster)) throw new Error(`${BACKUP_MANIFEST}: cluster is malformed`);
   return {
     cluster,
-    snapshot: text("snapshot", /^[A-Za-z0-9._-]{1,200}\.db$/),
+    snapshot: text("snapshot", SNAPSHOT_FILE_NAME),
     takenAt: text("takenAt", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/),
   };
 }

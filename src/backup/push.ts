@@ -14,6 +14,7 @@ import {
   pkiEntries,
   REQUIRED_PKI,
   SNAPSHOT_ENTRY,
+  SNAPSHOT_FILE_NAME,
   stagedKey,
 } from "./backup-contents.js";
 import type { BackupStore } from "./store-config.js";
@@ -45,7 +46,7 @@ export interface PushResult {
  */
 export async function pushBackup(request: PushRequest): Promise<PushResult> {
   const snapshot = basename(request.snapshot);
-  if (!/^[A-Za-z0-9._-]{1,200}\.db$/.test(snapshot))
+  if (!SNAPSHOT_FILE_NAME.test(snapshot))
     throw new Error(`snapshot ${snapshot} is not a plain .db file name`);
   const info = await stat(request.snapshot).catch(() => undefined);
   if (!info?.isFile()) throw new Error(`snapshot ${snapshot} is not a file`);

@@ -1,14 +1,11 @@
 import { lstat, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { S3Client } from "../objectstore/s3-client.js";
-import { isBackupKey } from "./backup-contents.js";
+import { isBackupKey, SNAPSHOT_FILE_NAME } from "./backup-contents.js";
 import type { BackupStore } from "./store-config.js";
 
 /** The most snapshots or backups a class may keep (`etcd.backup.keep`). */
 export const MAX_KEEP = 1000;
-
-/** A snapshot file's name as the backup Job writes it: a plain `.db` name, no directory. */
-const SNAPSHOT_NAME = /^[A-Za-z0-9._-]{1,200}\.db$/;
 
 /** A snapshot in the backup volume: its name and when it was last written. */
 export interface SnapshotFile {
@@ -63,18 +60,17 @@ function assertKeep(keep: number): void {
  * snapshot), a link and anything else are never read, followed or deleted. Returns what it deleted.
  */
 export async function pruneSnapshots(dir: string, keep: number, taken: string): Promise<string[]> {
-  const own = taken;
-  if (!SNAPSHOT_NAME.test(own))
-    throw new Error(`snapshot ${JSON.stringify(own)} is not a plain .db file name`);
+  if (!SNAPSHOT_FILE_NAME.test(taken))
+    throw new Error(`snapshot ${JSON.stringify(taken)} is not a plain .db file name`);
   const files: SnapshotFile[] = [];
   for (const name of await readdir(dir)) {
-    if (!SNAPSHOT_NAME.test(name)) continue;
+    if (!SNAPSHOT_FILE_NAME.test(name)) continue;
     const info = await lstat(join(dir, name)).catch(() => undefined);
     if (info?.isFile()) files.push({ name, mtimeMs: info.mtimeMs });
   }
-  if (!files.some((f) => f.name === own))
-    throw new Error(`snapshot ${own} is not in ${dir}: nothing was deleted`);
-  const doomed = snapshotsToPrune(files, keep, own);
+  if (!files.some((f) => f.name === taken))
+    throw new Error(`snapshot ${taken} is not in ${dir}: nothing was deleted`);
+  const doomed = snapshotsToPrune(files, keep, taken);
   for (const name of doomed) await unlink(join(dir, name));
   return doomed;
 }

@@ -114,12 +114,12 @@ export async function crossSign(authority: Issued, by: Issued, now: number): Pro
   return { certificate, certificatePem: certificate.toString("pem"), key: authority.key };
 }
 
-/** A certificate alone, read from PEM; undefined when it does not parse. */
 /** When a certificate gitfleet made was issued: its notBefore, less the backdating every one gets. */
 export function issuedAt(certificate: x509.X509Certificate): number {
   return certificate.notBefore.getTime() + BACKDATE_MS;
 }
 
+/** A certificate alone, read from PEM; undefined when it does not parse. */
 export function readCertificate(certificatePem: string): x509.X509Certificate | undefined {
   try {
     return new x509.X509Certificate(certificatePem);

@@ -1,6 +1,6 @@
 import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { issuedAt, readCertificate } from "../credentials/x509.js";
-import { PKI_SECRETS, REPLACED_FOR_KEY } from "../manifests/controlplane/pki-layout.js";
+import { REPLACED_FOR_KEY } from "../manifests/controlplane/pki-layout.js";
 import { controlPlaneLabels, type HostedControlPlane } from "../model/controlplane/hosted-control-plane.js";
 import type { MemberClient } from "./member-client.js";
 
@@ -101,6 +101,3 @@ function componentPod(item: JsonMap): ComponentPod {
     deleting: metadata.deletionTimestamp !== undefined,
   };
 }
-
-/** The Secret whose replacement the restart follows: the cluster CA of the control plane's namespace. */
-export const CLUSTER_CA_SECRET = PKI_SECRETS.ca.name;

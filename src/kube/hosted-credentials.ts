@@ -1,13 +1,13 @@
 import { asMap, type JsonMap } from "../apimachinery/json.js";
 import { planCredentials, type SecretData } from "../credentials/control-plane-pki.js";
-import { pkiSecretsOf } from "../manifests/controlplane/pki-layout.js";
+import { PKI_SECRETS, pkiSecretsOf } from "../manifests/controlplane/pki-layout.js";
 import type { CredentialRecord, HostedCredentials } from "../model/controlplane/credential-record.js";
 import { type HostedControlPlane, resolveControlPlanes } from "../model/controlplane/hosted-control-plane.js";
 import { oneLine } from "../model/one-line.js";
 import type { FleetModel, HostedPlaneStates } from "../model/types.js";
 import { mapConcurrently } from "../util/map-concurrently.js";
 import { type BackupStores, ensureBackupStoreSecret } from "./backup-store-secret.js";
-import { CLUSTER_CA_SECRET, restartAfterCaReplacement } from "./ca-replacement-restart.js";
+import { restartAfterCaReplacement } from "./ca-replacement-restart.js";
 import { MAX_VALUE_BYTES, writeSecret } from "./hosted-secrets.js";
 import type { MemberClient } from "./member-client.js";
 import { ensureNodeBootstrap } from "./node-bootstrap.js";
@@ -89,7 +89,8 @@ async function credentialPass(
     const shared = plane.etcd.mode === "Shared" ? sharedCa : undefined;
     const plan = await planCredentials(plane, existing, now, shared);
     for (const write of plan.writes) await writeSecret(client, write.namespace, write.name, write.data);
-    const caKey = `${plane.namespace}/${CLUSTER_CA_SECRET}`;
+    // The restart follows the cluster CA: as just written, else as the host holds it.
+    const caKey = `${plane.namespace}/${PKI_SECRETS.ca.name}`;
     const restarted = await restartAfterCaReplacement(
       client,
       plane,

@@ -139,6 +139,23 @@ ${lines.join("\n")}
   };
 }
 
+// The fleet at the release the clusters start at, with the minor upgrade "cve" (etcd too): pc-1's
+// batch approved, pc-2's once `restApproved`.
+function cveUpgrade(restApproved: boolean): Record<string, string> {
+  return {
+    ...fleetFiles(previous),
+    ...upgradeFile(
+      "cve",
+      version,
+      [
+        ["canary", "pc-1", true],
+        ["rest", "pc-2", restApproved],
+      ],
+      `etcd: { version: ${etcdTag} }`,
+    ),
+  };
+}
+
 // A batch's state as status/upgrades/<upgrade>.yaml records it.
 function batchState(upgrade: string, batch: string): string | undefined {
   const found = asList(statusFile(repo.dir, `status/upgrades/${upgrade}.yaml`).batches)
@@ -806,22 +823,7 @@ describe("hosted control planes on a real host", () => {
       async () => followersStatus().upToDate === 1,
     );
     const canaryAt = Date.now();
-    commitTree(
-      repo.dir,
-      encode({
-        ...fleetFiles(previous),
-        ...upgradeFile(
-          "cve",
-          version,
-          [
-            ["canary", "pc-1", true],
-            ["rest", "pc-2", false],
-          ],
-          `etcd: { version: ${etcdTag} }`,
-        ),
-      }),
-      `upgrade pc-1 to ${version} first`,
-    );
+    commitTree(repo.dir, encode(cveUpgrade(false)), `upgrade pc-1 to ${version} first`);
     const watch: UpgradeWatch = {
       sawHeld: new Set(),
       etcdFirst: new Set(),
@@ -885,22 +887,7 @@ describe("hosted control planes on a real host", () => {
     expect(batchState("cve", "rest")).toBe("WaitingApproval");
     // The approving pull request: the second batch starts.
     const restAt = Date.now();
-    commitTree(
-      repo.dir,
-      encode({
-        ...fleetFiles(previous),
-        ...upgradeFile(
-          "cve",
-          version,
-          [
-            ["canary", "pc-1", true],
-            ["rest", "pc-2", true],
-          ],
-          `etcd: { version: ${etcdTag} }`,
-        ),
-      }),
-      "approve the rest",
-    );
+    commitTree(repo.dir, encode(cveUpgrade(true)), "approve the rest");
     await until("the rest batch Succeeded", async () => {
       judgeUpgrade(watch, "pc-2", await sample("pc-2"));
       return batchState("cve", "rest") === "Succeeded";
