@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -8,6 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     // Hooks that start members or remove hundreds of directories get the same room as tests.
     hookTimeout: 60_000,
+    // One file per core: most of a file's time is waiting on the processes, servers and Git it
+    // starts, so vitest's default (a core less, one file at a time on two cores) leaves a core idle.
+    maxWorkers: availableParallelism(),
     reporters: ["default"],
   },
 });
