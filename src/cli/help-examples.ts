@@ -41,7 +41,10 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "gitfleet backup push --cluster pc-1 --snapshot /backup/etcd-backup-29412345-abcde.db --pki-dir /pki --store-dir /store",
     "gitfleet backup push --cluster pc-1 --snapshot /backup/etcd-backup-29412345-abcde.db --pki-dir /pki --store-dir /store --keep 28",
   ],
-  "backup prune": ["gitfleet backup prune --dir /backup --keep 28 --taken etcd-backup-29412345-abcde.db"],
+  "backup prune": [
+    "gitfleet backup prune --dir /backup --keep 28 --taken etcd-backup-29412345-abcde.db",
+    "gitfleet backup prune --dir /backup --keep 28 --taken etcd-backup-29412345-abcde.db --hold etcd-backup-29400000-fghij.db",
+  ],
   "backup pull": [
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity ~/.config/age/fleet-backups.txt --into pc-1-restore",
     "gitfleet backup pull --cluster pc-1 --store-dir offsite --identity keys.txt --into old --key hosted/pc-1/20261206T060000Z-etcd-backup-29412345-abcde.tar.age",

@@ -7,7 +7,7 @@ import type { ChartRenders, ChartRequest } from "../manifests/helm/chart-request
 import type { KustomizeBuilds } from "../manifests/kustomize/built-transfer.js";
 import { classifyPath, type FileRole } from "../model/classify.js";
 import { clusterFacts } from "../model/cluster-affinity.js";
-import { restoreOverlayOf } from "../model/controlplane/hosted-control-plane.js";
+import { heldBackups, restoreOverlayOf } from "../model/controlplane/hosted-control-plane.js";
 import { crdScopes } from "../model/crd-scopes.js";
 import { compareStrings, type FileTree } from "../model/file-tree.js";
 import { DEFAULT_LOAD_POLICY, type LoadPolicy } from "../model/load-policy.js";
@@ -493,7 +493,7 @@ function assembleModel(
   const etcdRestores = ofKind<EtcdRestore>("EtcdRestore");
   const generated = generateControlPlaneApps(clusters, controlPlaneClasses, (cluster) => {
     const restore = restoreOverlayOf(etcdRestores, new Map(), cluster);
-    return restore ? { restore } : {};
+    return { ...(restore ? { restore } : {}), held: heldBackups(etcdRestores, cluster) };
   });
   const byName = (a: { name: string }, b: { name: string }) => compareStrings(a.name, b.name);
   const apps = [...written, ...generated.apps].sort(byName);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backupKey } from "../../src/backup/backup-contents.js";
 import {
   backupsToPrune,
+  MAX_HELD,
   MAX_KEEP,
   pruneBackups,
   pruneSnapshots,
@@ -40,24 +41,44 @@ describe("which snapshots a run deletes", () => {
     expect(snapshotsToPrune(files, 2, "a-new.db")).toEqual(["m.db", "z-old.db"]);
   });
 
+  // What a restore in the repo names is held: never deleted, and not counted among keep.
+  it.each([
+    { keep: 2, held: ["a.db"], deleted: ["b.db", "c.db"] },
+    { keep: 2, held: ["a.db", "c.db"], deleted: ["b.db"] },
+    { keep: 1, held: ["b.db"], deleted: ["a.db", "c.db", "d.db"] },
+    // Holding the run's own changes nothing: it is kept and counted as before.
+    { keep: 2, held: ["e.db"], deleted: ["a.db", "b.db", "c.db"] },
+    // A held name no file has: the count is as without it.
+    { keep: 4, held: ["gone.db"], deleted: ["a.db"] },
+    // Keep at, just below and just above the files that are not held.
+    { keep: 4, held: ["a.db"], deleted: [] },
+    { keep: 3, held: ["a.db"], deleted: ["b.db"] },
+    { keep: 5, held: ["a.db"], deleted: [] },
+  ])("keep $keep holding $held: deletes $deleted", ({ keep, held, deleted }) => {
+    expect(snapshotsToPrune(five, keep, "e.db", held)).toEqual(deleted);
+  });
+
   it.each([0, -1, 1.5, MAX_KEEP + 1, Number.NaN])("refuses keep %s", (keep) => {
     expect(() => snapshotsToPrune(five, keep, "e.db")).toThrow(/keep must be a whole number from 1 to 1000/);
   });
 
-  it("keeps exactly min(keep, files) with the run's own among them, whatever the times (property)", () => {
+  it("keeps exactly min(keep, files not held) with the run's own among them and every held one, whatever the times (property)", () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 30 }),
         fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 30, maxLength: 30 }),
         fc.integer({ min: 1, max: 40 }),
         fc.nat(),
-        (names, minutes, keep, pick) => {
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        (names, minutes, keep, pick, holds) => {
           const files = names.map((n, i) => snap(`${n}.db`, minutes[i] as number));
           const taken = (files[pick % files.length] as { name: string }).name;
-          const deleted = snapshotsToPrune(files, keep, taken);
-          const kept = files.filter((f) => !deleted.includes(f.name));
-          expect(kept.length).toBe(Math.min(keep, files.length));
+          const held = files.filter((f, i) => holds[i] && f.name !== taken).map((f) => f.name);
+          const deleted = snapshotsToPrune(files, keep, taken, held);
+          const kept = files.filter((f) => !deleted.includes(f.name) && !held.includes(f.name));
+          expect(kept.length).toBe(Math.min(keep, files.length - held.length));
           expect(deleted).not.toContain(taken);
+          for (const name of held) expect(deleted).not.toContain(name);
           // No deleted snapshot is newer than a kept one other than the run's own.
           const oldestKept = Math.min(...kept.filter((f) => f.name !== taken).map((f) => f.mtimeMs));
           for (const name of deleted)
@@ -89,6 +110,22 @@ describe("which backups a push deletes from the store", () => {
     { keep: 2, pushed: 1, deleted: [2, 3] },
   ])("keep $keep after pushing #$pushed: deletes $deleted", ({ keep, pushed, deleted }) => {
     expect(backupsToPrune([...others, ...keys], keep, key("pc-1", pushed), "hosted/", "pc-1")).toEqual(
+      deleted.map((m) => key("pc-1", m)),
+    );
+  });
+
+  it.each([
+    { keep: 2, held: [1], deleted: [2] },
+    { keep: 1, held: [2, 3], deleted: [1] },
+    // A held key of another cluster or a staged restore holds nothing of this cluster's.
+    { keep: 2, held: [], extra: ["hosted/pc-1/restores/move-pc-1.tar.age"], deleted: [1, 2] },
+    // Keep at, just below and just above the backups not held.
+    { keep: 3, held: [1], deleted: [] },
+    { keep: 2, held: [1], deleted: [2] },
+    { keep: 4, held: [1], deleted: [] },
+  ])("keep $keep holding #$held: deletes $deleted", ({ keep, held, extra, deleted }) => {
+    const holding = [...held.map((m) => key("pc-1", m)), ...(extra ?? [])];
+    expect(backupsToPrune([...others, ...keys], keep, key("pc-1", 4), "hosted/", "pc-1", holding)).toEqual(
       deleted.map((m) => key("pc-1", m)),
     );
   });
@@ -162,6 +199,35 @@ describe("pruning for real: the backup volume and an S3-compatible store", () =>
     expect(await pruneSnapshots(volume, 2, "etcd-backup-4-ddddd.db")).toEqual([]);
   });
 
+  it("keeps a snapshot a restore holds, however old, and the newest others up to keep", async () => {
+    const volume = join(dir, "held");
+    mkdirSync(volume);
+    for (const minute of [1, 2, 3, 4, 5]) {
+      const name = join(volume, `etcd-backup-${minute}.db`);
+      writeFileSync(name, "snapshot");
+      utimesSync(name, new Date(at(minute)), new Date(at(minute)));
+    }
+    expect(
+      await pruneSnapshots(volume, 2, "etcd-backup-5.db", ["etcd-backup-1.db", "../outside.db"]),
+    ).toEqual(["etcd-backup-2.db", "etcd-backup-3.db"]);
+    expect(readdirSync(volume).sort()).toEqual(["etcd-backup-1.db", "etcd-backup-4.db", "etcd-backup-5.db"]);
+    // Once the restore leaves the repo, the next run lets it go.
+    expect(await pruneSnapshots(volume, 2, "etcd-backup-5.db")).toEqual(["etcd-backup-1.db"]);
+  });
+
+  it.each([
+    [MAX_HELD, []],
+    [MAX_HELD + 1, null],
+  ])("takes %s held names at most", async (count, result) => {
+    const volume = join(dir, `held-${count}`);
+    mkdirSync(volume);
+    writeFileSync(join(volume, "now.db"), "snapshot");
+    const held = Array.from({ length: count }, (_, i) => `held-${i}.db`);
+    const run = pruneSnapshots(volume, 1, "now.db", held);
+    if (result) await expect(run).resolves.toEqual(result);
+    else await expect(run).rejects.toThrow(`at most ${MAX_HELD} held (got ${MAX_HELD + 1})`);
+  });
+
   it.each([
     ["a name that climbs out", "../outside.db", /not a plain \.db file name/],
     ["a snapshot that is not there", "etcd-backup-9-zzzzz.db", /is not in .*: nothing was deleted/],
@@ -183,7 +249,9 @@ describe("pruning for real: the backup volume and an S3-compatible store", () =>
     const untouched = [key("pc-10", 0), key("pc-2", 0), "hosted/pc-1/restores/move-pc-1.tar.age"];
     for (const k of [...put, ...untouched]) await client.putFile(k, file);
 
-    expect(await pruneBackups(store, "pc-1", 3, key("pc-1", 5))).toEqual(put.slice(0, 2));
+    // Held by a restore in the repo: the oldest stays and is not counted.
+    expect(await pruneBackups(store, "pc-1", 3, key("pc-1", 5), [put[0] as string])).toEqual([put[1]]);
+    expect(await pruneBackups(store, "pc-1", 3, key("pc-1", 5))).toEqual([put[0]]);
     const left = (await client.list("hosted/")).map((o) => o.key).sort();
     expect(left).toEqual([...put.slice(2), ...untouched].sort());
     // Deleting what is already gone is no error: a push retried after a prune that half ran.

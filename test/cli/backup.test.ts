@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -143,12 +143,32 @@ describe("gitfleet backup", () => {
       "etcd-backup-3-ccccc.tar.age",
     ]);
 
-    const pruned = gitfleet("prune", "--dir", volume, "--keep", "1", "--taken", "etcd-backup-3-ccccc.db");
+    // A restore in the repo holds the oldest kept backup: it stays, uncounted, as a new one is put.
+    const held = kept[0] as string;
+    writeFileSync(join(volume, "etcd-backup-4-ddddd.db"), snapshot);
+    const put = gitfleet(
+      ...["push", "--cluster", "pc-5", "--snapshot", join(volume, "etcd-backup-4-ddddd.db")],
+      ...["--keep", "2", "--hold", held, "--hold", "hosted/pc-5/restores/back.tar.age"],
+      ...["--pki-dir", join(dir, "pki"), "--store-dir", join(dir, "store"), "--work-dir", join(dir, "work")],
+    );
+    expect(put.stderr).toBe("");
+    expect(put.status).toBe(0);
+    expect(put.stdout).toContain(
+      `kept the newest 2 backups of pc-5, and held ${held}, hosted/pc-5/restores/back.tar.age for a restore\n`,
+    );
+    expect(list()).toContain(held);
+    expect(list()).toHaveLength(3);
+
+    const pruned = gitfleet(
+      ...["prune", "--dir", volume, "--keep", "1", "--taken", "etcd-backup-4-ddddd.db"],
+      ...["--hold", "etcd-backup-1-aaaaa.db"],
+    );
     expect(pruned.stderr).toBe("");
     expect(pruned.status).toBe(0);
     expect(pruned.stdout).toBe(
-      `deleted etcd-backup-1-aaaaa.db\ndeleted etcd-backup-2-bbbbb.db\nkept the newest 1 snapshots in ${volume}\n`,
+      `deleted etcd-backup-2-bbbbb.db\ndeleted etcd-backup-3-ccccc.db\nkept the newest 1 snapshots in ${volume}, and held etcd-backup-1-aaaaa.db for a restore\n`,
     );
+    expect(readdirSync(volume).sort()).toEqual(["etcd-backup-1-aaaaa.db", "etcd-backup-4-ddddd.db"]);
   });
 
   it.each([
@@ -230,6 +250,37 @@ describe("gitfleet backup", () => {
     [["prune", "--dir", "/nonexistent", "--keep", "1001", "--taken", "a.db"], 64, '--keep "1001"'],
     [["prune", "--dir", "/nonexistent", "--keep", "2x", "--taken", "a.db"], 64, '--keep "2x"'],
     [["prune", "--dir", "STORE", "--keep", "1000", "--taken", "../a.db"], 1, "is not a plain .db file name"],
+    [
+      [
+        "prune",
+        "--dir",
+        "STORE",
+        "--keep",
+        "1",
+        "--taken",
+        "a.db",
+        ...Array(101).fill(["--hold", "h.db"]).flat(),
+      ],
+      64,
+      "--hold: at most 100 (got 101)",
+    ],
+    [
+      [
+        "push",
+        "--cluster",
+        "pc-1",
+        "--snapshot",
+        "S",
+        "--pki-dir",
+        "P",
+        "--store-dir",
+        "STORE",
+        "--hold",
+        "k",
+      ],
+      64,
+      "--hold: only with --keep",
+    ],
     [
       [
         "push",

@@ -771,6 +771,18 @@ describe("hosted control planes on a real host", () => {
     );
     const phases = await restorePhases(repo.dir, "r1", until);
     expect(statusFile(repo.dir, "status/restores/r1.yaml").phase).toBe("Succeeded");
+    // While the restore is in the repo, the backup runs hold its snapshot out of their count.
+    const backupJob = await host.get({
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      namespace: NAMESPACE("pc-1"),
+      name: "etcd-backup",
+    });
+    const prune = asList(
+      asMap(asMap(asMap(asMap(asMap(asMap(backupJob?.spec).jobTemplate).spec).template).spec)).containers,
+    ).find((c) => asMap(c).name === "prune");
+    const pruneArgs = asList(asMap(prune).args).map(String);
+    expect(pruneArgs.slice(pruneArgs.indexOf("--hold"))).toEqual(["--hold", name]);
     expect(phases.at(-1)).toBe("Succeeded");
     const restored = asMap(await ((await hostedClient("pc-1")) as MemberClient).raw("GET", path));
     expect(asMap(restored.data).kept).toBe("yes");

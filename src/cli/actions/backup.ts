@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { explainInvalidDns1123Label } from "../../apimachinery/names.js";
 import { listBackups, pullBackup } from "../../backup/pull.js";
 import { pushBackup } from "../../backup/push.js";
-import { MAX_KEEP, pruneBackups, pruneSnapshots } from "../../backup/retention.js";
+import { MAX_HELD, MAX_KEEP, pruneBackups, pruneSnapshots } from "../../backup/retention.js";
 import { type BackupStore, readBackupStore } from "../../backup/store-config.js";
 import { ageIdentities } from "../../credentials/sops-keyring.js";
 import { readConfiguredFile } from "../../util/bounded-file.js";
@@ -16,12 +16,14 @@ export interface PushOptions {
   readonly storeDir: string;
   readonly workDir: string;
   readonly keep?: string;
+  readonly hold?: readonly string[];
 }
 
 export interface PruneOptions {
   readonly dir: string;
   readonly keep: string;
   readonly taken: string;
+  readonly hold?: readonly string[];
 }
 
 export interface PullOptions {
@@ -48,6 +50,9 @@ const MAX_IDENTITY_FILE_BYTES = 256 * 1024;
 export async function runPush(options: PushOptions, output: CommandOutput): Promise<ExitCodeValue> {
   checkCluster(options.cluster);
   const keep = options.keep === undefined ? undefined : keepOf(options.keep);
+  const held = heldOf(options.hold);
+  if (held.length > 0 && keep === undefined)
+    throw new CliError("--hold: only with --keep (nothing is deleted without it)", ExitCode.Usage);
   const store = await storeOf(options.storeDir);
   const put = await failed("backup push", () =>
     pushBackup({
@@ -63,21 +68,32 @@ export async function runPush(options: PushOptions, output: CommandOutput): Prom
   if (keep === undefined) return ExitCode.Ok;
   // Only once the store took this backup are older ones deleted.
   const deleted = await failed("pruning the store", () =>
-    pruneBackups(store, options.cluster, keep, put.key),
+    pruneBackups(store, options.cluster, keep, put.key, held),
   );
   for (const key of deleted) output.out(`deleted ${key}\n`);
-  output.out(`kept the newest ${keep} backups of ${options.cluster}\n`);
+  output.out(`kept the newest ${keep} backups of ${options.cluster}${heldLine(held)}\n`);
   return ExitCode.Ok;
 }
 
 /** `gitfleet backup prune`: the backup volume's oldest snapshots beyond --keep, deleted. */
 export async function runPrune(options: PruneOptions, output: CommandOutput): Promise<ExitCodeValue> {
   const keep = keepOf(options.keep);
-  const deleted = await failed("backup prune", () => pruneSnapshots(options.dir, keep, options.taken));
+  const held = heldOf(options.hold);
+  const deleted = await failed("backup prune", () => pruneSnapshots(options.dir, keep, options.taken, held));
   for (const name of deleted) output.out(`deleted ${name}\n`);
-  output.out(`kept the newest ${keep} snapshots in ${options.dir}\n`);
+  output.out(`kept the newest ${keep} snapshots in ${options.dir}${heldLine(held)}\n`);
   return ExitCode.Ok;
 }
+
+function heldOf(hold: readonly string[] | undefined): readonly string[] {
+  const held = hold ?? [];
+  if (held.length > MAX_HELD)
+    throw new CliError(`--hold: at most ${MAX_HELD} (got ${held.length})`, ExitCode.Usage);
+  return held;
+}
+
+const heldLine = (held: readonly string[]) =>
+  held.length === 0 ? "" : `, and held ${held.join(", ")} for a restore`;
 
 function keepOf(text: string): number {
   const keep = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN;

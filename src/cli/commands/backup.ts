@@ -3,6 +3,8 @@ import type { ListOptions, PruneOptions, PullOptions, PushOptions } from "../act
 import type { ExitCodeValue } from "../exit-codes.js";
 import type { CommandOutput } from "../output.js";
 
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
 const STORE_DIR =
   "the store's directory (a mounted Secret): endpoint, bucket, region, prefix, access-key-id, secret-access-key, recipients";
 
@@ -29,6 +31,11 @@ export function registerBackup(
         "--keep <count>",
         "once the store took this backup, delete the cluster's oldest backups beyond this many (this one among them; a restore's staged snapshot is left)",
       )
+      .option(
+        "--hold <key>",
+        "a backup an EtcdRestore in the repo names: never deleted, not counted in --keep (repeat)",
+        collect,
+      )
       .addHelpText(
         "after",
         "\nExit codes: 0 put (and pruned), 1 not put, or put but not pruned (why is printed), 64 a usage error.",
@@ -45,6 +52,11 @@ export function registerBackup(
       .requiredOption("--dir <dir>", "the backup volume")
       .requiredOption("--keep <count>", "how many snapshots stay, --taken among them (1 to 1000)")
       .requiredOption("--taken <file>", "this run's snapshot, a .db file name in --dir: never deleted")
+      .option(
+        "--hold <file>",
+        "a snapshot an EtcdRestore in the repo names, a .db file name in --dir: never deleted, not counted in --keep (repeat)",
+        collect,
+      )
       .addHelpText("after", "\nExit codes: 0 pruned, 1 not (why is printed), 64 a usage error.")
       .action(async (options: PruneOptions) => {
         setExit(await (await import("../actions/backup.js")).runPrune(options, output));

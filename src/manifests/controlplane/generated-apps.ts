@@ -4,7 +4,9 @@ import type { JsonMap } from "../../apimachinery/json.js";
 import { CLUSTER_SCOPED_KINDS, groupKind } from "../../apimachinery/kinds.js";
 import { ADDONS_APP, controlPlaneAppName, sharedEtcdAppName } from "../../model/controlplane/app-names.js";
 import {
+  type HeldBackups,
   type HostedControlPlane,
+  heldBackups,
   NO_PLANE_STATES,
   resolveControlPlane,
   restoreOverlayOf,
@@ -52,7 +54,7 @@ export interface GeneratedApps {
 export function generateControlPlaneApps(
   clusters: readonly Cluster[],
   classes: readonly ControlPlaneClass[],
-  overlays?: (cluster: string) => { upgrade?: UpgradeOverlay; restore?: RestoreOverlay },
+  overlays?: (cluster: string) => { upgrade?: UpgradeOverlay; restore?: RestoreOverlay; held?: HeldBackups },
 ): GeneratedApps {
   const byName = new Map(classes.map((c) => [c.metadata.name, c]));
   const apps: App[] = [];
@@ -63,7 +65,7 @@ export function generateControlPlaneApps(
   const namespaces = new Set<string>();
   for (const cluster of clusters) {
     const overlay = overlays?.(cluster.metadata.name);
-    const plane = resolveControlPlane(cluster, byName, overlay?.upgrade, overlay?.restore);
+    const plane = resolveControlPlane(cluster, byName, overlay?.upgrade, overlay?.restore, overlay?.held);
     // An unknown host (the cluster itself) or a namespace another control plane has is a validation
     // error of its own: nothing to place, nothing to report twice.
     if (!plane || !names.has(plane.host) || plane.host === plane.cluster || namespaces.has(plane.namespace))
@@ -119,7 +121,8 @@ export function withControlPlaneVersions(
   const generated = generateControlPlaneApps(model.clusters, model.controlPlaneClasses, (cluster) => {
     const upgrade = upgradeOverlay(model, states.versions, cluster);
     const restore = restoreOverlayOf(model.etcdRestores, states.restores, cluster);
-    return { ...(upgrade ? { upgrade } : {}), ...(restore ? { restore } : {}) };
+    const held = heldBackups(model.etcdRestores, cluster);
+    return { ...(upgrade ? { upgrade } : {}), ...(restore ? { restore } : {}), held };
   });
   const apps = [...model.apps.filter((app) => app.generated === undefined), ...generated.apps].sort((a, b) =>
     compareStrings(a.name, b.name),

@@ -41,7 +41,12 @@ export function withOffHostPush(
     args: [
       ...["backup", "push", "--cluster", plane.cluster, "--snapshot", "/backup/$(POD_NAME).db"],
       ...["--pki-dir", "/pki", "--store-dir", "/store", "--work-dir", "/scratch"],
-      ...(plane.etcd.backup.prune ? ["--keep", String(plane.etcd.backup.prune.keep)] : []),
+      ...(plane.etcd.backup.prune
+        ? [
+            ...["--keep", String(plane.etcd.backup.prune.keep)],
+            ...plane.etcd.backup.prune.held.backups.flatMap((key) => ["--hold", key]),
+          ]
+        : []),
     ],
     env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
     resources: { requests: { cpu: "50m", memory: "128Mi" } },
@@ -150,12 +155,13 @@ export function withOffHostFetch(
 /**
  * The backup pod of a class that keeps a count of snapshots: what the pod ran so far (the snapshot,
  * and the push) runs first, as init containers, then gitfleet's image deletes the oldest snapshots
- * of the backup volume beyond the count (`gitfleet backup prune`), the run's own counted among them.
- * Only this container writes the volume besides etcdctl.
+ * of the backup volume beyond the count (`gitfleet backup prune`), the run's own counted among them
+ * and those a restore in the repo names held beside them. Only this container writes the volume
+ * besides etcdctl.
  */
 export function withSnapshotPrune(
   template: JsonMap,
-  prune: { readonly keep: number; readonly image: string },
+  prune: NonNullable<HostedControlPlane["etcd"]["backup"]["prune"]>,
 ): JsonMap {
   const spec = template.spec as JsonMap;
   const container = {
@@ -163,7 +169,10 @@ export function withSnapshotPrune(
     image: prune.image,
     imagePullPolicy: "IfNotPresent",
     command: ["gitfleet"],
-    args: ["backup", "prune", "--dir", "/backup", "--keep", String(prune.keep), "--taken", "$(POD_NAME).db"],
+    args: [
+      ...["backup", "prune", "--dir", "/backup", "--keep", String(prune.keep), "--taken", "$(POD_NAME).db"],
+      ...prune.held.snapshots.flatMap((name) => ["--hold", name]),
+    ],
     env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
     resources: { requests: { cpu: "10m", memory: "64Mi" } },
     securityContext: GITFLEET_SECURITY,

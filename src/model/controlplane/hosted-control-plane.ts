@@ -98,9 +98,10 @@ export interface ResolvedEtcd {
     readonly offHost: OffHostBackupSpec | undefined;
     /**
      * Retention: how many snapshots stay (in the volume, and off the host in the store), pruned by
-     * gitfleet's `image` after each run; undefined when the class keeps every one.
+     * gitfleet's `image` after each run, and those held beside them; undefined when the class keeps
+     * every one.
      */
-    readonly prune: { readonly keep: number; readonly image: string } | undefined;
+    readonly prune: { readonly keep: number; readonly image: string; readonly held: HeldBackups } | undefined;
   };
   /** HostPort exposure: the etcd's client port on the host node (peer is the next). */
   readonly hostPort: number | undefined;
@@ -155,6 +156,28 @@ export function sharedEtcdNamespace(name: string): string {
   return `gitfleet-etcd-${name}`;
 }
 
+/**
+ * The snapshots (in the host's backup volume) and off-host backups (store keys) that the EtcdRestores
+ * in the repo name: retention neither deletes nor counts them while their restore is in the repo.
+ */
+export interface HeldBackups {
+  readonly snapshots: readonly string[];
+  readonly backups: readonly string[];
+}
+
+export const NO_HELD_BACKUPS: HeldBackups = { snapshots: [], backups: [] };
+
+/** What the repo's EtcdRestores of `cluster` name (an off-host `latest` names no key). Pure. */
+export function heldBackups(restores: readonly EtcdRestore[], cluster: string): HeldBackups {
+  const own = restores.filter((r) => r.spec.cluster === cluster);
+  const names = (pick: (r: EtcdRestore) => string | undefined) =>
+    [...new Set(own.flatMap((r) => pick(r) ?? []))].sort();
+  return {
+    snapshots: names((r) => r.spec.snapshot),
+    backups: names((r) => (r.spec.backup === "latest" ? undefined : r.spec.backup)),
+  };
+}
+
 /** No upgrade batch started, no restore under way: every hosted cluster at its class's or its own version. */
 export const NO_PLANE_STATES: HostedPlaneStates = { versions: new Map(), restores: new Map() };
 
@@ -200,6 +223,7 @@ export function resolveControlPlanes(
       classes,
       upgradeOverlay(model, states.versions, cluster.metadata.name),
       restoreOverlayOf(model.etcdRestores, states.restores, cluster.metadata.name),
+      heldBackups(model.etcdRestores, cluster.metadata.name),
     );
     const found = classes.get(spec.class);
     return plane && found ? [{ plane, cluster, found }] : [];
@@ -245,13 +269,15 @@ export function upgradeOverlay(
  * Resolves a hosted cluster's control plane against its class. Undefined for a cluster that is not
  * hosted or whose class does not exist (validation reports that). `upgrade` is what a started
  * ControlPlaneUpgrade batch gives it: like a cluster's own version, its version moves every
- * component; its flags are merged over the class's.
+ * component; its flags are merged over the class's. `held` is what the repo's restores of it name,
+ * which its backups' retention keeps.
  */
 export function resolveControlPlane(
   cluster: Cluster,
   classes: ReadonlyMap<string, ControlPlaneClass>,
   upgrade?: UpgradeOverlay,
   restore?: RestoreOverlay,
+  held: HeldBackups = NO_HELD_BACKUPS,
 ): HostedControlPlane | undefined {
   const given = cluster.spec.controlPlane;
   const spec = given && upgrade ? { ...given, version: upgrade.version } : given;
@@ -288,7 +314,7 @@ export function resolveControlPlane(
       upgrade?.controllerManager?.extraArgs,
     ),
     scheduler: component(of.scheduler, 1, spec.version === undefined, upgrade?.scheduler?.extraArgs),
-    etcd: overlaidEtcd(resolveEtcd(name, namespace, spec, of), upgrade, restore),
+    etcd: overlaidEtcd(resolveEtcd(name, namespace, spec, of, held), upgrade, restore),
     stopped: restore !== undefined && restore.phase !== "Running",
     restore,
     expose: spec.expose,
@@ -333,12 +359,15 @@ function overlaidEtcd(
 }
 
 // Pruning needs gitfleet's image: the class's own, or the push's (validation refuses keep without one).
+// A shared etcd is never restored, so nothing of it is held.
 function backupPrune(
   backup: ControlPlaneClass["spec"]["etcd"]["backup"],
   shared: boolean,
+  held: HeldBackups,
 ): ResolvedEtcd["backup"]["prune"] {
   const image = backup?.image ?? (shared ? undefined : backup?.offHost?.image);
-  return backup?.keep === undefined || image === undefined ? undefined : { keep: backup.keep, image };
+  if (backup?.keep === undefined || image === undefined) return undefined;
+  return { keep: backup.keep, image, held: shared ? NO_HELD_BACKUPS : held };
 }
 
 function resolveEtcd(
@@ -346,6 +375,7 @@ function resolveEtcd(
   namespace: string,
   spec: ControlPlaneSpec,
   of: ControlPlaneClass["spec"],
+  held: HeldBackups,
 ): ResolvedEtcd {
   const shared = spec.etcd?.mode === "Shared";
   const name = shared ? (spec.etcd?.name ?? cluster) : "etcd";
@@ -365,7 +395,7 @@ function resolveEtcd(
       storage: backup?.storage ?? "16Gi",
       suspend: backup?.suspend ?? false,
       offHost: shared ? undefined : backup?.offHost,
-      prune: backupPrune(backup, shared),
+      prune: backupPrune(backup, shared, held),
     },
     hostPort: etcdHostPort(spec),
     dataDir: `${ETCD_VOLUME_DIR}/data`,

@@ -288,6 +288,54 @@ describe("hosted control planes: render", () => {
     },
   );
 
+  it.each([
+    {
+      what: "a snapshot in the volume",
+      source: "snapshot: etcd-backup-29412345-abcde.db",
+      prune: ["--hold", "etcd-backup-29412345-abcde.db"],
+      push: [],
+    },
+    {
+      what: "an off-host backup by key",
+      source: "backup: hosted/pc-3/20261206T060000Z-etcd-backup-29412345-abcde.tar.age",
+      prune: [],
+      push: ["--hold", "hosted/pc-3/20261206T060000Z-etcd-backup-29412345-abcde.tar.age"],
+    },
+    { what: "the latest off-host backup", source: "backup: latest", prune: [], push: [] },
+  ])("holds what a restore in the repo names ($what) out of the count", async ({ source, prune, push }) => {
+    const tree = (await offsiteExample()) as Map<string, Uint8Array>;
+    const offsite = new TextDecoder().decode(tree.get("controlplanes/offsite.yaml"));
+    tree.set(
+      "controlplanes/offsite.yaml",
+      encoder.encode(offsite.replace("    backup:\n", "    backup:\n      keep: 3\n")),
+    );
+    const args = () => {
+      const loaded = loadFleet(tree as FileTree);
+      expect(loaded.problems.filter((p) => p.severity === "error")).toEqual([]);
+      const cronJob = asMap(
+        renderFleet(loaded.model as FleetModel).objects.find(
+          (o) => o.path === "rendered/meta-1/gitfleet-cp-pc-3/batch.CronJob.etcd-backup.yaml",
+        )?.object,
+      );
+      const pod = asMap(asMap(asMap(asMap(asMap(cronJob.spec).jobTemplate).spec).template).spec);
+      const argsOf = (containers: unknown, name: string) =>
+        ((containers as JsonMap[]).find((c) => c.name === name)?.args ?? []) as string[];
+      // What follows the count: the push's --keep, and the prune's --taken with its file.
+      const push = argsOf(pod.initContainers, "push");
+      const prune = argsOf(pod.containers, "prune");
+      expect(prune).toContain("--taken");
+      return { prune: prune.slice(prune.indexOf("--taken") + 2), push: push.slice(push.indexOf("--keep")) };
+    };
+    expect(args()).toEqual({ prune: [], push: ["--keep", "3"] });
+    tree.set(
+      "controlplanes/restore-pc-3.yaml",
+      encoder.encode(
+        `apiVersion: gitfleet.io/v1alpha1\nkind: EtcdRestore\nmetadata:\n  name: restore-pc-3\nspec:\n  cluster: pc-3\n  ${source}\n`,
+      ),
+    );
+    expect(args()).toEqual({ prune, push: ["--keep", "3", ...push] });
+  });
+
   it("refuses a class that keeps a count with no gitfleet image to prune with, at the keep line", async () => {
     const tree = (await offsiteExample()) as Map<string, Uint8Array>;
     const standard = new TextDecoder().decode(tree.get("controlplanes/standard.yaml"));
