@@ -908,6 +908,27 @@ describe("hosted control planes on a real host", () => {
     expect(outOfOrder).toEqual([]);
     expect([...sawHeld].sort()).toEqual(HOSTED);
     expect([...upgraded.keys()].sort()).toEqual(HOSTED);
+    // etcd runs the new minor, and so does its data: the cluster version moved to it.
+    const [major, minor] = etcdTag.split(".");
+    for (const cluster of HOSTED) {
+      let metrics = "";
+      await until(
+        `${cluster}'s etcd reports ${etcdTag} and cluster version ${major}.${minor}`,
+        async () => {
+          metrics = await etcdMetrics(cluster);
+          return (
+            metrics.includes(`etcd_server_version{server_version="${etcdTag.replace(/-0$/, "")}"} 1`) &&
+            metrics.includes(`etcd_cluster_version{cluster_version="${major}.${minor}"} 1`)
+          );
+        },
+        60_000,
+        async () =>
+          metrics
+            .split("\n")
+            .filter((l) => /^etcd_(server|cluster)_version/.test(l))
+            .join("; "),
+      );
+    }
     // The status branch named each state change in a commit of its own kind.
     const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
     expect(log).toContain("upgrade cve/canary: Syncing → Observing");
@@ -1588,6 +1609,24 @@ async function sample(cluster: string) {
     reported: String(version ?? ""),
     healthy: cp.health === "Healthy",
   };
+}
+
+// What a hosted cluster's etcd-0 serves at its metrics port, through the host's pod proxy.
+async function etcdMetrics(cluster: string): Promise<string> {
+  const etcd = await host.get({
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    namespace: NAMESPACE(cluster),
+    name: "etcd",
+  });
+  const args = asList(asMap(asList(asMap(asMap(asMap(etcd?.spec).template).spec).containers)[0]).args).map(
+    String,
+  );
+  const port = /:(\d+)$/.exec(args.find((a) => a.startsWith("--listen-metrics-urls=")) ?? "")?.[1];
+  const text = await host
+    .raw("GET", `/api/v1/namespaces/${NAMESPACE(cluster)}/pods/etcd-0:${port}/proxy/metrics`)
+    .catch(() => "");
+  return typeof text === "string" ? text : "";
 }
 
 // The host directory the process runtime's provisioner gave a claim.

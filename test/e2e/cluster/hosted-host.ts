@@ -26,7 +26,7 @@ export interface Releases {
   readonly previous: string;
   /** etcd's release ("3.6.16"); its image tag is `${etcd}-0`. */
   readonly etcd: string;
-  /** The etcd release upgrades start from ("3.6.15"), and where its binaries are. */
+  /** The etcd release upgrades start from ("3.5.36", the minor before), and where its binaries are. */
   readonly etcdPrevious: string;
   readonly etcdPreviousDir: string;
 }
