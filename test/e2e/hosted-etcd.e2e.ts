@@ -81,10 +81,10 @@ spec:
   };
 }
 
-// The etcd as the host's status records it.
-function etcdStatus(): JsonMap {
+// The etcd of a hosted cluster as the host's status records it.
+function etcdStatus(cluster = CLUSTER): JsonMap {
   const observed = asMap(statusFile(repo.dir, "status/clusters/meta-1.yaml").observed);
-  return asMap(asMap(asMap(observed.hostedControlPlanes)[CLUSTER]).etcd);
+  return asMap(asMap(asMap(observed.hostedControlPlanes)[cluster]).etcd);
 }
 
 // A writer of ConfigMaps into the hosted cluster, one every 100 ms, counting what went through and
@@ -135,9 +135,41 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 240
 
 const MEMBERS = ["etcd-0", "etcd-1", "etcd-2"];
 
+// Two hosted clusters whose data lives in one shared etcd of three members.
+const SHARED_CLUSTERS = ["pe-a", "pe-b"];
+const SHARED_NAMESPACE = "gitfleet-etcd-shared";
+const SHARED_MEMBERS = ["shared-0", "shared-1", "shared-2"];
+
+function sharedFiles(pods: PodNetwork): Record<string, string> {
+  const clusters = SHARED_CLUSTERS.map((name, i) => [
+    `clusters/${name}.yaml`,
+    `apiVersion: gitfleet.io/v1alpha1
+kind: Cluster
+metadata:
+  name: ${name}
+spec:
+  controlPlane:
+    host: meta-1
+    class: ha-shared
+    etcd: { mode: Shared, name: shared }
+    expose: { type: LoadBalancer, address: ${pods.loadBalancerAddress(2 + i)} }
+`,
+  ]);
+  const ha = files["controlplanes/ha.yaml"] as string;
+  return {
+    ...Object.fromEntries(clusters),
+    // The class of the dedicated etcd above, without its backups, defragmentation and quota.
+    "controlplanes/ha-shared.yaml": ha
+      .replace("name: ha\n", "name: ha-shared\n")
+      .replace(/ {4}quota: .*\n/, "")
+      .replace(/ {4}backup: .*\n/, "")
+      .replace(/ {4}defrag: .*\n/, ""),
+  };
+}
+
 // A member's own metrics, read at its pod's address as Prometheus scrapes them.
-async function metric(member: string, name: string): Promise<number | undefined> {
-  const ip = meta.runtime.addressOf(NAMESPACE, member);
+async function metric(member: string, name: string, namespace = NAMESPACE): Promise<number | undefined> {
+  const ip = meta.runtime.addressOf(namespace, member);
   if (!ip) return undefined;
   const text = await fetch(`http://${ip}:2381/metrics`, { signal: AbortSignal.timeout(2000) })
     .then((r) => r.text())
@@ -146,12 +178,12 @@ async function metric(member: string, name: string): Promise<number | undefined>
   return line === undefined ? undefined : Number(line.split(" ")[1]);
 }
 
-async function readyMembers(): Promise<string[]> {
+async function readyMembers(namespace = NAMESPACE): Promise<string[]> {
   const pods = asList(
     asMap(
       await meta.client.raw(
         "GET",
-        `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Detcd`,
+        `/api/v1/namespaces/${namespace}/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Detcd`,
       ),
     ).items,
   ).map((p) => asMap(p));
@@ -479,23 +511,109 @@ describe("a three-member etcd with the real binaries", () => {
     ])
       expect(log).toContain(step);
   });
+
+  it("a shared etcd of three members holds two hosted clusters, each under its own prefix; a member whose data is gone is replaced with writes to both going on", async () => {
+    const committed = Date.now();
+    files = { ...files, ...sharedFiles(network) };
+    commitTree(
+      repo.dir,
+      encode(files),
+      "two hosted clusters keep their data in one shared etcd of three members",
+    );
+    const clients = new Map<string, MemberClient>();
+    await until(
+      "both API servers Ready and the shared etcd's three members Ready",
+      async () => {
+        for (const cluster of SHARED_CLUSTERS) {
+          if (clients.has(cluster)) continue;
+          const client = await hostedClient(meta.client, cluster);
+          if ((await client?.probe())?.outcome === "ready") clients.set(cluster, client as MemberClient);
+        }
+        return clients.size === SHARED_CLUSTERS.length && (await readyMembers(SHARED_NAMESPACE)).length === 3;
+      },
+      300_000,
+    );
+    console.log(
+      `e2e hosted etcd: shared etcd: commit → both API servers Ready and three members Ready ${((Date.now() - committed) / 1000).toFixed(1)} s`,
+    );
+    const [a, b] = SHARED_CLUSTERS.map((c) => clients.get(c) as MemberClient) as [MemberClient, MemberClient];
+    // One etcd, two clusters: what one makes, the other does not see.
+    await writeSmall(a, "only-in-pe-a");
+    const seenInB = await b
+      .raw("GET", "/api/v1/namespaces/default/configmaps/only-in-pe-a")
+      .catch(() => undefined);
+    expect(seenInB).toBeUndefined();
+    // The members as the status of each cluster in it records them: the same etcd.
+    await until("the shared members' IDs recorded for both clusters", async () =>
+      SHARED_CLUSTERS.every((c) =>
+        SHARED_MEMBERS.every((m) => typeof asMap(asMap(etcdStatus(c).members)[m]).id === "string"),
+      ),
+    );
+    expect(etcdStatus("pe-a").name).toBe(`${SHARED_NAMESPACE}/shared`);
+    expect(etcdStatus("pe-b").members).toEqual(etcdStatus("pe-a").members);
+
+    const leaders = await Promise.all(
+      SHARED_MEMBERS.map((m) => metric(m, "etcd_server_is_leader", SHARED_NAMESPACE)),
+    );
+    expect(leaders.filter((l) => l === 1)).toHaveLength(1);
+    const lost = SHARED_MEMBERS.filter((_, i) => leaders[i] === 0).pop() as string;
+    const oldId = String(asMap(asMap(etcdStatus("pe-a").members)[lost]).id);
+    const before = await Promise.all([a, b].map(async (c) => (await configMapsWritten(c)).length));
+    const claim = await claimOf(`data-${lost}`, SHARED_NAMESPACE);
+    const path = await claimDirectory(`data-${lost}`, SHARED_NAMESPACE);
+    meta.runtime.processOf(SHARED_NAMESPACE, lost)?.kill("SIGKILL");
+    rmSync(join(path, "data"), { recursive: true, force: true });
+    const lostAt = Date.now();
+    const writers = [a, b].map((c) => startWriter(c));
+    await until(
+      `${lost} of the shared etcd replaced`,
+      async () => {
+        const member = asMap(asMap(etcdStatus("pe-a").members)[lost]);
+        return (
+          (await readyMembers(SHARED_NAMESPACE)).length === 3 &&
+          typeof member.id === "string" &&
+          member.id !== oldId &&
+          etcdStatus("pe-a").replacing === undefined
+        );
+      },
+      240_000,
+    );
+    const replacedAt = Date.now();
+    for (const writer of writers) await writer.stop();
+    console.log(
+      `e2e hosted etcd: shared etcd: ${lost} lost its data; replaced and Ready ${((replacedAt - lostAt) / 1000).toFixed(1)} s later; ${writers.map((w) => `${w.written()} writes (${w.failed().length} failed)`).join(" and ")} to pe-a and pe-b meanwhile`,
+    );
+    for (const [i, writer] of writers.entries()) {
+      // Past the first second after the kill, no write to either cluster fails.
+      expect(writer.failed().filter((f) => f.at - lostAt > 1000 || !/Unavailable/.test(f.error))).toEqual([]);
+      expect(writer.failed().length).toBeLessThanOrEqual(1);
+      expect(writer.written()).toBeGreaterThan(20);
+      expect((await configMapsWritten([a, b][i])).length).toBe((before[i] as number) + writer.written());
+    }
+    expect(await metric(lost, "etcd_server_has_leader", SHARED_NAMESPACE)).toBe(1);
+    const claimAfter = await claimOf(`data-${lost}`, SHARED_NAMESPACE);
+    expect(asMap(claimAfter.spec).volumeName).not.toBe(asMap(claim.spec).volumeName);
+    const log = gitIn(repo.dir, "log", "--format=%B", "gitfleet/status");
+    for (const step of [`removing ${lost} (member ${oldId})`, `adding ${lost} back`, `${lost} replaced`])
+      expect(log).toContain(step);
+  });
 });
 
-// The ConfigMaps the writers made in the hosted cluster.
-async function configMapsWritten(): Promise<unknown[]> {
-  const listed = asList(asMap(await hosted.raw("GET", "/api/v1/namespaces/default/configmaps")).items);
+// The ConfigMaps the writers made in a hosted cluster.
+async function configMapsWritten(client = hosted): Promise<unknown[]> {
+  const listed = asList(asMap(await client.raw("GET", "/api/v1/namespaces/default/configmaps")).items);
   return listed.filter((c) => String(asMap(asMap(c).metadata).name).startsWith("write-"));
 }
 
-async function claimOf(name: string): Promise<JsonMap> {
+async function claimOf(name: string, namespace = NAMESPACE): Promise<JsonMap> {
   return asMap(
-    await meta.client.raw("GET", `/api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims/${name}`),
+    await meta.client.raw("GET", `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${name}`),
   );
 }
 
-// The directory the process runtime's provisioner gave a claim of the etcd's namespace.
-async function claimDirectory(name: string): Promise<string> {
-  const claim = await claimOf(name);
+// The directory the process runtime's provisioner gave a claim of an etcd's namespace.
+async function claimDirectory(name: string, namespace = NAMESPACE): Promise<string> {
+  const claim = await claimOf(name, namespace);
   const volume = asMap(
     await meta.client.raw("GET", `/api/v1/persistentvolumes/${String(asMap(claim.spec).volumeName)}`),
   );
