@@ -171,6 +171,8 @@ describe("gitfleet backup", () => {
     expect(readdirSync(volume).sort()).toEqual(["etcd-backup-1-aaaaa.db", "etcd-backup-4-ddddd.db"]);
   });
 
+  // A push as the backup Job runs it, but for what a row adds.
+  const PUSH = ["push", "--cluster", "pc-1", "--snapshot", "S", "--pki-dir", "P", "--store-dir", "STORE"];
   it.each([
     [["list", "--cluster", "PC-1", "--store-dir", "STORE"], 64, '--cluster "PC-1"'],
     [
@@ -264,40 +266,8 @@ describe("gitfleet backup", () => {
       64,
       "--hold: at most 100 (got 101)",
     ],
-    [
-      [
-        "push",
-        "--cluster",
-        "pc-1",
-        "--snapshot",
-        "S",
-        "--pki-dir",
-        "P",
-        "--store-dir",
-        "STORE",
-        "--hold",
-        "k",
-      ],
-      64,
-      "--hold: only with --keep",
-    ],
-    [
-      [
-        "push",
-        "--cluster",
-        "pc-1",
-        "--snapshot",
-        "S",
-        "--pki-dir",
-        "P",
-        "--store-dir",
-        "STORE",
-        "--keep",
-        "0",
-      ],
-      64,
-      '--keep "0"',
-    ],
+    [[...PUSH, "--hold", "k"], 64, "--hold: only with --keep"],
+    [[...PUSH, "--keep", "0"], 64, '--keep "0"'],
   ])("refuses %j with exit %i", (args, status, message) => {
     const resolved = args.map((a) =>
       a
