@@ -366,7 +366,17 @@ describe("the world inside a simulated member", () => {
         spec: { hard: { "requests.cpu": "4", pods: "10", "limits.memory": "1Gi" } },
       },
     });
-    await apps.createNamespacedDeployment({ namespace: "default", body: deployment(3, "500m") });
+    // Admission counts against the quota once the quota controller counted it first, as a real API
+    // server's does; from then on a pod must say what the quota limits (limits.memory here).
+    const first = await until(async () => {
+      const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
+      return quota.status?.hard ? quota.status : undefined;
+    });
+    expect(first.used).toEqual({ "limits.memory": "0", pods: "0", "requests.cpu": "0" });
+    const web = deployment(3, "500m");
+    const main = web.spec?.template.spec?.containers[0] as k8s.V1Container;
+    main.resources = { ...main.resources, limits: { memory: "128Mi" } };
+    await apps.createNamespacedDeployment({ namespace: "default", body: web });
     // Three controllers in a row (Deployment, ReplicaSet, quota) on a loaded CI machine: room to poll.
     const counted = await until(async () => {
       const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
@@ -374,7 +384,7 @@ describe("the world inside a simulated member", () => {
     }, 30_000);
     expect(counted).toEqual({
       hard: { "limits.memory": "1Gi", pods: "10", "requests.cpu": "4" },
-      used: { "limits.memory": "0", pods: "3", "requests.cpu": "1500m" },
+      used: { "limits.memory": "384Mi", pods: "3", "requests.cpu": "1500m" },
     });
     await apps.patchNamespacedDeploymentScale(
       { name: "web", namespace: "default", body: { spec: { replicas: 1 } } },
@@ -384,7 +394,7 @@ describe("the world inside a simulated member", () => {
       const quota = await core.readNamespacedResourceQuota({ name: "shop", namespace: "default" });
       return quota.status?.used?.pods === "1" ? quota.status.used : undefined;
     }, 30_000);
-    expect(scaled["requests.cpu"]).toBe("500m");
+    expect(scaled).toEqual({ "limits.memory": "128Mi", pods: "1", "requests.cpu": "500m" });
   });
 
   it("refuses pods a counted ResourceQuota forbids, with the API server's words, and counts those it admits", async () => {
