@@ -159,13 +159,15 @@ export function proposeMoreWeb(
   files: Record<string, string> = dashboardFleet(),
   replicas = 9,
 ): void {
+  // Committed on more-web itself: main never points at it, so the running controller (which polls
+  // main) cannot reconcile the proposal in between.
+  gitIn(repo, "checkout", "-q", "-B", "more-web", "main");
   commitTree(
     repo,
     fileTreeFromText({ ...files, "apps/web/deployment.yaml": webDeployment(replicas, "100m") }),
     `web: ${replicas} replicas`,
   );
-  gitIn(repo, "branch", "-f", "more-web", "HEAD");
-  gitIn(repo, "reset", "-q", "--hard", "HEAD~1");
+  gitIn(repo, "checkout", "-q", "main");
 }
 
 /** GET a JSON endpoint of the controller. */

@@ -148,7 +148,11 @@ describe("the JSON API", () => {
 
 describe("gitfleet status", () => {
   it("prints the same clusters and apps as the API, from the status branch, and exits 0 when all is Healthy", async () => {
-    const { stdout } = await execFileAsync(process.execPath, [BIN, "status", "--repo", controller.repo]);
+    const run = await execFileAsync(process.execPath, [BIN, "status", "--repo", controller.repo]).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    const stdout = run.stdout;
+    expect("code" in run ? run.code : 0, stdout).toBe(0);
     const { body } = await getJson<{ clusters: { name: string; state: string; region: string }[] }>(
       `${controller.url}/api/clusters`,
     );
