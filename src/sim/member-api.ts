@@ -1,16 +1,19 @@
-import { asList, asMap } from "../apimachinery/json.js";
+import { asList, asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import type { ApiContext, ApiRequest, ApiResponse, MemberOptions, Target } from "./api/api-context.js";
+import { dryRunAnswer, dryRunContext } from "./api/dry-run.js";
 import { evictionAnswer } from "./api/eviction.js";
+import { type DecodedBody, decodedBody } from "./api/field-validation.js";
 import { hashOf, missing, NAMESPACES, namespace, notFoundPath } from "./api/helpers.js";
 import { existing, keyOf, viewOf } from "./api/objects.js";
 import { patchObject } from "./api/patch.js";
 import { podLogAnswer } from "./api/pod-log.js";
 import { listObjects, metricsAnswer } from "./api/read.js";
+import { type WriteOptions, writeOptions } from "./api/request-options.js";
 import { REVIEW_RESOURCES, reviewAnswer } from "./api/reviews.js";
 import { asTable, tableRequest, tableWatch } from "./api/tables.js";
 import { tokenAnswer } from "./api/token-request.js";
 import { watchObjects } from "./api/watch.js";
-import { createObject, deleteObject, requestWriter, updateObject } from "./api/write.js";
+import { createObject, deleteCollection, deleteObject, requestWriter, updateObject } from "./api/write.js";
 import { type ApiResource, BUILT_IN_RESOURCES } from "./api-resources.js";
 import { ContainerLogs } from "./container-logs.js";
 import {
@@ -191,55 +194,95 @@ export class MemberApi implements ApiContext {
   }
 
   private route(request: ApiRequest, target: Target): ApiResponse {
-    const { method } = request;
     if (target.resource === POD_METRICS || target.resource === NODE_METRICS)
       return metricsAnswer(this, request, target);
     if (REVIEW_RESOURCES.includes(target.resource)) return reviewAnswer(request, target);
-    if (target.name === undefined) return this.collection(request, target);
-    const answer =
-      target.resource.group === "" && target.subresource !== undefined
-        ? SUBRESOURCE_ANSWERS.get(`${target.resource.name}/${target.subresource}`)
-        : undefined;
-    if (answer) return answer(this, request, target);
-    const key = keyOf(target);
-    if (method === "GET") {
-      const object = viewOf(target, existing(this, key));
-      const table = target.subresource === undefined ? tableRequest(request) : undefined;
-      return { status: 200, body: table ? asTable(this, target, object, table) : object };
-    }
-    if (method === "PUT")
-      return {
-        status: 200,
-        body: viewOf(target, updateObject(this, target, request.body, requestWriter(this, target, request))),
-      };
-    if (method === "PATCH") return this.patch(request, target);
-    if (method === "DELETE") return { status: 200, body: deleteObject(this, key, asMap(request.body)) };
-    throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
+    const options = writeOptions(request);
+    if (!options?.dryRun) return answer(this, request, target, options);
+    // A dry run: the whole request against the member's objects, nothing of it stored.
+    const stored =
+      target.name === undefined || (target.resource.namespaced && target.namespace === undefined)
+        ? undefined
+        : this.store.get(keyOf(target));
+    const response = answer(dryRunContext(this), request, target, options);
+    return { ...response, body: dryRunAnswer(response.body, stored) };
   }
+}
 
-  // A server-side apply that creates the object answers 201 Created, as kube-apiserver does.
-  private patch(request: ApiRequest, target: Target): ApiResponse {
-    const created = this.store.get(keyOf(target)) === undefined;
-    return { status: created ? 201 : 200, body: viewOf(target, patchObject(this, target, request)) };
+// One request against `api`: the member's own context, or a dry run's.
+function answer(api: ApiContext, request: ApiRequest, target: Target, options?: WriteOptions): ApiResponse {
+  const { method } = request;
+  if (target.name === undefined) return collection(api, request, target, options);
+  const subresource =
+    target.resource.group === "" && target.subresource !== undefined
+      ? SUBRESOURCE_ANSWERS.get(`${target.resource.name}/${target.subresource}`)
+      : undefined;
+  if (subresource) return subresource(api, request, target);
+  const key = keyOf(target);
+  if (method === "GET") {
+    const object = viewOf(target, existing(api, key));
+    const table = target.subresource === undefined ? tableRequest(request) : undefined;
+    return { status: 200, body: table ? asTable(api, target, object, table) : object };
   }
+  if (method === "PUT") return update(api, request, target, options);
+  if (method === "PATCH") {
+    // A server-side apply that creates the object answers 201 Created, as kube-apiserver does.
+    const created = api.store.get(key) === undefined;
+    const patched = patchObject(api, target, request, options?.fieldValidation);
+    return { status: created ? 201 : 200, body: viewOf(target, patched.object), warnings: patched.warnings };
+  }
+  if (method === "DELETE") return { status: 200, body: deleteObject(api, key, asMap(request.body)) };
+  throw new StatusError(405, "MethodNotAllowed", `${method} is not supported`);
+}
 
-  // A collection: list or watch (as Tables when asked), or create.
-  private collection(request: ApiRequest, target: Target): ApiResponse {
-    const { method } = request;
-    if (method === "POST")
-      return {
-        status: 201,
-        body: createObject(this, target, request.body, requestWriter(this, target, request)),
-      };
-    if (method !== "GET")
-      throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
-    const table = tableRequest(request);
-    const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
-    if (watching) {
-      const watch = watchObjects(this, target, request.query);
-      return table ? tableWatch(this, target, watch, table) : watch;
-    }
-    const list = listObjects(this, target, request.query);
-    return { status: 200, body: table ? asTable(this, target, list, table) : list };
+// PUT: the object (its body decoded as fieldValidation says), its status or its scale replaced.
+function update(api: ApiContext, request: ApiRequest, target: Target, options?: WriteOptions): ApiResponse {
+  const decoded =
+    target.subresource === "scale"
+      ? { body: request.body as JsonMap, warnings: [] }
+      : decodedWrite(target, request, options);
+  const updated = updateObject(api, target, decoded.body, requestWriter(api, target, request));
+  return { status: 200, body: viewOf(target, updated), warnings: decoded.warnings };
+}
+
+// A collection: list or watch (as Tables when asked), create, or delete what a selector picks.
+function collection(
+  api: ApiContext,
+  request: ApiRequest,
+  target: Target,
+  options?: WriteOptions,
+): ApiResponse {
+  const { method } = request;
+  if (method === "POST") {
+    const { body, warnings } = decodedWrite(target, request, options);
+    return {
+      status: 201,
+      body: createObject(api, target, body, requestWriter(api, target, request)),
+      warnings,
+    };
   }
+  if (method === "DELETE")
+    return { status: 200, body: deleteCollection(api, target, request.query, asMap(request.body)) };
+  if (method !== "GET")
+    throw new StatusError(405, "MethodNotAllowed", `${method} is not supported on a collection`);
+  const table = tableRequest(request);
+  const watching = request.query.get("watch") === "true" || request.query.get("watch") === "1";
+  if (watching) {
+    const watch = watchObjects(api, target, request.query);
+    return table ? tableWatch(api, target, watch, table) : watch;
+  }
+  const list = listObjects(api, target, request.query);
+  return { status: 200, body: table ? asTable(api, target, list, table) : list };
+}
+
+// A created or replaced object's body as fieldValidation takes it (a body that is no object is
+// refused further on).
+function decodedWrite(target: Target, request: ApiRequest, options?: WriteOptions): DecodedBody {
+  if (!isJsonMap(request.body)) return { body: request.body as JsonMap, warnings: [] };
+  return decodedBody(
+    target.resource,
+    request.body,
+    request.duplicateFields ?? [],
+    options?.fieldValidation ?? "Warn",
+  );
 }

@@ -4,6 +4,7 @@ import { parse } from "yaml";
 import { asMap, isJsonMap, type JsonMap } from "../apimachinery/json.js";
 import type { ApiResponse } from "./api/api-context.js";
 import type { AdapterMetrics } from "./custom-metrics.js";
+import { duplicateJsonFields, duplicateYamlFields } from "./duplicate-fields.js";
 import { isPlainJson, parseAccept } from "./media-types.js";
 import { MemberApi, type MemberOptions } from "./member-api.js";
 import { type PodFault, podFaultFrom } from "./pod-faults.js";
@@ -304,8 +305,9 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
   }
   const contentType = request.headers["content-type"] ?? "";
   let body: unknown;
+  let duplicateFields: readonly string[] = [];
   try {
-    body = decode(await readBody(request), contentType);
+    ({ body, duplicateFields } = decode(await readBody(request), contentType));
   } catch (error) {
     const status =
       error instanceof UnsupportedMediaType
@@ -323,10 +325,12 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
       contentType,
       accept: request.headers.accept ?? "",
       body,
+      duplicateFields,
       userAgent: request.headers["user-agent"] ?? "",
     },
     address,
   );
+  warn(response, result.warnings);
   if (result.stream) {
     stream(response, result, request.headers.accept);
     return;
@@ -336,6 +340,15 @@ async function serve(api: MemberApi, request: IncomingMessage, response: ServerR
     return;
   }
   respond(response, result.status, result.body, request.headers.accept);
+}
+
+// Each warning its own header line, as kube-apiserver sends them (kubectl prints each as "Warning: …").
+function warn(response: ServerResponse, warnings: readonly string[] | undefined): void {
+  if (warnings && warnings.length > 0)
+    response.setHeader(
+      "Warning",
+      warnings.map((warning) => `299 - ${JSON.stringify(warning)}`),
+    );
 }
 
 // A watch: newline-delimited JSON, or length-delimited protobuf frames when the client prefers them
@@ -382,11 +395,12 @@ function prefersProtobuf(accept: string | undefined, body: unknown): boolean {
   return false;
 }
 
-function decode(raw: Buffer, contentType: string): unknown {
-  if (raw.length === 0) return undefined;
+// The body, and the fields it gives twice in one object (which protobuf cannot).
+function decode(raw: Buffer, contentType: string): { body: unknown; duplicateFields: readonly string[] } {
+  if (raw.length === 0) return { body: undefined, duplicateFields: [] };
   if (contentType.startsWith(PROTOBUF_MEDIA_TYPE)) {
     try {
-      return decodeObject(raw);
+      return { body: decodeObject(raw), duplicateFields: [] };
     } catch (error) {
       // Custom resources and kinds without a message: as kube-apiserver, 415 (clients then send JSON).
       if (error instanceof ProtobufError) throw new UnsupportedMediaType(error.message);
@@ -396,12 +410,14 @@ function decode(raw: Buffer, contentType: string): unknown {
   if (contentType.startsWith("application/cbor")) throw new UnsupportedMediaType(contentType);
   const text = raw.toString("utf8");
   if (contentType.startsWith("application/apply-patch+yaml") || contentType.includes("yaml"))
-    return parse(text);
+    return { body: parse(text, { uniqueKeys: false }), duplicateFields: duplicateYamlFields(text) };
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new Error("the request body is not valid JSON");
   }
+  return { body, duplicateFields: duplicateJsonFields(text) };
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {

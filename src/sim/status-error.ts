@@ -8,26 +8,30 @@ export class StatusError extends Error {
       readonly name?: string;
       readonly group?: string;
       readonly kind?: string;
+      /** As kube-apiserver writes a StatusCause: its type under the JSON name "reason". */
       readonly causes?: readonly {
-        readonly type: string;
+        readonly reason: string;
         readonly message: string;
-        readonly field: string;
+        readonly field?: string;
       }[];
     } = {},
   ) {
     super(message);
   }
 
-  /** The `Status` body. */
+  /** The `Status` body, without what Go's JSON leaves out when empty (an empty group, reason or details). */
   body(): Record<string, unknown> {
+    const details = Object.fromEntries(
+      Object.entries(this.details).filter(([, value]) => value !== "" && value !== undefined),
+    );
     return {
       kind: "Status",
       apiVersion: "v1",
       metadata: {},
       status: "Failure",
       message: this.message,
-      reason: this.reason,
-      details: this.details,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(Object.keys(details).length > 0 ? { details } : {}),
       code: this.code,
     };
   }

@@ -12,6 +12,8 @@ export interface ApiRequest {
   /** The Accept header ("" when absent): a list may be asked for as a Table. */
   readonly accept?: string;
   readonly body: unknown;
+  /** The fields the body gives twice in one object (`data.v`), which fieldValidation judges. */
+  readonly duplicateFields?: readonly string[];
   /** The User-Agent header: a write without ?fieldManager= is recorded under its first word, as a real server does. */
   readonly userAgent?: string;
 }
@@ -27,6 +29,8 @@ export interface ApiResponse {
   readonly textStream?: (write: (text: string) => void, end: () => void) => () => void;
   /** A watch's kind: its events can be protobuf when the kind has a message. */
   readonly streamKind?: { readonly apiVersion: string; readonly kind: string };
+  /** Warnings for the client (fields dropped under fieldValidation=Warn), sent as Warning headers. */
+  readonly warnings?: readonly string[];
 }
 
 /** How a member behaves where Kubernetes leaves room: how often watches get bookmarks. */

@@ -22,10 +22,13 @@ function refuseUndeclared(config: JsonMap, key: ObjectKey & { name: string }): v
   );
   if (undeclared === undefined) return;
   const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;
-  const where = key.namespace ? `${key.namespace}/${key.name}` : key.name;
+  // Named as the configuration names it (the URL's namespace is not yet its own).
+  const metadata = asMap(config.metadata);
+  const where = `${typeof metadata.namespace === "string" ? metadata.namespace : ""}/${typeof metadata.name === "string" ? metadata.name : key.name}`;
+  // kube-apiserver gives this Status no reason.
   throw new StatusError(
     500,
-    "InternalError",
+    "",
     `failed to create typed patch object (${where}; ${gvk}): .${undeclared}: field not declared in schema`,
   );
 }

@@ -48,7 +48,7 @@ export function evictionAnswer(api: ApiContext, request: ApiRequest, target: Tar
           {
             causes: [
               {
-                type: "DisruptionBudget",
+                reason: "DisruptionBudget",
                 message: `The disruption budget ${String(asMap(budget.metadata).name)} needs ${desired} healthy pods and has ${healthy} currently`,
                 field: "",
               },

@@ -43,10 +43,10 @@ export function labelSelectorText(selector: JsonMap): string {
 // 409 naming each field and its manager as the API server does: an applier by name; a plain writer
 // with its apiVersion and the time of its write; a subresource writer with the subresource.
 export function applyConflict(conflicts: readonly ApplyConflict[]): StatusError {
+  // As the API server names a manager: an updater by its API version, never by the time it wrote.
   const owner = (c: ApplyConflict) => {
     const name = `"${c.manager}"${c.subresource ? ` with subresource "${c.subresource}"` : ""}`;
-    if (c.operation === "Apply") return name;
-    return c.time ? `${name} using ${c.apiVersion} at ${c.time}` : `${name} using ${c.apiVersion}`;
+    return c.operation === "Apply" ? name : `${name} using ${c.apiVersion}`;
   };
   const lines = conflicts.map((c) => `conflict with ${owner(c)}: ${describePath(c.path)}`);
   const count = conflicts.length === 1 ? "1 conflict" : `${conflicts.length} conflicts`;
@@ -54,9 +54,9 @@ export function applyConflict(conflicts: readonly ApplyConflict[]): StatusError 
     conflicts.length === 1
       ? `Apply failed with ${count}: ${lines[0]}`
       : `Apply failed with ${count}: ${lines.join("\n")}`;
-  const causes = conflicts.map((c, i) => ({
-    type: "FieldManagerConflict",
-    message: lines[i] ?? "",
+  const causes = conflicts.map((c) => ({
+    reason: "FieldManagerConflict",
+    message: `conflict with ${owner(c)}`,
     field: describePath(c.path),
   }));
   return new StatusError(409, "Conflict", message, { causes });

@@ -7,28 +7,49 @@ import { BUILT_IN_RESOURCES } from "../api-resources.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { serverSideApply } from "./apply.js";
+import { decodedPatch } from "./field-validation.js";
 import { mergePatch } from "./helpers.js";
 import { existing, keyOf, viewOf } from "./objects.js";
+import type { FieldValidation } from "./request-options.js";
 import { checkedBody, fromScale, onlySubresource, requestWriter, writeObject } from "./write.js";
-/** PATCH: JSON, merge, strategic merge or server-side apply, on the object or its status or scale. */
-export function patchObject(api: ApiContext, target: Target, request: ApiRequest): JsonMap {
+/**
+ * PATCH: JSON, merge, strategic merge or server-side apply, on the object or its status or scale.
+ * The patched object is decoded as `fieldValidation` says (field-validation.ts): what its kind does
+ * not declare is dropped, warned of or refused.
+ */
+export function patchObject(
+  api: ApiContext,
+  target: Target,
+  request: ApiRequest,
+  validation: FieldValidation = "Warn",
+): { readonly object: JsonMap; readonly warnings: readonly string[] } {
   const key = keyOf(target);
   if (request.contentType.startsWith("application/apply-patch+yaml") && target.subresource === undefined)
-    return serverSideApply(api, target, key, request);
+    return { object: serverSideApply(api, target, key, request), warnings: [] };
   const current = existing(api, key);
   const base = target.subresource === "scale" ? viewOf(target, current) : current;
   const patched = applyPatch(target, base, request);
-  const incoming =
+  const decoded =
     target.subresource === "scale"
-      ? fromScale(target, current, patched)
-      : checkedBody(target.resource, patched);
-  return writeObject(
+      ? { body: fromScale(target, current, patched), warnings: [] }
+      : decodedPatch(
+          target.resource,
+          checkedBody(target.resource, patched),
+          {
+            type: request.contentType.split(";")[0]?.trim() ?? "",
+            body: request.body,
+            duplicates: request.duplicateFields ?? [],
+          },
+          validation,
+        );
+  const object = writeObject(
     api,
     key,
     current,
-    onlySubresource(target, current, incoming),
+    onlySubresource(target, current, decoded.body),
     requestWriter(api, target, request),
   );
+  return { object, warnings: decoded.warnings };
 }
 
 /** A JSON, merge or strategic merge patch applied to an object. */

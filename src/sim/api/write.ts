@@ -12,6 +12,7 @@ import { checkDataSize } from "./data-size.js";
 import { BUILT_IN_SCALE, checkPreconditions, NAMESPACES, sameContent, timestamp } from "./helpers.js";
 import { existing, keyOf } from "./objects.js";
 import { admitPod } from "./quota-admission.js";
+import { listObjects } from "./read.js";
 /** POST: a new object with uid, resourceVersion, generation and defaults; a CRD becomes served. */
 export function createObject(api: ApiContext, target: Target, body: unknown, writer?: Writer): JsonMap {
   if (target.subresource)
@@ -60,6 +61,7 @@ export function createObject(api: ApiContext, target: Target, body: unknown, wri
 // cluster IP (and node ports for NodePort and LoadBalancer Services).
 function allocatedOnCreate(api: ApiContext, resource: ApiResource, object: JsonMap): JsonMap {
   const metadata = asMap(object.metadata);
+  // A Namespace: its name label, the finalizer the namespace controller removes, and Active.
   if (resource.group === "" && resource.kind === "Namespace")
     return {
       ...object,
@@ -67,6 +69,8 @@ function allocatedOnCreate(api: ApiContext, resource: ApiResource, object: JsonM
         ...metadata,
         labels: { ...asMap(metadata.labels), "kubernetes.io/metadata.name": String(metadata.name) },
       },
+      spec: { finalizers: ["kubernetes"], ...asMap(object.spec) },
+      status: { phase: "Active", ...asMap(object.status) },
     };
   // The API server records who asked for a certificate: here, always the administrator.
   if (resource.kind === "CertificateSigningRequest")
@@ -298,6 +302,14 @@ export function deleteObject(
   api.store.delete(key);
   if (key.resource === NAMESPACES) deleteNamespaceContents(api, key.name);
   if (key.resource.kind === "CustomResourceDefinition") forget(api, current);
+  // A Namespace's deletion answers the Namespace, Terminating, as its spec finalizer makes it on a
+  // real server (the simulated member has no namespace controller to wait for: it is gone at once).
+  if (key.resource === NAMESPACES)
+    return {
+      ...current,
+      metadata: { ...metadata, deletionTimestamp: timestamp(api.now()) },
+      status: { ...asMap(current.status), phase: "Terminating" },
+    };
   return {
     kind: "Status",
     apiVersion: "v1",
@@ -305,7 +317,7 @@ export function deleteObject(
     status: "Success",
     details: {
       name: key.name,
-      group: key.resource.group,
+      ...(key.resource.group === "" ? {} : { group: key.resource.group }),
       kind: key.resource.name,
       uid: metadata.uid ?? "",
     },
@@ -317,4 +329,42 @@ export function deleteNamespaceContents(api: ApiContext, namespace: string): voi
   for (const resource of api.resources().filter((r) => r.namespaced))
     for (const object of api.store.list(resource, namespace))
       api.store.delete({ resource, namespace, name: String(asMap(object.metadata).name) });
+}
+
+/**
+ * DELETE on a collection (deletecollection): every object of the namespace its label and field
+ * selectors pick, deleted one by one as a DELETE of each would (finalizers hold theirs); the answer
+ * is the list of them. Across all namespaces it is not served, as on a real server.
+ */
+export function deleteCollection(
+  api: ApiContext,
+  target: Target,
+  query: URLSearchParams,
+  options: JsonMap = {},
+): JsonMap {
+  if (target.resource.namespaced && target.namespace === undefined)
+    throw new StatusError(
+      405,
+      "MethodNotAllowed",
+      "DELETE is not supported on a collection of all namespaces",
+    );
+  const selectors = new URLSearchParams();
+  for (const name of ["labelSelector", "fieldSelector"]) {
+    const value = query.get(name);
+    if (value !== null) selectors.set(name, value);
+  }
+  const listed = listObjects(api, target, selectors);
+  for (const item of asList(listed.items)) {
+    const metadata = asMap(asMap(item).metadata);
+    deleteObject(
+      api,
+      {
+        resource: target.resource,
+        namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+        name: String(metadata.name),
+      },
+      options,
+    );
+  }
+  return listed;
 }

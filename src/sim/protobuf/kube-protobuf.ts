@@ -136,6 +136,95 @@ export function decodeWatchFrames(bytes: Uint8Array): { type: string; object: Js
   return events;
 }
 
+/**
+ * The fields of an object of a built-in kind that its Go type does not declare, as kube-apiserver's
+ * decoder finds them (`metadata.bogus`, `spec.template.spec.containers[0].imagee`; a map's entries by
+ * key), and the object without them — what a decode into the Go struct keeps. Undefined for a kind
+ * with no message (custom resources): its fields are its schema's to judge.
+ */
+export function undeclaredFields(
+  apiVersion: string,
+  kind: string,
+  object: JsonMap,
+): { readonly paths: readonly string[]; readonly declared: JsonMap } | undefined {
+  const type = messageType(apiVersion, kind);
+  if (!type) return undefined;
+  const paths: string[] = [];
+  // apiVersion and kind are the object's own (TypeMeta), whatever they say: the caller checks them.
+  const { apiVersion: givenVersion, kind: givenKind, ...rest } = object;
+  const declared = declaredOf(type, rest, "", paths);
+  return {
+    paths,
+    declared: {
+      ...(givenVersion === undefined ? {} : { apiVersion: givenVersion }),
+      ...(givenKind === undefined ? {} : { kind: givenKind }),
+      ...declared,
+    },
+  };
+}
+
+// A message's JSON with only the fields it declares (an inlined struct's fields its own), the others'
+// paths added to `paths`.
+function declaredOf(type: protobuf.Type, json: JsonMap, path: string, paths: string[]): JsonMap {
+  const out: JsonMap = {};
+  for (const [key, value] of Object.entries(json)) {
+    const at = path === "" ? key : `${path}.${key}`;
+    const field = fieldNamed(type, key);
+    if (!field) paths.push(at);
+    else if (!omittedWhenEmpty(field, value)) out[key] = declaredValue(field, value, at, paths);
+  }
+  return out;
+}
+
+// Go's JSON leaves out an omitempty field that is not a pointer when it is empty: a map or list with
+// nothing in it, "", 0 or false — never a struct, whatever it holds.
+function omittedWhenEmpty(field: protobuf.Field, value: Json): boolean {
+  if (!zeroOmitted.get((field.parent as protobuf.Type).fullName)?.has(field.name)) return false;
+  if (field.map) return isJsonMap(value) && Object.keys(value).length === 0;
+  if (field.repeated) return Array.isArray(value) && value.length === 0;
+  if (field.resolvedType instanceof protobuf.Type) return false;
+  return value === "" || value === 0 || value === false;
+}
+
+// The types whose JSON form is not an object of their fields: nothing in them is a field to check.
+const OPAQUE = new Set([
+  `.${META}.Time`,
+  `.${META}.MicroTime`,
+  `.${META}.Duration`,
+  `.${META}.FieldsV1`,
+  ".k8s.io.apimachinery.pkg.api.resource.Quantity",
+  ".k8s.io.apimachinery.pkg.util.intstr.IntOrString",
+  ".k8s.io.apimachinery.pkg.runtime.RawExtension",
+]);
+
+function fieldNamed(type: protobuf.Type, name: string): protobuf.Field | undefined {
+  const own = type.fields[name];
+  if (own && !inlined.get(type.fullName)?.has(name)) return own;
+  for (const flat of inlined.get(type.fullName) ?? []) {
+    const message = type.fields[flat]?.resolvedType;
+    if (message instanceof protobuf.Type) {
+      const found = fieldNamed(message, name);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function declaredValue(field: protobuf.Field, value: Json, path: string, paths: string[]): Json {
+  const message = field.resolvedType;
+  if (!(message instanceof protobuf.Type) || OPAQUE.has(message.fullName)) return value;
+  if (field.map && isJsonMap(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        isJsonMap(v) ? declaredOf(message, v, `${path}.${k}`, paths) : v,
+      ]),
+    );
+  if (field.repeated && Array.isArray(value))
+    return value.map((v, i) => (isJsonMap(v) ? declaredOf(message, v, `${path}[${i}]`, paths) : v));
+  return isJsonMap(value) ? declaredOf(message, value, path, paths) : value;
+}
+
 // JSON → the plain message protobufjs encodes.
 function toMessage(type: protobuf.Type, json: JsonMap): Record<string, unknown> {
   const out: Record<string, unknown> = {};
