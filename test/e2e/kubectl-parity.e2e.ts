@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import fetch from "node-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
+import { asMap, isJsonMap, type Json, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
@@ -545,5 +545,286 @@ describe("kubectl against a real API server and a simulated member", () => {
       code: 1,
       stderr: expect.stringMatching(/Metrics API not available/),
     });
+  });
+});
+
+// A request as a client sends it, to the real API server or the simulated member: status, warnings, body.
+async function raw(
+  config: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<{ status: number; warning: string | null; body: JsonMap }> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(config);
+  const options = (await kc.applyToFetchOptions({} as never)) as { headers?: Record<string, string> };
+  const response = await fetch(`${kc.getCurrentCluster()?.server}${path}`, {
+    ...(options as object),
+    method,
+    headers: { ...options.headers, "content-type": contentType, accept: "application/json" },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  } as never);
+  return {
+    status: response.status,
+    warning: response.headers.get("warning"),
+    body: (await response.json()) as JsonMap,
+  };
+}
+
+// An answer without what differs by nature (ids, versions, times, managedFields, what a Deployment's
+// controller wrote) — and, in a list, the items' apiVersion and kind, which a real list leaves out —
+// with its keys in one order.
+function comparable(body: JsonMap): unknown {
+  const items = Array.isArray(body.items)
+    ? { items: body.items.map((item) => ({ ...asMap(item), apiVersion: undefined, kind: undefined })) }
+    : {};
+  const ignored = [
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "managedFields",
+    "time",
+  ];
+  const text = JSON.stringify({ ...body, ...items }, (key, value: unknown) => {
+    if (ignored.includes(key) || (key === "status" && body.kind === "Deployment")) return undefined;
+    return isJsonMap(value as Json)
+      ? Object.fromEntries(Object.entries(value as JsonMap).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : value;
+  });
+  return JSON.parse(text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "UID"));
+}
+
+describe("dry runs and field validation against a real API server and a simulated member", () => {
+  const DRY = "dryrun";
+  const CM = `/api/v1/namespaces/${DRY}/configmaps`;
+  const MERGE = "application/merge-patch+json";
+  const APPLY = "application/apply-patch+yaml";
+  const configMap = (name: string, data: Record<string, string>, extra: JsonMap = {}) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, ...extra },
+    data,
+  });
+  const unknown = (name: string) => ({ ...configMap(name, { v: "1" }, { bogus: 1 }), extra: { a: 1 } });
+
+  // Each request in turn on both; what the first part of each tuple makes is the state the next reads.
+  const REQUESTS: readonly (readonly [string, string, unknown?, string?])[] = [
+    ["POST", "/api/v1/namespaces", { metadata: { name: DRY } }],
+    ["POST", `${CM}?fieldManager=probe`, configMap("c", { v: "1" }, { labels: { tier: "tmp" } })],
+    ["POST", `${CM}`, configMap("held", { v: "1" }, { finalizers: ["example.com/hold"] })],
+    ["POST", `${CM}?dryRun=foo`, configMap("c2", { v: "1" })],
+    ["POST", `${CM}?dryRun=`, configMap("c2", { v: "1" })],
+    ["POST", `${CM}?dryRun=All&dryRun=foo`, configMap("c2", { v: "1" })],
+    ["POST", `${CM}?dryRun=All&fieldManager=probe`, configMap("c2", { v: "1" }, { generateName: "g-" })],
+    ["POST", `${CM}?dryRun=All`, configMap("c", { v: "1" })],
+    ["PUT", `${CM}/c?dryRun=All&fieldManager=probe`, configMap("c", { v: "2" })],
+    ["PUT", `${CM}/c?dryRun=bad`, configMap("c", { v: "2" })],
+    ["PATCH", `${CM}/c?dryRun=All&fieldManager=other`, { data: { v: "3" } }, MERGE],
+    ["PATCH", `${CM}/c?dryRun=bad`, { data: { v: "3" } }, MERGE],
+    ["PATCH", `${CM}/c?dryRun=All&fieldManager=ssa`, JSON.stringify(configMap("c", { v: "4" })), APPLY],
+    [
+      "PATCH",
+      `${CM}/c?dryRun=All&fieldManager=ssa&force=true`,
+      JSON.stringify(configMap("c", { v: "4" })),
+      APPLY,
+    ],
+    [
+      "PATCH",
+      `${CM}/fresh?dryRun=All&fieldManager=ssa`,
+      JSON.stringify(configMap("fresh", { v: "4" })),
+      APPLY,
+    ],
+    ["DELETE", `${CM}/c?dryRun=All`],
+    ["DELETE", `${CM}/c`, { kind: "DeleteOptions", apiVersion: "v1", dryRun: ["Nope"] }],
+    ["DELETE", `${CM}/held?dryRun=All`],
+    ["DELETE", `${CM}/none?dryRun=All`],
+    ["DELETE", `${CM}?dryRun=All&labelSelector=tier%3Dtmp`],
+    ["POST", `${CM}?fieldValidation=Strict`, unknown("u1")],
+    ["POST", `${CM}?fieldValidation=Warn&dryRun=All`, unknown("u2")],
+    ["POST", `${CM}?dryRun=All`, unknown("u3")],
+    ["POST", `${CM}?fieldValidation=Ignore&dryRun=All`, unknown("u4")],
+    ["POST", `${CM}?fieldValidation=Nope`, unknown("u5")],
+    [
+      "POST",
+      `${CM}?fieldValidation=Strict&dryRun=All`,
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":{"v":"1","v":"2"}}',
+    ],
+    [
+      "POST",
+      `${CM}?dryRun=All`,
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":{"v":"1","v":"2"}}',
+    ],
+    ["PUT", `${CM}/c?fieldValidation=Strict&dryRun=All`, unknown("c")],
+    [
+      "POST",
+      `/apis/apps/v1/namespaces/${DRY}/deployments?fieldManager=probe`,
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "d" },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { a: "b" } },
+          template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+        },
+      },
+    ],
+    [
+      "PATCH",
+      `/apis/apps/v1/namespaces/${DRY}/deployments/d?dryRun=All&fieldValidation=Strict`,
+      { spec: { replicaz: 3 } },
+      "application/strategic-merge-patch+json",
+    ],
+    [
+      "PATCH",
+      `/apis/apps/v1/namespaces/${DRY}/deployments/d?dryRun=All`,
+      { spec: { replicaz: 3 } },
+      "application/strategic-merge-patch+json",
+    ],
+    [
+      "PATCH",
+      `/apis/apps/v1/namespaces/${DRY}/deployments/d/scale?dryRun=All`,
+      { spec: { replicas: 5 } },
+      MERGE,
+    ],
+  ];
+
+  // kubectl's dry-run commands, on objects made in a namespace of their own: the same exit codes and
+  // output (a diff's temporary directories and times made generic), and on the simulated member
+  // nothing changed afterwards — no object, no watch event, no Event.
+  it("runs kubectl diff and the --dry-run=server commands alike, and the simulated member is left as it was", async () => {
+    const KD = "kubectl-dry";
+    const file = (name: string, text: string) => {
+      const path = join(planes.runDir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const settings = (mode: string, extra = "") =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${KD}\ndata:\n  mode: ${mode}\n${extra}`;
+    const unchanged = file("dry-unchanged.yaml", settings("fast"));
+    const changed = file("dry-changed.yaml", settings("slow"));
+    const fresh = file("dry-fresh.yaml", settings("fast").replace("name: settings", "name: fresh"));
+    const undeclared = file(
+      "dry-undeclared.yaml",
+      settings("fast", "extra: {a: 1}\n").replace("name: settings", "name: odd"),
+    );
+    for (const config of [realConfig, simConfig]) {
+      expect((await kubectl(config, ["create", "namespace", KD])).code).toBe(0);
+      expect((await kubectl(config, ["apply", "--server-side", "-f", unchanged])).code).toBe(0);
+      expect(
+        (
+          await kubectl(config, [
+            "-n",
+            KD,
+            "create",
+            "deployment",
+            "api",
+            "--image=registry.example.com/api:1",
+            "--replicas=1",
+          ])
+        ).code,
+      ).toBe(0);
+      expect(
+        (
+          await kubectl(config, ["-n", KD, "rollout", "status", "deployment/api", "--timeout=120s"], {
+            timeoutMs: 150_000,
+          })
+        ).code,
+      ).toBe(0);
+    }
+    const k = (...args: string[]) => ["-n", KD, ...args];
+    const steps: readonly (readonly string[])[] = [
+      ["diff", "-f", changed],
+      ["diff", "-f", unchanged],
+      ["diff", "--server-side", "-f", changed],
+      ["diff", "--server-side", "-f", fresh],
+      ["apply", "--server-side", "--dry-run=server", "-f", changed],
+      ["apply", "--server-side", "--dry-run=server", "-f", fresh],
+      ["apply", "--dry-run=server", "-f", changed],
+      ["create", "--dry-run=server", "-f", fresh],
+      ["create", "--dry-run=server", "-f", unchanged],
+      ["create", "--dry-run=server", "-f", undeclared],
+      ["create", "--dry-run=server", "--validate=warn", "-f", undeclared],
+      ["replace", "--dry-run=server", "-f", changed],
+      k("create", "configmap", "extra", "--from-literal=a=1", "--dry-run=server"),
+      ["create", "namespace", "ghost", "--dry-run=server"],
+      k("delete", "configmap", "settings", "--dry-run=server"),
+      k("delete", "deployment", "api", "--dry-run=server"),
+      ["delete", "namespace", KD, "--dry-run=server"],
+      k("scale", "deployment", "api", "--replicas=3", "--dry-run=server"),
+      k("label", "configmap", "settings", "tier=front", "--dry-run=server"),
+      k("annotate", "configmap", "settings", "note=dry", "--dry-run=server"),
+      k(
+        "patch",
+        "configmap",
+        "settings",
+        "--type=merge",
+        "-p",
+        '{"data":{"mode":"slow"}}',
+        "--dry-run=server",
+      ),
+      k("set", "image", "deployment/api", "api=registry.example.com/api:2", "--dry-run=server"),
+      k("create", "configmap", "extra", "--from-literal=a=1", "--dry-run=invalid"),
+    ];
+    const generic = (text: string) =>
+      text
+        .replace(/\S*\/(LIVE|MERGED)-\d+\//g, "$1/")
+        .replace(/^(---|\+\+\+) (\S+).*$/gm, "$1 $2")
+        .replace(/(creationTimestamp|uid|resourceVersion|time): .*$/gm, "$1: …")
+        .replace(/\bmanagedFields\b[\s\S]*?(?=^\S)/gm, "");
+    const watchedKinds = () => member.api.resources().filter((r) => r.namespaced || r.name === "namespaces");
+    const state = () =>
+      JSON.stringify(
+        watchedKinds().map((r) => [r.group, r.name, member.api.store.list(r, r.namespaced ? KD : undefined)]),
+      );
+    const before = state();
+    const heard: string[] = [];
+    const watch = member.api.store.watch(Number(member.api.store.currentVersion()), (event) => {
+      const metadata = asMap(event.object.metadata);
+      if (metadata.namespace === KD || (event.resource.name === "namespaces" && metadata.name !== undefined))
+        heard.push(`${event.type} ${event.resource.name} ${String(metadata.name)}`);
+    });
+    const differences: string[] = [];
+    for (const args of steps) {
+      const [real, sim] = await Promise.all([kubectl(realConfig, args), kubectl(simConfig, args)]);
+      const a = { code: real.code, stdout: generic(real.stdout), stderr: generic(real.stderr) };
+      const b = { code: sim.code, stdout: generic(sim.stdout), stderr: generic(sim.stderr) };
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        differences.push(
+          `kubectl ${args.join(" ")}\n  real: ${JSON.stringify(a)}\n  sim:  ${JSON.stringify(b)}`,
+        );
+    }
+    watch?.stop();
+    expect(differences).toEqual([]);
+    expect(heard.filter((h) => !h.startsWith("MODIFIED namespaces ") || h.endsWith(` ${KD}`))).toEqual([]);
+    expect(state()).toBe(before);
+    // Both servers still hold what they held: a dry run changed neither.
+    for (const config of [realConfig, simConfig]) {
+      const got = await kubectl(config, k("get", "configmap", "settings", "-o", "jsonpath={.data.mode}"));
+      expect(got.stdout).toBe("fast");
+      const scaled = await kubectl(config, k("get", "deployment", "api", "-o", "jsonpath={.spec.replicas}"));
+      expect(scaled.stdout).toBe("1");
+      expect((await kubectl(config, ["get", "namespace", "ghost"])).code).toBe(1);
+    }
+  });
+
+  it(`answers ${REQUESTS.length} dry-run and field-validation requests alike: status, warnings, body`, async () => {
+    const differences: string[] = [];
+    for (const [method, path, body, type] of REQUESTS) {
+      const real = await raw(realConfig, method, path, body, type);
+      const sim = await raw(simConfig, method, path, body, type);
+      const a = { status: real.status, warning: real.warning, body: comparable(real.body) };
+      const b = { status: sim.status, warning: sim.warning, body: comparable(sim.body) };
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        differences.push(`${method} ${path}\n  real: ${JSON.stringify(a)}\n  sim:  ${JSON.stringify(b)}`);
+      // A dry run takes no resourceVersion: a new object has none, a changed one keeps the stored one.
+      if (path.includes("dryRun=All") && real.status < 300 && real.body.kind !== "Status") {
+        const version = (answer: JsonMap) => asMap(answer.metadata).resourceVersion;
+        expect([path, version(sim.body) === undefined]).toEqual([path, version(real.body) === undefined]);
+      }
+    }
+    expect(differences).toEqual([]);
   });
 });

@@ -1,14 +1,18 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import type { RenderedObject } from "../../src/render/render-result.js";
+import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
+import { type MemberRequest, type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 import { changedConfigMaps, GITFLEET_CLUSTER, peerFleet } from "./peers/peer-fleet.js";
 import {
   applyWithFlux,
+  applyWithFluxAsync,
   applyWithKubectl,
   commitTree,
   GitfleetPeer,
@@ -38,6 +42,9 @@ const build = (script: string) =>
 
 let planes: ControlPlanes;
 let kubelets: ChildProcess | undefined;
+let simulated: SimulatedMember | undefined;
+// What Flux sent the simulated member, by method (and dry run or not).
+const simRequests = new Map<string, number>();
 let repo: { dir: string; cleanup: () => void };
 let rendered: readonly RenderedObject[] = [];
 const runs = new Map<string, StepRun[]>();
@@ -78,11 +85,29 @@ beforeAll(async () => {
     "flux",
     [before, before, after].map((d) => applyWithFlux(flux, planes.kubeconfig, FLUX, d, 8)),
   );
+  // Flux again, against a simulated member with its world: its dry runs must write nothing there.
+  simulated = await startMember({
+    name: "peer-flux-sim",
+    world: { readyDelayMs: 20 },
+    onRequest: (request: MemberRequest) => {
+      const key = `${request.method}${request.path.includes("dryRun=All") ? " dryRun" : ""}`;
+      simRequests.set(key, (simRequests.get(key) ?? 0) + 1);
+    },
+  });
+  const simConfig = join(repo.dir, "sim.kubeconfig");
+  writeFileSync(simConfig, simulatedKubeconfig([simulated]));
+  const onSim: StepRun[] = [];
+  for (const d of [before, before, after]) {
+    simRequests.clear();
+    onSim.push(await applyWithFluxAsync(flux, simConfig, "peer-flux-sim", d, 8));
+  }
+  runs.set("flux-on-simulated-member", onSim);
 }, 900_000);
 
 afterAll(async () => {
   kubelets?.removeAllListeners("exit");
   kubelets?.kill("SIGTERM");
+  await simulated?.close();
   await planes?.stop();
   repo?.cleanup();
 }, 60_000);
@@ -139,5 +164,16 @@ describe("gitfleet, kubectl and Flux apply the same objects to real API servers"
       { unchanged: total },
       { configured: changed, unchanged: total - changed },
     ]);
+  });
+
+  it("Flux sees on a simulated member what it sees on a real API server: its dry runs write nothing", () => {
+    const total = SIZE.namespaces * 10 + 2;
+    const changed = changedConfigMaps(SIZE, 1).length;
+    expect(runs.get("flux-on-simulated-member")?.map((r) => r.actions)).toEqual(
+      runs.get("flux")?.map((r) => r.actions),
+    );
+    // The last step: a dry run of every object, then a write of the changed ones only.
+    expect(simRequests.get("PATCH dryRun")).toBeGreaterThanOrEqual(total);
+    expect(simRequests.get("PATCH")).toBe(changed);
   });
 });

@@ -1,6 +1,7 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
 import { asMap, type JsonMap } from "../../../src/apimachinery/json.js";
 import { Reconciler } from "../../../src/controller/reconciler.js";
@@ -57,11 +58,44 @@ export function applyWithFlux(
   concurrency: number,
 ): StepRun {
   const start = performance.now();
-  const printed = execFileSync(
-    binary,
-    ["--kubeconfig", kubeconfig, "--context", context, "--dir", dir, "--concurrency", String(concurrency)],
-    { encoding: "utf8", maxBuffer: 2 ** 24 },
-  );
+  const printed = execFileSync(binary, fluxArgs(kubeconfig, context, dir, concurrency), {
+    encoding: "utf8",
+    maxBuffer: 2 ** 24,
+  });
+  return fluxRun(printed, start);
+}
+
+/**
+ * The same without blocking this process: for a server this process answers (a simulated member),
+ * which a synchronous run would leave unanswered.
+ */
+export async function applyWithFluxAsync(
+  binary: string,
+  kubeconfig: string,
+  context: string,
+  dir: string,
+  concurrency: number,
+): Promise<StepRun> {
+  const start = performance.now();
+  const { stdout } = await promisify(execFile)(binary, fluxArgs(kubeconfig, context, dir, concurrency), {
+    encoding: "utf8",
+    maxBuffer: 2 ** 24,
+  });
+  return fluxRun(stdout, start);
+}
+
+const fluxArgs = (kubeconfig: string, context: string, dir: string, concurrency: number) => [
+  "--kubeconfig",
+  kubeconfig,
+  "--context",
+  context,
+  "--dir",
+  dir,
+  "--concurrency",
+  String(concurrency),
+];
+
+function fluxRun(printed: string, start: number): StepRun {
   const seconds = (performance.now() - start) / 1000;
   const result = JSON.parse(printed) as { actions: Record<string, number>; cpuSeconds: number };
   return { seconds, cpuSeconds: result.cpuSeconds, actions: result.actions };
