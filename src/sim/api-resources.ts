@@ -1,3 +1,4 @@
+import type { JsonMap } from "../apimachinery/json.js";
 /** One resource a member serves, as discovery describes it. */
 export interface ApiResource {
   /** "" for the core group. */
@@ -16,6 +17,8 @@ export interface ApiResource {
   readonly subresources?: readonly string[];
   /** Where the scale subresource reads and writes; the built-in workloads' paths when absent. */
   readonly scale?: ScalePaths;
+  /** A custom resource's structural schema (its CRD version's openAPIV3Schema), which prunes its fields. */
+  readonly schema?: JsonMap;
 }
 
 /** A CRD's scale subresource: JSON paths such as ".spec.replicas" (as in CustomResourceDefinition). */

@@ -10,6 +10,7 @@ import { MemberClient } from "../../src/kube/member-client.js";
 import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from "../../src/sim/protobuf/kube-protobuf.js";
+import { until } from "../helpers/member.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 
@@ -609,6 +610,48 @@ describe("dry runs and field validation against a real API server and a simulate
   });
   const unknown = (name: string) => ({ ...configMap(name, { v: "1" }, { bogus: 1 }), extra: { a: 1 } });
 
+  const GIZMOS = `/apis/parity.example.com/v1/namespaces/${DRY}/gizmos`;
+  const gizmo = (name: string) => ({
+    apiVersion: "parity.example.com/v1",
+    kind: "Gizmo",
+    metadata: { name, bogus: 1 },
+    spec: { size: 1, color: "red", tags: [{ k: "a", v: "b" }], labels: { x: "y" }, free: { deep: 1 } },
+    extra: 1,
+  });
+  const GIZMO_CRD = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "gizmos.parity.example.com" },
+    spec: {
+      group: "parity.example.com",
+      scope: "Namespaced",
+      names: { kind: "Gizmo", plural: "gizmos", singular: "gizmo", listKind: "GizmoList" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                spec: {
+                  type: "object",
+                  properties: {
+                    size: { type: "integer" },
+                    tags: { type: "array", items: { type: "object", properties: { k: { type: "string" } } } },
+                    labels: { type: "object", additionalProperties: { type: "string" } },
+                    free: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+
   // Each request in turn on both; what the first part of each tuple makes is the state the next reads.
   const REQUESTS: readonly (readonly [string, string, unknown?, string?])[] = [
     ["POST", "/api/v1/namespaces", { metadata: { name: DRY } }],
@@ -689,6 +732,23 @@ describe("dry runs and field validation against a real API server and a simulate
       { spec: { replicas: 5 } },
       MERGE,
     ],
+    // A custom resource, pruned by its CRD's structural schema (the CRD is made before these).
+    ["POST", `${GIZMOS}?fieldValidation=Strict`, gizmo("g1")],
+    ["POST", `${GIZMOS}?dryRun=All`, gizmo("g2")],
+    ["POST", `${GIZMOS}?fieldValidation=Ignore`, gizmo("g3")],
+    // One undeclared field: with several, a real server names one or all of them, as its walk goes.
+    [
+      "PATCH",
+      `${GIZMOS}/g4?fieldManager=x&dryRun=All`,
+      JSON.stringify({
+        ...gizmo("g4"),
+        metadata: { name: "g4" },
+        spec: { size: 1, color: "red" },
+        extra: undefined,
+      }),
+      APPLY,
+    ],
+    ["DELETE", `${GIZMOS}/g3?dryRun=All`],
   ];
 
   // kubectl's dry-run commands, on objects made in a namespace of their own: the same exit codes and
@@ -811,6 +871,18 @@ describe("dry runs and field validation against a real API server and a simulate
   });
 
   it(`answers ${REQUESTS.length} dry-run and field-validation requests alike: status, warnings, body`, async () => {
+    for (const config of [realConfig, simConfig]) {
+      expect(
+        (await raw(config, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", GIZMO_CRD))
+          .status,
+      ).toBe(201);
+      // A real server serves a new resource a moment after its CRD is established.
+      await until(
+        async () =>
+          (await raw(config, "GET", `/apis/parity.example.com/v1/gizmos`)).status === 200 ? true : undefined,
+        30_000,
+      );
+    }
     const differences: string[] = [];
     for (const [method, path, body, type] of REQUESTS) {
       const real = await raw(realConfig, method, path, body, type);

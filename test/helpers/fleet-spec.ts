@@ -74,7 +74,7 @@ export function fleetFiles(spec: FleetSpec): FileTree {
   for (const a of spec.apps) Object.assign(files, appFiles(a, spec));
   // A CRD in one app decides the scope of a custom resource in another.
   files["apps/widgets/crd.yaml"] =
-    `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: ${spec.widgetScope}\n  names: {kind: Widget, plural: widgets, singular: widget}\n  versions:\n    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n`;
+    `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: ${spec.widgetScope}\n  names: {kind: Widget, plural: widgets, singular: widget}\n  versions:\n    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, x-kubernetes-preserve-unknown-fields: true}}}}}\n`;
   files["apps/gadgets/widget.yaml"] =
     "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\nspec:\n  size: 3\n";
   files["placements/widgets.yaml"] =

@@ -354,7 +354,18 @@ describe("syncCluster", () => {
           scope: "Namespaced",
           names: { plural: "arenas", singular: "arena", kind: "Arena" },
           versions: [
-            { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } },
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              // Its spec kept whole: a schema that names no field prunes every one, as a real server does.
+              schema: {
+                openAPIV3Schema: {
+                  type: "object",
+                  properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+                },
+              },
+            },
           ],
         },
       },

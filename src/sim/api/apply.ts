@@ -5,31 +5,39 @@ import { applyConfiguration } from "../server-side-apply.js";
 import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { applyConflict } from "./helpers.js";
+import { prunedBySchema } from "./schema-pruning.js";
 import { checkedBody, createObject, onlySubresource, requestWriter, writeObject } from "./write.js";
 
 /**
- * An applied configuration of a built-in kind with a top-level field its schema does not declare is
- * refused as the API server refuses it: it cannot be made a typed patch (a 500, as kube-apiserver
- * answers). Custom resources keep whatever their CRD's schema lets through.
+ * An applied configuration with a field its kind's schema does not declare is refused as the API
+ * server refuses it: it cannot be made a typed patch (a 500, as kube-apiserver answers) — for a
+ * built-in kind a top-level field, for a custom resource any field its CRD's structural schema
+ * would prune.
  */
-function refuseUndeclared(config: JsonMap, key: ObjectKey & { name: string }): void {
+function refuseUndeclared(config: JsonMap, key: ObjectKey & { name: string }, schema?: JsonMap): void {
   const apiVersion = String(config.apiVersion ?? "");
   const kind = String(config.kind ?? "");
   const type = messageType(apiVersion, kind);
-  if (!type) return;
-  const undeclared = Object.keys(config).find(
-    (field) => field !== "apiVersion" && field !== "kind" && !(field in type.fields),
-  );
-  if (undeclared === undefined) return;
+  // Metadata's first, then in the configuration's order. (With several, a real server names one or
+  // more of them, as its walk over the object's maps goes.)
+  const undeclared = type
+    ? Object.keys(config).filter(
+        (field) => field !== "apiVersion" && field !== "kind" && !(field in type.fields),
+      )
+    : schema
+      ? prunedBySchema(schema, config, { inOrder: true }).paths
+      : [];
+  if (undeclared.length === 0) return;
   const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;
   // Named as the configuration names it (the URL's namespace is not yet its own).
   const metadata = asMap(config.metadata);
   const where = `${typeof metadata.namespace === "string" ? metadata.namespace : ""}/${typeof metadata.name === "string" ? metadata.name : key.name}`;
-  // kube-apiserver gives this Status no reason.
+  const errors = undeclared.map((path) => `.${path}: field not declared in schema`);
+  // kube-apiserver gives this Status no reason; several errors are listed one per line.
   throw new StatusError(
     500,
     "",
-    `failed to create typed patch object (${where}; ${gvk}): .${undeclared}: field not declared in schema`,
+    `failed to create typed patch object (${where}; ${gvk}): ${errors.length === 1 ? errors[0] : `errors:\n${errors.map((e) => `  ${e}`).join("\n")}`}`,
   );
 }
 
@@ -52,7 +60,7 @@ export function serverSideApply(
     throw badRequest(
       `the name of the object (${String(given)}) does not match the name on the URL (${key.name})`,
     );
-  refuseUndeclared(config, key);
+  refuseUndeclared(config, key, target.resource.schema);
   const writer = { ...requestWriter(api, target, request), manager };
   const live = api.store.get(key);
   const result = applyConfiguration(live, config, writer, request.query.get("force") === "true");

@@ -3,6 +3,7 @@ import { type ApiResource, groupVersion } from "../api-resources.js";
 import { undeclaredFields } from "../protobuf/kube-protobuf.js";
 import { StatusError } from "../status-error.js";
 import type { FieldValidation } from "./request-options.js";
+import { prunedBySchema } from "./schema-pruning.js";
 
 /** A body as the API server decodes it: only the fields its kind declares, and what to warn of. */
 export interface DecodedBody {
@@ -15,8 +16,8 @@ export interface DecodedBody {
  * kind does not declare are dropped whatever `fieldValidation` says, and so is all but the last of a
  * field given twice. Strict refuses either with 400 (`ConfigMap in version "v1" cannot be handled as
  * a ConfigMap: strict decoding error: unknown field "extra"`), Warn (the default) says each in a
- * warning, Ignore says nothing. Custom resources keep their fields (the simulated member prunes by
- * no schema).
+ * warning, Ignore says nothing. A custom resource is pruned by its CRD's structural schema
+ * (schema-pruning.ts) the same way.
  */
 export function decodedBody(
   resource: ApiResource,
@@ -47,10 +48,11 @@ export function decodedPatch(
 ): DecodedBody {
   const { body: declared, problems } = checked(resource, patched, patch.duplicates);
   if (problems.length > 0 && validation === "Strict") {
+    // A custom resource is an unstructured map on the server: its JSON has its keys in order.
     const shown =
       patch.type === "application/strategic-merge-patch+json"
         ? goValue(patch.body as Json)
-        : JSON.stringify(patched);
+        : JSON.stringify(resource.schema ? sortedKeys(patched) : patched);
     const message = `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${problems.join(", ")}`;
     throw new StatusError(422, "Invalid", ` "" is invalid: patch: ${message}`, {
       causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
@@ -64,7 +66,9 @@ function checked(
   body: JsonMap,
   duplicates: readonly string[],
 ): { body: JsonMap; problems: string[] } {
-  const undeclared = undeclaredFields(groupVersion(resource.group, resource.version), resource.kind, body);
+  const undeclared =
+    undeclaredFields(groupVersion(resource.group, resource.version), resource.kind, body) ??
+    (resource.schema ? prunedBySchema(resource.schema, body) : undefined);
   return {
     body: undeclared?.declared ?? body,
     problems: [
@@ -72,6 +76,16 @@ function checked(
       ...(undeclared?.paths ?? []).map((path) => `unknown field ${JSON.stringify(path)}`),
     ],
   };
+}
+
+function sortedKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isJsonMap(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys(value[key] as Json)]),
+  );
 }
 
 /** A JSON value as Go's %v prints what encoding/json decoded it to: `map[spec:map[replicas:3]]`. */

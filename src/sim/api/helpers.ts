@@ -118,6 +118,9 @@ export function customResource(spec: JsonMap, version: JsonMap): ApiResource {
       ...("scale" in subresources ? ["scale"] : []),
     ],
     ...(isJsonMap(subresources.scale) ? { scale: crdScalePaths(subresources.scale) } : {}),
+    ...(isJsonMap(asMap(version.schema).openAPIV3Schema)
+      ? { schema: asMap(asMap(version.schema).openAPIV3Schema) }
+      : {}),
   };
 }
 
