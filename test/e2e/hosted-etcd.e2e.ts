@@ -481,6 +481,38 @@ describe("a three-member etcd with the real binaries", () => {
     }
   });
   it("a database that reaches its quota (NOSPACE) is compacted, defragmented and disarmed: writes are taken again", async () => {
+    // The scheduled defragmentation (every minute) is suspended first: one that ran between the
+    // clearing's compaction and its next step would leave gitfleet nothing to defragment, and the
+    // clearing would go straight to the disarm (as it should, but this test follows every step).
+    files = {
+      ...files,
+      "controlplanes/ha.yaml": (files["controlplanes/ha.yaml"] as string).replace(
+        'defrag: { schedule: "* * * * *" }',
+        'defrag: { schedule: "* * * * *", suspend: true }',
+      ),
+    };
+    commitTree(repo.dir, encode(files), "suspend pc-ha's scheduled defragmentation");
+    const defrags = async (kind: "cronjobs" | "jobs") =>
+      asList(
+        asMap(
+          await meta.client.raw(
+            "GET",
+            `/apis/batch/v1/namespaces/${NAMESPACE}/${kind}?labelSelector=app.kubernetes.io%2Fcomponent%3Detcd-defrag`,
+          ),
+        ).items,
+      ).map((o) => asMap(o));
+    await until("the scheduled defragmentation suspended, none running", async () => {
+      const [cronJobs, jobs] = [await defrags("cronjobs"), await defrags("jobs")];
+      return (
+        cronJobs.length === 1 &&
+        asMap(cronJobs[0]?.spec).suspend === true &&
+        jobs.every((j) =>
+          asList(asMap(j.status).conditions).some(
+            (c) => ["Complete", "Failed"].includes(String(asMap(c).type)) && asMap(c).status === "True",
+          ),
+        )
+      );
+    });
     // ~700 KiB each against a quota of 32Mi: refused within a few dozen writes.
     const { made, refused } = await fillEtcd(hosted);
     expect(refused).toMatch(/database space exceeded/);
