@@ -10,6 +10,7 @@ import { MemberClient } from "../../src/kube/member-client.js";
 import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from "../../src/sim/protobuf/kube-protobuf.js";
+import { customResourceDefinition, declaredSpec } from "../helpers/crd.js";
 import { until } from "../helpers/member.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
@@ -618,39 +619,14 @@ describe("dry runs and field validation against a real API server and a simulate
     spec: { size: 1, color: "red", tags: [{ k: "a", v: "b" }], labels: { x: "y" }, free: { deep: 1 } },
     extra: 1,
   });
-  const GIZMO_CRD = {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "gizmos.parity.example.com" },
-    spec: {
-      group: "parity.example.com",
-      scope: "Namespaced",
-      names: { kind: "Gizmo", plural: "gizmos", singular: "gizmo", listKind: "GizmoList" },
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: "object",
-              properties: {
-                spec: {
-                  type: "object",
-                  properties: {
-                    size: { type: "integer" },
-                    tags: { type: "array", items: { type: "object", properties: { k: { type: "string" } } } },
-                    labels: { type: "object", additionalProperties: { type: "string" } },
-                    free: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-                  },
-                },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  const GIZMO_CRD = customResourceDefinition({
+    group: "parity.example.com",
+    kind: "Gizmo",
+    plural: "gizmos",
+    singular: "gizmo",
+    listKind: "GizmoList",
+    schema: declaredSpec(),
+  });
 
   // Each request in turn on both; what the first part of each tuple makes is the state the next reads.
   const REQUESTS: readonly (readonly [string, string, unknown?, string?])[] = [

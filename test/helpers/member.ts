@@ -1,5 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import type { JsonMap } from "../../src/apimachinery/json.js";
 import { memberClientConfig, simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import type { SimulatedMember } from "../../src/sim/member-server.js";
 
@@ -74,4 +75,27 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error("timed out waiting for the condition");
+}
+
+/**
+ * One request to a simulated member over HTTP, as a client sends it: the body is sent as given when a
+ * string (YAML, a patch), as JSON otherwise. Returns the status, the Warning header and the decoded body.
+ */
+export async function memberRequest(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<{ status: number; warning: string | null; body: JsonMap }> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { "content-type": contentType },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  return {
+    status: response.status,
+    warning: response.headers.get("warning"),
+    body: (await response.json()) as JsonMap,
+  };
 }

@@ -10,6 +10,7 @@ import { type SimulatedMember, startMember } from "../../src/sim/member-server.j
 import type { DesiredObject } from "../../src/sync/desired-objects.js";
 import { type Inventory, inventoryFromData, textDigest } from "../../src/sync/inventory.js";
 import type { PruneSettings } from "../../src/sync/prune-plan.js";
+import { customResourceDefinition, OPEN_SPEC } from "../helpers/crd.js";
 
 /** One cluster's sync against a simulated member, through HTTP only. */
 let member: SimulatedMember;
@@ -345,30 +346,14 @@ describe("syncCluster", () => {
 
   it("applies a CRD, waits until it is served, then applies its objects in the same sync", async () => {
     const crd = desired(
-      {
-        apiVersion: "apiextensions.k8s.io/v1",
-        kind: "CustomResourceDefinition",
-        metadata: { name: "arenas.games.example.com" },
-        spec: {
-          group: "games.example.com",
-          scope: "Namespaced",
-          names: { plural: "arenas", singular: "arena", kind: "Arena" },
-          versions: [
-            {
-              name: "v1",
-              served: true,
-              storage: true,
-              // Its spec kept whole: a schema that names no field prunes every one, as a real server does.
-              schema: {
-                openAPIV3Schema: {
-                  type: "object",
-                  properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-                },
-              },
-            },
-          ],
-        },
-      },
+      // Its spec kept whole: a schema that names no field prunes every one, as a real server does.
+      customResourceDefinition({
+        group: "games.example.com",
+        kind: "Arena",
+        plural: "arenas",
+        singular: "arena",
+        schema: OPEN_SPEC,
+      }),
       "platform",
     );
     const arena = desired({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_DATA_BYTES } from "../../src/sim/api/data-size.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { memberRequest } from "../helpers/member.js";
 
 /** ConfigMaps and Secrets over 1 MiB are refused as kube-apiserver refuses them, on every write path. */
 let member: SimulatedMember;
@@ -9,14 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => member.close());
 
-async function call(method: string, path: string, body: unknown, contentType = "application/json") {
-  const response = await fetch(`${member.url}${path}`, {
-    method,
-    headers: { "content-type": contentType },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+  memberRequest(member.url, method, path, body, contentType);
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const SECRETS = "/api/v1/namespaces/default/secrets";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberApi } from "../../src/sim/member-api.js";
+import { customResourceDefinition } from "../helpers/crd.js";
 
 // `dryRun=All` on every mutating verb of the simulated API: each request runs on two members in the
 // same state, one for real and one as a dry run. The dry run answers what the real request answered
@@ -76,17 +77,7 @@ const SETUP: readonly Call[] = [
   },
 ];
 
-const widgetCrd = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.example.com" },
-  spec: {
-    group: "example.com",
-    scope: "Namespaced",
-    names: { kind: "Widget", plural: "widgets" },
-    versions: [{ name: "v1", served: true, storage: true }],
-  },
-};
+const widgetCrd = customResourceDefinition({ group: "example.com", kind: "Widget", plural: "widgets" });
 
 // One request per verb and subresource, with the answer's kind of resourceVersion: a new object has
 // none in a dry run, a changed one keeps its stored version.

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { customResourceDefinition } from "../helpers/crd.js";
+import { memberRequest } from "../helpers/member.js";
 
 /** Error answers over raw HTTP, each a Status object as a real API server sends it. */
 let member: SimulatedMember;
@@ -10,15 +12,7 @@ beforeAll(async () => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ metadata: { name: "cm" }, data: { a: "1" } }),
   });
-  const crd = {
-    metadata: { name: "widgets.example.com" },
-    spec: {
-      group: "example.com",
-      scope: "Namespaced",
-      names: { kind: "Widget", plural: "widgets" },
-      versions: [{ name: "v1", served: true, storage: true }],
-    },
-  };
+  const crd = customResourceDefinition({ group: "example.com", kind: "Widget", plural: "widgets" });
   for (const [path, body] of [
     ["/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd],
     [
@@ -34,17 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => member.close());
 
-async function call(method: string, path: string, body?: unknown, contentType = "application/json") {
-  const response = await fetch(`${member.url}${path}`, {
-    method,
-    headers: { "content-type": contentType },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as { kind: string; reason: string; code: number; message: string },
-  };
-}
+const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+  memberRequest(member.url, method, path, body, contentType);
 
 describe("error answers", () => {
   it.each([

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { memberRequest } from "../helpers/member.js";
 
 /**
  * pods/eviction as kube-apiserver answers it (kubectl drain's path): the pod deleted, unless a
@@ -11,14 +12,8 @@ beforeEach(async () => {
 });
 afterEach(() => member.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${member.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+  memberRequest(member.url, method, path, body, contentType);
 
 // A pod of app=web, Ready or not, or ended.
 async function pod(name: string, state: "Ready" | "NotReady" | "Succeeded") {

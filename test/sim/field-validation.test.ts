@@ -3,7 +3,7 @@ import { asList, asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { goValue } from "../../src/sim/api/field-validation.js";
 import { duplicateJsonFields, duplicateYamlFields } from "../../src/sim/duplicate-fields.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
-import { until } from "../helpers/member.js";
+import { memberRequest, until } from "../helpers/member.js";
 
 // fieldValidation over HTTP, as kube-apiserver answers it (the answers below are a real server's,
 // test/e2e/kubectl-parity.e2e.ts compares the two): a field the kind does not declare, or one given
@@ -20,18 +20,8 @@ afterAll(() => member.close());
 const NS = "/api/v1/namespaces/shop";
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/shop/deployments";
 
-async function call(method: string, path: string, body?: unknown, contentType = "application/json") {
-  const response = await fetch(`${member.url}${path}`, {
-    method,
-    headers: { "content-type": contentType },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  return {
-    status: response.status,
-    warning: response.headers.get("warning"),
-    body: (await response.json()) as JsonMap,
-  };
-}
+const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+  memberRequest(member.url, method, path, body, contentType);
 
 const UNKNOWN = (name: string) => ({
   apiVersion: "v1",

@@ -2,30 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { prunedBySchema } from "../../src/sim/api/schema-pruning.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { customResourceDefinition, declaredSpec } from "../helpers/crd.js";
+import { memberRequest } from "../helpers/member.js";
 
 // A custom resource's fields pruned by its CRD's structural schema, as kube-apiserver prunes them
 // (the answers below are a real server's, for the same CRD and bodies).
 
-const SCHEMA: JsonMap = {
-  type: "object",
-  properties: {
-    spec: {
-      type: "object",
-      properties: {
-        size: { type: "integer" },
-        tags: { type: "array", items: { type: "object", properties: { k: { type: "string" } } } },
-        labels: { type: "object", additionalProperties: { type: "string" } },
-        free: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-        any: { type: "object", additionalProperties: true },
-        template: {
-          type: "object",
-          "x-kubernetes-embedded-resource": true,
-          properties: { spec: { type: "object" } },
-        },
-      },
-    },
+const SCHEMA = declaredSpec({
+  any: { type: "object", additionalProperties: true },
+  template: {
+    type: "object",
+    "x-kubernetes-embedded-resource": true,
+    properties: { spec: { type: "object" } },
   },
-};
+});
 
 const WIDGET = (name: string): JsonMap => ({
   apiVersion: "example.com/v1",
@@ -82,31 +72,23 @@ describe("pruning by a structural schema", () => {
 
 describe("a custom resource over HTTP", () => {
   let member: SimulatedMember;
-  const call = async (method: string, path: string, body: unknown, contentType = "application/json") => {
-    const response = await fetch(`${member.url}${path}`, {
-      method,
-      headers: { "content-type": contentType },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    });
-    return {
-      status: response.status,
-      warning: response.headers.get("warning"),
-      body: (await response.json()) as JsonMap,
-    };
-  };
+  const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+    memberRequest(member.url, method, path, body, contentType);
   const WIDGETS = "/apis/example.com/v1/namespaces/default/widgets";
 
   beforeAll(async () => {
     member = await startMember({ name: "east" });
-    await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
-      metadata: { name: "widgets.example.com" },
-      spec: {
+    await call(
+      "POST",
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      customResourceDefinition({
         group: "example.com",
-        scope: "Namespaced",
-        names: { kind: "Widget", plural: "widgets", singular: "widget" },
-        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: SCHEMA } }],
-      },
-    });
+        kind: "Widget",
+        plural: "widgets",
+        singular: "widget",
+        schema: SCHEMA,
+      }),
+    );
   });
   afterAll(() => member.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
+import { customResourceDefinition } from "../helpers/crd.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { kubectlStream, kubectl as kubectlWith, until, writeKubeconfig } from "../helpers/member.js";
 
@@ -145,25 +146,14 @@ describe("Tables", () => {
   });
 
   it("prints a custom resource by its CRD's columns", async () => {
-    const crd = {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "widgets.example.com" },
-      spec: {
-        group: "example.com",
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget" },
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-            additionalPrinterColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }],
-          },
-        ],
-      },
-    };
+    const crd = customResourceDefinition({
+      group: "example.com",
+      kind: "Widget",
+      plural: "widgets",
+      singular: "widget",
+      schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+      version: { additionalPrinterColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }] },
+    });
     const created = await fetch(`${member.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
