@@ -381,12 +381,14 @@ describe("a three-member etcd with the real binaries", () => {
       );
       // Only the write in flight to the member as it leaves may fail: its connection closes, or
       // leadership passes on under it, or the member stops its raft with the proposal pending
-      // ("raft: stopped"). That write's outcome is unknown to the client — the other members may
-      // have committed it — so it may or may not be stored; every acknowledged write is.
+      // ("raft: stopped"). A leader is left twice over — leadership moves off it first, then it is
+      // removed — so a write in flight at each of the two may fail. Such a write's outcome is unknown
+      // to the client — the other members may have committed it — so it may or may not be stored;
+      // every acknowledged write is.
       expect(
         writer.failed().filter((f) => !/Unavailable|leader changed|raft: stopped/.test(f.error)),
       ).toEqual([]);
-      expect(writer.failed().length).toBeLessThanOrEqual(1);
+      expect(writer.failed().length).toBeLessThanOrEqual(1 + leading);
       const stored = (await configMapsWritten()).length - before;
       expect(stored).toBeGreaterThanOrEqual(writer.written());
       expect(stored).toBeLessThanOrEqual(writer.written() + writer.failed().length);
