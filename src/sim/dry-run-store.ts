@@ -1,6 +1,14 @@
 import type { JsonMap } from "../apimachinery/json.js";
 import type { ApiResource } from "./api-resources.js";
-import { type ObjectKey, ObjectStore, type WatchEvent } from "./object-store.js";
+import {
+  bucketOf,
+  inNamespace,
+  inSlotOrder,
+  type ObjectKey,
+  ObjectStore,
+  slot,
+  type WatchEvent,
+} from "./object-store.js";
 
 /**
  * A member's objects as one dry-run request sees them: every read answers from the member's store
@@ -41,15 +49,7 @@ export class DryRunStore extends ObjectStore {
       if (object === null) all.delete(at);
       else all.set(at, object);
     }
-    return [...all]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, object]) => object)
-      .filter(
-        (object) =>
-          namespace === undefined ||
-          !resource.namespaced ||
-          (object.metadata as JsonMap).namespace === namespace,
-      );
+    return inNamespace(inSlotOrder(all), resource, namespace);
   }
 
   override set(key: ObjectKey, object: JsonMap): void {
@@ -69,21 +69,14 @@ export class DryRunStore extends ObjectStore {
   }
 
   private writesTo(resource: ApiResource): Map<string, JsonMap | null> {
-    const id = `${resource.group}/${resource.name}`;
-    let bucket = this.written.get(id);
-    if (!bucket) {
-      bucket = new Map();
-      this.written.set(id, bucket);
-    }
-    return bucket;
+    return bucketOf(this.written, resource);
   }
-}
-
-function slot(key: ObjectKey): string {
-  return `${key.namespace ?? ""}\u0000${key.name}`;
 }
 
 function slotOf(object: JsonMap): string {
   const metadata = object.metadata as JsonMap;
-  return `${typeof metadata.namespace === "string" ? metadata.namespace : ""}\u0000${String(metadata.name)}`;
+  return slot({
+    namespace: typeof metadata.namespace === "string" ? metadata.namespace : undefined,
+    name: String(metadata.name),
+  });
 }

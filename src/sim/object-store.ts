@@ -53,11 +53,10 @@ export class ObjectStore {
     const bucket = this.bucket(resource);
     let all = this.sorted.get(bucket);
     if (!all) {
-      all = [...bucket].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => object);
+      all = inSlotOrder(bucket);
       this.sorted.set(bucket, all);
     }
-    if (namespace === undefined || !resource.namespaced) return [...all];
-    return all.filter((object) => (object.metadata as JsonMap).namespace === namespace);
+    return inNamespace(all, resource, namespace);
   }
 
   /** Stores an object whose metadata.resourceVersion was just taken. */
@@ -105,13 +104,7 @@ export class ObjectStore {
   }
 
   private bucket(resource: ApiResource): Map<string, JsonMap> {
-    const id = `${resource.group}/${resource.name}`;
-    let bucket = this.byResource.get(id);
-    if (!bucket) {
-      bucket = new Map();
-      this.byResource.set(id, bucket);
-    }
-    return bucket;
+    return bucketOf(this.byResource, resource);
   }
 }
 
@@ -119,6 +112,33 @@ function versionOf(object: JsonMap): number {
   return Number((object.metadata as JsonMap).resourceVersion);
 }
 
-function slot(key: ObjectKey): string {
+/** Where an object sits in its resource's bucket: its namespace and name. */
+export function slot(key: Pick<ObjectKey, "namespace" | "name">): string {
   return `${key.namespace ?? ""}\u0000${key.name}`;
+}
+
+/** A resource's bucket of `buckets`, made empty the first time it is asked for. */
+export function bucketOf<T>(buckets: Map<string, Map<string, T>>, resource: ApiResource): Map<string, T> {
+  const id = `${resource.group}/${resource.name}`;
+  let bucket = buckets.get(id);
+  if (!bucket) {
+    bucket = new Map();
+    buckets.set(id, bucket);
+  }
+  return bucket;
+}
+
+/** A bucket's objects ordered by namespace and name. */
+export function inSlotOrder(bucket: Iterable<[string, JsonMap]>): JsonMap[] {
+  return [...bucket].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => object);
+}
+
+/** A resource's objects in one namespace, or all of them (a copy either way). */
+export function inNamespace(
+  objects: readonly JsonMap[],
+  resource: ApiResource,
+  namespace?: string,
+): JsonMap[] {
+  if (namespace === undefined || !resource.namespaced) return [...objects];
+  return objects.filter((object) => (object.metadata as JsonMap).namespace === namespace);
 }
