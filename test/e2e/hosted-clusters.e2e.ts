@@ -13,7 +13,7 @@ import { listBackups, pullBackup } from "../../src/backup/pull.js";
 import type { BackupStore } from "../../src/backup/store-config.js";
 import { backupStoresIn } from "../../src/cli/backup-stores.js";
 import type { BackupStores } from "../../src/kube/backup-store-secret.js";
-import { MemberClient } from "../../src/kube/member-client.js";
+import { MemberApiError, MemberClient } from "../../src/kube/member-client.js";
 import { appStatusPath } from "../../src/status/status-files.js";
 import { gitfleetCli } from "../helpers/cli.js";
 import { commitTree, createRepo, gitIn, tempDir } from "../helpers/git-repo.js";
@@ -313,21 +313,59 @@ async function hostSecretData(namespace: string, name: string): Promise<Record<s
   );
 }
 
-// The hosted cluster's controller-manager acts: a Deployment made now gets its ReplicaSet.
-async function controllerManagerActs(client: MemberClient, name: string): Promise<void> {
-  await client.raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: "c", image: "nginx" }] },
-      },
+/**
+ * A request to a hosted control plane just started again, sent until it is answered. On this two-core
+ * host its components, all starting at once, may leave a first request without an answer for seconds;
+ * an answer that is unreachable, throttled or a server error is retried, any other one is final.
+ */
+async function once<T>(what: string, request: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  let answer: { value: T } | { error: unknown } | undefined;
+  let lastError = "";
+  await until(
+    what,
+    async () => {
+      try {
+        answer = { value: await request() };
+      } catch (error) {
+        if (error instanceof MemberApiError && error.transient) {
+          lastError = error.message;
+          return false;
+        }
+        answer = { error };
+      }
+      return true;
     },
-  });
+    timeoutMs,
+    async () => `the last answer: ${lastError}`,
+  );
+  if (answer === undefined) throw new Error(`${what}: no answer`);
+  if ("error" in answer) throw answer.error;
+  return answer.value;
+}
+
+// The hosted cluster's controller-manager acts: a Deployment made now gets its ReplicaSet. A create
+// sent again after no answer may find the first one made: that counts.
+async function controllerManagerActs(client: MemberClient, name: string): Promise<void> {
+  await once(`the Deployment ${name} created`, () =>
+    client
+      .raw("POST", "/apis/apps/v1/namespaces/default/deployments", {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: "c", image: "nginx" }] },
+          },
+        },
+      })
+      .catch((error: unknown) => {
+        if (error instanceof MemberApiError && error.code === 409) return undefined;
+        throw error;
+      }),
+  );
   await until(
     "the controller-manager made its ReplicaSet",
     async () =>
@@ -784,7 +822,8 @@ describe("hosted control planes on a real host", () => {
     const pruneArgs = asList(asMap(prune).args).map(String);
     expect(pruneArgs.slice(pruneArgs.indexOf("--hold"))).toEqual(["--hold", name]);
     expect(phases.at(-1)).toBe("Succeeded");
-    const restored = asMap(await ((await hostedClient("pc-1")) as MemberClient).raw("GET", path));
+    const restoredClient = (await hostedClient("pc-1")) as MemberClient;
+    const restored = asMap(await once("the restored ConfigMap read", () => restoredClient.raw("GET", path)));
     expect(asMap(restored.data).kept).toBe("yes");
     console.log(
       `e2e hosted: pc-1: restore commit → control plane back on the snapshot's data ${((Date.now() - committed) / 1000).toFixed(1)} s (phases seen: ${phases.join(" → ")})`,
