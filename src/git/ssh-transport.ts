@@ -121,9 +121,28 @@ export async function sshPush(
     const summary = line?.split("\t")[2] ?? "";
     // The lease named a tip another writer has moved: a lost race, as over HTTPS.
     if (summary.includes("stale info")) return { status: "rejected", reason: summary } as const;
-    if (line?.startsWith("!")) throw new Error(`${url} refused to update ${ref}: ${summary}`);
+    if (line?.startsWith("!")) {
+      // Moved between the lease's check and the server's update ("failed to update ref"): a lost race
+      // too. Refused with the ref where it was (a hook, a protected branch): an error.
+      if ((await remoteTip(gitdir, url, ref, env)) !== expected)
+        return { status: "rejected", reason: summary } as const;
+      throw new Error(`${url} refused to update ${ref}: ${summary}`);
+    }
     throw new Error(`pushing ${ref} to ${url}: ${gitError(pushed)}`);
   });
+}
+
+// Where `ref` points on the remote now (undefined: it does not exist).
+async function remoteTip(
+  gitdir: string,
+  url: string,
+  ref: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  const listed = await runGit(["ls-remote", "--", url, ref], gitdir, env);
+  if (listed.code !== 0) throw new Error(`reading ${ref} of ${url}: ${gitError(listed)}`);
+  const found = listed.stdout.split("\n").find((line) => line.split("\t")[1] === ref);
+  return found?.split("\t")[0];
 }
 
 // The key is copied (mode 0600, as ssh demands; a mounted Secret's file is often group-readable)

@@ -70,6 +70,52 @@ describe("reconciling a remote over SSH", () => {
     await expectRaceResolved(controller, fleet);
   });
 
+  // Another writer moves the status branch after the lease was checked, before the server's update
+  // (a pre-receive hook does it once, outside the push's quarantine): the server answers "failed to
+  // update ref". That is a race lost, as a stale lease is: the controller regenerates on the new tip.
+  it("a status branch moved between the lease's check and the server's update is a race lost: regenerated on the new tip", async () => {
+    const loop = await controller("a");
+    expect((await loop.reconcile()).result).toBe("committed");
+    const outsideQuarantine =
+      "env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES";
+    writeFileSync(
+      `${bare()}/hooks/pre-receive`,
+      [
+        "#!/bin/sh",
+        "while read old new ref; do",
+        '  if [ "$ref" = refs/heads/gitfleet/status ] && [ ! -e "$GIT_DIR/raced" ]; then',
+        '    touch "$GIT_DIR/raced"',
+        `    other=$(${outsideQuarantine} git commit-tree "$old^{tree}" -p "$old" -m "another writer")`,
+        `    ${outsideQuarantine} git update-ref refs/heads/gitfleet/status "$other" "$old"`,
+        "  fi",
+        "done",
+        "exit 0",
+        "",
+      ].join("\n"),
+    );
+    chmodSync(`${bare()}/hooks/pre-receive`, 0o755);
+    const source = push(webReplicas(9), "web: 9 replicas");
+    expect(await loop.reconcile()).toMatchObject({ result: "committed", sourceCommit: source, attempts: 2 });
+    const history = gitIn(bare(), "log", "--format=%s", "gitfleet/status");
+    expect(history.split("\n").slice(0, 2)).toEqual([
+      expect.stringMatching(/^web: Deployment shop\/web 9 replicas/),
+      "another writer",
+    ]);
+    expect(branchFiles(bare(), "gitfleet/status").get("status/source.yaml")).toContain(
+      `sourceCommit: ${source}`,
+    );
+  });
+
+  it("a push the server refuses with the branch where it was (a hook) is an error, not a race", async () => {
+    writeFileSync(`${bare()}/hooks/pre-receive`, '#!/bin/sh\necho "status branch is frozen" >&2\nexit 1\n');
+    chmodSync(`${bare()}/hooks/pre-receive`, 0o755);
+    const loop = await controller("a");
+    await expect(loop.reconcile()).rejects.toThrow(
+      /refused to update refs\/heads\/gitfleet\/status: .*pre-receive hook declined/,
+    );
+    expect(() => gitIn(bare(), "rev-parse", "--verify", "-q", "gitfleet/status")).toThrow();
+  });
+
   it.each([
     {
       name: "a host key that is not the one known_hosts names",
