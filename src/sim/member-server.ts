@@ -69,6 +69,8 @@ export interface Faults {
   podFaults(faults: readonly PodFault[]): void;
 }
 
+/** The deepest a request body may nest objects and lists. */
+const MAX_BODY_DEPTH = 1000;
 const MAX_BODY_BYTES = 3 * 2 ** 20;
 
 /**
@@ -155,7 +157,9 @@ export async function startMember(
       return;
     }
     serve(api, request, response).catch((error: unknown) => {
-      if (!response.headersSent)
+      // An answer cut off after its head is ended with the connection, never left open.
+      if (response.headersSent) response.destroy();
+      else
         respond(response, 500, {
           kind: "Status",
           apiVersion: "v1",
@@ -397,6 +401,29 @@ function prefersProtobuf(accept: string | undefined, body: unknown): boolean {
 
 // The body, and the fields it gives twice in one object (which protobuf cannot).
 function decode(raw: Buffer, contentType: string): { body: unknown; duplicateFields: readonly string[] } {
+  const decoded = decodeText(raw, contentType);
+  if (deeperThan(decoded.body, MAX_BODY_DEPTH))
+    throw new Error(`the request body is nested deeper than ${MAX_BODY_DEPTH} levels`);
+  return decoded;
+}
+
+/**
+ * Whether a value nests objects and lists deeper than `limit`, found with an explicit stack. The
+ * member's handlers walk what they store and answer by recursion, so a body is bounded in depth as in
+ * size: a real API server takes 10,000 levels, a simulated member 1,000 (far beyond any object's).
+ */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop() as [unknown, number];
+    if (typeof next !== "object" || next === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const item of Array.isArray(next) ? next : Object.values(next)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
+function decodeText(raw: Buffer, contentType: string): { body: unknown; duplicateFields: readonly string[] } {
   if (raw.length === 0) return { body: undefined, duplicateFields: [] };
   if (contentType.startsWith(PROTOBUF_MEDIA_TYPE)) {
     try {
@@ -441,7 +468,9 @@ function respond(response: ServerResponse, status: number, body: unknown, accept
       .end(encodeObject(body as JsonMap));
     return;
   }
+  // Written whole before the head is sent: a body that cannot be written is still answered (a 500).
+  const text = JSON.stringify(body);
   response
     .writeHead(status, { "content-type": "application/json", "cache-control": "no-cache, private" })
-    .end(JSON.stringify(body));
+    .end(text);
 }
