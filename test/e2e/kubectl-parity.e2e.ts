@@ -5,13 +5,25 @@ import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import fetch from "node-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asMap, isJsonMap, type Json, type JsonMap } from "../../src/apimachinery/json.js";
+import { asMap, type JsonMap } from "../../src/apimachinery/json.js";
 import { MemberClient } from "../../src/kube/member-client.js";
 import { simulatedKubeconfig } from "../../src/sim/kubeconfig.js";
 import { type SimulatedMember, startMember } from "../../src/sim/member-server.js";
 import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from "../../src/sim/protobuf/kube-protobuf.js";
+import { comparableAnswer } from "../helpers/api-answer.js";
 import { customResourceDefinition, declaredSpec } from "../helpers/crd.js";
 import { until } from "../helpers/member.js";
+import {
+  MERGE,
+  NARROWER_SIZE,
+  sendWidgetRequest,
+  WIDGET_CRD,
+  WIDGET_CRD_PATH,
+  WIDGET_NAMESPACE,
+  WIDGET_REQUESTS,
+  WIDGETS,
+  widget,
+} from "../helpers/widget-schema.js";
 import { type ControlPlanes, startControlPlanes } from "./cluster/control-plane.js";
 import { NodeSimulator } from "./cluster/node-simulator.js";
 
@@ -574,34 +586,9 @@ async function raw(
   };
 }
 
-// An answer without what differs by nature (ids, versions, times, managedFields, what a Deployment's
-// controller wrote) — and, in a list, the items' apiVersion and kind, which a real list leaves out —
-// with its keys in one order.
-function comparable(body: JsonMap): unknown {
-  const items = Array.isArray(body.items)
-    ? { items: body.items.map((item) => ({ ...asMap(item), apiVersion: undefined, kind: undefined })) }
-    : {};
-  const ignored = [
-    "uid",
-    "resourceVersion",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "managedFields",
-    "time",
-  ];
-  const text = JSON.stringify({ ...body, ...items }, (key, value: unknown) => {
-    if (ignored.includes(key) || (key === "status" && body.kind === "Deployment")) return undefined;
-    return isJsonMap(value as Json)
-      ? Object.fromEntries(Object.entries(value as JsonMap).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : value;
-  });
-  return JSON.parse(text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "UID"));
-}
-
 describe("dry runs and field validation against a real API server and a simulated member", () => {
   const DRY = "dryrun";
   const CM = `/api/v1/namespaces/${DRY}/configmaps`;
-  const MERGE = "application/merge-patch+json";
   const APPLY = "application/apply-patch+yaml";
   const configMap = (name: string, data: Record<string, string>, extra: JsonMap = {}) => ({
     apiVersion: "v1",
@@ -863,8 +850,8 @@ describe("dry runs and field validation against a real API server and a simulate
     for (const [method, path, body, type] of REQUESTS) {
       const real = await raw(realConfig, method, path, body, type);
       const sim = await raw(simConfig, method, path, body, type);
-      const a = { status: real.status, warning: real.warning, body: comparable(real.body) };
-      const b = { status: sim.status, warning: sim.warning, body: comparable(sim.body) };
+      const a = { status: real.status, warning: real.warning, body: comparableAnswer(real.body) };
+      const b = { status: sim.status, warning: sim.warning, body: comparableAnswer(sim.body) };
       if (JSON.stringify(a) !== JSON.stringify(b))
         differences.push(`${method} ${path}\n  real: ${JSON.stringify(a)}\n  sim:  ${JSON.stringify(b)}`);
       // A dry run takes no resourceVersion: a new object has none, a changed one keeps the stored one.
@@ -874,5 +861,77 @@ describe("dry runs and field validation against a real API server and a simulate
       }
     }
     expect(differences).toEqual([]);
+  });
+});
+
+// A custom resource's writes as its CRD's schema admits them: defaults filled in, every keyword's
+// finding in the real server's words. The real server's answers are recorded in
+// test/golden/crd-schema-answers.json (written anew with GITFLEET_RECORD_GOLDEN=1), which the first
+// tier holds the simulated member to without a real server.
+describe("custom resources defaulted and validated by their CRD's schema, on a real API server and a simulated member", () => {
+  const GOLDEN = fileURLToPath(new URL("../golden/crd-schema-answers.json", import.meta.url));
+
+  it(`answers ${WIDGET_REQUESTS.length} writes alike, and as recorded`, async () => {
+    for (const config of [realConfig, simConfig]) {
+      expect(
+        (await raw(config, "POST", "/api/v1/namespaces", { metadata: { name: WIDGET_NAMESPACE } })).status,
+      ).toBe(201);
+      expect(
+        (await raw(config, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", WIDGET_CRD))
+          .status,
+      ).toBe(201);
+      await until(
+        async () =>
+          (await raw(config, "GET", "/apis/parity.example.com/v1/widgets")).status === 200 ? true : undefined,
+        30_000,
+      );
+    }
+    const differences: string[] = [];
+    const answers: Record<string, unknown> = {};
+    for (const request of WIDGET_REQUESTS) {
+      const [real, sim] = await Promise.all(
+        [realConfig, simConfig].map((config) =>
+          sendWidgetRequest((...args) => raw(config, ...args), request),
+        ),
+      );
+      const a = { status: real?.status, body: comparableAnswer(real?.body ?? {}) };
+      const b = { status: sim?.status, body: comparableAnswer(sim?.body ?? {}) };
+      answers[request.name] = a;
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        differences.push(`${request.name}\n  real: ${JSON.stringify(a)}\n  sim:  ${JSON.stringify(b)}`);
+    }
+    if (process.env.GITFLEET_RECORD_GOLDEN === "1")
+      writeFileSync(GOLDEN, `${JSON.stringify(answers, null, 1)}\n`);
+    expect(differences).toEqual([]);
+    expect(answers).toEqual(JSON.parse(readFileSync(GOLDEN, "utf8")));
+  });
+
+  it("ratchets a value the CRD's narrowed schema refuses but the object already held, as the real server does", async () => {
+    for (const config of [realConfig, simConfig]) {
+      expect((await raw(config, "POST", WIDGETS, widget("ratchet", { size: 9 }))).status).toBe(201);
+      expect(
+        (await raw(config, "PATCH", WIDGET_CRD_PATH, NARROWER_SIZE, "application/json-patch+json")).status,
+      ).toBe(200);
+      // A real server serves the new schema a moment later: once a new object of size 9 is refused.
+      await until(
+        async () =>
+          (await raw(config, "POST", `${WIDGETS}?dryRun=All`, widget("probe", { size: 9 }))).status === 422
+            ? true
+            : undefined,
+        30_000,
+      );
+    }
+    const answers: unknown[][] = [];
+    for (const patch of [{ spec: { color: "blue" } }, { spec: { size: 10 } }, { spec: { size: 8 } }])
+      answers.push(
+        await Promise.all(
+          [realConfig, simConfig].map(async (config) => {
+            const answer = await raw(config, "PATCH", `${WIDGETS}/ratchet`, patch, MERGE);
+            return { status: answer.status, body: comparableAnswer(answer.body) };
+          }),
+        ),
+      );
+    for (const [real, sim] of answers) expect(sim).toEqual(real);
+    expect(answers.map(([real]) => (real as { status: number }).status)).toEqual([200, 422, 200]);
   });
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
     },
   });
   custom = config.makeApiClient(k8s.CustomObjectsApi);
-  await custom.createNamespacedCustomObject({
+  const created = (await custom.createNamespacedCustomObject({
     ...ref,
     body: {
       apiVersion: "games.example.com/v1",
@@ -49,14 +49,15 @@ beforeAll(async () => {
       metadata: { name: "main" },
       spec: { size: 3, map: "desert" },
     },
-  });
+  })) as { metadata: { resourceVersion: string } };
+  // A custom resource is replaced only with the version it replaces, as on a real server.
   await custom.replaceNamespacedCustomObjectStatus({
     ...ref,
     name: "main",
     body: {
       apiVersion: "games.example.com/v1",
       kind: "Arena",
-      metadata: { name: "main" },
+      metadata: { name: "main", resourceVersion: created.metadata.resourceVersion },
       status: { running: 2, selector: "arena=main" },
     },
   });

@@ -1,4 +1,4 @@
-import { asMap, type JsonMap } from "../../apimachinery/json.js";
+import { asMap, isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import type { ObjectKey } from "../object-store.js";
 import { messageType } from "../protobuf/kube-protobuf.js";
 import { applyConfiguration } from "../server-side-apply.js";
@@ -27,18 +27,51 @@ function refuseUndeclared(config: JsonMap, key: ObjectKey & { name: string }, sc
     : schema
       ? prunedBySchema(schema, config, { inOrder: true }).paths
       : [];
-  if (undeclared.length === 0) return;
+  const duplicated = schema ? duplicateEntries(schema, config, "") : [];
+  if (undeclared.length === 0 && duplicated.length === 0) return;
   const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;
   // Named as the configuration names it (the URL's namespace is not yet its own).
   const metadata = asMap(config.metadata);
   const where = `${typeof metadata.namespace === "string" ? metadata.namespace : ""}/${typeof metadata.name === "string" ? metadata.name : key.name}`;
-  const errors = undeclared.map((path) => `.${path}: field not declared in schema`);
+  const errors = [...undeclared.map((path) => `.${path}: field not declared in schema`), ...duplicated];
   // kube-apiserver gives this Status no reason; several errors are listed one per line.
   throw new StatusError(
     500,
     "",
     `failed to create typed patch object (${where}; ${gvk}): ${errors.length === 1 ? errors[0] : `errors:\n${errors.map((e) => `  ${e}`).join("\n")}`}`,
   );
+}
+
+/**
+ * Entries of a list-type set or map given twice in an applied configuration (a set's value, a map's
+ * keys), as its typed form refuses them: `.spec.tags: duplicate entries for key [="x"]`, once for each
+ * entry after the first. Lists are looked for below object fields.
+ */
+function duplicateEntries(schema: JsonMap, value: unknown, path: string): string[] {
+  if (!isJsonMap(value as Json)) return [];
+  const properties = asMap(schema.properties);
+  return Object.entries(value as JsonMap).flatMap(([field, item]) => {
+    const below = properties[field];
+    if (!isJsonMap(below)) return [];
+    const at = `${path}.${field}`;
+    if (!Array.isArray(item)) return duplicateEntries(below, item, at);
+    const listType = below["x-kubernetes-list-type"];
+    if (listType !== "set" && listType !== "map") return [];
+    const keys = Array.isArray(below["x-kubernetes-list-map-keys"])
+      ? below["x-kubernetes-list-map-keys"].map(String)
+      : [];
+    const named = item.map((entry) =>
+      listType === "set"
+        ? `[=${JSON.stringify(entry)}]`
+        : `[${keys
+            .filter((key) => key in asMap(entry))
+            .map((key) => `${key}=${JSON.stringify(asMap(entry)[key])}`)
+            .join(",")}]`,
+    );
+    return named
+      .filter((key, i) => named.indexOf(key) !== i)
+      .map((key) => `${at}: duplicate entries for key ${key}`);
+  });
 }
 
 /**

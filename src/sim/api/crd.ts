@@ -18,7 +18,7 @@ export function establish(api: ApiContext, crd: JsonMap): JsonMap {
       String(asMap(crd.metadata).name),
       "spec: group, names.kind, names.plural and a served version are required",
     );
-  for (const version of versions) api.custom.push(customResource(spec, version));
+  serve(api, crd);
   const condition = (type: string) => ({
     type,
     status: "True",
@@ -34,6 +34,21 @@ export function establish(api: ApiContext, crd: JsonMap): JsonMap {
       storedVersions: [String(versions[0]?.name)],
     },
   };
+}
+
+/** A changed CRD: its resource is served as it says now (its schema, subresources, versions). */
+export function reestablish(api: ApiContext, before: JsonMap, after: JsonMap): void {
+  forget(api, before);
+  serve(api, after);
+}
+
+// Each served version of the CRD's resource, added to what the member serves.
+function serve(api: ApiContext, crd: JsonMap): void {
+  const spec = asMap(crd.spec);
+  const versions = (Array.isArray(spec.versions) ? spec.versions : [])
+    .map((v) => asMap(v))
+    .filter((v) => v.served !== false);
+  for (const version of versions) api.custom.push(customResource(spec, version));
 }
 
 /** A deleted CRD: its resource is served no more. */

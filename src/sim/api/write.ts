@@ -3,16 +3,18 @@ import { asList, asMap, isJsonMap, type JsonMap, withValueAt } from "../../apima
 import { schemaFor } from "../../apimachinery/patch/patch-schema.js";
 import { type ApiResource, groupVersion, scalePath } from "../api-resources.js";
 import { withServerDefaults } from "../defaults.js";
+import { invalidObject } from "../field-error.js";
 import type { ObjectKey } from "../object-store.js";
 import { recordUpdate, type Writer } from "../server-side-apply.js";
 import { alreadyExists, badRequest, conflict, invalid, notFound, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
-import { establish, forget } from "./crd.js";
+import { establish, forget, reestablish } from "./crd.js";
 import { checkDataSize } from "./data-size.js";
 import { BUILT_IN_SCALE, checkPreconditions, NAMESPACES, sameContent, timestamp } from "./helpers.js";
 import { existing, keyOf } from "./objects.js";
 import { admitPod } from "./quota-admission.js";
 import { listObjects } from "./read.js";
+import { admittedBySchema } from "./schema-admission.js";
 /** POST: a new object with uid, resourceVersion, generation and defaults; a CRD becomes served. */
 export function createObject(api: ApiContext, target: Target, body: unknown, writer?: Writer): JsonMap {
   if (target.subresource)
@@ -32,20 +34,20 @@ export function createObject(api: ApiContext, target: Target, body: unknown, wri
       "",
       "metadata.name: Required value: name or generateName is required",
     );
-  checkDataSize(target.resource, { ...object, metadata: { ...metadata, name } });
+  const admitted = admittedBySchema(target.resource, { ...object, metadata: { ...metadata, name } });
+  checkDataSize(target.resource, admitted);
   const namespace = namespaceFor(api, target, metadata);
   const key = { resource: target.resource, namespace, name };
   if (api.store.get(key)) throw alreadyExists(target.resource, name);
   const created: JsonMap = {
-    ...object,
+    ...admitted,
     metadata: {
-      ...metadata,
-      name,
+      ...asMap(admitted.metadata),
       ...(namespace === undefined ? {} : { namespace }),
       uid: randomUUID(),
       resourceVersion: api.store.nextVersion(),
       creationTimestamp: timestamp(api.now()),
-      ...("spec" in object ? { generation: 1 } : {}),
+      ...("spec" in admitted ? { generation: 1 } : {}),
     },
   };
   if (namespace !== undefined && target.resource.group === "" && target.resource.kind === "Pod")
@@ -179,7 +181,23 @@ export function updateObject(api: ApiContext, target: Target, body: unknown, wri
   const current = existing(api, key);
   const incoming =
     target.subresource === "scale" ? fromScale(target, current, body) : checkedBody(target.resource, body);
+  if (target.subresource !== "scale" && api.custom.includes(target.resource))
+    requireVersion(target, incoming);
   return writeObject(api, key, current, onlySubresource(target, current, incoming), writer);
+}
+
+// A custom resource is never replaced unconditionally: its replacement names the version it replaces.
+function requireVersion(target: Target, incoming: JsonMap): void {
+  const version = asMap(incoming.metadata).resourceVersion;
+  if (version === undefined || version === "" || version === "0")
+    throw invalidObject({ group: target.resource.group, kind: target.resource.name }, target.name ?? "", [
+      {
+        type: "FieldValueInvalid",
+        field: "metadata.resourceVersion",
+        value: 0,
+        detail: "must be specified for an update",
+      },
+    ]);
 }
 
 // The status subresource changes only status; the main resource changes everything but status.
@@ -232,7 +250,11 @@ export function writeObject(
     given.resourceVersion !== was.resourceVersion
   )
     throw conflict(key.resource, key.name);
-  const defaulted = withServerDefaults(key.resource.group, key.resource.kind, next);
+  const defaulted = admittedBySchema(
+    key.resource,
+    withServerDefaults(key.resource.group, key.resource.kind, next),
+    current,
+  );
   checkDataSize(key.resource, { ...defaulted, metadata: { ...asMap(defaulted.metadata), name: key.name } });
   const versioned: JsonMap = { ...defaulted, metadata: nextMetadata(api, key, current, defaulted) };
   const written = writer ? recordUpdate(current, versioned, writer) : versioned;
@@ -242,7 +264,10 @@ export function writeObject(
   // An object being deleted goes once its last finalizer is removed.
   if (was.deletionTimestamp !== undefined && !(Array.isArray(finalizers) && finalizers.length > 0))
     api.store.delete(key);
-  else api.store.set(key, written);
+  else {
+    api.store.set(key, written);
+    if (key.resource.kind === "CustomResourceDefinition") reestablish(api, current, written);
+  }
   return written;
 }
 
