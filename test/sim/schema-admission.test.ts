@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonMap } from "../../src/apimachinery/json.js";
 import { defaultedBySchema } from "../../src/sim/api/schema-defaults.js";
@@ -237,4 +238,42 @@ describe("what a CRD or a body cannot make the check do", () => {
         expect(answer.body.message).toBe("the request body is nested deeper than 1000 levels");
     },
   );
+});
+
+describe("schema defaulting and validation, on any spec", () => {
+  // Specs of the Widget's fields with values of any JSON type (most of them wrong), and fields it does not name.
+  const FIELDS = Object.keys((WIDGET_SCHEMA.properties as { spec: { properties: JsonMap } }).spec.properties);
+  const anySpec = fc.dictionary(
+    fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 4 })),
+    fc.jsonValue({ maxDepth: 3 }),
+    {
+      maxKeys: 8,
+    },
+  );
+  const widgetOf = (spec: unknown): JsonMap =>
+    ({ apiVersion: "parity.example.com/v1", kind: "Widget", spec }) as JsonMap;
+
+  it("defaults once: defaulting what was defaulted changes nothing, and keeps every field given a value", () => {
+    fc.assert(
+      fc.property(anySpec, (spec) => {
+        const once = defaultedBySchema(WIDGET_SCHEMA, widgetOf(spec));
+        expect(defaultedBySchema(WIDGET_SCHEMA, once)).toEqual(once);
+        // A value given stays: a scalar as it was, an object or a list (which may take defaults inside).
+        for (const [key, value] of Object.entries(spec))
+          if (value !== null && typeof value !== "object") expect((once.spec as JsonMap)[key]).toEqual(value);
+          else if (value !== null) expect(once.spec).toHaveProperty([key]);
+      }),
+    );
+  });
+
+  it("finds only what is under spec (or a number's unnamed range check), and never refuses an update that changes nothing", () => {
+    fc.assert(
+      fc.property(anySpec, (spec) => {
+        const object = defaultedBySchema(WIDGET_SCHEMA, widgetOf(spec));
+        for (const error of schemaErrors(WIDGET_SCHEMA, object))
+          expect(error.field === "<nil>" || error.field.startsWith("spec")).toBe(true);
+        expect(schemaErrors(WIDGET_SCHEMA, object, structuredClone(object))).toEqual([]);
+      }),
+    );
+  });
 });
