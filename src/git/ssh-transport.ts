@@ -68,17 +68,11 @@ export async function sshFetch(
   branches: readonly string[],
 ): Promise<void> {
   await withSsh(access, async (env) => {
-    const listed = await runGit(
-      ["ls-remote", "--heads", "--", url, ...branches.map((b) => `refs/heads/${b}`)],
+    const present = await remoteTips(
       gitdir,
+      url,
+      branches.map((b) => `refs/heads/${b}`),
       env,
-    );
-    if (listed.code !== 0) throw new Error(`listing branches of ${url}: ${gitError(listed)}`);
-    const present = new Set(
-      listed.stdout
-        .split("\n")
-        .map((line) => line.split("\t")[1])
-        .filter((ref): ref is string => ref !== undefined),
     );
     const wanted = branches.filter((b) => present.has(`refs/heads/${b}`));
     const missing = branches.filter((b) => !present.has(`refs/heads/${b}`));
@@ -124,7 +118,7 @@ export async function sshPush(
     if (line?.startsWith("!")) {
       // Moved between the lease's check and the server's update ("failed to update ref"): a lost race
       // too. Refused with the ref where it was (a hook, a protected branch): an error.
-      if ((await remoteTip(gitdir, url, ref, env)) !== expected)
+      if ((await remoteTips(gitdir, url, [ref], env)).get(ref) !== expected)
         return { status: "rejected", reason: summary } as const;
       throw new Error(`${url} refused to update ${ref}: ${summary}`);
     }
@@ -132,17 +126,21 @@ export async function sshPush(
   });
 }
 
-// Where `ref` points on the remote now (undefined: it does not exist).
-async function remoteTip(
+// Where each of `refs` points on the remote now; a ref it does not have is not in the map.
+async function remoteTips(
   gitdir: string,
   url: string,
-  ref: string,
+  refs: readonly string[],
   env: NodeJS.ProcessEnv,
-): Promise<string | undefined> {
-  const listed = await runGit(["ls-remote", "--", url, ref], gitdir, env);
-  if (listed.code !== 0) throw new Error(`reading ${ref} of ${url}: ${gitError(listed)}`);
-  const found = listed.stdout.split("\n").find((line) => line.split("\t")[1] === ref);
-  return found?.split("\t")[0];
+): Promise<Map<string, string>> {
+  const listed = await runGit(["ls-remote", "--", url, ...refs], gitdir, env);
+  if (listed.code !== 0) throw new Error(`listing ${refs.join(", ")} of ${url}: ${gitError(listed)}`);
+  const tips = new Map<string, string>();
+  for (const line of listed.stdout.split("\n")) {
+    const [oid, ref] = line.split("\t");
+    if (oid && ref && refs.includes(ref)) tips.set(ref, oid);
+  }
+  return tips;
 }
 
 // The key is copied (mode 0600, as ssh demands; a mounted Secret's file is often group-readable)
