@@ -94,3 +94,41 @@ export function withoutValueAt(root: JsonMap, path: readonly string[]): JsonMap 
   if (rest.length === 0) return others;
   return isJsonMap(value) ? { ...others, [head]: withoutValueAt(value, rest) } : root;
 }
+
+// A piece of text written as it is (a bracket, a comma, a key), among the values still to write.
+class Written {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A value's compact JSON with every object's keys sorted: the same text for equal values, whatever
+ * their keys' order. With `nullFieldsAbsent`, an object's null field is left out (as a merge patch
+ * deletes it), so `{a: null}` and `{}` write alike. Written with an explicit stack, not recursion: a
+ * value as deep as a request may hold is written like any other.
+ */
+export function canonicalJson(value: Json, options: { readonly nullFieldsAbsent?: boolean } = {}): string {
+  const out: string[] = [];
+  const work: (Json | Written)[] = [value];
+  while (work.length > 0) {
+    const next = work.pop() as Json | Written;
+    if (next instanceof Written) out.push(next.text);
+    else if (Array.isArray(next)) {
+      const parts: (Json | Written)[] = [new Written("[")];
+      next.forEach((item, i) => {
+        if (i > 0) parts.push(new Written(","));
+        parts.push(item);
+      });
+      work.push(...[...parts, new Written("]")].reverse());
+    } else if (isJsonMap(next)) {
+      const keys = Object.keys(next)
+        .filter((key) => !(options.nullFieldsAbsent && next[key] === null))
+        .sort();
+      const parts: (Json | Written)[] = [new Written("{")];
+      keys.forEach((key, i) => {
+        parts.push(new Written(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`), next[key] as Json);
+      });
+      work.push(...[...parts, new Written("}")].reverse());
+    } else out.push(JSON.stringify(next));
+  }
+  return out.join("");
+}

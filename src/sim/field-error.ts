@@ -1,4 +1,4 @@
-import { isJsonMap, type Json } from "../apimachinery/json.js";
+import { canonicalJson, type Json } from "../apimachinery/json.js";
 import { StatusError } from "./status-error.js";
 
 /**
@@ -75,29 +75,26 @@ function goPrinted(value: Json): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number") return goNumber(value);
   if (typeof value === "boolean") return String(value);
-  return goJson(value);
+  // As encoding/json marshals what it decoded: map keys sorted.
+  return canonicalJson(value);
 }
 
 /**
  * A number as Go's %v prints what an object's JSON decodes to: a whole number is an int64, printed in
- * full; any other a float64, in its shortest digits, in e-notation from an exponent of 6 or below -4.
+ * full; any other a float64 (`goFloat`).
  */
 export function goNumber(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER) return String(value);
+  return Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER
+    ? String(value)
+    : goFloat(value);
+}
+
+/** A float64 as Go's %v prints it: the shortest digits, in e-notation from an exponent of 6 or below -4. */
+export function goFloat(value: number): string {
+  if (value === 0) return "0";
   const exponent = Math.floor(Math.log10(Math.abs(value)));
   if (exponent >= -4 && exponent < 6) return String(value);
   const [mantissa, power = "0"] = value.toExponential().split("e");
   const sign = power.startsWith("-") ? "-" : "+";
   return `${mantissa}e${sign}${power.replace(/^[+-]/, "").padStart(2, "0")}`;
-}
-
-// As encoding/json marshals what it decoded: map keys sorted.
-function goJson(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(goJson).join(",")}]`;
-  if (isJsonMap(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${goJson(value[key] as Json)}`)
-      .join(",")}}`;
-  return JSON.stringify(value);
 }

@@ -6,6 +6,7 @@ import { badRequest, StatusError } from "../status-error.js";
 import type { ApiContext, ApiRequest, Target } from "./api-context.js";
 import { applyConflict } from "./helpers.js";
 import { prunedBySchema } from "./schema-pruning.js";
+import { entryKey } from "./schema-validation.js";
 import { checkedBody, createObject, onlySubresource, requestWriter, writeObject } from "./write.js";
 
 /**
@@ -57,17 +58,15 @@ function duplicateEntries(schema: JsonMap, value: unknown, path: string): string
     if (!Array.isArray(item)) return duplicateEntries(below, item, at);
     const listType = below["x-kubernetes-list-type"];
     if (listType !== "set" && listType !== "map") return [];
-    const keys = Array.isArray(below["x-kubernetes-list-map-keys"])
-      ? below["x-kubernetes-list-map-keys"].map(String)
-      : [];
-    const named = item.map((entry) =>
-      listType === "set"
-        ? `[=${JSON.stringify(entry)}]`
-        : `[${keys
-            .filter((key) => key in asMap(entry))
-            .map((key) => `${key}=${JSON.stringify(asMap(entry)[key])}`)
-            .join(",")}]`,
-    );
+    // Named as the typed form names an entry: `[="x"]` in a set, `[name="a",port=80]` in a map.
+    const named = item.map((entry) => {
+      const key = entryKey(below, entry);
+      return listType === "set"
+        ? `[=${JSON.stringify(key)}]`
+        : `[${Object.entries(asMap(key))
+            .map(([field, value]) => `${field}=${JSON.stringify(value)}`)
+            .join(",")}]`;
+    });
     return named
       .filter((key, i) => named.indexOf(key) !== i)
       .map((key) => `${at}: duplicate entries for key ${key}`);

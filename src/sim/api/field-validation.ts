@@ -1,5 +1,6 @@
-import { isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
+import { canonicalJson, isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import { type ApiResource, groupVersion } from "../api-resources.js";
+import { goFloat } from "../field-error.js";
 import { undeclaredFields } from "../protobuf/kube-protobuf.js";
 import { StatusError } from "../status-error.js";
 import type { FieldValidation } from "./request-options.js";
@@ -52,7 +53,9 @@ export function decodedPatch(
     const shown =
       patch.type === "application/strategic-merge-patch+json"
         ? goValue(patch.body as Json)
-        : JSON.stringify(resource.schema ? sortedKeys(patched) : patched);
+        : resource.schema
+          ? canonicalJson(patched)
+          : JSON.stringify(patched);
     const message = `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${problems.join(", ")}`;
     throw new StatusError(422, "Invalid", ` "" is invalid: patch: ${message}`, {
       causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
@@ -78,16 +81,6 @@ function checked(
   };
 }
 
-function sortedKeys(value: Json): Json {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isJsonMap(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, sortedKeys(value[key] as Json)]),
-  );
-}
-
 /** A JSON value as Go's %v prints what encoding/json decoded it to: `map[spec:map[replicas:3]]`. */
 export function goValue(value: Json): string {
   if (value === null) return "<nil>";
@@ -99,15 +92,4 @@ export function goValue(value: Json): string {
       .join(" ")}]`;
   if (typeof value === "number") return goFloat(value);
   return String(value);
-}
-
-// A float64 as %v prints it: the shortest digits, in e-notation from an exponent of 6 or below -4.
-function goFloat(value: number): string {
-  if (value === 0) return "0";
-  const exponent = Math.floor(Math.log10(Math.abs(value)));
-  if (exponent >= -4 && exponent < 21 && exponent < 6) return String(value);
-  const [mantissa, power = "0"] = value.toExponential().split("e");
-  const sign = power.startsWith("-") ? "-" : "+";
-  const digits = power.replace(/^[+-]/, "").padStart(2, "0");
-  return `${mantissa}e${sign}${digits}`;
 }

@@ -1,5 +1,5 @@
 import { asMap } from "../../apimachinery/json.js";
-import { StatusError } from "../status-error.js";
+import { type FieldError, invalidObject } from "../field-error.js";
 import type { ApiRequest } from "./api-context.js";
 
 /** How the API server treats fields a body has that the kind does not declare, or has twice. */
@@ -38,35 +38,25 @@ export function writeOptions(request: ApiRequest): WriteOptions | undefined {
     ...(Array.isArray(fromBody) ? fromBody.map((v) => String(v)) : []),
   ];
   const validation = kind === "DeleteOptions" ? "" : (request.query.get("fieldValidation") ?? "");
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   if (dryRun.some((value) => value !== "All"))
-    errors.push(
-      `dryRun: Unsupported value: [${dryRun.map((v) => JSON.stringify(v)).join(",")}]: supported values: "All"`,
-    );
+    errors.push({
+      type: "FieldValueNotSupported",
+      field: "dryRun",
+      value: dryRun,
+      detail: 'supported values: "All"',
+    });
   if (!(FIELD_VALIDATIONS as readonly string[]).includes(validation))
-    errors.push(
-      `fieldValidation: Unsupported value: ${JSON.stringify(validation)}: supported values: ${FIELD_VALIDATIONS.map((v) => JSON.stringify(v)).join(", ")}`,
-    );
-  if (errors.length > 0) throw invalidOptions(kind, errors);
+    errors.push({
+      type: "FieldValueNotSupported",
+      field: "fieldValidation",
+      value: validation,
+      detail: `supported values: ${FIELD_VALIDATIONS.map((v) => JSON.stringify(v)).join(", ")}`,
+    });
+  // 422 Invalid as the API server answers options it cannot take: `CreateOptions.meta.k8s.io "" is invalid`.
+  if (errors.length > 0) throw invalidObject({ group: "meta.k8s.io", kind }, "", errors);
   return {
     dryRun: dryRun.length > 0,
     fieldValidation: validation === "" ? "Warn" : (validation as FieldValidation),
   };
-}
-
-// 422 Invalid as the API server answers options it cannot take: one cause per field.
-function invalidOptions(kind: string, errors: readonly string[]): StatusError {
-  const listed = errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`;
-  return new StatusError(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${listed}`, {
-    group: "meta.k8s.io",
-    kind,
-    causes: errors.map((error) => {
-      const colon = error.indexOf(": ");
-      return {
-        reason: "FieldValueNotSupported",
-        message: error.slice(colon + 2),
-        field: error.slice(0, colon),
-      };
-    }),
-  });
 }

@@ -1,4 +1,4 @@
-import type { JsonMap } from "../../apimachinery/json.js";
+import { asMap, type JsonMap } from "../../apimachinery/json.js";
 import type { ApiResource } from "../api-resources.js";
 import { invalidObject } from "../field-error.js";
 import { defaultedBySchema } from "./schema-defaults.js";
@@ -15,7 +15,7 @@ export function admittedBySchema(resource: ApiResource, object: JsonMap, stored?
   const defaulted = defaultedBySchema(resource.schema, object);
   const errors = schemaErrors(resource.schema, defaulted, stored);
   if (errors.length > 0) {
-    const name = (defaulted.metadata as JsonMap | undefined)?.name;
+    const name = asMap(defaulted.metadata).name;
     throw invalidObject(resource, typeof name === "string" ? name : "", errors);
   }
   return defaulted;

@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { asMap, isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
+import { asMap, canonicalJson, isJsonMap, type Json, type JsonMap } from "../../apimachinery/json.js";
 import { type FieldError, goNumber } from "../field-error.js";
 import { formatHolds, supportedFormat } from "./schema-formats.js";
 
@@ -296,7 +296,7 @@ function listErrors(schema: JsonMap, value: Json, path: string): FieldError[] {
 function listArrayErrors(schema: JsonMap, value: readonly Json[], path: string): FieldError[] {
   const errors: FieldError[] = [];
   const listType = schema["x-kubernetes-list-type"];
-  if (listType === "set") errors.push(...duplicates(value, path, (item) => item));
+  if (listType === "set") errors.push(...duplicates(value, path, (item) => entryKey(schema, item)));
   if (listType === "map") {
     const notObject = value.findIndex((item) => item !== null && !isJsonMap(item));
     if (notObject >= 0)
@@ -308,7 +308,7 @@ function listArrayErrors(schema: JsonMap, value: readonly Json[], path: string):
           false,
         ),
       );
-    else errors.push(...duplicates(value, path, (item) => mapKey(schema, item)));
+    else errors.push(...duplicates(value, path, (item) => entryKey(schema, item)));
   }
   const items = schema.items;
   if (isJsonMap(items)) errors.push(...value.flatMap((item, i) => listErrors(items, item, `${path}[${i}]`)));
@@ -328,6 +328,14 @@ function duplicates(items: readonly Json[], path: string, keyOf: (item: Json) =>
       found.push({ type: "FieldValueDuplicate", field: `${path}[${i}]`, value: key, detail: "" });
   });
   return found;
+}
+
+/**
+ * What tells an entry of a list-type set or map from the others: a set's entry itself, a map's key
+ * fields (`x-kubernetes-list-map-keys`, those it has, in that order).
+ */
+export function entryKey(schema: JsonMap, item: Json): Json {
+  return schema["x-kubernetes-list-type"] === "set" ? item : mapKey(schema, item);
 }
 
 // A list-type map item's key: its key fields (one field: that field alone), as the duplicate names it.
@@ -423,39 +431,4 @@ function compiled(pattern: string): RE2JS | undefined {
 
 function sameJson(a: Json, b: Json): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
-}
-
-// A piece of text written as it is (a bracket, a comma, a key), among the values still to write.
-class Text {
-  constructor(readonly text: string) {}
-}
-
-/**
- * A value's JSON with every object's keys sorted, written without recursion (an object or a list
- * as deep as a request may hold is written with an explicit stack): equal values, equal texts.
- */
-function canonicalJson(value: Json): string {
-  const out: string[] = [];
-  const work: (Json | Text)[] = [value];
-  while (work.length > 0) {
-    const next = work.pop() as Json | Text;
-    if (next instanceof Text) out.push(next.text);
-    else if (Array.isArray(next)) {
-      const parts: (Json | Text)[] = [new Text("[")];
-      next.forEach((item, i) => {
-        if (i > 0) parts.push(new Text(","));
-        parts.push(item);
-      });
-      work.push(...[...parts, new Text("]")].reverse());
-    } else if (isJsonMap(next)) {
-      const parts: (Json | Text)[] = [new Text("{")];
-      Object.keys(next)
-        .sort()
-        .forEach((key, i) => {
-          parts.push(new Text(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`), next[key] as Json);
-        });
-      work.push(...[...parts, new Text("}")].reverse());
-    } else out.push(JSON.stringify(next));
-  }
-  return out.join("");
 }

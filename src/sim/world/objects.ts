@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { asList, asMap, type Json, type JsonMap } from "../../apimachinery/json.js";
+import {
+  asList,
+  asMap,
+  canonicalJson as canonicalJsonOf,
+  type Json,
+  type JsonMap,
+} from "../../apimachinery/json.js";
 import { parseQuantity } from "../../apimachinery/quantity.js";
 // Names in order, numbers by value: web-2 before web-10.
 export function compareNames(a: string, b: string): number {
@@ -13,17 +19,7 @@ export function sameJson(a: Json, b: Json): boolean {
 
 /** JSON text with keys sorted and null fields left out: the same for equal values, whatever their keys' order. */
 export function canonicalJson(value: Json): string {
-  const canonical = (v: Json): Json => {
-    if (Array.isArray(v)) return v.map(canonical);
-    if (v === null || typeof v !== "object") return v;
-    return Object.fromEntries(
-      Object.keys(v)
-        .filter((key) => v[key] !== null)
-        .sort()
-        .map((key) => [key, canonical(v[key] ?? null)]),
-    );
-  };
-  return JSON.stringify(canonical(value));
+  return canonicalJsonOf(value, { nullFieldsAbsent: true });
 }
 
 /** The controller owner reference a workload puts on what it creates. */
